@@ -1,0 +1,72 @@
+"""The ``companion`` command line: a thin shell over the engine, vision, referee
+and scoreboard.  See ../shared/CONTRACT.md for the commands outside checks run.
+
+Exit codes: 0 success; 2 bad usage or unreadable input; 3 mat not found.  Errors
+are one line on stderr, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import sys
+
+from companion.errors import CompanionError
+
+# Modules under companion.commands that register sub-commands (see
+# companion/commands/__init__.py).  Keep one per line.
+COMMAND_MODULES = [
+    "companion.commands.engine",
+]
+
+
+class _Parser(argparse.ArgumentParser):
+    """ArgumentParser whose usage errors are one line and exit 2."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        sys.stderr.write(f"{self.prog}: error: {message}\n")
+        raise SystemExit(2)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="companion", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    sub.required = True
+    for name in COMMAND_MODULES:
+        importlib.import_module(name).register(sub)
+    return parser
+
+
+def print_json(obj) -> None:
+    """Write one JSON document (one line) to stdout."""
+    sys.stdout.write(json.dumps(obj, separators=(",", ":")) + "\n")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the console script; returns (and exits with) the exit code."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        code = args.func(args)
+    except CompanionError as exc:
+        sys.stderr.write(f"companion {args.command}: {_one_line(exc)}\n")
+        code = exc.exit_code
+    except OSError as exc:
+        sys.stderr.write(f"companion {args.command}: {_one_line(exc)}\n")
+        code = 2
+    except KeyboardInterrupt:
+        sys.stderr.write(f"companion {args.command}: interrupted\n")
+        code = 130
+    if argv is None:
+        raise SystemExit(code or 0)
+    return code or 0
+
+
+def _one_line(exc: BaseException) -> str:
+    text = str(exc) or exc.__class__.__name__
+    return " ".join(text.split())
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

@@ -1,0 +1,169 @@
+"""Engine sub-commands of the contract: ``layouts list|show``, ``free``, ``deal``, ``solve``.
+
+Thin shells: parse arguments, read files, call the engine, print JSON
+(../shared/CONTRACT.md, "Commands that outside checks run").
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+from companion.errors import BadInput
+from companion.layouts import Slot, check_layout
+from companion.tiles import VARIANTS
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("layouts", help="list or show layouts")
+    lsub = p.add_subparsers(dest="layouts_command", metavar="list|show")
+    lsub.required = True
+    pl = lsub.add_parser("list", help="name the built-in layouts")
+    pl.add_argument("--json", action="store_true", help="print JSON")
+    pl.set_defaults(func=_layouts_list)
+    ps = lsub.add_parser("show", help="print a layout's slots")
+    ps.add_argument("name", help="built-in name or a .layout/.map/.json path")
+    ps.add_argument("--map-name", help="map to read from a GNOME .map file holding several")
+    ps.add_argument("--json", action="store_true", help="print the contract's layout JSON")
+    ps.set_defaults(func=_layouts_show)
+
+    p = sub.add_parser("free", help="free flags of a layout after removing slots")
+    _layout_args(p)
+    p.add_argument("--removed", nargs="*", default=[], metavar="x,y,z", help="slots removed")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(func=_free)
+
+    p = sub.add_parser("deal", help="a seeded deal of a variant's tiles on a layout")
+    p.add_argument("--variant", required=True, choices=VARIANTS)
+    _layout_args(p)
+    p.add_argument("--seed", required=True, type=int)
+    p.add_argument("--solvable", action="store_true", help="guarantee a winnable deal")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(func=_deal)
+
+    p = sub.add_parser("solve", help="decide deals exactly, with a winning sequence")
+    p.add_argument("deals", nargs="+", metavar="DEAL.json")
+    p.add_argument("--json", action="store_true", help="print one JSON object per deal")
+    p.set_defaults(func=_solve)
+
+
+def _layout_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--layout", required=True, help="built-in name or a .layout/.map/.json path")
+    p.add_argument("--map-name", help="map to read from a GNOME .map file holding several")
+
+
+def _load(args):
+    from companion.layout_files import load_layout
+    return load_layout(args.layout, getattr(args, "map_name", None))
+
+
+def _layouts_list(args) -> int:
+    from companion import codex
+    rows = []
+    for name in codex.BUILTIN_NAMES:
+        lay = codex.builtin(name)
+        rows.append({"name": name, "title": codex.title(name), "tiles": len(lay),
+                     "layers": lay.depth, "books": list(codex.books(name))})
+    if args.json:
+        from companion.cli import print_json
+        print_json({"layouts": rows})
+    else:
+        for r in rows:
+            books = ", ".join(r["books"])
+            print(f"{r['name']:<22} {r['title']:<26} {r['tiles']:>3} tiles {r['layers']} layers"
+                  + (f"  ({books})" if books else ""))
+    return 0
+
+
+def _layouts_show(args) -> int:
+    from companion.layout_files import load_layout
+    lay = load_layout(args.name, args.map_name)
+    if args.json:
+        from companion.cli import print_json
+        print_json(lay.to_json())
+        return 0
+    rep = check_layout(lay)
+    print(f"{lay.name}: {len(lay)} tiles, {lay.depth} layers, "
+          f"{'buildable on the mat' if rep.buildable else 'NOT buildable on the mat'}"
+          + ("" if rep.playable else " and NOT playable"))
+    for problem in rep.problems:
+        print(f"  - {problem}")
+    print(_ascii(lay))
+    return 0
+
+
+def _ascii(lay) -> str:
+    """Top view: each cell shows the height of the stack (number of tiles over it)."""
+    x0, y0, x1, y1 = lay.bounds()
+    grid = [[0] * (x1 - x0) for _ in range(y1 - y0)]
+    for s in lay.slots:
+        for i in (0, 1):
+            for j in (0, 1):
+                grid[s.y - y0 + j][s.x - x0 + i] = max(grid[s.y - y0 + j][s.x - x0 + i], s.z + 1)
+    return "\n".join("".join(str(c) if c else "." for c in row) for row in grid)
+
+
+def _free(args) -> int:
+    from companion.rules import board_after
+    lay = _load(args)
+    removed = [Slot.parse(t) for t in args.removed]
+    board = board_after(lay, removed)
+    rows = [board.reason(i).to_json() for i in range(len(lay))]
+    if args.json:
+        from companion.cli import print_json
+        print_json({"slots": rows})
+    else:
+        for i in range(len(lay)):
+            print(board.reason(i).describe())
+    return 0
+
+
+def _deal(args) -> int:
+    from companion import deals
+    lay = _load(args)
+    if args.solvable:
+        deal = deals.solvable_deal(args.variant, lay, args.seed)
+    else:
+        deal = deals.random_deal(args.variant, lay, args.seed)
+    from companion.cli import print_json
+    if args.json:
+        print_json(deal.to_json())
+    else:
+        for s, f in zip(deal.layout.slots, deal.faces):
+            print(f"{s}\t{f}")
+    return 0
+
+
+def _read_deal(path: str):
+    from companion.deals import Deal
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise BadInput(f"cannot read deal {path}: {exc.__class__.__name__}: {exc}") from None
+    try:
+        obj = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise BadInput(f"{path}: not JSON (line {exc.lineno}: {exc.msg})") from None
+    return Deal.from_json(obj, source=path)
+
+
+def _solve(args) -> int:
+    from companion.solver import solve
+    from companion.cli import print_json
+    deals_read = [(p, _read_deal(p)) for p in args.deals]  # all read first: bad input loses nothing
+    for path, deal in deals_read:
+        t0 = time.perf_counter()
+        result = solve(deal)
+        ms = (time.perf_counter() - t0) * 1000.0
+        slots = deal.layout.slots
+        moves = [[list(slots[i]), list(slots[j])] for i, j in result.moves]
+        obj = {"deal": path, "solvable": bool(result.solvable), "moves": moves, "ms": round(ms, 3)}
+        if args.json:
+            print_json(obj)
+        else:
+            print(f"{path}: {'solvable' if result.solvable else 'not solvable'} "
+                  f"({len(moves)} moves, {ms:.2f} ms)")
+    return 0

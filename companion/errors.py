@@ -1,0 +1,35 @@
+"""Typed failures of the companion.
+
+Only :mod:`companion.cli` maps these to exit codes and a one-line message on
+stderr (see ../shared/CONTRACT.md, "Exit codes"): ``BadInput`` -> 2,
+``MatNotFound`` -> 3.  Everything else raised inside the engine is a bug.
+"""
+
+from __future__ import annotations
+
+
+class CompanionError(ValueError):
+    """Base class of every error the companion raises on purpose."""
+
+    exit_code = 2
+
+
+class BadInput(CompanionError):
+    """Malformed or unreadable input, an unknown name, or an illegal request.
+
+    Exit code 2.  The message is one line and names the input (file, line,
+    slot, player) and the fault.
+    """
+
+    exit_code = 2
+
+
+class IllegalMove(BadInput):
+    """A request that is well formed but breaks a rule (e.g. removing a slot
+    that is not on the board, claiming a covered tile).  Exit code 2."""
+
+
+class MatNotFound(CompanionError):
+    """No mat could be found in the image(s).  Exit code 3."""
+
+    exit_code = 3
