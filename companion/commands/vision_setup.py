@@ -1,0 +1,232 @@
+"""Setting up the camera side: ``print-mat``, ``print-board``, ``calibrate``, ``find-mat``.
+
+``print-mat`` and ``calibrate`` are the contract's (../shared/CONTRACT.md,
+"Files"); ``print-board`` writes the ChArUco calibration target and
+``find-mat`` checks that a photo shows the mat (exit 3 when it does not).
+
+The file readers here (:func:`read_image`, :func:`load_camera`,
+:func:`load_mat`) are shared by the other camera commands.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+
+from companion.cli import print_json
+from companion.errors import BadInput
+
+
+def read_image(path: str | os.PathLike):
+    """``(H, W, 3) uint8`` BGR image from a file.
+
+    Raises:
+        BadInput: missing or unreadable (not an image OpenCV can decode).
+    """
+    import cv2
+    import numpy as np
+
+    p = Path(path)
+    if not p.is_file():
+        raise BadInput(f"cannot read image {str(p)!r}: no such file")
+    data = np.fromfile(str(p), dtype=np.uint8)
+    img = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
+    if img is None:
+        raise BadInput(f"cannot read image {str(p)!r}: not a readable image")
+    return img
+
+
+def _read_json(path: str | os.PathLike, what: str):
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        why = exc.strerror if isinstance(exc, OSError) else "not UTF-8 text"
+        raise BadInput(f"cannot read {what} {str(p)!r}: {why}") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise BadInput(f"{what} {str(p)!r} is not valid JSON (line {exc.lineno}: {exc.msg})") from None
+
+
+def load_camera(path: str | os.PathLike | None):
+    """The contract's camera JSON from ``path`` as a :class:`vision.pose.Camera`,
+    or None when ``path`` is None (intrinsics will be guessed).
+
+    Raises:
+        BadInput: unreadable file, bad JSON or malformed camera (message names the file).
+    """
+    if path is None:
+        return None
+    from vision.pose import Camera
+
+    obj = _read_json(path, "camera file")
+    try:
+        return Camera.from_json(obj)
+    except BadInput as exc:
+        raise BadInput(f"{path}: {exc}") from None
+
+
+def load_mat(path: str | os.PathLike | None):
+    """The mat spec from a ``mat.json`` (or a folder holding one), or the
+    default A2 mat when ``path`` is None.
+
+    Raises:
+        BadInput: unreadable file, bad JSON or malformed mat.json.
+    """
+    from vision.mat import MatSpec
+
+    if path is None:
+        return MatSpec.default()
+    p = Path(path)
+    if p.is_dir():
+        p = p / "mat.json"
+    obj = _read_json(p, "mat file")
+    try:
+        return MatSpec.from_json(obj)
+    except BadInput as exc:
+        raise BadInput(f"{p}: {exc}") from None
+
+
+# --------------------------------------------------------------------------- handlers
+
+def _out_dir(path: str) -> Path:
+    """The ``--out`` folder, created if needed.
+
+    Raises:
+        BadInput: it exists and is not a folder.
+    """
+    out = Path(path)
+    if out.exists() and not out.is_dir():
+        raise BadInput(f"--out {str(out)!r} is not a folder")
+    out.mkdir(parents=True, exist_ok=True)
+    return out
+
+
+def _print_mat(args: argparse.Namespace) -> int:
+    import cv2
+    from vision.mat import MatSpec, render_mat, render_mat_pdf
+
+    p = args.px_per_mm
+    if not 4 <= p <= 12:
+        raise BadInput(f"--px-per-mm must be between 4 and 12, got {p:g}")
+    spec = MatSpec.default(px_per_mm=p)
+    out = _out_dir(args.out)
+    img = render_mat(spec)
+    if not cv2.imwrite(str(out / spec.image), img):
+        raise BadInput(f"cannot write {str(out / spec.image)!r}")
+    (out / "mat.json").write_text(json.dumps(spec.to_json(), indent=1) + "\n", encoding="utf-8")
+    (out / "mat.pdf").write_bytes(render_mat_pdf(spec, img, paper="full"))
+    a4 = render_mat_pdf(spec, img, paper="a4")
+    (out / "mat-a4.pdf").write_bytes(a4)
+    n_a4 = a4.count(b"/Type /Page ")
+    w, h = spec.size_mm
+    info = {"mat_png": str(out / spec.image), "mat_json": str(out / "mat.json"), "mat_pdf": str(out / "mat.pdf"),
+            "mat_a4_pdf": str(out / "mat-a4.pdf"), "size_mm": [w, h], "px_per_mm": p,
+            "image_px": list(spec.image_size_px), "a4_pages": n_a4}
+    if args.json:
+        print_json(info)
+    else:
+        sys.stdout.write(
+            f"wrote {info['mat_png']} ({spec.image_size_px[0]} x {spec.image_size_px[1]} px at {p:g} px/mm) "
+            f"and {info['mat_json']}\n"
+            f"physical size {w:g} x {h:g} mm (A2 landscape): print {info['mat_pdf']} at 100% on A2, "
+            f"or {info['mat_a4_pdf']} ({n_a4} A4 pages, 10 mm overlap) and tape them together\n"
+            f"check the 50 mm scale bar and that the grid measures "
+            f"{spec.grid_size_mm[0]:g} x {spec.grid_size_mm[1]:g} mm\n")
+    return 0
+
+
+def _print_board(args: argparse.Namespace) -> int:
+    import cv2
+    from vision.calibration import PRINT_PX_PER_MM, board_json, render_charuco
+    from vision.mat import image_pdf
+
+    out = _out_dir(args.out)
+    img = render_charuco(PRINT_PX_PER_MM)
+    meta = board_json(PRINT_PX_PER_MM)
+    gray = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
+    if not cv2.imwrite(str(out / meta["image"]), gray, [cv2.IMWRITE_PNG_BILEVEL, 0]):
+        raise BadInput(f"cannot write {str(out / meta['image'])!r}")
+    (out / "charuco_board.json").write_text(json.dumps(meta, indent=1) + "\n", encoding="utf-8")
+    (out / "charuco_board.pdf").write_bytes(image_pdf(gray, tuple(meta["page_mm"])))
+    sys.stdout.write(f"wrote {out / meta['image']}, {out / 'charuco_board.pdf'} and {out / 'charuco_board.json'}: "
+                     f"print on A4 landscape at 100% (squares must measure {meta['square_mm']:g} mm)\n")
+    return 0
+
+
+def _calibrate(args: argparse.Namespace) -> int:
+    from vision.calibration import calibrate
+
+    images = [read_image(p) for p in args.images]
+    cam, rms, n = calibrate(images, names=list(args.images))
+    out = Path(args.out)
+    try:
+        out.write_text(json.dumps(cam.to_json(), indent=1) + "\n", encoding="utf-8")
+    except OSError as exc:
+        raise BadInput(f"cannot write {str(out)!r}: {exc.strerror}") from None
+    K, d = cam.K, cam.dist
+    if args.json:
+        print_json({"rms_px": rms, "views_used": n, "views": len(images), "out": str(out), **cam.to_json()})
+    else:
+        sys.stdout.write(
+            f"RMS reprojection error {rms:.3f} px over {n} of {len(images)} views\n"
+            f"fx {K[0, 0]:.2f}  fy {K[1, 1]:.2f}  cx {K[0, 2]:.2f}  cy {K[1, 2]:.2f}  "
+            f"(px, {cam.image_size[0]}x{cam.image_size[1]})\n"
+            f"dist k1 {d[0]:.5f}  k2 {d[1]:.5f}  p1 {d[2]:.5f}  p2 {d[3]:.5f}  k3 {d[4]:.5f}\n"
+            f"wrote {out}\n")
+    return 0
+
+
+def _find_mat(args: argparse.Namespace) -> int:
+    import cv2
+    from vision.pose import draw_overlay, estimate_pose
+
+    spec = load_mat(args.mat)
+    camera = load_camera(args.camera)
+    img = read_image(args.image)
+    pose = estimate_pose(img, spec, camera)
+    if args.draw:
+        if not cv2.imwrite(str(args.draw), draw_overlay(img, spec, pose)):
+            raise BadInput(f"cannot write {str(args.draw)!r}")
+    info = {"mat_found": True, **pose.to_json()}
+    if args.json:
+        print_json(info)
+    else:
+        K = pose.camera.K
+        c = pose.camera_centre_mm
+        sys.stdout.write(
+            f"mat found: {pose.n_markers} of {len(spec.markers)} markers, reprojection {pose.reprojection_px:.3f} px\n"
+            f"camera at ({c[0]:.0f}, {c[1]:.0f}) mm, {-c[2]:.0f} mm above the mat, tilt {pose.tilt_deg:.1f} deg; "
+            f"focal {K[0, 0]:.1f} px ({pose.camera.source})\n")
+    return 0
+
+
+def register(sub) -> None:
+    """Add ``print-mat``, ``print-board``, ``calibrate`` and ``find-mat``."""
+    p = sub.add_parser("print-mat", help="write the printable mat (mat.png, mat.json, mat.pdf, mat-a4.pdf)")
+    p.add_argument("--out", required=True, metavar="DIR", help="folder to write into (created if needed)")
+    p.add_argument("--px-per-mm", type=float, default=5.0, metavar="P", help="mat.png resolution, 4-12 (default 5)")
+    p.add_argument("--json", action="store_true", help="print what was written as JSON")
+    p.set_defaults(func=_print_mat)
+
+    p = sub.add_parser("print-board", help="write the ChArUco calibration board (PNG, PDF, JSON)")
+    p.add_argument("--out", required=True, metavar="DIR")
+    p.set_defaults(func=_print_board)
+
+    p = sub.add_parser("calibrate", help="calibrate the camera from photos of the ChArUco board")
+    p.add_argument("images", nargs="+", metavar="IMAGE")
+    p.add_argument("--out", required=True, metavar="camera.json", help="camera JSON to write")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.set_defaults(func=_calibrate)
+
+    p = sub.add_parser("find-mat", help="locate the mat in a photo (exit 3 when it is not there)")
+    p.add_argument("image", metavar="IMAGE")
+    p.add_argument("--camera", metavar="FILE", help="camera JSON from `companion calibrate`")
+    p.add_argument("--mat", metavar="FILE", help="mat.json (default: the standard A2 mat)")
+    p.add_argument("--draw", metavar="OUT.png", help="write the photo with the found grid drawn on it")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=_find_mat)

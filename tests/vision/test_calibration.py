@@ -1,0 +1,154 @@
+"""ChArUco calibration from synthetic photos of the printed board, the
+calibration/ targets, and ``companion calibrate``."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+from synthetic_views import look_at_pose, render_view
+
+from companion.cli import main
+from companion.errors import BadInput
+from vision.calibration import (BOARD_SQUARES, PRINT_PX_PER_MM, board_json, board_origin_mm, calibrate,
+                                charuco_board, detect_charuco, render_charuco)
+from vision.pose import Camera
+
+REPO = Path(__file__).resolve().parents[2]
+SIZE = (960, 720)
+K_TRUE = np.array([[820.0, 0, 470.0], [0, 815.0, 365.0], [0, 0, 1]])
+P = 6.0  # px/mm of the rendered print (enough for 960 x 720 views)
+# (tilt, azimuth, roll) in degrees: tilted 20-45 degrees towards all sides
+POSES = [(25, 0, 5), (30, 90, -10), (35, 180, 15), (40, 270, 0), (30, 45, 20),
+         (25, 135, -20), (35, 225, 10), (30, 315, -5), (45, 30, 0), (20, 200, 30)]
+
+
+@pytest.fixture(scope="module")
+def page() -> np.ndarray:
+    return render_charuco(P)
+
+
+def _views(page, poses, K=K_TRUE, dist=None, distance=420.0):
+    out = []
+    for i, (tilt, az, roll) in enumerate(poses):
+        target = (148.5 + 40 * math.cos(i), 105 + 30 * math.sin(i), 0)
+        rv, tv = look_at_pose(target, distance, tilt, yaw_deg=roll, azimuth_deg=az)
+        img = render_view(page, P, K, rv, tv, SIZE)
+        if dist is not None:
+            grid = np.stack(np.meshgrid(np.arange(SIZE[0]), np.arange(SIZE[1])), axis=-1)
+            ideal = cv2.undistortPoints(grid.reshape(-1, 1, 2).astype(np.float32), K, dist, R=None, P=K)
+            m = ideal.reshape(SIZE[1], SIZE[0], 2)
+            img = cv2.remap(img, m[..., 0], m[..., 1], cv2.INTER_LINEAR, borderValue=(70, 95, 120))
+        out.append(img)
+    return out
+
+
+def _write(images, folder) -> list[str]:
+    paths = []
+    for i, img in enumerate(images):
+        paths.append(str(folder / f"view{i}.png"))
+        cv2.imwrite(paths[-1], img)
+    return paths
+
+
+def test_board_definition():
+    board = charuco_board()
+    assert board.getChessboardSize() == BOARD_SQUARES
+    assert board.getSquareLength() == 30.0 and board.getMarkerLength() == 22.0
+    assert len(board.getChessboardCorners()) == 40
+    assert board_origin_mm() == (13.5, 15.0)
+
+
+def test_render_charuco_places_the_board_on_a4(page):
+    assert page.shape == (1260, 1782, 3)
+    # flat, straight on: every inner corner found where the print puts it
+    obj, img = detect_charuco(page)
+    assert len(obj) == 40
+    ox, oy = board_origin_mm()
+    want = (obj[:, :2] + [ox, oy]) * P - 0.5
+    assert np.abs(img - want).max() < 0.2
+
+
+def test_calibration_recovers_known_intrinsics(page):
+    cam, rms, n = calibrate(_views(page, POSES))
+    assert n == 10 and rms < 0.3
+    K = cam.K
+    assert K[0, 0] == pytest.approx(820, rel=0.01) and K[1, 1] == pytest.approx(815, rel=0.01)
+    assert K[0, 2] == pytest.approx(470, rel=0.01) and K[1, 2] == pytest.approx(365, rel=0.01)
+    assert np.abs(cam.dist).max() < 0.02
+    assert cam.image_size == SIZE and cam.source == "calibrated" and cam.dist.shape == (5,)
+
+
+def test_calibration_recovers_lens_distortion(page):
+    dist = np.array([-0.15, 0.04, 0.0, 0.0, 0.0])
+    cam, rms, n = calibrate(_views(page, POSES, dist=dist))
+    assert n == 10 and rms < 0.3
+    assert cam.K[0, 0] == pytest.approx(820, rel=0.01) and cam.K[1, 1] == pytest.approx(815, rel=0.01)
+    assert cam.K[0, 2] == pytest.approx(470, rel=0.01) and cam.K[1, 2] == pytest.approx(365, rel=0.01)
+    assert cam.dist[0] == pytest.approx(-0.15, abs=0.02) and cam.dist[1] == pytest.approx(0.04, abs=0.05)
+
+
+def test_too_few_views_is_bad_input(page):
+    with pytest.raises(BadInput, match="only 3 of 5 images") as exc:
+        calibrate(_views(page, POSES[:3]) + [np.full((SIZE[1], SIZE[0], 3), 128, np.uint8)] * 2)
+    assert "\n" not in str(exc.value)
+    with pytest.raises(BadInput, match="no images"):
+        calibrate([])
+
+
+def test_straight_on_views_are_bad_input(page):
+    flat = _views(page, [(0, 0, r) for r in (0, 10, 20, 30, 40)])
+    with pytest.raises(BadInput, match="straight on"):
+        calibrate(flat)
+
+
+def test_images_of_different_sizes_are_bad_input(page):
+    views = _views(page, POSES[:4])
+    views[1] = cv2.resize(views[1], (640, 480))
+    with pytest.raises(BadInput, match="differ in size"):
+        calibrate(views)
+
+
+def test_calibration_targets_in_the_repo_match_the_code():
+    folder = REPO / "calibration"
+    meta = json.loads((folder / "charuco_board.json").read_text())
+    assert meta == json.loads(json.dumps(board_json(PRINT_PX_PER_MM)))
+    img = cv2.imread(str(folder / meta["image"]), cv2.IMREAD_GRAYSCALE)
+    assert img.shape == (2520, 3564)
+    rendered = cv2.cvtColor(render_charuco(PRINT_PX_PER_MM), cv2.COLOR_BGR2GRAY)
+    # the stored PNG is bilevel: identical to the rendering apart from anti-aliased caption pixels
+    assert np.mean((img > 127) != (rendered > 127)) < 0.001
+    obj, _ = detect_charuco(cv2.resize(img, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA))
+    assert len(obj) == 40
+
+
+def test_calibrate_cli(page, tmp_path, capsys):
+    paths = _write(_views(page, POSES[:8]), tmp_path)
+    out = tmp_path / "camera.json"
+    assert main(["calibrate", *paths, "--out", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "RMS reprojection error" in text and "over 8 of 8 views" in text and "fx 8" in text
+    cam = Camera.from_json(json.loads(out.read_text()))
+    assert cam.K[0, 0] == pytest.approx(820, rel=0.01) and cam.image_size == SIZE
+
+    assert main(["calibrate", *paths[:4], "--out", str(out), "--json"]) == 0
+    info = json.loads(capsys.readouterr().out)
+    assert info["views_used"] == 4 and info["rms_px"] < 0.3 and len(info["dist_coeffs"]) == 5
+
+
+def test_calibrate_cli_errors_exit_2(page, tmp_path, capsys):
+    paths = _write(_views(page, POSES[:3]), tmp_path)
+    out = tmp_path / "camera.json"
+    assert main(["calibrate", *paths, "--out", str(out)]) == 2  # too few views
+    junk = tmp_path / "junk.jpg"
+    junk.write_bytes(b"\xff\xd8 not really")
+    assert main(["calibrate", *paths, str(junk), "--out", str(out)]) == 2  # unreadable image
+    assert main(["calibrate", str(tmp_path / "missing.png"), "--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 3 and all(line.startswith("companion calibrate: ") for line in err)
+    assert "only 3 of 3" in err[0] and "junk.jpg" in err[1] and "missing.png" in err[2]
+    assert not out.exists()

@@ -1,0 +1,220 @@
+"""The printed mat: spec, slot geometry, mat.json, mat.png, PDF and ``print-mat``."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import cv2
+import numpy as np
+import pytest
+
+from companion.cli import main
+from companion.errors import BadInput
+from companion.layouts import Slot
+from vision.mat import (MatSpec, mm_to_px, mm_to_px_matrix, px_to_mm, render_mat, render_mat_pdf,
+                        slot_box_corners_mm, slot_face_corners_mm)
+from vision.markers import detect_markers
+
+
+@pytest.fixture(scope="module")
+def spec() -> MatSpec:
+    return MatSpec.default()
+
+
+@pytest.fixture(scope="module")
+def mat_png(spec) -> np.ndarray:
+    return render_mat(spec)
+
+
+# --------------------------------------------------------------------------- spec
+
+def test_default_mat_is_a2_with_the_standard_grid(spec):
+    assert spec.size_mm == (594.0, 420.0)
+    assert spec.grid_tiles == (18, 8)
+    assert spec.tile_mm == (30.0, 40.0, 20.0)
+    assert spec.grid_size_mm == (540.0, 320.0)
+    gx, gy = spec.grid_origin_mm
+    assert (gx, gy) == (27.0, 50.0)
+    assert gx + 540 <= 594 and gy + 320 <= 420
+    assert spec.image_size_px == (2970, 2100)
+
+
+def test_markers_lie_outside_the_grid_on_all_four_sides(spec):
+    gx, gy = spec.grid_origin_mm
+    gw, gh = spec.grid_size_mm
+    assert len(spec.markers) == 12
+    assert sorted(m.id for m in spec.markers) == list(range(12))
+    assert {m.dictionary for m in spec.markers} == {"DICT_4X4_50"}
+    sides = set()
+    for m in spec.markers:
+        c = m.corners
+        lo, hi = c.min(axis=0), c.max(axis=0)
+        assert lo[0] >= 3 and lo[1] >= 3 and hi[0] <= 594 - 3 and hi[1] <= 420 - 3  # on the sheet
+        outside = hi[0] <= gx or lo[0] >= gx + gw or hi[1] <= gy or lo[1] >= gy + gh
+        assert outside, f"marker {m.id} overlaps the grid"
+        # corners in OpenCV order: TL, TR, BR, BL (clockwise with y down)
+        assert c[0][0] < c[1][0] and c[1][1] < c[2][1] and c[3][0] < c[2][0]
+        sides.add("top" if hi[1] <= gy else "bottom" if lo[1] >= gy + gh else "left" if hi[0] <= gx else "right")
+    assert sides == {"top", "bottom", "left", "right"}
+    # no two markers overlap, each keeps 4 mm of white around it
+    boxes = [(m.corners.min(axis=0), m.corners.max(axis=0)) for m in spec.markers]
+    for i, (a0, a1) in enumerate(boxes):
+        for b0, b1 in boxes[i + 1:]:
+            assert (a1[0] + 4 <= b0[0] or b1[0] + 4 <= a0[0] or a1[1] + 4 <= b0[1] or b1[1] + 4 <= a0[1])
+
+
+def test_mat_json_round_trip(spec):
+    obj = json.loads(json.dumps(spec.to_json()))
+    assert set(obj) >= {"size_mm", "grid_origin_mm", "grid_tiles", "tile_mm", "image", "px_per_mm", "markers"}
+    assert obj["image"] == "mat.png" and obj["grid_tiles"] == [18, 8] and obj["tile_mm"] == [30, 40, 20]
+    assert obj["markers"][0] == {"dictionary": "DICT_4X4_50", "id": 0,
+                                 "corners_mm": [[7, 7], [43, 7], [43, 43], [7, 43]]}
+    back = MatSpec.from_json(obj)
+    assert back == spec
+
+
+def _spoil(path, value):
+    obj = MatSpec.default().to_json()
+    target = obj
+    for k in path[:-1]:
+        target = target[k]
+    if value is KeyError:
+        del target[path[-1]]
+    else:
+        target[path[-1]] = value
+    return obj
+
+
+@pytest.mark.parametrize("obj, words", [
+    ([1, 2], "object"),
+    (_spoil(["size_mm"], [594]), "size_mm"),
+    (_spoil(["size_mm"], [594, -1]), "positive"),
+    (_spoil(["grid_tiles"], [18.5, 8]), "integers"),
+    (_spoil(["tile_mm"], KeyError), "tile_mm"),
+    (_spoil(["px_per_mm"], 3), "px_per_mm"),
+    (_spoil(["px_per_mm"], True), "px_per_mm"),
+    (_spoil(["markers"], []), "markers"),
+    (_spoil(["markers", 0, "dictionary"], "DICT_9X9_1"), "dictionary"),
+    (_spoil(["markers", 0, "id"], 50), "not an id"),
+    (_spoil(["markers", 1, "id"], 0), "twice"),
+    (_spoil(["markers", 0, "corners_mm"], [[0, 0], [1, 0], [1, 1]]), "corners_mm"),
+    (_spoil(["markers", 0, "corners_mm"], [[0, 0], [1, 0], [1, "x"], [0, 1]]), "corners_mm"),
+])
+def test_malformed_mat_json_is_bad_input(obj, words):
+    with pytest.raises(BadInput, match=words) as exc:
+        MatSpec.from_json(obj)
+    assert "\n" not in str(exc.value)
+
+
+# --------------------------------------------------------------------------- geometry
+
+def test_slot_face_corners_follow_the_contract(spec):
+    # contract: top face [gx + 15x, gx + 15(x+2)] x [gy + 20y, gy + 20(y+2)] at height 20(z+1)
+    faces = slot_face_corners_mm([Slot(0, 0, 0), Slot(1, 1, 2), (34, 14, 4)], spec)
+    assert faces.shape == (3, 4, 3) and faces.dtype == np.float64
+    np.testing.assert_array_equal(faces[0], [[27, 50, -20], [57, 50, -20], [57, 90, -20], [27, 90, -20]])
+    np.testing.assert_array_equal(faces[1], [[42, 70, -60], [72, 70, -60], [72, 110, -60], [42, 110, -60]])
+    # the last cell of the grid: x 27 + 510 .. 567, y 50 + 280 .. 370, five layers up
+    np.testing.assert_array_equal(faces[2], [[537, 330, -100], [567, 330, -100], [567, 370, -100], [537, 370, -100]])
+
+
+def test_slot_geometry_follows_the_spec_sizes():
+    s = MatSpec((400, 300), (10, 20), (10, 5), (20, 30, 10), 5.0, MatSpec.default().markers[:2])
+    np.testing.assert_array_equal(slot_face_corners_mm([(3, 2, 1)], s)[0],
+                                  [[40, 50, -20], [60, 50, -20], [60, 80, -20], [40, 80, -20]])
+
+
+def test_slot_box_has_top_and_bottom_faces(spec):
+    box = slot_box_corners_mm([(4, 2, 3)], spec)
+    assert box.shape == (1, 8, 3)
+    np.testing.assert_array_equal(box[0, :4], slot_face_corners_mm([(4, 2, 3)], spec)[0])
+    np.testing.assert_array_equal(box[0, 4:, :2], box[0, :4, :2])
+    assert set(box[0, :4, 2]) == {-80.0} and set(box[0, 4:, 2]) == {-60.0}
+
+
+def test_empty_and_bad_slot_lists(spec):
+    assert slot_face_corners_mm([], spec).shape == (0, 4, 3)
+    assert slot_box_corners_mm(np.zeros((0, 3)), spec).shape == (0, 8, 3)
+    with pytest.raises(BadInput):
+        slot_face_corners_mm([(1, 2)], spec)
+
+
+def test_mm_px_conversion_uses_pixel_centres(spec):
+    # pixel (0, 0) covers [0, 0.2) mm at 5 px/mm: its centre is 0.1 mm
+    np.testing.assert_allclose(px_to_mm([0, 0], spec), [0.1, 0.1])
+    np.testing.assert_allclose(mm_to_px([7, 43], spec), [34.5, 214.5])
+    pts = np.array([[12.3, 45.6], [590, 2]])
+    np.testing.assert_allclose(px_to_mm(mm_to_px(pts, spec), spec), pts)
+    M = mm_to_px_matrix(spec)
+    np.testing.assert_allclose((M @ [7, 43, 1])[:2], [34.5, 214.5])
+
+
+# --------------------------------------------------------------------------- image
+
+def test_render_mat_draws_grid_and_markers_where_the_spec_says(spec, mat_png):
+    assert mat_png.shape == (2100, 2970, 3) and mat_png.dtype == np.uint8
+    ids, corners = detect_markers(mat_png, spec)
+    assert sorted(ids.tolist()) == list(range(12))
+    objs = spec.marker_object_points()
+    for i, c in zip(ids, corners):
+        want = mm_to_px(objs[("DICT_4X4_50", int(i))][:, :2], spec)
+        assert np.abs(c - want).max() < 0.1, f"marker {i}"
+    gray = cv2.cvtColor(mat_png, cv2.COLOR_BGR2GRAY)
+    px = lambda x, y: gray[int(y * 5), int(x * 5)]  # noqa: E731
+    assert px(27, 63) < 128 and px(57, 63) < 128 and px(27 + 540, 63) < 128  # vertical cell lines
+    assert px(35, 50) < 128 and px(35, 90) < 128 and px(35, 370) < 128  # horizontal cell lines
+    assert px(35, 63) == 255 and px(300, 240) == 255  # empty cell interior
+    assert px(5, 5) == 255 and px(10, 10) == 0  # margin white, marker 0 border black
+
+
+def test_render_mat_at_4_px_per_mm(spec):
+    small = spec.with_px_per_mm(4)
+    img = render_mat(small)
+    assert img.shape == (1680, 2376, 3)
+    ids, _ = detect_markers(img, small)
+    assert len(ids) == 12
+
+
+def test_pdf_prints_at_physical_size(spec, mat_png):
+    pdf = render_mat_pdf(spec, mat_png)
+    assert pdf.startswith(b"%PDF-1.4") and pdf.rstrip().endswith(b"%%EOF")
+    box = re.findall(rb"/MediaBox \[0 0 ([\d.]+) ([\d.]+)\]", pdf)
+    assert [(float(w), float(h)) for w, h in box] == [(pytest.approx(594 * 72 / 25.4, abs=0.01),
+                                                        pytest.approx(420 * 72 / 25.4, abs=0.01))]
+    tiled = render_mat_pdf(spec, mat_png, paper="a4")
+    boxes = re.findall(rb"/MediaBox \[0 0 ([\d.]+) ([\d.]+)\]", tiled)
+    assert len(boxes) == 8  # 4 x 2 portrait A4 pages with 10 mm margins and overlap
+    assert {(round(float(w) * 25.4 / 72), round(float(h) * 25.4 / 72)) for w, h in boxes} == {(210, 297)}
+    with pytest.raises(BadInput):
+        render_mat_pdf(spec, mat_png, paper="letter")
+
+
+# --------------------------------------------------------------------------- print-mat
+
+def test_print_mat_writes_png_json_and_pdfs(tmp_path, capsys):
+    out = tmp_path / "mat"
+    assert main(["print-mat", "--out", str(out), "--px-per-mm", "4"]) == 0
+    text = capsys.readouterr().out
+    assert "594 x 420 mm" in text
+    spec = MatSpec.from_json(json.loads((out / "mat.json").read_text()))
+    assert spec == MatSpec.default(px_per_mm=4)
+    img = cv2.imread(str(out / "mat.png"))
+    assert img.shape == (1680, 2376, 3)
+    assert (out / "mat.pdf").read_bytes().startswith(b"%PDF") and (out / "mat-a4.pdf").stat().st_size > 0
+
+
+def test_print_mat_json_output(tmp_path, capsys):
+    assert main(["print-mat", "--out", str(tmp_path), "--json"]) == 0
+    info = json.loads(capsys.readouterr().out)
+    assert info["size_mm"] == [594, 420] and info["px_per_mm"] == 5 and info["a4_pages"] == 8
+
+
+def test_print_mat_bad_usage_exits_2(tmp_path, capsys):
+    assert main(["print-mat", "--out", str(tmp_path), "--px-per-mm", "2"]) == 2
+    err = capsys.readouterr().err
+    assert "px-per-mm" in err and len(err.strip().splitlines()) == 1
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    assert main(["print-mat", "--out", str(blocker)]) == 2
+    assert len(capsys.readouterr().err.strip().splitlines()) == 1

@@ -1,0 +1,326 @@
+"""Mat pose from synthetic photos, projection of slots at their layer height,
+the camera model, and ``find-mat``.
+
+Photos are mat.png warped by the plane homography of a known camera
+(synthetic_views.py); ground truth is ``cv2.projectPoints`` with that camera.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+import cv2
+import numpy as np
+import pytest
+from synthetic_views import camera_matrix, look_at_pose, project, render_view
+
+from companion.cli import main
+from companion.errors import BadInput, MatNotFound
+from vision.mat import MatSpec, render_mat, slot_face_corners_mm
+from vision.markers import detect_markers
+from vision.pose import (Camera, MatPose, draw_overlay, estimate_pose, layer_homography, project_points,
+                         project_slot_faces, refine_with_points)
+
+SIZE = (1280, 960)
+F = 1100.0
+K = camera_matrix(SIZE, F)
+CENTRE = (297.0, 210.0, 0.0)
+# slots all over the grid on layers 0-4 (heights 20-100 mm)
+SLOTS = [(0, 0, 0), (34, 0, 1), (0, 14, 2), (34, 14, 3), (16, 6, 4), (10, 4, 3), (20, 8, 0), (7, 9, 1)]
+
+
+@pytest.fixture(scope="module")
+def spec() -> MatSpec:
+    return MatSpec.default()
+
+
+@pytest.fixture(scope="module")
+def mat_png(spec) -> np.ndarray:
+    return render_mat(spec)
+
+
+def _view(spec, mat_png, tilt, K=K, yaw=7.0, azimuth=0.0, distance=None):
+    """A photo from a camera aimed at the mat centre, far enough that the mat
+    and 100 mm stacks fit in the frame; returns (image, rvec, tvec)."""
+    d = distance or 600.0 * K[0, 0] / 1100.0
+    corners = np.array([[0, 0, 0], [594, 0, 0], [594, 420, 0], [0, 420, 0]], float)
+    tops = slot_face_corners_mm(SLOTS, spec).reshape(-1, 3)
+    while True:
+        rv, tv = look_at_pose(CENTRE, d, tilt, yaw_deg=yaw, azimuth_deg=azimuth)
+        p = np.vstack([project(corners, K, rv, tv), project(tops, K, rv, tv)])
+        if p.min() > 15 and p[:, 0].max() < SIZE[0] - 15 and p[:, 1].max() < SIZE[1] - 15:
+            break
+        d *= 1.03
+    return render_view(mat_png, spec.px_per_mm, K, rv, tv, SIZE), rv, tv
+
+
+def _face_error(spec, pose, rv, tv, K=K, slots=SLOTS) -> float:
+    got = project_slot_faces(slots, spec, pose).reshape(-1, 2)
+    want = project(slot_face_corners_mm(slots, spec).reshape(-1, 3), K, rv, tv)
+    return float(np.linalg.norm(got - want, axis=1).max())
+
+
+# --------------------------------------------------------------------------- accuracy
+
+@pytest.mark.parametrize("tilt", [0, 10, 20, 30, 40])
+def test_calibrated_camera_gives_faces_within_a_pixel(spec, mat_png, tilt):
+    img, rv, tv = _view(spec, mat_png, tilt, azimuth=15.0 * tilt / 10)
+    pose = estimate_pose(img, spec, Camera(K, np.zeros(5), SIZE))
+    assert pose.n_markers == 12 and pose.marker_ids == tuple(range(12))
+    assert pose.reprojection_px < 0.2
+    assert pose.tilt_deg == pytest.approx(tilt, abs=0.2)
+    assert _face_error(spec, pose, rv, tv) < 1.0
+
+
+@pytest.mark.parametrize("tilt", [10, 20, 30, 40])
+def test_guessed_focal_gives_faces_within_a_pixel(spec, mat_png, tilt):
+    img, rv, tv = _view(spec, mat_png, tilt, azimuth=-20.0)
+    pose = estimate_pose(img, spec)
+    assert pose.camera.source == "estimated"
+    assert pose.camera.K[0, 0] == pytest.approx(F, rel=0.01)
+    np.testing.assert_allclose(pose.camera.K[:2, 2], [639.5, 479.5])
+    assert _face_error(spec, pose, rv, tv) < 1.0
+
+
+def test_straight_down_without_calibration_assumes_60_degree_fov(spec, mat_png):
+    # Fronto-parallel: the homography says nothing about f, so heights are only
+    # right when the lens matches the 60-degree diagonal guess; the mat plane
+    # itself is always right.
+    img, rv, tv = _view(spec, mat_png, 0)
+    pose = estimate_pose(img, spec)
+    assert pose.camera.source == "assumed"
+    f60 = math.hypot(*SIZE) / (2 * math.tan(math.radians(30)))
+    assert pose.camera.K[0, 0] == pytest.approx(f60)
+    plane = slot_face_corners_mm(SLOTS, spec).reshape(-1, 3) * [1, 1, 0]
+    err = np.linalg.norm(project_points(plane, pose) - project(plane, K, rv, tv), axis=1).max()
+    assert err < 1.0
+    K60 = camera_matrix(SIZE, f60)
+    img, rv, tv = _view(spec, mat_png, 0, K=K60)
+    pose = estimate_pose(img, spec)
+    assert _face_error(spec, pose, rv, tv, K=K60) < 1.0
+
+
+def test_points_off_the_mat_fix_the_focal_length_seen_straight_down(spec, mat_png):
+    img, rv, tv = _view(spec, mat_png, 0)
+    pose = estimate_pose(img, spec)
+    assert pose.camera.source == "assumed" and _face_error(spec, pose, rv, tv) > 5
+    # top-face corners of four stacks, as a later stage would locate them (0.3 px noise)
+    tops = slot_face_corners_mm([(4, 2, 1), (28, 10, 2), (16, 6, 4), (10, 12, 0)], spec).reshape(-1, 3)
+    seen = project(tops, K, rv, tv) + np.random.default_rng(0).normal(0, 0.3, (len(tops), 2))
+    fitted = refine_with_points(pose, tops, seen)
+    assert fitted.camera.source == "fitted"
+    assert fitted.camera.K[0, 0] == pytest.approx(F, rel=0.02)
+    assert _face_error(spec, fitted, rv, tv) < 1.0
+    calibrated = estimate_pose(img, spec, Camera(K, np.zeros(5), SIZE))
+    assert refine_with_points(calibrated, tops, seen) is calibrated
+    with pytest.raises(BadInput):
+        refine_with_points(pose, tops, seen[:3])
+
+
+def test_distorted_lens_needs_the_calibration(spec, mat_png):
+    dist = np.array([-0.12, 0.05, 0.0, 0.0, 0.0])
+    img, rv, tv = _view(spec, mat_png, 25, distance=680)
+    # re-sample through the lens: distorted pixel -> ideal pixel -> rendered view
+    grid = np.stack(np.meshgrid(np.arange(SIZE[0]), np.arange(SIZE[1])), axis=-1).reshape(-1, 1, 2).astype(np.float32)
+    ideal = cv2.undistortPoints(grid, K, dist, R=None, P=K,
+                                criteria=(cv2.TERM_CRITERIA_COUNT | cv2.TERM_CRITERIA_EPS, 40, 1e-6))
+    m = ideal.reshape(SIZE[1], SIZE[0], 2)
+    img = cv2.remap(img, m[..., 0], m[..., 1], cv2.INTER_LINEAR, borderValue=(70, 95, 120))
+    cam = Camera(K, dist, SIZE)
+    pose = estimate_pose(img, spec, cam)
+    want = cv2.projectPoints(slot_face_corners_mm(SLOTS, spec).reshape(-1, 3), rv, tv, K, dist)[0].reshape(-1, 2)
+    got = project_slot_faces(SLOTS, spec, pose).reshape(-1, 2)
+    assert np.linalg.norm(got - want, axis=1).max() < 1.0
+    # without the calibration the mat is still found, only less exactly
+    assert estimate_pose(img, spec).n_markers >= 10
+
+
+def test_marker_corners_are_sub_pixel_exact(spec, mat_png):
+    img, rv, tv = _view(spec, mat_png, 30)
+    ids, corners = detect_markers(img, spec)
+    assert corners.shape == (12, 4, 2) and corners.dtype == np.float32
+    objs = spec.marker_object_points()
+    err = [np.linalg.norm(c - project(objs[("DICT_4X4_50", int(i))], K, rv, tv), axis=1) for i, c in zip(ids, corners)]
+    assert np.mean(err) < 0.1 and np.max(err) < 0.3
+
+
+# --------------------------------------------------------------------------- occlusion, no mat
+
+def test_hand_over_a_corner_still_gives_the_pose(spec, mat_png):
+    img, rv, tv = _view(spec, mat_png, 30)
+    # a hand-sized skin blob over the top-left corner, hiding markers 0 and 11's neighbour area
+    objs = spec.marker_object_points()
+    c0 = project(objs[("DICT_4X4_50", 0)], K, rv, tv).mean(axis=0)
+    hand = img.copy()
+    cv2.ellipse(hand, (int(c0[0]) + 30, int(c0[1]) + 40), (110, 70), 35, 0, 360, (120, 160, 215), -1)
+    cv2.ellipse(hand, (int(c0[0]) + 60, int(c0[1]) + 60), (60, 30), 10, 0, 360, (100, 140, 200), -1)
+    pose = estimate_pose(hand, spec, Camera(K, np.zeros(5), SIZE))
+    assert 0 not in pose.marker_ids and pose.n_markers >= 8
+    assert _face_error(spec, pose, rv, tv) < 1.0
+    pose = estimate_pose(hand, spec)
+    assert _face_error(spec, pose, rv, tv) < 1.0
+
+
+def test_no_mat_raises_mat_not_found(spec):
+    rng = np.random.default_rng(1)
+    table = np.full((SIZE[1], SIZE[0], 3), (70, 95, 120), np.uint8)
+    noise = rng.integers(0, 256, (SIZE[1], SIZE[0], 3), dtype=np.uint8)
+    for img in (table, noise):
+        with pytest.raises(MatNotFound) as exc:
+            estimate_pose(img, spec)
+        assert "\n" not in str(exc.value)
+
+
+def test_single_marker_is_not_enough(spec, mat_png):
+    img, rv, tv = _view(spec, mat_png, 20)
+    objs = spec.marker_object_points()
+    box = project(objs[("DICT_4X4_50", 2)], K, rv, tv)
+    x0, y0 = (box.min(axis=0) - 25).astype(int)
+    x1, y1 = (box.max(axis=0) + 25).astype(int)
+    only = np.full_like(img, 200)
+    only[y0:y1, x0:x1] = img[y0:y1, x0:x1]
+    with pytest.raises(MatNotFound, match="only 1 of 12"):
+        estimate_pose(only, spec)
+    pose = estimate_pose(only, spec, Camera(K, np.zeros(5), SIZE), min_markers=1)
+    assert pose.marker_ids == (2,)
+
+
+def test_not_an_image_is_bad_input(spec):
+    with pytest.raises(BadInput):
+        estimate_pose(np.zeros((10, 10), np.float32), spec)
+
+
+# --------------------------------------------------------------------------- layer height
+
+def test_layer_height_moves_the_face(spec, mat_png):
+    img, rv, tv = _view(spec, mat_png, 30)
+    pose = estimate_pose(img, spec, Camera(K, np.zeros(5), SIZE))
+    low, high = project_slot_faces([(16, 6, 0), (16, 6, 3)], spec, pose)
+    shift = (high - low).mean(axis=0)
+    # the camera sits towards the players (+Y) and looks back: raised faces move up the image
+    assert np.linalg.norm(shift) > 30 and shift[1] < 0
+    want = project(slot_face_corners_mm([(16, 6, 3)], spec)[0], K, rv, tv)
+    assert np.abs(high - want).max() < 1.0
+    assert np.abs(low - want).max() > 30  # drawing layer 3 at layer 0's height would miss it
+
+
+def test_layer_homography_matches_projection(spec, mat_png):
+    img, rv, tv = _view(spec, mat_png, 20)
+    pose = estimate_pose(img, spec, Camera(K, np.zeros(5), SIZE))
+    face = slot_face_corners_mm([(8, 4, 2)], spec)[0]
+    H = layer_homography(pose, 60.0)
+    via_h = cv2.perspectiveTransform(face[:, :2].reshape(-1, 1, 2), H).reshape(-1, 2)
+    np.testing.assert_allclose(via_h, project_points(face, pose), atol=1e-6)
+
+
+def test_projection_shapes(spec, mat_png):
+    img, _, _ = _view(spec, mat_png, 20)
+    pose = estimate_pose(img, spec)
+    assert project_slot_faces([], spec, pose).shape == (0, 4, 2)
+    q = project_slot_faces(SLOTS, spec, pose)
+    assert q.shape == (len(SLOTS), 4, 2) and q.dtype == np.float32
+    assert project_points(np.zeros((3, 3)), pose).shape == (3, 2)
+    over = draw_overlay(img, spec, pose, SLOTS)
+    assert over.shape == img.shape and not np.array_equal(over, img)
+
+
+# --------------------------------------------------------------------------- camera model
+
+def test_camera_json_round_trip():
+    cam = Camera(K, [0.1, -0.2, 0.001, 0.002, 0.03], SIZE)
+    obj = json.loads(json.dumps(cam.to_json()))
+    assert obj == {"camera_matrix": [[1100, 0, 639.5], [0, 1100, 479.5], [0, 0, 1]],
+                   "dist_coeffs": [0.1, -0.2, 0.001, 0.002, 0.03], "image_size": [1280, 960]}
+    back = Camera.from_json(obj)
+    np.testing.assert_array_equal(back.K, cam.K)
+    np.testing.assert_array_equal(back.dist, cam.dist)
+    assert back.image_size == SIZE
+    four = Camera.from_json({**obj, "dist_coeffs": [0.1, 0, 0, 0]})
+    assert four.dist.tolist() == [0.1, 0, 0, 0, 0]
+
+
+@pytest.mark.parametrize("change", [
+    {"camera_matrix": [[1, 0, 0], [0, 1, 0]]},
+    {"camera_matrix": [[-5, 0, 1], [0, 5, 1], [0, 0, 1]]},
+    {"camera_matrix": [[5, 0, 1], [0, 5, 1], [0, 1, 1]]},
+    {"camera_matrix": "K"},
+    {"dist_coeffs": [0, 0, 0]},
+    {"dist_coeffs": [0, 0, 0, 0, "x"]},
+    {"image_size": [1280]},
+    {"image_size": [1280.5, 960]},
+    {"image_size": [0, 960]},
+])
+def test_malformed_camera_json_is_bad_input(change):
+    obj = {**Camera(K, np.zeros(5), SIZE).to_json(), **change}
+    with pytest.raises(BadInput):
+        Camera.from_json(obj)
+    with pytest.raises(BadInput):
+        Camera.from_json([1, 2, 3])
+
+
+def test_camera_scales_to_another_resolution():
+    cam = Camera(K, np.zeros(5), SIZE)
+    half = cam.scaled_to((640, 480))
+    np.testing.assert_allclose(half.K, [[550, 0, 319.5], [0, 550, 239.5], [0, 0, 1]])
+    with pytest.raises(BadInput, match="aspect"):
+        cam.scaled_to((1920, 1080))
+
+
+def test_camera_guess_from_exact_homography():
+    # Zhang's constraints recover f exactly from a noise-free tilted plane
+    for tilt in (10, 25, 45):
+        rv, tv = look_at_pose(CENTRE, 700, tilt, yaw_deg=5, azimuth_deg=30)
+        R = cv2.Rodrigues(rv)[0]
+        H = K @ np.column_stack([R[:, 0], R[:, 1], tv])
+        cam = Camera.guess(SIZE, H)
+        assert cam.source == "estimated" and cam.K[0, 0] == pytest.approx(F, rel=1e-6)
+    f60 = math.hypot(*SIZE) / (2 * math.tan(math.radians(30)))
+    assert Camera.guess(SIZE).K[0, 0] == pytest.approx(f60)
+    assert Camera.guess(SIZE).source == "assumed"
+    rv, tv = look_at_pose(CENTRE, 700, 0)
+    R = cv2.Rodrigues(rv)[0]
+    assert Camera.guess(SIZE, K @ np.column_stack([R[:, 0], R[:, 1], tv])).source == "assumed"
+
+
+def test_mat_pose_values(spec, mat_png):
+    img, rv, tv = _view(spec, mat_png, 30)
+    pose = estimate_pose(img, spec, Camera(K, np.zeros(5), SIZE))
+    assert isinstance(pose, MatPose)
+    R = cv2.Rodrigues(rv)[0]
+    np.testing.assert_allclose(pose.camera_centre_mm, -R.T @ tv, atol=1.0)
+    assert pose.camera_centre_mm[2] < 0  # above the mat
+    info = pose.to_json()
+    assert info["n_markers"] == 12 and info["focal_source"] == "calibrated"
+
+
+# --------------------------------------------------------------------------- find-mat
+
+def test_find_mat_cli_exit_codes(spec, mat_png, tmp_path, capsys):
+    img, _, _ = _view(spec, mat_png, 30)
+    photo = tmp_path / "photo.png"
+    cv2.imwrite(str(photo), img)
+    cam = tmp_path / "camera.json"
+    cam.write_text(json.dumps(Camera(K, np.zeros(5), SIZE).to_json()))
+    assert main(["find-mat", str(photo), "--camera", str(cam), "--json", "--draw", str(tmp_path / "o.png")]) == 0
+    info = json.loads(capsys.readouterr().out)
+    assert info["mat_found"] is True and info["n_markers"] == 12 and abs(info["tilt_deg"] - 30) < 0.2
+    assert (tmp_path / "o.png").stat().st_size > 0
+
+    empty = tmp_path / "table.png"
+    cv2.imwrite(str(empty), np.full((480, 640, 3), 90, np.uint8))
+    assert main(["find-mat", str(empty)]) == 3
+    err = capsys.readouterr().err
+    assert err.startswith("companion find-mat: ") and len(err.strip().splitlines()) == 1
+
+    junk = tmp_path / "junk.png"
+    junk.write_bytes(b"not a png")
+    assert main(["find-mat", str(junk)]) == 2
+    bad_cam = tmp_path / "bad.json"
+    bad_cam.write_text('{"camera_matrix": 1}')
+    assert main(["find-mat", str(photo), "--camera", str(bad_cam)]) == 2
+    bad_mat = tmp_path / "mat.json"
+    bad_mat.write_text("{")
+    assert main(["find-mat", str(photo), "--mat", str(bad_mat)]) == 2
+    errs = capsys.readouterr().err.strip().splitlines()
+    assert len(errs) == 3 and all(e.startswith("companion find-mat: ") for e in errs)

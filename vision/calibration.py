@@ -1,0 +1,184 @@
+"""Camera calibration from photos of a printed ChArUco board.
+
+The board (:func:`charuco_board`) is a 9 x 6 chessboard of 30 mm squares with
+22 mm ``DICT_5X5_100`` markers in its white squares (a dictionary the mat does
+not use, so neither target is mistaken for the other); printed on A4 it leaves
+a 13.5 / 15 mm white margin.  Corners come from ``cv2.aruco.CharucoDetector``
+and intrinsics from ``cv2.calibrateCamera`` (Zhang, "A flexible new technique
+for camera calibration", PAMI 2000; OpenCV tutorial "Calibration with ArUco
+and ChArUco"), estimating ``fx, fy, cx, cy, k1, k2, p1, p2`` (``k3`` fixed at
+0, which suits webcam-type lenses and keeps few views stable).
+
+Good views: 6-20 photos, the board filling a good part of the frame, tilted
+20-45 degrees in different directions and placed in different parts of the
+image (corners too).  Views straight on carry no focal information.
+"""
+
+from __future__ import annotations
+
+import math
+
+import cv2
+import numpy as np
+
+from companion.errors import BadInput
+from vision.markers import as_gray
+from vision.pose import Camera, homography_tilt_deg
+
+BOARD_SQUARES = (9, 6)  # (columns, rows) of chessboard squares
+SQUARE_MM = 30.0
+MARKER_MM = 22.0
+BOARD_DICTIONARY = "DICT_5X5_100"
+PAGE_MM = (297.0, 210.0)  # A4 landscape
+PRINT_PX_PER_MM = 12.0  # 304.8 dpi, an integer number of pixels per square
+MIN_VIEWS = 4
+MIN_CORNERS = 8  # per view, of the 40 inner corners
+MIN_MAX_TILT_DEG = 10.0  # at least one view must be tilted this much
+MAX_FOCAL_REL_STD = 0.05  # the calibration's own 1-sigma focal uncertainty
+
+
+def charuco_board() -> "cv2.aruco.CharucoBoard":
+    """The calibration board: 9 x 6 squares of 30 mm, 22 mm ``DICT_5X5_100``
+    markers; object points in mm, origin at the board's top-left corner,
+    x right, y down (``getChessboardCorners()`` gives the 8 x 5 = 40 inner
+    corners, ids row by row)."""
+    d = cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, BOARD_DICTIONARY))
+    return cv2.aruco.CharucoBoard(BOARD_SQUARES, SQUARE_MM, MARKER_MM, d)
+
+
+def board_origin_mm() -> tuple[float, float]:
+    """Top-left corner of the board on the A4 page, mm."""
+    return ((PAGE_MM[0] - BOARD_SQUARES[0] * SQUARE_MM) / 2, (PAGE_MM[1] - BOARD_SQUARES[1] * SQUARE_MM) / 2)
+
+
+def board_json(px_per_mm: float = PRINT_PX_PER_MM, image: str = "charuco_board.png") -> dict:
+    """Description of the printed board (``calibration/charuco_board.json``)."""
+    return {"type": "charuco", "squares": list(BOARD_SQUARES), "square_mm": SQUARE_MM, "marker_mm": MARKER_MM,
+            "dictionary": BOARD_DICTIONARY, "page_mm": list(PAGE_MM), "board_origin_mm": list(board_origin_mm()),
+            "px_per_mm": float(px_per_mm), "image": image, "legacy_pattern": False,
+            "print": "A4 landscape at 100% (actual size); check that a square measures 30 mm; "
+                     "glue it flat on card"}
+
+
+def render_charuco(px_per_mm: float = PRINT_PX_PER_MM) -> np.ndarray:
+    """The printable board on an A4 landscape page.
+
+    Args:
+        px_per_mm: resolution; the board sits at :func:`board_origin_mm`, so
+            page pixel ``(i, j)`` has its centre at ``((i + 0.5) / P,
+            (j + 0.5) / P)`` mm.  Choose ``30 P`` integral for exact squares.
+
+    Returns:
+        ``(H, W, 3) uint8`` BGR, ``W = 297 P``, ``H = 210 P`` (rounded).
+    """
+    p = float(px_per_mm)
+    w, h = int(round(PAGE_MM[0] * p)), int(round(PAGE_MM[1] * p))
+    page = np.full((h, w), 255, np.uint8)
+    bw, bh = int(round(BOARD_SQUARES[0] * SQUARE_MM * p)), int(round(BOARD_SQUARES[1] * SQUARE_MM * p))
+    board = charuco_board().generateImage((bw, bh), marginSize=0, borderBits=1)
+    ox, oy = (int(round(v * p)) for v in board_origin_mm())
+    page[oy:oy + bh, ox:ox + bw] = board
+    font = cv2.FONT_HERSHEY_SIMPLEX
+    text = (f"companion calibration board: {BOARD_SQUARES[0]} x {BOARD_SQUARES[1]} squares of {SQUARE_MM:g} mm, "
+            f"{BOARD_DICTIONARY}; print at 100%, glue flat")
+    scale = 2.5 * p / cv2.getTextSize("0", font, 1.0, 1)[0][1]
+    cv2.putText(page, text, (ox, int(round((oy + bh) + 0.6 * (h - oy - bh)))), font, scale, 90,
+                max(1, int(round(0.3 * p))), cv2.LINE_AA)
+    return cv2.cvtColor(page, cv2.COLOR_GRAY2BGR)
+
+
+def detect_charuco(image_bgr: np.ndarray, board: "cv2.aruco.CharucoBoard | None" = None
+                   ) -> tuple[np.ndarray, np.ndarray]:
+    """ChArUco corners in one image.
+
+    Args:
+        image_bgr: ``(H, W, 3) uint8`` BGR (grey accepted).
+
+    Returns:
+        ``(object_points (M, 3) float32 mm, image_points (M, 2) float32 px)``,
+        ``M = 0`` when the board is not seen.
+    """
+    board = board or charuco_board()
+    det = cv2.aruco.CharucoDetector(board)
+    corners, ids, _, _ = det.detectBoard(as_gray(image_bgr))
+    if ids is None or len(ids) == 0:
+        return np.zeros((0, 3), np.float32), np.zeros((0, 2), np.float32)
+    obj, img = board.matchImagePoints(corners, ids)
+    return np.asarray(obj, np.float32).reshape(-1, 3), np.asarray(img, np.float32).reshape(-1, 2)
+
+
+def calibrate(images: list[np.ndarray], names: list[str] | None = None) -> tuple[Camera, float, int]:
+    """Calibrate a camera from photos of the printed board.
+
+    Args:
+        images: ``(H, W, 3) uint8`` BGR photos, all the same size.
+        names: labels for messages (file names), default ``image 1``, ...
+
+    Returns:
+        ``(camera, rms_px, n_views_used)``: intrinsics with distortion
+        ``[k1, k2, p1, p2, 0]`` (``source="calibrated"``), the RMS
+        reprojection error over all corners used (px), and how many views
+        showed at least :data:`MIN_CORNERS` non-collinear corners.
+
+    Raises:
+        BadInput: no images, images of different sizes, fewer than
+            :data:`MIN_VIEWS` usable views, all views within
+            :data:`MIN_MAX_TILT_DEG` of fronto-parallel, or a focal length the
+            views do not pin down (relative 1-sigma above 5%).
+    """
+    if not images:
+        raise BadInput("calibrate: no images given")
+    names = names or [f"image {i + 1}" for i in range(len(images))]
+    sizes = {(im.shape[1], im.shape[0]) for im in images}
+    if len(sizes) != 1:
+        raise BadInput(f"calibrate: images differ in size ({', '.join(f'{w}x{h}' for w, h in sorted(sizes))})")
+    size = sizes.pop()
+    board = charuco_board()
+    objs, imgs, unusable = [], [], []
+    for name, im in zip(names, images):
+        obj, img = detect_charuco(im, board)
+        if len(obj) < MIN_CORNERS or _collinear(obj):
+            unusable.append(name)
+            continue
+        objs.append(obj)
+        imgs.append(img)
+    n = len(objs)
+    if n < MIN_VIEWS:
+        shown = ", ".join(unusable[:3]) + (", ..." if len(unusable) > 3 else "")
+        raise BadInput(f"calibrate: only {n} of {len(images)} images show the {BOARD_SQUARES[0]}x{BOARD_SQUARES[1]} "
+                       f"ChArUco board with {MIN_CORNERS}+ corners (need {MIN_VIEWS}; print "
+                       f"calibration/charuco_board.pdf)" + (f"; no board in {shown}" if unusable else ""))
+    f_nominal = math.hypot(*size)
+    cx, cy = (size[0] - 1) / 2, (size[1] - 1) / 2
+    tilts = []
+    for obj, img in zip(objs, imgs):
+        H, _ = cv2.findHomography(obj[:, :2], img, 0)
+        tilts.append(homography_tilt_deg(H, f_nominal, cx, cy) if H is not None else 0.0)
+    if max(tilts) < MIN_MAX_TILT_DEG:
+        raise BadInput(f"calibrate: all {n} views face the camera nearly straight on (max tilt {max(tilts):.0f} deg); "
+                       f"tilt the board 20-45 degrees in different directions")
+    flags = cv2.CALIB_FIX_K3
+    crit = (cv2.TERM_CRITERIA_COUNT + cv2.TERM_CRITERIA_EPS, 100, 1e-9)
+    try:
+        rms, K, dist, _, _, std_in, _, _ = cv2.calibrateCameraExtended(
+            objs, imgs, size, None, None, flags=flags, criteria=crit)
+    except cv2.error as exc:
+        raise BadInput(f"calibrate: OpenCV could not calibrate from these {n} views "
+                       f"({str(exc).strip().splitlines()[-1][:120]})") from None
+    std = np.asarray(std_in, np.float64).reshape(-1)
+    fx, fy = float(K[0, 0]), float(K[1, 1])
+    if not (np.all(np.isfinite(K)) and fx > 0 and fy > 0) or max(std[0] / fx, std[1] / fy) > MAX_FOCAL_REL_STD:
+        raise BadInput(f"calibrate: the {n} views do not pin down the focal length "
+                       f"(fx {fx:.0f} +/- {std[0]:.0f} px); add views tilted 20-45 degrees in different directions")
+    d = np.zeros(5)
+    flat = np.asarray(dist, np.float64).reshape(-1)
+    d[:min(5, len(flat))] = flat[:5]
+    return Camera(K, d, size, "calibrated"), float(rms), n
+
+
+def _collinear(obj: np.ndarray) -> bool:
+    """True when the board points lie on (nearly) one line."""
+    pts = obj[:, :2].astype(np.float64)
+    pts = pts - pts.mean(axis=0)
+    s = np.linalg.svd(pts, compute_uv=False)
+    return len(s) < 2 or s[1] < 1e-6 * max(s[0], 1e-12) or s[1] < 0.5 * SQUARE_MM

@@ -1,0 +1,522 @@
+"""Camera model, pose of the mat, and projection of slots at their layer height.
+
+The pose maps the mat frame (mm; X right, Y down, Z = -height; see
+:mod:`vision.mat`) to the camera frame: ``x_cam = R(rvec) X + tvec``, and
+pixels follow OpenCV's pinhole model with distortion ``[k1, k2, p1, p2, k3]``
+(OpenCV docs, "Camera Calibration and 3D Reconstruction").
+
+Pose: the visible mat markers' corners are matched to their printed positions,
+outliers rejected with a RANSAC homography, the pose found with
+``cv2.SOLVEPNP_IPPE`` (Collins & Bartoli, "Infinitesimal Plane-based Pose
+Estimation", IJCV 2014) and refined with ``cv2.solvePnPRefineLM``.
+
+Without a calibrated camera, the focal length comes from the mat's homography
+with Zhang's two constraints on the image of the absolute conic, assuming
+square pixels, no skew and the principal point at the image centre (Zhang,
+"A flexible new technique for camera calibration", PAMI 2000, sec. 2.3), then
+refined jointly with the pose.  A fronto-parallel view carries no focal
+information: below :data:`MIN_TILT_FOR_FOCAL_DEG` of tilt a 60-degree diagonal
+field of view is assumed, which places the tops of stacked tiles only as well
+as that guess fits the real lens; calibrate (``companion calibrate``) for an
+overhead camera, or give :func:`refine_with_points` a few located points off
+the mat (tile-top corners) to fit ``f``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Iterable
+
+import cv2
+import numpy as np
+
+from companion.errors import BadInput, MatNotFound
+from vision.mat import MatSpec, slot_face_corners_mm
+from vision.markers import as_gray, detect_markers_by_dictionary
+
+FALLBACK_DIAGONAL_FOV_DEG = 60.0
+MIN_TILT_FOR_FOCAL_DEG = 4.0  # below this the homography's focal estimate is noise
+PLAUSIBLE_DIAGONAL_FOV_DEG = (10.0, 140.0)
+MAX_REPROJECTION_PX = 6.0  # RMS over the marker corners; above this the "mat" is not believed
+_DIST_LENGTHS = (4, 5, 8, 12, 14)
+
+
+def _ro(a: np.ndarray) -> np.ndarray:
+    a = np.array(a, dtype=np.float64)
+    a.setflags(write=False)
+    return a
+
+
+@dataclass(frozen=True, eq=False)
+class Camera:
+    """Pinhole camera with OpenCV distortion.
+
+    Attributes:
+        K: ``(3, 3) float64`` camera matrix ``[[fx, 0, cx], [0, fy, cy], [0, 0, 1]]`` (px).
+        dist: ``(5,) float64`` ``[k1, k2, p1, p2, k3]`` (OpenCV's longer
+            forms of 8, 12 or 14 coefficients are kept as given).
+        image_size: ``(w, h)`` in px of the images these intrinsics belong to.
+        source: how K was obtained: ``"calibrated"`` (file / calibration),
+            ``"estimated"`` (from the mat's homography), ``"assumed"``
+            (60-degree diagonal field of view) or ``"fitted"`` (to points
+            off the mat, :func:`refine_with_points`).
+    """
+
+    K: np.ndarray
+    dist: np.ndarray
+    image_size: tuple[int, int]
+    source: str = "calibrated"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "K", _ro(np.asarray(self.K, np.float64).reshape(3, 3)))
+        object.__setattr__(self, "dist", _ro(np.asarray(self.dist, np.float64).reshape(-1)))
+        object.__setattr__(self, "image_size", (int(self.image_size[0]), int(self.image_size[1])))
+
+    def __repr__(self) -> str:
+        k = self.K
+        return (f"Camera(fx={k[0, 0]:.1f}, fy={k[1, 1]:.1f}, cx={k[0, 2]:.1f}, cy={k[1, 2]:.1f}, "
+                f"dist={np.round(self.dist, 4).tolist()}, image_size={self.image_size}, source={self.source!r})")
+
+    def to_json(self) -> dict:
+        """The contract's camera JSON (``camera_matrix``, ``dist_coeffs``, ``image_size``)."""
+        return {"camera_matrix": [[float(v) for v in row] for row in self.K],
+                "dist_coeffs": [float(v) for v in self.dist],
+                "image_size": [int(self.image_size[0]), int(self.image_size[1])]}
+
+    @classmethod
+    def from_json(cls, obj) -> "Camera":
+        """Parse the contract's camera JSON (already decoded).
+
+        Raises:
+            BadInput: missing or malformed ``camera_matrix`` (3 x 3, positive
+                focal lengths, last row ``[0, 0, 1]``), ``dist_coeffs`` (4, 5,
+                8, 12 or 14 numbers; 4 are padded with k3 = 0) or
+                ``image_size`` (two positive integers).
+        """
+        if not isinstance(obj, dict):
+            raise BadInput("camera JSON: expected an object")
+        km = obj.get("camera_matrix")
+        try:
+            K = np.array(km, dtype=np.float64)
+        except (TypeError, ValueError):
+            K = None
+        if K is None or K.shape != (3, 3) or not np.all(np.isfinite(K)) or _has_bool(km):
+            raise BadInput(f"camera JSON: camera_matrix must be 3 x 3 numbers, got {km!r}")
+        if K[0, 0] <= 0 or K[1, 1] <= 0 or not np.allclose(K[2], (0, 0, 1)) or K[1, 0] != 0:
+            raise BadInput("camera JSON: camera_matrix must be [[fx, s, cx], [0, fy, cy], [0, 0, 1]] with fx, fy > 0")
+        dm = obj.get("dist_coeffs", [0, 0, 0, 0, 0])
+        try:
+            d = np.array(dm, dtype=np.float64).reshape(-1) if isinstance(dm, list) and not _has_bool(dm) else None
+        except (TypeError, ValueError):
+            d = None
+        if d is None or len(d) not in _DIST_LENGTHS or not np.all(np.isfinite(d)):
+            raise BadInput(f"camera JSON: dist_coeffs must be [k1, k2, p1, p2, k3], got {dm!r}")
+        if len(d) == 4:
+            d = np.append(d, 0.0)
+        size = obj.get("image_size")
+        if (not isinstance(size, list) or len(size) != 2
+                or not all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in size)):
+            raise BadInput(f"camera JSON: image_size must be [w, h] positive integers, got {size!r}")
+        return cls(K, d, (size[0], size[1]), "calibrated")
+
+    @classmethod
+    def guess(cls, image_size: tuple[int, int], homography: np.ndarray | None = None) -> "Camera":
+        """Intrinsics without calibration: no distortion, square pixels, the
+        principal point at the image centre, and the focal length from the
+        mat-plane ``homography`` (mat mm ``(X, Y, 1)`` -> image px) with Zhang's
+        constraints (module docstring).  Falls back to a 60-degree diagonal
+        field of view (``f = diag / (2 tan 30deg)``, ``source="assumed"``) when
+        no homography is given, the view is within
+        :data:`MIN_TILT_FOR_FOCAL_DEG` of fronto-parallel, or the estimate is
+        implausible (diagonal field of view outside 10-140 degrees).
+
+        Args:
+            image_size: ``(w, h)`` px.
+            homography: ``(3, 3)`` mat mm -> px, or None.
+        """
+        w, h = int(image_size[0]), int(image_size[1])
+        cx, cy = (w - 1) / 2.0, (h - 1) / 2.0
+        diag = math.hypot(w, h)
+        f_fallback = diag / (2 * math.tan(math.radians(FALLBACK_DIAGONAL_FOV_DEG) / 2))
+        f, source = f_fallback, "assumed"
+        if homography is not None:
+            H = np.asarray(homography, np.float64).reshape(3, 3)
+            if homography_tilt_deg(H, f_fallback, cx, cy) >= MIN_TILT_FOR_FOCAL_DEG:
+                est = _focal_from_homography(H, cx, cy)
+                lo, hi = (diag / (2 * math.tan(math.radians(a) / 2)) for a in PLAUSIBLE_DIAGONAL_FOV_DEG[::-1])
+                if est is not None and lo <= est <= hi:
+                    f, source = est, "estimated"
+        K = np.array([[f, 0, cx], [0, f, cy], [0, 0, 1]], np.float64)
+        return cls(K, np.zeros(5), (w, h), source)
+
+    def scaled_to(self, image_size: tuple[int, int]) -> "Camera":
+        """These intrinsics for images of another resolution with the same
+        aspect ratio (the sensor area is the same; K scales, distortion does not).
+
+        Raises:
+            BadInput: the aspect ratio differs by more than 1%.
+        """
+        w, h = int(image_size[0]), int(image_size[1])
+        if (w, h) == self.image_size:
+            return self
+        sx, sy = w / self.image_size[0], h / self.image_size[1]
+        if abs(sx / sy - 1) > 0.01:
+            raise BadInput(f"camera calibrated for {self.image_size[0]}x{self.image_size[1]} images, "
+                           f"got {w}x{h} (different aspect ratio)")
+        K = self.K.copy()
+        K[0, :] *= sx
+        K[1, :] *= sy
+        # pixel-centre convention: u' = s (u + 0.5) - 0.5
+        K[0, 2] += 0.5 * sx - 0.5
+        K[1, 2] += 0.5 * sy - 0.5
+        return Camera(K, self.dist, (w, h), self.source)
+
+
+def _has_bool(v) -> bool:
+    if isinstance(v, bool):
+        return True
+    if isinstance(v, list):
+        return any(_has_bool(x) for x in v)
+    return False
+
+
+def _focal_from_homography(H: np.ndarray, cx: float, cy: float) -> float | None:
+    """Least-squares ``f`` from Zhang's constraints ``h1' w h2 = 0`` and
+    ``h1' w h1 = h2' w h2`` with ``w = diag(1/f^2, 1/f^2, 1)`` after moving the
+    principal point to the origin; None when ``1/f^2`` comes out non-positive."""
+    T = np.array([[1, 0, -cx], [0, 1, -cy], [0, 0, 1]], np.float64)
+    Hc = T @ H
+    Hc = Hc / np.linalg.norm(Hc)
+    (h11, h12), (h21, h22), (h31, h32) = Hc[0, :2], Hc[1, :2], Hc[2, :2]
+    a = np.array([h11 * h12 + h21 * h22, h11 ** 2 + h21 ** 2 - h12 ** 2 - h22 ** 2])
+    b = np.array([h31 * h32, h31 ** 2 - h32 ** 2])
+    den = float(a @ a)
+    if den <= 0:
+        return None
+    inv_f2 = -float(a @ b) / den
+    if not inv_f2 > 0:
+        return None
+    return 1.0 / math.sqrt(inv_f2)
+
+
+def homography_tilt_deg(H: np.ndarray, f: float, cx: float, cy: float) -> float:
+    """Angle (degrees) between the optical axis and a plane's normal implied by the
+    plane-to-image homography ``H`` (3, 3) for focal length ``f`` and principal
+    point ``(cx, cy)`` px (0 = seen straight on)."""
+    Kinv = np.array([[1 / f, 0, -cx / f], [0, 1 / f, -cy / f], [0, 0, 1]], np.float64)
+    m = Kinv @ H
+    r1 = m[:, 0] / np.linalg.norm(m[:, 0])
+    r2 = m[:, 1] / np.linalg.norm(m[:, 1])
+    r3 = np.cross(r1, r2)
+    n = np.linalg.norm(r3)
+    if n == 0:
+        return 90.0
+    return math.degrees(math.acos(min(1.0, abs(r3[2]) / n)))
+
+
+@dataclass(frozen=True, eq=False)
+class MatPose:
+    """Where the mat lies in front of the camera.
+
+    Attributes:
+        rvec: ``(3,) float64`` Rodrigues rotation, mat frame -> camera frame.
+        tvec: ``(3,) float64`` translation in mm (mat origin in camera coordinates).
+        camera: the intrinsics used (given, or guessed: see ``camera.source``).
+        reprojection_px: RMS reprojection error of the marker corners used, px.
+        n_markers: number of markers the pose rests on.
+        marker_ids: their ids, ascending.
+        object_points: ``(M, 3) float64`` mm, the marker corners used (Z = 0).
+        image_points: ``(M, 2) float64`` px, where they were detected.
+    """
+
+    rvec: np.ndarray
+    tvec: np.ndarray
+    camera: Camera
+    reprojection_px: float
+    n_markers: int
+    marker_ids: tuple[int, ...] = ()
+    object_points: np.ndarray = field(default_factory=lambda: np.zeros((0, 3)))
+    image_points: np.ndarray = field(default_factory=lambda: np.zeros((0, 2)))
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "rvec", _ro(np.asarray(self.rvec, np.float64).reshape(3)))
+        object.__setattr__(self, "tvec", _ro(np.asarray(self.tvec, np.float64).reshape(3)))
+        object.__setattr__(self, "object_points", _ro(np.asarray(self.object_points, np.float64).reshape(-1, 3)))
+        object.__setattr__(self, "image_points", _ro(np.asarray(self.image_points, np.float64).reshape(-1, 2)))
+
+    @property
+    def rotation(self) -> np.ndarray:
+        """``(3, 3) float64`` rotation matrix of :attr:`rvec`."""
+        return cv2.Rodrigues(self.rvec)[0]
+
+    @property
+    def camera_centre_mm(self) -> np.ndarray:
+        """``(3,) float64`` camera centre in the mat frame (Z < 0: above the mat)."""
+        return -self.rotation.T @ self.tvec
+
+    @property
+    def tilt_deg(self) -> float:
+        """Angle between the optical axis and the mat's normal, degrees (0 = straight down)."""
+        return math.degrees(math.acos(min(1.0, abs(float(self.rotation[2, 2])))))
+
+    def to_json(self) -> dict:
+        """Diagnostic JSON: pose, tilt, camera, error, markers."""
+        return {"rvec": [float(v) for v in self.rvec], "tvec_mm": [float(v) for v in self.tvec],
+                "camera_centre_mm": [round(float(v), 2) for v in self.camera_centre_mm],
+                "tilt_deg": round(self.tilt_deg, 2), "reprojection_px": round(self.reprojection_px, 4),
+                "n_markers": self.n_markers, "marker_ids": list(self.marker_ids),
+                "camera": self.camera.to_json(), "focal_source": self.camera.source}
+
+
+def _correspondences(image: np.ndarray, spec: MatSpec):
+    """Detected markers matched to the spec: list of (id, obj (4,3) mm, img (4,2) px)."""
+    objs = spec.marker_object_points()
+    found = detect_markers_by_dictionary(image, spec)
+    out = []
+    for name, (ids, corners) in found.items():
+        for i, c in zip(ids, corners):
+            out.append((int(i), objs[(name, int(i))], c.astype(np.float64)))
+    return out
+
+
+def _undistort(pts: np.ndarray, cam: Camera | None) -> np.ndarray:
+    if cam is None or not np.any(cam.dist):
+        return pts
+    return cv2.undistortPoints(pts.reshape(-1, 1, 2), cam.K, cam.dist, P=cam.K).reshape(-1, 2)
+
+
+def _reject_outliers(matches, cam: Camera | None, image_size):
+    """Keep the markers consistent with one plane homography (RANSAC), one
+    detection per id."""
+    if len(matches) < 2:
+        return matches
+    obj = np.concatenate([m[1][:, :2] for m in matches])
+    img = _undistort(np.concatenate([m[2] for m in matches]), cam)
+    thr = max(4.0, 0.006 * math.hypot(*image_size))
+    H, mask = cv2.findHomography(obj, img, cv2.RANSAC, thr, maxIters=2000, confidence=0.999)
+    if H is None:
+        return []
+    mask = mask.reshape(-1, 4).all(axis=1)
+    proj = cv2.perspectiveTransform(obj.reshape(-1, 1, 2), H).reshape(-1, 4, 2)
+    resid = np.linalg.norm(proj - img.reshape(-1, 4, 2), axis=2).mean(axis=1)
+    best: dict[int, int] = {}
+    for k, m in enumerate(matches):
+        if mask[k] and (m[0] not in best or resid[k] < resid[best[m[0]]]):
+            best[m[0]] = k
+    return [matches[k] for k in sorted(best.values(), key=lambda k: matches[k][0])]
+
+
+def _solve(obj: np.ndarray, img: np.ndarray, cam: Camera) -> tuple[np.ndarray, np.ndarray, float]:
+    """IPPE (both solutions), keep the camera-above-mat one with the smaller
+    error, refine with Levenberg-Marquardt.  Returns (rvec, tvec, rms px)."""
+    n, rvecs, tvecs, errs = cv2.solvePnPGeneric(obj, img, cam.K, cam.dist, flags=cv2.SOLVEPNP_IPPE)
+    if n == 0:
+        raise MatNotFound("mat markers found but no pose fits them")
+    cands = []
+    for r, t in zip(rvecs, tvecs):
+        R = cv2.Rodrigues(r)[0]
+        centre = -R.T @ t.reshape(3)
+        if t.reshape(3)[2] > 0 and centre[2] < 0:
+            cands.append((r.reshape(3), t.reshape(3)))
+    if not cands:
+        raise MatNotFound("mat markers found but the mat would be seen from below (mirrored image?)")
+    best = None
+    for r, t in cands:
+        # (3, 1) arrays: with 1-D (3,) ones OpenCV 5.0 returns them unrefined
+        r, t = cv2.solvePnPRefineLM(obj, img, cam.K, cam.dist, r.reshape(3, 1).copy(), t.reshape(3, 1).copy(),
+                                    criteria=(cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_COUNT, 100, 1e-10))
+        proj = cv2.projectPoints(obj, r, t, cam.K, cam.dist)[0].reshape(-1, 2)
+        rms = float(np.sqrt(np.mean(np.sum((proj - img) ** 2, axis=1))))
+        if best is None or rms < best[2]:
+            best = (r.reshape(3), t.reshape(3), rms)
+    return best
+
+
+def _fit_focal(obj: np.ndarray, img: np.ndarray, cam: Camera, source: str):
+    """Joint least-squares fit of ``f`` and the pose to one view
+    (``cv2.calibrateCamera`` from ``cam``'s intrinsics, principal point fixed,
+    square pixels, no distortion).  Returns ``(camera, rvec, tvec, rms)``, or
+    None when OpenCV fails, ``f`` moves by more than a factor of 2, or the
+    camera ends up below the mat."""
+    flags = (cv2.CALIB_USE_INTRINSIC_GUESS | cv2.CALIB_FIX_PRINCIPAL_POINT | cv2.CALIB_FIX_ASPECT_RATIO
+             | cv2.CALIB_ZERO_TANGENT_DIST | cv2.CALIB_FIX_K1 | cv2.CALIB_FIX_K2 | cv2.CALIB_FIX_K3)
+    try:
+        rms, K, _, rvecs, tvecs = cv2.calibrateCamera(
+            [obj.astype(np.float32)], [img.astype(np.float32)], cam.image_size, cam.K.copy(), np.zeros(5),
+            flags=flags, criteria=(cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_COUNT, 200, 1e-12))
+    except cv2.error:
+        return None
+    f, f0 = float(K[0, 0]), float(cam.K[0, 0])
+    if not (np.isfinite(f) and 0.5 * f0 < f < 2.0 * f0):
+        return None
+    r, t = np.asarray(rvecs[0], np.float64).reshape(3), np.asarray(tvecs[0], np.float64).reshape(3)
+    if (-cv2.Rodrigues(r)[0].T @ t)[2] >= 0:  # camera centre must be above the mat
+        return None
+    K2 = cam.K.copy()
+    K2[0, 0] = K2[1, 1] = f
+    return Camera(K2, np.zeros(5), cam.image_size, source), r, t, float(rms)
+
+
+def estimate_pose(image_bgr: np.ndarray, spec: MatSpec, camera: Camera | None = None,
+                  min_markers: int = 2) -> MatPose:
+    """Find the mat in an image and the camera's pose relative to it.
+
+    Works from whichever markers are visible (a hand or a stack over some of
+    them is fine) as long as ``min_markers`` consistent ones remain.
+
+    Args:
+        image_bgr: ``(H, W, 3) uint8`` BGR (grey accepted).
+        spec: the printed mat.
+        camera: calibrated intrinsics (rescaled if the image has another
+            resolution with the same aspect ratio), or None to guess them
+            (:meth:`Camera.guess` on the markers' homography, then a joint
+            refinement of focal length and pose).
+        min_markers: fewest consistent markers accepted.
+
+    Returns:
+        The :class:`MatPose`.
+
+    Raises:
+        MatNotFound: fewer than ``min_markers`` consistent markers, an RMS
+            reprojection error above :data:`MAX_REPROJECTION_PX`, or a pose
+            with the camera below the mat.
+        BadInput: not an image, or a camera for another aspect ratio.
+    """
+    gray = as_gray(image_bgr)
+    size = (gray.shape[1], gray.shape[0])
+    cam = camera.scaled_to(size) if camera is not None else None
+    total = len(spec.markers)
+    matches = _correspondences(gray, spec)
+    if not matches:
+        raise MatNotFound(f"no mat markers found in the image (0 of {total})")
+    matches = _reject_outliers(matches, cam, size)
+    if len(matches) < max(1, min_markers):
+        raise MatNotFound(f"only {len(matches)} of {total} mat markers found (need {max(1, min_markers)})")
+    obj = np.concatenate([m[1] for m in matches])
+    img = np.concatenate([m[2] for m in matches])
+    if cam is None:
+        H, _ = cv2.findHomography(obj[:, :2], img, 0)
+        if H is None:
+            raise MatNotFound("mat markers found but no plane fits them")
+        cam = Camera.guess(size, H)
+        if cam.source == "estimated":
+            fit = _fit_focal(obj, img, cam, "estimated")
+            cam = fit[0] if fit is not None else cam
+    rvec, tvec, rms = _solve(obj, img, cam)
+    if not rms <= MAX_REPROJECTION_PX:
+        raise MatNotFound(f"mat markers inconsistent: reprojection error {rms:.1f} px")
+    return MatPose(rvec, tvec, cam, rms, len(matches), tuple(m[0] for m in matches), obj, img)
+
+
+def refine_with_points(pose: MatPose, object_points_mm: np.ndarray, image_points_px: np.ndarray) -> MatPose:
+    """Refine a pose whose focal length was guessed, using extra points off the mat.
+
+    Seen straight down, the mat alone cannot tell the focal length (module
+    docstring), so the heights of stacked tiles project wrongly.  Points at
+    known heights (e.g. the top-face corners of tiles a later stage has
+    located) make it observable: this re-fits ``f`` and the pose to the marker
+    corners plus these points (``cv2.calibrateCamera`` on one view, principal
+    point fixed, square pixels, no distortion).
+
+    Args:
+        pose: from :func:`estimate_pose`; returned unchanged when its camera
+            is calibrated (``camera.source == "calibrated"``).
+        object_points_mm: ``(N, 3)`` mat-frame points (some with Z != 0).
+        image_points_px: ``(N, 2)`` where they are seen.
+
+    Returns:
+        A new :class:`MatPose` with ``camera.source == "fitted"`` and the
+        RMS error over all points; ``pose`` itself if the fit fails or moves
+        ``f`` by more than a factor of 2.
+
+    Raises:
+        BadInput: mismatched or malformed point arrays.
+    """
+    extra_obj = np.asarray(object_points_mm, np.float64)
+    extra_img = np.asarray(image_points_px, np.float64)
+    if extra_obj.ndim != 2 or extra_obj.shape[1] != 3 or extra_img.shape != (len(extra_obj), 2):
+        raise BadInput(f"refine_with_points: expected (N, 3) and (N, 2) points, got {extra_obj.shape} "
+                       f"and {extra_img.shape}")
+    if pose.camera.source == "calibrated" or len(extra_obj) == 0:
+        return pose
+    obj = np.concatenate([pose.object_points, extra_obj])
+    img = np.concatenate([pose.image_points, extra_img])
+    fit = _fit_focal(obj, img, pose.camera, "fitted")
+    if fit is None:
+        return pose
+    fitted, r, t, rms = fit
+    return MatPose(r, t, fitted, rms, pose.n_markers, pose.marker_ids, pose.object_points, pose.image_points)
+
+
+def project_points(points_mm: np.ndarray, pose: MatPose) -> np.ndarray:
+    """Project mat-frame points to the image (``cv2.projectPoints``, with distortion).
+
+    Args:
+        points_mm: ``(N, 3)`` X, Y, Z mm (Z = -height).
+        pose: the mat pose.
+
+    Returns:
+        ``(N, 2) float64`` pixels.
+    """
+    pts = np.asarray(points_mm, np.float64).reshape(-1, 3)
+    if len(pts) == 0:
+        return np.zeros((0, 2), np.float64)
+    out, _ = cv2.projectPoints(pts, pose.rvec, pose.tvec, pose.camera.K, pose.camera.dist)
+    return out.reshape(-1, 2)
+
+
+def project_slot_faces(slots: Iterable, spec: MatSpec, pose: MatPose) -> np.ndarray:
+    """Image quadrilaterals of the slots' top faces, each at its own layer height.
+
+    Args:
+        slots: ``N`` slots ``(x, y, z)``.
+        spec: the mat.
+        pose: the mat pose.
+
+    Returns:
+        ``(N, 4, 2) float32`` pixels: top-left, top-right, bottom-right,
+        bottom-left corners of each face as seen from above (mat orientation,
+        see :func:`vision.mat.slot_face_corners_mm`).
+    """
+    obj = slot_face_corners_mm(slots, spec)
+    return project_points(obj.reshape(-1, 3), pose).reshape(-1, 4, 2).astype(np.float32)
+
+
+def layer_homography(pose: MatPose, height_mm: float = 0.0) -> np.ndarray:
+    """``(3, 3) float64`` homography from mat mm ``(X, Y, 1)`` at ``height_mm``
+    above the mat to undistorted image px: ``K [r1 r2 (t - h r3)]``.  Exact for
+    a camera without distortion; with distortion, apply it to undistorted
+    images (``cv2.undistort``) or use :func:`project_points`."""
+    R = pose.rotation
+    M = np.column_stack([R[:, 0], R[:, 1], pose.tvec - height_mm * R[:, 2]])
+    H = pose.camera.K @ M
+    return H / H[2, 2]
+
+
+def draw_overlay(image_bgr: np.ndarray, spec: MatSpec, pose: MatPose, slots: Iterable = (),
+                 color=(0, 200, 255)) -> np.ndarray:
+    """A copy of the image with the mat's grid (green, at height 0), the
+    marker outlines used (blue) and the given slots' top faces (``color``,
+    at their layer heights) drawn on it.  For checking a setup by eye.
+
+    Returns:
+        ``(H, W, 3) uint8`` BGR.
+    """
+    out = image_bgr.copy() if image_bgr.ndim == 3 else cv2.cvtColor(image_bgr, cv2.COLOR_GRAY2BGR)
+    gx, gy = spec.grid_origin_mm
+    gw, gh = spec.grid_size_mm
+    cols, rows = spec.grid_tiles
+    segs = [((gx + i * spec.tile_mm[0], gy, 0), (gx + i * spec.tile_mm[0], gy + gh, 0)) for i in range(cols + 1)]
+    segs += [((gx, gy + j * spec.tile_mm[1], 0), (gx + gw, gy + j * spec.tile_mm[1], 0)) for j in range(rows + 1)]
+    for a, b in segs:
+        pts = project_points(np.linspace(a, b, 20), pose)
+        cv2.polylines(out, [np.round(pts * 16).astype(np.int32)], False, (0, 200, 0), 1, cv2.LINE_AA, shift=4)
+    objs = spec.marker_object_points()
+    for m in spec.markers:
+        if m.id in pose.marker_ids:
+            q = project_points(objs[(m.dictionary, m.id)], pose)
+            cv2.polylines(out, [np.round(q * 16).astype(np.int32)], True, (255, 80, 0), 2, cv2.LINE_AA, shift=4)
+    for q in project_slot_faces(list(slots), spec, pose):
+        cv2.polylines(out, [np.round(q * 16).astype(np.int32)], True, color, 2, cv2.LINE_AA, shift=4)
+    return out
