@@ -1,0 +1,55 @@
+"""``companion print-tiles``: the tile art of a variant as files.
+
+    companion print-tiles --variant V --out DIR [--px-per-mm P] [--dpi D] [--no-sheets]
+
+Writes one PNG per distinct face and ``tiles.json`` into DIR (CONTRACT.md,
+"Files"), plus printable A4 sheets (``DIR/sheets/<V>-a4-<k>.png`` and one PDF)
+holding all 144 tiles with crop marks, so that a group can print, cut and stick
+them on blank tiles.  Prints one JSON summary line on stdout.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from companion.errors import BadInput
+from companion.tiles import VARIANTS, tileset
+
+
+def register(sub) -> None:
+    """Add the ``print-tiles`` sub-command to the CLI's sub-parser action."""
+    p = sub.add_parser(
+        "print-tiles",
+        help="write a variant's tile faces (PNGs, tiles.json) and printable A4 sheets",
+        description=__doc__.splitlines()[0],
+    )
+    p.add_argument("--variant", required=True, metavar="V", help=f"one of {', '.join(VARIANTS)}")
+    p.add_argument("--out", required=True, type=Path, metavar="DIR", help="output folder (created if missing)")
+    p.add_argument("--px-per-mm", type=float, default=10.0, metavar="P",
+                   help="resolution of the face PNGs, 10..100 px/mm (default 10)")
+    p.add_argument("--dpi", type=int, default=300, metavar="D", help="resolution of the A4 sheets (default 300)")
+    p.add_argument("--no-sheets", action="store_true", help="skip the printable A4 sheets")
+    p.set_defaults(func=_print_tiles)
+
+
+def _print_tiles(args: argparse.Namespace) -> int:
+    from companion.cli import print_json
+    from vision.art import write_sheets, write_tiles
+
+    tileset(args.variant)  # BadInput for an unknown variant, before touching the disk
+    if not 72 <= args.dpi <= 600:
+        raise BadInput(f"--dpi must lie in 72..600, got {args.dpi}")
+    doc = write_tiles(args.variant, args.out, args.px_per_mm, sheets=False)
+    sheets = {"pages": [], "pdf": None} if args.no_sheets else write_sheets(args.variant, args.out, args.dpi)
+    print_json({
+        "variant": args.variant,
+        "out": str(args.out),
+        "tiles_json": str(Path(args.out) / "tiles.json"),
+        "faces": len(doc["tiles"]),
+        "tiles": sum(t["copies"] for t in doc["tiles"]),
+        "px_per_mm": float(args.px_per_mm),
+        "sheets": sheets["pages"],
+        "pdf": sheets["pdf"],
+    })
+    return 0
