@@ -75,10 +75,12 @@ class TileSet:
             raise ValueError(f"duplicate face ids in {self.variant}")
         if sum(f.copies for f in self.faces) != TILES_PER_SET:
             raise ValueError(f"{self.variant} set does not hold {TILES_PER_SET} tiles")
+        # id -> Face, kept on the instance (a frozen dataclass: set once here)
+        object.__setattr__(self, "_by_id", {f.id: f for f in self.faces})
 
     @property
     def by_id(self) -> dict[str, Face]:
-        return _index(self)
+        return self._by_id  # type: ignore[attr-defined]
 
     def face(self, face_id: str) -> Face:
         """The face with that id.
@@ -105,11 +107,6 @@ class TileSet:
         for f in self.faces:
             groups.setdefault(f.match, []).append(f.id)
         return groups
-
-
-@lru_cache(maxsize=None)
-def _index(ts: TileSet) -> dict[str, Face]:
-    return {f.id: f for f in ts.faces}
 
 
 CHINESE_NUMERALS = ("一", "二", "三", "四", "五", "六", "七", "八", "九")

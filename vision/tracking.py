@@ -189,6 +189,7 @@ class TrackerState:
     turn_board: Board | None = None                          # board before the turn's first lift
     penalised: set[int] = field(default_factory=set)         # lifted blocked slots already penalised
     turn_lifted: list[int] = field(default_factory=list)     # every tile lifted since the turn began
+    lift_frame: dict[int, int] = field(default_factory=dict)  # slot -> frame its lift was first seen
     initialised: bool = False
 
 
@@ -254,6 +255,7 @@ class BoardTracker:
             for i in new_lifts:
                 st.lifted.append(i)
                 st.turn_lifted.append(i)
+                st.lift_frame[i] = frame
                 events.extend(self._lift(frame, i))
         if len(st.lifted) >= 2:
             events.extend(self._try_claim(frame))
@@ -331,7 +333,9 @@ class BoardTracker:
         if len(st.lifted) == 2:
             a, b = st.lifted
             v = check_claim(tb, st.faces, self.tileset, slots[a], slots[b])
-            out.append(TrackEvent("claim", frame, v.slots, v.faces, valid=v.valid, reason=v.code,
+            # the pair left the board when the later of the two lifts was seen
+            seen = max(st.lift_frame.get(a, frame), st.lift_frame.get(b, frame))
+            out.append(TrackEvent("claim", seen, v.slots, v.faces, valid=v.valid, reason=v.code,
                                   blocks=tuple(r.to_json() for r in v.blocks if r is not None)))
             if v.valid:
                 self.board.remove(a)

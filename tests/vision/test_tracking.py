@@ -144,6 +144,7 @@ def test_unreturned_invalid_pair_becomes_invalid_claim_needing_referee():
     ev = t.observe(20, obs(absent=[A, D, E]))
     assert types(ev)[:2] == ["claim", "needs-referee"]
     assert ev[0].valid is False and ev[0].reason == "no-match"
+    assert ev[0].frame == 10          # when the pair was first seen off the board
 
 
 def test_hidden_slots_keep_their_state():

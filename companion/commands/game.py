@@ -1,0 +1,474 @@
+"""``companion game ...``: play a game by hand on a ledger (a referee can run a
+whole game from the terminal).
+
+Thin shell: read the ledger, replay the game (:func:`companion.game.replay`),
+ask the engine what a command means (``resolve_*``), append the events it
+returns, print the result.  Every event is checked against a copy of the
+state before it is written; the engine's automatic follow-ups (end-of-game
+record, Zen Archives' reshuffle) are appended after it.
+
+Time: ``--t SECONDS`` gives an event's time; without it the shell reads the
+wall clock (``time.time()``), the only clock read in the game path.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+from companion import game as G
+from companion.errors import BadInput, CompanionError, IllegalMove
+from companion.layouts import Layout, Slot
+from companion.tiles import VARIANTS
+from companion.variants import find_variant
+
+MODES = sorted({m.id for v in VARIANTS for m in find_variant(v).modes})
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("game", help="play a game by hand on a ledger")
+    gsub = p.add_subparsers(dest="game_command", metavar="ACTION")
+    gsub.required = True
+
+    def cmd(name: str, func, help: str, player: bool | str = False, game: bool = True,
+            t: bool = True) -> argparse.ArgumentParser:
+        q = gsub.add_parser(name, help=help)
+        q.add_argument("--ledger", required=True, help="the ledger file (SQLite)")
+        if game:
+            q.add_argument("--game", help="game id (default: the latest game)")
+        if player:
+            q.add_argument("--player", required=player is True, help="the player acting")
+        if t:
+            q.add_argument("--t", type=float, help="event time in seconds (default: the wall clock)")
+        q.add_argument("--json", action="store_true", help="print the game state as JSON")
+        q.set_defaults(func=func)
+        return q
+
+    q = cmd("start", _start, "start a game", game=False)
+    q.add_argument("--game", help="game id (default: game-N)")
+    q.add_argument("--variant", required=True, choices=VARIANTS)
+    q.add_argument("--mode", required=True, help=f"one of: {', '.join(MODES)}")
+    q.add_argument("--players", required=True, help="names in seat order, comma-separated")
+    src = q.add_mutually_exclusive_group(required=True)
+    src.add_argument("--layout", help="built-in name or a .layout/.map/.json path")
+    src.add_argument("--deal", help="a deal JSON file (as printed by 'companion deal --json')")
+    q.add_argument("--map-name", help="map to read from a GNOME .map file holding several")
+    q.add_argument("--seed", type=int, help="deal seed (required with --layout)")
+    q.add_argument("--random", action="store_true", help="a plain random deal, not a solvable one")
+    q.add_argument("--difficulty", help="Mindful: easy, normal, hard or expert (Zen Reshuffles 3/2/1/0)")
+    q.add_argument("--turn-limit", type=int, help="Solo Quest turn limit")
+    q.add_argument("--level", type=int, help="Scholar's Path level")
+    q.add_argument("--target-seconds", type=int, help="Word quill target time")
+    q.add_argument("--countdown-seconds", type=int, help="Word Sprint starting clock")
+    q.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
+                   help="any other mode option (VALUE read as JSON when it parses)")
+
+    q = cmd("claim", _claim, "claim a pair by slots", player=True)
+    q.add_argument("slots", nargs=2, metavar="x,y,z")
+    q.add_argument("--faces", help="faces seen, comma-separated (when the game does not know them)")
+
+    q = cmd("touch", _touch, "a tile was touched (touch is claimed; blocked: penalty)", player=True)
+    q.add_argument("slot", metavar="x,y,z")
+
+    q = cmd("word", _word, "Word Mahjong: submit a word, tiles in spelling order", player=True)
+    q.add_argument("--word", required=True)
+    q.add_argument("slots", nargs="+", metavar="x,y,z")
+    q.add_argument("--faces", help="faces seen, comma-separated")
+
+    cmd("pass", _pass, "end the turn", player=True)
+
+    q = cmd("meld", _meld, "lay a pong or chow from the rack (Hand Builder)", player=True)
+    q.add_argument("--kind", required=True, choices=("pong", "chow"))
+    q.add_argument("--faces", required=True, help="three face ids, comma-separated")
+
+    q = cmd("steal", _steal, "\"Passion Pong!\" / \"Sugar Pong!\": steal the tile just claimed", player=True)
+    q.add_argument("--from", dest="victim", help="the player who claimed it (checked)")
+
+    cmd("declare", _declare, "declare a 14-tile hand (Hand Builder)", player=True)
+    cmd("hint", _hint, "a hint (Mindful: a Zen Focus token; Word: a Wisdom Lantern)", player=True)
+    q = cmd("reshuffle", _reshuffle, "a solvable reshuffle (Mindful Zen Reshuffle; Word Lexicon Fan)",
+            player=True)
+    q.add_argument("--seed", type=int, help="reshuffle seed (default: from the game's seed)")
+    cmd("undo", _undo, "take back the last move (Word: the Ink Eraser)", player="optional")
+
+    q = cmd("correct", _correct, "referee correction of an event (the original stays)")
+    q.add_argument("event_id", type=int)
+    q.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                   help="a data field to replace (VALUE read as JSON when it parses)")
+    q.add_argument("--player", help="new player")
+    q.add_argument("--type", dest="etype", help="new event type (claim, invalid, penalty, touch, pass)")
+    q.add_argument("--slots", nargs="+", metavar="x,y,z", help="new slots")
+    q.add_argument("--faces", help="new faces, comma-separated")
+    q.add_argument("--word", help="new word")
+    q.add_argument("--reason", default="", help="why (kept in the ledger)")
+
+    q = cmd("void", _void, "referee: make an event not count (the original stays)")
+    q.add_argument("event_id", type=int)
+    q.add_argument("--reason", default="", help="why (kept in the ledger)")
+
+    q = cmd("end", _end, "referee: end the game now (abandoned)")
+    q.add_argument("--reason", default="abandoned", choices=("abandoned", "no-moves", "time-up"))
+    cmd("tick", _tick, "Word Sprint: end the game if the countdown has run out by --t")
+    cmd("show", _show, "the game's state", t=False)
+    cmd("ledger", _ledger_cmd, "every event of the game", t=False)
+    q = cmd("export", _export, "export a game's ledger", t=False)
+    q.add_argument("--format", required=True, choices=("csv", "json"))
+    q.add_argument("--out", help="file to write (default: stdout)")
+    q = cmd("campaign", _campaign, "Scholar's Path progress of a player", player=True, game=False, t=False)
+    cmd("games", _games, "list the games in a ledger", game=False, t=False)
+
+
+# --------------------------------------------------------------------------- plumbing
+
+
+class _Session:
+    """One command on one game: the ledger, the game id, the replayed state."""
+
+    def __init__(self, args, need_words: bool = False) -> None:
+        from companion.ledger import Ledger
+        self.args = args
+        self.ledger = Ledger(args.ledger)
+        gid = getattr(args, "game", None) or self.ledger.latest_game_id()
+        if gid is None:
+            self.ledger.close()
+            raise BadInput(f"ledger {args.ledger} holds no game: run 'companion game start' first")
+        self.gid = gid
+        evs = self.ledger.events(gid)
+        if not evs:
+            self.ledger.close()
+            raise BadInput(f"no game {gid!r} in ledger {args.ledger}")
+        self.events = evs
+        self.words = self.index = None
+        start = next((e for e in evs if e.type == "game_started"), None)
+        if need_words and start is not None and start.data.get("variant") == "word":
+            from companion import wordlist
+            self.words, self.index = wordlist.words(), wordlist.index()
+        try:
+            self.state = G.replay(evs, words=self.words)
+        except CompanionError:
+            self.ledger.close()
+            raise
+        self.t = args.t if getattr(args, "t", None) is not None else time.time()
+        self.written: list = []
+
+    def close(self) -> None:
+        self.ledger.close()
+
+    def tick(self) -> None:
+        """End a Word Sprint whose countdown ran out before this command."""
+        self.commit(G.tick(self.state, self.t))
+
+    def commit(self, pendings) -> None:
+        def append(type_, data, ref, t):
+            return self.ledger.append(self.gid, type_, data, ref, t)
+        self.state, written = G.commit(self.state, pendings, append, self.t, self.index)
+        self.written += written
+
+    def finish(self, outcome: G.Outcome | None = None) -> int:
+        """Print what was written and the scores; raise the outcome's error."""
+        evs = self.ledger.events(self.gid)
+        st = G.replay(evs, words=self.words)
+        if self.args.json:
+            from companion.cli import print_json
+            print_json(G.state_json(evs, words=self.words))
+        else:
+            for ev in self.written:
+                ent = st.entries.get(ev.id)
+                print(f"#{ev.id} {ev.type}: {ent.text if ent else G.brief(ev)}")
+            print(_summary(st))
+        self.close()
+        if outcome is not None and outcome.error:
+            ids = ", ".join(f"#{e.id}" for e in self.written)
+            raise IllegalMove(outcome.error + (f" (recorded as event {ids})" if ids else ""))
+        return 0
+
+
+def _summary(st: G.GameState) -> str:
+    parts = [f"{p.name} {st.score(p):,}" for p in st.players]
+    line = "scores: " + " | ".join(parts)
+    if st.ended:
+        win = st.winners()
+        line += f"; game over ({st.end_reason})" + (f", winner: {', '.join(win)}" if win else "")
+        if st.result.get("stars"):
+            line += f", {st.result['stars']} star(s)"
+        if "quills" in st.result:
+            line += f", {st.result['quills']} quill(s)"
+    else:
+        line += f"; turn: {st.whose_turn()}; tiles left {st.board.n_present}; free pairs {len(st.free_pairs())}"
+    return line
+
+
+def _run(args, fn, need_words: bool = False, tick: bool = True) -> int:
+    s = _Session(args, need_words)
+    try:
+        if tick:
+            s.tick()
+        outcome = fn(s)
+        if outcome is not None:
+            s.commit(outcome.events)
+    except BaseException:
+        s.close()
+        raise
+    return s.finish(outcome)
+
+
+def _value(text: str):
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        return text
+
+
+def _kv(items) -> dict:
+    out = {}
+    for item in items:
+        if "=" not in item:
+            raise BadInput(f"bad KEY=VALUE {item!r}")
+        k, v = item.split("=", 1)
+        out[k.strip()] = _value(v)
+    return out
+
+
+def _faces(text: str | None) -> list[str] | None:
+    return None if not text else [f.strip() for f in text.split(",") if f.strip()]
+
+
+# --------------------------------------------------------------------------- start
+
+
+def _read_deal(path: str) -> tuple[str | None, Layout, list[str | None]]:
+    p = Path(path)
+    try:
+        obj = json.loads(p.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise BadInput(f"cannot read deal {path}: {exc.__class__.__name__}") from None
+    except json.JSONDecodeError as exc:
+        raise BadInput(f"{path}: not JSON (line {exc.lineno}: {exc.msg})") from None
+    try:
+        tiles = obj["tiles"]
+        slots = [Slot(*map(int, t["slot"])) for t in tiles]
+        faces = [t.get("face") for t in tiles]
+    except (KeyError, TypeError, ValueError):
+        raise BadInput(f"{path}: a deal needs tiles: [{{slot: [x, y, z], face: id}}, ...]") from None
+    return obj.get("variant"), Layout(str(obj.get("layout") or p.stem), tuple(slots), path), faces
+
+
+def _start(args) -> int:
+    from companion.ledger import Ledger
+    if args.deal:
+        variant, layout, faces = _read_deal(args.deal)
+        if variant is not None and variant != args.variant:
+            raise BadInput(f"deal {args.deal} is for {variant}, not {args.variant}")
+        seed = args.seed
+    else:
+        if args.seed is None:
+            raise BadInput("--seed is required with --layout")
+        from companion.layout_files import load_layout
+        from companion import deals
+        layout = load_layout(args.layout, args.map_name)
+        deal = (deals.random_deal if args.random else deals.solvable_deal)(args.variant, layout, args.seed)
+        faces, seed = list(deal.faces), args.seed
+    opts = _kv(args.option)
+    for key in ("difficulty", "turn_limit", "level", "target_seconds", "countdown_seconds"):
+        if getattr(args, key) is not None:
+            opts[key] = getattr(args, key)
+    players = [n.strip() for n in args.players.split(",")]
+    data = G.start_data(args.variant, args.mode, layout, faces, players, seed, opts)
+    t = args.t if args.t is not None else time.time()
+    with Ledger(args.ledger) as led:
+        gid = args.game or led.new_game_id()
+        if led.events(gid):
+            raise BadInput(f"game {gid!r} already exists in {args.ledger}")
+        ev = led.append(gid, "game_started", data, None, t)
+        evs = led.events(gid)
+    st = G.replay(evs)
+    if args.json:
+        from companion.cli import print_json
+        print_json(G.state_json(evs))
+    else:
+        print(f"#{ev.id} game_started: {gid}: {G._start_text(st)}")
+        print(_summary(st))
+    return 0
+
+
+# --------------------------------------------------------------------------- play
+
+
+def _claim(args) -> int:
+    return _run(args, lambda s: G.resolve_claim(s.state, args.player, args.slots, _faces(args.faces)),
+                need_words=True)
+
+
+def _touch(args) -> int:
+    return _run(args, lambda s: G.resolve_touch(s.state, args.player, args.slot), need_words=True)
+
+
+def _word(args) -> int:
+    def go(s):
+        if s.words is None:
+            raise BadInput("words are played in Word Mahjong only")
+        return G.resolve_word(s.state, args.player, args.slots, args.word, s.words, _faces(args.faces))
+    return _run(args, go, need_words=True)
+
+
+def _pass(args) -> int:
+    return _run(args, lambda s: G.resolve_simple(s.state, "pass", args.player), need_words=True)
+
+
+def _meld(args) -> int:
+    return _run(args, lambda s: G.resolve_simple(s.state, "meld", args.player, kind=args.kind,
+                                                 faces=_faces(args.faces) or []))
+
+
+def _steal(args) -> int:
+    extra = {"from": args.victim} if args.victim else {}
+    return _run(args, lambda s: G.resolve_simple(s.state, "steal", args.player, **extra))
+
+
+def _declare(args) -> int:
+    return _run(args, lambda s: G.resolve_simple(s.state, "declare", args.player))
+
+
+def _hint(args) -> int:
+    return _run(args, lambda s: G.resolve_hint(s.state, args.player, s.index), need_words=True)
+
+
+def _reshuffle(args) -> int:
+    return _run(args, lambda s: G.resolve_reshuffle(s.state, args.player, args.seed), need_words=True)
+
+
+def _undo(args) -> int:
+    return _run(args, lambda s: G.resolve_undo(s.state, args.player), need_words=True, tick=False)
+
+
+def _correct(args) -> int:
+    changes = _kv(args.set)
+    if args.player:
+        changes["player"] = args.player
+    if args.etype:
+        changes["type"] = args.etype
+    if args.slots:
+        changes["slots"] = [list(Slot.parse(x)) for x in args.slots]
+    if args.faces:
+        changes["faces"] = _faces(args.faces)
+    if args.word:
+        changes["word"] = args.word
+    return _run(args, lambda s: G.resolve_correction(s.state, args.event_id, changes, False, args.reason,
+                                                     s.events), need_words=True, tick=False)
+
+
+def _void(args) -> int:
+    return _run(args, lambda s: G.resolve_correction(s.state, args.event_id, None, True, args.reason,
+                                                     s.events), need_words=True, tick=False)
+
+
+def _end(args) -> int:
+    def go(s):
+        if s.state.ended:
+            raise IllegalMove(f"the game has ended ({s.state.end_reason})")
+        pend = G.Pending("game_ended", {"reason": args.reason, "by": "referee"})
+        return G.Outcome((pend,))
+    return _run(args, go, need_words=True, tick=False)
+
+
+def _tick(args) -> int:
+    return _run(args, lambda s: None, need_words=True)
+
+
+# --------------------------------------------------------------------------- views
+
+
+def _show(args) -> int:
+    s = _Session(args, need_words=True)
+    try:
+        obj = G.state_json(s.events, words=s.words)
+    finally:
+        s.close()
+    if args.json:
+        from companion.cli import print_json
+        print_json(obj)
+        return 0
+    print(f"{obj['game_id']}: {obj['variant_title']}, {obj['mode_title']}, layout {obj['layout']}")
+    for p in obj["players"]:
+        extra = f", rack {' '.join(p['rack'])}" if p["rack"] else ""
+        if p["melds"]:
+            extra += ", melds " + "; ".join(f"{m['kind']} {' '.join(m['faces'])}" for m in p["melds"])
+        if p["words"]:
+            extra += f", words {' '.join(p['words'])}"
+        print(f"  {p['name']}: {p['score']:,}{extra}")
+    print(f"tiles left {obj['tiles_left']}/{obj['tiles_total']}, free pairs {obj['free_pairs_left']}, "
+          + (f"game over ({obj['end_reason']}), winner: {obj['winner'] or ', '.join(obj['winners']) or 'none'}"
+             if obj["ended"] else f"turn: {obj['turn']}"))
+    for item in obj["needs_referee"]:
+        print(f"  needs the referee: #{item['id']} {item['reason']}")
+    return 0
+
+
+def _ledger_cmd(args) -> int:
+    s = _Session(args)
+    try:
+        data = s.ledger.export_json(s.gid)
+    finally:
+        s.close()
+    if args.json:
+        from companion.cli import print_json
+        print_json(data["events"])
+        return 0
+    for e in data["events"]:
+        ref = f" ->#{e['ref']}" if e["ref"] is not None else ""
+        t = "" if e["t"] is None else f" t={e['t']:g}"
+        flag = "" if e["status"] == "ok" else f" [{e['status']}]"
+        print(f"#{e['id']} {e['type']}{ref}{t}{flag}: {e['text']}")
+    return 0
+
+
+def _export(args) -> int:
+    s = _Session(args)
+    try:
+        if args.format == "csv":
+            if args.out:
+                with open(args.out, "w", encoding="utf-8", newline="") as f:
+                    s.ledger.export_csv(s.gid, f)
+            else:
+                s.ledger.export_csv(s.gid, sys.stdout)
+        else:
+            text = json.dumps(s.ledger.export_json(s.gid), indent=1)
+            if args.out:
+                Path(args.out).write_text(text + "\n", encoding="utf-8")
+            else:
+                sys.stdout.write(text + "\n")
+    finally:
+        s.close()
+    return 0
+
+
+def _campaign(args) -> int:
+    from companion.ledger import Ledger
+    with Ledger(args.ledger) as led:
+        games = [led.events(g["game_id"]) for g in led.games()]
+    prog = G.campaign_progress(games, args.player)
+    if args.json:
+        from companion.cli import print_json
+        print_json(prog)
+    else:
+        print(f"{prog['player']}: next level {prog['next_level']}, {prog['quills']} quill(s)")
+        for lv in prog["levels"]:
+            print(f"  level {lv['level']} ({lv['layout']}): {lv['quills']} quill(s), best score {lv['score']:,}")
+    return 0
+
+
+def _games(args) -> int:
+    from companion.ledger import Ledger
+    with Ledger(args.ledger) as led:
+        rows = led.games()
+    if args.json:
+        from companion.cli import print_json
+        print_json({"games": rows})
+    else:
+        for g in rows:
+            print(f"{g['game_id']}: {g['variant']} {g['mode']} on {g['layout']}, "
+                  f"players {', '.join(g['players'] or [])}, {g['events']} events")
+    return 0

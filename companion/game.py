@@ -1,0 +1,1733 @@
+"""The game model of all four variants: seats and turns, claims, invalid
+attempts, penalties, racks and melds, steals, declarations, hints, reshuffles,
+undo, referee corrections, end conditions, and a score derived by replaying
+the ledger's events.
+
+Pure: no clock, no file, no database.  Time comes in as each event's ``t``
+(seconds on any clock the caller likes; only differences from the
+``game_started`` event's ``t`` are used).  The ledger (:mod:`companion.ledger`)
+stores the events; this module turns a list of them into a :class:`GameState`.
+
+Rule sources: the four rule books in ../shared/seeds/ (Love and Candy Mahjong
+2.1-2.9, Mindful Mahjong 2.1-2.9, Word Mahjong 2.1-2.8); every reading of an
+unclear rule is written down in docs/RULES.md.  The numbers live in
+:mod:`companion.variants`.
+
+Event log model
+---------------
+
+The log is append-only.  Each event is ``Event(id, game_id, type, data, ref,
+t)``.  Types (``data`` keys in brackets):
+
+* ``game_started`` [variant, mode, layout, slots, faces, players, seed, options]
+  everything replay needs;
+* ``claim`` [player, slots, faces] a pair taken off the board;
+* ``invalid`` [player, slots, faces, code, reason] a non-matching pair (Law 2:
+  the tiles go back, the turn passes) or a pair that breaks "touch is claimed";
+* ``penalty`` [player, slot, block, reason] a blocked tile touched (-100 in
+  Love/Candy even when put back);
+* ``touch`` [player, slot] a free tile touched ("touch is claimed");
+* ``word`` [player, slots, faces, word] Word Mahjong word construction;
+* ``pass`` [player] the player ends the turn;
+* ``meld`` [player, kind, faces] a pong or chow laid from the rack;
+* ``steal`` [player, from, face] "Passion Pong!" / "Sugar Pong!";
+* ``declare`` [player] "Love Mahjong!" / "Candy Mahjong!";
+* ``hint`` [player, pair | word] a Zen Focus token / Wisdom Lantern;
+* ``reshuffle`` [player, faces, seed, source] the new faces of every slot;
+* ``undo`` (ref = the event undone) the event stops counting;
+* ``correction`` (ref = the event corrected) [changes | void, reason];
+* ``needs_referee`` [reason, evidence] the camera referee could not decide;
+* ``game_ended`` [reason, cause] a record of the end (or a forced end).
+
+Undo and corrections never change the events they point at: replay first works
+out the *effective* events (an undone or voided event, and an event whose
+``data.cause`` is such an event, drop out; a correction's ``changes`` are laid
+over its target's data), then applies them in order.  An effective event that
+no longer fits the board is kept, marked ``rejected`` and listed for the
+referee.  Event data may carry ``evidence`` and ``reason`` from the camera
+referee; the engine keeps them opaque.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+import random
+from collections import Counter
+from dataclasses import dataclass, field
+from itertools import combinations_with_replacement
+from typing import Any, Callable, Iterable, Mapping, Sequence
+
+from companion.claims import (BLOCKED, MISSING, NO_MATCH, NOT_IN_LAYOUT, SAME_TILE, UNKNOWN_FACE,
+                              check_claim)
+from companion.errors import BadInput, CompanionError, IllegalMove
+from companion.layouts import Layout, Slot
+from companion.rules import Board
+from companion.tiles import Face, TileSet, tileset
+from companion.variants import (LoveRules, MindfulRules, Mode, Variant, WordRules, find_variant,
+                                solo_stars)
+from companion import words as wordrules
+
+# --------------------------------------------------------------------------- vocabulary
+
+EVENT_TYPES: tuple[str, ...] = (
+    "game_started", "claim", "invalid", "penalty", "touch", "word", "pass", "meld", "steal",
+    "declare", "hint", "reshuffle", "undo", "correction", "needs_referee", "game_ended")
+#: The camera referee may spell the referee item ``needs-referee``; both are read alike.
+NEEDS_REFEREE = ("needs_referee", "needs-referee")
+
+#: Events that change the board, a rack or the turn; refused once the game is over.
+PLAY_TYPES = frozenset({"claim", "invalid", "penalty", "touch", "word", "pass", "meld", "steal",
+                        "declare", "hint", "reshuffle"})
+#: Events the generic undo may take back (the Ink Eraser in Word: claims and words only).
+UNDOABLE = frozenset({"claim", "invalid", "penalty", "touch", "word", "pass", "meld", "steal",
+                      "declare", "hint", "reshuffle"})
+#: Types a referee correction may change into one another (``changes: {"type": ...}``).
+RETYPABLE = frozenset({"claim", "invalid", "penalty", "touch", "pass"})
+#: Events that close the window for a steal.
+_CLOSES_STEAL = frozenset({"claim", "invalid", "penalty", "touch", "word", "pass", "declare",
+                           "reshuffle"})
+
+TEAM = "team"
+MAX_PLAYERS = 4
+LAST_EVENTS = 20
+
+
+@dataclass(frozen=True)
+class Event:
+    """One ledger event (see the module docstring for types).
+
+    Attributes:
+        id: ledger row id, increasing.
+        game_id: the game it belongs to.
+        type: one of :data:`EVENT_TYPES` (other types are kept and ignored).
+        data: JSON-able dict.
+        ref: id of the event this one points at (undo, correction), else None.
+        t: time in seconds on the caller's clock, or None.
+    """
+
+    id: int
+    game_id: str
+    type: str
+    data: dict
+    ref: int | None = None
+    t: float | None = None
+
+    def to_json(self) -> dict:
+        return {"id": self.id, "game_id": self.game_id, "type": self.type, "data": self.data,
+                "ref": self.ref, "t": self.t}
+
+    @classmethod
+    def from_json(cls, obj: Mapping) -> "Event":
+        """Rebuild from :meth:`to_json` (or any mapping with those keys).
+
+        Raises:
+            BadInput: a key is missing or of the wrong type.
+        """
+        try:
+            return cls(int(obj["id"]), str(obj.get("game_id", "")), str(obj["type"]), dict(obj.get("data") or {}),
+                       None if obj.get("ref") is None else int(obj["ref"]),
+                       None if obj.get("t") is None else float(obj["t"]))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise BadInput(f"bad event {obj!r}: {exc}") from None
+
+
+@dataclass(frozen=True)
+class Pending:
+    """An event the engine asks the caller to append (not yet in the ledger)."""
+
+    type: str
+    data: dict
+    ref: int | None = None
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What a command resolved to.
+
+    Attributes:
+        events: events to append, in order (may be empty).
+        error: None when the command was accepted; else one line saying why it
+            was refused (the events, e.g. a penalty, are still to be appended).
+        message: one line for the referee.
+    """
+
+    events: tuple[Pending, ...]
+    error: str | None = None
+    message: str = ""
+
+
+# --------------------------------------------------------------------------- set-up
+
+
+@dataclass(frozen=True)
+class Setup:
+    """Everything a game starts from (the ``game_started`` event's data)."""
+
+    variant: str
+    mode: str
+    layout: Layout
+    faces: tuple[str | None, ...]
+    players: tuple[str, ...]
+    seed: int | None
+    options: dict
+
+    def to_data(self) -> dict:
+        return {"variant": self.variant, "mode": self.mode, "layout": self.layout.name,
+                "slots": [list(s) for s in self.layout.slots], "faces": list(self.faces),
+                "players": list(self.players), "seed": self.seed, "options": self.options}
+
+    @classmethod
+    def from_data(cls, data: Mapping, deal_lookup: Callable | None = None) -> "Setup":
+        """Read a ``game_started`` event's data.
+
+        ``deal_lookup(data)`` is asked for a deal (an object with ``layout``
+        and ``faces``) or a :class:`Layout` when the data lacks ``slots`` or
+        ``faces``.
+
+        Raises:
+            BadInput: missing or inconsistent data.
+        """
+        data = dict(data)
+        if ("slots" not in data or "faces" not in data) and deal_lookup is not None:
+            found = deal_lookup(data)
+            if isinstance(found, Layout):
+                data.setdefault("slots", [list(s) for s in found.slots])
+                data.setdefault("faces", [None] * len(found))
+            elif found is not None:
+                data.setdefault("slots", [list(s) for s in found.layout.slots])
+                data.setdefault("faces", list(found.faces))
+        for key in ("variant", "mode", "slots", "players"):
+            if key not in data:
+                raise BadInput(f"game_started lacks {key!r}")
+        try:
+            slots = tuple(Slot(*map(int, s)) for s in data["slots"])
+        except (TypeError, ValueError):
+            raise BadInput("game_started: slots must be [x, y, z] integer triples") from None
+        layout = Layout(str(data.get("layout") or "layout"), slots, "ledger")
+        faces = data.get("faces") or [None] * len(slots)
+        return new_setup(str(data["variant"]), str(data["mode"]), layout, faces,
+                         list(data["players"]), data.get("seed"), data.get("options") or {})
+
+
+def new_setup(variant: str, mode: str, layout: Layout, faces: Sequence[str | None],
+              players: Sequence[str], seed: int | None = None, options: Mapping | None = None) -> Setup:
+    """Check a game's set-up and fill in the mode's default options.
+
+    Args:
+        variant, mode: ids (:mod:`companion.variants`).
+        layout: the layout played.
+        faces: face id per slot of ``layout`` (None where not known yet).
+        players: names in seat order; the first one starts.
+        seed: the deal's seed, kept for the record.
+        options: mode options (``turn_limit``, ``difficulty``, ``reshuffles``,
+            ``level``, ``target_seconds``, ``countdown_seconds``, ``limits`` ...).
+
+    Raises:
+        BadInput: unknown variant/mode/face, wrong number of players or faces,
+        bad names, an empty or odd layout.
+    """
+    rules = find_variant(variant)
+    m = rules.mode(mode)
+    names = [str(p).strip() for p in players]
+    if not (m.min_players <= len(names) <= m.max_players):
+        span = str(m.min_players) if m.min_players == m.max_players else f"{m.min_players} to {m.max_players}"
+        raise BadInput(f"{m.title} is for {span} player(s), got {len(names)}")
+    for n in names:
+        if not n or "," in n or len(n) > 40:
+            raise BadInput(f"bad player name {n!r}: 1-40 characters, no comma")
+    if len(set(names)) != len(names):
+        raise BadInput(f"player names must differ: {', '.join(names)}")
+    if len(layout) == 0 or len(layout) % 2:
+        raise BadInput(f"layout {layout.name!r} must hold an even, non-zero number of tiles")
+    if len(faces) != len(layout):
+        raise BadInput(f"{len(faces)} faces for {len(layout)} slots")
+    ts = tileset(variant)
+    for f in faces:
+        if f is not None:
+            ts.face(f)
+    opts = rules.default_options(m, len(layout))
+    given = dict(options or {})
+    if rules.name == "mindful" and "difficulty" in given:
+        diff = given["difficulty"]
+        if diff not in MindfulRules.reshuffles_by_difficulty:
+            raise BadInput(f"unknown difficulty {diff!r} (expected one of "
+                           f"{', '.join(MindfulRules.reshuffles_by_difficulty)})")
+        given.setdefault("reshuffles", MindfulRules.reshuffles_by_difficulty[diff])
+    opts.update(given)
+    for key in ("turn_limit", "reshuffles", "level", "target_seconds", "countdown_seconds", "base_points"):
+        if key in opts and (not isinstance(opts[key], int) or isinstance(opts[key], bool) or opts[key] < 0):
+            raise BadInput(f"option {key} must be a whole number >= 0, got {opts[key]!r}")
+    return Setup(variant, mode, layout, tuple(faces), tuple(names),
+                 None if seed is None else int(seed), opts)
+
+
+# --------------------------------------------------------------------------- players
+
+
+@dataclass
+class PlayerState:
+    """One seat.
+
+    Attributes:
+        name, seat: name and 0-based seat (turn order).
+        lines: scored items ``(event id, label, points)``.
+        rack: loose claimed tiles (face ids) in claim order.
+        melds: laid melds ``(kind, faces, scored)``.
+        bonus: bonus (glass) tiles set aside.
+        focus_tokens: Mindful Zen Focus tokens left.
+        hints, reshuffles, undos: boosters used.
+        words: words submitted (Word Mahjong).
+        matches, invalid, penalties: counts.
+    """
+
+    name: str
+    seat: int
+    lines: list[tuple[int | None, str, int]] = field(default_factory=list)
+    rack: list[str] = field(default_factory=list)
+    melds: list[tuple[str, tuple[str, ...]]] = field(default_factory=list)
+    bonus: list[str] = field(default_factory=list)
+    focus_tokens: int = 0
+    hints: int = 0
+    reshuffles: int = 0
+    undos: int = 0
+    words: list[str] = field(default_factory=list)
+    matches: int = 0
+    invalid: int = 0
+    penalties: int = 0
+
+    @property
+    def points(self) -> int:
+        return sum(p for _, _, p in self.lines)
+
+
+@dataclass
+class _Entry:
+    id: int
+    type: str
+    player: str | None
+    ref: int | None
+    text: str
+    data: dict
+    status: str = "ok"
+
+
+# --------------------------------------------------------------------------- state
+
+
+class GameState:
+    """A game in progress, built from its ``game_started`` data and changed by
+    events.
+
+    ``apply(event)`` returns a new state and leaves this one alone;
+    ``apply_event(event)`` changes this one.  Both raise
+    :class:`~companion.errors.IllegalMove` (or BadInput) for an event that
+    breaks the rules, before changing anything.
+    """
+
+    def __init__(self, setup: Setup, game_id: str = "", t0: float | None = None,
+                 words: frozenset[str] | None = None) -> None:
+        self.setup = setup
+        self.game_id = game_id
+        self.rules: Variant = find_variant(setup.variant)
+        self.mode: Mode = self.rules.mode(setup.mode)
+        self.tiles: TileSet = tileset(setup.variant)
+        self.board = Board(setup.layout)
+        self.faces: list[str | None] = list(setup.faces)
+        self.players = [PlayerState(n, i) for i, n in enumerate(setup.players)]
+        if isinstance(self.rules, MindfulRules):
+            for p in self.players:
+                p.focus_tokens = self.rules.focus_tokens
+        self.team_lines: list[tuple[int | None, str, int]] = []
+        self.words = words
+        self.turn: int = 0
+        self.chain = 0                      # valid matches in the current turn
+        self.touched: list[int] = []        # free tiles touched this turn (touch is claimed)
+        self.steal_window: tuple[int, int, str] | None = None   # (claim id, claimer seat, face)
+        self.streaks: dict[Any, tuple[str | None, int]] = {}
+        self.reshuffles = 0
+        self.turns_used = 0
+        self.t0 = t0
+        self.t_last = t0
+        self.ended = False
+        self.end_reason: str | None = None
+        self.end_cause: int | None = None
+        self.end_t: float | None = None
+        self.end_recorded = False
+        self.declarer: int | None = None
+        self.result: dict = {}
+        self.entries: dict[int, _Entry] = {}
+        self.actions: list[int] = []        # effective undoable events, in order
+        self.needs: dict[int, dict] = {}    # open referee items by event id
+        self.last_id = 0
+        self.raw: list[Event] = []          # every event of the game (set by replay)
+        self.status: dict[int, str] = {}    # effective status per event id (set by replay)
+
+    # ------------------------------------------------------------------ basics
+
+    def copy(self) -> "GameState":
+        new = copy.copy(self)
+        new.board = self.board.copy()
+        new.faces = list(self.faces)
+        new.players = copy.deepcopy(self.players)
+        new.team_lines = list(self.team_lines)
+        new.touched = list(self.touched)
+        new.streaks = dict(self.streaks)
+        new.result = copy.deepcopy(self.result)
+        new.entries = dict(self.entries)
+        new.actions = list(self.actions)
+        new.needs = dict(self.needs)
+        return new
+
+    @property
+    def layout(self) -> Layout:
+        return self.setup.layout
+
+    @property
+    def coop(self) -> bool:
+        return self.mode.kind == "coop"
+
+    def player(self, name: str | None) -> PlayerState:
+        """The seat of ``name``.
+
+        Raises:
+            BadInput: no such player in this game.
+        """
+        for p in self.players:
+            if p.name == name:
+                return p
+        raise BadInput(f"unknown player {name!r} (players: {', '.join(p.name for p in self.players)})")
+
+    def whose_turn(self) -> str | None:
+        return None if self.ended else self.players[self.turn].name
+
+    def score(self, p: PlayerState) -> int:
+        """The player's score: tokens held in Love/Candy (10,000 + points), the
+        team's score in Cooperative Garden Restoration, else their points."""
+        if self.coop:
+            return sum(q.points for q in self.players) + sum(x for _, _, x in self.team_lines)
+        return self.rules.start_tokens + p.points
+
+    def scores(self) -> dict[str, int]:
+        return {p.name: self.score(p) for p in self.players}
+
+    def face(self, i: int) -> Face | None:
+        f = self.faces[i]
+        return None if f is None else self.tiles.face(f)
+
+    def slot(self, i: int) -> Slot:
+        return self.layout.slots[i]
+
+    def rel_t(self, t: float | None) -> float | None:
+        if t is None or self.t0 is None:
+            return None
+        return t - self.t0
+
+    # ------------------------------------------------------------------ board questions
+
+    def free_pairs(self) -> list[tuple[int, int]]:
+        """Every free matching pair now (slot indices, layout order); tiles of
+        unknown face are left out."""
+        groups: dict[str, list[int]] = {}
+        for i in self.board.free_indices():
+            f = self.face(i)
+            if f is not None:
+                groups.setdefault(f.match, []).append(i)
+        out = []
+        for idx in groups.values():
+            for a in range(len(idx)):
+                for b in range(a + 1, len(idx)):
+                    out.append((idx[a], idx[b]))
+        out.sort()
+        return out
+
+    def free_faces_known(self) -> bool:
+        return all(self.faces[i] is not None for i in self.board.free_indices())
+
+    def stuck(self) -> bool:
+        """No free matching pair while tiles remain (faces of free tiles known)."""
+        return self.board.n_present > 0 and self.free_faces_known() and not self.free_pairs()
+
+    def reshuffle_allowed(self, p: PlayerState | None = None) -> bool:
+        """Whether a reshuffle may be done now (by ``p``, or by anyone)."""
+        if isinstance(self.rules, MindfulRules):
+            if self.reshuffles >= int(self.setup.options.get("reshuffles", 0)):
+                return False
+            holders = [p] if p is not None else self.players
+            return any(q.focus_tokens > 0 for q in holders)
+        if isinstance(self.rules, WordRules):
+            return self._booster_left(self.players[0] if p is None else p, "reshuffles")
+        return False
+
+    def _booster_left(self, p: PlayerState, kind: str) -> bool:
+        limit = (self.setup.options.get("limits") or {}).get(kind)
+        return limit is None or getattr(p, kind) < limit
+
+    def deadline(self) -> float | None:
+        """Word Sprint: the countdown's end, relative to the start (seconds)."""
+        if self.mode.kind != "timed":
+            return None
+        words = sum(len(p.words) for p in self.players)
+        return float(self.setup.options.get("countdown_seconds", 0)) + self.rules.sprint_word_seconds * words
+
+    # ------------------------------------------------------------------ applying events
+
+    def apply(self, event: Event) -> "GameState":
+        """A new state with ``event`` applied; this one is left as it is.
+
+        Raises:
+            IllegalMove / BadInput: the event breaks the rules here.
+        """
+        new = self.copy()
+        new.apply_event(event)
+        return new
+
+    def apply_event(self, event: Event) -> None:
+        """Apply ``event`` to this state.  Validation happens before any change,
+        except that an action arriving after a Word Sprint countdown ran out
+        first ends the game (time is up) and is then refused.
+
+        Raises:
+            IllegalMove / BadInput: the event breaks the rules here.
+        """
+        e = as_event(event)
+        handler = getattr(self, "_on_" + e.type.replace("-", "_"), None)   # "needs-referee" too
+        if e.type in PLAY_TYPES:
+            if self.ended:
+                raise IllegalMove(f"the game has ended ({self.end_reason})")
+            dl = self.deadline()
+            rt = self.rel_t(e.t)
+            if dl is not None and rt is not None and rt > dl:
+                self._end("time-up", None, self.t0 + dl if self.t0 is not None else e.t)
+                raise IllegalMove(f"time is up: the countdown ran out at {dl:g} s")
+        if e.type == "game_started":
+            raise IllegalMove("a game has only one game_started event")
+        window = self.steal_window
+        text = handler(e) if handler is not None else f"{e.type} (not a game event; kept)"
+        if e.type in _CLOSES_STEAL and self.steal_window is window:
+            self.steal_window = None
+        if e.t is not None:
+            self.t_last = e.t
+        if e.type in UNDOABLE:
+            self.actions.append(e.id)
+        self._log(e, text)
+        self._check_end(e)
+
+    def _log(self, e: Event, text: str, status: str = "ok") -> None:
+        player = e.data.get("player") if isinstance(e.data.get("player"), str) else None
+        self.entries[e.id] = _Entry(e.id, e.type, player, e.ref, text, e.data, status)
+        self.last_id = max(self.last_id, e.id)
+
+    # ---- helpers used by handlers
+
+    def _turn_player(self, e: Event) -> PlayerState:
+        p = self.player(e.data.get("player"))
+        if p.seat != self.turn:
+            raise IllegalMove(f"it is {self.players[self.turn].name}'s turn, not {p.name}'s")
+        return p
+
+    def _slots(self, raw, n: int | None = None) -> list[int]:
+        try:
+            slots = [Slot(*map(int, s)) for s in raw]
+        except (TypeError, ValueError):
+            raise BadInput(f"bad slots {raw!r}: expected [[x, y, z], ...]") from None
+        if n is not None and len(slots) != n:
+            raise BadInput(f"expected {n} slot(s), got {len(slots)}")
+        idx = [self.layout.slot_index(s) for s in slots]
+        if len(set(idx)) != len(idx):
+            raise IllegalMove("the same tile is named twice")
+        return idx
+
+    def _faces_view(self, idx: Sequence[int], given) -> list[str | None]:
+        """Faces with the event's observed faces laid over the known ones."""
+        view = list(self.faces)
+        if given:
+            if len(given) != len(idx):
+                raise BadInput(f"{len(given)} faces for {len(idx)} slots")
+            for i, f in zip(idx, given):
+                if f is not None:
+                    self.tiles.face(f)
+                    view[i] = f
+        return view
+
+    def _add(self, p: PlayerState | None, eid: int, lines: Iterable[tuple[str, int]]) -> list[str]:
+        out = []
+        for label, pts in lines:
+            if p is None:
+                self.team_lines.append((eid, label, pts))
+            else:
+                p.lines.append((eid, label, pts))
+            out.append(f"{pts:+,} {label}")
+        return out
+
+    def _pass_turn(self) -> None:
+        self.turn = (self.turn + 1) % len(self.players)
+        self.chain = 0
+        self.touched = []
+
+    def _streak_key(self, p: PlayerState):
+        return TEAM if self.coop else p.seat
+
+    # ---- handlers: each validates first, then changes the state, then returns its text
+
+    def _on_claim(self, e: Event) -> str:
+        d = e.data
+        p = self._turn_player(e)
+        ia, ib = self._slots(d.get("slots"), 2)
+        view = self._faces_view((ia, ib), d.get("faces"))
+        v = check_claim(self.board, view, self.tiles, self.slot(ia), self.slot(ib))
+        if not v.valid:
+            if v.code == NO_MATCH:      # a referee's claim the rules call an invalid attempt
+                return self._invalid(p, v.reason)
+            raise IllegalMove(v.reason)
+        if self.touched and not set(self.touched) <= {ia, ib}:
+            need = ", ".join(str(self.slot(i)) for i in self.touched)
+            return self._invalid(p, f"touch is claimed: the pair must include {need}")
+        # change
+        self.faces[ia], self.faces[ib] = view[ia], view[ib]
+        self.board.remove(ia)
+        self.board.remove(ib)
+        fa, fb = self.face(ia), self.face(ib)
+        self.touched = []
+        p.matches += 1
+        self.chain += 1
+        if self.mode.kind == "solo":
+            self.turns_used += 1
+        streak = 0
+        if isinstance(self.rules, MindfulRules):
+            key = self._streak_key(p)
+            fam, n = self.streaks.get(key, (None, 0))
+            fam_now = MindfulRules.family(fa)
+            streak = n + 1 if fam == fam_now else 1
+            self.streaks[key] = (fam_now, streak)
+        lines = []
+        if self.rules.scored(self.mode):
+            lines = self.rules.pair_lines(fa, fb, mode=self.mode, chain=self.chain, streak=streak, seat=p.seat)
+        done = self._add(p, e.id, lines)
+        if isinstance(self.rules, LoveRules):
+            if fa.cls == self.rules.bonus_class:
+                p.bonus += [fa.id, fb.id]
+            else:
+                p.rack += [fa.id, fb.id]
+                if self.mode.kind == "hand" and fa.id == fb.id:
+                    self.steal_window = (e.id, p.seat, fa.id)
+        else:
+            p.rack += [fa.id, fb.id]
+        if not self.rules.extra_turn and len(self.players) > 1:
+            self._pass_turn()
+        return (f"{p.name} claimed {fa.name} + {fb.name}"
+                + (": " + ", ".join(done) if done else ""))
+
+    def _invalid(self, p: PlayerState, reason: str) -> str:
+        p.invalid += 1
+        if self.mode.kind == "solo":
+            self.turns_used += 1
+        self.streaks.pop(self._streak_key(p), None)
+        if len(self.players) > 1:
+            self._pass_turn()
+        else:
+            self.chain = 0
+            self.touched = []
+        nxt = f"; turn passes to {self.players[self.turn].name}" if len(self.players) > 1 else ""
+        return f"{p.name}: invalid attempt ({reason}); the tiles go back{nxt}"
+
+    def _on_invalid(self, e: Event) -> str:
+        d = e.data
+        p = self._turn_player(e)
+        if d.get("slots"):
+            self._slots(d["slots"])
+        return self._invalid(p, str(d.get("reason") or "no match"))
+
+    def _on_penalty(self, e: Event) -> str:
+        d = e.data
+        p = self.player(d.get("player"))
+        (i,) = self._slots([d.get("slot")], 1)
+        r = self.board.reason(i)
+        if not r.present:
+            raise IllegalMove(f"penalty for {r.slot}: it holds no tile")
+        if r.free:
+            raise IllegalMove(f"penalty for {r.slot}: that tile is free")
+        p.penalties += 1
+        pts = self.rules.blocked_penalty
+        done = self._add(p, e.id, [("blocked tile touched", pts)]) if pts else []
+        return (f"{p.name} touched blocked tile {r.slot} ({r.describe()})"
+                + (": " + ", ".join(done) if done else ": recorded, no points in this game"))
+
+    def _on_touch(self, e: Event) -> str:
+        p = self._turn_player(e)
+        (i,) = self._slots([e.data.get("slot")], 1)
+        r = self.board.reason(i)
+        if not r.present:
+            raise IllegalMove(f"{r.slot} holds no tile")
+        if not r.free:
+            raise IllegalMove(f"{r.describe()} (a blocked touch is a penalty)")
+        if i not in self.touched:
+            if len(self.touched) >= 2:
+                raise IllegalMove("two tiles are already touched this turn")
+            self.touched.append(i)
+        return f"{p.name} touched {r.slot}: it must be part of the next pair (touch is claimed)"
+
+    def _on_pass(self, e: Event) -> str:
+        p = self._turn_player(e)
+        if len(self.players) > 1:
+            self._pass_turn()
+        else:
+            self.chain = 0
+            self.touched = []
+        return f"{p.name} passes" + (f"; {self.players[self.turn].name} to play" if len(self.players) > 1 else "")
+
+    def _on_word(self, e: Event) -> str:
+        if not isinstance(self.rules, WordRules):
+            raise IllegalMove(f"words are played in Word Mahjong only, not {self.rules.title}")
+        d = e.data
+        p = self._turn_player(e)
+        idx = self._slots(d.get("slots"))
+        view = self._faces_view(idx, d.get("faces"))
+        for i in idx:
+            r = self.board.reason(i)
+            if not r.present:
+                raise IllegalMove(f"{r.slot} holds no tile")
+            if not r.free:
+                raise IllegalMove(r.describe())
+        faces = [view[i] for i in idx]
+        if any(f is None for f in faces):
+            raise BadInput("the face of a tile in the word is not known")
+        word = wordrules.normalize(str(d.get("word", "")))
+        if self.words is not None:
+            wordrules.check_word(word, faces, self.words)
+        else:
+            wordrules.spell(word, faces)
+        for i in idx:
+            self.faces[i] = view[i]
+            self.board.remove(i)
+        self.touched = []
+        p.words.append(word)
+        p.matches += 1
+        lines = []
+        if self.rules.scored(self.mode):
+            lines = self.rules.word_lines(word, [self.tiles.face(f) for f in faces])
+        done = self._add(p, e.id, lines)
+        return f"{p.name} spelled {word}" + (": " + ", ".join(done) if done else "")
+
+    def _hand_mode(self, what: str) -> None:
+        if self.mode.kind != "hand":
+            raise IllegalMove(f"{what} belongs to {self.rules.modes[0].title} only, not {self.mode.title}")
+
+    def _on_meld(self, e: Event) -> str:
+        self._hand_mode("laying melds")
+        d = e.data
+        p = self.player(d.get("player"))
+        kind = d.get("kind")
+        faces = [str(f) for f in d.get("faces") or []]
+        check_meld(self.tiles, kind, faces)
+        have = Counter(p.rack)
+        if any(have[f] < n for f, n in Counter(faces).items()):
+            raise IllegalMove(f"{p.name}'s rack does not hold {', '.join(faces)} loose")
+        for f in faces:
+            p.rack.remove(f)
+        p.melds.append((kind, tuple(faces)))
+        pts = self.rules.meld_points(kind, [self.tiles.face(f) for f in faces], p.seat)
+        done = self._add(p, e.id, [(f"completed {kind}", pts)])
+        return f"{p.name} laid a {kind} of {', '.join(self.tiles.face(f).name for f in faces)}: {', '.join(done)}"
+
+    def _on_steal(self, e: Event) -> str:
+        self._hand_mode("stealing")
+        d = e.data
+        p = self.player(d.get("player"))
+        call = self.rules.steal_call
+        if self.steal_window is None:
+            raise IllegalMove(f"no claim to steal from: {call} must follow an opponent's pair claim at once")
+        _, seat, face = self.steal_window
+        victim = self.players[seat]
+        if d.get("from") not in (None, victim.name):
+            raise IllegalMove(f"the last pair was claimed by {victim.name}, not {d.get('from')}")
+        if p.seat == seat:
+            raise IllegalMove(f"{p.name} cannot steal from their own claim")
+        if Counter(p.rack)[face] < 2:
+            raise IllegalMove(f"{p.name}'s rack holds no exposed pair of {self.tiles.face(face).name}")
+        if face not in victim.rack:
+            raise IllegalMove(f"{victim.name}'s rack no longer holds {self.tiles.face(face).name} loose")
+        victim.rack.remove(face)
+        p.rack.remove(face)
+        p.rack.remove(face)
+        p.melds.append(("pong", (face, face, face)))
+        pts = self.rules.pong_points(self.tiles.face(face), p.seat)
+        done = self._add(p, e.id, [("completed pong (steal)", pts)])
+        self.steal_window = None
+        self.turn = p.seat
+        self.chain = 0
+        self.touched = []
+        return (f"{p.name}: \"{call}\" steals {self.tiles.face(face).name} from {victim.name}: "
+                f"{', '.join(done)}; {p.name} takes the next turn")
+
+    def _on_declare(self, e: Event) -> str:
+        self._hand_mode("declaring a hand")
+        p = self._turn_player(e)
+        hand = find_hand(self, p)
+        if hand is None:
+            raise IllegalMove(f"{p.name}'s rack does not hold 4 melds and a pair (14 tiles)")
+        new_melds, used_declared, pair = hand
+        rules: LoveRules = self.rules  # type: ignore[assignment]
+        lines: list[tuple[str, int]] = []
+        for kind, faces in new_melds:
+            lines.append((f"completed {kind}", rules.meld_points(kind, [self.tiles.face(f) for f in faces], p.seat)))
+        lines.append(("hand completion", rules.win_bonus))
+        all4 = [(k, [self.tiles.face(f) for f in fs]) for k, fs in list(used_declared) + list(new_melds)]
+        pay = rules.hand_payment(all4, self.tiles.face(pair), p.seat)
+        for kind, faces in new_melds:
+            for f in faces:
+                p.rack.remove(f)
+            p.melds.append((kind, tuple(faces)))
+        opponents = [q for q in self.players if q is not p]
+        lines.append((f"hand difficulty payment {pay:,} x {len(opponents)}", pay * len(opponents)))
+        done = self._add(p, e.id, lines)
+        for q in opponents:
+            self._add(q, e.id, [(f"pays {p.name} for the hand", -pay)])
+        self.declarer = p.seat
+        self._end("declared", e.id, e.t)
+        self.result["hand"] = {"player": p.name, "melds": [{"kind": k, "faces": list(fs)} for k, fs in
+                                                           list(used_declared) + list(new_melds)],
+                               "pair": [pair, pair], "payment": pay}
+        return f"{p.name}: \"{rules.mahjong_call}\" {', '.join(done)}"
+
+    def _on_hint(self, e: Event) -> str:
+        p = self.player(e.data.get("player"))
+        if isinstance(self.rules, MindfulRules):
+            if p.focus_tokens <= 0:
+                raise IllegalMove(f"{p.name} has no Zen Focus token left")
+            p.focus_tokens -= 1
+        elif isinstance(self.rules, WordRules):
+            if not self._booster_left(p, "hints"):
+                raise IllegalMove("no Wisdom Lantern left in this game")
+        else:
+            raise IllegalMove(f"{self.rules.title} has no hints")
+        p.hints += 1
+        return f"{p.name} asked for a hint: {describe_hint(self, e.data)}"
+
+    def _on_reshuffle(self, e: Event) -> str:
+        d = e.data
+        p = self.player(d.get("player"))
+        auto = d.get("source") == "auto"
+        if isinstance(self.rules, MindfulRules):
+            if not self.stuck():
+                raise IllegalMove("a Zen Reshuffle is allowed only when no free match is left (Law 4)")
+            allowed = int(self.setup.options.get("reshuffles", 0))
+            if self.reshuffles >= allowed:
+                raise IllegalMove(f"no Zen Reshuffle left ({allowed} at this difficulty)")
+            if p.focus_tokens <= 0:
+                raise IllegalMove(f"{p.name} has no Zen Focus token left")
+        elif isinstance(self.rules, WordRules):
+            if not auto and not self._booster_left(p, "reshuffles"):
+                raise IllegalMove("no Lexicon Fan left in this game")
+            if auto and self.mode.kind != "endless":
+                raise IllegalMove("automatic reshuffles belong to Zen Archives only")
+        else:
+            raise IllegalMove(f"{self.rules.title} has no reshuffle")
+        new = d.get("faces")
+        if not isinstance(new, list) or len(new) != len(self.faces):
+            raise BadInput(f"reshuffle: faces must list one face per slot ({len(self.faces)})")
+        present = self.board.present
+        before = Counter(self.faces[i] for i in range(len(present)) if present[i])
+        after = Counter(new[i] for i in range(len(present)) if present[i])
+        if before != after:
+            raise IllegalMove("reshuffle: the new faces are not the tiles on the board")
+        for i in range(len(present)):
+            if present[i]:
+                self.faces[i] = new[i]
+        self.touched = []
+        if isinstance(self.rules, MindfulRules):
+            p.focus_tokens -= 1
+        if not auto:
+            p.reshuffles += 1
+        self.reshuffles += 1
+        what = "automatic reshuffle" if auto else "reshuffle"
+        return f"{p.name}: {what} of the {self.board.n_present} tiles left"
+
+    def _on_undo(self, e: Event) -> str:
+        # The target dropped out of the effective events already; here the use is counted.
+        name = e.data.get("player")
+        if isinstance(self.rules, WordRules):
+            p = self.player(name) if name else self.players[0]
+            p.undos += 1
+            return f"{p.name} used the Ink Eraser: event #{e.ref} is undone"
+        return f"{name or 'the referee'} undid event #{e.ref}"
+
+    def _on_correction(self, e: Event) -> str:
+        d = e.data
+        why = f" ({d['reason']})" if d.get("reason") else ""
+        if d.get("void"):
+            return f"referee voided event #{e.ref}{why}"
+        keys = ", ".join(f"{k}={v!r}" for k, v in (d.get("changes") or {}).items())
+        return f"referee corrected event #{e.ref}: {keys}{why}"
+
+    def _on_needs_referee(self, e: Event) -> str:
+        d = e.data
+        if not d.get("resolved"):
+            self.needs[e.id] = {"id": e.id, "reason": d.get("reason"), "evidence": d.get("evidence"),
+                                "player": d.get("player"), "rejected": False}
+        return f"needs the referee: {d.get('reason') or 'unclear'}"
+
+    def _on_game_ended(self, e: Event) -> str:
+        d = e.data
+        reason = str(d.get("reason") or "abandoned")
+        if self.ended:
+            self.end_recorded = True
+            return f"game over: {self.end_reason}"
+        if reason == "time-up":
+            dl = self.deadline()
+            rt = self.rel_t(e.t)
+            if dl is None:
+                raise IllegalMove("only Word Sprint has a countdown")
+            if rt is not None and rt < dl:
+                raise IllegalMove(f"the countdown has {dl - rt:g} s left")
+        elif reason in ("no-moves", "stalemate"):
+            if not self.stuck() and not isinstance(self.rules, WordRules):
+                raise IllegalMove("free matching pairs remain")
+            if isinstance(self.rules, WordRules) and self.free_pairs():
+                raise IllegalMove("free matching pairs remain")
+        elif reason != "abandoned":
+            raise IllegalMove(f"the board does not show a game ended by {reason}")
+        self._end(reason, e.id, e.t)
+        self.end_recorded = True
+        return f"game over: {reason}"
+
+    # ------------------------------------------------------------------ end of game
+
+    def _check_end(self, e: Event) -> None:
+        if self.ended:
+            return
+        if self.board.n_present == 0:
+            self._end("cleared", e.id, e.t)
+        elif self.mode.kind == "solo" and self.turns_used >= int(self.setup.options.get("turn_limit", 0) or 0):
+            self._end("turn-limit", e.id, e.t)
+        elif isinstance(self.rules, LoveRules) and self.stuck():
+            self._end("stalemate", e.id, e.t)
+        elif isinstance(self.rules, MindfulRules) and self.stuck() and not self.reshuffle_allowed():
+            self._end("stalemate", e.id, e.t)
+
+    def _end(self, reason: str, cause: int | None, t: float | None) -> None:
+        self.ended = True
+        self.end_reason = reason
+        self.end_cause = cause
+        self.end_t = t if t is not None else self.t_last
+        self.chain = 0
+        self.touched = []
+        self.steal_window = None
+        left = self.board.n_present
+        total = len(self.layout)
+        cleared = left == 0
+        res: dict = {"reason": reason, "tiles_left": left}
+        rules = self.rules
+        if isinstance(rules, MindfulRules):
+            key = cause
+            targets: list[PlayerState | None] = [None] if self.coop else list(self.players)
+            for p in self.players:
+                if p.focus_tokens:
+                    self._add(None if self.coop else p, key,
+                              [(f"unused Zen Focus tokens x{p.focus_tokens}", rules.token_bonus * p.focus_tokens)])
+            for tgt in targets:
+                if cleared and self.reshuffles == 0:
+                    self._add(tgt, key, [("flawless board clear", rules.flawless_bonus)])
+                if not cleared and reason == "stalemate":
+                    self._add(tgt, key, [(f"unmatched tiles x{left}", rules.tile_penalty * left)])
+        elif isinstance(rules, WordRules) and rules.scored(self.mode):
+            p = self.players[0]
+            rt = self.rel_t(self.end_t)
+            secs = int(math.floor(rt)) if rt is not None and rt > 0 else 0
+            boosters = p.hints + p.reshuffles + p.undos
+            if cleared:
+                self._add(p, cause, rules.settlement_lines(
+                    base_points=int(self.setup.options.get("base_points", 0)), focus_seconds=secs,
+                    hints=p.hints, reshuffles=p.reshuffles))
+            res.update(focus_seconds=secs, boosters=boosters, quills=rules.quills(
+                cleared=cleared, focus_seconds=secs, target=int(self.setup.options.get("target_seconds", 0)),
+                boosters=boosters, longest_word=max((len(w) for w in p.words), default=0)))
+        if self.mode.kind == "solo":
+            res["stars"] = solo_stars((total - left) / total, cleared)
+            res["turns_used"] = self.turns_used
+        self.result = res
+
+    def winners(self) -> list[str]:
+        """The winner(s) once the game has ended (several on a tie; ``["team"]``
+        for a cleared cooperative game); empty while it goes on or when nobody
+        wins (a solo game not cleared, a cooperative game not cleared)."""
+        if not self.ended:
+            return []
+        if self.declarer is not None:
+            return [self.players[self.declarer].name]
+        if self.coop:
+            return [TEAM] if self.board.n_present == 0 else []
+        if len(self.players) == 1:
+            return [self.players[0].name] if self.board.n_present == 0 else []
+        sc = self.scores()
+        best = max(sc.values())
+        return [n for n, s in sc.items() if s == best]
+
+
+# --------------------------------------------------------------------------- melds and hands
+
+
+def check_meld(ts: TileSet, kind: str | None, faces: Sequence[str]) -> None:
+    """Check three face ids form a pong (3 identical) or a chow (3 consecutive
+    numbers of one suit).  Love/Candy 2.1 Law 3.
+
+    Raises:
+        BadInput: not three faces, unknown kind or face.  IllegalMove: not a meld.
+    """
+    if kind not in ("pong", "chow"):
+        raise BadInput(f"unknown meld kind {kind!r} (expected pong or chow)")
+    if len(faces) != 3:
+        raise BadInput(f"a meld is 3 tiles, got {len(faces)}")
+    fs = [ts.face(f) for f in faces]
+    if kind == "pong":
+        if len({f.id for f in fs}) != 1 or fs[0].copies < 3:
+            raise IllegalMove(f"not a pong: {', '.join(faces)} are not 3 identical tiles")
+        return
+    if any(f.rank is None for f in fs) or len({f.suit for f in fs}) != 1:
+        raise IllegalMove(f"not a chow: {', '.join(faces)} are not numbered tiles of one suit")
+    ranks = sorted(f.rank for f in fs)
+    if ranks != list(range(ranks[0], ranks[0] + 3)):
+        raise IllegalMove(f"not a chow: {', '.join(faces)} are not 3 consecutive numbers")
+
+
+def find_hand(state: GameState, p: PlayerState):
+    """The best 14-tile hand (4 melds + 1 pair) in ``p``'s rack, or None.
+
+    Laid melds count first (the four worth most); the rest come from loose
+    tiles.  Among several ways, the one paying most wins.
+
+    Returns:
+        ``(new_melds, used_laid_melds, pair_face)``: melds formed from loose
+        tiles as ``(kind, faces)``, the laid melds used, and the pair's face.
+    """
+    rules: LoveRules = state.rules  # type: ignore[assignment]
+    ts = state.tiles
+
+    def value(kind: str, faces: Sequence[str]) -> int:
+        return rules.meld_points(kind, [ts.face(f) for f in faces], p.seat)
+
+    laid = sorted(p.melds, key=lambda m: -value(*m))[:4]
+    need = 4 - len(laid)
+    counts = Counter(p.rack)
+    cands: list[tuple[str, tuple[str, ...]]] = []
+    for f, n in sorted(counts.items()):
+        if n >= 3 and ts.face(f).copies >= 3:
+            cands.append(("pong", (f, f, f)))
+    by_suit: dict[str, dict[int, str]] = {}
+    for f in counts:
+        face = ts.face(f)
+        if face.rank is not None:
+            by_suit.setdefault(face.suit, {})[face.rank] = f
+    for suit, ranks in sorted(by_suit.items()):
+        for r in range(1, 8):
+            if all(r + k in ranks for k in range(3)):
+                cands.append(("chow", tuple(ranks[r + k] for k in range(3))))
+    best = None
+    for combo in combinations_with_replacement(range(len(cands)), need):
+        c = Counter(counts)
+        ok = True
+        for k in combo:
+            for f in cands[k][1]:
+                c[f] -= 1
+                if c[f] < 0:
+                    ok = False
+        if not ok:
+            continue
+        for f in sorted(c):
+            if c[f] >= 2 and ts.face(f).copies >= 2:
+                melds = [cands[k] for k in combo]
+                pay = sum(value(*m) for m in melds + laid) + rules.pair_values[ts.face(f).cls]
+                if best is None or pay > best[0]:
+                    best = (pay, melds, f)
+    if best is None:
+        return None
+    return best[1], laid, best[2]
+
+
+# --------------------------------------------------------------------------- replay
+
+
+def as_event(e) -> Event:
+    """An :class:`Event` from an Event-like object or a mapping."""
+    if isinstance(e, Event):
+        return e
+    if isinstance(e, Mapping):
+        return Event.from_json(e)
+    return Event(int(e.id), str(e.game_id), str(e.type), dict(e.data or {}), e.ref, e.t)
+
+
+def effective_events(events: Iterable) -> tuple[list[Event], dict[int, str]]:
+    """The events that count, in id order, with corrections laid over their
+    targets, and a status per event id: ``"ok"``, ``"voided"`` (undone, voided,
+    or caused by such an event) or ``"corrected"``.
+
+    An undo or a ``void`` correction drops its target; a later void of the undo
+    itself brings the target back (meta events are read newest first).
+    """
+    evs = sorted((as_event(e) for e in events), key=lambda e: e.id)
+    voided: set[int] = set()
+    changes: dict[int, list[Event]] = {}
+    for e in reversed(evs):
+        if e.id in voided or e.ref is None:
+            continue
+        if e.type == "undo" or (e.type == "correction" and e.data.get("void")):
+            voided.add(e.ref)
+        elif e.type == "correction":
+            changes.setdefault(e.ref, []).append(e)
+    status: dict[int, str] = {}
+    out: list[Event] = []
+    for e in evs:
+        cause = e.data.get("cause")
+        if e.id in voided or (isinstance(cause, int) and cause in voided):
+            voided.add(e.id)
+            status[e.id] = "voided"
+            continue
+        fixes = sorted(changes.get(e.id, ()), key=lambda c: c.id)
+        if fixes:
+            data = dict(e.data)
+            etype = e.type
+            for c in fixes:
+                new = dict(c.data.get("changes") or {})
+                if new.get("type") in RETYPABLE and etype in RETYPABLE:
+                    etype = new.pop("type")
+                new.pop("type", None)
+                data.update(new)
+            e = Event(e.id, e.game_id, etype, data, e.ref, e.t)
+            status[e.id] = "corrected"
+        else:
+            status[e.id] = "ok"
+        out.append(e)
+    return out, status
+
+
+def replay(events: Iterable, deal_lookup: Callable | None = None,
+           words: frozenset[str] | None = None) -> GameState:
+    """Derive a game's state from its events (one game's, any order).
+
+    Args:
+        events: the game's events (:class:`Event` or mappings).
+        deal_lookup: see :meth:`Setup.from_data`.
+        words: the Word Mahjong dictionary; when None, word events are checked
+            for spelling only (they were checked against the dictionary when
+            they were recorded).
+
+    Events that do not fit are kept, marked ``rejected`` and listed in
+    ``needs_referee``; replay itself never fails on them.
+
+    Raises:
+        BadInput: no ``game_started`` event, or its data is unusable.
+    """
+    raw = sorted((as_event(e) for e in events), key=lambda e: e.id)
+    eff, status = effective_events(raw)
+    starts = [e for e in eff if e.type == "game_started"]
+    if not starts:
+        raise BadInput("no game_started event for this game")
+    start = starts[0]
+    state = GameState(Setup.from_data(start.data, deal_lookup), start.game_id, start.t, words)
+    state._log(start, _start_text(state))
+    for e in eff:
+        if e.id == start.id:
+            continue
+        try:
+            state.apply_event(e)
+        except CompanionError as exc:
+            state._log(e, f"rejected {e.type}: {exc}", "rejected")
+            state.needs[e.id] = {"id": e.id, "reason": f"{e.type} #{e.id} does not fit the board: {exc}",
+                                 "evidence": e.data.get("evidence"), "player": e.data.get("player"),
+                                 "rejected": True}
+    for e in raw:   # a correction pointing at a referee item resolves it
+        if e.type == "correction" and status.get(e.id) != "voided" and e.ref in state.needs \
+                and not state.needs[e.ref]["rejected"]:
+            state.needs.pop(e.ref)
+    state.raw = raw
+    state.status = status
+    return state
+
+
+def _start_text(state: GameState) -> str:
+    s = state.setup
+    return (f"{state.rules.title}, {state.mode.title}, on {s.layout.name} ({len(s.layout)} tiles) "
+            f"for {', '.join(s.players)}")
+
+
+# --------------------------------------------------------------------------- commands -> events
+
+
+def start_data(variant: str, mode: str, layout: Layout, faces: Sequence[str | None],
+               players: Sequence[str], seed: int | None = None, options: Mapping | None = None) -> dict:
+    """The checked ``game_started`` data for a new game (see :func:`new_setup`).
+
+    Raises:
+        BadInput: as :func:`new_setup`.
+    """
+    return new_setup(variant, mode, layout, faces, players, seed, options).to_data()
+
+
+def _open(state: GameState) -> None:
+    if state.ended:
+        raise IllegalMove(f"the game has ended ({state.end_reason})")
+
+
+def _need_turn(state: GameState, p: PlayerState) -> None:
+    if p.seat != state.turn:
+        raise IllegalMove(f"it is {state.players[state.turn].name}'s turn, not {p.name}'s")
+
+
+def _parse_slots(state: GameState, slots: Sequence) -> list[int]:
+    out = []
+    for s in slots:
+        s = Slot.parse(s) if isinstance(s, str) else Slot(*s)
+        if s not in state.layout.index:
+            raise BadInput(f"slot {s} is not in layout {state.layout.name!r}")
+        out.append(state.layout.index[s])
+    if len(set(out)) != len(out):
+        raise BadInput("the same tile is named twice")
+    return out
+
+
+def _penalty(state: GameState, p: PlayerState, i: int, extra: Mapping | None = None) -> Pending:
+    r = state.board.reason(i)
+    data = {"player": p.name, "slot": list(r.slot), "face": state.faces[i], "block": r.to_json(),
+            "reason": r.describe(), "points": state.rules.blocked_penalty}
+    data.update(extra or {})
+    return Pending("penalty", data)
+
+
+def resolve_claim(state: GameState, player: str, slots: Sequence, faces: Sequence[str] | None = None,
+                  extra: Mapping | None = None) -> Outcome:
+    """Turn "``player`` takes these two tiles" into events.
+
+    * a free matching pair -> ``claim``;
+    * a non-matching pair, or a pair that leaves out a touched tile ->
+      ``invalid`` (Law 2: the tiles go back, the turn passes);
+    * a blocked tile -> one ``penalty`` per blocked tile, and the claim is
+      refused (``Outcome.error``).
+
+    Raises:
+        BadInput: unknown player, slots not in the layout, the same slot twice,
+        unknown faces.  IllegalMove: game over, out of turn, an empty slot.
+    """
+    p = state.player(player)
+    _open(state)
+    if len(slots) != 2:
+        raise BadInput(f"a claim is two tiles, got {len(slots)}")
+    ia, ib = _parse_slots(state, slots)
+    _need_turn(state, p)
+    view = state._faces_view((ia, ib), faces)
+    v = check_claim(state.board, view, state.tiles, state.slot(ia), state.slot(ib))
+    base = {"player": p.name, "slots": [list(state.slot(ia)), list(state.slot(ib))],
+            "faces": [view[ia], view[ib]]}
+    base.update(extra or {})
+    if v.code in (NOT_IN_LAYOUT, SAME_TILE):
+        raise BadInput(v.reason)
+    if v.code == MISSING:
+        raise IllegalMove(v.reason)
+    if v.code == BLOCKED:
+        pens = [_penalty(state, p, state.layout.index[s], extra) for s in v.blocked_slots]
+        pts = state.rules.blocked_penalty
+        cost = f"penalty {pts:+,} each" if pts else "recorded (no points in this game)"
+        return Outcome(tuple(pens), error=f"{v.reason}; blocked tile {cost}")
+    if v.code == UNKNOWN_FACE:
+        raise BadInput(f"{v.reason}: give the faces seen")
+    if state.touched and not set(state.touched) <= {ia, ib}:
+        need = ", ".join(str(state.slot(i)) for i in state.touched)
+        data = dict(base, code="touch-is-claimed", reason=f"touch is claimed: the pair must include {need}")
+        return Outcome((Pending("invalid", data),), message=data["reason"])
+    if v.code == NO_MATCH:
+        data = dict(base, code=NO_MATCH, reason=v.reason)
+        return Outcome((Pending("invalid", data),), message=f"invalid attempt: {v.reason}")
+    return Outcome((Pending("claim", base),), message=v.reason)
+
+
+def resolve_touch(state: GameState, player: str, slot, extra: Mapping | None = None) -> Outcome:
+    """A tile touched: free -> ``touch`` ("touch is claimed"); blocked ->
+    ``penalty`` (Love/Candy 2.7: "attempts to touch or select a tile that is
+    blocked", also when it is put back).  In Mindful Mahjong a second touched
+    tile that does not match the first is an invalid attempt (2.9 "Two-Touch
+    Commitment").
+
+    Raises:
+        BadInput: unknown player or slot.  IllegalMove: game over, empty slot,
+        out of turn (for a free tile).
+    """
+    p = state.player(player)
+    _open(state)
+    (i,) = _parse_slots(state, [slot])
+    r = state.board.reason(i)
+    if not r.present:
+        raise IllegalMove(f"{r.slot} holds no tile")
+    if not r.free:
+        pts = state.rules.blocked_penalty
+        return Outcome((_penalty(state, p, i, extra),),
+                       error=f"{r.describe()}; penalty {pts:+,}" if pts else f"{r.describe()}; recorded")
+    _need_turn(state, p)
+    data = {"player": p.name, "slot": list(r.slot), "face": state.faces[i]}
+    data.update(extra or {})
+    out = [Pending("touch", data)]
+    if isinstance(state.rules, MindfulRules) and state.touched and i not in state.touched:
+        j = state.touched[0]
+        fa, fb = state.face(j), state.face(i)
+        if fa is not None and fb is not None and not fa.matches(fb):
+            reason = f"{fa.name} does not match {fb.name} (two-touch commitment)"
+            out.append(Pending("invalid", {"player": p.name, "slots": [list(state.slot(j)), list(r.slot)],
+                                           "faces": [fa.id, fb.id], "code": NO_MATCH, "reason": reason}))
+    return Outcome(tuple(out))
+
+
+def resolve_word(state: GameState, player: str, slots: Sequence, word: str,
+                 words: frozenset[str] | set[str], faces: Sequence[str] | None = None,
+                 extra: Mapping | None = None) -> Outcome:
+    """A word built from free tiles (Word Mahjong 2.1 Rule 2), tiles in spelling order.
+
+    Raises:
+        BadInput: not Word Mahjong, unknown player or slot, bad word.
+        IllegalMove: game over, out of turn, a tile missing or blocked, fewer
+        than 3 letters, tiles that do not spell it, a word not in the dictionary.
+    """
+    p = state.player(player)
+    if not isinstance(state.rules, WordRules):
+        raise BadInput(f"words are played in Word Mahjong only, not {state.rules.title}")
+    _open(state)
+    idx = _parse_slots(state, slots)
+    _need_turn(state, p)
+    view = state._faces_view(idx, faces)
+    w = wordrules.normalize(word)
+    data = {"player": p.name, "slots": [list(state.slot(i)) for i in idx], "faces": [view[i] for i in idx],
+            "word": w}
+    data.update(extra or {})
+    pend = Pending("word", data)
+    check_pending(state, pend)          # tiles present, free, known, spelling the word
+    wordrules.check_word(w, data["faces"], words)
+    return Outcome((pend,), message=f"{w} is a word")
+
+
+def resolve_simple(state: GameState, etype: str, player: str, **data) -> Outcome:
+    """``pass``, ``meld``, ``steal``, ``declare``: checked by applying them to a
+    copy of the state.
+
+    Raises:
+        BadInput / IllegalMove: as the event's rule says.
+    """
+    p = state.player(player)
+    _open(state)
+    pend = Pending(etype, {"player": p.name, **data})
+    check_pending(state, pend)
+    return Outcome((pend,))
+
+
+def check_pending(state: GameState, pend: Pending, t: float | None = None) -> GameState:
+    """Apply ``pend`` to a copy of ``state`` with a provisional id; returns the copy.
+
+    Raises:
+        BadInput / IllegalMove: the event would be refused.
+    """
+    ev = Event(state.last_id + 1, state.game_id, pend.type, pend.data, pend.ref, t)
+    return state.apply(ev)
+
+
+def first_free_pair(state: GameState) -> tuple[int, int] | None:
+    pairs = state.free_pairs()
+    return pairs[0] if pairs else None
+
+
+def _deal_like(state: GameState):
+    class _D:  # duck-typed deal for the solver: variant, layout, faces
+        pass
+    d = _D()
+    d.variant, d.layout, d.faces = state.setup.variant, state.layout, list(state.faces)
+    return d
+
+
+def solver_hint(state: GameState) -> tuple[int, int] | None:
+    """A free pair that keeps the position winnable (the solver's ``hint``),
+    else any free pair, else None.  Faces of present tiles must be known for
+    the solver; otherwise the first free pair is given."""
+    present = state.board.present
+    if all(state.faces[i] is not None for i in range(len(present)) if present[i]):
+        try:
+            from companion import solver
+            pair = solver.hint(_deal_like(state), list(present))
+            if pair is not None:
+                return tuple(sorted(pair))  # type: ignore[return-value]
+        except ImportError:  # pragma: no cover - the solver ships with the package
+            pass
+    return first_free_pair(state)
+
+
+def resolve_hint(state: GameState, player: str, index=None) -> Outcome:
+    """A hint (Mindful: a Zen Focus token; Word: a Wisdom Lantern): a free pair
+    that keeps the game winnable when the solver finds one, else any free
+    pair, else (Word) a word the free tiles spell.
+
+    Args:
+        index: a :class:`companion.words.WordIndex` for Word Mahjong hints.
+
+    Raises:
+        BadInput: unknown player.  IllegalMove: no hints in this game, none left.
+    """
+    p = state.player(player)
+    _open(state)
+    data: dict = {"player": p.name, "pair": None, "word": None}
+    check_pending(state, Pending("hint", data))     # the rules first, then the solver
+    pair = solver_hint(state)
+    if pair is not None:
+        data["pair"] = [list(state.slot(pair[0])), list(state.slot(pair[1]))]
+    elif isinstance(state.rules, WordRules) and index is not None:
+        free = [(i, state.faces[i]) for i in state.board.free_indices() if state.faces[i] is not None]
+        found = index.find([f for _, f in free], limit=1)
+        if found:
+            idx = wordrules.assign(found[0], free)
+            data["word"] = {"word": found[0], "slots": [list(state.slot(i)) for i in idx]}
+    pend = Pending("hint", data)
+    check_pending(state, pend)
+    return Outcome((pend,), message=describe_hint(state, data))
+
+
+def describe_hint(state: GameState, data: Mapping) -> str:
+    if data.get("pair"):
+        a, b = (Slot(*s) for s in data["pair"])
+        return f"match {a} with {b}"
+    if data.get("word"):
+        w = data["word"]
+        return f"spell {w['word']} with " + " ".join(str(Slot(*s)) for s in w["slots"])
+    return "no move found"
+
+
+def reshuffle_faces(state: GameState, seed: int, tries: int = 200) -> list[str | None]:
+    """New faces for the present tiles, winnable when possible: the deals
+    module's ``solvable_reshuffle(variant, layout, present, faces, seed)`` when
+    it is there; else seeded shuffles (``random.Random(seed + k)``), each
+    checked with :func:`companion.solver.solve`, the first winnable one kept
+    (the last one tried when none of ``tries`` is).  Removed slots keep their
+    old face."""
+    present = list(state.board.present)
+    known = all(state.faces[i] is not None for i in range(len(present)) if present[i])
+    fn = None
+    for modname in ("companion.deals", "companion.solver"):
+        try:
+            mod = __import__(modname, fromlist=["solvable_reshuffle"])
+        except ImportError:
+            continue
+        fn = getattr(mod, "solvable_reshuffle", None)
+        if fn is not None:
+            break
+    if fn is not None and known:
+        res = fn(state.setup.variant, state.layout, present, list(state.faces), seed)
+        new = list(res.faces if hasattr(res, "faces") else res)
+        return [new[i] if present[i] else state.faces[i] for i in range(len(present))]
+    pool = [state.faces[i] for i in range(len(present)) if present[i]]
+    new = list(state.faces)
+    for k in range(max(1, tries)):
+        cand = list(pool)
+        random.Random(seed + k).shuffle(cand)
+        it = iter(cand)
+        new = [next(it) if present[i] else state.faces[i] for i in range(len(present))]
+        if not known:
+            break
+        try:
+            from companion import solver
+        except ImportError:  # pragma: no cover - the solver ships with the package
+            break
+        deal = _deal_like(state)
+        deal.faces = new
+        if solver.solve(deal, present).solvable:
+            break
+    return new
+
+
+def resolve_reshuffle(state: GameState, player: str, seed: int | None = None,
+                      shuffler: Callable[[GameState, int], list] | None = None,
+                      auto: bool = False) -> Outcome:
+    """A reshuffle (Mindful Zen Reshuffle with a Zen Focus token; Word Lexicon
+    Fan; Zen Archives' automatic one when ``auto``).  The new faces go into the
+    event so that replay needs no solver.
+
+    Raises:
+        BadInput: unknown player.  IllegalMove: not allowed now.
+    """
+    p = state.player(player)
+    _open(state)
+    if seed is None:
+        seed = (state.setup.seed or 0) * 1009 + state.reshuffles + 1
+    data = {"player": p.name, "seed": int(seed), "source": "auto" if auto else "player"}
+    # check the rules before running the solver
+    probe = Pending("reshuffle", dict(data, faces=list(state.faces)))
+    check_pending(state, probe)
+    data["faces"] = (shuffler or reshuffle_faces)(state, int(seed))
+    pend = Pending("reshuffle", data)
+    check_pending(state, pend)
+    return Outcome((pend,), message=f"{state.board.n_present} tiles reshuffled")
+
+
+def undo_target(state: GameState) -> int | None:
+    """The event an undo takes back now: the last effective play event (in Word
+    Mahjong the last claim or word: the Ink Eraser, 2.5)."""
+    types = {"claim", "word"} if isinstance(state.rules, WordRules) else UNDOABLE
+    for eid in reversed(state.actions):
+        ent = state.entries.get(eid)
+        if ent is not None and ent.type in types and ent.status == "ok":
+            return eid
+    return None
+
+
+def resolve_undo(state: GameState, player: str | None = None) -> Outcome:
+    """Take back the last play event (an ``undo`` event pointing at it).
+
+    In Word Mahjong it is the Ink Eraser: it counts as a booster and is limited
+    outside Zen Archives.  Elsewhere it is the referee taking a move back.
+
+    Raises:
+        BadInput: unknown player.  IllegalMove: nothing to undo, none left, the
+        game ended by something else.
+    """
+    p = state.player(player) if player else None
+    target = undo_target(state)
+    if target is None:
+        raise IllegalMove("nothing to undo")
+    if state.ended and state.end_cause not in (target,) and not _caused_by(state, target):
+        raise IllegalMove(f"the game has ended ({state.end_reason})")
+    if isinstance(state.rules, WordRules):
+        q = p or state.players[0]
+        if not state._booster_left(q, "undos"):
+            raise IllegalMove("no Ink Eraser left in this game")
+    data = {"player": p.name if p else None}
+    return Outcome((Pending("undo", data, ref=target),),
+                   message=f"event #{target} ({state.entries[target].text}) is undone")
+
+
+def _caused_by(state: GameState, target: int) -> bool:
+    ent = state.entries.get(state.end_cause) if state.end_cause is not None else None
+    return ent is not None and ent.data.get("cause") == target
+
+
+def resolve_correction(state: GameState, target: int, changes: Mapping | None = None,
+                       void: bool = False, reason: str = "", events: Sequence[Event] = ()) -> Outcome:
+    """A referee correction of event ``target``: new data fields laid over it
+    (``changes``), or ``void`` to make it not count.  The original stays in the
+    ledger.
+
+    Raises:
+        BadInput: no such event in this game, nothing to change, the start
+        event voided, or a change of ``player`` to an unknown name.
+    """
+    known = {e.id: e for e in events} if events else {}
+    if target not in known and target not in state.entries:
+        raise BadInput(f"no event #{target} in game {state.game_id!r}")
+    ev = known.get(target)
+    etype = ev.type if ev is not None else state.entries[target].type
+    if void and etype == "game_started":
+        raise BadInput("the game_started event cannot be voided; start a new game instead")
+    if not void and not changes:
+        raise BadInput("a correction needs changes (key=value) or --void")
+    if changes and "player" in changes and changes["player"] is not None:
+        state.player(changes["player"])
+    if changes and "type" in changes and (changes["type"] not in RETYPABLE or etype not in RETYPABLE):
+        raise BadInput(f"a correction can change a {etype} into one of {', '.join(sorted(RETYPABLE))} "
+                       f"only when it is one of them itself")
+    data: dict = {"void": True} if void else {"changes": dict(changes or {})}
+    if reason:
+        data["reason"] = reason
+    return Outcome((Pending("correction", data, ref=target),))
+
+
+def followups(state: GameState, cause: Event, index=None, shuffler=None) -> list[Pending]:
+    """Events the engine adds after ``cause`` was applied: the record of a game
+    end, Zen Archives' automatic reshuffle, and Word Mahjong's "no playable
+    moves" end (these two need the dictionary ``index``).  Each carries
+    ``cause`` so that undoing the cause drops it too."""
+    out: list[Pending] = []
+    if cause.type in ("game_ended", "correction") + NEEDS_REFEREE:
+        return out
+    if not state.ended and isinstance(state.rules, WordRules) and index is not None \
+            and state.board.n_present and state.free_faces_known() and not state.free_pairs():
+        free = [state.faces[i] for i in state.board.free_indices()]
+        if not index.find(free, limit=1):
+            if state.mode.kind == "endless":
+                res = resolve_reshuffle(state, state.players[0].name, auto=True, shuffler=shuffler)
+                pend = res.events[0]
+                out.append(Pending(pend.type, dict(pend.data, cause=cause.id)))
+            elif not state.reshuffle_allowed():
+                out.append(Pending("game_ended", {"reason": "no-moves", "cause": cause.id}))
+    if state.ended and not state.end_recorded and not out:
+        out.append(Pending("game_ended", {"reason": state.end_reason, "cause": cause.id,
+                                          "scores": state.scores(), "winners": state.winners(),
+                                          "result": state.result}))
+    return out
+
+
+def commit(state: GameState, pendings: Iterable[Pending], append: Callable[..., Event],
+           t: float | None = None, index=None, shuffler=None) -> tuple[GameState, list[Event]]:
+    """Write events through ``append`` and return the new state and the events written.
+
+    Each event is checked against the state before it is written; after each
+    one the engine's :func:`followups` are written too (with ``cause``).  The
+    state is rebuilt by :func:`replay` after every event, so undo and
+    corrections take effect at once.
+
+    Args:
+        state: the current state (from :func:`replay`).
+        pendings: events to write, in order.
+        append: ``append(type, data, ref, t) -> Event`` (e.g. a bound
+            :meth:`companion.ledger.Ledger.append` for one game).
+        t: the time of the events.
+        index, shuffler: passed to :func:`followups`.
+
+    Raises:
+        BadInput / IllegalMove: an event would be refused; those before it are
+        already written.
+    """
+    written: list[Event] = []
+    events = list(state.raw)
+    queue = [(p, 0) for p in pendings]
+    while queue:
+        pend, depth = queue.pop(0)
+        check_pending(state, pend, t)
+        ev = append(pend.type, pend.data, pend.ref, t)
+        written.append(ev)
+        events.append(ev)
+        state = replay(events, words=state.words)
+        if depth < 3:
+            queue[0:0] = [(f, depth + 1) for f in followups(state, ev, index, shuffler)]
+    return state, written
+
+
+def tick(state: GameState, t: float | None) -> list[Pending]:
+    """A ``game_ended`` (time-up) event when the Word Sprint countdown has run
+    out by time ``t``, else nothing."""
+    dl = state.deadline()
+    rt = state.rel_t(t)
+    if state.ended or dl is None or rt is None or rt <= dl:
+        return []
+    return [Pending("game_ended", {"reason": "time-up"})]
+
+
+# --------------------------------------------------------------------------- views
+
+
+def state_json(events: Sequence, deal_lookup: Callable | None = None,
+               words: frozenset[str] | None = None, last: int = LAST_EVENTS) -> dict:
+    """The scoreboard's view of one game, from its events.
+
+    Returns a dict with ``game_id``, ``variant``, ``mode``, ``layout``,
+    ``players`` (``name``, ``seat``, ``score``, ``points``, ``tokens`` (Love/Candy:
+    Crystal Harmony / Sugar Crystal tokens held; Mindful: Zen Focus tokens
+    left; Word: None), ``rack``, ``melds``, ``bonus``, ``words``, ``hints``,
+    ``reshuffles``, ``undos``), ``turn``, ``tiles_left``, ``tiles_total``,
+    ``free_pairs_left`` (every free matching pair counted), ``timer`` (Word:
+    elapsed or countdown, else None), ``last_events`` (oldest first: ``id``,
+    ``type``, ``text``, ``player``, ``ref``, ``status``, ``t``, ``evidence``,
+    ``reason``), ``needs_referee``, ``ended``, ``end_reason``, ``winner`` (a
+    name, ``"team"``, or None on a tie or a loss), ``winners``, ``result``
+    (stars, quills ...), ``team`` (cooperative score) and ``options``.
+
+    Raises:
+        BadInput: no ``game_started`` event.
+    """
+    st = replay(events, deal_lookup, words)
+    players = []
+    for p in st.players:
+        if isinstance(st.rules, LoveRules):
+            tokens: int | None = st.score(p)
+        elif isinstance(st.rules, MindfulRules):
+            tokens = p.focus_tokens
+        else:
+            tokens = None
+        players.append({
+            "name": p.name, "seat": p.seat, "score": st.score(p), "points": p.points, "tokens": tokens,
+            "rack": list(p.rack), "melds": [{"kind": k, "faces": list(fs)} for k, fs in p.melds],
+            "bonus": list(p.bonus), "words": list(p.words), "matches": p.matches,
+            "hints": p.hints, "reshuffles": p.reshuffles, "undos": p.undos,
+            "invalid": p.invalid, "penalties": p.penalties,
+            "lines": [{"event": eid, "label": lab, "points": pts} for eid, lab, pts in p.lines]})
+    raw = st.raw
+    status = st.status
+    last_events = []
+    for e in raw[-last:] if last else raw:
+        ent = st.entries.get(e.id)
+        stt = "rejected" if ent is not None and ent.status == "rejected" else status.get(e.id, "ok")
+        text = ent.text if ent is not None else brief(e) + f" ({stt})"
+        item = {"id": e.id, "type": e.type, "text": text, "player": e.data.get("player"),
+                "ref": e.ref, "status": stt, "t": e.t}
+        if "evidence" in e.data:
+            item["evidence"] = e.data["evidence"]
+        if "reason" in e.data:
+            item["reason"] = e.data["reason"]
+        last_events.append(item)
+    winners = st.winners()
+    timer = None
+    if isinstance(st.rules, WordRules) and st.rules.scored(st.mode):
+        now = st.end_t if st.ended else st.t_last
+        el = st.rel_t(now)
+        timer = {"kind": "countdown" if st.mode.kind == "timed" else "elapsed",
+                 "start_t": st.t0, "elapsed": el,
+                 "target_seconds": st.setup.options.get("target_seconds"), "running": not st.ended}
+        dl = st.deadline()
+        if dl is not None:
+            timer["deadline_t"] = None if st.t0 is None else st.t0 + dl
+            timer["remaining"] = None if el is None else max(0.0, dl - el)
+    return {
+        "game_id": st.game_id, "variant": st.setup.variant, "variant_title": st.rules.title,
+        "mode": st.setup.mode, "mode_title": st.mode.title, "layout": st.layout.name,
+        "players": players, "turn": st.whose_turn(), "tiles_left": st.board.n_present,
+        "tiles_total": len(st.layout), "free_pairs_left": len(st.free_pairs()), "timer": timer,
+        "last_events": last_events, "needs_referee": sorted(st.needs.values(), key=lambda x: x["id"]),
+        "stuck": st.stuck(), "ended": st.ended, "end_reason": st.end_reason,
+        "winner": winners[0] if len(winners) == 1 else None, "winners": winners,
+        "result": st.result, "reshuffles": st.reshuffles,
+        "team": {"score": st.score(st.players[0])} if st.coop else None,
+        "options": st.setup.options, "turns_used": st.turns_used,
+    }
+
+
+def brief(e: Event) -> str:
+    """A plain-words line for an event from its data alone (used for events
+    that do not count, e.g. undone ones)."""
+    d = e.data
+    who = d.get("player") or "the referee"
+    slots = " ".join(str(Slot(*s)) for s in d.get("slots") or [] if isinstance(s, (list, tuple)))
+    if e.type == "claim":
+        return f"{who} claimed {slots}"
+    if e.type == "word":
+        return f"{who} spelled {d.get('word')} with {slots}"
+    if e.type == "invalid":
+        return f"{who}: invalid attempt {slots}"
+    if e.type in ("penalty", "touch"):
+        return f"{who} touched {Slot(*d['slot']) if d.get('slot') else '?'}"
+    if e.type == "undo":
+        return f"{who} undid event #{e.ref}"
+    if e.type == "correction":
+        return f"referee correction of event #{e.ref}"
+    if e.type == "game_ended":
+        return f"game over: {d.get('reason')}"
+    return f"{e.type} by {who}"
+
+
+def campaign_progress(games: Iterable[Sequence], player: str) -> dict:
+    """Scholar's Path progress of ``player`` (Word Mahjong 2.6.1: "Ascend
+    through academy ranks"; 2.8 "unlocking the next layout"), saved as the
+    ledger's finished games: per level, the best quills and score, and the
+    next level unlocked (one past the highest level cleared).
+
+    Args:
+        games: each game's events.
+    """
+    levels: dict[int, dict] = {}
+    for evs in games:
+        try:
+            st = replay(evs)
+        except BadInput:
+            continue
+        if st.setup.variant != "word" or st.mode.kind != "campaign" or player not in st.setup.players:
+            continue
+        if not (st.ended and st.end_reason == "cleared"):
+            continue
+        lvl = int(st.setup.options.get("level", 1))
+        score = st.score(st.players[0])
+        q = st.result.get("quills", 0)
+        cur = levels.get(lvl)
+        if cur is None or (q, score) > (cur["quills"], cur["score"]):
+            levels[lvl] = {"level": lvl, "layout": st.layout.name, "quills": q, "score": score,
+                           "game_id": st.game_id}
+    return {"player": player, "levels": [levels[k] for k in sorted(levels)],
+            "next_level": max(levels, default=0) + 1,
+            "quills": sum(v["quills"] for v in levels.values())}

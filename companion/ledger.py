@@ -1,0 +1,310 @@
+"""The Crystal Harmony ledger: an append-only log of game events in SQLite.
+
+One table (``schema.sql``) holds every event of every game; triggers refuse
+UPDATE and DELETE.  The database runs in WAL mode with ``synchronous=FULL``
+(SQLite docs, "Write-Ahead Logging" and "PRAGMA synchronous": a transaction
+is durable once COMMIT returns), and each :meth:`Ledger.append` is one
+``BEGIN IMMEDIATE`` ... ``COMMIT`` transaction, so a crash leaves every
+committed event and never half of one.
+
+Scores are not stored: :func:`companion.game.replay` derives them from the
+events.  Undo and corrections are new events whose ``ref`` points at the one
+they change.  Time comes in as data (``t``): this module never reads a clock.
+
+Style follows the Flask tutorial's ``db.py``: :func:`get_db` opens a
+connection, :func:`init_db` runs ``schema.sql``; callers use :class:`Ledger`
+and never write SQL.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import sqlite3
+import threading
+from importlib import resources
+from pathlib import Path
+from typing import IO, Any
+
+from companion.errors import BadInput
+from companion.game import Event, brief, replay, state_json
+
+__all__ = ["Event", "Ledger", "get_db", "init_db"]
+
+MAX_TYPE_LEN = 40
+
+
+def get_db(path: str | Path) -> sqlite3.Connection:
+    """Open the ledger database at ``path`` (created if absent) in WAL mode with
+    ``synchronous=FULL``, autocommit (explicit transactions), rows as tuples.
+
+    Raises:
+        BadInput: the file cannot be opened or is not an SQLite database.
+    """
+    try:
+        conn = sqlite3.connect(str(path), isolation_level=None, timeout=10.0,
+                               check_same_thread=False)
+    except sqlite3.Error as exc:
+        raise BadInput(f"cannot open ledger {path}: {exc}") from None
+    try:
+        mode = conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
+        conn.execute("PRAGMA synchronous=FULL")
+        conn.execute("PRAGMA foreign_keys=ON")
+        conn.execute("PRAGMA busy_timeout=10000")
+    except sqlite3.Error as exc:
+        conn.close()
+        raise BadInput(f"cannot open ledger {path}: {exc}") from None
+    if str(mode).lower() != "wal" and str(path) != ":memory:":
+        conn.close()
+        raise BadInput(f"ledger {path}: cannot switch to WAL mode (got {mode})")
+    return conn
+
+
+def init_db(conn: sqlite3.Connection) -> None:
+    """Create the table, index and triggers of ``schema.sql`` if missing.
+
+    Raises:
+        BadInput: the database holds something else under those names.
+    """
+    sql = resources.files("companion").joinpath("schema.sql").read_text(encoding="utf-8")
+    try:
+        conn.executescript(sql)
+        cols = [r[1] for r in conn.execute("PRAGMA table_info(events)")]
+    except sqlite3.Error as exc:
+        raise BadInput(f"not a companion ledger: {exc}") from None
+    if cols[:6] != ["id", "game_id", "type", "data", "ref", "t"]:
+        raise BadInput(f"not a companion ledger: table events has columns {cols}")
+
+
+def _row(r: tuple) -> Event:
+    return Event(r[0], r[1], r[2], json.loads(r[3]), r[4], r[5])
+
+
+class Ledger:
+    """An append-only event ledger in one SQLite file.
+
+    Safe to share between threads (one connection behind a lock); open one
+    per process.  Use as a context manager or call :meth:`close`.
+
+    Args:
+        path: the database file (created with its schema if absent).
+
+    Raises:
+        BadInput: the file cannot be opened or is not a ledger.
+    """
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = str(path)
+        self._lock = threading.RLock()
+        self._conn = get_db(self.path)
+        try:
+            init_db(self._conn)
+        except BadInput:
+            self._conn.close()
+            raise
+
+    # ------------------------------------------------------------------ life cycle
+
+    def close(self) -> None:
+        with self._lock:
+            if self._conn is not None:
+                self._conn.close()
+                self._conn = None
+
+    def __enter__(self) -> "Ledger":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    @property
+    def conn(self) -> sqlite3.Connection:
+        if self._conn is None:
+            raise BadInput(f"ledger {self.path} is closed")
+        return self._conn
+
+    # ------------------------------------------------------------------ writing
+
+    def append(self, game_id: str, type: str, data: dict, ref: int | None = None,
+               t: float | None = None) -> Event:
+        """Append one event in its own transaction; returns it with its id.
+
+        Args:
+            game_id: the game (non-empty text).
+            type: event type (see :mod:`companion.game`).
+            data: a JSON-able dict (kept as given; ``evidence`` etc. opaque).
+            ref: id of an earlier event of the same game this one changes.
+            t: the caller's time in seconds, or None.
+
+        Raises:
+            BadInput: bad game id, type, data, time, or a ref that is not an
+            earlier event of the same game.
+        """
+        if not isinstance(game_id, str) or not game_id.strip():
+            raise BadInput(f"bad game id {game_id!r}")
+        if not isinstance(type, str) or not type or len(type) > MAX_TYPE_LEN:
+            raise BadInput(f"bad event type {type!r}")
+        if not isinstance(data, dict):
+            raise BadInput(f"event data must be a JSON object, got {data.__class__.__name__}")
+        try:
+            text = json.dumps(data, allow_nan=False, separators=(",", ":"), sort_keys=True)
+        except (TypeError, ValueError) as exc:
+            raise BadInput(f"event data is not JSON-able: {exc}") from None
+        if t is not None:
+            try:
+                t = float(t)
+            except (TypeError, ValueError):
+                raise BadInput(f"bad time {t!r}") from None
+            if not math.isfinite(t):
+                raise BadInput(f"bad time {t!r}")
+        with self._lock:
+            conn = self.conn
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                if ref is not None:
+                    got = conn.execute("SELECT game_id FROM events WHERE id = ?", (int(ref),)).fetchone()
+                    if got is None or got[0] != game_id:
+                        raise BadInput(f"event #{ref} is not an event of game {game_id!r}")
+                cur = conn.execute("INSERT INTO events (game_id, type, data, ref, t) VALUES (?, ?, ?, ?, ?)",
+                                   (game_id, type, text, None if ref is None else int(ref), t))
+                eid = cur.lastrowid
+                conn.execute("COMMIT")
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+        return Event(eid, game_id, type, json.loads(text), None if ref is None else int(ref), t)
+
+    # ------------------------------------------------------------------ reading
+
+    def events(self, game_id: str | None = None, after_id: int = 0) -> list[Event]:
+        """Events in id order, of one game or all, with ids above ``after_id``."""
+        with self._lock:
+            if game_id is None:
+                rows = self.conn.execute("SELECT id, game_id, type, data, ref, t FROM events "
+                                         "WHERE id > ? ORDER BY id", (int(after_id),)).fetchall()
+            else:
+                rows = self.conn.execute("SELECT id, game_id, type, data, ref, t FROM events "
+                                         "WHERE game_id = ? AND id > ? ORDER BY id",
+                                         (game_id, int(after_id))).fetchall()
+        return [_row(r) for r in rows]
+
+    def event(self, event_id: int) -> Event | None:
+        with self._lock:
+            r = self.conn.execute("SELECT id, game_id, type, data, ref, t FROM events WHERE id = ?",
+                                  (int(event_id),)).fetchone()
+        return None if r is None else _row(r)
+
+    def games(self) -> list[dict]:
+        """One summary per game, oldest first: ``game_id``, ``started`` (event id),
+        ``variant``, ``mode``, ``layout``, ``players``, ``t``, ``events``."""
+        with self._lock:
+            rows = self.conn.execute(
+                "SELECT e.game_id, MIN(e.id), COUNT(*), "
+                "(SELECT s.data FROM events s WHERE s.game_id = e.game_id AND s.type = 'game_started' "
+                " ORDER BY s.id LIMIT 1), "
+                "(SELECT s.t FROM events s WHERE s.game_id = e.game_id AND s.type = 'game_started' "
+                " ORDER BY s.id LIMIT 1) "
+                "FROM events e GROUP BY e.game_id ORDER BY MIN(e.id)").fetchall()
+        out = []
+        for gid, first, n, start, t in rows:
+            d: dict[str, Any] = json.loads(start) if start else {}
+            out.append({"game_id": gid, "started": first, "events": n, "variant": d.get("variant"),
+                        "mode": d.get("mode"), "layout": d.get("layout"), "players": d.get("players"),
+                        "t": t})
+        return out
+
+    def latest_game_id(self) -> str | None:
+        """The game whose ``game_started`` event is the newest, or None."""
+        with self._lock:
+            r = self.conn.execute("SELECT game_id FROM events WHERE type = 'game_started' "
+                                  "ORDER BY id DESC LIMIT 1").fetchone()
+        return None if r is None else r[0]
+
+    def new_game_id(self) -> str:
+        """A game id not used yet: ``game-N``."""
+        with self._lock:
+            used = {r[0] for r in self.conn.execute("SELECT DISTINCT game_id FROM events")}
+        n = len(used) + 1
+        while f"game-{n}" in used:
+            n += 1
+        return f"game-{n}"
+
+    def state(self, game_id: str | None = None, words=None) -> dict:
+        """:func:`companion.game.state_json` of a game (the latest by default).
+
+        Raises:
+            BadInput: no such game.
+        """
+        gid = game_id or self.latest_game_id()
+        evs = self.events(gid) if gid else []
+        if not evs:
+            raise BadInput(f"no game {game_id!r} in ledger {self.path}" if game_id
+                           else f"ledger {self.path} holds no game")
+        return state_json(evs, words=words)
+
+    # ------------------------------------------------------------------ export
+
+    CSV_COLUMNS = ("id", "game_id", "type", "player", "ref", "t", "status", "text", "data")
+
+    def export_csv(self, game_id: str, fileobj: IO[str]) -> int:
+        """Write a game's events as CSV (columns :attr:`CSV_COLUMNS`; ``status``
+        and ``text`` come from replay, ``data`` is the event's JSON); returns
+        the number of rows.
+
+        Raises:
+            BadInput: no such game.
+        """
+        evs = self._game(game_id)
+        st = _try_replay(evs)
+        w = csv.writer(fileobj, lineterminator="\n")
+        w.writerow(self.CSV_COLUMNS)
+        for e in evs:
+            status, text = _status_text(st, e)
+            w.writerow([e.id, e.game_id, e.type, e.data.get("player") or "", "" if e.ref is None else e.ref,
+                        "" if e.t is None else repr(e.t), status, text,
+                        json.dumps(e.data, sort_keys=True, separators=(",", ":"))])
+        return len(evs)
+
+    def export_json(self, game_id: str) -> dict:
+        """A game as one JSON-able dict: ``game_id``, ``events`` (every event,
+        with ``status`` and ``text``) and ``state`` (:func:`state_json` with
+        all events' texts, scores and result; None if the game cannot be
+        replayed).
+
+        Raises:
+            BadInput: no such game.
+        """
+        evs = self._game(game_id)
+        st = _try_replay(evs)
+        rows = []
+        for e in evs:
+            status, text = _status_text(st, e)
+            rows.append(dict(e.to_json(), status=status, text=text))
+        try:
+            state = state_json(evs)
+        except BadInput:
+            state = None
+        return {"game_id": game_id, "events": rows, "state": state}
+
+    def _game(self, game_id: str) -> list[Event]:
+        evs = self.events(game_id)
+        if not evs:
+            raise BadInput(f"no game {game_id!r} in ledger {self.path}")
+        return evs
+
+
+def _try_replay(evs):
+    try:
+        return replay(evs)
+    except BadInput:
+        return None
+
+
+def _status_text(st, e: Event) -> tuple[str, str]:
+    if st is None:
+        return "unknown", e.type
+    ent = st.entries.get(e.id)
+    if ent is not None and ent.status == "rejected":
+        return "rejected", ent.text
+    return st.status.get(e.id, "ok"), ent.text if ent is not None else brief(e)

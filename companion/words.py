@@ -1,0 +1,146 @@
+"""Word construction for Word Mahjong: spelling a word with letter tiles and
+wildcards, dictionary checks, and finding a word among free tiles.
+
+Pure: the dictionary comes in as a set of lower-case words (the I/O shell
+:mod:`companion.wordlist` loads it once).  Sources: Word Mahjong 2.1 Rule 2
+"Word Construction Mode" (three or more free tiles spelling a valid English
+word, submitted together) and Rule 3 "Wildcard Tiles" (a wildcard stands for
+any letter A-Z).
+
+Tiles are face ids of the ``word`` tile set (:mod:`companion.tiles`): the
+letters ``"A"`` ... ``"Z"`` and ``"wild"``.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import AbstractSet, Iterable, Sequence
+
+from companion.errors import BadInput, IllegalMove
+
+WILD = "wild"
+MIN_WORD = 3  # Word Mahjong 2.1 Rule 2: "Word Length >= 3"
+
+
+def normalize(word: str) -> str:
+    """Upper-case ``word`` and check it is letters A-Z only.
+
+    Raises:
+        BadInput: empty or holding anything but the letters A-Z.
+    """
+    w = word.strip().upper()
+    if not w or not all("A" <= c <= "Z" for c in w):
+        raise BadInput(f"bad word {word!r}: letters A-Z only")
+    return w
+
+
+def spell(word: str, faces: Sequence[str]) -> list[str]:
+    """Check that ``faces`` (tile faces in spelling order) spell ``word``.
+
+    Returns:
+        the letter each tile stands for (a wildcard's letter is the word's
+        letter at its place).
+
+    Raises:
+        BadInput: malformed word.  IllegalMove: too short, or a tile's letter
+        differs from the word's letter at that place.
+    """
+    w = normalize(word)
+    if len(w) < MIN_WORD:
+        raise IllegalMove(f"{w} is too short: a word needs {MIN_WORD} or more letters")
+    if len(w) != len(faces):
+        raise IllegalMove(f"{w} has {len(w)} letters but {len(faces)} tiles were given")
+    for i, (c, f) in enumerate(zip(w, faces)):
+        if f != WILD and f != c:
+            raise IllegalMove(f"tile {i + 1} is {f!r}, not {c!r}: the tiles do not spell {w}")
+    return list(w)
+
+
+def in_dictionary(word: str, words: AbstractSet[str]) -> bool:
+    """True when ``word`` (any case) is in ``words`` (a set of lower-case words)."""
+    return word.strip().lower() in words
+
+
+def check_word(word: str, faces: Sequence[str], words: AbstractSet[str]) -> list[str]:
+    """:func:`spell` plus the dictionary check (2.1 Rule 2 "Dictionary Validated").
+
+    Raises:
+        BadInput / IllegalMove: as :func:`spell`; IllegalMove when the word is
+        not in the dictionary.
+    """
+    letters = spell(word, faces)
+    if not in_dictionary(word, words):
+        raise IllegalMove(f"{normalize(word)} is not in the dictionary")
+    return letters
+
+
+@dataclass
+class WordIndex:
+    """A dictionary prepared for "which words can these tiles spell" questions.
+
+    Build it once per dictionary (it filters the words once, lazily).
+
+    Attributes:
+        words: lower-case words; only those of 3+ letters a-z are searched.
+    """
+
+    words: AbstractSet[str]
+    _rows: tuple[str, ...] | None = field(default=None, repr=False)
+
+    def _index(self) -> tuple[str, ...]:
+        if self._rows is None:
+            by_len: dict[int, list[str]] = {}
+            for w in self.words:
+                if len(w) >= MIN_WORD and w.isascii() and w.isalpha() and w.islower():
+                    by_len.setdefault(len(w), []).append(w)
+            rows: list[str] = []
+            for n in sorted(by_len, reverse=True):      # longest first, then a-z
+                rows += sorted(by_len[n])
+            self._rows = tuple(rows)
+        return self._rows
+
+    def find(self, tiles: Iterable[str], limit: int = 1) -> list[str]:
+        """Words (upper case) the tiles can spell, longest first, then A-Z.
+
+        Args:
+            tiles: face ids of the available tiles (letters and ``"wild"``).
+            limit: how many words to return at most.
+        """
+        counts = Counter(tiles)
+        wilds = counts.pop(WILD, 0)
+        have = Counter({k.lower(): v for k, v in counts.items()})
+        drop = str.maketrans("", "", "".join(have))
+        n = sum(have.values()) + wilds
+        found = []
+        for w in self._index():
+            if len(w) > n or len(w.translate(drop)) > wilds:   # letters we lack entirely
+                continue
+            short = sum(max(0, c - have.get(k, 0)) for k, c in Counter(w).items())
+            if short <= wilds:
+                found.append(w.upper())
+                if len(found) >= limit:
+                    break
+        return found
+
+
+def assign(word: str, tiles: Sequence[tuple[int, str]]) -> list[int]:
+    """Pick tiles (``(slot index, face)`` pairs) spelling ``word``, letters
+    first, wildcards for the rest; returns slot indices in spelling order.
+
+    Raises:
+        IllegalMove: the tiles cannot spell the word.
+    """
+    w = normalize(word)
+    pool: dict[str, list[int]] = {}
+    for i, f in tiles:
+        pool.setdefault(f, []).append(i)
+    out = []
+    for c in w:
+        if pool.get(c):
+            out.append(pool[c].pop(0))
+        elif pool.get(WILD):
+            out.append(pool[WILD].pop(0))
+        else:
+            raise IllegalMove(f"the tiles cannot spell {w}")
+    return out

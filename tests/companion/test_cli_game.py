@@ -1,0 +1,218 @@
+"""``companion game ...``: a referee runs whole games from the terminal; bad
+commands exit 2 with one line and lose nothing."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import pytest
+
+from companion.cli import main
+from companion.ledger import Ledger
+
+
+def write_deal(path, variant, faces, layout="row"):
+    tiles = [{"slot": [4 * i, 0, 0], "face": f} for i, f in enumerate(faces)]
+    path.write_text(json.dumps({"variant": variant, "layout": layout, "tiles": tiles}))
+    return str(path)
+
+
+def events(path):
+    with Ledger(path) as led:
+        return led.events()
+
+
+def run(capsys, *argv):
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture
+def love(tmp_path, capsys):
+    faces = ["hearts-5"] * 2 + ["roses-9"] * 2 + ["season-summer"] * 2 + ["emotion-2", "passion-4"]
+    deal = write_deal(tmp_path / "deal.json", "love", faces)
+    led = str(tmp_path / "ledger.db")
+    code, out, err = run(capsys, "game", "start", "--ledger", led, "--variant", "love", "--mode", "sprint",
+                         "--deal", deal, "--players", "Ann,Ben", "--t", 0)
+    assert code == 0 and "game-1" in out and "Affinity Sprint" in out, err
+    return led
+
+
+def test_cli_plays_a_love_sprint_to_the_end(love, capsys):
+    L = ("--ledger", love)
+    code, out, _ = run(capsys, "game", "claim", *L, "--player", "Ann", "0,0,0", "4,0,0", "--t", 1)
+    assert code == 0 and "+100 simple pair" in out and "turn: Ann" in out
+    code, out, _ = run(capsys, "game", "claim", *L, "--player", "Ann", "16,0,0", "20,0,0", "--t", 2)
+    assert code == 0 and "Summer Sun + Summer Sun: +300 season pair, +200 chained extra turn" in out
+    code, out, _ = run(capsys, "game", "claim", *L, "--player", "Ann", "8,0,0", "16,0,0", "--t", 3)
+    assert code == 2 and "holds no tile" in _
+    code, out, _ = run(capsys, "game", "claim", *L, "--player", "Ann", "8,0,0", "24,0,0", "--t", 3)
+    assert code == 0 and "invalid attempt" in out and "turn: Ben" in out
+    code, out, _ = run(capsys, "game", "claim", *L, "--player", "Ben", "8,0,0", "12,0,0", "--t", 4)
+    code, out, _ = run(capsys, "game", "claim", *L, "--player", "Ben", "24,0,0", "28,0,0", "--t", 5)
+    assert code == 0 and "+600 instant bonus pair, +200 chained extra turn" in out
+    assert "game over (cleared), winner: Ben" in out
+    code, out, _ = run(capsys, "game", "show", *L, "--json")
+    st = json.loads(out)
+    assert {p["name"]: p["score"] for p in st["players"]} == {"Ann": 10_600, "Ben": 11_000}
+    assert st["ended"] and st["winner"] == "Ben"
+    code, out, _ = run(capsys, "game", "ledger", *L)
+    assert code == 0 and out.splitlines()[-1].startswith("#7 game_ended t=5")
+
+
+def test_cli_bad_commands(love, capsys, tmp_path):
+    L = ("--ledger", love)
+    before = len(events(love))
+    for argv, msg in [
+        (("claim", *L, "--player", "Zed", "0,0,0", "4,0,0"), "unknown player 'Zed'"),
+        (("claim", *L, "--player", "Ben", "0,0,0", "4,0,0"), "it is Ann's turn, not Ben's"),
+        (("claim", *L, "--player", "Ann", "0,0", "4,0,0"), "bad slot '0,0'"),
+        (("claim", *L, "--player", "Ann", "0,0,0", "5,0,0"), "not in layout"),
+        (("claim", *L, "--player", "Ann", "0,0,0", "0,0,0"), "named twice"),
+        (("steal", *L, "--player", "Ben"), "Hand Builder only, not Affinity Sprint"),
+        (("declare", *L, "--player", "Ann"), "Hand Builder only"),
+        (("hint", *L, "--player", "Ann"), "has no hints"),
+        (("undo", *L), "nothing to undo"),
+        (("correct", *L, "99", "--player", "Ann"), "no event #99"),
+        (("void", *L, "1"), "cannot be voided"),
+        (("word", *L, "--player", "Ann", "--word", "cat", "0,0,0", "4,0,0", "8,0,0"), "Word Mahjong only"),
+        (("show", "--ledger", love, "--game", "nope"), "no game 'nope'"),
+        (("show", "--ledger", str(tmp_path / "empty.db")), "holds no game"),
+    ]:
+        code, out, err = run(capsys, "game", *argv)
+        assert code == 2, argv
+        assert msg in err and len(err.strip().splitlines()) == 1, (argv, err)
+        assert "Traceback" not in err
+    assert len(events(love)) == before
+    with pytest.raises(SystemExit) as exc:
+        main(["game", "claim", "--ledger", love])
+    assert exc.value.code == 2
+
+
+def test_cli_blocked_claim_records_penalty(tmp_path, capsys):
+    deal = tmp_path / "stack.json"
+    deal.write_text(json.dumps({"variant": "love", "layout": "stack", "tiles": [
+        {"slot": [0, 0, 0], "face": "hearts-1"}, {"slot": [0, 0, 1], "face": "hearts-2"},
+        {"slot": [4, 0, 0], "face": "hearts-1"}, {"slot": [8, 0, 0], "face": "hearts-2"}]}))
+    led = str(tmp_path / "l.db")
+    assert run(capsys, "game", "start", "--ledger", led, "--variant", "love", "--mode", "solo-quest",
+               "--deal", deal, "--players", "Ann", "--t", 0)[0] == 0
+    code, out, err = run(capsys, "game", "claim", "--ledger", led, "--player", "Ann", "0,0,0", "4,0,0")
+    assert code == 2 and "0,0,0 is blocked: covered by 0,0,1" in err and "recorded as event #2" in err
+    code, out, err = run(capsys, "game", "touch", "--ledger", led, "--player", "Ann", "0,0,0")
+    assert code == 2 and "#3" in err
+    code, out, _ = run(capsys, "game", "show", "--ledger", led, "--json")
+    st = json.loads(out)
+    assert st["players"][0]["score"] == 9_800 and st["players"][0]["penalties"] == 2
+    assert st["options"]["turn_limit"] == 3
+    # the referee voids one penalty: the score comes back, the event stays
+    code, out, _ = run(capsys, "game", "void", "--ledger", led, "3", "--reason", "put back at once")
+    assert code == 0
+    code, out, _ = run(capsys, "game", "show", "--ledger", led, "--json")
+    assert json.loads(out)["players"][0]["score"] == 9_900
+    assert [e.type for e in events(led)] == ["game_started", "penalty", "penalty", "correction"]
+
+
+def test_cli_corrections_undo_and_exports(love, capsys, tmp_path):
+    L = ("--ledger", love)
+    run(capsys, "game", "claim", *L, "--player", "Ann", "0,0,0", "8,0,0", "--t", 1)     # invalid
+    run(capsys, "game", "claim", *L, "--player", "Ben", "0,0,0", "4,0,0", "--t", 2)     # +100
+    code, out, _ = run(capsys, "game", "correct", *L, "2", "--type", "claim", "--slots", "8,0,0", "12,0,0",
+                       "--faces", "roses-9,roses-9", "--reason", "the camera misread the slots")
+    assert code == 0 and "referee corrected event #2" in out
+    code, out, _ = run(capsys, "game", "show", *L, "--json")
+    st = json.loads(out)
+    # the first attempt is now a valid roses-9 claim by Ann (+200), Ann keeps the turn,
+    # so Ben's claim no longer fits: kept, rejected and listed for the referee
+    assert {p["name"]: p["score"] for p in st["players"]} == {"Ann": 10_200, "Ben": 10_000}
+    assert [n["id"] for n in st["needs_referee"]] == [3]
+    code, out, _ = run(capsys, "game", "void", *L, "3", "--reason", "did not happen")
+    code, out, _ = run(capsys, "game", "undo", *L, "--t", 5)
+    assert code == 0 and "event #2" in out
+    out_csv = tmp_path / "g.csv"
+    assert run(capsys, "game", "export", *L, "--format", "csv", "--out", out_csv)[0] == 0
+    rows = list(csv.DictReader(io.StringIO(out_csv.read_text())))
+    assert [(r["id"], r["type"], r["status"]) for r in rows] == [
+        ("1", "game_started", "ok"), ("2", "invalid", "voided"), ("3", "claim", "voided"),
+        ("4", "correction", "ok"), ("5", "correction", "ok"), ("6", "undo", "ok")]
+    assert json.loads(rows[1]["data"])["slots"] == [[0, 0, 0], [8, 0, 0]]     # original kept
+    code, out, _ = run(capsys, "game", "export", *L, "--format", "json")
+    doc = json.loads(out)
+    assert doc["game_id"] == "game-1" and len(doc["events"]) == 6
+    assert {p["name"]: p["score"] for p in doc["state"]["players"]} == {"Ann": 10_000, "Ben": 10_000}
+    code, out, _ = run(capsys, "game", "games", *L)
+    assert "game-1: love sprint on row" in out
+
+
+def test_cli_word_game_with_the_real_dictionary(tmp_path, capsys):
+    pytest.importorskip("english_words")
+    faces = list("TREE") + list("QUIZ") + ["wild", "wild"]
+    deal = write_deal(tmp_path / "w.json", "word", faces, "words")
+    led = str(tmp_path / "w.db")
+    L = ("--ledger", led)
+    assert run(capsys, "game", "start", *L, "--variant", "word", "--mode", "scholars-path", "--deal", deal,
+               "--players", "Sam", "--t", 100, "--level", 4)[0] == 0
+    code, out, err = run(capsys, "game", "word", *L, "--player", "Sam", "--word", "ETRE",
+                         "8,0,0", "0,0,0", "4,0,0", "12,0,0", "--t", 110)
+    assert code == 2 and "ETRE is not in the dictionary" in err
+    code, out, err = run(capsys, "game", "word", *L, "--player", "Sam", "--word", "tree",
+                         "0,0,0", "4,0,0", "8,0,0", "12,0,0", "--t", 110)
+    assert code == 0 and "Sam spelled TREE: +200 word TREE" in out, err
+    code, out, err = run(capsys, "game", "word", *L, "--player", "Sam", "--word", "quiz",
+                         "16,0,0", "20,0,0", "24,0,0", "28,0,0", "--t", 120)
+    assert code == 0
+    code, out, err = run(capsys, "game", "claim", *L, "--player", "Sam", "32,0,0", "36,0,0", "--t", 130)
+    assert code == 0 and "game over (cleared), winner: Sam, 2 quill(s)" in out
+    code, out, _ = run(capsys, "game", "show", *L, "--json")
+    st = json.loads(out)
+    # base ceil(10/8) = 2 -> 2,000; 2 words -> 400; 30 s -> -300; Pure Scholar 2,500
+    assert st["players"][0]["score"] == 2000 + 400 - 300 + 2500
+    code, out, _ = run(capsys, "game", "campaign", *L, "--player", "Sam", "--json")
+    assert json.loads(out)["next_level"] == 5
+
+
+def test_cli_start_from_a_builtin_layout(tmp_path, capsys):
+    pytest.importorskip("companion.deals", reason="deals module not in this tree yet")
+    pytest.importorskip("companion.layout_files", reason="layout_files module not in this tree yet")
+    led = str(tmp_path / "b.db")
+    code, out, err = run(capsys, "game", "start", "--ledger", led, "--variant", "mindful", "--mode",
+                         "harmony-duels", "--layout", "turtle", "--seed", 5, "--players", "Ann,Ben",
+                         "--difficulty", "easy", "--t", 0, "--json")
+    assert code == 0, err
+    st = json.loads(out)
+    assert st["tiles_left"] == 144 and st["options"]["reshuffles"] == 3 and st["free_pairs_left"] > 0
+    code, out, err = run(capsys, "game", "hint", "--ledger", led, "--player", "Ann", "--t", 1)
+    assert code == 0 and "match" in out
+    code, out, err = run(capsys, "game", "start", "--ledger", led, "--variant", "love", "--mode", "sprint",
+                         "--layout", "turtle", "--players", "Ann")
+    assert code == 2 and "--seed is required" in err
+
+
+def test_cli_hand_builder_meld_and_declare(tmp_path, capsys):
+    faces = (["hearts-1"] * 2 + ["hearts-2"] * 2 + ["hearts-3"] * 2 + ["roses-4"] * 2 + ["roses-5"] * 2
+             + ["roses-6"] * 2 + ["letters-9"] * 2 + ["cupid-bow"] * 2)
+    deal = write_deal(tmp_path / "h.json", "love", faces)
+    led = str(tmp_path / "h.db")
+    L = ("--ledger", led)
+    assert run(capsys, "game", "start", *L, "--variant", "love", "--mode", "hand-builder", "--deal", deal,
+               "--players", "Ann,Ben", "--t", 0)[0] == 0
+    for k in range(7):
+        code, out, err = run(capsys, "game", "claim", *L, "--player", "Ann", f"{8 * k},0,0", f"{8 * k + 4},0,0",
+                             "--t", k + 1)
+        assert code == 0, err
+    code, out, err = run(capsys, "game", "meld", *L, "--player", "Ann", "--kind", "chow",
+                         "--faces", "roses-4,roses-5,roses-6")
+    assert code == 0 and "+300 completed chow" in out, err
+    code, out, err = run(capsys, "game", "declare", *L, "--player", "Ben")
+    assert code == 2 and "Ann's turn" in err
+    code, out, err = run(capsys, "game", "declare", *L, "--player", "Ann", "--t", 9)
+    assert code == 0 and '"Love Mahjong!"' in out and "winner: Ann" in out, err
+    code, out, _ = run(capsys, "game", "show", *L, "--json")
+    st = json.loads(out)
+    pairs = 200 + 300 + 300 + 300 + 300 + 300 + 400
+    assert {p["name"]: p["score"] for p in st["players"]} == {
+        "Ann": 10_000 + pairs + 4 * 300 + 5_000 + 1_400, "Ben": 10_000 - 1_400}
+    assert st["result"]["hand"]["payment"] == 1_400

@@ -1,0 +1,687 @@
+"""The game model: one scripted game per variant and mode, from set-up to its
+end condition, whose replayed ledger equals scores worked out by hand from the
+rule books' tables (../shared/seeds/, section 2.5 and 2.7 of each book, and
+docs/RULES.md for our readings); replay, undo, corrections, referee items and
+bad commands.
+
+Layouts are small and flat (tiles 4 half-units apart: all free) with a few
+two-high stacks where a blocked tile is needed.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from companion import game as G
+from companion.errors import BadInput, IllegalMove
+from companion.layouts import Layout, Slot
+from companion.ledger import Ledger
+from companion.words import WordIndex
+
+
+def free_row(n: int, y: int = 0) -> list[Slot]:
+    """``n`` tiles on layer 0, 4 half-units apart: every one free."""
+    return [Slot(4 * i, y, 0) for i in range(n)]
+
+
+class Table:
+    """A game on a real ledger, driven like the CLI: resolve -> commit."""
+
+    def __init__(self, tmp_path, variant, mode, players, slots, faces, options=None, t=0.0,
+                 words=None, shuffler=None, name="test"):
+        self.ledger = Ledger(tmp_path / f"{name}.db")
+        self.gid = name
+        self.words = words
+        self.index = WordIndex(words) if words is not None else None
+        self.shuffler = shuffler
+        self.slots = list(slots)
+        data = G.start_data(variant, mode, Layout(name, tuple(slots)), faces, players, 7, options)
+        self.ledger.append(self.gid, "game_started", data, None, t)
+
+    def close(self):
+        self.ledger.close()
+
+    @property
+    def events(self):
+        return self.ledger.events(self.gid)
+
+    @property
+    def state(self) -> G.GameState:
+        return G.replay(self.events, words=self.words)
+
+    def json(self) -> dict:
+        return G.state_json(self.events, words=self.words)
+
+    def s(self, i: int) -> Slot:
+        return self.slots[i]
+
+    def run(self, outcome: G.Outcome, t=None):
+        st = self.state
+        st, _ = G.commit(st, G.tick(st, t), self._append, t)
+        if st.ended and outcome is None:
+            return []
+        st, written = G.commit(st, outcome.events, self._append, t, self.index, self.shuffler)
+        return written
+
+    def _append(self, type_, data, ref, t):
+        return self.ledger.append(self.gid, type_, data, ref, t)
+
+    # commands
+    def claim(self, who, a, b, t=None):
+        return self.run(G.resolve_claim(self.state, who, [self.s(a), self.s(b)]), t)
+
+    def touch(self, who, a, t=None):
+        return self.run(G.resolve_touch(self.state, who, self.s(a)), t)
+
+    def word(self, who, word, idx, t=None):
+        return self.run(G.resolve_word(self.state, who, [self.s(i) for i in idx], word, self.words), t)
+
+    def simple(self, etype, who, t=None, **data):
+        return self.run(G.resolve_simple(self.state, etype, who, **data), t)
+
+    def hint(self, who, t=None):
+        return self.run(G.resolve_hint(self.state, who, self.index), t)
+
+    def reshuffle(self, who, t=None):
+        return self.run(G.resolve_reshuffle(self.state, who, shuffler=self.shuffler), t)
+
+    def undo(self, who=None, t=None):
+        return self.run(G.resolve_undo(self.state, who), t)
+
+    def scores(self) -> dict:
+        return {p["name"]: p["score"] for p in self.json()["players"]}
+
+
+@pytest.fixture
+def table_factory(tmp_path):
+    made = []
+
+    def make(*args, **kw):
+        t = Table(tmp_path, *args, **kw)
+        made.append(t)
+        return t
+    yield make
+    for t in made:
+        t.close()
+
+
+def fixed_shuffler(new_faces_by_index):
+    """A reshuffle that puts the given faces in the given slots (for exact scripts)."""
+    def shuffle(state, seed):
+        faces = list(state.faces)
+        for i, f in new_faces_by_index.items():
+            faces[i] = f
+        return faces
+    return shuffle
+
+
+# --------------------------------------------------------------------------- Love Mahjong
+
+
+LOVE_HAND_FACES = (["hearts-1"] * 2 + ["hearts-2"] * 2 + ["hearts-3"] * 2 + ["roses-4"] * 2
+                   + ["roses-5"] * 2 + ["roses-6"] * 2 + ["letters-9"] * 2 + ["letters-5"] * 4
+                   + ["cupid-arrow"] * 2 + ["emotion-1", "passion-3"]
+                   + ["season-spring", "season-summer"] + ["hearts-7"] * 2)
+
+
+def love_hand_slots():
+    # 22 under 23: a stack; 24, 25 keep a pair on the board to the end
+    return free_row(22) + [Slot(88, 0, 0), Slot(88, 0, 1), Slot(120, 0, 0), Slot(124, 0, 0)]
+
+
+def test_love_hand_builder_scripted_game(table_factory):
+    # Love Mahjong 2.5 (pairs: simple 100, terminal 200, cupid 400, glass +600;
+    # melds: chow +300, simple pong +300), 2.7 (+200 chained extra turn, -100
+    # blocked touch, +5,000 hand), 2.6.1 + docs/RULES.md (payment = the four
+    # melds' bonuses + the pair's base value, from each opponent).
+    g = table_factory("love", "hand-builder", ["Ann", "Ben"], love_hand_slots(), LOVE_HAND_FACES)
+    g.claim("Ann", 0, 1)          # hearts-1, terminal: +200
+    g.claim("Ann", 2, 3)          # hearts-2: +100 +200 chained
+    g.claim("Ann", 4, 6)          # hearts-3 / roses-4: invalid, Ben's turn
+    assert g.state.whose_turn() == "Ben"
+    out = G.resolve_touch(g.state, "Ben", g.s(22))   # covered: -100, even if put back
+    assert "22" not in out.error and "88,0,0 is blocked: covered by 88,0,1" in out.error
+    g.run(out)
+    g.claim("Ben", 14, 15)        # letters-5: +100
+    g.claim("Ben", 18, 19)        # cupid: +400 +200
+    g.simple("pass", "Ben")
+    g.claim("Ann", 4, 5)          # hearts-3: +100
+    g.claim("Ann", 16, 17)        # letters-5: +100 +200; Ben holds a letters-5 pair
+    g.simple("steal", "Ben")      # "Passion Pong!": simple pong +300, Ben to play
+    assert g.state.whose_turn() == "Ben"
+    g.claim("Ben", 20, 21)        # glass: +600 (first match of the turn)
+    g.claim("Ben", 6, 8)          # roses-4 / roses-5: invalid, Ann's turn
+    g.claim("Ann", 6, 7)          # roses-4 +100
+    g.claim("Ann", 8, 9)          # roses-5 +100 +200
+    g.claim("Ann", 10, 11)        # roses-6 +100 +200
+    g.simple("meld", "Ann", kind="chow", faces=["hearts-1", "hearts-2", "hearts-3"])   # +300
+    g.claim("Ann", 12, 13)        # letters-9 terminal +200 +200
+    g.simple("declare", "Ann")    # 3 more chows +900, +5,000, payment 4x300 + 200 = 1,400
+    ann = 200 + 300 + 100 + 300 + 100 + 300 + 300 + 300 + 400 + 900 + 5000 + 1400
+    ben = -100 + 100 + 600 + 300 + 600 - 1400
+    st = g.json()
+    assert (ann, ben) == (9600, 100)
+    assert g.scores() == {"Ann": 10_000 + ann, "Ben": 10_000 + ben}
+    assert st["ended"] and st["end_reason"] == "declared" and st["winner"] == "Ann"
+    assert [m["kind"] for m in st["players"][0]["melds"]] == ["chow"] * 4
+    assert st["players"][0]["rack"] == ["letters-5", "letters-9", "letters-9"]  # pair + leftover
+    assert st["result"]["hand"]["pair"] == ["letters-9"] * 2 and st["result"]["hand"]["payment"] == 1400
+    assert st["players"][1]["melds"] == [{"kind": "pong", "faces": ["letters-5"] * 3}]
+    assert st["players"][1]["bonus"] == ["emotion-1", "passion-3"]
+    assert st["last_events"][-1]["type"] == "game_ended"
+
+
+def test_love_sprint_scripted_game(table_factory):
+    faces = ["hearts-5"] * 2 + ["roses-9"] * 2 + ["season-summer"] * 2 + ["emotion-2", "passion-4"]
+    g = table_factory("love", "sprint", ["Ann", "Ben"], free_row(8), faces)
+    g.claim("Ann", 0, 1)          # +100
+    g.claim("Ann", 4, 5)          # season +300 +200
+    g.claim("Ann", 2, 6)          # invalid
+    g.claim("Ben", 2, 3)          # terminal +200
+    g.claim("Ben", 6, 7)          # glass +600 +200 -> layout cleared
+    st = g.json()
+    assert g.scores() == {"Ann": 10_600, "Ben": 11_000}
+    assert st["ended"] and st["end_reason"] == "cleared" and st["winner"] == "Ben"
+    with pytest.raises(IllegalMove, match="Master Harmony Hand Builder only"):
+        G.resolve_simple(G.replay(g.events[:2]), "meld", "Ann", kind="pong", faces=["hearts-5"] * 3)
+
+
+def test_love_solo_quest_three_stars(table_factory):
+    faces = ["hearts-2"] * 2 + ["cupid-wings"] * 2 + ["letters-1"] * 2 + ["season-autumn"] * 2
+    g = table_factory("love", "solo-quest", ["Ann"], free_row(8), faces, options={"turn_limit": 5})
+    g.claim("Ann", 0, 1)          # +100
+    g.claim("Ann", 2, 3)          # +400 +200
+    g.claim("Ann", 4, 6)          # invalid: a turn used, chain broken
+    g.claim("Ann", 4, 5)          # +200
+    g.claim("Ann", 6, 7)          # +300 +200, cleared in 5 turns
+    st = g.json()
+    assert g.scores() == {"Ann": 10_000 + 100 + 600 + 200 + 500}
+    assert st["result"]["stars"] == 3 and st["result"]["turns_used"] == 5
+    assert st["winner"] == "Ann"
+
+
+# --------------------------------------------------------------------------- Candy Mahjong
+
+
+def test_candy_hand_builder_seat_flavor_scripted_game(table_factory):
+    # Candy 2.5: flavor wind pair 300, "+800 Points for Seat Flavor Pong" (seat 1
+    # strawberry, 2 vanilla, 3 chocolate; another flavour: +300), cupcake 400,
+    # terminal pong +500, bonus pair +600.
+    faces = (["wind-strawberry"] * 4 + ["chocolate-2"] * 2 + ["chocolate-3"] * 2 + ["chocolate-4"] * 2
+             + ["hardcandy-9"] * 4 + ["gummy-5"] * 2 + ["wind-chocolate"] * 4
+             + ["cupcake-redvelvet"] * 2 + ["sprinkles-1", "sugarglass-2"] + ["gummy-7"] * 2)
+    g = table_factory("candy", "hand-builder", ["Cat", "Dan", "Eve"], free_row(26), faces)
+    g.claim("Cat", 0, 1)          # +300
+    g.claim("Cat", 2, 3)          # +300 +200
+    g.simple("meld", "Cat", kind="pong", faces=["wind-strawberry"] * 3)   # seat flavor +800
+    g.claim("Cat", 4, 6)          # chocolate-2 / chocolate-3: invalid -> Dan
+    g.claim("Dan", 16, 17)        # +300
+    g.claim("Dan", 18, 19)        # +300 +200
+    g.simple("meld", "Dan", kind="pong", faces=["wind-chocolate"] * 3)    # not Dan's flavour: +300
+    g.simple("pass", "Dan")
+    g.claim("Eve", 20, 21)        # cupcake +400
+    g.claim("Eve", 22, 23)        # bonus +600 +200
+    g.simple("pass", "Eve")
+    g.claim("Cat", 4, 5)          # +100
+    g.claim("Cat", 6, 7)          # +100 +200
+    g.claim("Cat", 8, 9)          # +100 +200
+    g.claim("Cat", 10, 11)        # terminal +200 +200
+    g.claim("Cat", 12, 13)        # terminal +200 +200
+    g.claim("Cat", 14, 15)        # +100 +200
+    g.simple("declare", "Cat")    # chow, chow, terminal pong: +1,100; +5,000; pay 800+300+300+500+100
+    pay = 800 + 300 + 300 + 500 + 100
+    cat = 300 + 500 + 800 + 100 + 300 + 300 + 400 + 400 + 300 + 1100 + 5000 + 2 * pay
+    assert pay == 2000 and cat == 13_500
+    assert g.scores() == {"Cat": 23_500, "Dan": 10_000 + 300 + 500 + 300 - pay,
+                          "Eve": 10_000 + 400 + 800 - pay}
+    st = g.json()
+    assert st["winner"] == "Cat" and st["end_reason"] == "declared"
+    assert "Sugar Pong" not in json.dumps(st) and "Candy Mahjong!" in st["last_events"][-2]["text"]
+
+
+def test_candy_sprint_single_player(table_factory):
+    faces = ["gummy-1"] * 2 + ["cupcake-goldenvanilla"] * 2 + ["wind-mint"] * 2
+    g = table_factory("candy", "sprint", ["Cat"], free_row(6), faces)
+    g.claim("Cat", 0, 1)          # terminal +200
+    g.claim("Cat", 2, 3)          # +400 +200
+    g.simple("pass", "Cat")       # the chain ends
+    g.claim("Cat", 4, 5)          # +300, cleared
+    assert g.scores() == {"Cat": 11_100}
+    assert g.json()["winner"] == "Cat"
+
+
+def test_candy_solo_quest_turn_limit_two_stars(table_factory):
+    # slot 8 (gummy-9) lies under slot 9 (cupcake-doublefudge)
+    slots = free_row(8) + [Slot(100, 0, 0), Slot(100, 0, 1)]
+    faces = (["chocolate-5"] * 2 + ["chocolate-6"] * 2 + ["gummy-9", "cupcake-doublefudge"]
+             + ["hardcandy-2"] * 2 + ["gummy-9", "cupcake-doublefudge"])
+    g = table_factory("candy", "solo-quest", ["Cat"], slots, faces, options={"turn_limit": 4})
+    out = G.resolve_touch(g.state, "Cat", g.s(8))   # blocked: -100
+    assert out.error and "covered by 100,0,1" in out.error
+    g.run(out)
+    g.claim("Cat", 0, 1)          # +100
+    g.claim("Cat", 2, 4)          # invalid
+    g.claim("Cat", 2, 3)          # +100
+    g.claim("Cat", 5, 9)          # cupcake +400 +200; 4 turns used: limit
+    st = g.json()
+    assert g.scores() == {"Cat": 10_700}
+    assert st["end_reason"] == "turn-limit" and st["tiles_left"] == 4
+    assert st["result"]["stars"] == 1          # 6 of 10 cleared (60% < 75%)
+    assert st["winner"] is None
+
+
+# --------------------------------------------------------------------------- Mindful Mahjong
+
+
+def mindful_stack_slots(n_free: int):
+    """``n_free`` free tiles, then A (x=100) under B, C (x=104) under D."""
+    return free_row(n_free) + [Slot(100, 0, 0), Slot(100, 0, 1), Slot(104, 0, 0), Slot(104, 0, 1)]
+
+
+def test_mindful_zen_solitaire_with_hint_and_reshuffle(table_factory):
+    # Mindful 2.5: suits 100, dragon 200, season/flower 300 (wild), +150 from the
+    # 3rd consecutive match of a suit family; Law 4 reshuffle with a Zen Focus
+    # token; 2.7: no flawless bonus after a reshuffle, +500 per unused token.
+    faces = (["bamboo-3"] * 2 + ["bamboo-7"] * 2 + ["bamboo-9"] * 2 + ["dragon-red"] * 2
+             + ["season-spring", "season-winter", "flower-plum", "flower-orchid"]
+             + ["circles-2", "bamboo-1", "bamboo-1", "circles-2"])
+    slots = mindful_stack_slots(12)
+    g = table_factory("mindful", "zen-solitaire", ["Mia"], slots, faces,
+                      shuffler=fixed_shuffler({12: "circles-2", 13: "bamboo-1", 14: "circles-2",
+                                               15: "bamboo-1"}))
+    g.claim("Mia", 0, 1)          # +100
+    g.claim("Mia", 2, 3)          # +100
+    g.claim("Mia", 4, 5)          # +100 +150 (3rd bamboo in a row)
+    g.hint("Mia")                 # token 2 -> 1
+    g.claim("Mia", 8, 9)          # spring + winter: +300
+    g.claim("Mia", 10, 11)        # plum + orchid: +300
+    with pytest.raises(IllegalMove, match="no free match"):
+        G.resolve_reshuffle(g.state, "Mia", shuffler=g.shuffler)
+    g.claim("Mia", 6, 7)          # +200; now only 13 (bamboo-1) and 15 (circles-2) are free
+    st = g.json()
+    assert st["stuck"] and not st["ended"]
+    g.reshuffle("Mia")            # token 1 -> 0
+    g.claim("Mia", 13, 15)        # +100
+    g.claim("Mia", 12, 14)        # +100, cleared
+    st = g.json()
+    assert g.scores() == {"Mia": 100 + 100 + 250 + 300 + 300 + 200 + 100 + 100}
+    assert st["end_reason"] == "cleared" and st["winner"] == "Mia"
+    assert st["players"][0]["tokens"] == 0 and st["reshuffles"] == 1
+    hint = next(e for e in st["last_events"] if e["type"] == "hint")
+    assert "match" in hint["text"]
+
+
+def test_mindful_cooperative_flawless_clear(table_factory):
+    faces = (["characters-1"] * 2 + ["characters-2"] * 2 + ["characters-3"] * 2 + ["wind-east"] * 2
+             + ["circles-5"] * 2)
+    g = table_factory("mindful", "garden-restoration", ["Ann", "Ben"], free_row(10), faces,
+                      options={"difficulty": "hard"})
+    g.claim("Ann", 0, 1)          # +100, turn passes (2.4 Phase 4)
+    assert g.state.whose_turn() == "Ben"
+    g.hint("Ben")                 # Ben 2 -> 1 token
+    g.claim("Ben", 2, 3)          # +100 (team streak 2)
+    g.claim("Ann", 4, 5)          # +100 +150 (team streak 3)
+    g.claim("Ben", 6, 7)          # wind +150
+    g.claim("Ann", 8, 9)          # +100, cleared
+    team = 100 + 100 + 250 + 150 + 100 + 3 * 500 + 2000
+    st = g.json()
+    assert team == 4200
+    assert g.scores() == {"Ann": team, "Ben": team}
+    assert st["team"] == {"score": team} and st["winner"] == "team"
+    assert st["options"]["reshuffles"] == 1
+
+
+def test_mindful_harmony_duels_stagnation(table_factory):
+    # expert: no Zen Reshuffle, so a board with no free match ends the game
+    # (2.8 Grid Stagnation); -50 per tile left, +500 per unused token (2.7).
+    faces = (["bamboo-2"] * 2 + ["dragon-green"] * 2 + ["circles-8"] * 2
+             + ["circles-9", "bamboo-4", "bamboo-4", "circles-9"])
+    g = table_factory("mindful", "harmony-duels", ["Ann", "Ben"], mindful_stack_slots(6), faces,
+                      options={"difficulty": "expert"})
+    g.claim("Ann", 0, 1)          # +100
+    g.hint("Ben")
+    g.claim("Ben", 2, 3)          # +200
+    out = G.resolve_touch(g.state, "Ann", g.s(6))   # blocked: recorded, no points in Mindful
+    assert out.events[0].data["points"] == 0
+    g.run(out)
+    g.claim("Ann", 4, 5)          # +100 -> stagnation, 4 tiles left
+    st = g.json()
+    assert st["end_reason"] == "stalemate"
+    assert g.scores() == {"Ann": 100 + 100 + 1000 - 200, "Ben": 200 + 500 - 200}
+    assert st["winner"] == "Ann"
+    assert st["players"][0]["penalties"] == 1
+
+
+# --------------------------------------------------------------------------- Word Mahjong
+
+
+def test_word_scholars_path_settlement_and_campaign(table_factory):
+    # Word 2.7: (base 2 x 1000) + words 2 x 200 - 40 s x 10, vowel boosters
+    # (O, E in STONE: +400), Pure Scholar +2,500; 3 Golden Quills.
+    faces = list("STONE") + list("TEA") + ["Q", "Q", "wild", "wild"]
+    words = frozenset({"stone", "tea", "notes"})
+    g = table_factory("word", "scholars-path", ["Sam"], free_row(12), faces, t=1000.0, words=words)
+    g.word("Sam", "stone", [0, 1, 2, 3, 4], t=1010)
+    g.claim("Sam", 8, 9, t=1020)
+    g.word("Sam", "tea", [5, 6, 7], t=1030)
+    g.claim("Sam", 10, 11, t=1040)
+    st = g.json()
+    assert st["options"]["base_points"] == 2 and st["options"]["target_seconds"] == 60
+    assert g.scores() == {"Sam": 600 + 200 + 2000 - 400 + 2500}
+    assert st["result"] == {"reason": "cleared", "tiles_left": 0, "focus_seconds": 40, "boosters": 0,
+                            "quills": 3}
+    assert st["timer"]["elapsed"] == 40 and not st["timer"]["running"]
+    prog = G.campaign_progress([g.events], "Sam")
+    assert prog["next_level"] == 2 and prog["levels"][0]["quills"] == 3
+
+
+def test_word_sprint_countdown_hint_undo_time_up(table_factory):
+    faces = list("CAT") + ["E", "E"] + list("DOG") + ["wild", "wild"]
+    words = frozenset({"cat", "dog"})
+    g = table_factory("word", "word-sprint", ["Sam"], free_row(10), faces, t=0.0, words=words,
+                      options={"countdown_seconds": 30})
+    g.word("Sam", "CAT", [0, 1, 2], t=10)         # +200, clock +5 s: deadline 35
+    assert g.json()["timer"]["remaining"] == 25
+    g.hint("Sam", t=20)
+    assert "match" in g.json()["last_events"][-1]["text"]
+    g.claim("Sam", 3, 4, t=25)
+    g.undo("Sam", t=30)                           # the Ink Eraser: the E pair is back
+    assert g.json()["tiles_left"] == 7
+    with pytest.raises(IllegalMove, match="ended"):
+        g.claim("Sam", 3, 4, t=40)                # 40 > 35: time-up is recorded first
+    st = g.json()
+    assert st["ended"] and st["end_reason"] == "time-up"
+    assert g.scores() == {"Sam": 200}
+    assert st["result"]["quills"] == 0 and st["result"]["boosters"] == 2
+    assert [e["type"] for e in st["last_events"]][-2:] == ["undo", "game_ended"]
+
+
+def test_word_zen_archives_auto_reshuffle(table_factory):
+    # R U N S free, K and J on top of J and K: after RUNS no pair and no word ->
+    # an automatic reshuffle (2.6.3); no score (zero score counters).
+    slots = free_row(4) + [Slot(100, 0, 0), Slot(100, 0, 1), Slot(104, 0, 0), Slot(104, 0, 1)]
+    faces = ["R", "U", "N", "S", "J", "K", "K", "J"]
+    words = frozenset({"runs", "sun"})
+    g = table_factory("word", "zen-archives", ["Sam"], slots, faces, words=words,
+                      shuffler=fixed_shuffler({4: "J", 5: "K", 6: "J", 7: "K"}))
+    g.hint("Sam")
+    assert "spell RUNS with 0,0,0 4,0,0 8,0,0 12,0,0" in g.json()["last_events"][-1]["text"]
+    g.word("Sam", "runs", [0, 1, 2, 3])
+    st = g.json()
+    assert [e["type"] for e in st["last_events"]][-2:] == ["word", "reshuffle"]
+    g.claim("Sam", 5, 7)
+    g.undo("Sam")
+    g.claim("Sam", 5, 7)
+    g.claim("Sam", 4, 6)
+    st = g.json()
+    assert st["ended"] and st["end_reason"] == "cleared" and g.scores() == {"Sam": 0}
+    assert st["timer"] is None
+    p = st["players"][0]
+    assert (p["hints"], p["undos"], st["reshuffles"]) == (1, 1, 1)
+
+
+# --------------------------------------------------------------------------- replay, undo, corrections
+
+
+def test_replay_reproduces_every_score_exactly(table_factory):
+    faces = ["hearts-5"] * 2 + ["roses-9"] * 2 + ["season-summer"] * 2 + ["emotion-2", "passion-4"]
+    g = table_factory("love", "sprint", ["Ann", "Ben"], free_row(8), faces)
+    g.claim("Ann", 0, 1)
+    g.claim("Ann", 4, 5)
+    g.claim("Ann", 2, 6)
+    g.claim("Ben", 2, 3)
+    evs = g.events
+    # replay in any order, from JSON, and event by event: same scores at every step
+    once = G.replay(list(reversed(evs))).scores()
+    again = G.replay([json.loads(json.dumps(e.to_json())) for e in evs]).scores()
+    assert once == again == {"Ann": 10_600, "Ben": 10_200}
+    st = G.replay(evs[:1])
+    for i, e in enumerate(evs[1:], start=2):
+        st = st.apply(e)
+        assert st.scores() == G.replay(evs[:i]).scores()
+    export = g.ledger.export_json(g.gid)
+    assert [e["id"] for e in export["events"]] == [e.id for e in evs]
+    assert {p["name"]: p["score"] for p in export["state"]["players"]} == once
+
+
+def test_correction_changes_score_and_keeps_original(table_factory):
+    slots = free_row(4) + [Slot(100, 0, 0), Slot(100, 0, 1)]
+    faces = ["hearts-5"] * 2 + ["roses-3"] * 2 + ["cupid-bow", "cupid-bow"]
+    g = table_factory("love", "sprint", ["Ann", "Ben"], slots, faces)
+    pen = G.resolve_touch(g.state, "Ann", g.s(4))
+    (pev,) = g.run(pen)
+    assert g.scores() == {"Ann": 9_900, "Ben": 10_000}
+    assert pev.data["block"]["covered_by"] == [[100, 0, 1]] and pev.data["block"]["free"] is False
+    # the camera saw the wrong hand: it was Ben
+    g.run(G.resolve_correction(g.state, pev.id, {"player": "Ben"}, reason="Ben's hand"))
+    assert g.scores() == {"Ann": 10_000, "Ben": 9_900}
+    assert g.ledger.event(pev.id).data["player"] == "Ann"        # the original is kept
+    # then voided altogether
+    g.run(G.resolve_correction(g.state, pev.id, void=True, reason="no touch"))
+    assert g.scores() == {"Ann": 10_000, "Ben": 10_000}
+    st = g.json()
+    statuses = {e["id"]: e["status"] for e in st["last_events"]}
+    assert statuses[pev.id] == "voided"
+    assert [e.type for e in g.events] == ["game_started", "penalty", "correction", "correction"]
+    # voiding the void brings the corrected penalty back
+    last = g.events[-1].id
+    g.run(G.resolve_correction(g.state, last, void=True))
+    assert g.scores() == {"Ann": 10_000, "Ben": 9_900}
+
+
+def test_undo_reverses_the_last_claim_and_the_end_it_caused(table_factory):
+    faces = ["hearts-5"] * 2 + ["roses-3"] * 2
+    g = table_factory("love", "sprint", ["Ann", "Ben"], free_row(4), faces)
+    g.claim("Ann", 0, 1)
+    g.claim("Ann", 2, 3)
+    assert g.json()["ended"]
+    g.undo()
+    st = g.json()
+    assert not st["ended"] and st["tiles_left"] == 2 and g.scores()["Ann"] == 10_100
+    assert [e["status"] for e in st["last_events"]] == ["ok", "ok", "voided", "voided", "ok"]
+    g.claim("Ann", 2, 3)
+    assert g.json()["ended"] and g.scores()["Ann"] == 10_400
+
+
+def test_claim_event_with_a_blocked_tile_is_rejected_and_listed_for_the_referee(table_factory):
+    slots = free_row(2) + [Slot(100, 0, 0), Slot(100, 0, 1)]
+    faces = ["hearts-5", "hearts-6", "hearts-5", "hearts-6"]
+    g = table_factory("love", "sprint", ["Ann"], slots, faces)
+    # the camera referee writes through the ledger API directly
+    bad = g.ledger.append(g.gid, "claim", {"player": "Ann", "slots": [[0, 0, 0], [100, 0, 0]],
+                                            "faces": ["hearts-5", "hearts-5"],
+                                            "evidence": {"before": "b.png", "after": "a.png",
+                                                         "overlay": "o.png"}})
+    note = g.ledger.append(g.gid, "needs-referee", {"reason": "hand over the board", "evidence": {"x": 1}})
+    st = g.json()
+    ids = [n["id"] for n in st["needs_referee"]]
+    assert ids == [bad.id, note.id]
+    assert st["needs_referee"][0]["rejected"] and "covered by 100,0,1" in st["needs_referee"][0]["reason"]
+    rej = next(e for e in st["last_events"] if e["id"] == bad.id)
+    assert rej["status"] == "rejected" and rej["evidence"]["overlay"] == "o.png"
+    g.run(G.resolve_correction(g.state, bad.id, void=True, reason="misread"))
+    g.run(G.resolve_correction(g.state, note.id, {"resolved": True}))
+    assert g.json()["needs_referee"] == []
+    assert g.scores() == {"Ann": 10_000}
+
+
+def test_referee_claim_of_non_matching_pair_counts_as_invalid_attempt(table_factory):
+    g = table_factory("candy", "sprint", ["Cat", "Dan"], free_row(4),
+                      ["gummy-2", "gummy-3", "gummy-2", "gummy-3"])
+    g.ledger.append(g.gid, "claim", {"player": "Cat", "slots": [[0, 0, 0], [4, 0, 0]]})
+    st = g.json()
+    assert st["turn"] == "Dan" and st["tiles_left"] == 4
+    assert st["players"][0]["invalid"] == 1
+
+
+# --------------------------------------------------------------------------- bad commands
+
+
+def test_bad_commands_give_clear_errors_and_lose_nothing(table_factory):
+    slots = free_row(6) + [Slot(100, 0, 0), Slot(100, 0, 1)]
+    faces = ["hearts-5"] * 4 + ["roses-2"] * 2 + ["cupid-bow"] * 2
+    g = table_factory("love", "hand-builder", ["Ann", "Ben"], slots, faces)
+    g.claim("Ann", 0, 1)
+    n = len(g.events)
+    st = g.state
+    with pytest.raises(BadInput, match="unknown player 'Zed'"):
+        G.resolve_claim(st, "Zed", [g.s(2), g.s(3)])
+    with pytest.raises(IllegalMove, match="Ann's turn, not Ben's"):
+        G.resolve_claim(st, "Ben", [g.s(2), g.s(3)])
+    with pytest.raises(IllegalMove, match="holds no tile"):
+        G.resolve_claim(st, "Ann", [g.s(0), g.s(2)])
+    with pytest.raises(BadInput, match="not in layout"):
+        G.resolve_claim(st, "Ann", [Slot(1, 1, 1), g.s(2)])
+    with pytest.raises(IllegalMove, match="exposed pair"):
+        G.resolve_simple(st, "steal", "Ben")
+    with pytest.raises(IllegalMove, match="4 melds and a pair"):
+        G.resolve_simple(st, "declare", "Ann")
+    with pytest.raises(IllegalMove, match="not a chow"):
+        G.resolve_simple(st, "meld", "Ann", kind="chow", faces=["hearts-5", "hearts-5", "hearts-6"])
+    with pytest.raises(IllegalMove, match="has no hints"):
+        G.resolve_hint(st, "Ann")
+    with pytest.raises(IllegalMove, match="has no reshuffle"):
+        G.resolve_reshuffle(st, "Ann")
+    assert len(g.events) == n
+    # a blocked tile: the claim is refused AND the penalty is recorded
+    out = G.resolve_claim(st, "Ann", [g.s(6), g.s(7)])
+    assert out.error and [p.type for p in out.events] == ["penalty"]
+    g.run(out)
+    assert len(g.events) == n + 1 and g.scores()["Ann"] == 10_000 + 100 - 100
+    # a steal after another event is refused (the window closed)
+    g.claim("Ann", 2, 3)
+    g.claim("Ann", 4, 6)          # invalid
+    with pytest.raises(IllegalMove, match="no claim to steal"):
+        G.resolve_simple(g.state, "steal", "Ben")
+
+
+def test_touch_is_claimed(table_factory):
+    g = table_factory("love", "sprint", ["Ann", "Ben"], free_row(4),
+                      ["hearts-5", "hearts-5", "roses-1", "roses-1"])
+    g.touch("Ann", 0)
+    g.claim("Ann", 2, 3)          # leaves out the touched tile: invalid, turn passes
+    st = g.json()
+    assert st["turn"] == "Ben" and st["tiles_left"] == 4
+    assert "touch is claimed" in st["last_events"][-1]["text"]
+    with pytest.raises(IllegalMove, match="Ben's turn"):
+        G.resolve_touch(g.state, "Ann", g.s(0))
+
+
+def test_mindful_two_touch_commitment(table_factory):
+    g = table_factory("mindful", "harmony-duels", ["Ann", "Ben"], free_row(4),
+                      ["bamboo-1", "bamboo-2", "bamboo-1", "bamboo-2"])
+    g.touch("Ann", 0)
+    g.touch("Ann", 1)             # two touched tiles that do not match: an invalid attempt
+    assert g.state.whose_turn() == "Ben"
+
+
+def test_mindful_reshuffle_needs_a_token(table_factory):
+    faces = ["circles-9", "bamboo-4", "bamboo-4", "circles-9"]
+    slots = [Slot(100, 0, 0), Slot(100, 0, 1), Slot(104, 0, 0), Slot(104, 0, 1)]
+    g = table_factory("mindful", "zen-solitaire", ["Mia"], slots, faces,
+                      shuffler=fixed_shuffler({0: "circles-9", 1: "bamboo-4", 2: "circles-9", 3: "bamboo-4"}))
+    g.hint("Mia")
+    g.hint("Mia")
+    st = g.json()
+    assert st["ended"] and st["end_reason"] == "stalemate"     # no token left for a reshuffle
+    assert g.scores() == {"Mia": -200}
+    with pytest.raises(IllegalMove, match="ended"):
+        G.resolve_reshuffle(g.state, "Mia")
+
+
+def test_word_errors(table_factory):
+    slots = free_row(4) + [Slot(100, 0, 0), Slot(100, 0, 1)]
+    g = table_factory("word", "scholars-path", ["Sam"], slots, ["C", "A", "T", "S", "X", "X"],
+                      words=frozenset({"cat", "cats"}))
+    st = g.state
+    with pytest.raises(IllegalMove, match="not in the dictionary"):
+        G.resolve_word(st, "Sam", [g.s(2), g.s(1), g.s(3)], "TAS", g.words)
+    with pytest.raises(IllegalMove, match="do not spell"):
+        G.resolve_word(st, "Sam", [g.s(1), g.s(0), g.s(2)], "CAT", g.words)
+    with pytest.raises(IllegalMove, match="too short"):
+        G.resolve_word(st, "Sam", [g.s(0), g.s(1)], "CA", g.words)
+    with pytest.raises(IllegalMove, match="blocked"):
+        G.resolve_word(st, "Sam", [g.s(0), g.s(1), g.s(4)], "CAX", g.words)
+    with pytest.raises(BadInput, match="letters A-Z"):
+        G.resolve_word(st, "Sam", [g.s(0), g.s(1), g.s(2)], "C4T", g.words)
+    with pytest.raises(BadInput, match="unknown player"):
+        G.resolve_word(st, "Bob", [g.s(0), g.s(1), g.s(2)], "CAT", g.words)
+    assert len(g.events) == 1
+    g.word("Sam", "cats", [0, 1, 2, 3])
+    assert g.scores() == {"Sam": 200}
+
+
+def test_undo_limits_in_word(table_factory):
+    g = table_factory("word", "scholars-path", ["Sam"], free_row(4), ["E", "E", "O", "O"],
+                      options={"limits": {"hints": 0, "reshuffles": 0, "undos": 1}}, words=frozenset())
+    with pytest.raises(IllegalMove, match="nothing to undo"):
+        G.resolve_undo(g.state)
+    g.claim("Sam", 0, 1)
+    g.undo()
+    g.claim("Sam", 0, 1)
+    with pytest.raises(IllegalMove, match="no Ink Eraser left"):
+        G.resolve_undo(g.state)
+    with pytest.raises(IllegalMove, match="no Wisdom Lantern left"):
+        G.resolve_hint(g.state, "Sam")
+
+
+def test_state_json_shape(table_factory):
+    g = table_factory("love", "hand-builder", ["Ann", "Ben"], free_row(4), ["hearts-5"] * 4)
+    st = g.json()
+    for key in ("game_id", "variant", "mode", "layout", "players", "turn", "tiles_left",
+                "free_pairs_left", "timer", "last_events", "needs_referee", "ended", "winner"):
+        assert key in st
+    assert st["players"][0].keys() >= {"name", "score", "tokens", "rack", "melds"}
+    assert st["free_pairs_left"] == 6 and st["turn"] == "Ann" and st["layout"] == "test"
+    assert st["last_events"][0].keys() >= {"id", "type", "text", "player", "ref"}
+
+
+def test_game_started_carries_everything_replay_needs(table_factory):
+    g = table_factory("mindful", "zen-solitaire", ["Mia"], free_row(2), ["bamboo-1"] * 2)
+    data = g.events[0].data
+    assert data.keys() >= {"variant", "mode", "layout", "slots", "faces", "players", "seed", "options"}
+    assert data["options"] == {"difficulty": "normal", "reshuffles": 2}
+
+
+def test_setup_errors():
+    lay = Layout("t", tuple(free_row(2)))
+    with pytest.raises(BadInput, match="2 to 4 player"):
+        G.start_data("love", "hand-builder", lay, ["hearts-1"] * 2, ["Ann"])
+    with pytest.raises(BadInput, match="must differ"):
+        G.start_data("love", "sprint", lay, ["hearts-1"] * 2, ["Ann", "Ann"])
+    with pytest.raises(BadInput, match="unknown mode"):
+        G.start_data("love", "zen", lay, ["hearts-1"] * 2, ["Ann"])
+    with pytest.raises(BadInput, match="unknown face"):
+        G.start_data("love", "sprint", lay, ["bamboo-1"] * 2, ["Ann"])
+    with pytest.raises(BadInput, match="unknown difficulty"):
+        G.start_data("mindful", "zen-solitaire", lay, ["bamboo-1"] * 2, ["Ann"], options={"difficulty": "x"})
+    with pytest.raises(BadInput, match="no game_started"):
+        G.replay([])
+
+
+def test_engine_reads_no_clock():
+    import re
+    import companion.game as mod
+    import companion.variants as var
+    import companion.words as w
+    for m in (mod, var, w):
+        with open(m.__file__, encoding="utf-8") as f:
+            src = f.read()
+        for bad in (r"import time", r"import datetime", r"import sqlite3", r"\bopen\("):
+            assert not re.search(bad, src), (m.__name__, bad)
+
+
+def test_default_reshuffle_is_a_winnable_permutation(table_factory):
+    from companion import solver
+    # B (bamboo-4) on A (circles-9), D (circles-9) on C (bamboo-4): no free match
+    faces = ["circles-9", "bamboo-4", "bamboo-4", "circles-9"]
+    slots = [Slot(100, 0, 0), Slot(100, 0, 1), Slot(104, 0, 0), Slot(104, 0, 1)]
+    g = table_factory("mindful", "zen-solitaire", ["Mia"], slots, faces)
+    st = g.state
+    assert st.stuck() and not solver.solve(G._deal_like(st)).solvable
+    (ev,) = g.reshuffle("Mia")
+    assert sorted(ev.data["faces"]) == sorted(faces) and ev.data["seed"] == 7 * 1009 + 1
+    st = g.state
+    assert solver.solve(G._deal_like(st)).solvable and not st.stuck()

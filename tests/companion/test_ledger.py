@@ -1,0 +1,199 @@
+"""The Crystal Harmony ledger: append-only SQLite (WAL, synchronous=FULL),
+refs, games, exports, and crash safety under SIGKILL."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from companion import game as G
+from companion.errors import BadInput
+from companion.layouts import Layout, Slot
+from companion.ledger import Event, Ledger, get_db
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def start(led: Ledger, gid: str = "g1", t: float = 0.0) -> Event:
+    slots = tuple(Slot(4 * i, 0, 0) for i in range(4))
+    data = G.start_data("love", "sprint", Layout("row4", slots), ["hearts-5"] * 2 + ["roses-1"] * 2,
+                        ["Ann", "Ben"], 3)
+    return led.append(gid, "game_started", data, None, t)
+
+
+def test_append_and_read(tmp_path):
+    with Ledger(tmp_path / "l.db") as led:
+        assert led.latest_game_id() is None and led.games() == [] and led.new_game_id() == "game-1"
+        s = start(led)
+        e = led.append("g1", "claim", {"player": "Ann", "slots": [[0, 0, 0], [4, 0, 0]],
+                                       "faces": ["hearts-5", "hearts-5"]}, t=1.5)
+        assert (e.id, e.game_id, e.type, e.ref, e.t) == (s.id + 1, "g1", "claim", None, 1.5)
+        u = led.append("g1", "undo", {}, ref=e.id, t=2.0)
+        assert u.ref == e.id
+        start(led, "g2")
+        assert [x.id for x in led.events("g1")] == [s.id, e.id, u.id]
+        assert [x.game_id for x in led.events(after_id=u.id)] == ["g2"]
+        assert led.latest_game_id() == "g2" and led.new_game_id() == "game-3"
+        games = led.games()
+        assert [g["game_id"] for g in games] == ["g1", "g2"]
+        assert games[0]["events"] == 3 and games[0]["players"] == ["Ann", "Ben"]
+        assert led.event(e.id) == e
+        assert led.state("g1")["tiles_left"] == 4         # the claim is undone
+
+
+def test_wal_and_synchronous_full(tmp_path):
+    with Ledger(tmp_path / "l.db") as led:
+        assert led.conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        assert led.conn.execute("PRAGMA synchronous").fetchone()[0] == 2      # FULL
+
+
+def test_append_only(tmp_path):
+    with Ledger(tmp_path / "l.db") as led:
+        start(led)
+        with pytest.raises(sqlite3.DatabaseError, match="append-only"):
+            led.conn.execute("UPDATE events SET type = 'x'")
+        with pytest.raises(sqlite3.DatabaseError, match="append-only"):
+            led.conn.execute("DELETE FROM events")
+        assert len(led.events()) == 1
+
+
+def test_bad_appends(tmp_path):
+    with Ledger(tmp_path / "l.db") as led:
+        s = start(led)
+        start(led, "g2")
+        with pytest.raises(BadInput, match="not an event of game 'g2'"):
+            led.append("g2", "undo", {}, ref=s.id)
+        with pytest.raises(BadInput, match="not an event"):
+            led.append("g1", "undo", {}, ref=999)
+        with pytest.raises(BadInput, match="not JSON-able"):
+            led.append("g1", "claim", {"x": {1, 2}})
+        with pytest.raises(BadInput, match="not JSON-able"):
+            led.append("g1", "claim", {"x": float("nan")})
+        with pytest.raises(BadInput, match="bad time"):
+            led.append("g1", "claim", {}, t=float("inf"))
+        with pytest.raises(BadInput, match="bad game id"):
+            led.append("", "claim", {})
+        with pytest.raises(BadInput, match="JSON object"):
+            led.append("g1", "claim", [1])
+        assert len(led.events()) == 2
+
+
+def test_not_a_ledger(tmp_path):
+    junk = tmp_path / "junk.db"
+    junk.write_bytes(b"this is not sqlite at all" * 100)
+    with pytest.raises(BadInput, match="junk.db"):
+        Ledger(junk)
+    with pytest.raises(BadInput, match="cannot open"):
+        get_db(tmp_path / "missing-dir" / "x.db")
+    other = tmp_path / "other.db"
+    conn = sqlite3.connect(other)
+    conn.execute("CREATE TABLE events (a, b)")
+    conn.commit()
+    conn.close()
+    with pytest.raises(BadInput, match="not a companion ledger"):
+        Ledger(other)
+
+
+def test_exports(tmp_path):
+    with Ledger(tmp_path / "l.db") as led:
+        start(led)
+        c = led.append("g1", "claim", {"player": "Ann", "slots": [[0, 0, 0], [4, 0, 0]],
+                                       "faces": ["hearts-5", "hearts-5"],
+                                       "evidence": {"before": "b.png", "after": "a.png", "overlay": "o.png"}},
+                       t=3.0)
+        led.append("g1", "undo", {}, ref=c.id, t=4.0)
+        buf = io.StringIO()
+        assert led.export_csv("g1", buf) == 3
+        rows = list(csv.DictReader(io.StringIO(buf.getvalue())))
+        assert [r["type"] for r in rows] == ["game_started", "claim", "undo"]
+        assert [r["status"] for r in rows] == ["ok", "voided", "ok"]
+        assert rows[1]["player"] == "Ann" and rows[2]["ref"] == str(c.id) and rows[1]["t"] == "3.0"
+        assert json.loads(rows[1]["data"])["evidence"]["overlay"] == "o.png"
+        doc = led.export_json("g1")
+        assert json.loads(json.dumps(doc)) == doc
+        assert [e["id"] for e in doc["events"]] == [int(r["id"]) for r in rows]
+        assert doc["state"]["tiles_left"] == 4
+        with pytest.raises(BadInput, match="no game 'nope'"):
+            led.export_json("nope")
+
+
+CHILD = r"""
+import sys
+from companion import game as G
+from companion.layouts import Layout, Slot
+from companion.ledger import Ledger
+path, gid = sys.argv[1], sys.argv[2]
+led = Ledger(path)
+slots = [Slot(4 * i, 0, 0) for i in range(40)]
+faces = ["hearts-%d" % (1 + (i // 2) % 9) for i in range(40)]
+data = G.start_data("love", "sprint", Layout("crash", tuple(slots)), faces, ["Ann", "Ben"], 1)
+print(led.append(gid, "game_started", data, None, 0.0).id, flush=True)
+st = G.replay(led.events(gid))
+append = lambda ty, d, ref, t: led.append(gid, ty, d, ref, t)
+for i in range(20):
+    for kind in ("pass", "claim"):
+        who = st.whose_turn()
+        out = (G.resolve_simple(st, "pass", who) if kind == "pass"
+               else G.resolve_claim(st, who, [slots[2 * i], slots[2 * i + 1]]))
+        st, written = G.commit(st, out.events, append, float(i))
+        for e in written:
+            print(e.id, flush=True)
+led.close()
+print("done", flush=True)
+"""
+
+
+def _child(path, gid):
+    env = dict(os.environ, PYTHONPATH=str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    return subprocess.Popen([sys.executable, "-c", CHILD, str(path), gid], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, cwd=str(REPO), env=env)
+
+
+def _shape(events):
+    return [(e.type, json.dumps(e.data, sort_keys=True), e.ref) for e in events]
+
+
+def test_sigkill_mid_game_loses_no_committed_event(tmp_path):
+    """Kill a writer (SIGKILL) at many points of a game: reopening shows every
+    event it reported as committed, in order, and never half of one."""
+    ref_path = tmp_path / "reference.db"
+    p = _child(ref_path, "ref")
+    out, err = p.communicate(timeout=120)
+    assert p.returncode == 0, err
+    with Ledger(ref_path) as led:
+        reference = _shape(led.events("ref"))
+    assert len(reference) == 1 + 40 + 1                     # start, 20 x (pass, claim), game_ended
+    path = tmp_path / "crash.db"
+    kill_after = [1, 2, 3, 5, 8, 13, 17, 21, 26, 30, 34, 39]
+    for k, n in enumerate(kill_after):
+        gid = f"g{k}"
+        proc = _child(path, gid)
+        reported = []
+        while len(reported) < n:
+            line = proc.stdout.readline()
+            assert line, proc.stderr.read()
+            reported.append(int(line))
+        os.kill(proc.pid, signal.SIGKILL)                   # mid-game, maybe mid-transaction
+        proc.wait(timeout=30)
+        proc.stdout.close()
+        proc.stderr.close()
+        assert proc.returncode == -signal.SIGKILL
+        with Ledger(path) as led:                           # reopen: WAL recovery
+            assert led.conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+            stored = led.events(gid)
+            ids = [e.id for e in stored]
+            assert set(reported) <= set(ids)
+            assert _shape(stored) == reference[:len(stored)]    # a clean prefix: nothing torn
+            st = G.replay(stored)
+            assert not st.needs                                  # every event still fits
+    with Ledger(path) as led:
+        assert [g["game_id"] for g in led.games()] == [f"g{k}" for k in range(len(kill_after))]

@@ -1,0 +1,59 @@
+"""Word construction (Word Mahjong 2.1 Rules 2-3) and the english-words dictionary."""
+
+from __future__ import annotations
+
+import pytest
+
+from companion import words as W
+from companion.errors import BadInput, IllegalMove
+
+
+def test_spell_with_letters_and_wildcards():
+    assert W.spell("tree", ["T", "R", "E", "E"]) == list("TREE")
+    assert W.spell("TREE", ["T", "wild", "E", "wild"]) == list("TREE")
+    with pytest.raises(IllegalMove, match="tile 2 is 'A', not 'R'"):
+        W.spell("tree", ["T", "A", "E", "E"])
+    with pytest.raises(IllegalMove, match="too short"):
+        W.spell("at", ["A", "T"])
+    with pytest.raises(IllegalMove, match="4 letters but 3 tiles"):
+        W.spell("tree", ["T", "R", "E"])
+    with pytest.raises(BadInput, match="letters A-Z"):
+        W.normalize("don't")
+    with pytest.raises(BadInput):
+        W.normalize("")
+
+
+def test_check_word_against_a_word_set():
+    words = frozenset({"tree", "cat"})
+    assert W.check_word("Cat", ["C", "A", "T"], words) == list("CAT")
+    with pytest.raises(IllegalMove, match="CAX is not in the dictionary"):
+        W.check_word("cax", ["C", "A", "X"], words)
+
+
+def test_word_index_finds_longest_first():
+    idx = W.WordIndex(frozenset({"tea", "eat", "ate", "teas", "seat", "zz", "tree", "a"}))
+    assert idx.find(["T", "E", "A"], limit=5) == ["ATE", "EAT", "TEA"]
+    assert idx.find(["T", "E", "A", "S"], limit=2) == ["SEAT", "TEAS"]
+    assert idx.find(["T", "R", "E", "wild"], limit=1) == ["TREE"]        # wild stands for E
+    assert idx.find(["T", "R", "E"]) == []
+    assert idx.find(["Q", "X", "Z", "wild", "wild"]) == []
+
+
+def test_assign_uses_letters_before_wildcards():
+    tiles = [(3, "wild"), (5, "T"), (7, "E"), (9, "R")]
+    assert W.assign("tree", tiles) == [5, 9, 7, 3]
+    with pytest.raises(IllegalMove, match="cannot spell"):
+        W.assign("trees", tiles)
+
+
+def test_english_words_dictionary():
+    pytest.importorskip("english_words", reason="english-words is a project dependency")
+    from companion import wordlist
+    words = wordlist.words()
+    assert wordlist.words() is words                      # loaded once
+    assert len(words) > 200_000
+    for w in ("tree", "stone", "quiz", "zebra", "jazz"):
+        assert W.in_dictionary(w, words), w
+    for w in ("xqz", "zzzt"):
+        assert not W.in_dictionary(w, words)
+    assert wordlist.index().find(["Q", "U", "I", "Z"], limit=1) == ["QUIZ"]
