@@ -1,0 +1,312 @@
+"""A game session: replay, resolve and commit on one game of a ledger.
+
+The service behind the referee console (:mod:`companion.web.referee`): it
+reads a game's events, replays them (:func:`companion.game.replay`), asks the
+engine what a command means (``resolve_*``) and writes the events it returns
+through :func:`companion.game.commit`, which checks each one against the state
+before it is written and appends the engine's follow-ups (end-of-game record,
+Zen Archives' reshuffle).  The command line's ``companion game`` does the same
+steps with its own ``_Session``; it may adopt this one.
+
+Pure in the engine's sense: no clock (the caller passes ``t``), no file, no
+database module.  The ledger is any object with the methods of
+:class:`companion.ledger.Ledger` used here (``events``, ``append``,
+``latest_game_id``, ``new_game_id``).
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping, Sequence
+
+from companion import game as G
+from companion.errors import BadInput, IllegalMove
+from companion.layouts import Layout, Slot
+from companion.tiles import tileset
+
+#: Data fields a referee may correct on an event (never ``evidence``: the files
+#: a ledger points at are written by the camera referee only).
+CORRECTABLE = ("player", "slots", "slot", "faces", "word")
+
+#: End reasons a referee may record (``companion game end``).
+END_REASONS = ("abandoned", "no-moves", "time-up")
+
+#: Decisions when settling a "needs referee" item.
+DECISIONS = ("none", "claim", "penalty")
+
+#: Event types the camera referee writes for a case it cannot decide.  The
+#: engine's type is ``needs_referee``; ``vision.referee`` writes ``needs-referee``.
+NEEDS_TYPES = ("needs_referee", "needs-referee")
+
+
+@dataclass
+class Result:
+    """What a console action did.
+
+    Attributes:
+        written: the events appended, in order.
+        message: one line for the referee.
+        error: None when the action was accepted, else why it was refused (the
+            events written, e.g. a penalty, still stand).
+    """
+
+    written: list = field(default_factory=list)
+    message: str = ""
+    error: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+
+WordsLoader = Callable[[], tuple[Any, Any]]
+
+
+class GameSession:
+    """One game of a ledger, replayed and ready for commands.
+
+    Args:
+        ledger: a :class:`companion.ledger.Ledger` (or any object with its
+            ``events``/``append``/``latest_game_id`` methods).
+        game_id: the game (default: the latest one).
+        t: the time of the events this session writes (seconds, the caller's clock).
+        words_loader: ``() -> (words, index)`` for Word Mahjong (the dictionary
+            and its :class:`companion.words.WordIndex`), called only for Word games.
+
+    Raises:
+        BadInput: no such game, or the ledger holds no game.
+    """
+
+    def __init__(self, ledger, game_id: str | None = None, t: float | None = None,
+                 words_loader: WordsLoader | None = None) -> None:
+        self.ledger = ledger
+        gid = game_id or ledger.latest_game_id()
+        if gid is None:
+            raise BadInput("the ledger holds no game yet: start one first")
+        evs = ledger.events(gid)
+        if not evs:
+            raise BadInput(f"no game {gid!r} in the ledger")
+        self.game_id = gid
+        self.t = t
+        self.words = self.index = None
+        start = next((e for e in evs if e.type == "game_started"), None)
+        if start is not None and start.data.get("variant") == "word" and words_loader is not None:
+            self.words, self.index = words_loader()
+        self.state = G.replay(evs, words=self.words)
+
+    # ------------------------------------------------------------------ plumbing
+
+    @property
+    def events(self) -> list:
+        return list(self.state.raw)
+
+    def _append(self, type_: str, data: dict, ref: int | None, t: float | None):
+        return self.ledger.append(self.game_id, type_, data, ref, t)
+
+    def commit(self, pendings: Sequence[G.Pending]) -> list:
+        """Check and write events (with the engine's follow-ups); returns those written.
+
+        Raises:
+            BadInput / IllegalMove: an event is refused (those before it stand).
+        """
+        self.state, written = G.commit(self.state, pendings, self._append, self.t, self.index)
+        return written
+
+    def run(self, make: Callable[[G.GameState], G.Outcome], tick: bool = True) -> Result:
+        """Resolve a command against the state and write its events.
+
+        A Word Sprint whose countdown ran out before ``t`` is ended first
+        (``tick``), as the command line does.
+        """
+        written = []
+        if tick:
+            written += self.commit(G.tick(self.state, self.t))
+        outcome = make(self.state)
+        written += self.commit(outcome.events)
+        return Result(written, outcome.message, outcome.error)
+
+    # ------------------------------------------------------------------ what is allowed
+
+    def capabilities(self) -> dict:
+        """Which console actions fit this game now: ``undo`` (something to take
+        back), ``hint`` and ``reshuffle`` (the mode has them), ``moves`` (the
+        game is open), ``melds`` (hand-builder modes)."""
+        st = self.state
+        variant = st.setup.variant
+        return {"undo": G.undo_target(st) is not None, "hint": variant in ("mindful", "word") and not st.ended,
+                "reshuffle": variant in ("mindful", "word") and not st.ended, "moves": not st.ended,
+                "melds": st.mode.kind == "hand" and not st.ended, "end": not st.ended}
+
+    def open_items(self) -> list[dict]:
+        """Referee items still open: the engine's ``needs_referee`` list plus
+        ``needs-referee`` events (the camera's spelling) that no live
+        correction points at.  Oldest first; each ``id``, ``reason``,
+        ``player``, ``evidence``, ``rejected``, ``slots``, ``faces``."""
+        st = self.state
+        items = {k: dict(v) for k, v in st.needs.items()}
+        settled = {e.ref for e in st.raw if e.type == "correction" and st.status.get(e.id) != "voided"}
+        for e in st.raw:
+            if e.type == "needs-referee" and e.id not in settled and not e.data.get("resolved") \
+                    and st.status.get(e.id) != "voided":
+                items[e.id] = {"id": e.id, "reason": e.data.get("reason"), "evidence": e.data.get("evidence"),
+                               "player": e.data.get("player"), "rejected": False}
+        raw = {e.id: e for e in st.raw}
+        out = []
+        for k in sorted(items):
+            item = items[k]
+            ev = raw.get(k)
+            item["type"] = ev.type if ev is not None else None
+            item["slots"] = (ev.data.get("slots") or ([ev.data["slot"]] if ev.data.get("slot") else [])) \
+                if ev is not None else []
+            item["faces"] = ev.data.get("faces") if ev is not None else None
+            out.append(item)
+        return out
+
+    # ------------------------------------------------------------------ moves
+
+    def claim(self, player: str, slots: Sequence, faces: Sequence[str] | None = None,
+              extra: Mapping | None = None) -> Result:
+        """A pair taken by ``player`` (:func:`companion.game.resolve_claim`)."""
+        return self.run(lambda s: G.resolve_claim(s, player, list(slots), faces, extra))
+
+    def touch(self, player: str, slot) -> Result:
+        """A tile touched (:func:`companion.game.resolve_touch`): a blocked one is a penalty."""
+        return self.run(lambda s: G.resolve_touch(s, player, slot))
+
+    def pass_turn(self, player: str) -> Result:
+        return self.run(lambda s: G.resolve_simple(s, "pass", player))
+
+    def undo(self, player: str | None = None) -> Result:
+        return self.run(lambda s: G.resolve_undo(s, player), tick=False)
+
+    def hint(self, player: str) -> Result:
+        return self.run(lambda s: G.resolve_hint(s, player, self.index))
+
+    def reshuffle(self, player: str, seed: int | None = None) -> Result:
+        return self.run(lambda s: G.resolve_reshuffle(s, player, seed))
+
+    # ------------------------------------------------------------------ referee
+
+    def correct(self, event_id: int, changes: Mapping, reason: str = "") -> Result:
+        """Lay new data over event ``event_id`` (only :data:`CORRECTABLE` fields).
+
+        Raises:
+            BadInput: an unknown field, nothing to change, no such event.
+        """
+        bad = sorted(set(changes) - set(CORRECTABLE))
+        if bad:
+            raise BadInput(f"cannot correct {', '.join(bad)} (fields: {', '.join(CORRECTABLE)})")
+        return self.run(lambda s: G.resolve_correction(s, int(event_id), dict(changes), False, reason,
+                                                      s.raw), tick=False)
+
+    def void(self, event_id: int, reason: str = "") -> Result:
+        """Make event ``event_id`` not count (a ``correction`` with ``void``)."""
+        return self.run(lambda s: G.resolve_correction(s, int(event_id), None, True, reason, s.raw), tick=False)
+
+    def settle(self, item_id: int, decision: str = "none", player: str | None = None,
+               slots: Sequence | None = None, reason: str = "") -> Result:
+        """Settle a "needs referee" item: a ``correction`` pointing at it
+        (``changes: {resolved: true, decision}``), then the claim or the
+        penalty the referee decides, if any (``resolves`` = the item's id).
+
+        Args:
+            item_id: the open item (an event id).
+            decision: ``"none"``, ``"claim"`` (``player`` took ``slots``, two
+                of them) or ``"penalty"`` (``player`` touched the blocked tile
+                ``slots[0]``).
+
+        Raises:
+            BadInput: not an open item, unknown decision, missing player or slots.
+            IllegalMove: the decided claim or penalty does not fit the board
+            (nothing is written then).
+        """
+        item_id = int(item_id)
+        item = next((i for i in self.open_items() if i["id"] == item_id), None)
+        if item is None:
+            raise BadInput(f"event #{item_id} is not an open referee item")
+        if item["rejected"]:
+            raise BadInput(f"event #{item_id} does not fit the board: void it or correct it instead")
+        if decision not in DECISIONS:
+            raise BadInput(f"unknown decision {decision!r} (expected one of {', '.join(DECISIONS)})")
+        extra = {"resolves": item_id}
+        follow: list[G.Pending] = []
+        if decision != "none":
+            if not player:
+                raise BadInput(f"a {decision} needs the player")
+            slots = list(slots or [])
+            if decision == "claim":
+                out = G.resolve_claim(self.state, player, slots, None, extra)
+                if out.error:
+                    raise IllegalMove(out.error)
+                follow = list(out.events)
+            else:
+                if len(slots) != 1:
+                    raise BadInput(f"a penalty names one tile, got {len(slots)}")
+                r = self.state.board.reason(self.state.layout.slot_index(_slot(slots[0])))
+                if r.free:
+                    raise IllegalMove(f"{r.slot} is free: touching it is no penalty")
+                out = G.resolve_touch(self.state, player, slots[0], extra)
+                follow = [p for p in out.events if p.type == "penalty"]
+        fix = G.Pending("correction", {"changes": {"resolved": True, "decision": decision},
+                                       **({"reason": reason} if reason else {})}, ref=item_id)
+        written = self.commit([fix])
+        written += self.commit(follow)
+        text = f"item #{item_id} settled: " + (decision if decision != "none" else "no move")
+        return Result(written, text)
+
+    def end(self, reason: str = "abandoned") -> Result:
+        """End the game now (a ``game_ended`` event ``by: referee``).
+
+        Raises:
+            BadInput: unknown reason.  IllegalMove: the game is over already, or
+            the board does not show that end.
+        """
+        if reason not in END_REASONS:
+            raise BadInput(f"unknown end reason {reason!r} (expected one of {', '.join(END_REASONS)})")
+        if self.state.ended:
+            raise IllegalMove(f"the game has ended ({self.state.end_reason})")
+        return self.run(lambda s: G.Outcome((G.Pending("game_ended", {"reason": reason, "by": "referee"}),)),
+                        tick=False)
+
+
+def _slot(s) -> tuple[int, int, int]:
+    return tuple(Slot.parse(s)) if isinstance(s, str) else tuple(int(v) for v in s)
+
+
+def deal_faces(variant: str, layout: Layout, seed: int) -> list[str]:
+    """Faces for a new game: the project's solvable deal
+    (``companion.deals.solvable_deal``) when that module is there, else the
+    variant's tiles in a seeded shuffle (:class:`random.Random`).
+
+    Raises:
+        BadInput: the layout does not hold as many slots as the set has tiles.
+    """
+    try:
+        from companion import deals  # type: ignore[attr-defined]
+    except ImportError:
+        deals = None
+    if deals is not None and hasattr(deals, "solvable_deal"):
+        return list(deals.solvable_deal(variant, layout, seed).faces)
+    tiles = tileset(variant).tiles()
+    if len(tiles) != len(layout):
+        raise BadInput(f"layout {layout.name!r} holds {len(layout)} slots, the {variant} set {len(tiles)} tiles")
+    random.Random(seed).shuffle(tiles)
+    return tiles
+
+
+def start_game(ledger, variant: str, mode: str, layout: Layout, players: Sequence[str],
+               seed: int, options: Mapping | None = None, t: float | None = None,
+               game_id: str | None = None):
+    """Deal and record a new game (its ``game_started`` event); returns that event.
+
+    Raises:
+        BadInput: bad variant, mode, players or options (:func:`companion.game.start_data`),
+        or a game id already used.
+    """
+    faces = deal_faces(variant, layout, seed)
+    data = G.start_data(variant, mode, layout, faces, list(players), seed, dict(options or {}))
+    gid = game_id or ledger.new_game_id()
+    if ledger.events(gid):
+        raise BadInput(f"game {gid!r} already exists")
+    return ledger.append(gid, "game_started", data, None, t)

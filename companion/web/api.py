@@ -1,0 +1,87 @@
+"""``api`` blueprint: the scoreboard as JSON for pages and scripts, and the
+live event stream.  GET only.
+
+* ``GET /api/state[?game=ID]``: the game (the latest by default) as
+  :func:`companion.web.scoreboard.player_state` (CONTRACT.md: players,
+  scores, whose turn, last events, and more); 404 when there is none.
+* ``GET /api/events[?game=ID][&last_id=N]``: Server-Sent Events, one
+  ``ledger`` message per new ledger event; a reconnecting browser's
+  ``Last-Event-ID`` header (or ``last_id``) replays what it missed.
+* ``GET /api/board[?game=ID][&at=N]``: the top-down board with free flags;
+  ``/api/board.svg`` draws it; ``at`` is the board after event ``N``.
+* ``GET /api/check?slot=x,y,z[&game=ID][&at=N]``: "check a tile": free or
+  blocked and why (:mod:`companion.rules`).
+* ``GET /api/games``: the ledger's games.
+"""
+
+from __future__ import annotations
+
+import time
+
+from flask import Blueprint, Response, abort, jsonify, request
+
+from companion.web.db import get_db, get_game, get_hub
+from companion.web import scoreboard
+
+bp = Blueprint("api", __name__, url_prefix="/api")
+
+
+def _int_arg(name: str, value: str | None) -> int | None:
+    if value in (None, ""):
+        return None
+    try:
+        n = int(value)
+    except ValueError:
+        abort(400, description=f"{name} must be a whole number, got {value!r}")
+    if n < 0:
+        abort(400, description=f"{name} must be >= 0, got {n}")
+    return n
+
+
+def _state_at():
+    evs = get_game(request.args.get("game"))
+    at = _int_arg("at", request.args.get("at"))
+    return scoreboard.state_at(evs, at)
+
+
+@bp.get("/state")
+def state():
+    evs = get_game(request.args.get("game"))
+    return jsonify(scoreboard.player_state(evs, now=time.time(), games=get_db().games()))
+
+
+@bp.get("/games")
+def games():
+    return jsonify(games=get_db().games())
+
+
+@bp.get("/board")
+def board():
+    return jsonify(scoreboard.board_json(_state_at()))
+
+
+@bp.get("/board.svg")
+def board_svg():
+    st = _state_at()
+    svg = scoreboard.board_svg(st, title=f"Board of {st.game_id}")
+    return Response(svg, mimetype="image/svg+xml", headers={"Cache-Control": "no-store"})
+
+
+@bp.get("/check")
+def check():
+    text = request.args.get("slot")
+    if not text:
+        abort(400, description="give the tile as ?slot=x,y,z")
+    slot = scoreboard.parse_slot(text)
+    return jsonify(scoreboard.check_tile(_state_at(), slot))
+
+
+@bp.get("/events")
+def events():
+    last = request.headers.get("Last-Event-ID") or request.args.get("last_id")
+    after = _int_arg("Last-Event-ID", last.strip() if last else None)
+    game = request.args.get("game") or None
+    hub = get_hub()
+    stream = hub.stream(after, game)
+    return Response(stream, mimetype="text/event-stream",
+                    headers={"Cache-Control": "no-cache, no-store", "X-Accel-Buffering": "no"})

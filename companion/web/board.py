@@ -1,0 +1,73 @@
+"""``board`` blueprint: the players' pages.  GET only: nothing here changes
+anything.
+
+* ``GET /``: the phone scoreboard of a game (the latest, or ``?game=ID``):
+  scores or tokens, whose turn, the last events in words, racks and melds in
+  hand-builder modes, the timer in Word modes, tiles and free pairs left, the
+  board with "check a tile", the join QR code.  It stays live by itself
+  (``static/board.js``: an ``EventSource`` on ``/api/events`` and a fetch of
+  ``/api/state`` on each event; no reload).
+* ``GET /event/<id>``: one event's evidence: the engine's reason, the frames
+  before and after, and the overlay whose tiles can be tapped.
+* ``GET /qr.svg``: the QR code of the join address.
+"""
+
+from __future__ import annotations
+
+import time
+
+from flask import Blueprint, Response, abort, current_app, render_template, request
+
+from companion.errors import CompanionError
+from companion.web import scoreboard
+from companion.web.db import get_db
+from companion.web.serve import qr_svg
+
+bp = Blueprint("board", __name__)
+
+
+def join_address() -> str:
+    return current_app.config.get("JOIN_URL") or request.host_url
+
+
+@bp.get("/")
+def index():
+    led = get_db()
+    gid = request.args.get("game") or led.latest_game_id()
+    evs = led.events(gid) if gid else []
+    if request.args.get("game") and not evs:
+        abort(404, description=f"no game {gid!r} in the ledger")
+    state = scoreboard.player_state(evs, now=time.time(), games=led.games()) if evs else None
+    svg = scoreboard.board_svg(scoreboard.state_at(evs), title="Board now") if evs else ""
+    last = led.events()[-1:] if not evs else []
+    last_id = state["last_id"] if state else (last[0].id if last else 0)
+    return render_template("board/index.html", state=state, board_svg=svg, last_id=last_id,
+                           follow=not request.args.get("game"), game=gid or "", join_url=join_address())
+
+
+@bp.get("/event/<int:event_id>")
+def event(event_id: int):
+    ev = get_db().event(event_id)
+    if ev is None:
+        abort(404, description=f"no event #{event_id}")
+    evs = get_db().events(ev.game_id)
+    try:
+        st = scoreboard.state_at(evs, ev.id)
+        full = scoreboard.G.replay(evs)
+    except CompanionError:
+        st = full = None
+    ent = st.entries.get(ev.id) if st is not None else None
+    text = ent.text if ent is not None else scoreboard.G.brief(ev)
+    status = ("rejected" if ent is not None and ent.status == "rejected"
+              else full.status.get(ev.id, "ok") if full is not None else "unknown")
+    evd = ev.data.get("evidence") if isinstance(ev.data.get("evidence"), dict) else {}
+    svg = scoreboard.board_svg(st, title=f"Board after event {ev.id}") if st is not None else ""
+    return render_template("board/event.html", ev=ev, text=text, status=status,
+                           reason=ev.data.get("reason") or evd.get("reason"), board_svg=svg,
+                           has=lambda k: bool(evd.get(k)))
+
+
+@bp.get("/qr.svg")
+def qr():
+    return Response(qr_svg(join_address()), mimetype="image/svg+xml",
+                    headers={"Cache-Control": "no-cache"})

@@ -1,0 +1,79 @@
+"""The scoreboard's one way to the ledger (the Flask tutorial's ``db.py``):
+:func:`get_db` opens a :class:`companion.ledger.Ledger` for the request and
+keeps it on :data:`flask.g`, a teardown hook closes it, and the
+``flask init-ledger`` command creates the file.  Views never write SQL: they
+call the ledger's methods.
+
+The live streams do not use this: they read through the app's
+:class:`companion.web.hub.EventHub` (:func:`get_hub`), which holds its own
+connection for as long as the app runs.
+"""
+
+from __future__ import annotations
+
+import click
+from flask import Flask, current_app, g
+from flask.cli import with_appcontext
+
+from companion.ledger import Ledger
+from companion.web.hub import EventHub
+
+HUB_KEY = "companion.hub"
+
+
+def get_db() -> Ledger:
+    """The ledger of this request (opened on first use).
+
+    Raises:
+        BadInput: the configured file cannot be opened or is not a ledger.
+    """
+    if "ledger" not in g:
+        g.ledger = Ledger(current_app.config["LEDGER"])
+    return g.ledger
+
+
+def close_db(exc: BaseException | None = None) -> None:
+    led = g.pop("ledger", None)
+    if led is not None:
+        led.close()
+
+
+def get_hub(app: Flask | None = None) -> EventHub:
+    """The app's event hub, started on first use."""
+    app = app or current_app
+    return app.extensions[HUB_KEY].start()
+
+
+def notify(app: Flask | None = None) -> None:
+    """Tell the hub this process wrote to the ledger (streams wake at once)."""
+    hub = (app or current_app).extensions[HUB_KEY]
+    if hub.running:
+        hub.notify()
+
+
+@click.command("init-ledger")
+@with_appcontext
+def init_ledger_command() -> None:
+    """Create the configured ledger file (with its schema) if it is absent."""
+    Ledger(current_app.config["LEDGER"]).close()
+    click.echo(f"Ledger ready: {current_app.config['LEDGER']}")
+
+
+def init_app(app: Flask) -> None:
+    app.extensions[HUB_KEY] = EventHub(app.config["LEDGER"], poll_interval=app.config["SSE_POLL_S"],
+                                       keepalive=app.config["SSE_KEEPALIVE_S"])
+    app.teardown_appcontext(close_db)
+    app.cli.add_command(init_ledger_command)
+
+
+def get_game(game_id: str | None = None) -> list:
+    """The events of a game (the latest game when ``game_id`` is None or empty);
+    aborts with 404 when there is no such game."""
+    from flask import abort
+    led = get_db()
+    gid = game_id or led.latest_game_id()
+    evs = led.events(gid) if gid else []
+    if not evs:
+        abort(404, description=f"no game {game_id!r} in the ledger" if game_id
+              else "no game yet: the referee has not started one")
+    return evs

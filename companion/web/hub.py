@@ -1,0 +1,223 @@
+"""The event hub: one per app, it watches the ledger and wakes the live
+streams (Server-Sent Events) of every connected page.
+
+A background thread asks the ledger for events after the last one it has seen
+every ``poll_interval`` seconds (one indexed ``SELECT ... WHERE id > ?``: the
+camera referee or ``companion game`` write from other processes, so the
+database is the only place to learn of new events).  New events go into a
+bounded buffer and a :class:`threading.Condition` wakes the waiting streams.
+An in-process write calls :meth:`EventHub.notify` to poll at once.
+
+A stream starts after a given event id (the ``Last-Event-ID`` header an
+``EventSource`` sends when it reconnects, or ``?last_id=``), replays what it
+missed from the buffer or, when that is too old, from the ledger, then waits
+for more; it sends a comment every ``keepalive`` seconds so that proxies and
+the server keep the connection open.  Wire format (WHATWG HTML, "Server-sent
+events")::
+
+    id: 17
+    event: ledger
+    data: {"id": 17, "game_id": "game-1", "type": "claim", ...}
+
+"""
+
+from __future__ import annotations
+
+import bisect
+import json
+import threading
+import time
+from typing import Iterator
+
+from companion.game import brief
+
+
+def sse_message(event) -> str:
+    """One SSE message for a ledger event: ``id``, ``event: ledger`` and the
+    event's JSON (:meth:`companion.game.Event.to_json` plus ``text``, a plain
+    line from its data, and ``player``) on one ``data`` line."""
+    obj = event.to_json()
+    obj["player"] = event.data.get("player") if isinstance(event.data.get("player"), str) else None
+    try:
+        obj["text"] = brief(event)
+    except (KeyError, TypeError, ValueError):
+        obj["text"] = event.type
+    return f"id: {event.id}\nevent: ledger\ndata: {json.dumps(obj, separators=(',', ':'))}\n\n"
+
+
+KEEPALIVE = ": keep-alive\n\n"
+
+
+class EventHub:
+    """Watches one ledger file and feeds live streams.
+
+    Args:
+        path: the ledger file.
+        poll_interval: seconds between two looks at the ledger.
+        keepalive: seconds between two keep-alive comments on an idle stream.
+        buffer: how many recent events to keep in memory for replays.
+        retry_ms: the reconnection delay suggested to browsers.
+    """
+
+    def __init__(self, path: str, poll_interval: float = 0.05, keepalive: float = 15.0,
+                 buffer: int = 2000, retry_ms: int = 2000) -> None:
+        self.path = str(path)
+        self.poll_interval = float(poll_interval)
+        self.keepalive = float(keepalive)
+        self.buffer_size = max(10, int(buffer))
+        self.retry_ms = int(retry_ms)
+        self._cond = threading.Condition()
+        self._wake = threading.Event()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._ledger = None
+        self._ids: list[int] = []
+        self._events: list = []
+        self._floor = 0            # every event with id > _floor is in the buffer
+        self._last = 0
+        self.streams = 0           # streams open now
+        self.errors = 0            # failed polls (e.g. a locked database), for the curious
+
+    # ------------------------------------------------------------------ life cycle
+
+    def start(self) -> "EventHub":
+        """Open the ledger and start the polling thread (once; later calls do nothing)."""
+        with self._cond:
+            if self._thread is not None:
+                return self
+            from companion.ledger import Ledger
+            self._ledger = Ledger(self.path)
+            last = self._ledger.events()[-1:]
+            self._last = self._floor = last[0].id if last else 0
+            self._thread = threading.Thread(target=self._run, name="companion-event-hub", daemon=True)
+            self._thread.start()
+        return self
+
+    @property
+    def running(self) -> bool:
+        return self._thread is not None and not self._stop.is_set()
+
+    def stop(self, timeout: float = 5.0) -> None:
+        """Stop polling and end every open stream."""
+        self._stop.set()
+        self._wake.set()
+        with self._cond:
+            self._cond.notify_all()
+        t = self._thread
+        if t is not None and t is not threading.current_thread():
+            t.join(timeout)
+        with self._cond:
+            if self._ledger is not None:
+                self._ledger.close()
+                self._ledger = None
+
+    def notify(self) -> None:
+        """Look at the ledger now (after a write by this process)."""
+        self._wake.set()
+
+    # ------------------------------------------------------------------ polling
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            self.poll()
+            self._wake.wait(self.poll_interval)
+            self._wake.clear()
+
+    def poll(self) -> int:
+        """Read new events into the buffer and wake the streams; returns how many."""
+        led = self._ledger
+        if led is None:
+            return 0
+        try:
+            new = led.events(after_id=self._last)
+        except Exception:  # a locked or closed database: try again next time
+            self.errors += 1
+            return 0
+        if not new:
+            return 0
+        with self._cond:
+            for e in new:
+                if e.id > self._last:
+                    self._ids.append(e.id)
+                    self._events.append(e)
+                    self._last = e.id
+            if len(self._ids) > 2 * self.buffer_size:
+                cut = len(self._ids) - self.buffer_size
+                self._floor = self._ids[cut - 1]
+                del self._ids[:cut]
+                del self._events[:cut]
+            self._cond.notify_all()
+        return len(new)
+
+    @property
+    def last_id(self) -> int:
+        """The newest event id seen."""
+        return self._last
+
+    # ------------------------------------------------------------------ reading
+
+    def events_after(self, after_id: int) -> list:
+        """Every event with an id above ``after_id`` seen so far, in order
+        (from the buffer, or from the ledger when the buffer no longer holds them)."""
+        with self._cond:
+            last = self._last
+            if after_id >= self._floor:
+                k = bisect.bisect_right(self._ids, after_id)
+                return self._events[k:]
+            led = self._ledger
+        if led is None:
+            return []
+        return [e for e in led.events(after_id=after_id) if e.id <= last]
+
+    def wait(self, after_id: int, timeout: float) -> list | None:
+        """Wait up to ``timeout`` seconds for events after ``after_id``;
+        returns them ([] on time-out), or None once the hub stops."""
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while self._last <= after_id and not self._stop.is_set():
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return []
+                self._cond.wait(left)
+            if self._stop.is_set():
+                return None
+        return self.events_after(after_id)
+
+    def stream(self, after_id: int | None = None, game_id: str | None = None,
+               limit_s: float | None = None) -> Iterator[str]:
+        """An SSE stream: every event after ``after_id`` (of ``game_id`` only,
+        when given), then new ones as they come, with keep-alive comments.
+
+        ``after_id`` None starts at the newest event (no replay); an id beyond
+        the newest is taken as the newest.  ``limit_s`` ends the stream after
+        that many seconds (the browser reconnects with Last-Event-ID).
+        """
+        self.start()
+        last = self._last if after_id is None else min(max(0, int(after_id)), self._last)
+        end = None if limit_s is None else time.monotonic() + limit_s
+        with self._cond:
+            self.streams += 1
+        try:
+            yield f"retry: {self.retry_ms}\n: connected\n\n"
+            while True:
+                wait = self.keepalive
+                if end is not None:
+                    wait = min(wait, end - time.monotonic())
+                    if wait <= 0:
+                        return
+                got = self.wait(last, wait)
+                if got is None:
+                    return
+                if not got:
+                    yield KEEPALIVE
+                    continue
+                chunk = []
+                for e in got:
+                    last = e.id
+                    if game_id is None or e.game_id == game_id:
+                        chunk.append(sse_message(e))
+                if chunk:
+                    yield "".join(chunk)
+        finally:
+            with self._cond:
+                self.streams -= 1

@@ -1,0 +1,364 @@
+"""``referee`` blueprint: the referee console, the only place that changes
+anything.  Every route but the login page needs the referee session; every
+POST needs the session's CSRF token (:mod:`companion.web.security`).
+
+Views are short: check the form, call :class:`companion.session.GameSession`
+(replay, resolve, commit: the same engine calls as ``companion game``), wake
+the live streams, answer.  A plain form post is answered with a redirect to
+the console and a flashed message; a fetch call (``X-CSRF-Token`` header or
+``Accept: application/json``) gets JSON ``{ok, message, error, events}``.
+
+* ``GET /referee/``: the PIN form, or the console once logged in.
+* ``GET /referee/panel``: the console's live part (HTML fragment).
+* ``POST /referee/login``, ``/logout``.
+* ``POST /referee/start``: variant, mode, layout, players, seed (+ options).
+* ``POST /referee/move``: a claim, touch or pass entered by hand.
+* ``POST /referee/correct``, ``/void``: a correction event pointing at an
+  event (the original stays in the ledger).
+* ``POST /referee/settle``: settle a "needs referee" item, with the claim or
+  penalty decided, if any.
+* ``POST /referee/undo``, ``/hint``, ``/reshuffle``, ``/end``.
+* ``GET /referee/export.csv``, ``/export.json``: the game's ledger.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import secrets
+import time
+from typing import Callable
+
+from flask import (Blueprint, Response, current_app, flash, jsonify, redirect, render_template, request,
+                   url_for)
+from werkzeug.exceptions import TooManyRequests
+
+from companion import codex
+from companion.errors import BadInput, CompanionError
+from companion.layouts import Slot
+from companion.session import DECISIONS, END_REASONS, GameSession, Result, start_game
+from companion.tiles import VARIANTS
+from companion.variants import find_variant
+from companion.web import scoreboard
+from companion.web.db import get_db, notify
+from companion.web.security import (client_address, csrf_ok, is_referee, limiter, log_in, log_out,
+                                    pin_matches, require)
+
+bp = Blueprint("referee", __name__, url_prefix="/referee")
+
+OPEN_ENDPOINTS = ("referee.console",)       # the PIN form is shown to anyone
+INT_OPTIONS = ("turn_limit", "countdown_seconds", "target_seconds", "level")
+
+
+@bp.before_request
+def guard():
+    """Session first (403), then the CSRF token on every POST (403)."""
+    if request.endpoint == "referee.login":
+        require(csrf_ok(), 403, "the form has expired or lacks its CSRF token: reload the page")
+        return None
+    if request.endpoint in OPEN_ENDPOINTS and request.method in ("GET", "HEAD"):
+        return None
+    require(is_referee(), 403, "referee only: log in with the PIN shown on the host's terminal")
+    if request.method not in ("GET", "HEAD", "OPTIONS"):
+        require(csrf_ok(), 403, "missing or wrong CSRF token: reload the console")
+    return None
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _json_wanted() -> bool:
+    return request.headers.get("X-CSRF-Token") is not None or request.accept_mimetypes.best == "application/json"
+
+
+def _words_loader() -> Callable:
+    loader = current_app.config.get("WORDS_LOADER")
+    if loader is not None:
+        return loader
+
+    def load():
+        from companion import wordlist
+        return wordlist.words(), wordlist.index()
+    return load
+
+
+def _session(game: str | None = None) -> GameSession:
+    return GameSession(get_db(), game or request.form.get("game") or None, t=time.time(),
+                       words_loader=_words_loader())
+
+
+def _answer(result: Result | None = None, message: str = "", error: str | None = None, status: int = 200):
+    written = result.written if result is not None else []
+    message = message or (result.message if result is not None else "")
+    error = error if error is not None else (result.error if result is not None else None)
+    if written:
+        notify()
+    if error and status == 200:
+        status = 409
+    if _json_wanted():
+        return jsonify(ok=error is None, message=message, error=error,
+                       events=[{"id": e.id, "type": e.type} for e in written]), status
+    if written:
+        ids = ", ".join(f"#{e.id} {e.type}" for e in written)
+        message = (message + " " if message else "") + f"(recorded: {ids})"
+    if error:
+        flash(error, "error")
+    if message:
+        flash(message, "ok" if not error else "info")
+    return redirect(url_for(".console", game=request.form.get("game") or None), code=303)
+
+
+def _act(fn: Callable[[], Result]):
+    try:
+        return _answer(fn())
+    except CompanionError as exc:
+        return _answer(error=" ".join(str(exc).split()), status=400)
+
+
+def _field(name: str, required: bool = True) -> str:
+    v = (request.form.get(name) or "").strip()
+    if required and not v:
+        raise BadInput(f"{name.replace('_', ' ')} is required")
+    return v
+
+
+def _slots(text: str) -> list[list[int]]:
+    """``"x,y,z x,y,z"`` (spaces or semicolons between tiles) -> slot lists."""
+    parts = [p for p in re.split(r"[\s;]+", text.strip()) if p]
+    return [list(Slot.parse(p)) for p in parts]
+
+
+def _faces(text: str) -> list[str] | None:
+    items = [f.strip() for f in text.split(",") if f.strip()]
+    return items or None
+
+
+def _event_id(name: str = "event_id") -> int:
+    v = _field(name)
+    try:
+        return int(v)
+    except ValueError:
+        raise BadInput(f"{name.replace('_', ' ')} must be a number, got {v!r}") from None
+
+
+# --------------------------------------------------------------------------- pages
+
+
+def _console_data(game: str | None) -> dict:
+    led = get_db()
+    gid = game or led.latest_game_id()
+    data = {"game": gid, "state": None, "items": [], "caps": {}, "rows": [], "games": led.games()}
+    if gid and led.events(gid):
+        s = GameSession(led, gid)
+        evs = s.events
+        data["state"] = scoreboard.player_state(evs, now=time.time())
+        data["items"] = s.open_items()
+        data["caps"] = s.capabilities()
+        data["rows"] = list(reversed(led.export_json(gid)["events"]))
+    return data
+
+
+@bp.get("/")
+def console():
+    if not is_referee():
+        return render_template("referee/login.html")
+    return render_template("referee/console.html", variants=_variants(), layouts=codex.entries(),
+                           decisions=DECISIONS, end_reasons=END_REASONS, seed=secrets.randbelow(10**6),
+                           **_console_data(request.args.get("game")))
+
+
+@bp.get("/panel")
+def panel():
+    return render_template("referee/_panel.html", **_console_data(request.args.get("game")))
+
+
+def _variants() -> list[dict]:
+    out = []
+    for v in VARIANTS:
+        r = find_variant(v)
+        out.append({"id": v, "title": r.title,
+                    "modes": [{"id": m.id, "title": m.title, "players": (m.min_players, m.max_players)}
+                              for m in r.modes]})
+    return out
+
+
+# --------------------------------------------------------------------------- login
+
+
+@bp.post("/login")
+def login():
+    lim = limiter()
+    addr = client_address()
+    verdict = lim.check(addr)
+    if verdict.allowed and pin_matches(request.form.get("pin"), current_app.config["REFEREE_PIN"]):
+        lim.succeed(addr)
+        log_in()
+        flash("Referee console unlocked.", "ok")
+        return redirect(url_for(".console"), code=303)
+    if verdict.allowed:
+        verdict = lim.fail(addr)
+        if verdict.allowed:
+            if _json_wanted():
+                return jsonify(ok=False, error="wrong PIN"), 401
+            return render_template("referee/login.html", error="Wrong PIN. Look at the host's terminal."), 401
+    minutes = max(1, round(verdict.retry_after / 60))
+    who = "from this device" if verdict.scope == "client" else "on this server"
+    exc = TooManyRequests(f"Too many wrong PINs {who}: PIN entry is locked. "
+                          f"Try again in {minutes} minute{'s' if minutes != 1 else ''}.")
+    exc.retry_after = verdict.retry_after
+    raise exc
+
+
+@bp.post("/logout")
+def logout():
+    log_out()
+    return redirect(url_for(".console"), code=303)
+
+
+# --------------------------------------------------------------------------- actions
+
+
+@bp.post("/start")
+def start():
+    def go() -> Result:
+        variant = _field("variant")
+        layout = codex.builtin(_field("layout"))
+        players = [p.strip() for p in _field("players").split(",") if p.strip()]
+        seed_text = _field("seed", required=False)
+        try:
+            seed = int(seed_text) if seed_text else secrets.randbelow(10**6)
+        except ValueError:
+            raise BadInput(f"seed must be a whole number, got {seed_text!r}") from None
+        opts: dict = {}
+        if _field("difficulty", required=False):
+            opts["difficulty"] = _field("difficulty")
+        for key in INT_OPTIONS:
+            v = _field(key, required=False)
+            if v:
+                try:
+                    opts[key] = int(v)
+                except ValueError:
+                    raise BadInput(f"{key.replace('_', ' ')} must be a whole number, got {v!r}") from None
+        ev = start_game(get_db(), variant, _field("mode"), layout, players, seed, opts, t=time.time())
+        return Result([ev], f"{ev.game_id} started: {variant} {_field('mode')} on {layout.name}, seed {seed}")
+    try:
+        res = go()
+    except CompanionError as exc:
+        return _answer(error=" ".join(str(exc).split()), status=400)
+    notify()
+    if _json_wanted():
+        return jsonify(ok=True, message=res.message, error=None, game_id=res.written[0].game_id,
+                       events=[{"id": e.id, "type": e.type} for e in res.written])
+    flash(res.message, "ok")
+    return redirect(url_for(".console"), code=303)
+
+
+@bp.post("/move")
+def move():
+    def go() -> Result:
+        kind = _field("kind")
+        player = _field("player")
+        s = _session()
+        if kind == "claim":
+            return s.claim(player, _slots(_field("slots")), _faces(_field("faces", required=False)))
+        if kind == "touch":
+            slots = _slots(_field("slots"))
+            if len(slots) != 1:
+                raise BadInput(f"a touch names one tile, got {len(slots)}")
+            return s.touch(player, slots[0])
+        if kind == "pass":
+            return s.pass_turn(player)
+        raise BadInput(f"unknown move {kind!r} (claim, touch or pass)")
+    return _act(go)
+
+
+@bp.post("/correct")
+def correct():
+    def go() -> Result:
+        changes: dict = {}
+        if _field("player", required=False):
+            changes["player"] = _field("player")
+        if _field("slots", required=False):
+            sl = _slots(_field("slots"))
+            changes["slots" if len(sl) != 1 else "slot"] = sl if len(sl) != 1 else sl[0]
+        if _field("faces", required=False):
+            changes["faces"] = _faces(_field("faces"))
+        if _field("word", required=False):
+            changes["word"] = _field("word")
+        return _session().correct(_event_id(), changes, _field("reason", required=False))
+    return _act(go)
+
+
+@bp.post("/void")
+def void():
+    return _act(lambda: _session().void(_event_id(), _field("reason", required=False)))
+
+
+@bp.post("/settle")
+def settle():
+    def go() -> Result:
+        slots = _field("slots", required=False)
+        return _session().settle(_event_id("item_id"), _field("decision", required=False) or "none",
+                                 _field("player", required=False) or None, _slots(slots) if slots else None,
+                                 _field("reason", required=False))
+    return _act(go)
+
+
+@bp.post("/undo")
+def undo():
+    return _act(lambda: _session().undo(_field("player", required=False) or None))
+
+
+@bp.post("/hint")
+def hint():
+    return _act(lambda: _session().hint(_field("player")))
+
+
+@bp.post("/reshuffle")
+def reshuffle():
+    def go() -> Result:
+        seed = _field("seed", required=False)
+        try:
+            n = int(seed) if seed else None
+        except ValueError:
+            raise BadInput(f"seed must be a whole number, got {seed!r}") from None
+        return _session().reshuffle(_field("player"), n)
+    return _act(go)
+
+
+@bp.post("/end")
+def end():
+    return _act(lambda: _session().end(_field("reason", required=False) or "abandoned"))
+
+
+# --------------------------------------------------------------------------- export
+
+
+def _export_game() -> str:
+    led = get_db()
+    gid = request.args.get("game") or led.latest_game_id()
+    if not gid:
+        raise BadInput("the ledger holds no game yet")
+    return gid
+
+
+@bp.get("/export.csv")
+def export_csv():
+    gid = _export_game()
+    buf = io.StringIO()
+    get_db().export_csv(gid, buf)
+    return Response(buf.getvalue(), mimetype="text/csv",
+                    headers={"Content-Disposition": f'attachment; filename="{_safe(gid)}.csv"'})
+
+
+@bp.get("/export.json")
+def export_json():
+    gid = _export_game()
+    text = json.dumps(get_db().export_json(gid), indent=1)
+    return Response(text + "\n", mimetype="application/json",
+                    headers={"Content-Disposition": f'attachment; filename="{_safe(gid)}.json"'})
+
+
+def _safe(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", name)[:80] or "game"

@@ -1,0 +1,227 @@
+"""What the scoreboard shows, as plain data: the state of a game for the player
+page and ``GET /api/state``, the top-down board with free flags, the answer to
+"check a tile", and the board drawn as SVG.
+
+Pure functions over a game's events (no Flask, no database): the views read
+the ledger and the clock and pass them in.  The free rule and its reasons come
+from :mod:`companion.rules` (``Board.reason(i)``), the scores from
+:func:`companion.game.state_json`.
+"""
+
+from __future__ import annotations
+
+from html import escape
+from typing import Sequence
+
+from companion import game as G
+from companion.errors import BadInput
+from companion.layouts import Slot
+from companion.rules import BlockReason
+
+#: What each variant calls its tokens (``state_json``'s ``tokens``).
+TOKEN_NAMES = {"love": "Crystal Harmony tokens", "candy": "Sugar Crystal tokens",
+               "mindful": "Zen Focus tokens", "word": None}
+
+#: Seat marks: a shape and a label per seat, so that players are never told
+#: apart by colour alone.
+SEAT_MARKS = (("circle", "\u25cf"), ("triangle", "\u25b2"), ("square", "\u25a0"), ("diamond", "\u25c6"))
+
+#: Event types that may carry the camera referee's evidence.
+EVIDENCE_TYPES = ("claim", "invalid", "penalty", "needs_referee", "needs-referee", "touch")
+
+# Board drawing, in SVG user units: one half-tile unit is 15 wide and 20 tall
+# (a 30 x 40 mm tile, CONTRACT.md "Physical standard"); each layer is lifted
+# up and left by (DX, DY) so stacks read as stacks.
+HALF_W, HALF_H = 15, 20
+DX, DY = -3, -4
+PAD = 8
+
+
+def state_at(events: Sequence, at: int | None = None) -> G.GameState:
+    """The replayed state after the events with ids up to ``at`` (all when None).
+
+    Raises:
+        BadInput: no ``game_started`` event among them.
+    """
+    evs = list(events) if at is None else [e for e in events if e.id <= at]
+    return G.replay(evs)
+
+
+def face_info(state: G.GameState, face_id: str | None) -> dict | None:
+    """``{"id", "name", "short", "suit"}`` of a face id, None for None or an unknown id."""
+    if face_id is None:
+        return None
+    try:
+        f = state.tiles.face(face_id)
+    except BadInput:
+        return None
+    return {"id": f.id, "name": f.name, "short": f.short, "suit": f.suit}
+
+
+def tile_label(state: G.GameState, face_id: str | None) -> tuple[str, str]:
+    """Two short lines for a tile drawn on the board: the face's short label
+    and, for numbered suits, the suit's first three letters."""
+    info = face_info(state, face_id)
+    if info is None:
+        return "", ""
+    f = state.tiles.face(face_id)
+    return info["short"], (f.suit[:3] if f.rank is not None else "")
+
+
+def player_state(events: Sequence, now: float | None = None, games: Sequence[dict] = ()) -> dict:
+    """The player page's data: :func:`companion.game.state_json` plus
+
+    * ``token_name`` (what the variant's tokens are called, or None),
+    * ``hand_mode`` (whether racks and melds are shown),
+    * per player ``mark`` (seat shape and symbol) and ``faces`` (names of the
+      faces in their rack, melds and bonus),
+    * per event ``has_evidence``,
+    * ``last_id`` (the game's newest event id, for the live stream),
+    * ``server_time`` (``now``, so that a page can run a Word timer),
+    * ``games`` (the ledger's games, newest first).
+
+    Raises:
+        BadInput: no ``game_started`` event.
+    """
+    st = G.replay(events)
+    out = G.state_json(events)
+    out["token_name"] = TOKEN_NAMES.get(st.setup.variant)
+    out["hand_mode"] = st.mode.kind == "hand"
+    out["word_mode"] = st.setup.variant == "word"
+    for p in out["players"]:
+        shape, sym = SEAT_MARKS[p["seat"] % len(SEAT_MARKS)]
+        p["mark"] = {"shape": shape, "symbol": sym, "label": f"P{p['seat'] + 1}"}
+        ids = list(p["rack"]) + [f for m in p["melds"] for f in m["faces"]] + list(p["bonus"])
+        p["faces"] = {f: face_info(st, f) for f in dict.fromkeys(ids)}
+    for ev in out["last_events"]:
+        ev["has_evidence"] = bool(ev.get("evidence")) and ev["type"] in EVIDENCE_TYPES
+    out["last_id"] = max((e.id for e in st.raw), default=0)
+    out["server_time"] = now
+    out["games"] = [{"game_id": g["game_id"], "variant": g.get("variant"), "mode": g.get("mode"),
+                     "players": g.get("players")} for g in reversed(list(games))]
+    return out
+
+
+def board_json(state: G.GameState) -> dict:
+    """The board for drawing and for scripts: per slot ``slot``, ``present``,
+    ``free`` (None when empty), ``covered`` and ``face`` (face info for a
+    present tile with nothing on top, else None: covered faces stay hidden),
+    and ``bounds`` in half-tile units ``[x0, y0, x1, y1]`` plus ``depth``."""
+    board = state.board
+    slots = state.layout.slots
+    items = []
+    for i, s in enumerate(slots):
+        present = board.present[i]
+        covered = present and board.n_cover[i] > 0
+        items.append({"slot": list(s), "present": present, "free": board.is_free(i) if present else None,
+                      "covered": covered,
+                      "face": face_info(state, state.faces[i]) if present and not covered else None})
+    xs = [s.x for s in slots] or [0]
+    ys = [s.y for s in slots] or [0]
+    return {"game_id": state.game_id, "layout": state.layout.name, "slots": items,
+            "bounds": [min(xs), min(ys), max(xs) + 2, max(ys) + 2],
+            "depth": max((s.z for s in slots), default=0) + 1,
+            "tiles_left": board.n_present, "free": len(board.free_indices())}
+
+
+def parse_slot(text: str) -> Slot:
+    """``"x,y,z"`` -> :class:`Slot`.
+
+    Raises:
+        BadInput: not three integers.
+    """
+    return Slot.parse(str(text))
+
+
+def check_tile(state: G.GameState, slot: Slot) -> dict:
+    """"Check a tile": free or blocked and why, from :meth:`companion.rules.Board.reason`.
+
+    Returns the contract's ``free`` entry (:meth:`BlockReason.to_json`) with
+    ``text`` (:meth:`BlockReason.describe`), ``verdict`` (``"free"``,
+    ``"blocked"`` or ``"empty"``), ``covered``/``pinched`` flags and ``face``
+    (face info when nothing covers it).
+
+    Raises:
+        BadInput: the slot is not in the game's layout.
+    """
+    i = state.layout.slot_index(slot)
+    r: BlockReason = state.board.reason(i)
+    out = r.to_json()
+    out["text"] = r.describe()
+    out["verdict"] = "empty" if not r.present else ("free" if r.free else "blocked")
+    out["covered"] = r.covered
+    out["pinched"] = r.pinched
+    out["face"] = face_info(state, state.faces[i]) if r.present and not r.covered else None
+    out["game_id"] = state.game_id
+    return out
+
+
+def _tile_xy(s: Slot, x0: int, y0: int, depth: int) -> tuple[float, float]:
+    """Top-left corner of a tile's face in SVG units: its grid place, lifted
+    up-left by its layer (the whole drawing is shifted so layer ``depth - 1``
+    still starts at ``PAD``)."""
+    return (PAD + (depth - 1) * -DX + (s.x - x0) * HALF_W + s.z * DX,
+            PAD + (depth - 1) * -DY + (s.y - y0) * HALF_H + s.z * DY)
+
+
+def board_svg(state: G.GameState, title: str = "Board") -> str:
+    """The board seen from above as an SVG document: every present tile drawn
+    in layer order (higher tiles lifted up-left), free tiles plain with a
+    check mark, blocked tiles cross-hatched with a bar (pattern, not colour
+    alone), faces shown where nothing covers them; empty slots of the bottom
+    layer as dashed outlines.
+
+    Each tile is a ``<g class="tile free|blocked" data-slot="x,y,z"
+    tabindex="0" role="button">`` with an ``aria-label`` a screen reader can
+    read, for the page's "check a tile".
+    """
+    slots = state.layout.slots
+    board = state.board
+    if not slots:
+        return '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10"></svg>'
+    x0 = min(s.x for s in slots)
+    y0 = min(s.y for s in slots)
+    x1 = max(s.x for s in slots) + 2
+    y1 = max(s.y for s in slots) + 2
+    depth = max(s.z for s in slots) + 1
+    w = PAD * 2 + (x1 - x0) * HALF_W + (depth - 1) * -DX
+    h = PAD * 2 + (y1 - y0) * HALF_H + (depth - 1) * -DY
+    tw, th = 2 * HALF_W - 2, 2 * HALF_H - 2
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" class="board-svg" viewBox="0 0 {w} {h}" '
+             f'role="group" aria-label="{escape(title)}: {board.n_present} tiles, '
+             f'{len(board.free_indices())} free">',
+             '<defs><pattern id="hatch" width="6" height="6" patternUnits="userSpaceOnUse" '
+             'patternTransform="rotate(45)"><rect width="6" height="6" class="hatch-bg"/>'
+             '<line x1="0" y1="0" x2="0" y2="6" class="hatch-line"/></pattern></defs>']
+    order = sorted(range(len(slots)), key=lambda i: (slots[i].z, slots[i].y, slots[i].x))
+    for i in order:
+        s = slots[i]
+        x, y = _tile_xy(s, x0, y0, depth)
+        if not board.present[i]:
+            if s.z == 0:
+                parts.append(f'<rect class="gone" x="{x + 1}" y="{y + 1}" width="{tw}" height="{th}" rx="3"/>')
+            continue
+        free = board.is_free(i)
+        covered = board.n_cover[i] > 0
+        cls = "free" if free else "blocked"
+        big, small = ("", "") if covered else tile_label(state, state.faces[i])
+        info = None if covered else face_info(state, state.faces[i])
+        name = f", {info['name']}" if info else ""
+        label = f"tile {s.x},{s.y},{s.z}, {'free' if free else 'blocked'}{name}"
+        parts.append(f'<g class="tile {cls} z{min(s.z, 4)}" data-slot="{s.x},{s.y},{s.z}" tabindex="0" '
+                     f'role="button" aria-label="{escape(label)}">')
+        parts.append(f'<rect class="side" x="{x + 3}" y="{y + 4}" width="{tw}" height="{th}" rx="3"/>')
+        parts.append(f'<rect class="face" x="{x + 1}" y="{y + 1}" width="{tw}" height="{th}" rx="3"/>')
+        if not free:
+            parts.append(f'<rect class="hatch" x="{x + 1}" y="{y + 1}" width="{tw}" height="{th}" rx="3"/>')
+        if big:
+            parts.append(f'<text class="lab" x="{x + 1 + tw / 2}" y="{y + 19}">{escape(big)}</text>')
+        if small:
+            parts.append(f'<text class="sub" x="{x + 1 + tw / 2}" y="{y + 29}">{escape(small)}</text>')
+        if free:   # a check mark in the bottom-right corner
+            parts.append(f'<path class="mark" d="M{x + tw - 9} {y + th - 6} l3 3 l6 -7"/>')
+        else:      # a bar: "no entry"
+            parts.append(f'<path class="mark" d="M{x + tw - 10} {y + th - 4} h8"/>')
+        parts.append('</g>')
+    parts.append('</svg>')
+    return "".join(parts)

@@ -1,0 +1,192 @@
+/* The players' page: renders /api/state, stays live on /api/events (SSE). */
+"use strict";
+(function () {
+  const C = window.Companion;
+  const el = C.el;
+  const app = document.getElementById("app");
+  const $ = (id) => document.getElementById(id);
+  let state = JSON.parse($("state-data").textContent || "null");
+  let game = app.dataset.game || "";
+  const follow = app.dataset.follow === "1";
+  let lastId = parseInt(app.dataset.lastId || "0", 10);
+  let seenMax = state ? state.last_id : 0;
+  let clockOffset = 0;
+
+  const ICONS = {
+    game_started: "\u25B6", claim: "\u2713", invalid: "\u2717", penalty: "\u26A0", touch: "\u261D", word: "\u270E",
+    pass: "\u23ED", meld: "\u25A6", steal: "\u21C6", declare: "\u2605", hint: "?", reshuffle: "\u27F3",
+    undo: "\u21B6", correction: "\u270D", needs_referee: "\u2691", "needs-referee": "\u2691", game_ended: "\u25A0",
+  };
+  const LINKED = ["claim", "invalid", "penalty", "needs_referee", "needs-referee"];
+
+  function fmt(n) { return typeof n === "number" ? n.toLocaleString("en-US") : (n === null || n === undefined ? "\u2013" : String(n)); }
+  function clock(sec) {
+    if (sec === null || sec === undefined) return "\u2013";
+    sec = Math.max(0, Math.floor(sec));
+    return Math.floor(sec / 60) + ":" + String(sec % 60).padStart(2, "0");
+  }
+  function eventUrl(id) { return app.dataset.eventUrl.replace(/0$/, String(id)); }
+
+  function tileChip(st, p, f) {
+    const info = p.faces[f] || { short: f, name: f, suit: "" };
+    const sub = /^\d+$/.test(info.short) ? info.suit.slice(0, 3) : "";
+    return el("span", { class: "tilechip", title: info.name, "aria-label": info.name }, [info.short, sub ? el("small", { text: sub }) : null]);
+  }
+
+  function playerCard(st, p) {
+    const turn = !st.ended && st.turn === p.name;
+    const winner = st.ended && (st.winners || []).includes(p.name);
+    const head = el("h2", {}, [
+      el("span", { class: "seat-mark", "aria-hidden": "true", text: p.mark.symbol }),
+      el("span", { text: p.name }),
+      el("span", { class: "seat-label", text: p.mark.label }),
+      turn ? el("span", { class: "flag", text: "\u25B6 TO PLAY" }) : null,
+      winner ? el("span", { class: "flag win", text: "\u2605 WINNER" }) : null,
+    ]);
+    const label = st.token_name && st.variant !== "mindful" ? st.token_name : "points";
+    const score = el("div", { class: "score" }, [el("span", { class: "num", text: fmt(p.score) }), " ", el("span", { class: "lbl", text: label })]);
+    const extra = [];
+    if (st.variant === "mindful") extra.push(st.token_name + ": " + fmt(p.tokens));
+    extra.push(p.matches + " match" + (p.matches === 1 ? "" : "es"));
+    if (p.invalid) extra.push(p.invalid + " invalid");
+    if (p.penalties) extra.push(p.penalties + " penalt" + (p.penalties === 1 ? "y" : "ies"));
+    if (p.words && p.words.length) extra.push("words: " + p.words.slice(-5).join(", "));
+    const card = el("article", { class: "player seat-" + (p.seat % 4) + (turn ? " turn" : ""), "aria-current": turn ? "true" : null },
+      [head, score, el("p", { class: "lines", text: extra.join(" \u00B7 ") })]);
+    if (st.hand_mode) {
+      const rack = el("div", { class: "rack" }, [el("span", { class: "rack-title", text: "Rack (" + p.rack.length + ")" })]);
+      p.rack.forEach((f) => rack.append(tileChip(st, p, f)));
+      card.append(rack);
+      if (p.melds.length) {
+        const melds = el("div", { class: "melds" }, [el("span", { class: "rack-title", text: "Melds" })]);
+        p.melds.forEach((m) => melds.append(el("span", { class: "meld", "aria-label": m.kind }, [el("span", { class: "meld-kind", text: m.kind })].concat(m.faces.map((f) => tileChip(st, p, f))))));
+        card.append(melds);
+      }
+    }
+    return card;
+  }
+
+  function statusLine(st) {
+    if (st.ended) {
+      const who = st.winner === "team" ? "the team" : (st.winners || []).join(" and ");
+      return "\u25A0 Game over (" + String(st.end_reason).replace("-", " ") + ")" + (who ? ": \u2605 " + who + " win" + ((st.winners || []).length > 1 || st.winner === "team" ? "" : "s") : "");
+    }
+    return "\u25B6 " + st.turn + " to play" + (st.stuck ? " \u00B7 no free pair left" : "");
+  }
+
+  function renderEvents(st) {
+    const items = st.last_events.slice(-12).reverse();
+    const out = items.map((e) => {
+      const st2 = e.status || "ok";
+      const body = el("div", { class: "ev-body" }, [
+        el("span", { class: "ev-text", text: e.text }),
+        st2 !== "ok" ? el("span", { class: "badge st-" + st2, text: st2.toUpperCase() }) : null,
+        el("div", { class: "ev-meta" }, [
+          "#" + e.id + (e.ref ? " \u2192 #" + e.ref : ""),
+          LINKED.includes(e.type) ? [" \u00B7 ", el("a", { class: "evlink", href: eventUrl(e.id), text: (e.has_evidence ? "evidence & reason" : "reason") + " \u203A" })] : null,
+        ].flat()),
+      ]);
+      return el("li", { class: "ev type-" + e.type + " st-" + st2 + (e.id > seenMax ? " new" : ""), "data-id": e.id },
+        [el("span", { class: "ev-icon", "aria-hidden": "true", text: ICONS[e.type] || "\u2022" }), body]);
+    });
+    $("events").replaceChildren(...out);
+  }
+
+  function render(st) {
+    if (!st) return;
+    document.title = st.variant_title + " \u00B7 " + st.mode_title;
+    $("title").textContent = st.variant_title;
+    $("subtitle").textContent = st.mode_title + " \u00B7 " + st.layout + " \u00B7 " + st.game_id;
+    const status = [el("p", { class: "big", text: statusLine(st) })];
+    if (st.team) status.push(el("p", {}, ["Team score: ", el("strong", { text: fmt(st.team.score) })]));
+    if (st.result && st.result.stars !== undefined) status.push(el("p", { text: "\u2605".repeat(st.result.stars) + " " + st.result.stars + " star(s)" }));
+    $("status").replaceChildren(...status);
+    $("tiles-left").textContent = fmt(st.tiles_left);
+    $("pairs-left").textContent = fmt(st.free_pairs_left);
+    $("players").replaceChildren(...st.players.map((p) => playerCard(st, p)));
+    renderEvents(st);
+    const needs = st.needs_referee || [];
+    $("needs").hidden = needs.length === 0;
+    $("needs-list").replaceChildren(...needs.map((n) => el("li", {}, ["#" + n.id + " " + (n.reason || "unclear") + " ", el("a", { href: eventUrl(n.id), text: "evidence \u203A" })])));
+    if (st.server_time) clockOffset = st.server_time - Date.now() / 1000;
+    tick();
+    seenMax = Math.max(seenMax, st.last_id || 0);
+  }
+
+  function tick() {
+    const t = state && state.timer;
+    const box = $("timer");
+    if (!t) { box.hidden = true; return; }
+    box.hidden = false;
+    const now = Date.now() / 1000 + clockOffset;
+    const wall = t.running && t.start_t && state.server_time && Math.abs(state.server_time - t.start_t) < 2 * 86400;
+    if (t.kind === "countdown") {
+      let left = t.remaining;
+      if (wall && t.deadline_t) left = t.deadline_t - now;
+      $("timer-value").textContent = clock(left);
+      $("timer-label").textContent = "time left";
+      box.classList.toggle("low", left !== null && left < 30);
+    } else {
+      let el2 = t.elapsed;
+      if (wall) el2 = now - t.start_t;
+      $("timer-value").textContent = clock(el2);
+      $("timer-label").textContent = t.target_seconds ? "time (target " + clock(t.target_seconds) + ")" : "time";
+    }
+  }
+  setInterval(tick, 1000);
+
+  // ------------------------------------------------------------------ live updates
+  let busy = false, again = false;
+  async function refresh() {
+    if (busy) { again = true; return; }
+    busy = true;
+    try {
+      do {
+        again = false;
+        const q = game && !follow ? "?game=" + encodeURIComponent(game) : "";
+        const res = await fetch(app.dataset.stateUrl + q, { headers: { Accept: "application/json" }, cache: "no-store" });
+        if (res.ok) {
+          state = await res.json();
+          game = state.game_id;
+          render(state);
+          const svg = await fetch(app.dataset.boardUrl + "?game=" + encodeURIComponent(game), { cache: "no-store" });
+          if (svg.ok) {
+            const doc = new DOMParser().parseFromString(await svg.text(), "image/svg+xml");
+            const root = doc.documentElement;
+            if (root && root.nodeName === "svg") $("board").replaceChildren(document.importNode(root, true));
+            board.recheck();
+          }
+        }
+      } while (again);
+    } catch (err) {
+      again = false;
+    } finally {
+      busy = false;
+    }
+  }
+
+  function setLive(on, text) {
+    const live = $("live");
+    live.classList.toggle("on", on);
+    live.classList.toggle("off", !on);
+    live.querySelector(".live-text").textContent = text;
+  }
+
+  function connect() {
+    const params = new URLSearchParams({ last_id: String(lastId) });
+    const es = new EventSource(app.dataset.eventsUrl + "?" + params);
+    es.onopen = () => setLive(true, "live");
+    es.onerror = () => setLive(false, "reconnecting\u2026");
+    es.addEventListener("ledger", (m) => {
+      const ev = JSON.parse(m.data);
+      lastId = ev.id;
+      if (follow && ev.type === "game_started") game = ev.game_id;
+      if (!game || ev.game_id === game) refresh();
+    });
+    window.companionStream = es;
+  }
+
+  const board = C.bindBoard($("board"), app.dataset.checkUrl, () => (game ? { game: game } : {}), $("check"));
+  render(state);
+  connect();
+})();

@@ -1,0 +1,78 @@
+/* Shared helpers of the scoreboard pages: safe element building and
+   "check a tile" (GET /api/check), drawn on the board SVG or an overlay. */
+"use strict";
+window.Companion = (function () {
+  function el(tag, attrs, children) {
+    const node = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs || {})) {
+      if (v === null || v === undefined || v === false) continue;
+      if (k === "text") node.textContent = v;
+      else if (k === "class") node.className = v;
+      else node.setAttribute(k, v === true ? "" : String(v));
+    }
+    for (const c of [].concat(children || [])) {
+      if (c === null || c === undefined || c === false) continue;
+      node.append(c instanceof Node ? c : document.createTextNode(String(c)));
+    }
+    return node;
+  }
+
+  function key(slot) { return slot.join(","); }
+
+  function clearMarks(root) {
+    root.querySelectorAll(".sel, .cover, .pinch").forEach((n) => n.classList.remove("sel", "cover", "pinch"));
+  }
+
+  function mark(root, r) {
+    clearMarks(root);
+    const find = (s) => root.querySelector('[data-slot="' + key(s) + '"]');
+    const add = (s, cls) => { const n = find(s); if (n) n.classList.add(cls); };
+    add(r.slot, "sel");
+    (r.covered_by || []).forEach((s) => add(s, "cover"));
+    if (r.pinched) { (r.left || []).forEach((s) => add(s, "pinch")); (r.right || []).forEach((s) => add(s, "pinch")); }
+  }
+
+  function list(slots) { return slots.map(key).join(", "); }
+
+  function renderCheck(box, r) {
+    const icon = { free: "\u2713 FREE", blocked: "\u2715 BLOCKED", empty: "\u25CB EMPTY" }[r.verdict] || r.verdict;
+    const parts = [el("p", { class: "verdict " + r.verdict, text: icon + " \u00B7 tile " + key(r.slot) })];
+    if (r.face) parts.push(el("p", { text: r.face.name }));
+    parts.push(el("p", { text: r.text }));
+    if (r.covered) parts.push(el("p", { class: "hint", text: "On top of it (dashed outline): " + list(r.covered_by) }));
+    if (r.pinched) parts.push(el("p", { class: "hint", text: "Pinched (dotted outline): left " + list(r.left) + ", right " + list(r.right) }));
+    box.replaceChildren(...parts);
+  }
+
+  async function check(url, params, box, roots) {
+    const res = await fetch(url + "?" + new URLSearchParams(params), { headers: { Accept: "application/json" } });
+    const r = await res.json();
+    if (!res.ok) { box.replaceChildren(el("p", { text: r.error || "cannot check that tile" })); return null; }
+    renderCheck(box, r);
+    roots.forEach((root) => root && mark(root, r));
+    return r;
+  }
+
+  /* Tapping (or Enter/Space on) a tile of container's board asks /api/check. */
+  function bindBoard(container, url, params, box, extraRoots) {
+    let selected = null;
+    const go = (tile) => {
+      selected = tile.dataset.slot;
+      check(url, Object.assign({ slot: selected }, params()), box, [container].concat(extraRoots || []));
+    };
+    container.addEventListener("click", (e) => {
+      const tile = e.target.closest("[data-slot]");
+      if (tile && container.contains(tile)) go(tile);
+    });
+    container.addEventListener("keydown", (e) => {
+      const tile = e.target.closest("[data-slot]");
+      if (tile && (e.key === "Enter" || e.key === " ")) { e.preventDefault(); go(tile); }
+    });
+    return {
+      selected: () => selected,
+      recheck: () => { if (selected) check(url, Object.assign({ slot: selected }, params()), box, [container]); },
+    };
+  }
+
+  return { el, key, renderCheck, mark, check, bindBoard };
+})();

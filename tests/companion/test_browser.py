@@ -1,0 +1,175 @@
+"""The player page in a real browser: headless Chromium (Debian's ``chromium``
+package, /usr/bin/chromium) driven by Playwright, on a phone-sized viewport.
+An event recorded in the ledger (by another connection, as the camera
+referee's process would) must show on the open page within 1 s, without a
+reload; tapping a tile must say why it is blocked.  Screenshots are kept in
+pytest's temporary folder (or $COMPANION_TEST_ARTIFACTS) and their paths
+printed.
+
+Set-up: when Chromium or Playwright is missing, a session-scoped fixture
+installs them (``apt-get install -y chromium`` as root, ``pip install
+playwright``; never ``playwright install``, which downloads its own browser)
+with a time limit, and skips with the reason when that fails.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+
+from companion.ledger import Ledger
+from webgame import A, B, C, start_mini
+
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+PHONE = {"width": 390, "height": 844}
+INSTALL_TIMEOUT_S = 900
+
+
+def _run(cmd: list[str], env: dict | None = None) -> str | None:
+    """Run an install command; None on success, else a one-line reason."""
+    try:
+        done = subprocess.run(cmd, capture_output=True, text=True, timeout=INSTALL_TIMEOUT_S, env=env)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"{' '.join(cmd)}: {exc.__class__.__name__}"
+    if done.returncode != 0:
+        tail = (done.stderr or done.stdout).strip().splitlines()[-1:] or ["?"]
+        return f"{' '.join(cmd)} exited {done.returncode}: {tail[0]}"
+    return None
+
+
+@pytest.fixture(scope="session")
+def browser_ready():
+    """Make sure /usr/bin/chromium and the playwright package are there."""
+    if not os.path.exists(CHROMIUM):
+        if os.geteuid() != 0 or shutil.which("apt-get") is None:
+            pytest.skip(f"{CHROMIUM} is missing and this user cannot apt-get install chromium")
+        env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
+        why = _run(["apt-get", "update", "-q"], env) or _run(["apt-get", "install", "-y", "-q", "chromium"], env)
+        if why or not os.path.exists(CHROMIUM):
+            pytest.skip(f"could not install Debian's chromium: {why or 'no ' + CHROMIUM}")
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        why = _run([sys.executable, "-m", "pip", "install", "-q", "playwright"])
+        if why:
+            pytest.skip(f"could not install the playwright package: {why}")
+    try:
+        from playwright.sync_api import sync_playwright  # noqa: F401
+    except ImportError as exc:
+        pytest.skip(f"playwright cannot be imported: {exc}")
+    return CHROMIUM
+
+
+@pytest.fixture
+def served(tmp_path):
+    """A ledger with the mini game, served by waitress on 127.0.0.1 and a free port."""
+    from companion.web.serve import start_server
+    path = tmp_path / "ledger.db"
+    with Ledger(path) as led:
+        start_mini(led)
+    srv = start_server({"LEDGER": str(path), "REFEREE_PIN": "123456"}, "127.0.0.1", 0)
+    yield srv, path
+    srv.stop()
+
+
+@pytest.fixture
+def phone(browser_ready):
+    from playwright.sync_api import sync_playwright
+    profile = tempfile.mkdtemp(prefix="companion-chromium-")
+    with sync_playwright() as p:
+        ctx = p.chromium.launch_persistent_context(profile, executable_path=browser_ready, args=ARGS,
+                                                   headless=True, viewport=PHONE, device_scale_factor=2,
+                                                   is_mobile=True, has_touch=True)
+        try:
+            yield ctx
+        finally:
+            ctx.close()
+            shutil.rmtree(profile, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def artifacts(tmp_path_factory) -> Path:
+    env = os.environ.get("COMPANION_TEST_ARTIFACTS")
+    folder = Path(env) if env else tmp_path_factory.mktemp("browser-artifacts")
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def _shot(page, folder: Path, name: str) -> Path:
+    path = folder / name
+    page.screenshot(path=str(path), full_page=True)
+    print(f"screenshot: {path}")
+    return path
+
+
+def test_player_page_shows_a_new_event_within_a_second_without_reload(served, phone, artifacts):
+    srv, path = served
+    page = phone.pages[0] if phone.pages else phone.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    loads: list[str] = []
+    page.on("load", lambda: loads.append(page.url))
+    page.goto(srv.url)
+    page.wait_for_selector("#live.on", timeout=10_000)                  # the stream is open
+    assert page.locator(".player").count() == 2
+    assert "Ann to play" in page.inner_text("#status")
+    page.evaluate("window.__noReload = 'still here'")
+    n_loads = len(loads)
+
+    with Ledger(path) as led:                                          # another writer, as the referee
+        from companion.session import GameSession
+        res = GameSession(led, "g1", t=time.time()).claim("Ann", [A, C])
+        recorded = time.monotonic()
+    claim_id = res.written[0].id
+    page.wait_for_selector(f'#events li[data-id="{claim_id}"]', timeout=5_000)
+    seen = time.monotonic() - recorded
+    assert seen < 1.0, f"the event showed after {seen:.2f} s"
+    assert page.evaluate("window.__noReload") == "still here" and len(loads) == n_loads
+    assert "Ann claimed 1 Single Heart + 1 Single Heart" in page.inner_text("#events")
+    page.wait_for_selector('.player.turn .score .num:text-is("10,200")', timeout=5_000)
+    assert page.inner_text("#tiles-left") == "4"
+    _shot(page, artifacts, "player-portrait.png")
+
+    page.click('.board-svg [data-slot="2,0,1"]')                       # check a tile by tapping it ...
+    page.wait_for_selector("#check .verdict.free", timeout=5_000)
+    assert "FREE" in page.inner_text("#check")
+    page.focus('.board-svg [data-slot="2,0,0"]')                       # ... or from the keyboard (it lies
+    page.keyboard.press("Enter")                                       # under 2,0,1: no finger reaches it)
+    page.wait_for_selector("#check .verdict.blocked", timeout=5_000)
+    text = page.inner_text("#check")
+    assert "BLOCKED" in text and "covered by 2,0,1" in text
+    assert page.locator('.board-svg .tile.cover[data-slot="2,0,1"]').count() == 1
+    page.set_viewport_size({"width": PHONE["height"], "height": PHONE["width"]})
+    _shot(page, artifacts, "player-landscape.png")
+    assert errors == []
+
+
+def test_stream_reconnects_and_replays(served, phone):
+    srv, path = served
+    page = phone.new_page()
+    page.goto(srv.url)
+    page.wait_for_selector("#live.on", timeout=10_000)
+    page.evaluate("window.companionStream.close()")                   # a dropped connection ...
+    with Ledger(path) as led:
+        led.append("g1", "pass", {"player": "Ann"}, None, time.time())
+    page.evaluate("""() => {                                             // ... and the browser reconnecting
+        const es = new EventSource('/api/events?last_id=1');
+        window.__got = [];
+        es.addEventListener('ledger', (m) => window.__got.push(m.lastEventId));
+    }""")
+    got = []
+    for _ in range(100):                                               # up to 5 s
+        got = page.evaluate("window.__got")
+        if got:
+            break
+        page.wait_for_timeout(50)
+    assert got == ["2"]

@@ -1,0 +1,108 @@
+"""companion.session: the console's game service (replay, resolve, commit),
+on the mini game of webgame.py; scores from Love Mahjong 2.5 / 2.7."""
+
+from __future__ import annotations
+
+import pytest
+
+from companion import game as G
+from companion.codex import builtin
+from companion.errors import BadInput, IllegalMove
+from companion.ledger import Ledger
+from companion.session import GameSession, deal_faces, start_game
+from companion.tiles import tileset
+from webgame import A, B, B2, C, D, E, start_mini
+
+
+@pytest.fixture
+def led(tmp_path):
+    with Ledger(tmp_path / "s.db") as led:
+        start_mini(led)
+        yield led
+
+
+def test_no_game(tmp_path):
+    with Ledger(tmp_path / "e.db") as empty:
+        with pytest.raises(BadInput, match="holds no game"):
+            GameSession(empty)
+        start_mini(empty)
+        with pytest.raises(BadInput, match="no game 'zz'"):
+            GameSession(empty, "zz")
+
+
+def test_claim_writes_and_replays(led):
+    s = GameSession(led, t=5.0)
+    res = s.claim("Ann", [A, C])
+    assert res.ok and [e.type for e in res.written] == ["claim"] and res.written[0].t == 5.0
+    assert s.state.scores() == {"Ann": 10_200, "Ben": 10_000}
+    assert G.replay(led.events("g1")).scores() == s.state.scores()
+
+
+def test_blocked_touch_is_a_penalty_with_an_error(led):
+    res = GameSession(led).touch("Ben", B)
+    assert not res.ok and "covered by 2,0,1" in res.error
+    assert [e.type for e in res.written] == ["penalty"] and res.written[0].data["points"] == -100
+
+
+def test_capabilities(led):
+    s = GameSession(led)
+    assert s.capabilities() == {"undo": False, "hint": False, "reshuffle": False, "moves": True,
+                                "melds": True, "end": True}
+    s.pass_turn("Ann")
+    assert s.capabilities()["undo"] is True
+
+
+def test_correct_only_known_fields(led):
+    s = GameSession(led)
+    claim = s.claim("Ann", [A, C]).written[0].id
+    with pytest.raises(BadInput, match="cannot correct evidence"):
+        s.correct(claim, {"evidence": {"before": "/etc/passwd"}})
+    res = s.correct(claim, {"player": "Ben"}, "wrong seat")
+    assert res.written[0].data == {"changes": {"player": "Ben"}, "reason": "wrong seat"}
+
+
+def test_open_items_and_settle(led):
+    item = led.append("g1", "needs-referee", {"reason": "hand in view", "slots": [D, E]}, None, 1.0)
+    s = GameSession(led)
+    items = s.open_items()
+    assert [(i["id"], i["type"], i["slots"]) for i in items] == [(item.id, "needs-referee", [D, E])]
+    with pytest.raises(BadInput, match="unknown decision"):
+        s.settle(item.id, "maybe")
+    with pytest.raises(BadInput, match="needs the player"):
+        s.settle(item.id, "claim")
+    with pytest.raises(IllegalMove):
+        s.settle(item.id, "claim", "Ann", [A, B])            # B is blocked: refused, nothing written
+    assert len(led.events("g1")) == 2
+    res = s.settle(item.id, "claim", "Ann", [D, E], "clear on video")
+    assert [e.type for e in res.written] == ["correction", "claim"]
+    assert GameSession(led).open_items() == []
+
+
+def test_rejected_items_must_be_voided(led):
+    bad = led.append("g1", "claim", {"player": "Ann", "slots": [A, B], "faces": ["hearts-1", "hearts-1"]},
+                     None, 1.0)
+    s = GameSession(led)
+    assert s.open_items()[0]["rejected"] is True
+    with pytest.raises(BadInput, match="void it or correct it"):
+        s.settle(bad.id)
+    s.void(bad.id, "misread")
+    assert GameSession(led).open_items() == []
+
+
+def test_end(led):
+    s = GameSession(led)
+    with pytest.raises(BadInput, match="unknown end reason"):
+        s.end("bored")
+    assert s.end().written[0].data == {"reason": "abandoned", "by": "referee"}
+    with pytest.raises(IllegalMove, match="has ended"):
+        s.end()
+
+
+def test_start_game_deals_the_whole_set(tmp_path):
+    with Ledger(tmp_path / "n.db") as led:
+        ev = start_game(led, "candy", "sprint", builtin("turtle"), ["Ann"], 9, t=2.0)
+        assert ev.game_id == "game-1" and ev.type == "game_started" and ev.t == 2.0
+        assert sorted(ev.data["faces"]) == sorted(tileset("candy").tiles())
+        with pytest.raises(BadInput, match="already exists"):
+            start_game(led, "candy", "sprint", builtin("turtle"), ["Ann"], 9, game_id="game-1")
+    assert deal_faces("love", builtin("turtle"), 3) == deal_faces("love", builtin("turtle"), 3)

@@ -1,0 +1,357 @@
+"""The scoreboard's player routes (GET only): pages, /api/state, /api/board,
+/api/check, /api/games, the QR code, evidence files and their safety, and the
+live event stream with Last-Event-ID replay.  Values are worked out by hand
+from the mini layout in conftest.py and Love Mahjong 2.2 / 2.5 (10,000 start
+tokens; a pair of 1s is a terminal pair, +200)."""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+
+import pytest
+
+from companion.ledger import Ledger
+from webgame import A, B, B2, C, D, E, start_mini
+
+
+def read_sse(resp, want: int, limit: int = 200) -> tuple[list[dict], list[str]]:
+    """Read a streamed response until ``want`` ledger messages arrived
+    (bounded by ``limit`` chunks); returns the messages and the raw chunks."""
+    msgs, chunks = [], []
+    it = iter(resp.response)
+    for _ in range(limit):
+        chunk = next(it)
+        text = chunk.decode() if isinstance(chunk, bytes) else chunk
+        chunks.append(text)
+        for block in text.split("\n\n"):
+            lines = dict(line.split(": ", 1) for line in block.splitlines() if ": " in line and not line.startswith(":"))
+            if lines.get("event") == "ledger":
+                msgs.append({"id": int(lines["id"]), "data": json.loads(lines["data"])})
+        if len(msgs) >= want:
+            break
+    resp.close()
+    return msgs, chunks
+
+
+# --------------------------------------------------------------------------- pages
+
+
+def test_index_without_game_waits(client):
+    rv = client.get("/")
+    assert rv.status_code == 200
+    html = rv.get_data(as_text=True)
+    assert "Waiting for the referee to start a game" in html
+    assert 'id="state-data">null<' in html
+
+
+def test_index_shows_game_state_and_board(client, mini_game):
+    rv = client.get("/")
+    assert rv.status_code == 200
+    html = rv.get_data(as_text=True)
+    start = html.index('id="state-data">') + len('id="state-data">')
+    state = json.loads(html[start:html.index("</script>", start)])
+    assert [p["name"] for p in state["players"]] == ["Ann", "Ben"]
+    assert state["turn"] == "Ann"
+    assert html.count('class="tile ') == 6            # every tile drawn
+    assert 'data-slot="2,0,0"' in html
+    assert "Love Mahjong" in html
+
+
+def test_index_unknown_game_404(client, mini_game):
+    assert client.get("/?game=nope").status_code == 404
+
+
+def test_security_headers_on_pages(client):
+    rv = client.get("/")
+    assert "script-src 'self'" in rv.headers["Content-Security-Policy"]
+    assert "frame-ancestors 'none'" in rv.headers["Content-Security-Policy"]
+    assert rv.headers["X-Content-Type-Options"] == "nosniff"
+    assert rv.headers["Referrer-Policy"] == "no-referrer"
+
+
+def test_qr_code_of_join_url(client, app):
+    app.config["JOIN_URL"] = "http://192.0.2.7:8000/"
+    rv = client.get("/qr.svg")
+    assert rv.status_code == 200 and rv.mimetype == "image/svg+xml"
+    assert b"<svg" in rv.data and b"http://192.0.2.7:8000/" in rv.data   # the title names the URL
+
+
+# --------------------------------------------------------------------------- /api/state
+
+
+def test_api_state_without_game_is_404_json(client):
+    rv = client.get("/api/state")
+    assert rv.status_code == 404
+    assert "no game yet" in rv.json["error"]
+
+
+def test_api_state_values(client, mini_game):
+    st = client.get("/api/state").get_json()
+    assert st["game_id"] == "g1" and st["variant"] == "love" and st["mode"] == "hand-builder"
+    assert [(p["name"], p["score"], p["tokens"]) for p in st["players"]] == [("Ann", 10_000, 10_000),
+                                                                            ("Ben", 10_000, 10_000)]
+    assert st["token_name"] == "Crystal Harmony tokens"
+    assert st["hand_mode"] is True
+    assert st["turn"] == "Ann"
+    assert st["tiles_left"] == 6 and st["tiles_total"] == 6
+    assert st["free_pairs_left"] == 2                    # A+C (hearts-1) and D+E (roses-3)
+    assert st["last_id"] == 1
+    assert [p["mark"]["label"] for p in st["players"]] == ["P1", "P2"]
+    assert st["players"][0]["mark"]["shape"] != st["players"][1]["mark"]["shape"]
+    assert isinstance(st["server_time"], float)
+    assert st["games"][0]["game_id"] == "g1"
+
+
+def test_api_state_after_a_claim(client, mini_game):
+    from companion.session import GameSession
+    GameSession(mini_game, "g1").claim("Ann", [A, C])
+    st = client.get("/api/state?game=g1").get_json()
+    ann = st["players"][0]
+    assert ann["score"] == 10_200                        # terminal pair: +200 (Love 2.5)
+    assert ann["rack"] == ["hearts-1", "hearts-1"]
+    assert ann["faces"]["hearts-1"]["name"] == "1 Single Heart"
+    assert st["turn"] == "Ann"                           # a valid match grants an extra turn (Law 2)
+    assert st["tiles_left"] == 4
+    assert st["last_events"][-1]["type"] == "claim" and "Ann claimed" in st["last_events"][-1]["text"]
+
+
+def test_api_state_unknown_game(client, mini_game):
+    rv = client.get("/api/state?game=nope")
+    assert rv.status_code == 404 and "nope" in rv.json["error"]
+
+
+def test_api_games(client, mini_game):
+    start_mini(mini_game, gid="g2", players=("Cy", "Di"))
+    games = client.get("/api/games").json["games"]
+    assert [(g["game_id"], g["players"]) for g in games] == [("g1", ["Ann", "Ben"]), ("g2", ["Cy", "Di"])]
+
+
+# --------------------------------------------------------------------------- board and check a tile
+
+
+def test_api_board_flags_and_hidden_faces(client, mini_game):
+    b = client.get("/api/board").get_json()
+    by = {tuple(s["slot"]): s for s in b["slots"]}
+    assert by[tuple(B)]["free"] is False and by[tuple(B)]["covered"] is True
+    assert by[tuple(B)]["face"] is None                  # covered: its face stays hidden
+    assert by[tuple(B2)]["free"] is True and by[tuple(B2)]["face"]["id"] == "hearts-2"
+    assert [by[tuple(s)]["free"] for s in (A, C, D, E)] == [True, True, True, True]
+    assert b["bounds"] == [0, 0, 14, 2] and b["depth"] == 2 and b["free"] == 5
+
+
+def test_board_svg_draws_free_and_blocked_differently(client, mini_game):
+    rv = client.get("/api/board.svg")
+    assert rv.mimetype == "image/svg+xml"
+    svg = rv.get_data(as_text=True)
+    assert svg.count('class="tile free') == 5 and svg.count('class="tile blocked') == 1
+    assert svg.count('class="hatch"') == 1               # the pattern, not colour alone
+    assert 'aria-label="tile 2,0,0, blocked"' in svg
+    assert 'aria-label="tile 0,0,0, free, 1 Single Heart"' in svg
+
+
+def test_check_blocked_tile_names_cover_and_pinch(client, mini_game):
+    r = client.get("/api/check?slot=2,0,0").get_json()
+    assert r["verdict"] == "blocked" and r["free"] is False
+    assert r["covered_by"] == [B2] and r["left"] == [A] and r["right"] == [C]
+    assert r["covered"] is True and r["pinched"] is True
+    assert r["text"] == "2,0,0 is blocked: covered by 2,0,1; pinched between 0,0,0 (left) and 4,0,0 (right)"
+    assert r["face"] is None
+
+
+def test_check_free_tile(client, mini_game):
+    r = client.get("/api/check?slot=8,0,0").get_json()
+    assert r["verdict"] == "free" and r["free"] is True
+    assert r["text"] == "8,0,0 is free: nothing on top and its left side is open"
+    assert r["face"]["id"] == "roses-3"
+
+
+def test_check_at_an_earlier_event(client, mini_game):
+    from companion.session import GameSession
+    GameSession(mini_game, "g1").claim("Ann", [A, C])
+    now = client.get("/api/check?slot=2,0,0").get_json()
+    assert now["pinched"] is False and now["covered_by"] == [B2]       # A and C are gone
+    then = client.get("/api/check?slot=2,0,0&at=1").get_json()
+    assert then["pinched"] is True
+    gone = client.get("/api/check?slot=0,0,0").get_json()
+    assert gone["verdict"] == "empty" and gone["free"] is None
+
+
+@pytest.mark.parametrize("query, code", [("", 400), ("?slot=1,2", 400), ("?slot=9,9,9", 400),
+                                         ("?slot=2,0,0&at=x", 400), ("?slot=2,0,0&at=-1", 400)])
+def test_check_bad_requests(client, mini_game, query, code):
+    rv = client.get("/api/check" + query)
+    assert rv.status_code == code
+    assert rv.json["error"]
+
+
+# --------------------------------------------------------------------------- evidence
+
+
+@pytest.fixture
+def evidence(app, mini_game, tmp_path):
+    """A penalty event with evidence files beside the ledger (relative and absolute paths)."""
+    folder = tmp_path / "ledger-evidence" / "0001-penalty"
+    folder.mkdir(parents=True)
+    (folder / "before.jpg").write_bytes(b"\xff\xd8before")
+    (folder / "after.jpg").write_bytes(b"\xff\xd8after")
+    (folder / "overlay.png").write_bytes(b"\x89PNGoverlay")
+    quads = [[[10 * i, 0], [10 * i + 8, 0], [10 * i + 8, 12], [10 * i, 12]] for i in range(6)]
+    (folder / "slots.json").write_text(json.dumps({"slots": [list(s) for s in (A, B, C, B2, D, E)],
+                                                   "quads": quads}))
+    evd = {"before": "ledger-evidence/0001-penalty/before.jpg",           # relative to the ledger's folder
+           "after": str(folder / "after.jpg"), "overlay": str(folder / "overlay.png"),
+           "slots": str(folder / "slots.json"), "reason": "2,0,0 is blocked: covered by 2,0,1"}
+    from companion.session import GameSession
+    res = GameSession(mini_game, "g1").touch("Ann", B)
+    assert res.error and res.written[0].type == "penalty"
+    pen = res.written[0]
+    # the camera referee writes its events with evidence: append one like it
+    ev = mini_game.append("g1", "invalid", {"player": "Ann", "slots": [A, D], "faces": ["hearts-1", "roses-3"],
+                                            "code": "no-match", "reason": "1 Single Heart does not match 3",
+                                            "evidence": evd}, None, 1001.0)
+    return {"penalty": pen, "event": ev, "folder": folder, "tmp": tmp_path}
+
+
+def test_evidence_files_served(client, evidence):
+    eid = evidence["event"].id
+    with client.get(f"/evidence/{eid}/before") as rv:
+        assert rv.status_code == 200 and rv.data == b"\xff\xd8before" and rv.mimetype == "image/jpeg"
+    with client.get(f"/evidence/{eid}/overlay") as rv:
+        assert rv.mimetype == "image/png"
+    with client.get(f"/evidence/{eid}/slots") as rv:
+        assert rv.mimetype == "application/json" and len(rv.json["quads"]) == 6
+
+
+def test_evidence_json_and_event_page(client, evidence):
+    eid = evidence["event"].id
+    d = client.get(f"/api/evidence/{eid}").get_json()
+    assert d["event"]["type"] == "invalid" and d["reason"] == "1 Single Heart does not match 3"
+    assert d["files"]["before"] == f"/evidence/{eid}/before"
+    assert "invalid attempt" in d["text"]
+    by = {tuple(s["slot"]): s for s in d["slots"]}
+    assert by[tuple(B)]["free"] is False and by[tuple(B)]["covered"] is True
+    assert by[tuple(A)]["free"] is True and by[tuple(A)]["quad"] == [[0, 0], [8, 0], [8, 12], [0, 12]]
+    html = client.get(f"/event/{eid}").get_data(as_text=True)
+    assert "1 Single Heart does not match 3" in html and f"/evidence/{eid}/overlay" in html
+    pen = evidence["penalty"].id
+    html = client.get(f"/event/{pen}").get_data(as_text=True)
+    assert "covered by 2,0,1" in html and "No camera evidence" in html
+    assert client.get("/event/999").status_code == 404
+
+
+def test_evidence_refuses_what_is_not_referenced_or_outside(client, app, evidence, mini_game, tmp_path_factory):
+    eid = evidence["event"].id
+    assert client.get(f"/evidence/{eid}/event").status_code == 404          # not a kind
+    assert client.get(f"/evidence/{eid}/../../ledger.db").status_code == 404
+    assert client.get(f"/evidence/{evidence['penalty'].id}/before").status_code == 404   # no evidence
+    outside = tmp_path_factory.mktemp("outside") / "secret.png"
+    outside.write_bytes(b"secret")
+    link = evidence["folder"] / "link.png"
+    os.symlink(outside, link)
+    bad = {"before": str(outside),                                        # outside the allowed folders
+           "after": "../" + outside.parent.name + "/secret.png",          # traversal
+           "overlay": str(link),                                          # a link leading outside
+           "slots": app.config["LEDGER"]}                                 # not an image or JSON file
+    ev = mini_game.append("g1", "needs_referee", {"reason": "x", "evidence": bad}, None, 1002.0)
+    for kind in ("before", "after", "overlay", "slots"):
+        assert client.get(f"/evidence/{ev.id}/{kind}").status_code == 404, kind
+    app.config["EVIDENCE_DIRS"] = [str(outside.parent)]                   # allowed once configured
+    with client.get(f"/evidence/{ev.id}/before") as rv:
+        assert rv.data == b"secret"
+
+
+def test_corrections_cannot_redirect_evidence(client, evidence, mini_game):
+    eid = evidence["event"].id
+    mini_game.append("g1", "correction", {"changes": {"evidence": {"before": "/etc/passwd"}}}, eid, 1003.0)
+    with client.get(f"/evidence/{eid}/before") as rv:
+        assert rv.data == b"\xff\xd8before"                           # the ledger's own record
+
+
+# --------------------------------------------------------------------------- live stream
+
+
+def test_events_stream_replays_after_last_event_id(client, mini_game):
+    mini_game.append("g1", "pass", {"player": "Ann"}, None, 1001.0)
+    mini_game.append("g1", "pass", {"player": "Ben"}, None, 1002.0)
+    rv = client.get("/api/events", headers={"Last-Event-ID": "1"}, buffered=False)
+    assert rv.status_code == 200 and rv.mimetype == "text/event-stream"
+    assert rv.headers["Cache-Control"].startswith("no-cache")
+    msgs, chunks = read_sse(rv, 2)
+    assert [m["id"] for m in msgs] == [2, 3]
+    assert msgs[0]["data"]["type"] == "pass" and msgs[0]["data"]["player"] == "Ann"
+    assert msgs[1]["data"]["game_id"] == "g1" and msgs[1]["data"]["text"] == "pass by Ben"
+    assert chunks[0].startswith("retry: ")
+    assert "id: 2\nevent: ledger\ndata: {" in "".join(chunks)
+
+
+def test_events_stream_last_id_query_and_game_filter(client, mini_game):
+    start_mini(mini_game, gid="g2", players=("Cy", "Di"))           # id 2
+    mini_game.append("g1", "pass", {"player": "Ann"}, None, 1001.0)  # id 3
+    msgs, _ = read_sse(client.get("/api/events?last_id=0&game=g1", buffered=False), 2)
+    assert [m["id"] for m in msgs] == [1, 3]
+
+
+def test_events_stream_sends_new_events_and_keepalive(client, app, mini_game):
+    rv = client.get("/api/events", buffered=False)        # no Last-Event-ID: from now on
+    it = iter(rv.response)
+    first = next(it).decode()
+    assert first.startswith("retry:")
+    other = Ledger(app.config["LEDGER"])                  # "another process" writes
+    timer = threading.Timer(0.05, lambda: other.append("g1", "pass", {"player": "Ann"}, None, 1001.0))
+    timer.start()
+    got = ""
+    for _ in range(100):
+        got += next(it).decode()
+        if "event: ledger" in got and ": keep-alive" in got:
+            break
+    rv.close()
+    timer.join()
+    other.close()
+    assert "id: 2\nevent: ledger" in got
+    assert ": keep-alive\n\n" in got
+
+
+@pytest.mark.parametrize("value", ["abc", "-3"])
+def test_events_stream_bad_last_event_id(client, value):
+    rv = client.get("/api/events", headers={"Last-Event-ID": value})
+    assert rv.status_code == 400 and "Last-Event-ID" in rv.json["error"]
+
+
+def test_last_event_id_beyond_the_newest_is_clamped(client, mini_game):
+    rv = client.get("/api/events", headers={"Last-Event-ID": "999"}, buffered=False)
+    it = iter(rv.response)
+    next(it)
+    mini_game.append("g1", "pass", {"player": "Ann"}, None, 1001.0)
+    got = ""
+    for _ in range(100):
+        got += next(it).decode()
+        if "event: ledger" in got:
+            break
+    rv.close()
+    assert "id: 2\n" in got
+
+
+# --------------------------------------------------------------------------- GET only
+
+
+def test_only_the_referee_blueprint_changes_anything(app):
+    for rule in app.url_map.iter_rules():
+        changing = rule.methods - {"GET", "HEAD", "OPTIONS"}
+        if changing:
+            assert rule.endpoint.startswith("referee."), rule
+        if rule.endpoint.startswith(("board.", "api.", "evidence.")):
+            assert not changing, rule
+
+
+def test_player_routes_refuse_post(client, mini_game):
+    for url in ("/", "/api/state", "/api/events", "/api/check?slot=0,0,0", "/qr.svg"):
+        assert client.post(url).status_code == 405, url
+
+
+def test_init_ledger_command(runner, app):
+    result = runner.invoke(args=["init-ledger"])
+    assert "Ledger ready" in result.output
+    with Ledger(app.config["LEDGER"]) as led:
+        assert led.events() == []

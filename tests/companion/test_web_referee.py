@@ -1,0 +1,349 @@
+"""The referee console: PIN login with its rate limit, the signed session,
+CSRF on every change, and each action (start, move, correct, void, settle,
+undo, hint, reshuffle, end, export) checked against the replayed ledger.
+Numbers from the mini game (webgame.py) and Love Mahjong 2.5/2.7 (a pair of
+1s +200; a blocked tile touched -100)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from companion import game as G
+from webgame import A, B, B2, C, D, E, PIN, start_mini
+
+ACTIONS = ["/referee/start", "/referee/move", "/referee/correct", "/referee/void", "/referee/settle",
+           "/referee/undo", "/referee/hint", "/referee/reshuffle", "/referee/end", "/referee/logout"]
+
+
+def slots_text(*slots) -> str:
+    return " ".join(",".join(map(str, s)) for s in slots)
+
+
+def state(ledger, gid="g1"):
+    return G.replay(ledger.events(gid))
+
+
+# --------------------------------------------------------------------------- login
+
+
+def test_login_page_has_a_csrf_token_and_no_console(client):
+    html = client.get("/referee/").get_data(as_text=True)
+    assert 'name="pin"' in html and 'name="csrf_token"' in html
+    assert "Start a game" not in html
+
+
+def test_login_with_the_pin_opens_a_strict_httponly_session(client, referee):
+    rv = referee.login()
+    assert rv.status_code == 303
+    cookie = rv.headers["Set-Cookie"]
+    assert "HttpOnly" in cookie and "SameSite=Strict" in cookie
+    with client.session_transaction() as s:
+        assert s["referee"] is True and len(s["csrf"]) >= 32
+    assert "Start a game" in client.get("/referee/").get_data(as_text=True)
+
+
+def test_login_rotates_the_csrf_token(client, referee):
+    before = referee.form_token()
+    referee.login()
+    assert referee.token() != before
+
+
+def test_wrong_pin_is_refused(client, referee):
+    rv = referee.login("000000")
+    assert rv.status_code == 401 and "Wrong PIN" in rv.get_data(as_text=True)
+    with client.session_transaction() as s:
+        assert "referee" not in s
+
+
+def test_login_without_csrf_token_is_refused(client):
+    rv = client.post("/referee/login", data={"pin": PIN})
+    assert rv.status_code == 403 and "CSRF" in rv.get_data(as_text=True)
+
+
+def test_wrong_pins_beyond_the_limit_lock_the_client_out(client, referee):
+    for _ in range(4):
+        assert referee.login("111111").status_code == 401
+    rv = referee.login("111111")                                  # the 5th failure locks
+    assert rv.status_code == 429
+    assert "Too many wrong PINs from this device" in rv.get_data(as_text=True)
+    assert 280 <= int(rv.headers["Retry-After"]) <= 300
+    rv = referee.login(PIN)                                       # even the right PIN now
+    assert rv.status_code == 429
+    with client.session_transaction() as s:
+        assert "referee" not in s
+    rv = client.post("/referee/login", data={"pin": PIN, "csrf_token": referee.form_token()},
+                     headers={"Accept": "application/json"})
+    assert rv.status_code == 429 and "Try again in 5 minutes" in rv.json["error"]
+
+
+def test_other_clients_are_not_locked_by_one(app, referee):
+    for _ in range(5):
+        referee.login("111111")
+    other = app.test_client()
+    other.environ_base["REMOTE_ADDR"] = "10.0.0.9"
+    from conftest import RefereeActions
+    assert RefereeActions(other).login().status_code == 303
+
+
+def test_global_limit_locks_everybody(app):
+    from conftest import RefereeActions
+    app.extensions["companion.pin_limiter"].global_limit = 8
+    for k in range(8):                                              # 4 addresses x 2 failures
+        c = app.test_client()
+        c.environ_base["REMOTE_ADDR"] = f"10.0.0.{k // 2}"
+        rv = RefereeActions(c).login("999999")
+    assert rv.status_code == 429
+    fresh = app.test_client()
+    fresh.environ_base["REMOTE_ADDR"] = "10.0.9.9"
+    rv = RefereeActions(fresh).login()
+    assert rv.status_code == 429 and "on this server" in rv.get_data(as_text=True)
+
+
+def test_logout(client, referee):
+    referee.login()
+    assert referee.logout().status_code == 303
+    assert "Start a game" not in client.get("/referee/").get_data(as_text=True)
+
+
+# --------------------------------------------------------------------------- guards
+
+
+@pytest.mark.parametrize("url", ACTIONS)
+def test_changes_without_the_session_are_refused(client, mini_game, url):
+    n = len(mini_game.events())
+    rv = client.post(url, data={"game": "g1", "player": "Ann", "kind": "pass", "event_id": "1"},
+                     headers={"Accept": "application/json"})
+    assert rv.status_code == 403 and "log in with the PIN" in rv.json["error"]
+    assert len(mini_game.events()) == n
+
+
+@pytest.mark.parametrize("url", ACTIONS)
+def test_changes_without_the_csrf_token_are_refused(client, referee, mini_game, url):
+    referee.login()
+    n = len(mini_game.events())
+    rv = client.post(url, data={"game": "g1", "player": "Ann", "kind": "pass", "event_id": "2"},
+                     headers={"Accept": "application/json"})
+    assert rv.status_code == 403 and "CSRF" in rv.json["error"]
+    rv = client.post(url, data={"game": "g1", "player": "Ann", "csrf_token": "forged"},
+                     headers={"X-CSRF-Token": "forged"})
+    assert rv.status_code == 403
+    assert len(mini_game.events()) == n
+
+
+@pytest.mark.parametrize("url", ["/referee/panel", "/referee/export.csv", "/referee/export.json"])
+def test_console_reads_need_the_session(client, mini_game, url):
+    assert client.get(url).status_code == 403
+
+
+# --------------------------------------------------------------------------- actions
+
+
+def test_start_a_game(client, referee, web_ledger):
+    referee.login()
+    rv = referee.post("/referee/start", {"variant": "mindful", "mode": "zen-solitaire", "layout": "turtle",
+                                         "players": "Mei", "seed": "42", "difficulty": "hard"})
+    assert rv.status_code == 200 and rv.json["ok"] and rv.json["game_id"] == "game-1"
+    st = client.get("/api/state").json
+    assert st["variant"] == "mindful" and st["players"][0]["name"] == "Mei" and st["tiles_left"] == 144
+    assert st["options"]["reshuffles"] == 1                          # hard: 1 Zen Reshuffle (Mindful 2.6)
+    start = web_ledger.events("game-1")[0]
+    assert start.data["seed"] == 42 and sorted(start.data["faces"]) == sorted(G.tileset("mindful").tiles())
+
+
+@pytest.mark.parametrize("form, error", [
+    ({"variant": "love", "mode": "zen-solitaire", "layout": "turtle", "players": "A,B"}, "unknown mode"),
+    ({"variant": "love", "mode": "sprint", "layout": "nowhere", "players": "A,B"}, "unknown layout"),
+    ({"variant": "love", "mode": "hand-builder", "layout": "turtle", "players": "A"}, "2 to 4 player"),
+    ({"variant": "love", "mode": "sprint", "layout": "turtle", "players": "A", "seed": "x"}, "seed"),
+])
+def test_start_refuses_bad_forms(client, referee, web_ledger, form, error):
+    referee.login()
+    rv = referee.post("/referee/start", form)
+    assert rv.status_code == 400 and error in rv.json["error"]
+    assert web_ledger.events() == []
+
+
+def test_start_by_plain_form_redirects_with_a_message(client, referee):
+    referee.login()
+    rv = referee.post("/referee/start", {"variant": "love", "mode": "sprint", "layout": "turtle",
+                                         "players": "Ann, Ben", "seed": "3"}, json_api=False)
+    assert rv.status_code == 303 and rv.headers["Location"].endswith("/referee/")
+    html = client.get("/referee/").get_data(as_text=True)
+    assert "game-1 started" in html and "Ledger of game-1" in html
+
+
+def test_move_claim_touch_pass(client, referee, mini_game):
+    referee.login()
+    rv = referee.post("/referee/move", {"game": "g1", "kind": "claim", "player": "Ann", "slots": slots_text(A, C)})
+    assert rv.json["ok"] and [e["type"] for e in rv.json["events"]] == ["claim"]
+    st = state(mini_game)
+    assert st.scores() == {"Ann": 10_200, "Ben": 10_000}
+
+
+def test_touching_a_blocked_tile_is_a_penalty(client, referee, mini_game):
+    referee.login()
+    rv = referee.post("/referee/move", {"game": "g1", "kind": "touch", "player": "Ben", "slots": slots_text(B)})
+    assert rv.status_code == 409 and not rv.json["ok"]
+    assert [e["type"] for e in rv.json["events"]] == ["penalty"]
+    assert "covered by 2,0,1" in rv.json["error"]
+    assert state(mini_game).scores()["Ben"] == 9_900                 # -100 (Love 2.7)
+
+
+def test_move_pass_and_bad_moves(client, referee, mini_game):
+    referee.login()
+    assert referee.post("/referee/move", {"game": "g1", "kind": "pass", "player": "Ann"}).json["ok"]
+    assert state(mini_game).whose_turn() == "Ben"
+    rv = referee.post("/referee/move", {"game": "g1", "kind": "claim", "player": "Ann", "slots": slots_text(D, E)})
+    assert rv.status_code == 400 and "Ben's turn" in rv.json["error"]
+    rv = referee.post("/referee/move", {"game": "g1", "kind": "dance", "player": "Ben"})
+    assert rv.status_code == 400 and "unknown move" in rv.json["error"]
+    rv = referee.post("/referee/move", {"game": "g1", "kind": "claim", "player": "Ben", "slots": "1,2"})
+    assert rv.status_code == 400
+
+
+def test_void_keeps_the_audit_trail(client, referee, mini_game):
+    referee.login()
+    claim = referee.post("/referee/move", {"game": "g1", "kind": "claim", "player": "Ann",
+                                           "slots": slots_text(A, C)}).json["events"][0]["id"]
+    rv = referee.post("/referee/void", {"game": "g1", "event_id": str(claim), "reason": "wrong table"})
+    assert rv.json["ok"]
+    evs = mini_game.events("g1")
+    assert [e.type for e in evs] == ["game_started", "claim", "correction"]   # nothing deleted
+    assert evs[2].ref == claim and evs[2].data == {"void": True, "reason": "wrong table"}
+    st = state(mini_game)
+    assert st.scores()["Ann"] == 10_000 and st.status[claim] == "voided" and st.board.n_present == 6
+    assert client.get("/api/state").json["last_events"][1]["status"] == "voided"
+
+
+def test_correct_an_event(client, referee, mini_game):
+    referee.login()
+    claim = referee.post("/referee/move", {"game": "g1", "kind": "claim", "player": "Ann",
+                                           "slots": slots_text(A, C)}).json["events"][0]["id"]
+    rv = referee.post("/referee/correct", {"game": "g1", "event_id": str(claim), "slots": slots_text(D, E),
+                                           "faces": "roses-3,roses-3", "reason": "camera misread"})
+    assert rv.json["ok"]
+    cor = mini_game.events("g1")[-1]
+    assert cor.type == "correction" and cor.ref == claim
+    assert cor.data["changes"] == {"slots": [D, E], "faces": ["roses-3", "roses-3"]}
+    st = state(mini_game)
+    assert st.status[claim] == "corrected" and st.players[0].rack == ["roses-3", "roses-3"]
+    assert st.scores()["Ann"] == 10_100                              # a pair of 3s: simple, +100
+    rv = referee.post("/referee/correct", {"game": "g1", "event_id": str(claim)})
+    assert rv.status_code == 400 and "needs changes" in rv.json["error"]
+    rv = referee.post("/referee/void", {"game": "g1", "event_id": "1"})
+    assert rv.status_code == 400 and "cannot be voided" in rv.json["error"]
+    rv = referee.post("/referee/void", {"game": "g1", "event_id": "abc"})
+    assert rv.status_code == 400
+
+
+@pytest.mark.parametrize("etype", ["needs_referee", "needs-referee"])
+def test_settle_with_a_claim(client, referee, mini_game, etype):
+    item = mini_game.append("g1", etype, {"player": "Ann", "reason": "hand over the board", "slots": [A, C],
+                                          "faces": ["hearts-1", "hearts-1"]}, None, 1001.0)
+    referee.login()
+    assert "hand over the board" in client.get("/referee/panel").get_data(as_text=True)
+    rv = referee.post("/referee/settle", {"game": "g1", "item_id": str(item.id), "decision": "claim",
+                                          "player": "Ann", "slots": slots_text(A, C), "reason": "seen on video"})
+    assert rv.json["ok"], rv.json
+    evs = mini_game.events("g1")
+    fix, claim = evs[-2], evs[-1]
+    assert fix.type == "correction" and fix.ref == item.id
+    assert fix.data == {"changes": {"resolved": True, "decision": "claim"}, "reason": "seen on video"}
+    assert claim.type == "claim" and claim.data["resolves"] == item.id
+    assert state(mini_game).scores()["Ann"] == 10_200
+    from companion.session import GameSession
+    assert GameSession(mini_game, "g1").open_items() == []
+    rv = referee.post("/referee/settle", {"game": "g1", "item_id": str(item.id)})
+    assert rv.status_code == 400 and "not an open referee item" in rv.json["error"]
+
+
+def test_settle_with_a_penalty_or_nothing(client, referee, mini_game):
+    one = mini_game.append("g1", "needs_referee", {"reason": "tile moved?"}, None, 1001.0)
+    two = mini_game.append("g1", "needs_referee", {"reason": "unclear"}, None, 1002.0)
+    referee.login()
+    rv = referee.post("/referee/settle", {"game": "g1", "item_id": str(one.id), "decision": "penalty",
+                                          "player": "Ben", "slots": slots_text(A)})
+    assert rv.status_code == 400 and "is free" in rv.json["error"]            # A is free: no penalty
+    assert len(mini_game.events("g1")) == 3                                    # nothing written
+    rv = referee.post("/referee/settle", {"game": "g1", "item_id": str(one.id), "decision": "penalty",
+                                          "player": "Ben", "slots": slots_text(B)})
+    assert rv.json["ok"] and [e["type"] for e in rv.json["events"]] == ["correction", "penalty"]
+    assert state(mini_game).scores()["Ben"] == 9_900
+    rv = referee.post("/referee/settle", {"game": "g1", "item_id": str(two.id), "decision": "none"})
+    assert rv.json["ok"] and client.get("/api/state").json["needs_referee"] == []
+
+
+def test_undo_end_and_modes_without_hints(client, referee, mini_game):
+    referee.login()
+    rv = referee.post("/referee/undo", {"game": "g1"})
+    assert rv.status_code == 400 and "nothing to undo" in rv.json["error"]
+    claim = referee.post("/referee/move", {"game": "g1", "kind": "claim", "player": "Ann",
+                                           "slots": slots_text(A, C)}).json["events"][0]["id"]
+    rv = referee.post("/referee/undo", {"game": "g1"})
+    assert rv.json["ok"] and mini_game.events("g1")[-1].ref == claim
+    assert state(mini_game).board.n_present == 6
+    rv = referee.post("/referee/hint", {"game": "g1", "player": "Ann"})
+    assert rv.status_code == 400 and "has no hints" in rv.json["error"]
+    rv = referee.post("/referee/reshuffle", {"game": "g1", "player": "Ann"})
+    assert rv.status_code == 400 and "has no reshuffle" in rv.json["error"]
+    rv = referee.post("/referee/end", {"game": "g1", "reason": "abandoned"})
+    assert rv.json["ok"] and state(mini_game).ended and state(mini_game).end_reason == "abandoned"
+    rv = referee.post("/referee/end", {"game": "g1"})
+    assert rv.status_code == 400 and "has ended" in rv.json["error"]
+    rv = referee.post("/referee/end", {"game": "g1", "reason": "boredom"})
+    assert rv.status_code == 400
+
+
+def test_hint_and_reshuffle_in_mindful(client, referee, web_ledger):
+    # Mindful zen solitaire on the mini layout: free pairs remain, so a reshuffle is refused (Law 4).
+    faces = ("circles-1", "circles-2", "circles-1", "circles-3", "circles-2", "circles-3")
+    start_mini(web_ledger, "mindful", "zen-solitaire", ("Mei",), faces=faces)
+    referee.login()
+    rv = referee.post("/referee/hint", {"game": "g1", "player": "Mei"})
+    assert rv.json["ok"] and rv.json["message"].startswith("match ")
+    st = state(web_ledger)
+    assert st.players[0].hints == 1 and st.players[0].focus_tokens == 1        # 2 tokens (Mindful 2.2), 1 spent
+    rv = referee.post("/referee/reshuffle", {"game": "g1", "player": "Mei"})
+    assert rv.status_code == 400 and "only when no free match is left" in rv.json["error"]
+
+
+def test_word_game_uses_the_dictionary(client, referee, web_ledger):
+    faces = ("C", "A", "T", "D", "O", "G")
+    start_mini(web_ledger, "word", "zen-archives", ("Wil",), faces=faces)
+    referee.login()
+    rv = referee.post("/referee/hint", {"game": "g1", "player": "Wil"})
+    assert rv.json["ok"] and rv.json["message"] == "spell DOG with 2,0,1 8,0,0 12,0,0"   # D, O, G are free
+
+
+def test_exports(client, referee, mini_game):
+    referee.login()
+    referee.post("/referee/move", {"game": "g1", "kind": "claim", "player": "Ann", "slots": slots_text(A, C)})
+    rv = client.get("/referee/export.csv?game=g1")
+    assert rv.mimetype == "text/csv" and 'filename="g1.csv"' in rv.headers["Content-Disposition"]
+    lines = rv.get_data(as_text=True).splitlines()
+    assert lines[0] == "id,game_id,type,player,ref,t,status,text,data" and len(lines) == 3
+    rv = client.get("/referee/export.json")
+    data = json.loads(rv.data)
+    assert data["game_id"] == "g1" and [e["type"] for e in data["events"]] == ["game_started", "claim"]
+    assert data["state"]["players"][0]["score"] == 10_200
+
+
+def test_console_panel_and_forms(client, referee, mini_game):
+    referee.login()
+    referee.post("/referee/move", {"game": "g1", "kind": "pass", "player": "Ann"})
+    html = client.get("/referee/").get_data(as_text=True)
+    for form in ("/referee/undo", "/referee/end", "/referee/move", "/referee/start", "/referee/void",
+                 "/referee/export.csv"):
+        assert form in html, form
+    assert html.count('name="csrf_token"') >= 6
+    panel = client.get("/referee/panel?game=g1").get_data(as_text=True)
+    assert "Ledger of g1" in panel and "Ben to play" in panel
+
+
+def test_plain_form_error_is_flashed(client, referee, mini_game):
+    referee.login()
+    rv = referee.post("/referee/move", {"game": "g1", "kind": "pass", "player": "Ben"}, json_api=False)
+    assert rv.status_code == 303
+    assert "Ann&#39;s turn" in client.get("/referee/").get_data(as_text=True)

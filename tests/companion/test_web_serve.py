@@ -1,0 +1,98 @@
+"""companion.web.serve and ``companion serve``: waitress on a loopback port in
+a thread, real HTTP and a real SSE stream over a socket, the join address and
+its QR code, clean stops, and the command's exit codes."""
+
+from __future__ import annotations
+
+import http.client
+import io
+import ipaddress
+import json
+import urllib.request
+
+import pytest
+
+from companion.cli import main
+from companion.ledger import Ledger
+from companion.web import create_app
+from companion.web.serve import join_url, lan_address, print_announcement, qr_text, start_server
+from webgame import start_mini
+
+
+def test_lan_address_is_an_ipv4_address():
+    ip = ipaddress.ip_address(lan_address())
+    assert ip.version == 4
+
+
+def test_join_url():
+    assert join_url("127.0.0.1", 8000) == "http://127.0.0.1:8000/"
+    assert join_url("0.0.0.0", 81) == f"http://{lan_address()}:81/"
+    assert join_url("::1", 80) == "http://[::1]:80/"
+
+
+def test_announcement_shows_url_qr_and_pin(tmp_path):
+    app = create_app({"LEDGER": str(tmp_path / "l.db"), "REFEREE_PIN": "424242"})
+    out = io.StringIO()
+    print_announcement(app, "http://192.0.2.1:8000/", "0.0.0.0", out)
+    text = out.getvalue()
+    assert "http://192.0.2.1:8000/" in text and "PIN 424242" in text and "\u2588" in text
+    assert qr_text("http://x/").count("\n") > 10
+
+
+def test_served_over_real_http_with_a_live_stream(tmp_path):
+    path = tmp_path / "l.db"
+    with Ledger(path) as led:
+        start_mini(led)
+    srv = start_server({"LEDGER": str(path), "SSE_KEEPALIVE_S": 5.0}, "127.0.0.1", 0)
+    try:
+        with urllib.request.urlopen(srv.url + "api/state", timeout=10) as r:
+            assert json.loads(r.read())["game_id"] == "g1"
+        conn = http.client.HTTPConnection("127.0.0.1", srv.port, timeout=10)
+        conn.request("GET", "/api/events", headers={"Last-Event-ID": "0"})
+        resp = conn.getresponse()
+        assert resp.status == 200 and resp.getheader("Content-Type").startswith("text/event-stream")
+        with Ledger(path) as led:
+            led.append("g1", "pass", {"player": "Ann"}, None, 1.0)
+        got = b""
+        for _ in range(50):
+            got += resp.fp.readline()
+            if b"id: 2" in got:
+                break
+        assert b"id: 1\nevent: ledger\n" in got and b"id: 2" in got
+        conn.close()
+    finally:
+        srv.stop()
+    assert not srv.thread.is_alive()
+
+
+def test_start_background_with_a_ledger_path(tmp_path, capsys):
+    from companion.web.serve import start_background
+    srv = start_background(str(tmp_path / "l.db"), "127.0.0.1", 0, evidence_roots=[str(tmp_path)])
+    try:
+        assert str(tmp_path) in srv.app.config["EVIDENCE_DIRS"]
+        assert "referee console" in capsys.readouterr().out
+    finally:
+        srv.stop()
+
+
+def test_serve_command_bad_port(capsys):
+    assert main(["serve", "--port", "70000"]) == 2
+    assert "bad --port" in capsys.readouterr().err
+
+
+def test_serve_command_bad_ledger(tmp_path, capsys):
+    bad = tmp_path / "not.db"
+    bad.write_text("hello, I am not a database" * 100)
+    assert main(["serve", "--ledger", str(bad), "--port", "0"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("companion serve: ") and len(err.strip().splitlines()) == 1
+
+
+def test_serve_command_port_in_use(tmp_path, capsys):
+    srv = start_server({"LEDGER": str(tmp_path / "a.db")}, "127.0.0.1", 0)
+    try:
+        assert main(["serve", "--ledger", str(tmp_path / "b.db"), "--host", "127.0.0.1",
+                     "--port", str(srv.port)]) == 2
+        assert "companion serve:" in capsys.readouterr().err
+    finally:
+        srv.stop()
