@@ -5,6 +5,14 @@ Mahjongg (../shared/CONTRACT.md, "Physical standard"): a tile there covers
 ``[x, x+2) x [y, y+2)`` half-units on layer ``z``; ``z = 0`` lies on the mat.
 
 The mat holds 18 x 8 tile cells, i.e. 36 x 16 half-units.
+
+This module also owns the pure parsers of layout files (they take text, never
+paths; :mod:`companion.layout_files` opens files): KMahjongg ``.layout``
+(:func:`parse_kmahjongg`), GNOME Mahjongg ``.map`` (:func:`parse_gnome_map`,
+:func:`gnome_map_names`), the mah project's ``boards.json``
+(:func:`parse_mah_boards`) and the contract's layout JSON
+(:func:`parse_layout_json`).  A malformed file raises
+:class:`companion.errors.BadInput` with one line ``"FILE:LINE: fault"``.
 """
 
 from __future__ import annotations
@@ -13,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple, Iterable
 
 from companion.errors import BadInput
+from companion.tiles import TILES_PER_SET
 
 MAT_HALF_UNITS = (36, 16)  # (width, height) of the mat grid in half-tile units
 
@@ -106,8 +115,9 @@ class LayoutReport:
 
     Attributes:
         playable: even tile count and no overlap on a layer (the engine can play it).
-        buildable: also every tile above layer 0 rests on tiles below and the
-            footprint fits the 36 x 16 half-unit mat: it can be built on the mat.
+        buildable: also every tile above layer 0 rests on tiles below, the
+            footprint fits the 36 x 16 half-unit mat and one set's 144 tiles
+            suffice: it can be built on the mat.
         problems: one line per problem found.
     """
 
@@ -139,7 +149,8 @@ def floating_slots(slots: Iterable[Slot]) -> list[Slot]:
 
 def check_layout(layout: Layout) -> LayoutReport:
     """Validate a layout: playable (even count, no overlap on one layer, no
-    duplicate slot) and buildable on the mat (supported tiles, fits the mat).
+    duplicate slot) and buildable on the mat (supported tiles, fits the mat,
+    at most :data:`companion.tiles.TILES_PER_SET` tiles).
 
     The footprint is judged after shifting it to the mat's origin, so a layout
     fits when its box is at most 36 x 16 half-units.
@@ -171,6 +182,8 @@ def check_layout(layout: Layout) -> LayoutReport:
             build_problems.append(
                 f"footprint {x1 - x0}x{y1 - y0} half-units is larger than the mat's "
                 f"{MAT_HALF_UNITS[0]}x{MAT_HALF_UNITS[1]}")
+        if len(slots) > TILES_PER_SET:
+            build_problems.append(f"needs {len(slots)} tiles; one set holds {TILES_PER_SET}")
     return LayoutReport(playable, playable and not build_problems, tuple(problems + build_problems))
 
 
@@ -196,3 +209,473 @@ def shifted_to_origin(layout: Layout) -> Layout:
     oy = max(0, (MAT_HALF_UNITS[1] - h) // 2)
     return Layout(layout.name, tuple(Slot(s.x - x0 + ox, s.y - y0 + oy, s.z) for s in layout.slots),
                   layout.source)
+
+
+# ---------------------------------------------------------------------------
+# Parsers.  Pure: they take a file's text and the name to show in messages
+# (``source``, usually the path); companion.layout_files opens the files.
+# Every fault is a BadInput of one line: "SOURCE:LINE: fault".
+# ---------------------------------------------------------------------------
+
+KMAHJONGG_MAGIC = ("kmahjongg-layout-v1.0", "kmahjongg-layout-v1.1")
+"""First line of a KMahjongg ``.layout`` file (KMahjongg ``BoardLayout``)."""
+
+KMAHJONGG_V10_SIZE = (32, 16, 5)
+"""(width, height, depth) of a v1.0 board, fixed by KMahjongg (no header)."""
+
+_KM_CHARS = frozenset(".1234")  # empty, and a tile's top-left, top-right, bottom-right, bottom-left
+
+
+def _fault(source: str, line: int | None, text: str) -> BadInput:
+    where = f"{source}:{line}" if line is not None else source
+    return BadInput(f"{where}: {text}")
+
+
+def _stem(source: str) -> str:
+    base = source.replace("\\", "/").rsplit("/", 1)[-1]
+    return base.rsplit(".", 1)[0] if "." in base else base
+
+
+def parse_kmahjongg(text: str, source: str = "<layout>", name: str | None = None) -> Layout:
+    """Parse a KMahjongg ``.layout`` file (format versions 1.0 and 1.1).
+
+    Format (KMahjongg, ``BoardLayout``; layouts/*.layout): the first line is the
+    magic ``kmahjongg-layout-v1.0`` or ``-v1.1``; lines starting with ``#`` are
+    comments.  Version 1.1 sets the board size with header lines ``wN``,
+    ``hN`` (width, height in half-tile units, KMahjongg calls them "quarter
+    tiles") and ``dN`` (layers); version 1.0 has no header and a fixed
+    32 x 16 x 5 board.  Then come ``h * d`` rows of ``w`` characters, layer 0
+    first: ``.`` empty, and each tile drawn as ``12`` over ``43`` (``1`` its
+    top-left half-cell; like KMahjongg, only the ``1`` marks make tiles, the
+    other corners are not cross-checked).  Blank lines are ignored.
+
+    Slots keep the file's coordinates: ``x`` = column of the ``1``, ``y`` = its
+    row within the layer, ``z`` = the layer.  Slot order: layer, then row,
+    then column.
+
+    Args:
+        text: the file's text.
+        source: the file's name for messages.
+        name: layout name; defaults to the file's stem.
+
+    Raises:
+        BadInput: ``"SOURCE:LINE: fault"`` for a missing magic line, a bad
+            header, a row of the wrong width, a character other than ``.1234``,
+            a tile sticking out of the board, or the wrong number of rows.
+    """
+    lines = text.splitlines()
+    if not lines or lines[0].strip().lstrip("\ufeff") not in KMAHJONGG_MAGIC:
+        first = lines[0].strip()[:40] if lines else ""
+        raise _fault(source, 1, f"not a KMahjongg layout: first line {first!r} is not "
+                                f"{KMAHJONGG_MAGIC[0]!r} or {KMAHJONGG_MAGIC[1]!r}")
+    v11 = lines[0].strip().lstrip("\ufeff") == KMAHJONGG_MAGIC[1]
+    w, h, d = KMAHJONGG_V10_SIZE
+    rows: list[tuple[int, str]] = []  # (line number, row text)
+    seen_header: set[str] = set()
+    for lineno, raw in enumerate(lines[1:], start=2):
+        line = raw.rstrip()
+        if not line or line.startswith("#"):
+            continue
+        if v11 and line[0] in "whd" and not rows:
+            try:
+                value = int(line[1:])
+                if value <= 0:
+                    raise ValueError
+            except ValueError:
+                raise _fault(source, lineno, f"bad header line {line[:20]!r}: expected "
+                                             f"{line[0]} and a positive integer") from None
+            if line[0] == "w":
+                w = value
+            elif line[0] == "h":
+                h = value
+            else:
+                d = value
+            seen_header.add(line[0])
+            continue
+        rows.append((lineno, line))
+    if v11 and seen_header != {"w", "h", "d"}:
+        missing = ", ".join(sorted({"w", "h", "d"} - seen_header))
+        raise _fault(source, 1, f"version 1.1 layout without header line(s) {missing}")
+    if len(rows) != h * d:
+        at = rows[h * d][0] if len(rows) > h * d else (rows[-1][0] if rows else len(lines))
+        raise _fault(source, at, f"{len(rows)} board rows, expected {h * d} "
+                                 f"({d} layers of {h} rows)")
+    grid: list[str] = []
+    for lineno, line in rows:
+        if len(line) != w:
+            raise _fault(source, lineno, f"row has {len(line)} characters, expected {w}")
+        for col, ch in enumerate(line):
+            if ch not in _KM_CHARS:
+                raise _fault(source, lineno, f"unexpected character {ch!r} in column {col + 1}")
+        grid.append(line)
+    # grid[z * h + y][x].  Like KMahjongg, only the "1" marks make tiles; the
+    # "2", "3", "4" corners are drawing aids and are not cross-checked
+    # (castle.layout and crab.layout draw one tile as "12" over "32").
+    slots: list[Slot] = []
+    for z in range(d):
+        for y in range(h):
+            row = grid[z * h + y]
+            for x, ch in enumerate(row):
+                if ch != "1":
+                    continue
+                if x + 1 >= w or y + 1 >= h:
+                    raise _fault(source, rows[z * h + y][0],
+                                 f"tile at column {x + 1} of layer {z} sticks out of the "
+                                 f"{w} x {h} board")
+                slots.append(Slot(x, y, z))
+    return Layout(name if name is not None else _stem(source), tuple(slots), source)
+
+
+# --- GNOME Mahjongg .map ----------------------------------------------------
+
+_GNOME_SHAPES = {"row", "column", "col", "block", "tile"}
+
+
+@dataclass
+class _GnomeMap:
+    name: str
+    line: int
+    slots: list[tuple[Slot, int]]  # (slot, line)
+
+
+def _gnome_maps(text: str, source: str) -> list[_GnomeMap]:
+    """All maps of a GNOME Mahjongg ``.map`` text, slots in half-tile units."""
+    import xml.parsers.expat  # stdlib, string parsing only
+
+    body = text.lstrip("\ufeff")
+    if body.lstrip().startswith("<?xml"):
+        start = body.index("<?xml")
+        end = body.find("?>", start)
+        if end < 0:
+            raise _fault(source, 1, "unterminated XML declaration")
+        # blank the declaration out (keeping newlines) so line numbers stay true
+        decl = body[start:end + 2]
+        body = body[:start] + "".join(c if c == "\n" else " " for c in decl) + body[end + 2:]
+    parser = xml.parsers.expat.ParserCreate()
+    maps: list[_GnomeMap] = []
+    state = {"map": None, "layer_z": 0, "in_layer": False}
+
+    def num(tag: str, attrs: dict, key: str, line: int, default: float | None = None) -> float:
+        raw = attrs.get(key)
+        if raw is None:
+            if default is not None:
+                return default
+            raise _fault(source, line, f"<{tag}> needs attribute {key!r}")
+        try:
+            value = float(raw)
+        except ValueError:
+            raise _fault(source, line, f"<{tag}> attribute {key}={raw!r} is not a number") from None
+        if value != value or value in (float("inf"), float("-inf")):
+            raise _fault(source, line, f"<{tag}> attribute {key}={raw!r} is not a number")
+        return value
+
+    def half(tag: str, attrs: dict, key: str, line: int) -> int:
+        value = num(tag, attrs, key, line) * 2
+        if value != int(value):
+            raise _fault(source, line, f"<{tag}> attribute {key}={attrs[key]!r} is not a whole "
+                                       "or half tile position")
+        return int(value)
+
+    def layer_of(tag: str, attrs: dict, line: int) -> int:
+        z = num(tag, attrs, "z", line, default=float(state["layer_z"]))
+        if z != int(z) or z < 0:
+            raise _fault(source, line, f"<{tag}> layer z={attrs.get('z')!r} is not a whole "
+                                       "number >= 0")
+        return int(z)
+
+    def start(tag: str, attrs_in: dict) -> None:
+        line = parser.CurrentLineNumber
+        tag = tag.lower()
+        attrs = {k.lower(): v for k, v in attrs_in.items()}
+        if tag == "map":
+            if state["map"] is not None:
+                raise _fault(source, line, "<map> inside another <map>")
+            name = attrs.get("name")
+            if not name:
+                raise _fault(source, line, "<map> needs attribute 'name'")
+            state["map"] = _GnomeMap(name, line, [])
+            return
+        if tag == "layer":
+            if state["map"] is None:
+                raise _fault(source, line, "<layer> outside a <map>")
+            state["layer_z"] = layer_of(tag, attrs, line) if "z" in attrs else 0
+            return
+        if tag not in _GNOME_SHAPES:
+            return  # <mahjongg> and unknown elements carry no tiles
+        m = state["map"]
+        if m is None:
+            raise _fault(source, line, f"<{tag}> outside a <map>")
+        z = layer_of(tag, attrs, line)
+        if tag == "tile":
+            xs = [half(tag, attrs, "x", line)]
+            ys = [half(tag, attrs, "y", line)]
+        elif tag == "row":
+            x1, x2 = half(tag, attrs, "left", line), half(tag, attrs, "right", line)
+            if x2 < x1:
+                raise _fault(source, line, f"<row> left={attrs['left']} is right of "
+                                           f"right={attrs['right']}")
+            xs, ys = list(range(x1, x2 + 1, 2)), [half(tag, attrs, "y", line)]
+        elif tag in ("column", "col"):
+            y1, y2 = half(tag, attrs, "top", line), half(tag, attrs, "bottom", line)
+            if y2 < y1:
+                raise _fault(source, line, f"<{tag}> top={attrs['top']} is below "
+                                           f"bottom={attrs['bottom']}")
+            xs, ys = [half(tag, attrs, "x", line)], list(range(y1, y2 + 1, 2))
+        else:  # block
+            x1, x2 = half(tag, attrs, "left", line), half(tag, attrs, "right", line)
+            y1, y2 = half(tag, attrs, "top", line), half(tag, attrs, "bottom", line)
+            if x2 < x1 or y2 < y1:
+                raise _fault(source, line, "<block> has left > right or top > bottom")
+            xs, ys = list(range(x1, x2 + 1, 2)), list(range(y1, y2 + 1, 2))
+        for x in xs:
+            for y in ys:
+                m.slots.append((Slot(x, y, z), line))
+
+    def end(tag: str) -> None:
+        tag = tag.lower()
+        if tag == "map":
+            maps.append(state["map"])
+            state["map"] = None
+        elif tag == "layer":
+            state["layer_z"] = 0
+
+    parser.StartElementHandler = start
+    parser.EndElementHandler = end
+    # a synthetic root lets several top-level <mahjongg> elements through
+    # (GNOME's g_markup accepts them); it adds no line.
+    try:
+        parser.Parse("<companion-root>", False)
+        parser.Parse(body, False)
+        parser.Parse("</companion-root>", True)
+    except xml.parsers.expat.ExpatError as exc:
+        msg = xml.parsers.expat.ErrorString(exc.code)
+        raise _fault(source, exc.lineno, f"malformed XML: {msg}") from None
+    if not maps:
+        raise _fault(source, None, "no <map> element found")
+    for m in maps:
+        seen: dict[Slot, int] = {}
+        for s, line in m.slots:
+            if s in seen:
+                raise _fault(source, line, f"map {m.name!r}: slot {s} given twice "
+                                           f"(first on line {seen[s]})")
+            seen[s] = line
+    return maps
+
+
+def gnome_map_names(text: str, source: str = "<map>") -> list[str]:
+    """Names of the maps in a GNOME Mahjongg ``.map`` text, in file order.
+
+    Raises:
+        BadInput: malformed file (see :func:`parse_gnome_map`).
+    """
+    return [m.name for m in _gnome_maps(text, source)]
+
+
+def parse_gnome_map(text: str, source: str = "<map>", map_name: str | None = None) -> Layout:
+    """Parse one map of a GNOME Mahjongg ``.map`` file.
+
+    Format (GNOME Mahjongg ``src/map.vala``, ``MapLoader``; data/maps/mahjongg.map):
+    g_markup XML; ``<map name=...>`` holds ``<layer z>`` groups and the shapes
+    ``<tile x y>``, ``<row y left right>``, ``<column x top bottom>`` (also
+    ``<col>``) and ``<block left right top bottom>``, each with an optional
+    ``z`` (default: the enclosing layer's, else 0).  Positions are in whole
+    tiles and may be halves (``3.5``); ranges include both ends, one tile per
+    whole step.  Slots are returned in half-tile units (GNOME coordinate x 2),
+    in file order, keeping the file's origin.
+
+    Args:
+        text: the file's text.
+        source: the file's name for messages.
+        map_name: which map when the file holds several (case and spacing are
+            ignored); optional when it holds one.
+
+    Raises:
+        BadInput: ``"SOURCE:LINE: fault"``: malformed XML, a shape outside a
+            map, a missing or non-numeric attribute, a position that is not a
+            whole or half tile, a slot given twice; or several maps and no
+            (or an unknown) ``map_name``, listing the names.
+    """
+    maps = _gnome_maps(text, source)
+    if map_name is None:
+        if len(maps) > 1:
+            names = ", ".join(repr(m.name) for m in maps)
+            raise _fault(source, None, f"holds {len(maps)} maps, choose one with --map-name: {names}")
+        m = maps[0]
+    else:
+        want = normalise_name(map_name)
+        found = [m for m in maps if normalise_name(m.name) == want]
+        if not found:
+            names = ", ".join(repr(m.name) for m in maps)
+            raise _fault(source, None, f"no map named {map_name!r}; the maps are: {names}")
+        m = found[0]
+    return Layout(m.name, tuple(s for s, _ in m.slots), source)
+
+
+def normalise_name(name: str) -> str:
+    """Fold a layout name for lookups: lower case; spaces, underscores and
+    hyphens become one ``-``; apostrophes vanish (``"Cupid's Citadel"`` ->
+    ``"cupids-citadel"``)."""
+    out = name.strip().lower()
+    for ch in "'\u2019`\"":
+        out = out.replace(ch, "")
+    for ch in " _.":
+        out = out.replace(ch, "-")
+    while "--" in out:
+        out = out.replace("--", "-")
+    return out.strip("-")
+
+
+# --- JSON: the contract's layout and mah's boards.json ----------------------
+
+def _json_fault(source: str, exc) -> BadInput:
+    return _fault(source, exc.lineno, f"malformed JSON: {exc.msg} (column {exc.colno})")
+
+
+def _array_items(text: str, pos: int, source: str) -> tuple[list[tuple[object, int]], int]:
+    """Decode the JSON array starting at ``text[pos] == '['`` element by element.
+
+    Returns ``([(value, offset), ...], end)``; offsets let messages name lines.
+    """
+    import json
+
+    dec = json.JSONDecoder()
+    ws = " \t\r\n"
+    assert text[pos] == "["
+    pos += 1
+    items: list[tuple[object, int]] = []
+    while True:
+        while pos < len(text) and text[pos] in ws:
+            pos += 1
+        if pos < len(text) and text[pos] == "]":
+            return items, pos + 1
+        if items:
+            if pos >= len(text) or text[pos] != ",":
+                raise _fault(source, text.count("\n", 0, pos) + 1, "malformed JSON: expected ',' or ']'")
+            pos += 1
+            while pos < len(text) and text[pos] in ws:
+                pos += 1
+        try:
+            value, end = dec.raw_decode(text, pos)
+        except json.JSONDecodeError as exc:
+            raise _json_fault(source, exc) from None
+        items.append((value, pos))
+        pos = end
+
+
+def _line_at(text: str, offset: int) -> int:
+    return text.count("\n", 0, offset) + 1
+
+
+def _is_int(v: object) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def parse_layout_json(text: str, source: str = "<json>") -> Layout:
+    """Parse the contract's layout JSON ``{"name": "...", "slots": [[x, y, z], ...]}``
+    (../shared/CONTRACT.md, "Layout").  Slots keep their order and coordinates.
+
+    Raises:
+        BadInput: ``"SOURCE:LINE: fault"``: malformed JSON, not an object, no
+            ``slots`` list, a slot that is not three integers (z >= 0), a slot
+            given twice.
+    """
+    import json
+    import re
+
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise _json_fault(source, exc) from None
+    if not isinstance(doc, dict):
+        raise _fault(source, 1, "layout JSON must be an object with \"name\" and \"slots\"")
+    name = doc.get("name", _stem(source))
+    if not isinstance(name, str) or not name:
+        raise _fault(source, 1, "\"name\" must be a non-empty string")
+    if not isinstance(doc.get("slots"), list):
+        raise _fault(source, 1, "layout JSON needs a \"slots\" list of [x, y, z]")
+    m = re.search(r'"slots"\s*:\s*\[', text)
+    items = _array_items(text, m.end() - 1, source)[0] if m else [(v, 0) for v in doc["slots"]]
+    slots: list[Slot] = []
+    seen: dict[Slot, int] = {}
+    for k, (v, off) in enumerate(items):
+        line = _line_at(text, off)
+        if not (isinstance(v, list) and len(v) == 3 and all(_is_int(c) for c in v)) or v[2] < 0:
+            raise _fault(source, line, f"slot {k} is {json.dumps(v)[:40]}, expected [x, y, z] "
+                                       "integers with z >= 0")
+        s = Slot(*v)
+        if s in seen:
+            raise _fault(source, line, f"slot {s} given twice (first on line {seen[s]})")
+        seen[s] = line
+        slots.append(s)
+    return Layout(name, tuple(slots), source)
+
+
+def parse_mah_boards(text: str, source: str = "boards.json") -> list[Layout]:
+    """Parse the mah project's ``boards.json`` (github.com/ffalt/mah,
+    src/assets/data/boards.json): a list of ``{"id", "name", "cat", "map"}``.
+
+    ``map`` is ``[[z, [[y, cells], ...]], ...]`` with ``cells`` an ``x`` or a
+    list of ``x`` and ``[x0, count]`` (``count`` tiles at ``x0, x0+2, ...``);
+    coordinates in half-tile units.  Each board becomes a Layout named by its
+    ``name``; slots in file order.
+
+    Raises:
+        BadInput: ``"SOURCE:LINE: fault"`` naming the board, for malformed
+            JSON or any entry not of that shape, or a slot given twice.
+    """
+    import json
+
+    start = len(text) - len(text.lstrip(" \t\r\n\ufeff"))
+    if start >= len(text) or text[start] != "[":
+        try:
+            json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise _json_fault(source, exc) from None
+        raise _fault(source, 1, "boards.json must be a list of boards")
+    items, end = _array_items(text, start, source)
+    if text[end:].strip():
+        raise _fault(source, _line_at(text, end), "malformed JSON: extra data after the list")
+    out: list[Layout] = []
+    for k, (board, off) in enumerate(items):
+        line = _line_at(text, off)
+        if not isinstance(board, dict):
+            raise _fault(source, line, f"board {k} is not an object")
+        label = f"board {k} ({board.get('name', '?')!r})"
+        name = board.get("name")
+        if not isinstance(name, str) or not name:
+            raise _fault(source, line, f"board {k} has no \"name\" string")
+
+        def bad(what: str) -> BadInput:
+            return _fault(source, line, f"{label}: {what}")
+
+        layers = board.get("map")
+        if not isinstance(layers, list):
+            raise bad("no \"map\" list")
+        slots: list[Slot] = []
+        seen: set[Slot] = set()
+        for layer in layers:
+            if not (isinstance(layer, list) and len(layer) == 2 and _is_int(layer[0])
+                    and layer[0] >= 0 and isinstance(layer[1], list)):
+                raise bad(f"layer entry {json.dumps(layer)[:30]} is not [z, rows]")
+            z = layer[0]
+            for row in layer[1]:
+                if not (isinstance(row, list) and len(row) == 2 and _is_int(row[0])):
+                    raise bad(f"row entry {json.dumps(row)[:30]} on layer {z} is not [y, cells]")
+                y, cells = row
+                for cell in ([cells] if _is_int(cells) else cells if isinstance(cells, list) else [None]):
+                    if _is_int(cell):
+                        xs = [cell]
+                    elif (isinstance(cell, list) and len(cell) == 2 and all(_is_int(c) for c in cell)
+                          and cell[1] > 0):
+                        xs = [cell[0] + 2 * i for i in range(cell[1])]
+                    else:
+                        raise bad(f"cell {json.dumps(cell)[:30]} in row y={y} layer {z} is not "
+                                  "x or [x0, count]")
+                    for x in xs:
+                        s = Slot(x, y, z)
+                        if s in seen:
+                            raise bad(f"slot {s} given twice")
+                        seen.add(s)
+                        slots.append(s)
+        out.append(Layout(name, tuple(slots), f"{source}#{name}"))
+    return out

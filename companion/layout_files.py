@@ -1,0 +1,135 @@
+"""Loading layouts by name or from files: the I/O shell over the pure parsers
+of :mod:`companion.layouts` and the built-in :mod:`companion.codex`.
+
+Anywhere a layout is asked for (``--layout L``), ``L`` is a built-in name or a
+path to a KMahjongg ``.layout``, a GNOME Mahjongg ``.map`` (``--map-name`` when
+it holds several maps) or a JSON file: the contract's ``{"name", "slots"}``
+form, or a list of boards in the mah project's ``boards.json`` form (then
+``--map-name`` picks the board).  See ../shared/CONTRACT.md, "Layout".
+Slots read from a file keep that file's coordinates.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from companion import codex
+from companion.errors import BadInput
+from companion.layouts import (Layout, normalise_name, parse_gnome_map, parse_kmahjongg,
+                               parse_layout_json, parse_mah_boards)
+
+LAYOUT_SUFFIXES = (".layout", ".map", ".json")
+"""File name endings :func:`load_layout` reads (others are sniffed by content)."""
+
+
+def _looks_like_path(spec: str) -> bool:
+    return (spec.lower().endswith(LAYOUT_SUFFIXES) or "/" in spec or os.sep in spec
+            or (os.altsep is not None and os.altsep in spec))
+
+
+def load_layout(spec: str, map_name: str | None = None) -> Layout:
+    """The layout named by ``spec``: a built-in name (see
+    :func:`companion.codex.builtin`; case, spaces, underscores, hyphens,
+    apostrophes and a leading "The" are ignored) or a path to a layout file.
+
+    A spec that ends in ``.layout``/``.map``/``.json`` or holds a path
+    separator is always read as a file; otherwise a built-in name wins over a
+    file of the same name in the working directory.
+
+    Args:
+        spec: built-in name or file path.
+        map_name: which map of a GNOME ``.map`` file (or board of a mah
+            ``boards.json``) holding several.
+
+    Raises:
+        BadInput: one line: an unknown name (with the closest built-in names),
+            an unreadable file, a malformed file (``"FILE:LINE: fault"``), a
+            file holding several maps and no ``map_name``, or a ``map_name``
+            given for a file that holds a single layout.
+    """
+    spec = spec.strip()
+    if not spec:
+        raise BadInput("empty layout name")
+    if not _looks_like_path(spec):
+        if codex.is_builtin(spec):
+            if map_name is not None:
+                raise BadInput(f"--map-name applies to .map and boards.json files, not to the "
+                               f"built-in layout {spec!r}")
+            return codex.builtin(spec)
+        if not Path(spec).is_file():
+            codex.builtin(spec)  # raises BadInput with the closest names
+    return read_layout_file(spec, map_name)
+
+
+def read_layout_file(path: str | os.PathLike, map_name: str | None = None) -> Layout:
+    """Read one layout from a ``.layout``, ``.map`` or ``.json`` file (the kind is
+    taken from the name's ending, else sniffed from the text).
+
+    Raises:
+        BadInput: as for :func:`load_layout`.
+    """
+    source = os.fspath(path)
+    try:
+        with open(source, "rb") as fh:
+            raw = fh.read()
+    except FileNotFoundError:
+        raise BadInput(f"layout file {source!r} not found") from None
+    except IsADirectoryError:
+        raise BadInput(f"layout file {source!r} is a folder") from None
+    except OSError as exc:
+        raise BadInput(f"cannot read layout file {source!r}: {exc.strerror or exc}") from None
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        raise BadInput(f"{source}:{line}: not UTF-8 text (byte 0x{raw[exc.start]:02x})") from None
+    kind = _kind(source, text)
+    if kind == "map":
+        return parse_gnome_map(text, source, map_name)
+    if map_name is not None and kind != "boards":
+        raise BadInput(f"{source}: --map-name {map_name!r} applies to .map and boards.json "
+                       "files; this file holds one layout")
+    if kind == "kmahjongg":
+        return parse_kmahjongg(text, source)
+    if kind == "boards":
+        return _pick_board(parse_mah_boards(text, source), source, map_name)
+    return parse_layout_json(text, source)
+
+
+def _kind(source: str, text: str) -> str:
+    low = source.lower()
+    head = text.lstrip()
+    if low.endswith(".layout"):
+        return "kmahjongg"
+    if low.endswith(".map"):
+        return "map"
+    if low.endswith(".json"):
+        return "boards" if head.startswith("[") else "json"
+    if head.startswith("kmahjongg-layout"):
+        return "kmahjongg"
+    if head.startswith("<"):
+        return "map"
+    if head.startswith("["):
+        return "boards"
+    if head.startswith("{"):
+        return "json"
+    raise BadInput(f"{source}:1: not a layout file (expected a KMahjongg .layout, a GNOME "
+                   ".map or a layout .json)")
+
+
+def _pick_board(boards: list[Layout], source: str, map_name: str | None) -> Layout:
+    if not boards:
+        raise BadInput(f"{source}: holds no boards")
+    if map_name is None:
+        if len(boards) == 1:
+            return boards[0]
+        names = ", ".join(repr(b.name) for b in boards[:12])
+        more = f" and {len(boards) - 12} more" if len(boards) > 12 else ""
+        raise BadInput(f"{source}: holds {len(boards)} boards, choose one with --map-name: "
+                       f"{names}{more}")
+    want = normalise_name(map_name)
+    for b in boards:
+        if normalise_name(b.name) == want:
+            return b
+    raise BadInput(f"{source}: no board named {map_name!r}")
