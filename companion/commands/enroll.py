@@ -1,0 +1,227 @@
+"""``companion enroll``, ``classify`` and ``print-enrollment-sheet``: bring your own tiles.
+
+    companion enroll --crops DIR --labels LABELS.csv --out PROFILE [--json]
+    companion enroll --sheet PHOTO [PHOTO] --variant V --out PROFILE [--camera FILE]
+    companion classify --profile PROFILE IMAGE... [--json]
+    companion print-enrollment-sheet --variant V [--json]
+
+See ../shared/CONTRACT.md.  LABELS.csv has the columns ``image,label`` (a
+header row naming them; further columns are ignored); image paths are relative
+to DIR unless absolute, labels are any non-empty strings.  The profile is one
+.npz file (format in :mod:`vision.enroll`).  Bad input (missing or unreadable
+CSV, a row naming a missing or unreadable image, no labelled images, a
+missing or foreign profile) exits 2 with one line on stderr.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import time
+from pathlib import Path
+
+from companion.errors import BadInput
+
+
+def register(sub) -> None:
+    """Add the ``enroll`` and ``classify`` parsers."""
+    p = sub.add_parser("enroll", help="learn a physical tile set from labelled photos of single tiles")
+    p.add_argument("--crops", type=Path, help="folder of tile photos")
+    p.add_argument("--labels", type=Path, help="CSV with columns image,label")
+    p.add_argument("--sheet", type=Path, nargs="+", metavar="PHOTO",
+                   help="instead of --crops/--labels: 1-2 photos of the enrolment sheet "
+                        "(see print-enrollment-sheet) laid on the mat")
+    p.add_argument("--variant", help="the sheet's variant (with --sheet)")
+    p.add_argument("--camera", type=Path, default=None, help="camera JSON (with --sheet)")
+    p.add_argument("--out", required=True, type=Path, help="profile file to write (.npz)")
+    p.add_argument("--model", type=Path, default=None, help="embedding .onnx (default: bundled)")
+    p.add_argument("--json", action="store_true", help="print a JSON summary")
+    p.set_defaults(func=cmd_enroll)
+
+    p = sub.add_parser("classify", help="recognise photos of single tiles with an enrolled profile")
+    p.add_argument("--profile", required=True, type=Path, help="profile from `companion enroll`")
+    p.add_argument("images", nargs="+", type=Path, metavar="IMAGE")
+    p.add_argument("--model", type=Path, default=None, help="embedding .onnx (default: bundled)")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(func=cmd_classify)
+
+    p = sub.add_parser("print-enrollment-sheet",
+                       help="where to lay one tile of each face on the mat for `enroll --sheet`")
+    p.add_argument("--variant", required=True, help="love, candy, mindful or word")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(func=cmd_sheet)
+
+
+def read_labels_csv(path: Path) -> list[tuple[str, str]]:
+    """Rows (image, label) of a labels CSV.
+
+    Raises:
+        BadInput: missing or unreadable file, no ``image``/``label`` header,
+            an empty image or label cell, or no rows.
+    """
+    if not path.is_file():
+        raise BadInput(f"labels CSV not found: {path}")
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise BadInput(f"unreadable labels CSV: {path} ({exc.__class__.__name__})") from None
+    reader = csv.reader(io.StringIO(text, newline=""))
+    header = next(reader, None)
+    if header is None:
+        raise BadInput(f"labels CSV is empty: {path}")
+    cols = [h.strip().lower() for h in header]
+    if "image" not in cols or "label" not in cols:
+        raise BadInput(f"labels CSV {path} needs a header row with columns image,label; "
+                       f"got {','.join(header)}")
+    ii, li = cols.index("image"), cols.index("label")
+    rows = []
+    for n, rec in enumerate(reader, start=2):
+        if not rec or all(not c.strip() for c in rec):
+            continue
+        if len(rec) <= max(ii, li):
+            raise BadInput(f"{path} line {n}: expected columns image,label")
+        image, label = rec[ii].strip(), rec[li]
+        if not image or not label.strip():
+            raise BadInput(f"{path} line {n}: empty image or label")
+        rows.append((image, label))
+    if not rows:
+        raise BadInput(f"labels CSV {path} lists no images")
+    return rows
+
+
+def read_image(path: Path):
+    """(H, W, 3) uint8 BGR image from a file.
+
+    Raises:
+        BadInput: missing, not a file, or not decodable.
+    """
+    import cv2
+    import numpy as np
+
+    if not path.is_file():
+        raise BadInput(f"image not found: {path}")
+    try:
+        data = np.fromfile(str(path), dtype=np.uint8)
+    except OSError as exc:
+        raise BadInput(f"unreadable image: {path} ({exc.__class__.__name__})") from None
+    img = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
+    if img is None or img.size == 0:
+        raise BadInput(f"unreadable image: {path}")
+    return img
+
+
+def _embedder(model: Path | None):
+    from vision.embedding import Embedder
+
+    try:
+        return Embedder(model)
+    except FileNotFoundError as exc:
+        raise BadInput(str(exc)) from None
+    except Exception as exc:  # onnxruntime raises its own types for a bad file
+        raise BadInput(f"cannot load embedding model {model}: {exc.__class__.__name__}") from None
+
+
+def cmd_enroll(args) -> int:
+    """Handler of ``companion enroll``."""
+    from companion.cli import print_json
+    from vision.enroll import enroll
+
+    t0 = time.perf_counter()
+    if args.sheet:
+        if args.crops or args.labels:
+            raise BadInput("give either --sheet PHOTO... --variant V or --crops DIR --labels CSV")
+        images, labels = _sheet_images(args)
+    else:
+        if not args.crops or not args.labels:
+            raise BadInput("enroll needs --crops DIR and --labels CSV (or --sheet PHOTO... --variant V)")
+        crops: Path = args.crops
+        if not crops.is_dir():
+            raise BadInput(f"crops folder not found: {crops}")
+        rows = read_labels_csv(args.labels)
+        paths = [Path(img) if Path(img).is_absolute() else crops / img for img, _ in rows]
+        images = [read_image(p) for p in paths]
+        labels = [lab for _, lab in rows]
+    profile = enroll(images, labels, _embedder(args.model))
+    try:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        profile.save(args.out)
+    except OSError as exc:
+        raise BadInput(f"cannot write profile {args.out}: {exc.strerror or exc}") from None
+    secs = time.perf_counter() - t0
+    if args.json:
+        print_json({"profile": str(args.out), "images": len(images), "labels": profile.labels,
+                    "seconds": round(secs, 3)})
+    else:
+        print(f"enrolled {len(profile.labels)} labels from {len(images)} images into "
+              f"{args.out} in {secs:.1f}s")
+    return 0
+
+
+def cmd_classify(args) -> int:
+    """Handler of ``companion classify``."""
+    from companion.cli import print_json
+    from vision.enroll import Profile, classify
+
+    profile = Profile.load(args.profile)
+    images = [read_image(p) for p in args.images]
+    results = classify(images, profile, _embedder(args.model))
+    out = [{"image": str(p), "label": lab, "confidence": round(conf, 4)}
+           for p, (lab, conf) in zip(args.images, results)]
+    if args.json:
+        print_json(out)
+    else:
+        for r in out:
+            print(f"{r['image']}\t{r['label']}\t{r['confidence']:.2f}")
+    return 0
+
+
+def _faces(variant: str | None) -> list[str]:
+    from companion.tiles import tileset
+
+    if not variant:
+        raise BadInput("--variant is required with --sheet")
+    return [f.id for f in tileset(variant).faces]
+
+
+def _sheet_images(args) -> tuple[list, list[str]]:
+    """Tile crops and labels from 1-2 photos of the enrolment sheet."""
+    from companion.commands.vision_setup import load_camera
+    from vision.enroll import sheet_crops
+    from vision.mat import MatSpec
+
+    faces = _faces(args.variant)
+    if len(args.sheet) > 2:
+        raise BadInput("--sheet takes one or two photos")
+    camera = load_camera(args.camera) if args.camera else None
+    images, labels = [], []
+    for path in args.sheet:
+        images += sheet_crops(read_image(path), MatSpec.default(), len(faces), camera)
+        labels += faces
+    return images, labels
+
+
+def cmd_sheet(args) -> int:
+    """Handler of ``companion print-enrollment-sheet``."""
+    from companion.cli import print_json
+    from vision.enroll import sheet_slots
+
+    faces = _faces(args.variant)
+    slots = sheet_slots(len(faces))
+    if args.json:
+        print_json({"variant": args.variant, "faces": [
+            {"face": f, "slot": list(s), "cell": [s[0] // 2 + 1, s[1] // 2 + 1]}
+            for f, s in zip(faces, slots)]})
+        return 0
+    print(f"Enrolment sheet, {args.variant}: lay one tile of each face face up on the mat's grid, "
+          f"top of the face towards the markers 0-4 edge (upside down is fine too).")
+    print("Cells are counted from 1 at the grid's top-left cell (column, row); the mat prints "
+          "each cell's half-unit slot x,y.")
+    row = None
+    for f, (x, y, _) in zip(faces, slots):
+        if y != row:
+            row = y
+            print(f"row {y // 2 + 1}:")
+        print(f"  column {x // 2 + 1:2d} (slot {x},{y}): {f}")
+    print(f"Then photograph the mat (one or two photos) and run: companion enroll --sheet PHOTO "
+          f"[PHOTO] --variant {args.variant} --out PROFILE.npz")
+    return 0

@@ -1,0 +1,326 @@
+"""Tests of vision.enroll and the `companion enroll` / `companion classify`
+contract (../shared/CONTRACT.md): labels round-trip, JSON shape, exit code 2
+for bad input, upside-down tiles, low confidence for a face not enrolled."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from companion.cli import main
+from companion.errors import BadInput
+from vision.embedding import DEFAULT_MODEL, normalise_tile
+
+SHARED = Path(__file__).resolve().parents[2].parent / "shared"
+CORPUS = SHARED / "corpus" / "real-tiles"
+
+pytestmark = pytest.mark.skipif(not DEFAULT_MODEL.is_file(),
+                                reason=f"embedding model missing: {DEFAULT_MODEL}")
+
+# Labels are any strings: unicode, spaces, commas, quotes.
+LABELS = ["three circles", "Bäume, zwei", '5 "bars"', "東", "x", "dot-1"]
+
+
+def _tile(kind: int, turn: bool = False, shift: int = 0) -> np.ndarray:
+    """A simple 240 x 320 tile drawn with OpenCV, one design per kind."""
+    img = np.full((320, 240, 3), (215, 235, 240), np.uint8)
+    cv2.rectangle(img, (6, 6), (233, 313), (90, 110, 120), 4)
+    dx = shift
+    if kind == 0:
+        for i in range(3):
+            cv2.circle(img, (60 + 60 * i + dx, 70 + 90 * i), 32, (160, 60, 20), 9)
+    elif kind == 1:
+        for i in range(2):
+            cv2.line(img, (80 + 80 * i + dx, 40), (80 + 80 * i + dx, 280), (40, 130, 30), 22)
+    elif kind == 2:
+        for i in range(5):
+            cv2.rectangle(img, (40 + dx, 30 + 55 * i), (200 + dx, 55 + 55 * i), (30, 30, 190), -1)
+    elif kind == 3:
+        cv2.putText(img, "E", (45 + dx, 250), cv2.FONT_HERSHEY_SIMPLEX, 7, (30, 30, 30), 18)
+    elif kind == 4:
+        cv2.line(img, (40 + dx, 40), (200 + dx, 280), (120, 20, 120), 25)
+        cv2.line(img, (200 + dx, 40), (40 + dx, 280), (120, 20, 120), 25)
+    elif kind == 5:
+        cv2.circle(img, (120 + dx, 160), 90, (20, 120, 200), -1)
+        cv2.circle(img, (120 + dx, 160), 40, (215, 235, 240), -1)
+    elif kind == 6:  # a face that is never enrolled: a grid of small squares
+        for y in range(30, 300, 40):
+            for x in range(20, 230, 40):
+                cv2.rectangle(img, (x + dx, y), (x + dx + 18, y + 18), (30, 30, 30), -1)
+    # kind 7: a blank tile (never enrolled either)
+    if turn:
+        img = cv2.rotate(img, cv2.ROTATE_180)
+    return img
+
+
+@pytest.fixture(scope="module")
+def enrolled(tmp_path_factory):
+    """A crops folder, its labels.csv and a profile enrolled through the CLI."""
+    root = tmp_path_factory.mktemp("enroll")
+    crops = root / "crops"
+    crops.mkdir()
+    rows = ["image,label"]
+    for kind, label in enumerate(LABELS):
+        name = f"tile {kind}.png"
+        cv2.imwrite(str(crops / name), _tile(kind))
+        rows.append(f'"{name}","{label.replace(chr(34), chr(34) * 2)}"')
+    (root / "labels.csv").write_text("\n".join(rows) + "\n", encoding="utf-8")
+    profile = root / "set.npz"
+    assert main(["enroll", "--crops", str(crops), "--labels", str(root / "labels.csv"),
+                 "--out", str(profile)]) == 0
+    return root, crops, profile
+
+
+def _classify(capsys, profile: Path, paths: list[Path]) -> list[dict]:
+    capsys.readouterr()
+    assert main(["classify", "--profile", str(profile), *map(str, paths), "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_labels_round_trip(enrolled, capsys):
+    root, crops, profile = enrolled
+    paths = [crops / f"tile {k}.png" for k in range(len(LABELS))]
+    out = _classify(capsys, profile, paths)
+    assert [r["image"] for r in out] == [str(p) for p in paths]
+    assert [r["label"] for r in out] == LABELS
+    assert all(0.0 <= r["confidence"] <= 1.0 for r in out)
+    assert all(r["confidence"] > 0.5 for r in out)  # the very photos that were enrolled
+
+
+def test_upside_down_and_shifted(enrolled, capsys, tmp_path):
+    _, _, profile = enrolled
+    paths = []
+    for kind in range(len(LABELS)):
+        p = tmp_path / f"q{kind}.jpg"
+        cv2.imwrite(str(p), _tile(kind, turn=True, shift=6))
+        paths.append(p)
+    out = _classify(capsys, profile, paths)
+    assert [r["label"] for r in out] == LABELS
+
+
+def test_landscape_crop_is_turned_to_portrait():
+    img = _tile(2)
+    side = cv2.rotate(img, cv2.ROTATE_90_CLOCKWISE)
+    assert side.shape == (240, 320, 3)
+    # a landscape crop is turned clockwise: side -> upside down, side turned 180 -> upright
+    assert normalise_tile(side).shape == (3, 96, 72)
+    assert np.allclose(normalise_tile(side), normalise_tile(img, turn=True), atol=1e-4)
+    assert np.allclose(normalise_tile(cv2.rotate(side, cv2.ROTATE_180)), normalise_tile(img), atol=1e-4)
+
+
+def test_profile_file_is_self_describing(enrolled):
+    from vision.enroll import PROFILE_FORMAT, Profile
+
+    _, _, profile = enrolled
+    prof = Profile.load(profile)
+    assert prof.labels == LABELS
+    assert prof.meta["format"] == PROFILE_FORMAT
+    assert prof.meta["model"] == DEFAULT_MODEL.name
+    assert len(prof.meta["model_sha256"]) == 64
+    assert prof.prototypes.shape == (len(LABELS), 2, prof.meta["embedding_dim"])
+    assert profile.stat().st_size < 200_000
+
+
+def test_profile_from_other_model_is_refused(enrolled, tmp_path):
+    from vision.embedding import Embedder
+    from vision.enroll import Profile, classify
+
+    _, _, profile = enrolled
+    prof = Profile.load(profile)
+    prof.meta["model_sha256"] = "0" * 64
+    with pytest.raises(BadInput, match="enrol the tiles again"):
+        classify([_tile(0)], prof, Embedder())
+
+
+def test_unknown_face_gets_low_confidence(enrolled, capsys, tmp_path):
+    _, _, profile = enrolled
+    paths = []
+    for kind in (6, 7):
+        paths.append(tmp_path / f"stranger{kind}.png")
+        cv2.imwrite(str(paths[-1]), _tile(kind))
+    out = _classify(capsys, profile, paths)
+    assert all(r["confidence"] < 0.5 for r in out)
+
+
+def _run(argv, capsys):
+    capsys.readouterr()
+    code = main(argv)
+    err = capsys.readouterr().err
+    return code, err
+
+
+def test_csv_naming_missing_image_exits_2(enrolled, capsys, tmp_path):
+    _, crops, _ = enrolled
+    csv_path = tmp_path / "labels.csv"
+    csv_path.write_text("image,label\ntile 0.png,a\nno-such.png,b\n")
+    code, err = _run(["enroll", "--crops", str(crops), "--labels", str(csv_path),
+                      "--out", str(tmp_path / "p.npz")], capsys)
+    assert code == 2
+    assert "no-such.png" in err and err.count("\n") == 1 and "Traceback" not in err
+    assert not (tmp_path / "p.npz").exists()
+
+
+def test_empty_folder_exits_2(capsys, tmp_path):
+    crops = tmp_path / "empty"
+    crops.mkdir()
+    header_only = tmp_path / "header.csv"
+    header_only.write_text("image,label\n")
+    code, err = _run(["enroll", "--crops", str(crops), "--labels", str(header_only),
+                      "--out", str(tmp_path / "p.npz")], capsys)
+    assert code == 2 and "lists no images" in err
+    listing = tmp_path / "listing.csv"
+    listing.write_text("image,label\na.jpg,one\n")
+    code, err = _run(["enroll", "--crops", str(crops), "--labels", str(listing),
+                      "--out", str(tmp_path / "p.npz")], capsys)
+    assert code == 2 and "a.jpg" in err
+
+
+def test_bad_csv_and_folder_exit_2(enrolled, capsys, tmp_path):
+    _, crops, _ = enrolled
+    out = str(tmp_path / "p.npz")
+    code, err = _run(["enroll", "--crops", str(tmp_path / "nope"), "--labels", "x.csv", "--out", out],
+                     capsys)
+    assert code == 2 and "crops folder not found" in err
+    code, err = _run(["enroll", "--crops", str(crops), "--labels", str(tmp_path / "x.csv"), "--out",
+                      out], capsys)
+    assert code == 2 and "labels CSV not found" in err
+    wrong = tmp_path / "wrong.csv"
+    wrong.write_text("file,name\ntile 0.png,a\n")
+    code, err = _run(["enroll", "--crops", str(crops), "--labels", str(wrong), "--out", out], capsys)
+    assert code == 2 and "image,label" in err
+
+
+def test_unreadable_image_exits_2(enrolled, capsys, tmp_path):
+    _, crops, profile = enrolled
+    bad_dir = tmp_path / "crops"
+    bad_dir.mkdir()
+    (bad_dir / "broken.jpg").write_bytes(b"\xff\xd8 this is not a jpeg")
+    (bad_dir / "empty.png").write_bytes(b"")
+    csv_path = tmp_path / "labels.csv"
+    csv_path.write_text("image,label\nbroken.jpg,a\n")
+    code, err = _run(["enroll", "--crops", str(bad_dir), "--labels", str(csv_path),
+                      "--out", str(tmp_path / "p.npz")], capsys)
+    assert code == 2 and "unreadable image" in err and "broken.jpg" in err
+    for name in ("broken.jpg", "empty.png", "missing.png"):
+        code, err = _run(["classify", "--profile", str(profile), str(crops / "tile 0.png"),
+                          str(bad_dir / name), "--json"], capsys)
+        assert code == 2 and name in err and "Traceback" not in err
+
+
+def test_bad_profile_exits_2(enrolled, capsys, tmp_path):
+    _, crops, _ = enrolled
+    img = str(crops / "tile 0.png")
+    code, err = _run(["classify", "--profile", str(tmp_path / "none.npz"), img, "--json"], capsys)
+    assert code == 2 and "profile not found" in err
+    junk = tmp_path / "junk.npz"
+    junk.write_bytes(b"not a zip")
+    code, err = _run(["classify", "--profile", str(junk), img, "--json"], capsys)
+    assert code == 2 and "not a tile profile" in err
+
+
+@pytest.fixture(scope="module")
+def corpus():
+    if not (CORPUS / "labels.csv").is_file():
+        pytest.skip(f"../shared/corpus not found: {CORPUS}")
+    import csv
+
+    with open(CORPUS / "labels.csv", newline="", encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    return rows
+
+
+def test_real_photos_one_shot_and_unknown_face(corpus):
+    """On real photos of the corpus's held-out test half (never trained on):
+    enrol one photo of each face except three, classify another photo of
+    each; the faces in the profile are mostly right, the faces left out get
+    low confidence."""
+    from bench.bench_enroll import dev_test_split
+    from vision.embedding import Embedder
+    from vision.enroll import classify, enroll
+
+    _, test = dev_test_split([r["label"] for r in corpus])
+    by_label: dict[str, list[str]] = {}
+    for i in test:
+        by_label.setdefault(corpus[i]["label"], []).append(corpus[i]["image"])
+    faces = sorted(by_label)
+    held_out = {"honors-east", "dots-5", "characters-7"}
+    emb = Embedder()
+    read = lambda name: cv2.imread(str(CORPUS / "images" / name))  # noqa: E731
+    prof = enroll([read(by_label[f][0]) for f in faces if f not in held_out],
+                  [f for f in faces if f not in held_out], emb)
+    queries = [(f, read(by_label[f][1])) for f in faces]
+    got = classify([im for _, im in queries], prof, emb)
+    known = [(f, lab, c) for (f, _), (lab, c) in zip(queries, got) if f not in held_out]
+    unknown = [c for (f, _), (_, c) in zip(queries, got) if f in held_out]
+    right = [c for f, lab, c in known if lab == f]
+    assert len(right) >= 0.75 * len(known)
+    assert max(unknown) < 0.5
+    assert np.median(right) > 0.5
+
+
+def _numbered_tile(i: int) -> np.ndarray:
+    """A distinct simple design per index: its number and a dot code."""
+    img = np.full((320, 240, 3), (215, 235, 240), np.uint8)
+    cv2.putText(img, str(i), (30, 150), cv2.FONT_HERSHEY_DUPLEX, 4, (40, 40, 160), 10)
+    for b in range(5):
+        if (i >> b) & 1:
+            cv2.circle(img, (40 + 40 * b, 250), 16, (30, 120, 30), -1)
+    cv2.rectangle(img, (8, 8), (231, 311), (90, 110, 120), 5)
+    return img
+
+
+def test_enrollment_sheet_round_trip(capsys, tmp_path):
+    """print-enrollment-sheet places the faces; a photo of the mat with those
+    tiles (synthesised from mat.png and the mat's own pose) enrols them."""
+    from vision.enroll import sheet_crops, sheet_slots
+    from vision.mat import MatSpec, render_mat
+    from vision.pose import estimate_pose, project_slot_faces
+
+    capsys.readouterr()
+    assert main(["print-enrollment-sheet", "--variant", "word", "--json"]) == 0
+    sheet = json.loads(capsys.readouterr().out)
+    faces = [e["face"] for e in sheet["faces"]]
+    assert len(faces) == 27 and faces[0] == "A" and faces[-1] == "wild"
+    assert [tuple(e["slot"]) for e in sheet["faces"]] == sheet_slots(27)
+    assert sheet["faces"][0]["slot"] == [4, 2, 0] and sheet["faces"][14]["slot"] == [4, 6, 0]
+
+    spec = MatSpec.default(px_per_mm=2.0)
+    mat = render_mat(spec)
+    if mat.ndim == 2:
+        mat = cv2.cvtColor(mat, cv2.COLOR_GRAY2BGR)
+    pose = estimate_pose(mat, spec)
+    quads = project_slot_faces(sheet_slots(27), spec, pose)
+    photo = mat.copy()
+    src = np.float32([[0, 0], [240, 0], [240, 320], [0, 320]])
+    for i, q in enumerate(quads):
+        M = cv2.getPerspectiveTransform(src, np.float32(q))
+        warped = cv2.warpPerspective(_numbered_tile(i), M, (photo.shape[1], photo.shape[0]))
+        mask = cv2.warpPerspective(np.full((320, 240), 255, np.uint8), M, (photo.shape[1], photo.shape[0]))
+        photo[mask > 0] = warped[mask > 0]
+    crops = sheet_crops(photo, spec, 27)
+    assert len(crops) == 27 and crops[0].shape == (160, 120, 3)
+
+    # the CLI assumes the default mat; its print scale does not matter to the pose (mm)
+    path = tmp_path / "sheet.png"
+    cv2.imwrite(str(path), photo)
+    prof = tmp_path / "word.npz"
+    assert main(["enroll", "--sheet", str(path), "--variant", "word", "--out", str(prof)]) == 0
+    queries = []
+    for i in (0, 5, 13, 26):
+        p = tmp_path / f"q{i}.png"
+        cv2.imwrite(str(p), cv2.rotate(_numbered_tile(i), cv2.ROTATE_180))
+        queries.append(p)
+    out = _classify(capsys, prof, queries)
+    assert [r["label"] for r in out] == [faces[i] for i in (0, 5, 13, 26)]
+
+
+def test_sheet_without_mat_exits_3(capsys, tmp_path):
+    path = tmp_path / "blank.png"
+    cv2.imwrite(str(path), np.full((600, 800, 3), 200, np.uint8))
+    code, err = _run(["enroll", "--sheet", str(path), "--variant", "mindful", "--out",
+                      str(tmp_path / "p.npz")], capsys)
+    assert code == 3 and err.count("\n") == 1

@@ -1,0 +1,308 @@
+"""Bring your own tiles: learn a physical tile set from a few labelled photos
+(enrolment) and recognise its faces (classification).
+
+Method: every photo is embedded by :class:`vision.embedding.Embedder` as it is
+and turned 180 degrees.  A label's prototype is the mean of its enrolled
+embeddings after turning each one to agree with the others (prototypical
+networks: Snell et al., "Prototypical Networks for Few-shot Learning",
+NeurIPS 2017).  A query scores each label by the best cosine similarity over
+both turns of the query and of the prototype, so upside-down tiles are
+recognised whichever way the reference photos were taken.
+
+Confidence: a softmax over the label scores with temperature ``temperature``
+(how sure the winner is against the runner-up), times a logistic gate on the
+winner's own score (``gate_center``, ``gate_width``) so that a face that is not
+in the profile at all, which is far from every prototype, gets a low
+confidence instead of a confident wrong label.  The defaults maximise the
+AUROC of "right" against "wrong or not enrolled" for the synthetic-only
+embedding on the dev half of ../shared/corpus/real-tiles (photos that network
+never saw); bench/bench_enroll.py prints their effect on the held-out half.
+
+Profile file (one small .npz, portable between machines; np.load with
+allow_pickle=False):
+
+    meta        0-d unicode: JSON {"format": "companion-tile-profile",
+                "version": 1, "model": "embed_tiles.onnx", "model_sha256": ...,
+                "embedding_dim": 128, "input_hw": [96, 72], "labels": [...],
+                "counts": [...], "temperature": T, "gate_center": c,
+                "gate_width": w}
+    labels      (C,) unicode, label strings in first-seen order
+    prototypes  (C, 2, D) float32 unit rows: [upright, turned] per label
+    samples     (N, 2, D) float16 the enrolled embeddings [as given, turned]
+    sample_label (N,) int32 index into labels
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from companion.errors import BadInput
+
+PROFILE_FORMAT = "companion-tile-profile"
+PROFILE_VERSION = 1
+
+# Confidence calibration defaults (see module docstring); a profile stores its own copy.
+TEMPERATURE = 0.08
+GATE_CENTER = 0.65
+GATE_WIDTH = 0.08
+
+
+def _unit(v: np.ndarray) -> np.ndarray:
+    return v / np.maximum(np.linalg.norm(v, axis=-1, keepdims=True), 1e-12)
+
+
+def prototypes_from_embeddings(e0: np.ndarray, e1: np.ndarray, labels: list[str]
+                               ) -> tuple[list[str], np.ndarray]:
+    """Orientation-aligned mean prototypes.
+
+    Args:
+        e0: (N, D) float32 unit embeddings of the photos as given.
+        e1: (N, D) the same photos turned 180 degrees.
+        labels: N label strings.
+    Returns:
+        (names, prototypes): label names in first-seen order and a
+        (C, 2, D) float32 array of unit rows, [:, 0] in the orientation of the
+        label's first photo and [:, 1] turned.
+    """
+    names: list[str] = []
+    for lab in labels:
+        if lab not in names:
+            names.append(lab)
+    lab_arr = np.array(labels, dtype=object)
+    protos = np.zeros((len(names), 2, e0.shape[1]), np.float32)
+    for c, name in enumerate(names):
+        idx = np.flatnonzero(lab_arr == name)
+        a, b = [e0[idx[0]]], [e1[idx[0]]]
+        for i in idx[1:]:
+            ref = np.mean(a, 0)
+            if e0[i] @ ref >= e1[i] @ ref:
+                a.append(e0[i])
+                b.append(e1[i])
+            else:
+                a.append(e1[i])
+                b.append(e0[i])
+        protos[c, 0] = _unit(np.mean(a, 0))
+        protos[c, 1] = _unit(np.mean(b, 0))
+    return names, protos
+
+
+def label_scores(q0: np.ndarray, q1: np.ndarray, prototypes: np.ndarray) -> np.ndarray:
+    """Cosine similarity of each query to each label, best over the turns.
+
+    Args:
+        q0, q1: (M, D) unit query embeddings, as given and turned.
+        prototypes: (C, 2, D) from :func:`prototypes_from_embeddings`.
+    Returns:
+        (M, C) float32 in [-1, 1].
+    """
+    p = prototypes.reshape(-1, prototypes.shape[-1])  # (2C, D)
+    s = np.maximum(q0 @ p.T, q1 @ p.T).reshape(len(q0), -1, 2)
+    return s.max(-1).astype(np.float32)
+
+
+def confidences(scores: np.ndarray, temperature: float = TEMPERATURE,
+                gate_center: float = GATE_CENTER, gate_width: float = GATE_WIDTH
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """Best label index and its confidence in [0, 1] for each row of scores.
+
+    confidence = softmax(scores / temperature)[best] * sigmoid((best_score -
+    gate_center) / gate_width).  With one label only the softmax factor is 1
+    and the gate alone decides.
+    """
+    best = scores.argmax(1)
+    z = scores / temperature
+    z = z - z.max(1, keepdims=True)
+    p = np.exp(z)
+    p = p / p.sum(1, keepdims=True)
+    top = scores[np.arange(len(scores)), best]
+    gate = 1.0 / (1.0 + np.exp(-(top - gate_center) / gate_width))
+    return best, (p[np.arange(len(scores)), best] * gate).astype(np.float32)
+
+
+def classify_embeddings(q0: np.ndarray, q1: np.ndarray, names: list[str], prototypes: np.ndarray,
+                        **calib) -> tuple[list[str], np.ndarray]:
+    """Labels and confidences for embedded queries (see :func:`confidences`)."""
+    best, conf = confidences(label_scores(q0, q1, prototypes), **calib)
+    return [names[i] for i in best], conf
+
+
+@dataclass
+class Profile:
+    """An enrolled tile set.
+
+    Attributes:
+        labels: label strings (C,).
+        prototypes: (C, 2, D) float32 unit rows.
+        samples: (N, 2, D) float16 enrolled embeddings [as given, turned].
+        sample_label: (N,) int32 index into labels.
+        meta: JSON-able dict (model name and sha256, calibration ...).
+    """
+
+    labels: list[str]
+    prototypes: np.ndarray
+    samples: np.ndarray
+    sample_label: np.ndarray
+    meta: dict = field(default_factory=dict)
+
+    def save(self, path: Path | str) -> None:
+        """Write the profile as one .npz file (exactly ``path``, no suffix added)."""
+        buf = io.BytesIO()
+        np.savez_compressed(
+            buf, meta=np.array(json.dumps(self.meta, ensure_ascii=False)),
+            labels=np.array(self.labels, dtype=str), prototypes=self.prototypes.astype(np.float32),
+            samples=self.samples.astype(np.float16), sample_label=self.sample_label.astype(np.int32))
+        Path(path).write_bytes(buf.getvalue())
+
+    @classmethod
+    def load(cls, path: Path | str) -> "Profile":
+        """Read a profile written by :meth:`save`.
+
+        Raises:
+            BadInput: missing, unreadable or not a profile.
+        """
+        path = Path(path)
+        if not path.is_file():
+            raise BadInput(f"profile not found: {path}")
+        try:
+            with np.load(path, allow_pickle=False) as z:
+                meta = json.loads(str(z["meta"]))
+                labels = [str(s) for s in z["labels"]]
+                protos = np.asarray(z["prototypes"], np.float32)
+                samples = np.asarray(z["samples"], np.float16)
+                sample_label = np.asarray(z["sample_label"], np.int32)
+        except (OSError, ValueError, KeyError, EOFError) as exc:
+            raise BadInput(f"not a tile profile: {path} ({exc.__class__.__name__})") from None
+        if meta.get("format") != PROFILE_FORMAT:
+            raise BadInput(f"not a tile profile: {path}")
+        if int(meta.get("version", 0)) > PROFILE_VERSION:
+            raise BadInput(f"profile {path} has version {meta.get('version')}, this companion "
+                           f"reads up to {PROFILE_VERSION}")
+        if protos.ndim != 3 or protos.shape[0] != len(labels) or protos.shape[1] != 2:
+            raise BadInput(f"corrupt tile profile: {path}")
+        return cls(labels, protos, samples, sample_label, meta)
+
+
+def enroll(images: list[np.ndarray], labels: list[str], embedder) -> Profile:
+    """Build a profile from labelled photos of single tiles.
+
+    Args:
+        images: (H, W, 3) uint8 BGR photos, one tile each, face filling the crop.
+        labels: one label string per photo (any non-empty strings).
+        embedder: a :class:`vision.embedding.Embedder`.
+    Returns:
+        the :class:`Profile`.
+    Raises:
+        BadInput: no photos, or lengths differ.
+    """
+    if not images:
+        raise BadInput("no labelled images to enrol")
+    if len(images) != len(labels):
+        raise BadInput(f"{len(images)} images but {len(labels)} labels")
+    e0, e1 = embedder.embed(images)
+    names, protos = prototypes_from_embeddings(e0, e1, list(labels))
+    index = {n: i for i, n in enumerate(names)}
+    info = embedder.info
+    meta = {
+        "format": PROFILE_FORMAT, "version": PROFILE_VERSION, "model": info.name,
+        "model_sha256": info.sha256, "embedding_dim": info.dim, "input_hw": list(info.input_hw),
+        "labels": names, "counts": [int(labels.count(n)) for n in names],
+        "temperature": TEMPERATURE, "gate_center": GATE_CENTER, "gate_width": GATE_WIDTH,
+    }
+    return Profile(names, protos, np.stack([e0, e1], 1).astype(np.float16),
+                   np.array([index[lab] for lab in labels], np.int32), meta)
+
+
+def check_model(profile: Profile, embedder) -> None:
+    """Raise BadInput when the profile was made with another embedding model."""
+    want = profile.meta.get("model_sha256")
+    if want != embedder.info.sha256:
+        raise BadInput(f"profile was enrolled with embedding model {profile.meta.get('model')} "
+                       f"(sha256 {str(want)[:12]}), this companion has {embedder.info.name} "
+                       f"(sha256 {embedder.info.sha256[:12]}); enrol the tiles again")
+
+
+def classify(images: list[np.ndarray], profile: Profile, embedder) -> list[tuple[str, float]]:
+    """Recognise tile photos with a profile.
+
+    Args:
+        images: (H, W, 3) uint8 BGR photos of single tiles (any of the four
+            90-degree turns: landscape crops are turned to portrait first).
+        profile: from :func:`enroll` or :meth:`Profile.load`.
+        embedder: the same embedding model the profile was made with.
+    Returns:
+        one (label, confidence) per image; confidence in [0, 1].
+    Raises:
+        BadInput: the profile was made with another model.
+    """
+    check_model(profile, embedder)
+    if not images:
+        return []
+    q0, q1 = embedder.embed(images)
+    calib = {k: float(profile.meta.get(k, d)) for k, d in
+             (("temperature", TEMPERATURE), ("gate_center", GATE_CENTER),
+              ("gate_width", GATE_WIDTH))}
+    names, conf = classify_embeddings(q0, q1, profile.labels, profile.prototypes, **calib)
+    return [(n, float(c)) for n, c in zip(names, conf)]
+
+
+
+# ---------------------------------------------------------------------------
+# Enrolment sheet: one tile of each face laid on the mat's grid, photographed.
+
+SHEET_PER_ROW = 14  # faces per row of the sheet
+
+
+def sheet_slots(n_faces: int, grid_tiles: tuple[int, int] = (18, 8)) -> list[tuple[int, int, int]]:
+    """Slots (half-unit x, y, z = 0) where the sheet puts faces 0..n-1.
+
+    Rows of up to :data:`SHEET_PER_ROW` tiles, centred, on every other row of
+    grid cells starting with the second (cell rows 1, 3, 5, 7), so that each
+    row has an empty row above it and hands have room.
+
+    Raises:
+        BadInput: more faces than the grid holds this way.
+    """
+    cols, rows = grid_tiles
+    per_row = min(SHEET_PER_ROW, cols)
+    max_rows = rows // 2
+    if n_faces > per_row * max_rows:
+        raise BadInput(f"{n_faces} faces do not fit an enrolment sheet of {per_row} x {max_rows}")
+    n_rows = -(-n_faces // per_row)
+    first_row = 1 if n_rows < max_rows else 0
+    out = []
+    for i in range(n_faces):
+        r, c = divmod(i, per_row)
+        in_row = min(per_row, n_faces - r * per_row)
+        x0 = (cols - in_row) // 2
+        out.append((2 * (x0 + c), 2 * (first_row + 2 * r), 0))
+    return out
+
+
+def sheet_crops(image_bgr: np.ndarray, spec, n_faces: int, camera=None,
+                size_hw: tuple[int, int] = (160, 120)) -> list[np.ndarray]:
+    """Cut the tiles of an enrolment-sheet photo out with the mat's pose.
+
+    Args:
+        image_bgr: (H, W, 3) uint8 BGR photo of the mat with the sheet laid out.
+        spec: the mat (vision.mat.MatSpec).
+        n_faces: faces on the sheet (the variant's face count).
+        camera: vision.pose.Camera or None (guessed from the mat).
+        size_hw: crop size (height, width) in px; rows run down the face's
+            40 mm side, top of the face towards the mat's top edge.
+    Returns:
+        n_faces (h, w, 3) uint8 BGR crops in sheet order.
+    Raises:
+        MatNotFound: the mat is not in the photo (vision.pose.estimate_pose).
+    """
+    from vision.crops import CropSettings, extract_raw
+    from vision.pose import estimate_pose, project_slot_faces
+
+    pose = estimate_pose(image_bgr, spec, camera)
+    quads = project_slot_faces(sheet_slots(n_faces, spec.grid_tiles), spec, pose)
+    raw = extract_raw(image_bgr, quads, CropSettings(height=size_hw[0], width=size_hw[1], margin=0.0))
+    return [np.ascontiguousarray(r) for r in raw]

@@ -1,0 +1,1 @@
+"""Training-only code (synthetic data, model fitting); inference never imports it."""
