@@ -1,0 +1,322 @@
+"""The exact solver: hand-checked small positions, a brute-force cross-check on
+random tiny layouts, winning lines replayed on a Board, and the C core against
+the pure-Python core (same verdicts, moves and node counts)."""
+
+import random
+
+import pytest
+
+from companion import solver
+from companion.deals import Deal, random_deal
+from companion.errors import BadInput
+from companion.layouts import Layout, Slot
+from companion.rules import Board, Geometry
+from companion.solver import hint, solve, solve_keys
+from companion.tiles import tileset
+
+needs_c = pytest.mark.skipif(not solver.HAVE_C, reason="companion._solvercore not built "
+                             "(python setup.py build_ext --inplace)")
+CORES = [pytest.param(False, id="python"), pytest.param(True, id="C", marks=needs_c)]
+
+
+def lay(*slots, name="t"):
+    return Layout(name, tuple(Slot(*s) for s in slots), "test")
+
+
+def deal(faces, *slots, variant="mindful"):
+    return Deal(variant, lay(*slots), tuple(faces))
+
+
+def row(n, y=0, z=0, x0=0):
+    return [(x0 + 2 * i, y, z) for i in range(n)]
+
+
+A, B, C = "bamboo-1", "bamboo-2", "circles-9"
+
+
+def replay(layout, keys, moves, present=None):
+    """Play the moves on a Board: each pair free and matching at its turn, board emptied."""
+    b = Board(layout)
+    for i, p in enumerate(present or [True] * len(layout)):
+        if not p:
+            b.remove(i)
+    for a, c in moves:
+        assert a != c
+        assert b.is_free(a) and b.is_free(c), (a, c)
+        assert keys[a] == keys[c]
+        b.remove(a)
+        b.remove(c)
+    assert b.n_present == 0
+
+
+# --------------------------------------------------------------------------- hand-checked
+
+@pytest.mark.parametrize("use_c", CORES)
+def test_two_tiles_stacked_cannot_be_won(use_c):
+    # A on A in one stack: the lower one is never free while the upper one is there.
+    res = solve_keys(lay((0, 0, 0), (0, 0, 1)), [0, 0], use_c=use_c)
+    assert res.solvable is False and res.moves == [] and not res.exhausted
+
+
+@pytest.mark.parametrize("use_c", CORES)
+def test_row_abba_is_won_ends_first(use_c):
+    # Only the ends are free: A..A first, then the two Bs become the ends.
+    d = deal([A, B, B, A], *row(4))
+    res = solve_keys(d.layout, solver.match_keys("mindful", d.faces), use_c=use_c)
+    assert res.solvable is True
+    assert res.moves == [(0, 3), (1, 2)]
+
+
+@pytest.mark.parametrize("use_c", CORES)
+def test_row_abab_cannot_be_won(use_c):
+    assert solve_keys(lay(*row(4)), [0, 1, 0, 1], use_c=use_c).solvable is False
+
+
+@pytest.mark.parametrize("use_c", CORES)
+def test_crossed_stacks_x_on_y_and_y_on_x_cannot_be_won(use_c):
+    # stack 1: X over Y; stack 2: Y over X.  X needs stack 2's Y gone, which
+    # needs stack 1's X gone: the classic blocked-pair cycle.
+    layout = lay((0, 0, 0), (0, 0, 1), (4, 0, 0), (4, 0, 1))
+    keys = [1, 0, 0, 1]  # Y, X, X, Y
+    res = solve_keys(layout, keys, use_c=use_c)
+    assert res.solvable is False
+    assert res.nodes <= 1  # found by reasoning, without search
+
+
+@pytest.mark.parametrize("use_c", CORES)
+def test_parallel_stacks_x_on_y_twice_is_won(use_c):
+    layout = lay((0, 0, 0), (0, 0, 1), (4, 0, 0), (4, 0, 1))
+    keys = [1, 0, 1, 0]
+    res = solve_keys(layout, keys, use_c=use_c)
+    assert res.solvable is True
+    assert res.moves == [(1, 3), (0, 2)]
+
+
+def test_three_of_a_group_in_one_stack_cannot_be_won():
+    # A/A/A stacked and a fourth A beside: the top may pair with the loner,
+    # but the two lower ones lie in one stack.
+    layout = lay((0, 0, 0), (0, 0, 1), (0, 0, 2), (4, 0, 0))
+    assert solve_keys(layout, [0, 0, 0, 0]).solvable is False
+
+
+def test_top_tile_pairs_across_a_row():
+    # Row A B B with an A lying across the two Bs (half a tile to the right):
+    # the free tiles are the left A and the top A; once they are gone the Bs
+    # are the ends of a two-tile row.
+    layout = lay((0, 0, 0), (2, 0, 0), (4, 0, 0), (3, 0, 1))
+    res = solve_keys(layout, [0, 1, 1, 0])
+    assert res.solvable is True and res.moves == [(0, 3), (1, 2)]
+    # The same row with the top B over the middle B: the Bs lie in one stack.
+    layout = lay((0, 0, 0), (2, 0, 0), (4, 0, 0), (2, 0, 1))
+    assert solve_keys(layout, [0, 1, 0, 1]).solvable is False
+
+
+def test_mindful_seasons_and_flowers_are_wild_within_their_group():
+    # Mindful Mahjong 2.1 Law 2: any season matches any season.
+    assert solve(deal(["season-spring", "season-winter"], *row(2))).solvable is True
+    assert solve(deal(["season-spring", "flower-plum"], *row(2))).solvable is False
+
+
+def test_love_glass_and_word_wildcards():
+    assert solve(deal(["emotion-1", "passion-3"], *row(2), variant="love")).solvable is True
+    assert solve(deal(["wild", "wild"], *row(2), variant="word")).solvable is True
+    assert solve(deal(["wild", "A"], *row(2), variant="word")).solvable is False
+    assert solve(deal(["A", "B", "B", "A"], *row(4), variant="word")).solvable is True
+
+
+def test_hint_is_a_free_pair_that_keeps_the_game_winnable():
+    d = deal([A, B, B, A], *row(4))
+    assert hint(d) == (0, 3)
+    assert hint(d, [False, True, True, False]) == (1, 2)
+    assert hint(deal([A, B, A, B], *row(4))) is None
+    assert hint(d, [False] * 4) is None  # nothing left to play
+
+
+def test_present_mask_and_its_length():
+    # Row A B B A C C: the free ends are A and C, no pair, so it is lost; with
+    # the two Cs already gone it is row A B B A, won.
+    d = deal([A, B, B, A, C, C], *row(6))
+    assert solve(d).solvable is False
+    assert solve(d, [True, True, True, True, False, False]).solvable is True
+    with pytest.raises(BadInput):
+        solve(d, [True] * 5)
+
+
+def test_node_limit_reports_exhausted_not_a_verdict():
+    layout = lay(*row(6), *row(6, y=2))
+    keys = [0, 1, 2, 2, 1, 0, 1, 0, 2, 0, 1, 2]
+    res = solve_keys(layout, keys, node_limit=0)
+    assert res.exhausted is True and res.solvable is None and res.moves == []
+    full = solve_keys(layout, keys)
+    assert full.exhausted is False and full.solvable == brute_force(layout, keys)
+
+
+def test_odd_group_is_unsolvable_at_once():
+    res = solve_keys(lay(*row(4)), [0, 0, 0, 1])
+    assert res.solvable is False and res.nodes == 0
+
+
+# --------------------------------------------------------------------------- brute force
+
+def brute_force(layout, keys, present=None):
+    """Every order of every matching free pair, memoised on the set of tiles left."""
+    geom = Geometry.of(layout)
+    b = Board(geom)
+    for i, p in enumerate(present or [True] * len(layout)):
+        if not p:
+            b.remove(i)
+    memo: dict[tuple, bool] = {}
+
+    def rec() -> bool:
+        if b.n_present == 0:
+            return True
+        key = tuple(b.present)
+        if key in memo:
+            return memo[key]
+        free = b.free_indices()
+        ok = False
+        for x in range(len(free)):
+            for y in range(x + 1, len(free)):
+                i, j = free[x], free[y]
+                if keys[i] != keys[j]:
+                    continue
+                b.remove(i)
+                b.remove(j)
+                ok = rec()
+                b.restore(j)
+                b.restore(i)
+                if ok:
+                    break
+            if ok:
+                break
+        memo[key] = ok
+        return ok
+
+    return rec()
+
+
+def random_small(rng: random.Random, max_tiles: int):
+    """A random layout of up to max_tiles slots on three layers (overlapping
+    stacks, half-tile offsets, rows) with random match keys, pair-complete."""
+    slots: list[Slot] = []
+    for z in range(3):
+        tries = 0
+        while len(slots) < max_tiles and tries < (14 if z == 0 else 6):
+            tries += 1
+            s = Slot(rng.randrange(0, 10), rng.randrange(0, 4), z)
+            if any(t.z == z and abs(t.x - s.x) < 2 and abs(t.y - s.y) < 2 for t in slots):
+                continue
+            slots.append(s)
+    if len(slots) % 2:
+        slots.pop()
+    n = len(slots)
+    nkeys = rng.choice([1, 2, 3, n // 2 or 1])
+    keys = []
+    for _ in range(n // 2):
+        k = rng.randrange(nkeys)
+        keys += [k, k]
+    rng.shuffle(keys)
+    return Layout("rnd", tuple(slots), "test"), keys
+
+
+@pytest.mark.parametrize("use_c", CORES)
+def test_verdicts_equal_brute_force_on_random_tiny_layouts(use_c):
+    rng = random.Random(20240601)
+    seen = {True: 0, False: 0}
+    for _ in range(250):
+        layout, keys = random_small(rng, 12)
+        if not keys:
+            continue
+        present = None
+        if rng.random() < 0.3:  # a position in progress: drop a few tiles
+            present = [rng.random() > 0.2 for _ in keys]
+        want = brute_force(layout, keys, present)
+        pres_keys = keys
+        if present is not None:
+            from collections import Counter
+            c = Counter(k for k, p in zip(keys, present) if p)
+            if any(v % 2 for v in c.values()):
+                want = False
+        res = solve_keys(layout, pres_keys, present, use_c=use_c)
+        assert res.solvable is want, (layout.slots, keys, present)
+        seen[want] += 1
+        if want:
+            replay(layout, keys, res.moves, present)
+    assert seen[True] > 30 and seen[False] > 30  # both verdicts exercised
+
+
+@needs_c
+def test_c_and_python_cores_agree_move_for_move():
+    rng = random.Random(7)
+    for _ in range(60):
+        layout, keys = random_small(rng, 24)
+        if not keys:
+            continue
+        a = solve_keys(layout, keys, use_c=True)
+        b = solve_keys(layout, keys, use_c=False)
+        assert (a.solvable, a.moves, a.nodes) == (b.solvable, b.moves, b.nodes)
+
+
+# --------------------------------------------------------------------------- a full-size layout
+
+def turtle():
+    from companion import codex
+    return codex.builtin("turtle")
+
+
+def test_turtle_deals_are_solved_with_valid_lines():
+    t = turtle()
+    verdicts = []
+    for seed in range(12):
+        d = random_deal("mindful", t, seed)
+        res = solve(d)
+        assert res.exhausted is False
+        verdicts.append(res.solvable)
+        if res.solvable:
+            keys = solver.match_keys("mindful", d.faces)
+            replay(t, keys, res.moves)
+            assert len(res.moves) == 72
+    assert verdicts.count(True) >= 9  # about 97 % of Turtle deals can be won
+
+
+@needs_c
+def test_turtle_c_and_python_agree():
+    t = turtle()
+    d = random_deal("mindful", t, 1)
+    keys = solver.match_keys("mindful", d.faces)
+    a = solve_keys(t, keys, use_c=True)
+    b = solve_keys(t, keys, use_c=False, node_limit=a.nodes + 10)
+    assert (a.solvable, a.moves, a.nodes) == (b.solvable, b.moves, b.nodes)
+
+
+def test_mid_game_position_and_hint_on_turtle():
+    t = turtle()
+    d = random_deal("mindful", t, 3)
+    res = solve(d)
+    assert res.solvable
+    present = [True] * len(t)
+    for a, c in res.moves[:20]:
+        present[a] = present[c] = False
+    h = hint(d, present)
+    assert h is not None
+    b = Board(t)
+    for i, p in enumerate(present):
+        if not p:
+            b.remove(i)
+    assert b.is_free(h[0]) and b.is_free(h[1])
+    assert tileset("mindful").matches(d.faces[h[0]], d.faces[h[1]])
+    present[h[0]] = present[h[1]] = False
+    assert solve(d, present).solvable is True
+
+
+def test_bad_arguments_are_bad_input():
+    layout = lay(*row(2))
+    with pytest.raises(BadInput):
+        solve_keys(layout, [0])            # one key for two slots
+    with pytest.raises(BadInput):
+        solve_keys(layout, [0, -1])        # negative key at a present slot
+    with pytest.raises(BadInput):
+        solve_keys(layout, [0, 0], node_limit=-1)
+    with pytest.raises(BadInput):
+        solve(deal([A, "no-such-face"], *row(2)))
+    assert solve_keys(layout, [0, -1], [True, False]).solvable is False  # a lone tile
