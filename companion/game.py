@@ -1393,46 +1393,27 @@ def describe_hint(state: GameState, data: Mapping) -> str:
     return "no move found"
 
 
-def reshuffle_faces(state: GameState, seed: int, tries: int = 200) -> list[str | None]:
-    """New faces for the present tiles, winnable when possible: the deals
-    module's ``solvable_reshuffle(variant, layout, present, faces, seed)`` when
-    it is there; else seeded shuffles (``random.Random(seed + k)``), each
-    checked with :func:`companion.solver.solve`, the first winnable one kept
-    (the last one tried when none of ``tries`` is).  Removed slots keep their
-    old face."""
+def reshuffle_faces(state: GameState, seed: int) -> list[str | None]:
+    """New faces for the present tiles: :func:`companion.deals.solvable_reshuffle`
+    (a winnable arrangement, proved by the exact solver) when every present
+    face is known; a plain seeded shuffle (``random.Random(seed)``) when some
+    face is unknown (a camera game) or when no arrangement of those slots can
+    be won (Mindful 2.1 Law 4: "gathered, gently shuffled, and re-laid").
+    Removed slots keep their old face."""
+    from companion import deals
     present = list(state.board.present)
     known = all(state.faces[i] is not None for i in range(len(present)) if present[i])
-    fn = None
-    for modname in ("companion.deals", "companion.solver"):
+    if known:
         try:
-            mod = __import__(modname, fromlist=["solvable_reshuffle"])
-        except ImportError:
-            continue
-        fn = getattr(mod, "solvable_reshuffle", None)
-        if fn is not None:
-            break
-    if fn is not None and known:
-        res = fn(state.setup.variant, state.layout, present, list(state.faces), seed)
-        new = list(res.faces if hasattr(res, "faces") else res)
-        return [new[i] if present[i] else state.faces[i] for i in range(len(present))]
+            new = list(deals.solvable_reshuffle(state.setup.variant, state.layout, present,
+                                                list(state.faces), seed))
+            return [new[i] if present[i] else state.faces[i] for i in range(len(present))]
+        except IllegalMove:
+            pass  # no winnable arrangement exists: shuffle anyway
     pool = [state.faces[i] for i in range(len(present)) if present[i]]
-    new = list(state.faces)
-    for k in range(max(1, tries)):
-        cand = list(pool)
-        random.Random(seed + k).shuffle(cand)
-        it = iter(cand)
-        new = [next(it) if present[i] else state.faces[i] for i in range(len(present))]
-        if not known:
-            break
-        try:
-            from companion import solver
-        except ImportError:  # pragma: no cover - the solver ships with the package
-            break
-        deal = _deal_like(state)
-        deal.faces = new
-        if solver.solve(deal, present).solvable:
-            break
-    return new
+    random.Random(seed).shuffle(pool)
+    it = iter(pool)
+    return [next(it) if present[i] else state.faces[i] for i in range(len(present))]
 
 
 def resolve_reshuffle(state: GameState, player: str, seed: int | None = None,
