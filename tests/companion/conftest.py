@@ -6,7 +6,6 @@ tiles are worked out by hand.
 
 from __future__ import annotations
 
-import re
 import sys
 from pathlib import Path
 
@@ -18,7 +17,7 @@ _HERE = str(Path(__file__).resolve().parent)   # webgame.py, under pytest's impo
 if _HERE not in sys.path:
     sys.path.insert(0, _HERE)
 
-from webgame import PIN, small_words, start_mini  # noqa: E402
+from webgame import PIN, RefereeActions, small_words, start_mini  # noqa: E402
 
 
 @pytest.fixture
@@ -53,40 +52,6 @@ def mini_game(web_ledger):
     """The mini game (Love Mahjong, hand builder, Ann and Ben) in the app's ledger."""
     start_mini(web_ledger)
     return web_ledger
-
-
-CSRF_RE = re.compile(r'name="csrf_token" value="([^"]+)"')
-
-
-class RefereeActions:
-    """Log the test client in and out of the referee console."""
-
-    def __init__(self, client):
-        self.client = client
-
-    def form_token(self) -> str:
-        html = self.client.get("/referee/").get_data(as_text=True)
-        m = CSRF_RE.search(html)
-        assert m, "no CSRF token in the page"
-        return m.group(1)
-
-    def login(self, pin: str = PIN, **kw):
-        return self.client.post("/referee/login", data={"pin": pin, "csrf_token": self.form_token()}, **kw)
-
-    def token(self) -> str:
-        with self.client.session_transaction() as s:
-            return s["csrf"]
-
-    def post(self, url: str, data: dict | None = None, json_api: bool = True):
-        """POST as the logged-in referee: the token in the header (fetch) or the form."""
-        data = dict(data or {})
-        if json_api:
-            return self.client.post(url, data=data, headers={"X-CSRF-Token": self.token()})
-        data["csrf_token"] = self.token()
-        return self.client.post(url, data=data)
-
-    def logout(self):
-        return self.client.post("/referee/logout", data={"csrf_token": self.token()})
 
 
 @pytest.fixture

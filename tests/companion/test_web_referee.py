@@ -11,7 +11,7 @@ import json
 import pytest
 
 from companion import game as G
-from webgame import A, B, B2, C, D, E, PIN, start_mini
+from webgame import A, B, B2, C, D, E, PIN, RefereeActions, start_mini
 
 ACTIONS = ["/referee/start", "/referee/move", "/referee/correct", "/referee/void", "/referee/settle",
            "/referee/undo", "/referee/hint", "/referee/reshuffle", "/referee/end", "/referee/logout"]
@@ -83,12 +83,10 @@ def test_other_clients_are_not_locked_by_one(app, referee):
         referee.login("111111")
     other = app.test_client()
     other.environ_base["REMOTE_ADDR"] = "10.0.0.9"
-    from conftest import RefereeActions
     assert RefereeActions(other).login().status_code == 303
 
 
 def test_global_limit_locks_everybody(app):
-    from conftest import RefereeActions
     app.extensions["companion.pin_limiter"].global_limit = 8
     for k in range(8):                                              # 4 addresses x 2 failures
         c = app.test_client()

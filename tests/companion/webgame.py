@@ -12,6 +12,8 @@ B, B2 = hearts-2; D, E = roses-3 (a free pair): 2 free pairs.
 
 from __future__ import annotations
 
+import re
+
 from companion import game as G
 from companion.layouts import Layout, Slot
 from companion.ledger import Ledger
@@ -37,3 +39,37 @@ def small_words():
     from companion.words import WordIndex
     words = frozenset({"cat", "act", "tac", "dog", "god"})
     return words, WordIndex(words)
+
+
+CSRF_RE = re.compile(r'name="csrf_token" value="([^"]+)"')
+
+
+class RefereeActions:
+    """Log the test client in and out of the referee console."""
+
+    def __init__(self, client):
+        self.client = client
+
+    def form_token(self) -> str:
+        html = self.client.get("/referee/").get_data(as_text=True)
+        m = CSRF_RE.search(html)
+        assert m, "no CSRF token in the page"
+        return m.group(1)
+
+    def login(self, pin: str = PIN, **kw):
+        return self.client.post("/referee/login", data={"pin": pin, "csrf_token": self.form_token()}, **kw)
+
+    def token(self) -> str:
+        with self.client.session_transaction() as s:
+            return s["csrf"]
+
+    def post(self, url: str, data: dict | None = None, json_api: bool = True):
+        """POST as the logged-in referee: the token in the header (fetch) or the form."""
+        data = dict(data or {})
+        if json_api:
+            return self.client.post(url, data=data, headers={"X-CSRF-Token": self.token()})
+        data["csrf_token"] = self.token()
+        return self.client.post(url, data=data)
+
+    def logout(self):
+        return self.client.post("/referee/logout", data={"csrf_token": self.token()})
