@@ -434,7 +434,7 @@ def deal_faces(variant: str, n: int, rng: np.random.Generator) -> tuple[str, ...
         BadInput: unknown variant.
     """
     tiles = tileset(variant).tiles()
-    pool = tiles * (n // len(tiles) + 1)
+    pool = tiles * -(-n // len(tiles))  # whole sets, as few as hold n tiles
     order = rng.permutation(len(pool))[:n]
     return tuple(pool[i] for i in order)
 

@@ -1,0 +1,211 @@
+"""Accuracy and speed of ``recognize`` on synthetic photos never used in training.
+
+    python bench/bench_recognize.py [--photos 200] [--hands 0.0] [--camera]
+                                    [--failures DIR] [--json OUT.json]
+
+Photo ``k`` is rendered by :func:`vision.synth.render_scene` from
+``np.random.default_rng(BENCH_SEED_BASE + k)`` (integer seeds; training uses
+tuple seeds ``(seed, k)``, see vision/training/dataset.py): variant ``k % 4``,
+layouts in turn from :data:`LAYOUTS` (built-ins that exist), 0-60 % of the
+tiles removed as free pairs (faces dealt from one real 144-tile set, see
+:func:`deal`), camera tilt 0-40 degrees, random lighting, table,
+blur, noise and JPEG, 1280 x 720 px.  By default the camera is NOT given to
+``recognize`` (as the CLI without ``--camera``); ``--camera`` passes the true
+intrinsics.
+
+Figures, per variant and overall:
+
+* face accuracy on visible tiles: tiles present, uncovered and with at least
+  :data:`VISIBLE_MIN` of the face seen; right when the face returned is the
+  true one (a null face counts as wrong);
+* presence accuracy over all slots;
+* photos entirely right: every slot's presence right, every visible tile's
+  face right, and no wrong face anywhere (null is allowed on tiles that are
+  not visible);
+* median and 90th percentile time of ``recognize`` per frame (pose, crops,
+  CNN, reconstruction; the model loaded once), and of the pose stage alone.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from companion.errors import MatNotFound  # noqa: E402
+from companion.layouts import shifted_to_origin  # noqa: E402
+from companion.rules import Geometry  # noqa: E402
+from companion.tiles import VARIANTS  # noqa: E402
+
+BENCH_SEED_BASE = 9_000_000
+VISIBLE_MIN = 0.6
+LAYOUTS = ("turtle", "sprint-flat", "sprint-2layer", "pagoda-of-peace", "twin-hearts", "sugar-pyramid",
+           "dragons-tail", "alphabet-tower")  # training saw only the first three (and random layouts)
+
+
+def bench_layouts():
+    from companion import codex
+    out = []
+    for name in LAYOUTS:
+        try:
+            out.append(shifted_to_origin(codex.builtin(name)))
+        except Exception:
+            continue
+    return out
+
+
+def deal(variant: str, n: int, rng: np.random.Generator) -> tuple[str, ...]:
+    """``n`` faces drawn from the variant's real 144-tile set (whole sets
+    repeated only when ``n > 144``), so no face appears more often than its
+    copies, as on a real table."""
+    from companion.tiles import tileset
+    tiles = tileset(variant).tiles()
+    pool = tiles * -(-n // len(tiles))
+    return tuple(pool[i] for i in rng.permutation(len(pool))[:n])
+
+
+def _pct(a, q):
+    return float(np.percentile(a, q)) if len(a) else float("nan")
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--photos", type=int, default=200)
+    ap.add_argument("--start", type=int, default=0, help="first photo index")
+    ap.add_argument("--hands", type=float, default=0.0, help="probability of hands over the board")
+    ap.add_argument("--camera", action="store_true", help="give recognize the true intrinsics")
+    ap.add_argument("--model", type=Path, default=None, help="tiles.onnx to use (default: models/tiles.onnx)")
+    ap.add_argument("--failures", type=Path, default=None, help="write failing photos' crops and overlays here")
+    ap.add_argument("--json", type=Path, default=None, help="write per-photo results")
+    args = ap.parse_args(argv)
+
+    import cv2
+    from vision.crops import extract_raw
+    from vision.faces import ClassifierSettings, TileClassifier
+    from vision.mat import MatSpec
+    from vision.pose import Camera, estimate_pose
+    from vision.reconstruct import recognize
+    from vision.synth import SceneSpec, render_scene
+
+    cv2.setNumThreads(2)
+    clf = TileClassifier(ClassifierSettings(model_path=args.model) if args.model else ClassifierSettings())
+    spec = MatSpec.default()
+    layouts = bench_layouts()
+    print(f"layouts: {', '.join(l.name for l in layouts)}; photos {args.photos}; hands {args.hands}; "
+          f"camera {'given' if args.camera else 'estimated'}", flush=True)
+    rows = []
+    # warm-up (first-run allocations in OpenCV / onnxruntime)
+    warm = render_scene(SceneSpec("love", layouts[0], tilt_deg=(20, 20)), np.random.default_rng(1))
+    try:
+        recognize(warm.image, "love", layouts[0], classifier=clf, spec=spec)
+    except MatNotFound:
+        pass
+    for k in range(args.start, args.start + args.photos):
+        rng = np.random.default_rng(BENCH_SEED_BASE + k)
+        variant = VARIANTS[k % len(VARIANTS)]
+        layout = layouts[(k // len(VARIANTS)) % len(layouts)]
+        scene = render_scene(SceneSpec(variant, layout, tilt_deg=(0.0, 40.0), hands=args.hands,
+                                       faces=deal(variant, len(layout), rng)), rng)
+        tr = scene.truth
+        cam = Camera(tr.camera.K, np.zeros(5), tr.camera.image_size) if args.camera else None
+        t0 = time.perf_counter()
+        try:
+            rec = recognize(scene.image, variant, layout, camera=cam, classifier=clf, spec=spec)
+        except MatNotFound:
+            rec = None
+        dt = time.perf_counter() - t0
+        t1 = time.perf_counter()
+        try:
+            estimate_pose(scene.image, spec, cam)
+        except MatNotFound:
+            pass
+        dt_pose = time.perf_counter() - t1
+        g = Geometry.of(layout)
+        present = np.asarray(tr.present, bool)
+        covered = np.array([any(present[j] for j in g.covered_by[i]) for i in range(len(layout))])
+        visible = present & ~covered & (np.asarray(tr.visible) >= VISIBLE_MIN)
+        row = {"k": k, "variant": variant, "layout": layout.name, "ms": dt * 1000, "pose_ms": dt_pose * 1000,
+               "tilt": float(tr.pose().tilt_deg), "mat_found": rec is not None, "slots": len(layout),
+               "visible": int(visible.sum())}
+        if rec is None:
+            row.update(present_ok=0, face_ok=0, wrong_faces=0, right=False, errors=["mat not found"])
+            rows.append(row)
+            continue
+        pp = np.array([t.present for t in rec.tiles])
+        faces = [t.face for t in rec.tiles]
+        face_ok = sum(1 for i in np.flatnonzero(visible) if faces[i] == tr.faces[i])
+        wrong = [i for i, f in enumerate(faces) if f is not None and f != tr.faces[i]]
+        errors = []
+        for i in np.flatnonzero(pp != present):
+            errors.append(f"slot {tuple(layout.slots[i])} present {bool(pp[i])} (truth {bool(present[i])}, "
+                          f"seen {rec.tiles[i].seen}, conf {rec.tiles[i].confidence:.2f})")
+        for i in np.flatnonzero(visible):
+            if faces[i] != tr.faces[i]:
+                errors.append(f"slot {tuple(layout.slots[i])} face {faces[i]} (truth {tr.faces[i]}, "
+                              f"vis {tr.visible[i]:.2f}, seen {rec.tiles[i].seen}, conf {rec.tiles[i].confidence:.2f})")
+        for i in wrong:
+            if not visible[i]:
+                errors.append(f"slot {tuple(layout.slots[i])} face {faces[i]} on a hidden tile "
+                              f"(truth {tr.faces[i]}, vis {tr.visible[i]:.2f})")
+        row.update(present_ok=int((pp == present).sum()), face_ok=face_ok, wrong_faces=len(wrong),
+                   right=not errors, errors=errors)
+        rows.append(row)
+        if args.failures and errors:
+            from vision.overlay import draw_overlay
+            args.failures.mkdir(parents=True, exist_ok=True)
+            cv2.imwrite(str(args.failures / f"photo{k}.jpg"), draw_overlay(scene.image, rec))
+            idx = [i for i in range(len(layout)) if pp[i] != present[i]
+                   or (visible[i] and faces[i] != tr.faces[i]) or i in wrong]
+            if idx:
+                crops = extract_raw(scene.image, rec.quads[idx], clf.crop)
+                cv2.imwrite(str(args.failures / f"photo{k}-crops.png"),
+                            cv2.resize(np.hstack(list(crops)), None, fx=3, fy=3, interpolation=cv2.INTER_NEAREST))
+            (args.failures / f"photo{k}.txt").write_text("\n".join(errors) + "\n")
+        if (len(rows)) % 20 == 0:
+            print(f"  {len(rows)} photos, {sum(r['right'] for r in rows)} entirely right", flush=True)
+
+    def summary(sel):
+        vis = sum(r["visible"] for r in sel)
+        slots = sum(r["slots"] for r in sel)
+        ms = np.array([r["ms"] for r in sel])
+        pms = np.array([r["pose_ms"] for r in sel])
+        return {"photos": len(sel),
+                "face_accuracy_visible": sum(r["face_ok"] for r in sel) / max(vis, 1),
+                "visible_tiles": vis,
+                "presence_accuracy": sum(r["present_ok"] for r in sel) / max(slots, 1),
+                "slots": slots,
+                "photos_entirely_right": sum(r["right"] for r in sel) / max(len(sel), 1),
+                "mat_not_found": sum(not r["mat_found"] for r in sel),
+                "ms_median": _pct(ms, 50), "ms_p90": _pct(ms, 90),
+                "pose_ms_median": _pct(pms, 50), "pose_ms_p90": _pct(pms, 90)}
+
+    table = {v: summary([r for r in rows if r["variant"] == v]) for v in VARIANTS}
+    table["overall"] = summary(rows)
+    print()
+    print(f"{'':10s} {'photos':>6s} {'face acc (visible)':>20s} {'presence acc':>16s} {'photos right':>13s} "
+          f"{'ms median':>9s} {'ms p90':>7s} {'pose ms':>8s}")
+    for name, s in table.items():
+        print(f"{name:10s} {s['photos']:6d} {s['face_accuracy_visible']:11.4f} ({s['visible_tiles']:6d}) "
+              f"{s['presence_accuracy']:8.4f} ({s['slots']:5d}) {s['photos_entirely_right']:13.3f} "
+              f"{s['ms_median']:9.1f} {s['ms_p90']:7.1f} {s['pose_ms_median']:8.1f}")
+    by_layout = {}
+    for r in rows:
+        by_layout.setdefault(r["layout"], []).append(r)
+    print()
+    for name, sel in by_layout.items():
+        s = summary(sel)
+        print(f"layout {name:16s} photos {s['photos']:4d} face {s['face_accuracy_visible']:.4f} "
+              f"presence {s['presence_accuracy']:.4f} right {s['photos_entirely_right']:.3f}")
+    if args.json:
+        args.json.write_text(json.dumps({"summary": table, "photos": rows}, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,96 @@
+"""``companion recognize IMAGE --variant V --layout L [--camera FILE] --json
+[--annotate OUT.png]``: the board read from one photo (../shared/CONTRACT.md,
+"Commands that outside checks run").
+
+Prints ``{"mat_found": true, "tiles": [{"slot", "present", "face",
+"confidence", "free"}, ...]}``, one entry per layout slot in layout order.
+An unreadable image exits 2, a photo without the mat exits 3 (one line on
+stderr, no JSON).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from companion.errors import BadInput
+from companion.tiles import VARIANTS
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("recognize", help="read the board (present tiles, faces, free flags) from one photo")
+    p.add_argument("image", metavar="IMAGE", help="photo of the mat (any format OpenCV reads)")
+    p.add_argument("--variant", required=True, choices=VARIANTS, help="tile set on the table")
+    p.add_argument("--layout", required=True, help="built-in name or a .layout/.map/.json path")
+    p.add_argument("--map-name", help="map to read from a GNOME .map file holding several")
+    p.add_argument("--camera", metavar="FILE", help="camera JSON (companion calibrate); guessed when absent")
+    p.add_argument("--mat", metavar="MAT.json", help="mat spec (companion print-mat); the standard A2 mat when absent")
+    p.add_argument("--tiles", metavar="PROFILE",
+                   help="enrolled tile profile (companion enroll) for a physical set; faces are read with it")
+    p.add_argument("--annotate", metavar="OUT.png", help="also write the photo with the referee overlay")
+    p.add_argument("--json", action="store_true", help="print the contract's JSON (the only output format)")
+    p.set_defaults(func=_recognize)
+
+
+def _read_json(path: str, what: str):
+    try:
+        return json.loads(Path(path).read_text())
+    except OSError as exc:
+        raise BadInput(f"cannot read {what} {path}: {exc.strerror or exc}") from None
+    except ValueError as exc:
+        raise BadInput(f"{what} {path} is not valid JSON: {exc}") from None
+
+
+def read_image(path: str):
+    """``(H, W, 3)`` uint8 BGR image from a file.
+
+    Raises:
+        BadInput: missing, unreadable or not an image.
+    """
+    import cv2
+    import numpy as np
+
+    p = Path(path)
+    if not p.is_file():
+        raise BadInput(f"cannot read image {path}: no such file")
+    try:
+        data = np.fromfile(str(p), np.uint8)
+    except OSError as exc:
+        raise BadInput(f"cannot read image {path}: {exc.strerror or exc}") from None
+    img = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
+    if img is None or img.size == 0:
+        raise BadInput(f"cannot read image {path}: not an image file OpenCV can decode")
+    return img
+
+
+def _recognize(args) -> int:
+    from companion.cli import print_json
+    from companion.layout_files import load_layout
+
+    layout = load_layout(args.layout, args.map_name)
+    image = read_image(args.image)
+    camera = None
+    if args.camera:
+        from vision.pose import Camera
+        camera = Camera.from_json(_read_json(args.camera, "camera file"))
+    from vision.mat import MatSpec
+    spec = MatSpec.from_json(_read_json(args.mat, "mat file")) if args.mat else MatSpec.default()
+    from vision.faces import ProfileFaceReader, TileClassifier
+    classifier = TileClassifier()
+    reader = ProfileFaceReader(args.tiles, args.variant) if args.tiles else None
+    from vision.reconstruct import recognize
+    rec = recognize(image, args.variant, layout, camera=camera, classifier=classifier, spec=spec,
+                    face_reader=reader)
+    if args.annotate:
+        import cv2
+        from vision.overlay import draw_overlay
+        out = draw_overlay(image, rec)
+        try:
+            ok = cv2.imwrite(args.annotate, out)
+        except cv2.error:
+            ok = False
+        if not ok:
+            raise BadInput(f"cannot write {args.annotate} (unknown image extension or unwritable folder)")
+    print_json(rec.to_json())
+    return 0

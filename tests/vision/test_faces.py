@@ -1,0 +1,72 @@
+"""vision/faces.py: the bundled ONNX classifier, restricted to one variant."""
+
+import numpy as np
+import pytest
+
+from companion.errors import BadInput
+from companion.tiles import VARIANTS, tileset
+from vision.crops import extract_patches
+from vision.faces import ClassifierSettings, TileClassifier, profile_label_to_face
+
+
+@pytest.fixture(scope="module")
+def clf():
+    return TileClassifier()
+
+
+def test_model_covers_every_variant_and_input_shape(clf):
+    assert set(clf.variants) == set(VARIANTS)
+    assert clf.crop.shape == (3, 48, 36)
+    assert len(clf.classes) == sum(len(tileset(v).faces) for v in VARIANTS) + 2
+    assert clf.classes[-2:] == ("none", "occluded")
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_scores_are_the_variants_classes_only(clf, variant):
+    rng = np.random.default_rng(0)
+    patches = rng.normal(0, 1, (5, *clf.crop.shape)).astype(np.float32)
+    sc = clf.scores(patches, variant)
+    ids = [f.id for f in tileset(variant).faces]
+    assert list(sc.labels) == ids + ["none", "occluded"]
+    assert sc.probs.shape == (5, len(ids) + 2)
+    assert np.allclose(sc.probs.sum(axis=1), 1, atol=1e-5)
+    labels, p = sc.best()
+    assert all(l in sc.labels for l in labels) and np.all((p > 0) & (p <= 1))
+    assert sc.face_probs.shape == (5, len(ids)) and sc.p_none.shape == (5,) and sc.p_occluded.shape == (5,)
+
+
+def test_empty_batch_and_bad_variant(clf):
+    assert clf.scores(np.zeros((0, *clf.crop.shape), np.float32), "love").probs.shape == (0, 44)
+    with pytest.raises(BadInput):
+        clf.scores(np.zeros((1, *clf.crop.shape), np.float32), "chess")
+
+
+def test_missing_model_is_bad_input(tmp_path):
+    with pytest.raises(BadInput):
+        TileClassifier(ClassifierSettings(model_path=tmp_path / "nope.onnx"))
+
+
+def test_reads_faces_of_a_clean_synthetic_scene(clf):
+    from companion.layouts import Layout, Slot
+    from vision.pose import project_slot_faces
+    from vision.synth import Augment, SceneSpec, render_scene
+
+    layout = Layout("row", tuple(Slot(8 + 2 * i, 6 + 2 * (i // 8), 0) for i in range(8))
+                    + tuple(Slot(8 + 2 * i, 10, 0) for i in range(8)), "test")
+    faces = tuple(f.id for f in tileset("mindful").faces[:16])
+    scene = render_scene(SceneSpec("mindful", layout, removed=(), faces=faces, tilt_deg=(15, 15),
+                                   augment=Augment.none()), np.random.default_rng(3))
+    quads = project_slot_faces(layout.slots, scene.truth.mat, scene.truth.pose())
+    sc = clf.scores(extract_patches(scene.image, quads, clf.crop), "mindful")
+    labels, p = sc.best()
+    assert sum(a == b for a, b in zip(labels, faces)) >= 15
+
+
+def test_profile_labels_map_to_face_ids():
+    assert profile_label_to_face("hearts-1", "love") == "hearts-1"
+    assert profile_label_to_face("love/hearts-1", "love") == "hearts-1"
+    assert profile_label_to_face("dots-3", "mindful") == "circles-3"
+    assert profile_label_to_face("honors-east", "mindful") == "wind-east"
+    assert profile_label_to_face("bonus-bamboo", "mindful") == "flower-bamboo"
+    assert profile_label_to_face("a", "word") == "A"
+    assert profile_label_to_face("my-own-name", "love") is None

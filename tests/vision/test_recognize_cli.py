@@ -1,0 +1,96 @@
+"""``companion recognize``: exit codes 2 and 3 and the JSON shape (CONTRACT.md)."""
+
+import json
+
+import cv2
+import numpy as np
+import pytest
+
+from companion.cli import main
+from companion.layouts import Layout, Slot
+
+
+def run(argv, capsys):
+    code = main(argv)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_missing_and_unreadable_image_exit_2(tmp_path, capsys):
+    code, out, err = run(["recognize", str(tmp_path / "none.png"), "--variant", "love",
+                          "--layout", "turtle", "--json"], capsys)
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1 and "none.png" in err
+    bad = tmp_path / "bad.png"
+    bad.write_bytes(b"this is not an image")
+    code, out, err = run(["recognize", str(bad), "--variant", "love", "--layout", "turtle", "--json"], capsys)
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1 and "bad.png" in err
+
+
+@pytest.mark.parametrize("kind", ["blank", "noise"])
+def test_photo_without_mat_exits_3_without_json(tmp_path, capsys, kind):
+    rng = np.random.default_rng(0)
+    img = (np.full((480, 640, 3), 235, np.uint8) if kind == "blank"
+           else rng.integers(0, 256, (480, 640, 3), dtype=np.uint8))
+    path = tmp_path / f"{kind}.png"
+    cv2.imwrite(str(path), img)
+    code, out, err = run(["recognize", str(path), "--variant", "candy", "--layout", "turtle", "--json"], capsys)
+    assert code == 3
+    assert out == ""
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_json_shape_on_a_rendered_scene(tmp_path, capsys):
+    from companion import codex
+    from vision.synth import SceneSpec, render_scene
+
+    layout = codex.builtin("sprint-2layer")
+    scene = render_scene(SceneSpec("word", layout, n_removed=20, tilt_deg=(20, 30)), np.random.default_rng(11))
+    path = tmp_path / "photo.png"
+    cv2.imwrite(str(path), scene.image)
+    ann = tmp_path / "overlay.png"
+    code, out, err = run(["recognize", str(path), "--variant", "word", "--layout", "sprint-2layer", "--json",
+                          "--annotate", str(ann)], capsys)
+    assert code == 0, err
+    assert len(out.strip().splitlines()) == 1
+    doc = json.loads(out)
+    assert set(doc) == {"mat_found", "tiles"} and doc["mat_found"] is True
+    assert [t["slot"] for t in doc["tiles"]] == [list(s) for s in layout.slots]
+    for t in doc["tiles"]:
+        assert set(t) == {"slot", "present", "face", "confidence", "free"}
+        assert isinstance(t["present"], bool)
+        assert 0.0 <= t["confidence"] <= 1.0
+        if not t["present"]:
+            assert t["free"] is None and t["face"] is None
+        else:
+            assert isinstance(t["free"], bool)
+            assert t["face"] is None or isinstance(t["face"], str)
+    # covered tiles never carry a face
+    present = {tuple(t["slot"]) for t in doc["tiles"] if t["present"]}
+    for t in doc["tiles"]:
+        x, y, z = t["slot"]
+        if any((a, b, c) in present for (a, b, c) in present if c > z and abs(a - x) < 2 and abs(b - y) < 2):
+            assert t["face"] is None
+    # most of the board is read right on this easy photo
+    truth = scene.truth
+    right = sum(t["present"] == bool(p) for t, p in zip(doc["tiles"], truth.present))
+    assert right >= 0.95 * len(layout)
+    img = cv2.imread(str(ann))
+    assert img is not None and img.shape == scene.image.shape
+
+
+def test_overhead_view_focal_length_found_from_the_stacks():
+    # Straight from above, the mat alone does not give the focal length; the
+    # raised tiles' faces do (vision.reconstruct.focal_from_faces).
+    from companion import codex
+    from vision.reconstruct import recognize
+    from vision.synth import Augment, SceneSpec, render_scene
+
+    layout = codex.builtin("turtle")
+    scene = render_scene(SceneSpec("love", layout, n_removed=10, tilt_deg=(0, 3), hfov_deg=(50, 50),
+                                   augment=Augment.none()), np.random.default_rng(5))
+    rec = recognize(scene.image, "love", layout)
+    f_true = scene.truth.camera.K[0, 0]
+    assert rec.pose.camera.source == "estimated"
+    assert abs(rec.pose.camera.K[0, 0] / f_true - 1) < 0.12
+    right = sum(t.present == bool(p) for t, p in zip(rec.tiles, scene.truth.present))
+    assert right >= 0.95 * len(layout)

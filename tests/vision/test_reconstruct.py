@@ -1,0 +1,190 @@
+"""vision/reconstruct.py: the layered board from per-slot probabilities
+(hand-made inputs; the photo pipeline is exercised in test_recognize_cli.py)."""
+
+import numpy as np
+import pytest
+
+from companion.layouts import Layout, Slot
+from companion.tiles import tileset
+from vision.reconstruct import UNSEEN_CONFIDENCE, reconstruct
+
+VARIANT = "mindful"
+FACES = [f.id for f in tileset(VARIANT).faces]
+K = len(FACES)
+
+# Three tiles in a row on layer 0 and one on top of the middle one:
+#   (0,0,0) (2,0,0) (4,0,0)   and (2,0,1) covering (2,0,0).
+LAYOUT = Layout("row-and-top", (Slot(0, 0, 0), Slot(2, 0, 0), Slot(4, 0, 0), Slot(2, 0, 1)), "test")
+A, B, C, TOP = range(4)
+
+
+def probs(rows):
+    """rows: per slot, ("face-id", p) / ("none", p) / ("occluded", p); the rest
+    of the mass spread evenly over the other labels."""
+    fp = np.zeros((len(rows), K))
+    pn = np.zeros(len(rows))
+    po = np.zeros(len(rows))
+    for i, (label, p) in enumerate(rows):
+        rest = (1 - p) / (K + 1)
+        fp[i] = rest
+        pn[i] = po[i] = rest
+        if label == "none":
+            pn[i] = p
+        elif label == "occluded":
+            po[i] = p
+        else:
+            fp[i, FACES.index(label)] = p
+    return fp, pn, po
+
+
+def run(rows, in_view=None):
+    fp, pn, po = probs(rows)
+    return reconstruct(LAYOUT, VARIANT, fp, pn, po, in_view)
+
+
+def test_full_board_top_down_implication():
+    out = run([("bamboo-1", 0.98), ("none", 0.9), ("bamboo-3", 0.97), ("circles-5", 0.99)])
+    assert [t.present for t in out] == [True, True, True, True]
+    assert [t.face for t in out] == ["bamboo-1", None, "bamboo-3", "circles-5"]
+    # the middle tile is covered: present, face null, free False, as sure as its
+    # cover is present (the cover's own confidence also covers its face)
+    assert out[B].seen == "covered" and out[B].free is False
+    assert out[TOP].confidence <= out[B].confidence
+    # ends of the row are free (one side open), the top tile is free
+    assert [t.free for t in out] == [True, False, True, True]
+    assert out[TOP].confidence > 0.95
+
+
+def test_removed_top_reveals_the_face_below():
+    out = run([("bamboo-1", 0.98), ("bamboo-2", 0.97), ("bamboo-3", 0.97), ("none", 0.95)])
+    assert [t.present for t in out] == [True, True, True, False]
+    assert out[B].face == "bamboo-2"
+    assert out[TOP].free is None and out[TOP].face is None
+    # (0,0,0) and (4,0,0) free, (2,0,0) pinched between them
+    assert [t.free for t in out] == [True, False, True, None]
+
+
+def test_empty_slots_and_free_flags():
+    out = run([("none", 0.99), ("bamboo-2", 0.97), ("none", 0.99), ("none", 0.99)])
+    assert [t.present for t in out] == [False, True, False, False]
+    assert [t.free for t in out] == [None, True, None, None]
+    assert out[A].confidence > 0.9
+
+
+def test_occluded_top_is_present_unknown_with_low_confidence():
+    # a hand over the stack hides both windows
+    out = run([("bamboo-1", 0.98), ("occluded", 0.8), ("bamboo-3", 0.97), ("occluded", 0.9)])
+    top = out[TOP]
+    assert top.present and top.face is None and top.seen == "occluded"
+    assert top.confidence <= UNSEEN_CONFIDENCE
+    # what lies under a present (even unseen) tile is present, face null
+    assert out[B].present and out[B].face is None and out[B].seen == "covered"
+    assert out[B].confidence <= UNSEEN_CONFIDENCE
+
+
+def test_out_of_view_is_unknown_never_a_confident_answer():
+    out = run([("bamboo-1", 0.98), ("bamboo-2", 0.97), ("none", 0.99), ("none", 0.95)],
+              in_view=np.array([True, True, False, True]))
+    assert out[C].present and out[C].face is None and out[C].confidence <= UNSEEN_CONFIDENCE
+
+
+def test_face_seen_too_high_belongs_to_the_tile_below():
+    # the top tile is gone; its window (too high) still shows the face below,
+    # but less cleanly than the window at the right height
+    fp, pn, po = probs([("bamboo-1", 0.98), ("bamboo-2", 0.99), ("bamboo-3", 0.97), ("bamboo-2", 0.7)])
+    out = reconstruct(LAYOUT, VARIANT, fp, pn, po)
+    assert [t.present for t in out] == [True, True, True, False]
+    assert out[B].face == "bamboo-2" and out[B].seen == "face"
+    # and the other way round: the top tile's window is the cleaner one
+    fp, pn, po = probs([("bamboo-1", 0.98), ("bamboo-2", 0.7), ("bamboo-3", 0.97), ("bamboo-2", 0.99)])
+    out = reconstruct(LAYOUT, VARIANT, fp, pn, po)
+    assert [t.present for t in out] == [True, True, True, True]
+    assert out[TOP].face == "bamboo-2" and out[B].face is None
+
+
+def test_no_face_more_often_than_its_copies():
+    # Mindful's Spring is a single tile: the less sure of two "spring" reads
+    # takes its next best face
+    fp, pn, po = probs([("season-spring", 0.9), ("none", 0.9), ("season-spring", 0.8), ("none", 0.95)])
+    fp[C, FACES.index("season-summer")] = 0.15
+    out = reconstruct(LAYOUT, VARIANT, fp, pn, po)
+    assert out[A].face == "season-spring"
+    assert out[C].face == "season-summer"
+    assert out[C].confidence < 0.5
+
+
+def test_output_json_shape():
+    out = run([("bamboo-1", 0.98), ("none", 0.9), ("bamboo-3", 0.97), ("circles-5", 0.99)])
+    j = out[B].to_json()
+    assert set(j) == {"slot", "present", "face", "confidence", "free"}
+    assert j["slot"] == [2, 0, 0] and j["present"] is True and j["face"] is None and j["free"] is False
+    assert 0.95 < j["confidence"] <= 1.0
+
+
+def test_occluded_slot_over_a_visible_face_is_empty():
+    # the top window is hidden (a hand), but the tile below shows its own face:
+    # a tile on top would hide that face, so the top slot is empty
+    out = run([("bamboo-1", 0.98), ("bamboo-2", 0.97), ("bamboo-3", 0.97), ("occluded", 0.9)])
+    assert [t.present for t in out] == [True, True, True, False]
+    assert out[B].face == "bamboo-2"
+    assert out[TOP].confidence <= UNSEEN_CONFIDENCE
+
+
+def test_a_pinched_slot_cannot_be_empty():
+    # the middle tile of the row reads as "none" only weakly, while both its
+    # neighbours are surely present: it was never free, so it is still there
+    layout = Layout("row", (Slot(0, 0, 0), Slot(2, 0, 0), Slot(4, 0, 0)), "test")
+    fp = np.full((3, K), 0.001)
+    fp[0, FACES.index("bamboo-1")] = 0.95
+    fp[2, FACES.index("bamboo-3")] = 0.95
+    fp[1, FACES.index("bamboo-2")] = 0.3
+    pn = np.array([0.005, 0.6, 0.005])
+    out = reconstruct(layout, VARIANT, fp, pn, np.zeros(3))
+    assert [t.present for t in out] == [True, True, True]
+    assert out[1].face == "bamboo-2" and out[1].free is False
+    # with a sure "none" in the middle and unsure neighbours the reading stands
+    pn = np.array([0.5, 0.99, 0.5])
+    out = reconstruct(layout, VARIANT, fp, pn, np.zeros(3))
+    assert out[1].present is False
+
+
+def test_pose_with_focal_keeps_the_mat_plane():
+    import cv2
+    from vision.mat import MatSpec
+    from vision.pose import Camera, MatPose, project_points
+    from vision.reconstruct import pose_with_focal
+
+    K = np.array([[1000.0, 0, 639.5], [0, 1000.0, 359.5], [0, 0, 1]])
+    R = cv2.Rodrigues(np.array([0.05, -0.03, 0.02]))[0]
+    centre = np.array([300.0, 220.0, -700.0])
+    pose = MatPose(cv2.Rodrigues(R)[0], -R @ centre, Camera(K, np.zeros(5), (1280, 720)), 0.0, 12)
+    same = pose_with_focal(pose, 1000.0)
+    assert np.allclose(same.tvec, pose.tvec, atol=1e-6) and np.allclose(same.rotation, pose.rotation, atol=1e-9)
+    other = pose_with_focal(pose, 800.0)
+    mat_pts = np.array([[0, 0, 0], [594, 0, 0], [594, 420, 0], [0, 420, 0], [297, 210, 0]], float)
+    # points on the mat project to (nearly: the rotation is re-orthonormalised)
+    # the same pixels; the camera moves closer
+    assert np.abs(project_points(mat_pts, other) - project_points(mat_pts, pose)).max() < 0.5
+    assert other.camera.K[0, 0] == 800.0
+    assert -other.camera_centre_mm[2] < -pose.camera_centre_mm[2]
+    # raised points do not: their parallax depends on the camera distance
+    top = np.array([[100.0, 100.0, -60.0]])
+    assert np.linalg.norm(project_points(top, other) - project_points(top, pose)) > 2.0
+
+
+def test_hidden_fraction_of_a_face_behind_a_taller_neighbour():
+    from vision.mat import MatSpec
+    from vision.reconstruct import hidden_fraction
+
+    spec = MatSpec.default()
+    gx, gy = spec.grid_origin_mm
+    target, right_up, on_top = (10, 4, 0), (12, 4, 1), (10, 4, 1)
+    centre = np.array([gx + 5 * 30 + 15, gy + 2 * 40 + 20])
+    above = np.array([centre[0], centre[1], -1000.0])           # straight above the target
+    assert hidden_fraction([target], [right_up], above, spec)[0] == 0
+    assert hidden_fraction([target], [on_top], above, spec)[0] == 1
+    # seen from far to the right and low, the raised right neighbour hides most of it
+    low_right = np.array([centre[0] + 2000.0, centre[1], -300.0])
+    assert hidden_fraction([target], [right_up], low_right, spec)[0] > 0.3
+    # a neighbour on the same layer never hides a face
+    assert hidden_fraction([target], [(12, 4, 0)], low_right, spec)[0] == 0

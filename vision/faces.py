@@ -1,0 +1,245 @@
+"""Tile-face classification with the bundled ONNX model (onnxruntime only).
+
+The model (``models/tiles.onnx``, described by ``models/tiles.json`` and
+``models/MODEL_CARD.md``) maps a normalised patch from
+:func:`vision.crops.extract_patches` to logits over every face of the four
+tile sets, namespaced ``"variant/face-id"``, plus ``"none"`` (no face at that
+slot and height: empty mat, a tile side, a face seen at the wrong height)
+and ``"occluded"`` (a hand, or a taller stack in a tilted view, hides most of
+the face: the slot cannot be read).  At inference the softmax is restricted to
+one variant's faces plus ``"none"`` and ``"occluded"``, so the answer is
+always one of that variant's faces, none, or occluded.
+Faces turned 180 degrees belong to the same class (the training data holds
+both orientations).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from companion.errors import BadInput
+from companion.tiles import VARIANTS, tileset
+from vision.crops import CropSettings
+
+MODELS_DIR = Path(__file__).resolve().parents[1] / "models"
+NONE = "none"
+OCCLUDED = "occluded"
+
+
+@dataclass(frozen=True)
+class ClassifierSettings:
+    """Where the model lives and how onnxruntime runs it.
+
+    Attributes:
+        model_path: the ``.onnx`` file.
+        meta_path: its JSON description (classes, crop settings); defaults to
+            the model path with ``.json``.
+        threads: onnxruntime intra-op threads (the machine has 2 cores).
+        batch: patches per ``session.run`` call (0 = all at once).
+        spinning: let idle onnxruntime threads spin-wait; off by default, since
+            on a busy 2-core machine spinning threads slow everything down
+            (measured: 40 ms instead of 80 ms median for 144 patches).
+    """
+
+    model_path: Path = MODELS_DIR / "tiles.onnx"
+    meta_path: Path | None = None
+    threads: int = 2
+    batch: int = 0
+    spinning: bool = False
+
+    @property
+    def meta(self) -> Path:
+        return Path(self.meta_path) if self.meta_path else Path(self.model_path).with_suffix(".json")
+
+
+@dataclass(frozen=True)
+class FaceScores:
+    """Restricted softmax of N patches for one variant.
+
+    Attributes:
+        labels: ``K + 2`` labels: the variant's face ids in tile-set order, then
+            ``"none"`` and ``"occluded"``.
+        probs: ``(N, K + 2)`` float32, rows sum to 1.
+    """
+
+    labels: tuple[str, ...]
+    probs: np.ndarray
+
+    @property
+    def p_none(self) -> np.ndarray:
+        """``(N,)`` probability of "no face here"."""
+        return self.probs[:, -2]
+
+    @property
+    def p_occluded(self) -> np.ndarray:
+        """``(N,)`` probability that the face is hidden (hand, taller stack)."""
+        return self.probs[:, -1]
+
+    @property
+    def face_probs(self) -> np.ndarray:
+        """``(N, K)`` probabilities of each face (tile-set order)."""
+        return self.probs[:, :-2]
+
+    def best(self) -> tuple[list[str], np.ndarray]:
+        """Most likely label of each patch and its probability."""
+        k = self.probs.argmax(axis=1)
+        return [self.labels[i] for i in k], self.probs[np.arange(len(k)), k]
+
+
+@dataclass
+class TileClassifier:
+    """Opens the ONNX session once; :meth:`scores` classifies patches.
+
+    Raises (on construction):
+        BadInput: the model or its JSON is missing or unreadable.
+    """
+
+    settings: ClassifierSettings = field(default_factory=ClassifierSettings)
+
+    def __post_init__(self) -> None:
+        import onnxruntime as ort
+
+        s = self.settings
+        try:
+            meta = json.loads(Path(s.meta).read_text())
+        except (OSError, ValueError) as exc:
+            raise BadInput(f"cannot read model description {s.meta}: {exc}") from None
+        self.meta = meta
+        self.classes: tuple[str, ...] = tuple(meta["classes"])
+        self.crop = CropSettings.from_json(meta["input"])
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads = s.threads
+        opts.inter_op_num_threads = 1
+        opts.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+        opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        opts.log_severity_level = 3
+        opts.add_session_config_entry("session.intra_op.allow_spinning", "1" if s.spinning else "0")
+        try:
+            self.session = ort.InferenceSession(str(s.model_path), sess_options=opts,
+                                                providers=["CPUExecutionProvider"])
+        except Exception as exc:  # onnxruntime raises its own exception types
+            raise BadInput(f"cannot load model {s.model_path}: {' '.join(str(exc).split())}") from None
+        self._input = self.session.get_inputs()[0].name
+        index = {c: i for i, c in enumerate(self.classes)}
+        self._columns: dict[str, tuple[tuple[str, ...], np.ndarray]] = {}
+        for v in VARIANTS:
+            ids = [f.id for f in tileset(v).faces]
+            missing = [f for f in ids if f"{v}/{f}" not in index]
+            if missing:
+                continue
+            cols = np.array([index[f"{v}/{f}"] for f in ids] + [index[NONE], index[OCCLUDED]], np.int64)
+            self._columns[v] = (tuple(ids) + (NONE, OCCLUDED), cols)
+
+    @property
+    def variants(self) -> tuple[str, ...]:
+        """Variants whose every face is a class of the model."""
+        return tuple(self._columns)
+
+    def logits(self, patches: np.ndarray) -> np.ndarray:
+        """Raw model output.
+
+        Args:
+            patches: ``(N, 3, h, w)`` float32 from :func:`vision.crops.extract_patches`
+                with this model's :attr:`crop` settings.
+
+        Returns:
+            ``(N, len(classes))`` float32 logits.
+        """
+        x = np.ascontiguousarray(patches, dtype=np.float32)
+        if len(x) == 0:
+            return np.zeros((0, len(self.classes)), np.float32)
+        b = self.settings.batch or len(x)
+        outs = [self.session.run(None, {self._input: x[i:i + b]})[0] for i in range(0, len(x), b)]
+        return np.concatenate(outs, axis=0)
+
+    def scores(self, patches: np.ndarray, variant: str) -> FaceScores:
+        """Softmax over ``variant``'s faces plus "none" and "occluded" only.
+
+        Raises:
+            BadInput: unknown variant, or one the model does not cover.
+        """
+        tileset(variant)  # raises BadInput for an unknown name
+        if variant not in self._columns:
+            raise BadInput(f"the model {self.settings.model_path} has no classes for variant {variant!r}")
+        labels, cols = self._columns[variant]
+        z = self.logits(patches)[:, cols]
+        z = z - z.max(axis=1, keepdims=True)
+        e = np.exp(z)
+        return FaceScores(labels, (e / e.sum(axis=1, keepdims=True)).astype(np.float32))
+
+
+# Names used by common physical Mindful (standard mahjong) sets and the
+# real-tile corpus (../shared/corpus/real-tiles/SOURCE.txt) -> Mindful face ids.
+_ALIASES = {"dots": "circles", "honors": "", "bonus": ""}
+_HONOUR_SUIT = {"east": "wind", "south": "wind", "west": "wind", "north": "wind",
+                "red": "dragon", "green": "dragon", "white": "dragon",
+                "spring": "season", "summer": "season", "autumn": "season", "winter": "season",
+                "plum": "flower", "orchid": "flower", "chrysanthemum": "flower", "bamboo": "flower"}
+
+
+def profile_label_to_face(label: str, variant: str) -> str | None:
+    """The variant's face id an enrolled label stands for, or None.
+
+    Accepted: the face id itself (any case), ``"variant/face-id"``, and for
+    Mindful the standard-set names ``dots-N``, ``honors-east`` ...,
+    ``bonus-plum`` ... (the real-tile corpus' naming).
+    """
+    ids = {f.id.lower(): f.id for f in tileset(variant).faces}
+    key = label.strip().lower()
+    if key.startswith(variant + "/"):
+        key = key[len(variant) + 1:]
+    if key in ids:
+        return ids[key]
+    if variant == "mindful" and "-" in key:
+        suit, rest = key.split("-", 1)
+        if suit in _ALIASES:
+            suit = _ALIASES[suit] or _HONOUR_SUIT.get(rest, "")
+            cand = f"{suit}-{rest}"
+            return ids.get(cand)
+    return None
+
+
+class ProfileFaceReader:
+    """Reads face identities with an enrolled tile profile (``companion
+    enroll``, :mod:`vision.enroll`) instead of the bundled classes; presence
+    still comes from the bundled model's "none" / "occluded" outputs.
+
+    Each candidate slot's face is cropped without margin at the embedder's
+    input size with :func:`vision.crops.extract_raw` and classified by
+    :func:`vision.enroll.classify`; labels map to face ids by
+    :func:`profile_label_to_face` (unmapped labels give no face).
+
+    Raises (on construction):
+        BadInput: unreadable profile, or one made with another embedding model.
+    """
+
+    def __init__(self, profile_path, variant: str) -> None:
+        from vision import enroll
+        from vision.embedding import INPUT_HW, Embedder
+
+        self.variant = variant
+        self.profile = enroll.Profile.load(profile_path)
+        self.embedder = Embedder()
+        enroll.check_model(self.profile, self.embedder)
+        self.crop = CropSettings(height=INPUT_HW[0], width=INPUT_HW[1], margin=0.0, prefilter_above=99.0)
+        self.face_ids = [f.id for f in tileset(variant).faces]
+
+    def face_probs(self, image_bgr: np.ndarray, quads: np.ndarray) -> np.ndarray:
+        """``(N, K)`` face probabilities (tile-set order) for the ``(N, 4, 2)`` quads."""
+        from vision import enroll
+        from vision.crops import extract_raw
+
+        out = np.zeros((len(quads), len(self.face_ids)), np.float32)
+        if len(quads) == 0:
+            return out
+        raw = extract_raw(image_bgr, quads, self.crop)
+        col = {f: k for k, f in enumerate(self.face_ids)}
+        for i, (label, conf) in enumerate(enroll.classify(list(raw), self.profile, self.embedder)):
+            face = profile_label_to_face(label, self.variant)
+            if face is not None:
+                out[i, col[face]] = conf
+        return out

@@ -1,0 +1,154 @@
+"""The referee overlay: what the camera read, drawn over the photo.
+
+Marks differ by pattern, not only by colour (readable in grey print and for
+colour-blind referees):
+
+* free tile: solid outline and a check mark;
+* blocked tile (face seen, but covered or pinched): outline and a diagonal
+  cross-hatch over the face;
+* occluded / unknown slot (present, face unseen): dashed outline and ``?``;
+* covered tiles (under a present tile) are not drawn: the top tile stands for
+  its stack; empty slots are not drawn either.
+
+A legend in the top-left corner explains the marks.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+FREE_COLOUR = (60, 200, 60)      # BGR
+BLOCKED_COLOUR = (40, 40, 230)
+UNKNOWN_COLOUR = (0, 200, 255)
+_SHIFT = 4                       # fixed-point bits for sub-pixel drawing
+_S = 1 << _SHIFT
+
+
+def _fx(pts: np.ndarray) -> np.ndarray:
+    return np.round(np.asarray(pts, np.float64) * _S).astype(np.int32)
+
+
+def _check(img: np.ndarray, q: np.ndarray, colour, thick: int) -> None:
+    """A check mark inside quad ``q`` (4, 2) px, in the quad's own frame."""
+    def at(u, v):
+        top = q[0] + (q[1] - q[0]) * u
+        bot = q[3] + (q[2] - q[3]) * u
+        return top + (bot - top) * v
+    pts = np.array([at(0.22, 0.55), at(0.42, 0.75), at(0.80, 0.28)])
+    cv2.polylines(img, [_fx(pts)], False, (255, 255, 255), thick + 2, cv2.LINE_AA, shift=_SHIFT)
+    cv2.polylines(img, [_fx(pts)], False, colour, thick, cv2.LINE_AA, shift=_SHIFT)
+
+
+def _dashed(img: np.ndarray, q: np.ndarray, colour, thick: int, dash_px: float = 6.0) -> None:
+    for k in range(4):
+        a, b = q[k], q[(k + 1) % 4]
+        length = float(np.linalg.norm(b - a))
+        n = max(2, int(length / dash_px))
+        ts = np.linspace(0, 1, n + 1)
+        for i in range(0, n, 2):
+            p0 = a + (b - a) * ts[i]
+            p1 = a + (b - a) * ts[i + 1]
+            cv2.line(img, tuple(_fx(p0)), tuple(_fx(p1)), colour, thick, cv2.LINE_AA, shift=_SHIFT)
+
+
+def _centre_text(img: np.ndarray, text: str, centre, height_px: float, colour) -> None:
+    font = cv2.FONT_HERSHEY_SIMPLEX
+    (_, h1), _ = cv2.getTextSize("0", font, 1.0, 1)
+    scale = max(0.3, height_px / h1)
+    th = max(1, int(round(scale * 1.6)))
+    (w, h), _ = cv2.getTextSize(text, font, scale, th)
+    org = (int(round(centre[0] - w / 2)), int(round(centre[1] + h / 2)))
+    cv2.putText(img, text, org, font, scale, (255, 255, 255), th + 2, cv2.LINE_AA)
+    cv2.putText(img, text, org, font, scale, colour, th, cv2.LINE_AA)
+
+
+def _hatch(img: np.ndarray, mask: np.ndarray, colour, spacing: int, alpha: float = 0.75) -> None:
+    """Cross-hatch (both diagonals) ``img`` where ``mask`` is set; lines blend
+    ``alpha`` of ``colour`` so the face stays readable under them."""
+    h, w = mask.shape
+    yy, xx = np.mgrid[0:h, 0:w]
+    lines = ((xx + yy) % spacing < 2) | ((xx - yy) % spacing < 2)
+    sel = (mask > 0) & lines
+    img[sel] = (img[sel] * (1 - alpha) + np.asarray(colour, np.float64) * alpha).astype(np.uint8)
+
+
+def draw_overlay(image: np.ndarray, recognition, quads: np.ndarray | None = None,
+                 legend: bool = True) -> np.ndarray:
+    """Draw the recognised board over the photo.
+
+    Args:
+        image: ``(H, W, 3)`` uint8 BGR photo (not modified).
+        recognition: :class:`vision.reconstruct.Recognition`.
+        quads: ``(N, 4, 2)`` projected top faces in px, one per layout slot
+            (``recognition.quads`` when None).
+        legend: draw the legend box.
+
+    Returns:
+        ``(H, W, 3)`` uint8 BGR annotated copy.
+    """
+    out = image.copy() if image.ndim == 3 else cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
+    q_all = np.asarray(recognition.quads if quads is None else quads, np.float64)
+    h, w = out.shape[:2]
+    sizes = np.linalg.norm(q_all[:, 1] - q_all[:, 0], axis=1) if len(q_all) else np.array([40.0])
+    tile_px = float(np.median(sizes)) if len(sizes) else 40.0
+    thick = max(1, int(round(tile_px / 25)))
+    blocked_mask = np.zeros((h, w), np.uint8)
+    blocked, free, unknown = [], [], []
+    for t, q in zip(recognition.tiles, q_all):
+        if not t.present or t.seen == "covered":
+            continue
+        if t.seen == "occluded" or t.face is None:
+            unknown.append((t, q))
+        elif t.free:
+            free.append((t, q))
+        else:
+            blocked.append((t, q))
+            cv2.fillConvexPoly(blocked_mask, _fx(q), 255, cv2.LINE_8, shift=_SHIFT)
+    _hatch(out, blocked_mask, BLOCKED_COLOUR, max(6, int(tile_px / 5)))
+    for t, q in blocked:
+        cv2.polylines(out, [_fx(q)], True, BLOCKED_COLOUR, thick, cv2.LINE_AA, shift=_SHIFT)
+    for t, q in free:
+        cv2.polylines(out, [_fx(q)], True, FREE_COLOUR, thick + 1, cv2.LINE_AA, shift=_SHIFT)
+        _check(out, q, FREE_COLOUR, thick + 1)
+    for t, q in unknown:
+        _dashed(out, q, UNKNOWN_COLOUR, thick + 1, dash_px=max(4.0, tile_px / 6))
+        _centre_text(out, "?", q.mean(axis=0), tile_px * 0.45, UNKNOWN_COLOUR)
+    if legend:
+        _legend(out, len(free), len(blocked), len(unknown))
+    return out
+
+
+def _legend(img: np.ndarray, n_free: int, n_blocked: int, n_unknown: int) -> None:
+    font = cv2.FONT_HERSHEY_SIMPLEX
+    scale = max(0.4, img.shape[0] / 1400)
+    th = 1
+    (_, lh), _ = cv2.getTextSize("Ag", font, scale, th)
+    row = int(lh * 2.4)
+    sw = int(row * 0.75)     # swatch width
+    sh = int(row * 0.8)
+    items = [(f"free ({n_free})", "free"), (f"blocked ({n_blocked})", "blocked"),
+             (f"face unseen / occluded ({n_unknown})", "unknown")]
+    tw = max(cv2.getTextSize(t, font, scale, th)[0][0] for t, _ in items)
+    x0, y0 = 8, 8
+    box_w, box_h = sw + tw + 3 * 8, row * len(items) + 8
+    roi = img[y0:y0 + box_h, x0:x0 + box_w]
+    roi[:] = (0.35 * roi + 0.65 * 255).astype(np.uint8)
+    cv2.rectangle(img, (x0, y0), (x0 + box_w, y0 + box_h), (80, 80, 80), 1)
+    for k, (text, kind) in enumerate(items):
+        top = y0 + 4 + k * row + (row - sh) // 2
+        q = np.array([[x0 + 8, top], [x0 + 8 + sw, top], [x0 + 8 + sw, top + sh], [x0 + 8, top + sh]], np.float64)
+        if kind == "free":
+            cv2.polylines(img, [_fx(q)], True, FREE_COLOUR, 2, cv2.LINE_AA, shift=_SHIFT)
+            _check(img, q, FREE_COLOUR, 2)
+        elif kind == "blocked":
+            m = np.zeros(img.shape[:2], np.uint8)
+            cv2.fillConvexPoly(m, _fx(q), 255, cv2.LINE_8, shift=_SHIFT)
+            sub = (slice(top, top + sh + 1), slice(x0 + 8, x0 + 9 + sw))
+            patch = img[sub]
+            _hatch(patch, m[sub], BLOCKED_COLOUR, 6)
+            cv2.polylines(img, [_fx(q)], True, BLOCKED_COLOUR, 1, cv2.LINE_AA, shift=_SHIFT)
+        else:
+            _dashed(img, q, UNKNOWN_COLOUR, 2, dash_px=4)
+            _centre_text(img, "?", q.mean(axis=0), sh * 0.45, UNKNOWN_COLOUR)
+        cv2.putText(img, text, (x0 + 16 + sw, top + sh // 2 + lh // 2), font, scale, (20, 20, 20), th, cv2.LINE_AA)

@@ -1,0 +1,566 @@
+"""The layered board from one photograph.
+
+:func:`recognize` chains the stages (pose -> projected slot faces -> patches ->
+classifier -> :func:`reconstruct`); :func:`reconstruct` is the pure decision
+logic over classifier probabilities, testable with hand-made inputs.
+
+The photo is a snapshot of a game on a known layout in which tiles have only
+ever been removed (../shared/CONTRACT.md, ``recognize``), so the set of present
+tiles is closed downwards: a present tile implies every tile it covers, since a
+covered tile cannot have been removed (Love/Candy/Mindful Mahjong 2.1 Law 1,
+Word Mahjong 2.1 Rule 1: only free tiles leave the board).  Layers are decided
+top-down:
+
+1. a slot covered by a tile already found present is present, face null (its
+   face cannot be seen), with its cover's confidence;
+2. otherwise its patch (sampled at the slot's own layer height) decides:
+   a face -> present with that face; "none" -> empty; "occluded" (a hand, a
+   taller stack or the frame edge hides the face) -> present, face null, low
+   confidence (never a confident wrong answer), unless a lower slot it would
+   cover turns out to show its own face (then it is empty: a tile there would
+   hide that face);
+3. a face seen at layer ``z`` could also be the face of the tile right below
+   seen at the wrong height (the tile at ``z`` removed); when the slot below
+   looks more like an aligned face than this one does, this slot is empty;
+4. an empty slot between two present tiles of its layer was pinched when it
+   would have left, so it cannot be empty (the free rule, rule books 2.1 Law 1):
+   when the neighbours are the surer reading, the slot is present;
+5. every face is one of the variant's faces, and no face is given more often
+   than its copies (tile set, ../shared/seeds rule books 1.2 "Component
+   Inventory"): the surplus, least confident first, takes its next best face.
+
+Besides, a slot whose face the tiles already found on higher layers hide from
+the camera (a steep view past a taller stack, :func:`hidden_fraction`) is not
+judged empty on its window: it is unseen (present, face null, low confidence).
+When the pose stage had to assume the focal length (a nearly overhead view
+without ``--camera``), :func:`recognize` picks it by how well the raised
+tiles' faces line up with their windows (:func:`focal_from_faces`).
+
+Free flags come from :class:`companion.rules.Board` (the only home of the
+rule).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from companion.layouts import Layout, Slot
+from companion.rules import Board, Geometry
+from companion.tiles import tileset
+
+UNSEEN_CONFIDENCE = 0.5  # confidence reported for a slot whose face is hidden
+
+
+@dataclass(frozen=True)
+class ReconstructSettings:
+    """Numbers of the decision logic.
+
+    Attributes:
+        occluded_above: a slot whose "occluded" probability exceeds this is
+            reported present with an unknown face.
+        height_margin: log-odds margin by which the slot right below must look
+            more like an aligned face than this slot, for this slot's face to
+            be taken as the lower tile's (rule 3).  It is the prior log-odds
+            of "the upper tile is there" against "the upper tile is gone and
+            the lower one shows": about 0.72 : 0.28 over stacked pairs in games
+            of the built-in layouts with 0-60 % of the tiles removed as random
+            free pairs (log 2.6 = 0.94), so a tie goes to the upper tile.
+        in_view_margin_px: a face whose projected quad comes closer than this to
+            the image border (or leaves it) is treated as occluded.
+        hidden_above: a slot whose face is hidden by more than this fraction
+            by tiles on higher layers (tilted view, :func:`hidden_fraction`) ...
+        hidden_face_min: ... and whose window does not show a face with at
+            least this probability is unseen (present, face null), not empty.
+        focal_search: when the pose stage had to assume the focal length (a
+            nearly overhead view without ``--camera``, see
+            :func:`focal_from_faces`), pick it by how well the tiles' faces line
+            up with their slots instead.
+        focal_ratios: candidate focal lengths, as ratios of the assumed one
+            (0.64-1.18 spans horizontal fields of view of about 47-80 degrees
+            at 16:9).
+        focal_slots: at most this many raised slots score a candidate: those
+            with the largest (layer + 1) x distance from the image centre.
+    """
+
+    occluded_above: float = 0.5
+    height_margin: float = 0.9
+    in_view_margin_px: float = 2.0
+    hidden_above: float = 0.5
+    hidden_face_min: float = 0.8
+    focal_search: bool = True
+    focal_ratios: tuple[float, ...] = (0.64, 0.68, 0.73, 0.78, 0.84, 0.9, 0.96, 1.03, 1.1, 1.18)
+    focal_slots: int = 32
+
+
+@dataclass(frozen=True)
+class SlotState:
+    """What was recognised at one slot.
+
+    Attributes:
+        slot: the slot.
+        present: a tile stands there.
+        face: the face id seen on top, or None (covered, occluded, empty).
+        confidence: probability-like confidence in ``present`` and ``face``
+            (0-1).
+        free: free flag from the rules (None for an empty slot).
+        seen: "face" (top face read), "covered" (under a present tile),
+            "occluded" (hidden or out of view), "empty".
+    """
+
+    slot: Slot
+    present: bool
+    face: str | None
+    confidence: float
+    free: bool | None
+    seen: str
+
+    def to_json(self) -> dict:
+        """The contract's ``recognize`` tile entry."""
+        return {"slot": list(self.slot), "present": self.present, "face": self.face,
+                "confidence": round(float(self.confidence), 4), "free": self.free}
+
+
+@dataclass(frozen=True)
+class Recognition:
+    """The board read from one photo.
+
+    Attributes:
+        variant: the tile set.
+        layout: the layout (its slot order is the order of :attr:`tiles`).
+        tiles: one :class:`SlotState` per layout slot.
+        quads: ``(N, 4, 2)`` float32 projected top faces in image px (for overlays),
+            or None when built without an image.
+        pose: the mat pose (``vision.pose.MatPose``) or None.
+    """
+
+    variant: str
+    layout: Layout
+    tiles: tuple[SlotState, ...]
+    quads: np.ndarray | None = None
+    pose: object | None = None
+
+    def to_json(self) -> dict:
+        """The contract's ``recognize --json`` object."""
+        return {"mat_found": True, "tiles": [t.to_json() for t in self.tiles]}
+
+    @property
+    def present(self) -> list[bool]:
+        return [t.present for t in self.tiles]
+
+
+def reconstruct(layout: Layout, variant: str, face_probs: np.ndarray, p_none: np.ndarray,
+                p_occluded: np.ndarray | None = None, in_view: np.ndarray | None = None,
+                settings: ReconstructSettings = ReconstructSettings(),
+                geometry: Geometry | None = None, camera_mm: np.ndarray | None = None,
+                spec=None) -> list[SlotState]:
+    """Decide presence and faces of every slot from per-slot probabilities.
+
+    Args:
+        layout: the layout; row ``i`` of every array is ``layout.slots[i]``.
+        variant: tile set whose faces index the columns of ``face_probs``
+            (tile-set order, :func:`companion.tiles.tileset`).
+        face_probs: ``(N, K)`` float probability of each face at the slot's top
+            face (sampled at the slot's height).
+        p_none: ``(N,)`` probability of "no face at this slot and height".
+        p_occluded: ``(N,)`` probability that something hides the face (zeros
+            when None).  Rows of the three need not sum exactly to one.
+        in_view: ``(N,)`` bool, False where the face is out of the picture
+            (treated as occluded).  All True when None.
+        settings: thresholds.
+        geometry: precomputed ``Geometry.of(layout)``.
+        camera_mm: ``(3,)`` camera centre in mat mm (``MatPose.camera_centre_mm``)
+            and ``spec`` the mat: when given, a slot whose face the tiles
+            already found on higher layers hide (as seen from the camera, see
+            :func:`hidden_fraction`) by more than ``settings.hidden_above`` is
+            not judged empty on its window's evidence: it is unseen.
+
+    Returns:
+        One :class:`SlotState` per slot, in layout order.
+    """
+    ts = tileset(variant)
+    face_ids = [f.id for f in ts.faces]
+    copies = np.array([f.copies for f in ts.faces])
+    n = len(layout.slots)
+    fp = np.asarray(face_probs, np.float64).reshape(n, len(face_ids))
+    pn = np.asarray(p_none, np.float64).reshape(n)
+    po = np.zeros(n) if p_occluded is None else np.asarray(p_occluded, np.float64).reshape(n)
+    view = np.ones(n, bool) if in_view is None else np.asarray(in_view, bool).reshape(n)
+    g = geometry or geometry_of(layout)
+    slots = layout.slots
+    eps = 1e-6
+    pf = fp.sum(axis=1)
+    logodds = np.log(pf + eps) - np.log(pn + eps)      # aligned face vs nothing here
+
+    # slot right below (same x, y, one layer down), for rule 3
+    at = {(s.x, s.y, s.z): i for i, s in enumerate(slots)}
+    below = [at.get((s.x, s.y, s.z - 1), -1) for s in slots]
+
+    # python scalars in the per-slot loop (numpy scalar access is slow)
+    pf_l, pn_l, po_l, lo_l, view_l = pf.tolist(), pn.tolist(), po.tolist(), logodds.tolist(), view.tolist()
+    seen = [""] * n
+    conf = [0.0] * n
+    pending: set[int] = set()          # occluded slots whose presence lower evidence may still refute
+    occ = settings.occluded_above
+    layers: dict[int, list[int]] = {}
+    for i, s in enumerate(slots):
+        layers.setdefault(s.z, []).append(i)
+    for z in sorted(layers, reverse=True):
+        hidden = [0.0] * len(layers[z])
+        if camera_mm is not None and spec is not None:
+            above = [j for j in range(n) if slots[j].z > z and seen[j] in ("face", "covered", "occluded")]
+            if above:
+                hidden = hidden_fraction([slots[i] for i in layers[z]], [slots[j] for j in above],
+                                         camera_mm, spec).tolist()
+        for i, hid in zip(layers[z], hidden):
+            if seen[i]:
+                continue                      # already implied present (covered) by a tile above
+            if hid > settings.hidden_above and pf_l[i] < settings.hidden_face_min:
+                seen[i] = "occluded"          # behind a taller stack: the window cannot tell
+                conf[i] = UNSEEN_CONFIDENCE
+                pending.add(i)
+                continue
+            if not view_l[i] or po_l[i] > occ:
+                seen[i] = "occluded"
+                conf[i] = min(UNSEEN_CONFIDENCE, max(po_l[i], 1 - pn_l[i])) if view_l[i] else UNSEEN_CONFIDENCE
+                pending.add(i)
+                continue
+            if pf_l[i] > pn_l[i]:
+                j = below[i]
+                if (j >= 0 and view_l[j] and po_l[j] <= occ
+                        and lo_l[j] > lo_l[i] + settings.height_margin):
+                    seen[i] = "empty"          # the face belongs to the tile below, seen too high
+                    conf[i] = 1.0 / (1.0 + math.exp(min(50.0, lo_l[i] - lo_l[j])))
+                else:
+                    seen[i] = "face"
+                    conf[i] = pf_l[i] / max(pf_l[i] + pn_l[i], eps)
+                    _cover(i, g, seen, conf)
+            else:
+                seen[i] = "empty"
+                conf[i] = pn_l[i] / max(pf_l[i] + pn_l[i], eps)
+            # this slot's own face seen means no tile above (an unseen one would
+            # hide it).  An empty-looking window proves less: under a present
+            # tile it shows that tile misplaced by parallax.
+            if seen[i] == "face":
+                for p in g.covered_by[i]:
+                    if p in pending:
+                        pending.discard(p)
+                        seen[p] = "empty"
+                        conf[p] = UNSEEN_CONFIDENCE
+        _pinch_legality(layers[z], g, seen, conf, pf_l, pn_l, eps)
+    for p in sorted(pending, key=lambda i: -slots[i].z):
+        if seen[p] == "occluded":
+            _cover(p, g, seen, conf)
+    faces = _assign_faces(fp, [i for i in range(n) if seen[i] == "face"], copies)
+    board = Board(g)
+    for i in range(n):
+        if seen[i] == "empty":
+            board.remove(i)
+    free = board.free_flags()
+    out = []
+    for i, s in enumerate(slots):
+        present = seen[i] != "empty"
+        face = None
+        c = conf[i]
+        if seen[i] == "face":
+            k = faces[i]
+            face = face_ids[k]
+            c = conf[i] * float(fp[i, k]) / max(pf_l[i], eps)
+        out.append(SlotState(s, present, face, min(1.0, max(0.0, c)), free[i], seen[i]))
+    return out
+
+
+def _pinch_legality(layer: list[int], g: Geometry, seen: list[str], conf: list[float],
+                    pf: list[float], pn: list[float], eps: float) -> None:
+    """An empty slot whose left and right neighbours on its layer are both
+    present was pinched when it left (tiles are only removed, so they stood
+    there then too): it cannot have been removed.  When the neighbours'
+    presence is surer than this slot's emptiness, the slot is present (with
+    its face when its window showed one, else unseen)."""
+    changed = True
+    while changed:
+        changed = False
+        for i in layer:
+            if seen[i] != "empty":
+                continue
+            lp = [conf[j] for j in g.left[i] if seen[j] != "empty"]
+            rp = [conf[j] for j in g.right[i] if seen[j] != "empty"]
+            if not lp or not rp:
+                continue
+            sure = min(max(lp), max(rp))
+            if sure <= conf[i]:
+                continue
+            if pf[i] > eps and pf[i] >= 0.05:
+                seen[i] = "face"
+                conf[i] = min(sure, max(pf[i] / max(pf[i] + pn[i], eps), 1 - conf[i]))
+            else:
+                seen[i] = "occluded"
+                conf[i] = min(UNSEEN_CONFIDENCE, 1 - conf[i])
+            _cover(i, g, seen, conf)
+            changed = True
+
+
+def hidden_fraction(targets, occluders, camera_mm: np.ndarray, spec) -> np.ndarray:
+    """How much of each target slot's top face the occluder tiles hide from the camera.
+
+    Nine points on each target face (a 3 x 3 grid) are joined to the camera
+    centre; a point is hidden when that ray passes through an occluder's box
+    (the ray's stretch within the box's height slab, clipped against its
+    footprint: Liang & Barsky, "A new concept and method for line clipping",
+    ACM TOG 1984).
+    Only boxes rising above the face can hide it.  Tile size and grid origin
+    come from ``spec`` (../shared/CONTRACT.md, "Physical standard").
+
+    Args:
+        targets: ``N`` slots ``(x, y, z)``.
+        occluders: ``M`` slots (present tiles on higher layers).
+        camera_mm: ``(3,)`` camera centre in the mat frame (Z < 0 above the mat).
+        spec: ``vision.mat.MatSpec``.
+
+    Returns:
+        ``(N,)`` float64 fraction in [0, 1].
+    """
+    T = np.asarray(targets, np.float64).reshape(-1, 3)
+    O = np.asarray(occluders, np.float64).reshape(-1, 3)
+    if len(T) == 0 or len(O) == 0:
+        return np.zeros(len(T))
+    gx, gy = spec.grid_origin_mm
+    tw, th, tt = spec.tile_mm
+    c = np.array([camera_mm[0], camera_mm[1], -camera_mm[2]], np.float64)   # height up
+    g = np.array([1 / 6, 1 / 2, 5 / 6])
+    u, v = np.meshgrid(g, g)
+    px = gx + T[:, 0, None] * tw / 2 + u.ravel()[None] * tw                # (N,9)
+    py = gy + T[:, 1, None] * th / 2 + v.ravel()[None] * th
+    ph = tt * (T[:, 2, None] + 1) * np.ones_like(px)
+    bx0 = gx + O[:, 0] * tw / 2
+    by0 = gy + O[:, 1] * th / 2
+    # the ray's stretch inside each box's height slab is a segment A -> B in
+    # the plane; clip it against the box footprint (Liang-Barsky)
+    def at(H):
+        s = (H[None, None, :] - ph[..., None]) / np.maximum(c[2] - ph[..., None], 1e-6)    # (N,9,M)
+        return px[..., None] + s * (c[0] - px[..., None]), py[..., None] + s * (c[1] - py[..., None])
+    ax, ay = at(tt * O[:, 2])
+    bx, by = at(tt * (O[:, 2] + 1))
+    lo = np.zeros(ax.shape)
+    hi = np.ones(ax.shape)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for a, b, e0, e1 in ((ax, bx, bx0, bx0 + tw), (ay, by, by0, by0 + th)):
+            d = b - a
+            t1 = (e0 - a) / d
+            t2 = (e1 - a) / d
+            flat = np.abs(d) < 1e-9
+            inside = (a > e0) & (a < e1)
+            lo = np.maximum(lo, np.where(flat, np.where(inside, 0.0, 2.0), np.minimum(t1, t2)))
+            hi = np.minimum(hi, np.where(flat, np.where(inside, 1.0, -1.0), np.maximum(t1, t2)))
+    rises = O[None, None, :, 2] > T[:, None, None, 2]
+    hidden = ((lo < hi) & rises).any(axis=2)
+    return hidden.mean(axis=1)
+
+
+_GEOMETRY_CACHE: dict = {}
+
+
+def geometry_of(layout: Layout) -> Geometry:
+    """``Geometry.of(layout)``, cached per slot tuple (a few layouts per process)."""
+    key = layout.slots
+    g = _GEOMETRY_CACHE.get(key)
+    if g is None:
+        if len(_GEOMETRY_CACHE) > 16:
+            _GEOMETRY_CACHE.clear()
+        g = _GEOMETRY_CACHE[key] = Geometry.of(layout)
+    return g
+
+
+def _cover(i: int, g: Geometry, seen: list[str], conf: list[float]) -> None:
+    """Mark every slot that slot ``i`` covers (transitively: ``covers`` lists all
+    lower overlapping slots) present-and-covered."""
+    for j in g.covers[i]:
+        if seen[j] != "covered":
+            seen[j] = "covered"
+            conf[j] = conf[i]
+        else:
+            conf[j] = max(conf[j], conf[i])
+
+
+def _assign_faces(fp: np.ndarray, visible: list[int], copies: np.ndarray) -> dict[int, int]:
+    """Best face per visible slot, at most ``copies[k]`` slots per face.
+
+    Every slot first takes its most likely face; where a face is read more
+    often than it has copies, its most confident readers keep it and the
+    others take their most likely face among those with copies to spare (so a
+    surplus reading never takes a face away from a slot whose best reading it
+    is).  Faces without copies left stay with the best reading when nothing
+    else is possible.
+    """
+    if not visible:
+        return {}
+    sub = fp[visible]
+    best = sub.argmax(axis=1)
+    counts = np.bincount(best, minlength=len(copies))
+    if np.all(counts <= copies):
+        return dict(zip(visible, best.tolist()))
+    out = dict(zip(visible, best.tolist()))
+    used = np.zeros(len(copies), int)
+    losers = []
+    for k in np.flatnonzero(counts > 0):
+        rows = np.flatnonzero(best == k)
+        rows = rows[np.argsort(-sub[rows, k], kind="stable")]
+        used[k] = min(len(rows), copies[k])
+        losers += [int(r) for r in rows[copies[k]:]]
+    for r in sorted(losers, key=lambda r: -float(np.max(np.where(used < copies, sub[r], -1.0)))):
+        p = np.where(used < copies, sub[r], -1.0)
+        k = int(p.argmax())
+        if p[k] < 0:               # more visible faces than tiles in the set: keep the best
+            k = int(best[r])
+        used[k] += 1
+        out[visible[r]] = k
+    return out
+
+
+def pose_with_focal(pose, f: float):
+    """The mat pose re-solved for a camera of focal length ``f`` px.
+
+    With the marker correspondences kept in ``pose`` (``object_points``,
+    ``image_points``): ``cv2.solvePnP`` (IPPE, refined by Levenberg-Marquardt)
+    with the new intrinsics.  Without them: the same mat homography
+    ``H = K [r1 r2 t]`` decomposed for the new ``K`` (Zhang 2000, sec. 3.1),
+    the rotation made orthonormal by SVD.
+
+    Returns:
+        A ``vision.pose.MatPose`` whose camera has ``source == "estimated"``.
+    """
+    import cv2
+    from vision.pose import Camera, MatPose
+
+    K0 = pose.camera.K
+    K = K0.copy()
+    K[0, 0] = K[1, 1] = f
+    cam = Camera(K, pose.camera.dist, pose.camera.image_size, "estimated")
+    obj = np.asarray(getattr(pose, "object_points", np.zeros((0, 3))), np.float64).reshape(-1, 3)
+    img = np.asarray(getattr(pose, "image_points", np.zeros((0, 2))), np.float64).reshape(-1, 2)
+    extra = {"object_points": obj, "image_points": img} if len(obj) else {}
+    if len(obj) >= 4:
+        ok, rvec, tvec = cv2.solvePnP(obj, img, K, cam.dist, flags=cv2.SOLVEPNP_IPPE)
+        if ok:
+            rvec, tvec = cv2.solvePnPRefineLM(obj, img, K, cam.dist, rvec, tvec)
+            proj = cv2.projectPoints(obj, rvec, tvec, K, cam.dist)[0].reshape(-1, 2)
+            rms = float(np.sqrt(np.mean(np.sum((proj - img) ** 2, axis=1))))
+            return MatPose(rvec.reshape(3), tvec.reshape(3), cam, rms, pose.n_markers, pose.marker_ids, **extra)
+    R0 = pose.rotation
+    H = K0 @ np.column_stack([R0[:, 0], R0[:, 1], pose.tvec])
+    M = np.linalg.inv(K) @ H
+    lam = 2.0 / (np.linalg.norm(M[:, 0]) + np.linalg.norm(M[:, 1]))
+    if M[2, 2] * lam < 0:
+        lam = -lam
+    r1, r2, t = M[:, 0] * lam, M[:, 1] * lam, M[:, 2] * lam
+    U, _, Vt = np.linalg.svd(np.column_stack([r1, r2, np.cross(r1, r2)]))
+    R = U @ Vt
+    if np.linalg.det(R) < 0:
+        R = U @ np.diag([1, 1, -1]) @ Vt
+    return MatPose(cv2.Rodrigues(R)[0].reshape(3), t, cam, pose.reprojection_px, pose.n_markers,
+                   pose.marker_ids, **extra)
+
+
+def focal_from_faces(image_bgr: np.ndarray, variant: str, layout: Layout, spec, pose, classifier,
+                     settings: ReconstructSettings = ReconstructSettings()):
+    """Choose the focal length of a nearly overhead view by the faces themselves.
+
+    Seen from straight above, the mat alone does not tell the focal length
+    (the pose stage then assumes one, ``vision.pose``), but the tops of
+    stacked tiles do: a wrong focal length puts the camera at the wrong
+    distance, so the windows of raised slots drift off their faces (parallax
+    ``h * r / D``).  For each candidate focal length the same mat homography
+    gives a pose (:func:`pose_with_focal`); the raised slots' windows are
+    classified and the candidate whose windows look most like faces (sum of
+    the log-odds face : none, clipped to +-5) wins, refined by a parabola
+    through its neighbours.  Layouts without raised slots keep the assumed focal length.
+
+    Returns:
+        The chosen ``MatPose``.
+    """
+    from vision.crops import extract_patches
+    from vision.pose import project_slot_faces
+
+    raised = [i for i, s in enumerate(layout.slots) if s.z >= 1]
+    if not raised:
+        return pose
+    # the slots whose windows move most with the camera distance: high and far
+    # from the image centre (parallax ~ height * radius / distance)
+    centre = pose.camera.K[:2, 2]
+    q0 = project_slot_faces([layout.slots[i] for i in raised], spec, pose).mean(axis=1)
+    weight = np.array([layout.slots[i].z + 1 for i in raised]) * np.linalg.norm(q0 - centre, axis=1)
+    sel = [layout.slots[raised[j]] for j in np.argsort(-weight)[:settings.focal_slots]]
+    f0 = float(pose.camera.K[0, 0])
+    ratios = np.asarray(settings.focal_ratios, np.float64)
+    poses = [pose_with_focal(pose, f0 * r) for r in ratios]
+    quads = np.concatenate([project_slot_faces(sel, spec, p) for p in poses])
+    sc = classifier.scores(extract_patches(image_bgr, quads, classifier.crop), variant)
+    lo = np.log(sc.face_probs.sum(axis=1) + 1e-3) - np.log(sc.p_none + 1e-3)
+    score = np.clip(lo, -5.0, 5.0).reshape(len(ratios), len(sel)).sum(axis=1)
+    k = int(score.argmax())
+    r = ratios[k]
+    if 0 < k < len(ratios) - 1:       # parabola through the best and its neighbours (log focal)
+        x = np.log(ratios[k - 1:k + 2])
+        y = score[k - 1:k + 2]
+        den = y[0] - 2 * y[1] + y[2]
+        if den < 0:
+            off = 0.5 * (y[0] - y[2]) / den
+            step = 0.5 * (x[2] - x[0])
+            r = float(np.exp(x[1] + np.clip(off, -1, 1) * step))
+    return pose_with_focal(pose, f0 * r)
+
+
+def recognize(image_bgr: np.ndarray, variant: str, layout: Layout, camera=None,
+              classifier=None, spec=None, settings: ReconstructSettings = ReconstructSettings(),
+              face_reader=None) -> Recognition:
+    """Read the board of ``layout`` from one BGR photo of the mat.
+
+    Args:
+        image_bgr: ``(H, W, 3)`` uint8 BGR photo.
+        variant: the tile set on the table (``companion.tiles.VARIANTS``).
+        layout: the layout being played.
+        camera: ``vision.pose.Camera`` or None (guessed from the image and mat).
+        classifier: a :class:`vision.faces.TileClassifier` (the bundled model is
+            opened when None; pass one to avoid reopening it per photo).
+        spec: the mat (``vision.mat.MatSpec.default()`` when None).
+        settings: decision thresholds.
+        face_reader: optional :class:`vision.faces.ProfileFaceReader`: faces are
+            then read with an enrolled profile (presence still from the model).
+
+    Returns:
+        :class:`Recognition`.
+
+    Raises:
+        MatNotFound: no mat in the picture.
+        BadInput: not an image, an unknown variant, or a model that does not
+            cover the variant.
+    """
+    from vision.crops import extract_patches
+    from vision.faces import TileClassifier
+    from vision.mat import MatSpec
+    from vision.pose import estimate_pose, project_slot_faces
+
+    spec = spec or MatSpec.default()
+    classifier = classifier or TileClassifier()
+    pose = estimate_pose(image_bgr, spec, camera)
+    if settings.focal_search and getattr(pose.camera, "source", "") == "assumed":
+        pose = focal_from_faces(image_bgr, variant, layout, spec, pose, classifier, settings)
+    quads = np.asarray(project_slot_faces(layout.slots, spec, pose), np.float32)
+    patches = extract_patches(image_bgr, quads, classifier.crop)
+    sc = classifier.scores(patches, variant)
+    h, w = image_bgr.shape[:2]
+    m = settings.in_view_margin_px
+    in_view = ((quads[..., 0] >= m) & (quads[..., 0] <= w - 1 - m)
+               & (quads[..., 1] >= m) & (quads[..., 1] <= h - 1 - m)).all(axis=1)
+    fp = sc.face_probs
+    if face_reader is not None:
+        pf = fp.sum(axis=1)
+        cand = np.flatnonzero(pf > sc.p_none)
+        fp = np.zeros_like(fp)
+        if len(cand):
+            fp[cand] = face_reader.face_probs(image_bgr, quads[cand]) * pf[cand, None]
+    states = reconstruct(layout, variant, fp, sc.p_none, sc.p_occluded, in_view, settings,
+                         camera_mm=pose.camera_centre_mm, spec=spec)
+    return Recognition(variant, layout, tuple(states), quads, pose)
