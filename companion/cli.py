@@ -18,6 +18,14 @@ from companion.errors import CompanionError
 # companion/commands/__init__.py).  Keep one per line.
 COMMAND_MODULES = [
     "companion.commands.engine",
+    "companion.commands.recognize",
+    "companion.commands.vision_setup",
+    "companion.commands.enroll",
+    "companion.commands.game",
+    "companion.commands.referee",
+    "companion.commands.demo",
+    "companion.commands.serve",
+    "companion.commands.tiles_art",
 ]
 
 
@@ -30,7 +38,8 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="companion", description=__doc__.splitlines()[0])
+    parser = _Parser(prog="companion", description="A referee, score ledger and scoreboard for "
+                     "Mahjong-solitaire-family games played on a real table.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
     for name in COMMAND_MODULES:

@@ -268,7 +268,7 @@ class WordRules(Variant):
     modes = (
         Mode("scholars-path", "Scholar's Path", 1, 1, "campaign", "Word Mahjong 2.6.1"),
         Mode("word-sprint", "Word Sprint", 1, 1, "timed", "Word Mahjong 2.6.2"),
-        Mode("zen-archives", "Zen Archives", 1, 1, "endless", "Word Mahjong 2.6.3"),
+        Mode("zen-archives", "Zen Archives", 1, 4, "endless", "Word Mahjong 2.6.3"),  # several: docs/RULES.md 4.6
     )
     extra_turn = True
     blocked_penalty = 0                 # a HUD cannot select locked tiles; no penalty in the book

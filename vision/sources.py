@@ -2,12 +2,24 @@
 
 ``open_source(spec)`` picks the kind from the spec: digits name a camera index,
 a folder is read in name order (image files only), anything else is opened as
-a video with OpenCV's VideoCapture.  Errors are :class:`BadInput` with one line.
+a video with OpenCV's VideoCapture (FFmpeg backend).  Errors are
+:class:`BadInput` with one line; OpenCV's and FFmpeg's own log lines are kept
+off the terminal while a source is opened (they would break the one-line
+error rule).
+
+Frames are decoded on a background thread (OpenCV releases the GIL while it
+decodes), a few frames ahead of the referee, so decoding and judging share
+the two cores.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import contextlib
+import os
+import queue
+import sys
+import threading
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator
 
@@ -17,6 +29,28 @@ import numpy as np
 from companion.errors import BadInput
 
 IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp"}
+FOLDER_FPS = 30.0        # frames per second assumed for a folder of frames
+PREFETCH = 4             # frames decoded ahead
+
+
+@contextlib.contextmanager
+def quiet_stderr():
+    """Send file descriptor 2 to /dev/null for the block (OpenCV and FFmpeg
+    write warnings there from C code; Python's ``sys.stderr`` is untouched)."""
+    try:
+        sys.stderr.flush()
+        saved = os.dup(2)
+    except (OSError, ValueError):
+        yield
+        return
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, 2)
+        os.close(devnull)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
 
 
 @dataclass
@@ -27,7 +61,8 @@ class FrameSource:
         kind: ``"folder"``, ``"video"`` or ``"camera"``.
         name: what was asked for.
         length: number of frames when known (None for a camera).
-        fps: frames per second the source claims (folder: 30 by convention).
+        fps: frames per second the source claims (folder: :data:`FOLDER_FPS`
+            unless given).
     """
 
     kind: str
@@ -36,26 +71,66 @@ class FrameSource:
     fps: float
     _files: list[Path] | None = None
     _cap: "cv2.VideoCapture | None" = None
+    _open: object = field(default=None, repr=False)
 
-    def frames(self) -> Iterator[tuple[int, np.ndarray]]:
-        """Yield ``(index, frame)`` with frames as (H, W, 3) uint8 BGR.
+    def frames(self, prefetch: int = PREFETCH) -> Iterator[tuple[int, np.ndarray]]:
+        """Yield ``(index, frame)`` with frames as ``(H, W, 3)`` uint8 BGR,
+        decoded ``prefetch`` frames ahead on a background thread (0: inline).
 
         Raises:
             BadInput: a frame file in the folder cannot be read.
         """
+        if prefetch <= 0:
+            yield from self._decode()
+            return
+        q: queue.Queue = queue.Queue(maxsize=prefetch)
+        stop = threading.Event()
+        done = object()
+
+        def work() -> None:
+            try:
+                for item in self._decode():
+                    while not stop.is_set():
+                        try:
+                            q.put(item, timeout=0.1)
+                            break
+                        except queue.Full:
+                            continue
+                    if stop.is_set():
+                        return
+                q.put(done)
+            except BaseException as exc:  # handed to the consumer, raised there
+                q.put(exc)
+
+        th = threading.Thread(target=work, name="frame-decoder", daemon=True)
+        th.start()
+        try:
+            while True:
+                item = q.get()
+                if item is done:
+                    return
+                if isinstance(item, BaseException):
+                    raise item
+                yield item
+        finally:
+            stop.set()
+            th.join(timeout=2.0)
+
+    def _decode(self) -> Iterator[tuple[int, np.ndarray]]:
         if self._files is not None:
             for i, path in enumerate(self._files):
                 img = cv2.imread(str(path), cv2.IMREAD_COLOR)
                 if img is None:
-                    raise BadInput(f"cannot read frame {path}")
+                    raise BadInput(f"cannot read frame {path}: not an image OpenCV can decode")
                 yield i, img
             return
-        cap = self._cap
+        cap = self._cap if self._cap is not None else self._open()
+        self._cap = None
         i = 0
         try:
             while True:
                 ok, img = cap.read()
-                if not ok:
+                if not ok or img is None:
                     break
                 yield i, img
                 i += 1
@@ -63,37 +138,68 @@ class FrameSource:
             cap.release()
 
 
-def open_source(spec: str) -> FrameSource:
+def _camera(index: int) -> FrameSource:
+    if sys.platform.startswith("linux") and not Path(f"/dev/video{index}").exists():
+        raise BadInput(f"camera {index} is not present (no /dev/video{index})")
+    with quiet_stderr():
+        cap = cv2.VideoCapture(index)
+        opened = cap.isOpened()
+        ok = opened and cap.read()[0]
+    if not opened:
+        raise BadInput(f"camera {index} is not present or cannot be opened")
+    if not ok:
+        cap.release()
+        raise BadInput(f"camera {index} gives no frames")
+    fps = float(cap.get(cv2.CAP_PROP_FPS) or 0.0)
+    return FrameSource("camera", str(index), None, fps if 1.0 <= fps <= 240.0 else 30.0, _cap=cap)
+
+
+def open_source(spec: str, fps: float | None = None) -> FrameSource:
     """Open a folder of frames, a video file or a camera index.
+
+    Args:
+        spec: a camera index (digits), a folder, or a video file.
+        fps: frames per second to assume (a folder has none of its own; a
+            video's or camera's own rate is used when None).
 
     Raises:
         BadInput: missing path, empty folder, unreadable video, camera not present.
     """
+    if fps is not None and not 0 < fps <= 1000:
+        raise BadInput(f"bad frame rate {fps}: expected a number of frames per second above 0")
     if spec.isdigit():
-        cap = cv2.VideoCapture(int(spec))
-        if not cap.isOpened():
-            raise BadInput(f"camera {spec} is not present or cannot be opened")
-        ok, _ = cap.read()
-        if not ok:
-            cap.release()
-            raise BadInput(f"camera {spec} gives no frames")
-        return FrameSource("camera", spec, None, float(cap.get(cv2.CAP_PROP_FPS) or 30.0), _cap=cap)
+        src = _camera(int(spec))
+        if fps:
+            src.fps = float(fps)
+        return src
     path = Path(spec)
     if not path.exists():
-        raise BadInput(f"source {spec} does not exist")
+        raise BadInput(f"source {spec} does not exist (expected a folder of frames, a video file or a camera index)")
     if path.is_dir():
-        files = sorted(p for p in path.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES and p.is_file())
+        try:
+            files = sorted(p for p in path.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES and p.is_file())
+        except OSError as exc:
+            raise BadInput(f"cannot list folder {spec}: {exc.strerror}") from None
         if not files:
-            raise BadInput(f"folder {spec} holds no image frames")
-        return FrameSource("folder", spec, len(files), 30.0, _files=files)
-    cap = cv2.VideoCapture(str(path))
-    if not cap.isOpened():
-        raise BadInput(f"cannot open video {spec}: not a readable video file")
-    n = int(cap.get(cv2.CAP_PROP_FRAME_COUNT) or 0)
-    fps = float(cap.get(cv2.CAP_PROP_FPS) or 30.0)
-    ok, _ = cap.read()
-    cap.release()
+            raise BadInput(f"folder {spec} holds no image frames ({', '.join(sorted(IMAGE_SUFFIXES))})")
+        return FrameSource("folder", spec, len(files), float(fps or FOLDER_FPS), _files=files)
+    if not os.access(path, os.R_OK):
+        raise BadInput(f"cannot read video {spec}: permission denied")
+
+    def opener() -> "cv2.VideoCapture":
+        with quiet_stderr():
+            return cv2.VideoCapture(str(path))
+
+    with quiet_stderr():
+        cap = cv2.VideoCapture(str(path))
+        opened = cap.isOpened()
+        ok = opened and cap.read()[0]
+        n = int(cap.get(cv2.CAP_PROP_FRAME_COUNT) or 0) if opened else 0
+        own = float(cap.get(cv2.CAP_PROP_FPS) or 0.0) if opened else 0.0
+        cap.release()
+    if not opened:
+        raise BadInput(f"cannot open video {spec}: not a video file OpenCV can read")
     if not ok:
-        raise BadInput(f"cannot read video {spec}: no frames decoded")
-    cap = cv2.VideoCapture(str(path))  # reopened: seeking back is unreliable for some codecs
-    return FrameSource("video", spec, n if n > 0 else None, fps, _cap=cap)
+        raise BadInput(f"cannot read video {spec}: no frame could be decoded")
+    rate = float(fps) if fps else (own if 1.0 <= own <= 1000.0 else 30.0)
+    return FrameSource("video", spec, n if n > 0 else None, rate, _open=opener)

@@ -1,27 +1,32 @@
 """The tracker's logic on small hand-made sequences.
 
-Board used by the tracker tests (one layer, half-tile units):
+Board used by the tracker tests (one layer unless noted, half-tile units):
 
     A(0,0) B(2,0) C(4,0)      D(8,0)
     E(0,4)                    F(8,4)        G(4,4,z=0) with H(4,4,z=1) on top
 
-A and C end the first row (free); B is pinched by A and C.  G is covered by H.
+A and C end the first row (free); B is pinched by A and C (blocked, not
+covered).  G is covered by H.  Faces (Mindful): A, C bamboo-1; B, D
+bamboo-2; E, F bamboo-3; G, H dragon-red.
 """
 
 import numpy as np
+import pytest
 
 from companion.layouts import Layout
 from companion.rules import Board
 from companion.tiles import tileset
-from vision.tracking import BoardTracker, MotionGate, MotionSettings, Observation
+from vision.tracking import (BoardTracker, MotionGate, MotionSettings, Observation, TrackerSettings,
+                             frame_signature, moved_fraction)
 
 A, B, C, D, E, F, G, H = ((0, 0, 0), (2, 0, 0), (4, 0, 0), (8, 0, 0), (0, 4, 0), (8, 4, 0),
                           (4, 4, 0), (4, 4, 1))
 LAYOUT = Layout("hand-made", (A, B, C, D, E, F, G, H))
 FACES = ["bamboo-1", "bamboo-2", "bamboo-1", "bamboo-2", "bamboo-3", "bamboo-3", "dragon-red", "dragon-red"]
+TS = tileset("mindful")
 
 
-def obs(absent=(), hidden=()):
+def obs(absent=(), hidden=(), faces=None, conf=0.99):
     n = len(LAYOUT)
     present = np.ones(n, bool)
     known = np.ones(n, bool)
@@ -29,12 +34,13 @@ def obs(absent=(), hidden=()):
         present[LAYOUT.slot_index(s)] = False
     for s in hidden:
         known[LAYOUT.slot_index(s)] = False
-    faces = [f if present[i] and known[i] and LAYOUT.slots[i] != G else None for i, f in enumerate(FACES)]
-    return Observation(present, known, faces, np.full(n, 0.99))
+    src = faces or FACES
+    seen = [f if present[i] and known[i] and LAYOUT.slots[i] != G else None for i, f in enumerate(src)]
+    return Observation(present, known, seen, np.full(n, conf))
 
 
-def tracker():
-    t = BoardTracker(Board(LAYOUT), tileset("mindful"))
+def tracker(**kw):
+    t = BoardTracker(Board(LAYOUT), TS, settings=TrackerSettings(**kw))
     assert t.observe(0, obs()) == []
     return t
 
@@ -51,31 +57,72 @@ def run_gate(sigs, settle=3):
 
 
 def test_gate_hand_appears_then_leaves_with_pair_gone():
-    still = np.zeros((54, 96), np.float32)
+    still = np.full((72, 128), 128.0, np.float32)
     hand = still.copy(); hand[10:40, 20:60] = 200.0
     hand2 = still.copy(); hand2[12:44, 30:70] = 200.0
     after = still.copy(); after[20:26, 40:50] = 90.0      # two tiles gone: a small lasting change
     seq = [still] * 4 + [hand, hand2, hand] + [after] * 5
     out = run_gate(seq)
-    # first settled run is judged once; the hand frames are moving; the new
-    # still picture is judged once after 3 still frames
+    # the first settled run is judged once; hand frames are moving; the new
+    # still picture is judged once, when it has been the same for 3 frames
     assert out[:4] == ["settling", "settling", "settled", "same"]
     assert out[4:8] == ["moving", "moving", "moving", "moving"]
     assert out[8:] == ["settling", "settled", "same", "same"]
 
 
-def test_gate_does_not_rejudge_an_unchanged_picture_after_a_hand():
-    still = np.zeros((54, 96), np.float32)
+def test_gate_still_counts_frames_since_the_picture_changed():
+    still = np.full((72, 128), 128.0, np.float32)
+    hand = still.copy(); hand[10:40, 20:60] = 200.0
+    gate = MotionGate(MotionSettings(settle_frames=3))
+    for s in [still] * 3 + [hand]:
+        gate.update(s)
+    assert gate.still == 0
+    for k in range(1, 5):
+        gate.update(hand)
+        assert gate.still == k          # the run began at the first hand frame
+
+
+def test_gate_judges_each_settled_run_once_even_if_it_looks_the_same():
+    # a tile taken off a low-contrast mat may change too few signature
+    # pixels to measure, so every still run after motion is judged
+    still = np.full((72, 128), 128.0, np.float32)
     hand = still.copy(); hand[10:40, 20:60] = 200.0
     out = run_gate([still] * 4 + [hand] * 2 + [still] * 4)
-    assert out.count("settled") == 1 and out[-1] == "same"
+    assert out.count("settled") == 2 and out[-1] == "same"
 
 
-def test_gate_camera_nudge_is_judged_again():
-    base = np.tile(np.linspace(0, 255, 96, dtype=np.float32), (54, 1))
-    nudged = np.roll(base, 3, axis=1)
+def test_gate_with_a_change_threshold_skips_an_unchanged_picture():
+    still = np.full((72, 128), 128.0, np.float32)
+    hand = still.copy(); hand[10:40, 20:60] = 200.0
+    gate = MotionGate(MotionSettings(settle_frames=3, change_fraction=0.001))
+    out = [gate.update(s) for s in [still] * 4 + [hand] * 2 + [still] * 4]
+    assert out.count("settled") == 1
+
+
+def test_gate_camera_nudge_moves_then_settles_again():
+    base = np.tile(np.linspace(0, 255, 128, dtype=np.float32), (72, 1))
+    nudged = np.roll(base, 5, axis=1)
     out = run_gate([base] * 4 + [nudged] * 4)
-    assert out.count("settled") == 2
+    assert out[4] == "moving" and out.count("settled") == 2
+
+
+def test_signature_ignores_brightness_flicker_and_a_pixel_of_shake():
+    rng = np.random.default_rng(0)
+    img = (rng.random((90, 160, 3)) * 40 + 100).astype(np.uint8)
+    img[30:60, 40:80] = 240                               # a bright tile with sharp edges
+    brighter = np.clip(img.astype(np.float32) * 1.05, 0, 255).astype(np.uint8)
+    shaken = np.roll(brighter, 1, axis=1)
+    a, b = frame_signature(img, (32, 18)), frame_signature(shaken, (32, 18))
+    assert abs(float(a.mean()) - 128.0) < 1e-3
+    assert moved_fraction(a, b, 10.0) == 0.0
+    hand = img.copy(); hand[10:80, 50:120] = (60, 90, 160)   # a hand
+    assert moved_fraction(a, frame_signature(hand, (32, 18)), 10.0) > 0.1
+
+
+def test_settings_for_fps():
+    assert MotionSettings.for_fps(30).settle_frames == 9
+    assert MotionSettings.for_fps(10).settle_frames == 3
+    assert MotionSettings.for_fps(5).settle_frames == 3     # at least 3
 
 
 # ----------------------------------------------------------------- board tracker
@@ -87,7 +134,7 @@ def test_pair_vanishes_is_a_valid_claim():
     ev = t.observe(20, obs(absent=[A, C]))
     assert types(ev) == ["lift", "claim"]
     claim = ev[-1]
-    assert claim.valid and claim.frame == 20 and claim.slots == (A, C)
+    assert claim.valid and claim.frame == 20 and set(claim.slots) == {A, C}
     assert claim.faces == ("bamboo-1", "bamboo-1")
     assert not t.board.present[LAYOUT.slot_index(A)]
     # B is no longer pinched once A and C are gone
@@ -100,16 +147,25 @@ def test_both_tiles_in_one_settled_change():
     assert types(ev) == ["lift", "lift", "claim"] and ev[-1].valid
 
 
-def test_blocked_tile_lifted_and_returned_costs_a_penalty():
+def test_blocked_tile_lifted_and_returned_costs_a_penalty_once():
     t = tracker()
     ev = t.observe(7, obs(absent=[B]))
     assert types(ev) == ["lift", "penalty"]
     pen = ev[1]
-    assert pen.slots == (B,) and pen.reason == "blocked" and pen.frame == 7
+    assert pen.slots == (B,) and pen.code == "blocked" and pen.frame == 7
+    assert pen.reason == "2,0,0 is blocked: pinched between 0,0,0 (left) and 4,0,0 (right)"
     assert pen.blocks[0]["left"] == [list(A)] and pen.blocks[0]["right"] == [list(C)]
+    assert t.observe(9, obs(absent=[B])) == []       # still off: no second penalty
     ev = t.observe(12, obs())
-    assert types(ev) == ["return"]
+    assert types(ev) == ["return"]                   # a blocked tile put back is not a touch
     assert t.board.present[LAYOUT.slot_index(B)]
+
+
+def test_free_tile_lifted_and_returned_is_a_touch():
+    t = tracker()
+    t.observe(7, obs(absent=[D]))
+    ev = t.observe(12, obs())
+    assert types(ev) == ["return", "touch"] and ev[1].slots == (D,) and ev[1].valid
 
 
 def test_covered_tile_penalty_names_the_cover():
@@ -126,7 +182,8 @@ def test_returned_non_matching_pair_is_an_invalid_attempt():
     ev = t.observe(30, obs())
     assert types(ev) == ["return", "return", "attempt"]
     att = ev[-1]
-    assert att.valid is False and att.code == "no-match" and att.slots == (A, D)
+    assert att.valid is False and att.code == "no-match" and set(att.slots) == {A, D}
+    assert att.reason == "1 of Bamboo does not match 2 of Bamboo"
     assert all(t.board.present)
 
 
@@ -138,13 +195,48 @@ def test_first_pick_does_not_free_the_second():
     assert types(ev) == ["lift", "penalty"]
 
 
-def test_unreturned_invalid_pair_becomes_invalid_claim_needing_referee():
+def test_unreturned_sure_non_matching_pair_is_an_invalid_claim_needing_referee():
     t = tracker()
     t.observe(10, obs(absent=[A, D]))
     ev = t.observe(20, obs(absent=[A, D, E]))
     assert types(ev)[:2] == ["claim", "needs-referee"]
-    assert ev[0].valid is False and ev[0].reason == "no-match"
+    assert ev[0].valid is False and ev[0].code == "no-match"
     assert ev[0].frame == 10          # when the pair was first seen off the board
+    # the pair is gone from the table: it is not lifted again
+    assert not t.board.present[LAYOUT.slot_index(A)] and LAYOUT.slot_index(A) in t.state.gone
+
+
+def test_unreturned_unsure_non_matching_pair_only_asks_the_referee():
+    t = BoardTracker(Board(LAYOUT), TS)
+    t.observe(0, obs(conf=0.4))                 # faces read, but not surely
+    t.observe(10, obs(absent=[A, D], conf=0.4))
+    ev = t.finish(30)
+    assert types(ev) == ["needs-referee"]
+    assert "not sure enough" in ev[0].reason
+
+
+def test_two_pairs_off_at_once_split_into_two_claims():
+    # E + F and A + C leave between two settled frames (no still moment between)
+    t = tracker()
+    ev = t.observe(10, obs(absent=[A, C, E, F]))
+    claims = [e for e in ev if e.type == "claim"]
+    assert len(claims) == 2 and all(c.valid for c in claims)
+    assert {frozenset(c.slots) for c in claims} == {frozenset({A, C}), frozenset({E, F})}
+    assert t.board.n_present == 4
+
+
+def test_a_tile_and_its_cover_taken_together_is_a_penalty_not_a_claim():
+    # H and G match (dragon-red), but G was covered by H when the turn began
+    t = tracker()
+    ev = t.observe(10, obs(absent=[G, H]))
+    assert "penalty" in types(ev) and "claim" not in types(ev)
+
+
+def test_three_tiles_without_a_single_split_ask_the_referee():
+    t = tracker()
+    ev = t.observe(10, obs(absent=[A, D, E]))
+    assert types(ev)[-1] == "needs-referee"
+    assert t.observe(11, obs(absent=[A, D, E])) == []      # asked once
 
 
 def test_hidden_slots_keep_their_state():
@@ -156,11 +248,169 @@ def test_hidden_slots_keep_their_state():
 
 def test_revealed_face_under_a_removed_tile():
     t = tracker()
-    t.observe(10, obs(absent=[H, D]))  # not a match: dragon-red and bamboo-2 -> attempt pending
-    t.observe(11, obs())
-    t2 = tracker()
-    t2.observe(10, obs(absent=[H]))
+    t.observe(10, obs(absent=[H]))          # H lifted alone: a free tile off the board
     o = obs(absent=[H])
     faces = list(o.faces); faces[LAYOUT.slot_index(G)] = "dragon-red"
-    ev = t2.observe(20, Observation(o.present, o.known, faces, o.confidence))
+    ev = t.observe(20, Observation(o.present, o.known, faces, o.confidence))
     assert types(ev) == ["reveal"] and ev[0].slots == (G,)
+
+
+def test_a_revealed_face_must_have_a_copy_left():
+    # every bamboo-3 (4 in Mindful) already stands elsewhere: a fifth reading is refused
+    faces = list(FACES)
+    faces[LAYOUT.slot_index(A)] = faces[LAYOUT.slot_index(B)] = "bamboo-3"
+    faces[LAYOUT.slot_index(C)] = "bamboo-3"
+    t = BoardTracker(Board(LAYOUT), TS)
+    t.observe(0, obs(faces=faces))
+    assert t.copies_left("bamboo-3", LAYOUT.slot_index(G)) == -1 or t.state.faces.count("bamboo-3") == 4
+    gi = LAYOUT.slot_index(G)
+    o = obs(absent=[H], faces=faces)
+    seen = list(o.faces); seen[gi] = "bamboo-3"
+    t.observe(10, Observation(o.present, o.known, seen, o.confidence))
+    assert t.state.faces[gi] is None and t.state.inconsistent >= 1
+
+
+def test_faces_are_votes_over_settled_frames():
+    t = tracker()
+    i = LAYOUT.slot_index(D)
+    o = obs()
+    wrong = list(o.faces); wrong[i] = "bamboo-4"
+    t.observe(5, Observation(o.present, o.known, wrong, np.full(len(LAYOUT), 0.3)))
+    assert t.state.faces[i] == "bamboo-2"          # 0.99 + ... beats one reading at 0.3
+
+
+_RNG = np.random.default_rng(5)
+_SIG = _RNG.normal(size=(len(LAYOUT), 64)).astype(np.float32)
+_OTHER = _RNG.normal(size=(len(LAYOUT), 64)).astype(np.float32)
+_THIRD = _RNG.normal(size=(len(LAYOUT), 64)).astype(np.float32)
+
+
+def _sigs(changed=(), third=()):
+    """Unit face signatures: each slot its own; ``changed`` slots another one,
+    ``third`` slots a third (correlations about 0 between them)."""
+    s = _SIG.copy()
+    for slot in changed:
+        s[LAYOUT.slot_index(slot)] = _OTHER[LAYOUT.slot_index(slot)]
+    for slot in third:
+        s[LAYOUT.slot_index(slot)] = _THIRD[LAYOUT.slot_index(slot)]
+    return s / np.linalg.norm(s, axis=1, keepdims=True)
+
+
+def _with_probs(o, pn_at=None, own_at=None, slot=None, changed=(), third=()):
+    """``o`` with face probabilities (each slot's own face 0.9, "no face"
+    0.05, except at ``slot``: "no face" ``pn_at`` and its own face
+    ``own_at``) and face signatures (``changed`` slots look different)."""
+    k = len(TS.faces)
+    col = {f.id: j for j, f in enumerate(TS.faces)}
+    fp = np.full((len(LAYOUT), k), 0.001)
+    for j, f in enumerate(FACES):
+        fp[j, col[f]] = 0.9
+    pn = np.full(len(LAYOUT), 0.05)
+    if slot is not None:
+        i = LAYOUT.slot_index(slot)
+        fp[i, col[FACES[i]]] = own_at
+        pn[i] = pn_at
+    return Observation(o.present, o.known, o.faces, o.confidence, fp, pn, None, _sigs(changed, third))
+
+
+def test_a_changed_slot_whose_no_face_rose_reads_empty():
+    # recognition still names a face at D, but D's slot looks different and
+    # against its own history "no face" rose from 0.05 to 0.3 and bamboo-2
+    # fell from 0.9 to 0.05: the tile is gone
+    t = tracker()
+    t.observe(1, _with_probs(obs()))
+    ev = t.observe(5, _with_probs(obs(), pn_at=0.3, own_at=0.05, slot=D, changed=[D]))
+    assert types(ev) == ["lift"] and ev[0].slots == (D,)
+
+
+def test_an_unchanged_slot_keeps_its_tile_whatever_the_classifier_says():
+    t = tracker()
+    t.observe(1, _with_probs(obs()))
+    assert t.observe(5, _with_probs(obs(absent=[D]), pn_at=0.9, own_at=0.01, slot=D)) == []
+    assert t.board.present[LAYOUT.slot_index(D)] and not t.busy
+
+
+def test_a_slot_that_always_reads_weakly_is_judged_against_its_own_history():
+    # a tile by the mat's printed markers always reads "no face" 0.4: the
+    # same reading in a changed picture is no lift, a clear rise is
+    t = tracker()
+    for k in range(3):
+        t.observe(1 + k, _with_probs(obs(), pn_at=0.4, own_at=0.6, slot=D))
+    assert t.observe(5, _with_probs(obs(), pn_at=0.45, own_at=0.55, slot=D, changed=[D])) == []
+    # (the changed picture is now one of D's known appearances; a third one
+    # with "no face" far above D's history is the tile gone)
+    ev = t.observe(7, _with_probs(obs(), pn_at=0.9, own_at=0.01, slot=D, third=[D]))
+    assert types(ev) == ["lift"]
+
+
+def test_a_slot_back_to_an_earlier_appearance_has_not_changed():
+    # a taller neighbour hides part of D, leaves, and comes back: D looks as
+    # it first did, with a weaker reading, and keeps its tile
+    t = tracker()
+    t.observe(1, _with_probs(obs(), pn_at=0.45, own_at=0.15, slot=D))
+    t.observe(3, _with_probs(obs(), changed=[D]))                        # D now clearly seen
+    assert t.observe(5, _with_probs(obs(), pn_at=0.5, own_at=0.1, slot=D)) == []
+
+
+def test_a_hand_changes_many_standing_tiles():
+    t = tracker()
+    t.observe(1, _with_probs(obs()))
+    assert t.changed_standing(_with_probs(obs(), changed=[D])).sum() == 1
+    assert t.changed_standing(_with_probs(obs(), changed=[A, B, C, D, E, F])).sum() == 6
+
+
+def test_a_higher_face_replaced_by_another_sure_face_is_gone():
+    # H (dragon-red, on G) read surely three times; now H's slot shows a
+    # sure bamboo-9 and looks different: that is G's face seen too high
+    t = tracker()
+    for k in range(3):
+        t.observe(1 + k, _with_probs(obs()))
+    o = obs()
+    hi = LAYOUT.slot_index(H)
+    f = list(o.faces); f[hi] = "bamboo-9"
+    o = _with_probs(Observation(o.present, o.known, f, o.confidence), changed=[H])
+    o.face_probs[hi] = 0.001
+    o.face_probs[hi, [x.id for x in TS.faces].index("bamboo-9")] = 0.9
+    ev = t.observe(5, o)
+    assert types(ev)[0] == "lift" and ev[0].slots == (H,) and "reveal" in types(ev)
+    assert t.state.faces[LAYOUT.slot_index(G)] == "bamboo-9"
+
+
+def test_a_lower_face_read_under_an_empty_upper_slot_is_the_upper_tile():
+    # first frame: H's slot reads empty and G's slot (covered by H) shows
+    # dragon-red: the face belongs to H, seen too low; nothing is removed
+    o = obs(absent=[H])
+    seen = list(o.faces); seen[LAYOUT.slot_index(G)] = "dragon-red"
+    t = BoardTracker(Board(LAYOUT), TS)
+    assert t.observe(0, Observation(o.present, o.known, seen, o.confidence)) == []
+    assert t.board.n_present == len(LAYOUT) and t.state.faces[LAYOUT.slot_index(H)] == "dragon-red"
+
+
+def test_finish_with_a_single_tile_off_asks_the_referee():
+    t = tracker()
+    t.observe(10, obs(absent=[D]))
+    ev = t.finish(50)
+    assert types(ev) == ["needs-referee"]
+
+
+@pytest.mark.parametrize("absent", [[A, C], [E, F]])
+def test_a_claimed_slot_stays_empty_whatever_the_camera_says(absent):
+    t = tracker()
+    t.observe(10, obs(absent=absent))
+    # the camera now (wrongly) sees the tiles back: tiles are only ever removed
+    assert t.observe(20, obs()) == []
+    assert t.board.n_present == len(LAYOUT) - 2
+
+
+def test_a_kept_pair_with_one_face_unread_is_claimed_as_matching():
+    # E's face was never read (say a glare); E and F (roses... bamboo-3) leave
+    # together and are not put back: a claimed pair must match
+    o = obs()
+    faces = list(o.faces); faces[LAYOUT.slot_index(E)] = None
+    t = BoardTracker(Board(LAYOUT), TS)
+    t.observe(0, Observation(o.present, o.known, faces, o.confidence))
+    ev = t.observe(10, obs(absent=[E, F]))
+    assert types(ev) == ["lift", "lift"]             # the pair cannot be judged yet
+    ev = t.finish(30)
+    assert types(ev) == ["claim"] and ev[0].valid and ev[0].frame == 10
+    assert ev[0].faces == ("bamboo-3", "bamboo-3") and "not read" in ev[0].reason

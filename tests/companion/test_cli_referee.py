@@ -1,0 +1,259 @@
+"""``companion referee`` and ``companion demo`` as the contract runs them:
+exit codes, one-line errors without tracebacks, the JSON lines, the ledger
+and the evidence, the status line; recognition is replaced by a scripted
+reader over tiny frames (the real pipeline is measured by
+bench/bench_referee.py)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from companion import game as G
+from companion.cli import main
+from companion.layouts import Layout
+from companion.ledger import Ledger
+
+ROOT = Path(__file__).resolve().parents[2]
+
+A, B, C, D, E, F, GG, H = ((0, 0, 0), (2, 0, 0), (4, 0, 0), (8, 0, 0), (0, 4, 0), (8, 4, 0),
+                           (4, 4, 0), (4, 4, 1))
+SLOTS = (A, B, C, D, E, F, GG, H)
+FACES = ["hearts-1", "hearts-2", "hearts-1", "hearts-2", "roses-3", "roses-3", "cupid-arrow", "cupid-arrow"]
+SCENES = {1: (), 2: (B,), 3: (A, C), 9: "hand"}     # code -> slots gone
+
+
+def _recognition(layout: Layout, gone, hand: bool):
+    from vision.reconstruct import Recognition, SlotState
+    tiles = []
+    for i, s in enumerate(layout.slots):
+        if hand and s in (A, B):
+            tiles.append(SlotState(s, True, None, 0.5, None, "occluded"))
+        elif s in gone:
+            tiles.append(SlotState(s, False, None, 0.97, None, "empty"))
+        elif s == GG and H not in gone:
+            tiles.append(SlotState(s, True, None, 0.95, False, "covered"))
+        else:
+            tiles.append(SlotState(s, True, FACES[i], 0.95, None, "face"))
+    quads = np.array([[[4 + 6 * s[0], 4 + 5 * s[1]], [10 + 6 * s[0], 4 + 5 * s[1]],
+                       [10 + 6 * s[0], 12 + 5 * s[1]], [4 + 6 * s[0], 12 + 5 * s[1]]] for s in layout.slots],
+                     np.float32) / 2
+    return Recognition("love", layout, tuple(tiles), quads)
+
+
+@pytest.fixture
+def fake_vision(monkeypatch):
+    """Recognition by the scene code in each frame's first pixel; no model."""
+    import vision.faces
+    import vision.referee
+
+    class NoModel:
+        def __init__(self, *a, **k):
+            pass
+
+    def read_board(frame, variant, layout, camera=None, classifier=None, spec=None, face_reader=None):
+        code = int(frame[0, 0, 0])
+        scene = SCENES[code]
+        return _recognition(layout, () if scene == "hand" else scene, scene == "hand")
+
+    monkeypatch.setattr(vision.faces, "TileClassifier", NoModel)
+    monkeypatch.setattr(vision.referee, "read_board", read_board)
+
+
+def _frame(code, hand=False):
+    img = np.full((36, 64, 3), 120, np.uint8)
+    img[6:30, 14:50] = 60
+    if hand:
+        x = 8 + 7 * (code % 3)
+        img[4:34, x:x + 24] = (90, 160, 230)
+    img[0, 0] = 9 if hand else code
+    return img
+
+
+def _recording(folder: Path, script) -> Path:
+    """PNG frames (lossless: the scene code survives) from [(code, n), ...]."""
+    folder.mkdir(parents=True, exist_ok=True)
+    k = 0
+    for code, n in script:
+        for j in range(n):
+            assert cv2.imwrite(str(folder / f"frame_{k:05d}.png"), _frame(code if code != 9 else j, code == 9))
+            k += 1
+    return folder
+
+
+@pytest.fixture
+def layout_file(tmp_path):
+    path = tmp_path / "mini.json"
+    path.write_text(json.dumps({"name": "mini", "slots": [list(s) for s in SLOTS]}))
+    return path
+
+
+def _args(source, layout, *extra):
+    return ["referee", str(source), "--variant", "love", "--layout", str(layout), "--players", "Ada,Bo", *extra]
+
+
+# ----------------------------------------------------------------- bad input
+
+
+@pytest.mark.parametrize("source, message", [
+    ("{tmp}/nothing", "does not exist"),
+    ("{tmp}/x.mp4", "not a video file OpenCV can read"),
+    ("99", "camera 99 is not present"),
+    ("{tmp}/empty", "holds no image frames"),
+])
+def test_bad_sources_exit_2_with_one_line(tmp_path, capsys, source, message):
+    (tmp_path / "x.mp4").write_text("not a video\n")
+    (tmp_path / "empty").mkdir()
+    code = main(_args(source.format(tmp=tmp_path), "turtle", "--quiet"))
+    err = capsys.readouterr().err
+    assert code == 2
+    assert err.count("\n") == 1 and err.startswith("companion referee: ") and message in err
+
+
+@pytest.mark.parametrize("extra, message", [
+    (["--players", "Ada,Ada"], "a name appears twice"),
+    (["--players", "A,B,C,D,E"], "at most 4 players"),
+    (["--mode", "zen-solitaire", "--variant", "mindful"], "Zen Solitaire (mindful) is for 1 player(s), got 2"),
+    (["--mode", "nope"], "unknown mode 'nope'"),
+])
+def test_bad_options_exit_2_before_opening_the_source(tmp_path, capsys, extra, message):
+    code = main(_args("99", "turtle", "--quiet") + extra)
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and message in err
+
+
+def test_bad_layout_and_camera_file_exit_2(tmp_path, capsys, fake_vision):
+    frames = _recording(tmp_path / "f", [(1, 4)])
+    assert main(_args(frames, "no-such-layout", "--quiet")) == 2
+    assert capsys.readouterr().err.count("\n") == 1
+    (tmp_path / "cam.json").write_text("{not json")
+    assert main(_args(frames, "turtle", "--quiet", "--camera", str(tmp_path / "cam.json"))) == 2
+    assert "camera file" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("source", ["x.mp4", "99", "nothing"])
+def test_bad_source_in_a_subprocess_has_no_traceback(tmp_path, source):
+    (tmp_path / "x.mp4").write_text("not a video\n")
+    src = source if source == "99" else str(tmp_path / source)
+    proc = subprocess.run([sys.executable, "-m", "companion.cli", *_args(src, "turtle")], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2
+    assert "Traceback" not in proc.stderr
+    assert proc.stderr.count("\n") == 1 and proc.stderr.startswith("companion referee: ")
+    assert proc.stdout == ""
+
+
+# ----------------------------------------------------------------- a whole run
+
+
+def test_referee_a_folder_into_events_ledger_and_evidence(tmp_path, capsys, fake_vision, layout_file):
+    # still stretches of 1.2 s: judged after 0.3 s, read again 0.7 s later
+    frames = _recording(tmp_path / "frames", [(1, 6), (9, 4), (2, 12), (9, 4), (1, 12), (9, 4), (3, 12)])
+    events = tmp_path / "out" / "events.jsonl"
+    ledger = tmp_path / "out" / "game.sqlite"
+    code = main(_args(frames, layout_file, "--events-out", str(events), "--ledger", str(ledger), "--fps", "10"))
+    assert code == 0
+    lines = [json.loads(x) for x in events.read_text().splitlines()]
+    assert [x["type"] for x in lines] == ["penalty", "claim"]
+    pen, claim = lines
+    assert pen == {**pen, "player": "Ada", "slot": [2, 0, 0], "reason": "blocked", "frame": 10}
+    assert claim["valid"] is True and {tuple(s) for s in claim["slots"]} == {A, C} and claim["player"] == "Ada"
+    assert claim["frame"] == 42 and claim["t"] == pytest.approx(4.2)
+    with Ledger(ledger) as led:
+        evs = led.events(led.latest_game_id())
+    st = G.replay(evs)
+    assert [e.type for e in evs] == ["game_started", "penalty", "claim"]
+    assert st.score(st.player("Ada")) == 10_000 - 100 + 200
+    # evidence: paths relative to the ledger's folder, files present
+    evd = evs[1].data["evidence"]
+    for kind in ("before", "after", "overlay", "slots"):
+        assert not Path(evd[kind]).is_absolute() and (ledger.parent / evd[kind]).is_file()
+    assert "pinched between 0,0,0 (left) and 4,0,0 (right)" in evd["reason"]
+    err = capsys.readouterr().err
+    assert "fps" in err and "100%" in err and "claim Ada" in err     # the final status line
+
+
+def test_referee_with_a_tile_profile_that_is_missing(tmp_path, capsys, fake_vision, layout_file):
+    frames = _recording(tmp_path / "frames", [(1, 4)])
+    code = main(_args(frames, layout_file, "--quiet", "--tiles", str(tmp_path / "nope.profile")))
+    assert code == 2 and "profile" in capsys.readouterr().err
+
+
+def test_status_line_text():
+    from companion.commands.referee import StatusLine
+    from vision.referee import RefereeStatus
+    st = RefereeStatus(frame=49, state="hand or motion in view", tiles_on_board=140,
+                       last_event="claim Ada 1,0,0 + 3,0,0 (frame 40)")
+    text = StatusLine(None, total=100).text(st, 62.5)
+    assert text.startswith("[##########----------]  50% frame 50/100 |  62.5 fps | hand or motion in view")
+    assert "140 tiles on the board" in text and "last: claim Ada" in text
+    assert StatusLine(None).text(st, 30).startswith("frame 50 |")
+
+
+# ----------------------------------------------------------------- demo
+
+
+@pytest.fixture
+def tiny_demo(monkeypatch, tmp_path, fake_vision, layout_file):
+    import companion.commands.demo as demo
+    frames = _recording(tmp_path / "cache" / "rec", [(1, 6), (9, 4), (3, 12)])
+    monkeypatch.setattr(demo, "ensure_recording", lambda folder, log=None: (frames, {"events": []}))
+    monkeypatch.setattr(demo, "DEMO_LAYOUT", str(layout_file))
+    return tmp_path / "cache"
+
+
+def test_demo_no_serve_runs_to_the_end(tiny_demo, capsys, tmp_path):
+    events = tmp_path / "demo.jsonl"
+    code = main(["demo", "--no-serve", "--cache", str(tiny_demo), "--quiet", "--events-out", str(events)])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "demo: refereed 22 frames" in out and "Ada 10,200" in out
+    assert [json.loads(x)["type"] for x in events.read_text().splitlines()] == ["claim"]
+    assert (tiny_demo / "demo-ledger.sqlite").is_file()
+
+
+def test_demo_serves_the_scoreboard_with_a_qr_code(tiny_demo, capsys, monkeypatch):
+    import companion.commands.demo as demo
+    monkeypatch.setattr(demo, "Paced", lambda source: source)
+
+    def stop(_seconds):
+        raise KeyboardInterrupt
+    monkeypatch.setattr(demo.time, "sleep", stop)
+    code = main(["demo", "--cache", str(tiny_demo), "--quiet", "--host", "127.0.0.1", "--port", "0"])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "players, open: http://127.0.0.1:" in out and "referee console" in out
+    assert "\u2580" in out or "\u2584" in out or "\u2588" in out          # the QR code's blocks
+    assert "the scoreboard stays up" in out
+
+
+def test_demo_bad_port(capsys):
+    assert main(["demo", "--port", "70000"]) == 2
+    assert "bad --port" in capsys.readouterr().err
+
+
+def test_scripted_games_follow_the_turns():
+    """The bundled game's script: claims, pinched tiles put back, a pair put
+    back, a nudge and a pause; players by the engine's turn order."""
+    from companion.codex import builtin
+    from companion.commands.demo import script_game, true_events
+    from vision.synth.recording import Claim, Nudge, Pause, PutBack
+    layout = builtin("turtle")
+    faces, moves = script_game("love", layout, 7001, claims=4)
+    kinds = [type(m).__name__ for m in moves]
+    assert kinds.count("Claim") == 4 and kinds.count("Nudge") == 1 and kinds.count("Pause") == 1
+    assert sum(isinstance(m, PutBack) and len(m.slots) == 1 for m in moves) == 2
+    assert sum(isinstance(m, PutBack) and len(m.slots) == 2 for m in moves) == 1
+    moves, evs = true_events("love", "sprint", layout, faces, moves)
+    st = G.replay(evs)
+    assert st.player("Ada").matches + st.player("Bo").matches == 4
+    assert st.player("Ada").penalties + st.player("Bo").penalties == 2
+    assert st.player("Ada").invalid + st.player("Bo").invalid == 1
+    assert not st.needs
+    del Claim, Nudge, Pause

@@ -1,0 +1,273 @@
+"""The referee on small hand-made frame sequences with a scripted recogniser.
+
+Frames are tiny (36 x 64) pictures: a grey table with a dark mark per tile
+still on the board and a bright blob for a hand; the recogniser reads the
+scene code stored in the frame's first pixel and returns a hand-made
+:class:`Recognition`.  The layout (Love Mahjong faces):
+
+    A(0,0) hearts-1   B(2,0) hearts-2   C(4,0) hearts-1      D(8,0) hearts-2
+    E(0,4) roses-3                                           F(8,4) roses-3
+    G(4,4,0) cupid-arrow under H(4,4,1) cupid-arrow
+
+A and C are free, B is pinched by them, G is covered by H.
+"""
+
+import json
+
+import numpy as np
+import pytest
+
+from companion import game as G
+from companion.errors import MatNotFound
+from companion.layouts import Layout
+from vision.reconstruct import Recognition, SlotState
+from vision.referee import EvidenceWriter, Referee, RefereeSettings
+from vision.tracking import MotionSettings
+
+A, B, C, D, E, F, G_, H = ((0, 0, 0), (2, 0, 0), (4, 0, 0), (8, 0, 0), (0, 4, 0), (8, 4, 0),
+                           (4, 4, 0), (4, 4, 1))
+LAYOUT = Layout("hand-made", (A, B, C, D, E, F, G_, H))
+FACES = ["hearts-1", "hearts-2", "hearts-1", "hearts-2", "roses-3", "roses-3", "cupid-arrow", "cupid-arrow"]
+W, HH = 64, 36
+QUADS = np.array([[[4 + 6 * s[0] + 2 * s[2], 4 + 5 * s[1] - 2 * s[2]],
+                   [10 + 6 * s[0] + 2 * s[2], 4 + 5 * s[1] - 2 * s[2]],
+                   [10 + 6 * s[0] + 2 * s[2], 12 + 5 * s[1] - 2 * s[2]],
+                   [4 + 6 * s[0] + 2 * s[2], 12 + 5 * s[1] - 2 * s[2]]] for s in LAYOUT.slots], np.float32) / 2
+
+
+def recognition(absent=(), occluded=(), conf=0.95, faces=FACES):
+    absent = set(absent)
+    tiles = []
+    for i, s in enumerate(LAYOUT.slots):
+        if s in occluded:
+            tiles.append(SlotState(s, True, None, 0.5, None, "occluded"))
+        elif s in absent:
+            tiles.append(SlotState(s, False, None, 0.97, None, "empty"))
+        elif s == G_ and H not in absent:
+            tiles.append(SlotState(s, True, None, conf, False, "covered"))
+        else:
+            tiles.append(SlotState(s, True, faces[i], conf, None, "face"))
+    return Recognition("love", LAYOUT, tuple(tiles), QUADS)
+
+
+def frame(code, hand=None, shift=0):
+    img = np.full((HH, W, 3), 120, np.uint8)
+    img[6:30, 14:50] = 60                  # the mat: a nudge moves its edges
+    if hand is not None:
+        x = 8 + 6 * hand
+        img[4:34, x:x + 24] = (90, 160, 230)
+    if shift:
+        img = np.roll(img, shift, axis=1)
+    img[0, 0] = code
+    return img
+
+
+class Script:
+    """Scenes by code: code -> Recognition; frames are built with :func:`frame`."""
+
+    def __init__(self, scenes):
+        self.scenes = scenes
+        self.calls = 0
+
+    def __call__(self, img):
+        self.calls += 1
+        rec = self.scenes[int(img[0, 0, 0])]
+        if rec is None:
+            raise MatNotFound("no mat")
+        return rec
+
+
+def referee(scenes, players=("Ada", "Bo"), evidence=None, **kw):
+    out = []
+    kw.setdefault("confirm_s", 0.1)          # one frame later at 10 frames per second
+    settings = RefereeSettings(motion=MotionSettings(size=(32, 18), settle_frames=3), **kw)
+    ref = Referee("love", LAYOUT, list(players), Script(scenes), emit=out.append, evidence=evidence,
+                  fps=10.0, settings=settings)
+    return ref, out
+
+
+def play(ref, frames):
+    for i, f in enumerate(frames):
+        ref.feed(i, f)
+    ref.finish()
+
+
+def hand_frames(code, n=4):
+    return [frame(code, hand=k % 3) for k in range(n)]
+
+
+def test_hand_appears_pair_vanishes_hand_leaves():
+    ref, out = referee({1: recognition(), 2: recognition(absent=[A, C]), 9: recognition(occluded=[A, B])})
+    frames = [frame(1)] * 5 + hand_frames(9) + [frame(2)] * 5
+    play(ref, frames)
+    assert [o["type"] for o in out] == ["claim"]
+    c = out[0]
+    assert c["player"] == "Ada" and c["valid"] is True and c["reason"] is None
+    assert {tuple(s) for s in c["slots"]} == {A, C} and c["faces"] == ["hearts-1", "hearts-1"]
+    assert c["frame"] == 9                   # first frame of the new still picture
+    types = [e.type for e in ref.events]
+    assert types == ["game_started", "claim"]
+    st = G.replay(ref.events)
+    assert st.score(st.player("Ada")) == 10_000 + 200       # terminal pair (1s): 200 points
+    assert st.whose_turn() == "Ada"                          # Love: a valid pair keeps the turn
+    assert ref.status.tiles_on_board == 6
+
+
+def test_blocked_tile_lifted_and_returned_is_a_penalty_even_when_put_back():
+    ref, out = referee({1: recognition(), 2: recognition(absent=[B]), 9: recognition(occluded=[B])})
+    frames = [frame(1)] * 5 + hand_frames(9) + [frame(2)] * 5 + hand_frames(9) + [frame(1)] * 5
+    play(ref, frames)
+    assert [o["type"] for o in out] == ["penalty"]
+    p = out[0]
+    assert p["slot"] == list(B) and p["reason"] == "blocked" and p["player"] == "Ada"
+    assert "pinched between 0,0,0 (left) and 4,0,0 (right)" in p["explanation"]
+    st = G.replay(ref.events)
+    assert st.score(st.player("Ada")) == 10_000 - 100
+    assert st.board.n_present == 8
+
+
+def test_returned_non_matching_pair_is_an_invalid_attempt_and_passes_the_turn():
+    ref, out = referee({1: recognition(), 2: recognition(absent=[A, D]), 9: recognition(occluded=[A])})
+    frames = [frame(1)] * 5 + hand_frames(9) + [frame(2)] * 5 + hand_frames(9) + [frame(1)] * 5
+    play(ref, frames)
+    assert [o["type"] for o in out] == ["attempt"]
+    assert out[0]["reason"] == "no-match"
+    st = G.replay(ref.events)
+    assert [e.type for e in ref.events] == ["game_started", "invalid"]
+    assert st.whose_turn() == "Bo"
+
+
+def test_a_hand_resting_still_over_the_board_is_not_judged():
+    # the hand stays put: the picture is still, but slots seen before are hidden
+    ref, out = referee({1: recognition(), 9: recognition(absent=[A, C], occluded=[A, B, C])})
+    frames = [frame(1)] * 5 + [frame(9, hand=1)] * 12
+    play(ref, frames)
+    assert out == [] and [e.type for e in ref.events] == ["game_started"]
+    assert ref.status.state == "hand in view"
+
+
+def test_a_hand_resting_for_long_is_judged_around_it_only():
+    # after patience_s the frame is judged, but the hidden slots and their
+    # neighbours keep their state: no event from the misreads near the hand
+    ref, out = referee({1: recognition(), 9: recognition(absent=[C, D], occluded=[B])}, patience_s=1.0,
+                       guard_half_units=2)
+    frames = [frame(1)] * 5 + [frame(9, hand=1)] * 20
+    play(ref, frames)
+    # C lies next to B (guarded); D is far: its absence is a real lift
+    lifted = [ref.tracker.board.layout.slots[i] for i in ref.tracker.state.lifted]
+    assert C not in lifted
+    assert ref.status.judged >= 2
+
+
+def test_a_camera_nudge_is_not_an_event():
+    ref, out = referee({1: recognition()})
+    frames = [frame(1)] * 5 + [frame(1, shift=3)] * 5 + [frame(1, shift=5)] * 5
+    play(ref, frames)
+    assert out == [] and [e.type for e in ref.events] == ["game_started"]
+    assert ref.status.judged == 3
+
+
+def test_mat_lost_then_found_again():
+    ref, out = referee({1: recognition(), 5: None, 2: recognition(absent=[E, F])})
+    frames = [frame(1)] * 5 + hand_frames(5) + [frame(5)] * 5 + hand_frames(5) + [frame(2)] * 5
+    play(ref, frames)
+    assert [o["type"] for o in out] == ["claim"]
+
+
+def test_unreturned_unsure_pair_needs_the_referee_and_scores_nothing():
+    low = dict(conf=0.3)
+    ref, out = referee({1: recognition(**low), 2: recognition(absent=[A, D], **low),
+                        3: recognition(absent=[A, D, E, F], **low)})
+    frames = [frame(1)] * 5 + hand_frames(3) + [frame(2)] * 5 + hand_frames(3) + [frame(3)] * 5
+    play(ref, frames)
+    kinds = [o["type"] for o in out]
+    assert kinds == ["needs_referee", "claim"]          # then E + F is a fine claim
+    assert "not sure enough" in out[0]["reason"]
+    st = G.replay(ref.events)
+    assert len(st.needs) == 1
+    assert st.player("Ada").invalid == 0
+
+
+def test_players_checked_before_the_first_frame():
+    from companion.errors import BadInput
+    with pytest.raises(BadInput, match="for 2 to 4 player"):
+        Referee("mindful", LAYOUT, ["Solo", "A", "B", "C", "D"], Script({}), mode="harmony-duels")
+
+
+def test_word_table_with_two_scholars():
+    letters = ["A", "B", "A", "B", "C", "C", "D", "D"]
+    rec = {1: recognition(faces=letters), 2: recognition(absent=[E, F], faces=letters),
+           9: recognition(occluded=[E], faces=letters)}
+    for r in rec.values():
+        object.__setattr__(r, "variant", "word")
+    out = []
+    ref = Referee("word", LAYOUT, ["Ada", "Bo"], Script(rec), emit=out.append, fps=10.0,
+                  settings=RefereeSettings(motion=MotionSettings(size=(32, 18), settle_frames=3)))
+    assert ref.mode == "zen-archives"
+    play(ref, [frame(1)] * 5 + hand_frames(9) + [frame(2)] * 5)
+    assert [o["type"] for o in out] == ["claim"] and out[0]["valid"]
+
+
+def test_evidence_files_and_paths(tmp_path):
+    ev = EvidenceWriter(tmp_path / "evidence", base=tmp_path)
+    ref, out = referee({1: recognition(), 2: recognition(absent=[B]), 9: recognition(occluded=[B])},
+                       evidence=ev)
+    play(ref, [frame(1)] * 5 + hand_frames(9) + [frame(2)] * 5 + hand_frames(9) + [frame(1)] * 5)
+    (p,) = out
+    evd = p["evidence"]
+    assert set(evd) >= {"before", "after", "overlay", "slots", "reason"}
+    for k in ("before", "after", "overlay", "slots"):
+        assert not evd[k].startswith("/") and (tmp_path / evd[k]).is_file()
+    slots = json.loads((tmp_path / evd["slots"]).read_text())
+    assert len(slots["slots"]) == len(LAYOUT) and len(slots["quads"][0]) == 4
+    assert evd["reason"].startswith("2,0,0 is blocked")
+    led = [e for e in ref.events if e.type == "penalty"][0]
+    assert led.data["evidence"] == evd and led.data["frame"] == p["frame"]
+
+
+def test_start_with_tiles_already_gone_uses_the_board_as_found():
+    ref, out = referee({1: recognition(absent=[A, C]), 2: recognition(absent=[A, C, E, F]),
+                        9: recognition(absent=[A, C], occluded=[E])}, start_as_found=True)
+    play(ref, [frame(1)] * 5 + hand_frames(9) + [frame(2)] * 5)
+    assert [o["type"] for o in out] == ["claim"]
+    start = ref.events[0].data
+    assert len(start["slots"]) == 6 and list(A) not in start["slots"]
+
+
+def test_by_default_the_game_starts_from_the_whole_deal():
+    # a slot misread as empty in the first frame stays on the board; it is
+    # only doubted, and reading it empty again later is no lift
+    ref, out = referee({1: recognition(absent=[D]), 2: recognition(absent=[D, E, F]),
+                        9: recognition(absent=[D], occluded=[E])})
+    play(ref, [frame(1)] * 5 + hand_frames(9) + [frame(2)] * 5)
+    assert [o["type"] for o in out] == ["claim"]
+    assert len(ref.events[0].data["slots"]) == 8
+    assert ref.tracker.board.present[LAYOUT.slot_index(D)]
+
+
+class Flicker(Script):
+    """Scene 2 reads the pair gone only in its first reading (a misreading)."""
+
+    def __call__(self, img):
+        code = int(img[0, 0, 0])
+        self.calls += 1
+        if code == 2:
+            self.seen2 = getattr(self, "seen2", 0) + 1
+            return self.scenes[2] if self.seen2 == 1 else self.scenes[1]
+        return self.scenes[code]
+
+
+def test_a_change_must_be_read_twice_in_the_same_still_picture():
+    scenes = {1: recognition(), 2: recognition(absent=[A, C]), 9: recognition(occluded=[A])}
+    out = []
+    ref = Referee("love", LAYOUT, ["Ada", "Bo"], Flicker(scenes), emit=out.append, fps=10.0,
+                  settings=RefereeSettings(motion=MotionSettings(size=(32, 18), settle_frames=3), confirm_s=0.3))
+    play(ref, [frame(1)] * 5 + hand_frames(9) + [frame(2)] * 8)
+    assert out == [] and ref.tracker.board.n_present == 8
+
+
+def test_a_change_seen_just_before_the_end_is_still_confirmed():
+    ref, out = referee({1: recognition(), 2: recognition(absent=[A, C]), 9: recognition(occluded=[A])},
+                       confirm_s=1.0)
+    play(ref, [frame(1)] * 5 + hand_frames(9) + [frame(2)] * 4)
+    assert [o["type"] for o in out] == ["claim"]

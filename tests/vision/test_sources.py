@@ -1,0 +1,98 @@
+"""Frame sources: folders of frames, video files, cameras, and bad sources."""
+
+import cv2
+import numpy as np
+import pytest
+
+from companion.errors import BadInput
+from vision.sources import FOLDER_FPS, open_source, quiet_stderr
+
+
+def _frames(folder, n=5, size=(48, 32)):
+    folder.mkdir(parents=True, exist_ok=True)
+    for k in range(n):
+        img = np.full((size[1], size[0], 3), 20 * k, np.uint8)
+        assert cv2.imwrite(str(folder / f"f_{k:03d}.png"), img)
+    return folder
+
+
+def test_folder_frames_in_name_order(tmp_path):
+    src = open_source(str(_frames(tmp_path / "frames")))
+    (tmp_path / "frames" / "notes.txt").write_text("not a frame")
+    assert src.kind == "folder" and src.length == 5 and src.fps == FOLDER_FPS
+    got = [(i, int(img[0, 0, 0]), img.shape) for i, img in src.frames()]
+    assert got == [(k, 20 * k, (32, 48, 3)) for k in range(5)]
+
+
+def test_folder_without_prefetch_and_given_rate(tmp_path):
+    src = open_source(str(_frames(tmp_path / "frames", 3)), fps=12.5)
+    assert src.fps == 12.5
+    assert [i for i, _ in src.frames(prefetch=0)] == [0, 1, 2]
+
+
+def test_stopping_early_stops_the_decoder(tmp_path):
+    src = open_source(str(_frames(tmp_path / "frames", 5)))
+    gen = src.frames(prefetch=1)
+    assert next(gen)[0] == 0
+    gen.close()                      # the decoder thread ends (joined in the generator)
+
+
+def test_missing_source(tmp_path):
+    with pytest.raises(BadInput, match="does not exist"):
+        open_source(str(tmp_path / "nothing-here"))
+
+
+def test_empty_folder(tmp_path):
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(BadInput, match="holds no image frames"):
+        open_source(str(tmp_path / "empty"))
+
+
+def test_unreadable_frame_in_a_folder(tmp_path):
+    folder = _frames(tmp_path / "frames", 2)
+    (folder / "f_001.png").write_bytes(b"not a png")
+    src = open_source(str(folder))
+    with pytest.raises(BadInput, match="cannot read frame .*f_001.png"):
+        list(src.frames())
+
+
+def test_text_file_named_mp4(tmp_path, capfd):
+    bad = tmp_path / "x.mp4"
+    bad.write_text("hello, I am not a video\n")
+    with pytest.raises(BadInput, match="x.mp4"):
+        open_source(str(bad))
+    assert capfd.readouterr().err == ""          # FFmpeg's own complaint is kept off the terminal
+
+
+def test_camera_not_present(capfd):
+    with pytest.raises(BadInput, match="camera 99 is not present"):
+        open_source("99")
+    assert capfd.readouterr().err == ""
+
+
+def test_bad_rate():
+    with pytest.raises(BadInput, match="frame rate"):
+        open_source("99", fps=0)
+
+
+def test_video_file_round_trip(tmp_path):
+    path = tmp_path / "clip.avi"
+    writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), 15.0, (64, 48))
+    if not writer.isOpened():
+        pytest.skip("no MJPG encoder in this OpenCV build")
+    for k in range(6):
+        writer.write(np.full((48, 64, 3), 40 * k, np.uint8))
+    writer.release()
+    src = open_source(str(path))
+    assert src.kind == "video" and src.fps == pytest.approx(15.0)
+    frames = list(src.frames())
+    assert [i for i, _ in frames] == list(range(6))
+    assert abs(int(frames[3][1].mean()) - 120) < 6
+
+
+def test_quiet_stderr_restores_the_descriptor(capfd):
+    import os
+    with quiet_stderr():
+        os.write(2, b"hidden\n")
+    os.write(2, b"shown\n")
+    assert capfd.readouterr().err == "shown\n"

@@ -1,0 +1,753 @@
+"""The camera referee: frames in, judged events out.
+
+Chains the stages (STYLE: one module that only chains them; the model is
+opened once by the caller): :mod:`vision.tracking` gates frames by motion and
+diffs settled states; ``recognize_fn`` (normally
+:func:`vision.reconstruct.recognize`) reads the board of each settled frame;
+the game engine (:mod:`companion.game`) decides turns, validity and points;
+the ledger records the events; evidence frames are written for every claim,
+attempt, touch and penalty.
+
+Per frame the cost is one small grey resize and difference; a frame is
+recognised only when the picture has been still for ``settle_s`` seconds
+(once per still run), which keeps a 30 fps 720p recording faster than real
+time on two cores.
+
+Vision is corrected by what the engine knows (docs/RULES.md 1.5):
+
+* tiles are only ever removed: the tracker only looks for tiles leaving the
+  slots it knows are full, and for lifted tiles coming back;
+* a settled frame in which a slot seen before is now hidden (a hand resting
+  over the board) is not judged; after ``patience_s`` of stillness it is
+  judged with the hidden slots and their neighbours left as they were;
+* a revealed face must be one of the copies of that face still unaccounted
+  for; a face reading is the vote of every settled frame that showed it;
+* a pair that leaves is scored as the engine decides from the faces read; a
+  pair that does not match while a face is unsure, or any sequence that does
+  not fit the rules, becomes a ``needs_referee`` ledger event instead of a
+  scored guess.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Callable, Sequence
+
+import cv2
+import numpy as np
+
+from companion import game as G
+from companion.errors import BadInput, CompanionError, MatNotFound
+from companion.layouts import Layout
+from companion.rules import Board
+from companion.tiles import tileset
+from vision.tracking import (BoardTracker, MotionGate, MotionSettings, Observation, TrackerSettings, TrackEvent,
+                             frame_signature, merge_observations)
+
+#: Default mode per variant when none is asked for: pairs score at once.
+DEFAULT_MODES = {"love": "sprint", "candy": "sprint", "mindful": "harmony-duels", "word": "zen-archives"}
+#: Default mode for one player where the default above needs two.
+SOLO_MODES = {"mindful": "zen-solitaire"}
+#: Ledger type of a referee item (companion.game.EVENT_TYPES).
+NEEDS_REFEREE = "needs_referee"
+
+
+@dataclass(frozen=True)
+class RefereeSettings:
+    """Numbers of the referee (tuned on synthetic recordings, seeds < 1000,
+    bench/bench_referee.py).
+
+    Attributes:
+        settle_s: seconds of stillness before a frame is judged.
+        motion: the motion gate's settings (None: ``MotionSettings.for_fps``
+            of the source's rate and ``settle_s``).
+        absent_confidence: an "empty" reading counts as the tile being gone
+            when its confidence is at least this (a present reading always
+            counts: a missed lift only delays, a false one would score).
+        start_as_found: the game is already under way when the source starts:
+            slots read empty (with ``start_absent_confidence``) in the first
+            judged frame are taken as removed before it, and the game is
+            recorded on the tiles found.  Otherwise (the default) the source
+            starts with the whole layout dealt, and an empty reading in the
+            first frame only makes that slot doubtful.
+        start_absent_confidence: see ``start_as_found``.
+        start_face_confidence: faces recorded in ``game_started`` (the rest
+            are None until a claim names them).
+        tracker: the tracker's face thresholds.
+        max_hidden: a settled frame with more than this many slots hidden that
+            were seen in the last judged frame is taken as a hand resting over
+            the board and not judged.
+        retry_s: while a hand rests, try again this often.
+        patience_s: after this long still, judge anyway, leaving hidden slots
+            and their neighbours (``guard_half_units``) as they were.
+        guard_half_units: neighbourhood of a hidden slot left alone, in
+            half-tile units along x and y.
+        max_changed: a settled frame in which more than this many standing
+            tiles look changed (their face signatures moved, see
+            :meth:`vision.tracking.BoardTracker.changed_standing`) is taken as
+            a hand over the board too (a legal move changes two).
+        confirm_s: a settled frame that shows a tile leaving or coming back is
+            read again this much later in the same still run, or else in the
+            next still run; only what both readings agree on counts (0: no
+            second reading).
+    """
+
+    settle_s: float = 0.3
+    motion: MotionSettings | None = None
+    absent_confidence: float = 0.55
+    start_as_found: bool = False
+    start_absent_confidence: float = 0.9
+    start_face_confidence: float = 0.9
+    tracker: TrackerSettings = field(default_factory=TrackerSettings)
+    max_hidden: int = 0
+    max_changed: int = 4
+    retry_s: float = 0.5
+    patience_s: float = 3.0
+    guard_half_units: int = 4
+    confirm_s: float = 0.7
+
+
+@dataclass
+class RefereeStatus:
+    """Live figures for the status line."""
+
+    frame: int = -1
+    state: str = "starting"
+    tiles_on_board: int | None = None
+    last_event: str = ""
+    judged: int = 0
+    events: int = 0
+
+
+@dataclass(frozen=True)
+class Reading:
+    """A board read from one frame, with the classifier's scores behind it.
+
+    Attributes:
+        recognition: the :class:`vision.reconstruct.Recognition`.
+        face_probs: ``(N, K)`` float, probability of each of the variant's
+            faces (tile-set order) at each slot's top face.
+        p_none: ``(N,)`` float, probability of "no face at this slot".
+        patches: ``(N, D)`` float32 signature of each slot's top face: the
+            inner part of its normalised patch (margins left out, so a
+            neighbour leaving does not change it), centred and scaled to unit
+            length, so that the dot product of two readings is their normalised
+            cross-correlation (:func:`slot_signatures`).
+        hidden: ``(N,)`` bool, the classifier calls the face hidden (a hand,
+            a taller stack) or it lies outside the picture.
+    """
+
+    recognition: object
+    face_probs: np.ndarray
+    p_none: np.ndarray
+    patches: np.ndarray | None = None
+    hidden: np.ndarray | None = None
+
+    @property
+    def tiles(self):
+        return self.recognition.tiles
+
+    @property
+    def quads(self):
+        return self.recognition.quads
+
+
+def read_board(image_bgr: np.ndarray, variant: str, layout: Layout, camera=None, classifier=None, spec=None,
+               face_reader=None) -> Reading:
+    """:func:`vision.reconstruct.recognize` keeping the classifier's scores
+    and the slots' face signatures (the referee weighs them against each
+    slot's history).
+
+    Same stages, arguments and errors as ``recognize`` (pose, the focal
+    search when the pose had to assume a focal length, projected slot faces,
+    patches, classifier, :func:`vision.reconstruct.reconstruct`).
+
+    Raises:
+        MatNotFound: no mat in the picture.
+        BadInput: not an image, or a model that does not cover the variant.
+    """
+    from vision import reconstruct as R
+    from vision.crops import extract_patches
+    from vision.faces import TileClassifier
+    from vision.mat import MatSpec
+    from vision.pose import estimate_pose, project_slot_faces
+
+    spec = spec or MatSpec.default()
+    classifier = classifier or TileClassifier()
+    settings = R.ReconstructSettings()
+    pose = estimate_pose(image_bgr, spec, camera)
+    if getattr(settings, "focal_search", False) and getattr(pose.camera, "source", "") == "assumed" \
+            and hasattr(R, "focal_from_faces"):
+        pose = R.focal_from_faces(image_bgr, variant, layout, spec, pose, classifier, settings)
+    quads = np.asarray(project_slot_faces(layout.slots, spec, pose), np.float32)
+    patches = extract_patches(image_bgr, quads, classifier.crop)
+    sc = classifier.scores(patches, variant)
+    h, w = image_bgr.shape[:2]
+    m = settings.in_view_margin_px
+    in_view = ((quads[..., 0] >= m) & (quads[..., 0] <= w - 1 - m)
+               & (quads[..., 1] >= m) & (quads[..., 1] <= h - 1 - m)).all(axis=1)
+    fp = sc.face_probs
+    if face_reader is not None:
+        pf = fp.sum(axis=1)
+        cand = np.flatnonzero(pf > sc.p_none)
+        fp = np.zeros_like(fp)
+        if len(cand):
+            fp[cand] = face_reader.face_probs(image_bgr, quads[cand]) * pf[cand, None]
+    states = R.reconstruct(layout, variant, fp, sc.p_none, sc.p_occluded, in_view, settings)
+    hidden = ~in_view | (np.asarray(sc.p_occluded) > settings.occluded_above)
+    return Reading(R.Recognition(variant, layout, tuple(states), quads, pose), np.asarray(fp, np.float64),
+                   np.asarray(sc.p_none, np.float64), slot_signatures(patches), hidden)
+
+
+def slot_signatures(patches: np.ndarray, inner: float = 0.2) -> np.ndarray:
+    """Unit-length signatures of slot patches for telling a changed slot from
+    an unchanged one.
+
+    Args:
+        patches: ``(N, 3, h, w)`` float32 from :func:`vision.crops.extract_patches`.
+        inner: fraction of the height and width cut off each side (the crop's
+            margin shows the neighbours).
+
+    Returns:
+        ``(N, D)`` float32, each row centred and of unit length (zeros for a
+        flat patch): the dot product of two rows is their normalised
+        cross-correlation (1 the same picture, about 0 unrelated ones).
+    """
+    p = np.asarray(patches, np.float32)
+    n, _, h, w = p.shape
+    mh, mw = int(h * inner), int(w * inner)
+    x = p[:, :, mh:h - mh, mw:w - mw].reshape(n, -1)
+    x = x - x.mean(axis=1, keepdims=True)
+    norm = np.linalg.norm(x, axis=1, keepdims=True)
+    return (x / np.maximum(norm, 1e-6)).astype(np.float32)
+
+
+def observation_from(recognition, settings: RefereeSettings, start: bool = False) -> tuple[Observation, np.ndarray]:
+    """Per-slot observation from a :class:`Reading` (or a plain
+    :class:`vision.reconstruct.Recognition`).
+
+    ``reconstruct`` reads a photo as a snapshot of a legal game: an empty
+    slot pinched between two standing tiles "cannot" have been emptied, so
+    it reports it present.  A referee sees exactly that when a blocked tile
+    is lifted, so where the classifier's own scores say "no face here" the
+    slot reads empty again (a Reading's scores are needed for that).
+
+    Returns the observation and an ``(N,)`` bool array of hidden slots.
+    """
+    tiles = recognition.tiles
+    seen = [t.seen for t in tiles]
+    conf = np.array([t.confidence for t in tiles], np.float64)
+    present = np.array([t.present for t in tiles], bool)
+    faces = [t.face if t.seen == "face" else None for t in tiles]
+    fp = getattr(recognition, "face_probs", None)
+    pn = getattr(recognition, "p_none", None)
+    raw_hidden = getattr(recognition, "hidden", None)
+    if raw_hidden is not None:
+        hidden = np.asarray(raw_hidden, bool).copy()
+    else:
+        hidden = np.array([s == "occluded" for s in seen], bool)
+    if fp is not None and pn is not None:
+        pf = fp.sum(axis=1)
+        for i, s in enumerate(seen):
+            if s in ("face", "occluded") and not hidden[i] and pf[i] <= pn[i]:
+                seen[i] = "empty"          # made present by the snapshot rules, not by the picture
+                present[i] = False
+                faces[i] = None
+                conf[i] = float(pn[i] / max(pf[i] + pn[i], 1e-9))
+    if start and not settings.start_as_found:
+        need = 2.0          # nothing is known to be gone at the deal
+    else:
+        need = settings.start_absent_confidence if start else settings.absent_confidence
+    known = ~hidden & np.array([s in ("face", "covered") or (s == "empty" and c >= need)
+                                for s, c in zip(seen, conf)], bool)
+    sig = getattr(recognition, "patches", None)
+    return Observation(present, known, faces, conf, fp, pn, ~hidden, sig), hidden
+
+
+@dataclass
+class _Seen:
+    """A judged frame kept for evidence."""
+
+    index: int
+    image: np.ndarray
+    recognition: object
+
+
+@dataclass
+class Referee:
+    """Referees one game from a stream of frames.
+
+    Args:
+        variant, layout, players, mode: the game (mode defaults per variant).
+        recognize_fn: ``recognize_fn(frame) -> Reading`` (:func:`read_board`)
+            or a plain ``Recognition`` (may raise :class:`MatNotFound`).
+        append: ``append(type, data, ref, t) -> ledger Event``, or None to keep
+            the ledger in memory only (:attr:`events`).
+        emit: called with each output event dict (the contract's JSONL lines).
+        evidence: an :class:`EvidenceWriter` or None.
+        fps: frames per second of the source (event time ``t`` = frame / fps).
+        settings: thresholds.
+
+    Raises (on construction):
+        BadInput: unknown variant or mode, or a mode that does not take this
+        many players.
+    """
+
+    variant: str
+    layout: Layout
+    players: Sequence[str]
+    recognize_fn: Callable
+    mode: str | None = None
+    append: Callable | None = None
+    emit: Callable[[dict], None] = lambda d: None
+    evidence: "EvidenceWriter | None" = None
+    fps: float = 30.0
+    settings: RefereeSettings = field(default_factory=RefereeSettings)
+
+    def __post_init__(self) -> None:
+        self.tiles = tileset(self.variant)
+        if self.mode is None:
+            self.mode = SOLO_MODES.get(self.variant, DEFAULT_MODES[self.variant]) if len(self.players) == 1 \
+                else DEFAULT_MODES[self.variant]
+        # check variant, mode and players before the first frame
+        G.new_setup(self.variant, self.mode, self.layout, [None] * len(self.layout), list(self.players))
+        s = self.settings
+        self.motion = s.motion or MotionSettings.for_fps(self.fps, s.settle_s)
+        self.gate = MotionGate(self.motion)
+        self.tracker: BoardTracker | None = None
+        self.state: G.GameState | None = None
+        self.status = RefereeStatus()
+        self.events: list[G.Event] = []
+        self._next_id = 1
+        self._last: _Seen | None = None          # last judged frame
+        self._turn_before: _Seen | None = None   # judged frame before the turn's first lift
+        self._baseline: np.ndarray | None = None  # slots seen (face or empty) in the last judged frame
+        self._waiting = False                     # a settled frame was refused (hand in view)
+        self._next_try = 0
+        rate = self.fps if self.fps and self.fps > 0 else 30.0
+        self._retry = max(1, int(round(s.retry_s * rate)))
+        self._patience = max(1, int(round(s.patience_s * rate)))
+        self._near = self._neighbours(s.guard_half_units)
+        self._confirm = max(1, int(round(s.confirm_s * rate))) if s.confirm_s > 0 else 0
+        self._pending: tuple | None = None        # (observation, recognition, due frame, run start, changes)
+        self._first_seen: tuple | None = None     # (run start, changes, observation) dropped by motion
+        self._last_frame: tuple | None = None     # (index, frame) of the last frame fed
+
+    # ------------------------------------------------------------------ frames
+
+    def feed(self, index: int, frame: np.ndarray) -> list[dict]:
+        """Take one ``(H, W, 3)`` uint8 BGR frame; returns the output events it
+        caused (possibly none)."""
+        self.status.frame = index
+        self._last_frame = (index, frame)
+        g = self.gate.update(frame_signature(frame, self.motion.size, self.motion.blur_sigma))
+        if g == "moving":
+            self.status.state = "hand or motion in view"
+            self._waiting = False
+            if self._pending is not None:     # remember the change and when it was first seen
+                self._first_seen = (self._pending[3], self._pending[4], self._pending[0])
+            self._pending = None
+            return []
+        if g == "settling":
+            return []
+        if g == "settled":
+            return self._judge_frame(index, frame, relaxed=False)
+        # "same": settled and already reported
+        if self._pending is not None:
+            return self._judge_frame(index, frame, relaxed=False) if index >= self._pending[2] else []
+        if self._waiting:
+            still = self.gate.still
+            if still >= self._patience:
+                self._waiting = False
+                return self._judge_frame(index, frame, relaxed=True)
+            if index >= self._next_try:
+                return self._judge_frame(index, frame, relaxed=False)
+            return []
+        self.status.state = "settled"
+        return []
+
+    def finish(self) -> list[dict]:
+        """End of the source: a change waiting for its second reading is read
+        again on the last frame; tiles still off the board are resolved."""
+        if self.tracker is None:
+            return []
+        out: list[dict] = []
+        if self._pending is not None and self._last_frame is not None:
+            out.extend(self._judge_frame(*self._last_frame, relaxed=False))
+        last = self._last
+        for ev in self.tracker.finish(self.status.frame):
+            out.extend(self._judge(ev, last))
+        return out
+
+    def _judge_frame(self, index: int, frame: np.ndarray, relaxed: bool) -> list[dict]:
+        run_start = index - self.gate.still
+        try:
+            rec = self.recognize_fn(frame)
+        except MatNotFound:
+            self.status.state = "mat not found"
+            self._pending = None
+            self._waiting = True
+            self._next_try = index + self._retry
+            return []
+        obs, hidden = observation_from(rec, self.settings, start=self.tracker is None)
+        seen_now = ~hidden & np.array([t.seen in ("face", "empty", "occluded") for t in rec.tiles], bool)
+        if self._baseline is not None:
+            newly = hidden & self._baseline
+            if self.tracker is not None:
+                # a slot emptied by the move may read as hidden: the tracker
+                # explains it (a move empties two slots at most)
+                c = self.tracker.corrected(obs)
+                explained = newly & np.asarray(c.known, bool) & ~np.asarray(c.present, bool)
+                if int(explained.sum()) <= 2:
+                    newly &= ~explained
+            crowd = self.tracker.changed_standing(obs) if self.tracker is not None else np.zeros(len(hidden), bool)
+            if int(newly.sum()) > self.settings.max_hidden or int(crowd.sum()) > self.settings.max_changed:
+                if not relaxed:
+                    self.status.state = "hand in view"
+                    if self._pending is not None:     # try the second reading again later
+                        self._pending = self._pending[:2] + (index + self._retry,) + self._pending[3:]
+                    self._waiting = True
+                    self._next_try = index + self._retry
+                    return []
+                # still for long: judge, leaving the hidden or changed slots and
+                # their neighbours as they were
+                trouble = newly | (crowd if int(crowd.sum()) > self.settings.max_changed else False)
+                guard = self._near[trouble].any(axis=0) | hidden
+                obs = replace(obs, known=obs.known & ~guard)
+                seen_now &= ~guard
+                seen_now |= self._baseline & guard & ~hidden   # neighbours keep their baseline
+        self._waiting = False
+        self.status.state = "settled"
+        self.status.judged += 1
+        if self._pending is not None:
+            obs = merge_observations(self._pending[0], obs)
+            run_start = self._pending[3]
+            self._pending = None
+        elif self._confirm and self.tracker is not None and self.tracker.would_change(obs):
+            changes = self.tracker.changes(obs)
+            if self._first_seen is not None and self._first_seen[1] == changes:
+                # the same change seen again after some motion: two readings agree
+                obs = merge_observations(self._first_seen[2], obs)
+                run_start = self._first_seen[0]
+            else:
+                self._pending = (obs, rec, index + self._confirm, run_start, changes)
+                return []
+        self._first_seen = None
+        self._baseline = seen_now
+        current = _Seen(index, frame, rec)
+        out: list[dict] = []
+        if self.tracker is None:
+            self._start(run_start, obs)
+        else:
+            was_busy = self.tracker.busy
+            events = self.tracker.observe(run_start, obs)
+            if not was_busy and any(e.type == "lift" for e in events):
+                self._turn_before = self._last
+            for ev in events:
+                out.extend(self._judge(ev, current))
+            if not self.tracker.busy:
+                self._turn_before = None
+        self._last = current
+        self.status.tiles_on_board = int(self.tracker.board.n_present) - len(self.tracker.state.lifted)
+        return out
+
+    def _neighbours(self, d: int) -> np.ndarray:
+        """(N, N) bool: slot j lies within ``d`` half-units of slot i in x and y."""
+        xy = np.array([(s.x, s.y) for s in self.layout.slots], np.int64).reshape(-1, 2)
+        diff = np.abs(xy[:, None, :] - xy[None, :, :])
+        return (diff <= d).all(axis=2)
+
+    # ------------------------------------------------------------------ game
+
+    def _start(self, index: int, obs: Observation) -> None:
+        st = self.settings
+        self.tracker = BoardTracker(Board(self.layout), self.tiles, settings=st.tracker)
+        self.tracker.observe(index, obs)
+        gone = [i for i in range(len(self.layout)) if not self.tracker.board.present[i]]
+        layout = self.layout
+        if gone and len(gone) % 2 == 0 and len(gone) < len(layout):
+            keep = [s for i, s in enumerate(layout.slots) if i not in set(gone)]
+            layout = Layout(f"{layout.name} (as found)", tuple(keep), layout.source)
+        elif gone:
+            for i in gone:   # an odd number found empty: trust the layout, ask the referee
+                self.tracker.board.restore(i)
+        faces_by_slot = {}
+        for i, s in enumerate(self.layout.slots):
+            f = self.tracker.state.faces[i]
+            if f is not None and self.tracker.state.face_conf[i] >= st.start_face_confidence:
+                faces_by_slot[s] = f
+        faces = [faces_by_slot.get(s) for s in layout.slots]
+        data = G.start_data(self.variant, self.mode, layout, faces, list(self.players), None,
+                            {"source": "camera", "frame": index})
+        self._write([G.Pending("game_started", data)], index)
+        if gone and len(gone) % 2:
+            self._needs(index, [self.layout.slots[i] for i in gone], [],
+                        f"{len(gone)} slots looked empty at the start (an odd number): check the layout", None)
+
+    def _write(self, pendings, index: int) -> list:
+        t = index / self.fps if self.fps else None
+        if self.state is None:
+            ev = self._append(pendings[0].type, pendings[0].data, pendings[0].ref, t)
+            self.state = G.replay([ev])
+            return [ev]
+        self.state, written = G.commit(self.state, pendings, self._append, t)
+        return written
+
+    def _append(self, type_, data, ref, t):
+        if self.append is not None:
+            ev = self.append(type_, data, ref, t)
+        else:
+            ev = G.Event(self._next_id, "camera", type_, data, ref, t)
+            self._next_id += 1
+        self.events.append(ev)
+        return ev
+
+    def _player(self) -> str:
+        who = self.state.whose_turn() if self.state is not None else None
+        return who or self.players[0]
+
+    def _judge(self, ev: TrackEvent, current: _Seen | None) -> list[dict]:
+        """Turn one tracker event into ledger events and output lines."""
+        if ev.type in ("lift", "return", "reveal"):
+            return []
+        player = self._player()
+        before = self._turn_before or self._last
+        if before is current:
+            before = None
+        evidence = self.evidence.save(ev, before, current) if self.evidence else None
+        extra: dict = {"frame": ev.frame}
+        if evidence:
+            extra["evidence"] = evidence
+        slots = [list(s) for s in ev.slots]
+        faces = list(ev.faces)
+        out: dict
+        try:
+            if ev.type == "penalty":
+                out = {"type": "penalty", "frame": ev.frame, "player": player, "slot": slots[0],
+                       "reason": "blocked", "explanation": ev.reason}
+                self._resolve(G.resolve_touch(self.state, player, slots[0], extra), ev.frame)
+            elif ev.type == "touch":
+                out = {"type": "touch", "frame": ev.frame, "player": player, "slot": slots[0],
+                       "face": faces[0] if faces else None, "reason": None}
+                written = self._resolve(G.resolve_touch(self.state, player, slots[0], extra), ev.frame)
+                if any(w.type == "invalid" for w in written):
+                    out["reason"] = "two-touch commitment: the touched tiles do not match"
+            elif ev.type == "claim" and ev.valid:
+                out = {"type": "claim", "frame": ev.frame, "player": player, "slots": slots, "faces": faces,
+                       "valid": True, "reason": None}
+                res = G.resolve_claim(self.state, player, slots, faces, extra)
+                written = self._resolve(res, ev.frame)
+                kinds = {w.type for w in written}
+                if "claim" not in kinds:
+                    inv = [w for w in written if w.type in ("invalid", "penalty")]
+                    out["valid"] = False
+                    out["reason"] = (inv[0].data.get("code") if inv else None) or "refused"
+                    out["explanation"] = res.message or res.error
+            elif ev.type == "claim":
+                # a pair taken for good that the rules refuse: scored as the engine
+                # reads it (an invalid attempt), then a referee must look
+                out = {"type": "claim", "frame": ev.frame, "player": player, "slots": slots, "faces": faces,
+                       "valid": False, "reason": ev.code, "explanation": ev.reason}
+                if ev.code != "blocked":
+                    data = {"player": player, "slots": slots, "faces": faces, "code": ev.code,
+                            "reason": ev.reason, **extra}
+                    self._write([G.Pending("invalid", data)], ev.frame)
+            elif ev.type == "attempt":
+                out = {"type": "attempt", "frame": ev.frame, "player": player, "slots": slots, "faces": faces,
+                       "valid": False, "reason": ev.code, "explanation": ev.reason}
+                data = {"player": player, "slots": slots, "faces": faces, "code": ev.code or "returned",
+                        "reason": ev.reason, **extra}
+                self._write([G.Pending("invalid", data)], ev.frame)
+            else:  # needs-referee
+                out = self._needs(ev.frame, ev.slots, faces, ev.reason, extra, player)
+        except CompanionError as exc:
+            # the rules refuse what the camera saw: a referee must look at it
+            out = self._needs(ev.frame, ev.slots, faces, f"{ev.type} refused by the rules: {exc}", extra, player)
+        if evidence:
+            out["evidence"] = evidence
+        out["t"] = round(ev.frame / self.fps, 3) if self.fps else None
+        self.status.last_event = _status_text(out)
+        self.status.events += 1
+        self.emit(out)
+        return [out]
+
+    def _needs(self, frame: int, slots, faces, reason: str | None, extra: dict | None,
+               player: str | None = None) -> dict:
+        player = player or self._player()
+        slots = [list(s) for s in slots]
+        out = {"type": NEEDS_REFEREE, "frame": frame, "player": player, "slots": slots, "faces": list(faces),
+               "reason": reason}
+        data = {"player": player, "slots": slots, "faces": list(faces), "reason": reason, **(extra or {})}
+        try:
+            self._write([G.Pending(NEEDS_REFEREE, data)], frame)
+        except CompanionError:
+            pass
+        return out
+
+    def _resolve(self, outcome: G.Outcome, index: int) -> list:
+        return self._write(outcome.events, index) if outcome.events else []
+
+
+def _status_text(out: dict) -> str:
+    slots = out.get("slots") or [out.get("slot")]
+    where = " + ".join(",".join(map(str, s)) for s in slots if s)
+    what = out["type"]
+    if what == "claim":
+        what = "claim" if out.get("valid") else "invalid claim"
+    return f"{what} {out.get('player') or ''} {where} (frame {out['frame']})".replace("  ", " ").strip()
+
+
+# --------------------------------------------------------------------------- evidence
+
+EVENT_COLOUR = (255, 0, 255)     # BGR magenta: the tiles the event is about
+BLOCKER_COLOUR = (0, 140, 255)   # BGR orange: the tiles that cover or pinch them
+
+
+class EvidenceWriter:
+    """Saves, for every judged event, the settled frame before and after, an
+    overlay and the engine's reason, under ``folder/<nnnn>-<type>-f<frame>/``.
+
+    The overlay is the frame before the change (the board the rule was
+    judged on) with :func:`vision.overlay.draw_overlay`'s marks, the event's
+    tiles outlined in magenta and labelled, the tiles covering or pinching
+    them in orange with "covers" / "left" / "right", and the engine's sentence
+    in a caption.  ``slots.json`` holds every slot's top-face quad in overlay
+    pixels (what the web page makes tappable).
+
+    Paths in the returned dict are relative to ``base`` (the ledger's folder,
+    which the scoreboard resolves them against) when the files lie inside it,
+    else absolute.
+
+    Raises (on construction):
+        BadInput: the folder cannot be created.
+    """
+
+    def __init__(self, folder: Path, base: Path | None = None) -> None:
+        self.folder = Path(folder)
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise BadInput(f"cannot create evidence folder {folder}: {exc.strerror}") from None
+        self.base = Path(base).resolve() if base is not None else None
+        self.count = 0
+
+    def _name(self, p: Path) -> str:
+        real = p.resolve()
+        if self.base is not None:
+            try:
+                return str(real.relative_to(self.base))
+            except ValueError:
+                pass
+        return str(real)
+
+    def save(self, ev: TrackEvent, before: _Seen | None, after: _Seen | None) -> dict:
+        """Write the files of one event; returns ``{"before", "after",
+        "overlay", "slots", "event", "reason"}`` (paths as strings; a key is
+        missing when its frame is not known).
+
+        Raises:
+            BadInput: a file cannot be written.
+        """
+        self.count += 1
+        d = self.folder / f"{self.count:04d}-{ev.type}-f{ev.frame}"
+        try:
+            d.mkdir(exist_ok=True)
+            out: dict = {}
+            if before is not None:
+                _write_image(d / "before.jpg", before.image)
+                out["before"] = self._name(d / "before.jpg")
+            if after is not None:
+                _write_image(d / "after.jpg", after.image)
+                out["after"] = self._name(d / "after.jpg")
+            shown = before if before is not None else after
+            if shown is not None and getattr(shown.recognition, "quads", None) is not None:
+                _write_image(d / "overlay.jpg", evidence_overlay(shown.image, shown.recognition, ev))
+                out["overlay"] = self._name(d / "overlay.jpg")
+                rec = shown.recognition
+                (d / "slots.json").write_text(json.dumps(
+                    {"slots": [list(t.slot) for t in rec.tiles],
+                     "quads": np.round(np.asarray(rec.quads, np.float64), 1).tolist(),
+                     "frame": shown.index}))
+                out["slots"] = self._name(d / "slots.json")
+            (d / "event.json").write_text(json.dumps(ev.to_json(), indent=1))
+            out["event"] = self._name(d / "event.json")
+        except OSError as exc:
+            raise BadInput(f"cannot write evidence in {d}: {exc.strerror or exc}") from None
+        out["reason"] = ev.reason
+        return out
+
+
+def _write_image(path: Path, image: np.ndarray) -> None:
+    params = [cv2.IMWRITE_JPEG_QUALITY, 90] if path.suffix == ".jpg" else [cv2.IMWRITE_PNG_COMPRESSION, 3]
+    if not cv2.imwrite(str(path), image, params):
+        raise OSError(f"cannot write {path}")
+
+
+def evidence_overlay(image: np.ndarray, recognition, ev: TrackEvent) -> np.ndarray:
+    """The evidence picture of one event (see :class:`EvidenceWriter`).
+
+    Args:
+        image: ``(H, W, 3)`` uint8 BGR frame the recognition was read from.
+        recognition: its :class:`vision.reconstruct.Recognition` (with quads).
+        ev: the event.
+
+    Returns:
+        ``(H, W, 3)`` uint8 BGR annotated copy.
+    """
+    from vision.overlay import draw_overlay
+    recognition = getattr(recognition, "recognition", recognition)   # a Reading
+    out = draw_overlay(image, recognition)
+    quads = np.asarray(recognition.quads, np.float64)
+    index = {tuple(t.slot): i for i, t in enumerate(recognition.tiles)}
+    size = float(np.median(np.linalg.norm(quads[:, 1] - quads[:, 0], axis=1))) if len(quads) else 40.0
+    thick = max(2, int(round(size / 12)))
+    font = cv2.FONT_HERSHEY_SIMPLEX
+    scale = max(0.35, size / 90)
+    label = {"penalty": "BLOCKED", "claim": "CLAIM" if ev.valid else "INVALID", "attempt": "PUT BACK",
+             "touch": "TOUCHED", "needs-referee": "?"}.get(ev.type, ev.type.upper())
+
+    def text(s: str, org, colour) -> None:
+        org = (int(org[0]), int(org[1]))
+        cv2.putText(out, s, org, font, scale, (255, 255, 255), 3, cv2.LINE_AA)
+        cv2.putText(out, s, org, font, scale, colour, 1, cv2.LINE_AA)
+
+    for b in ev.blocks:
+        for key, word in (("covered_by", "covers"), ("left", "left"), ("right", "right")):
+            for s in b.get(key, []):
+                j = index.get(tuple(s))
+                if j is None:
+                    continue
+                q = quads[j]
+                cv2.polylines(out, [np.round(q).astype(np.int32)], True, BLOCKER_COLOUR, thick, cv2.LINE_AA)
+                text(word, q[3] + (2, -4), BLOCKER_COLOUR)
+    for s in ev.slots:
+        j = index.get(tuple(s))
+        if j is None:
+            continue
+        q = quads[j]
+        cv2.polylines(out, [np.round(q).astype(np.int32)], True, EVENT_COLOUR, thick + 1, cv2.LINE_AA)
+        text(label, q[0] + (0, -6), EVENT_COLOUR)
+    caption = f"frame {ev.frame}: {ev.type}" + (f" - {ev.reason}" if ev.reason else "")
+    h, w = out.shape[:2]
+    (tw, th), _ = cv2.getTextSize(caption, font, scale, 1)
+    lines = _wrap(caption, max(20, int(len(caption) * (w - 20) / max(tw, 1))))
+    box = int(th * 1.8) * len(lines) + 10
+    out[h - box:h] = (0.25 * out[h - box:h] + 0.75 * 255).astype(np.uint8)
+    for k, line in enumerate(lines):
+        cv2.putText(out, line, (10, h - box + 8 + th + k * int(th * 1.8)), font, scale, (20, 20, 20), 1, cv2.LINE_AA)
+    return out
+
+
+def _wrap(text: str, width: int) -> list[str]:
+    words, lines, cur = text.split(), [], ""
+    for w in words:
+        if cur and len(cur) + 1 + len(w) > width:
+            lines.append(cur)
+            cur = w
+        else:
+            cur = f"{cur} {w}" if cur else w
+    if cur:
+        lines.append(cur)
+    return lines or [""]
