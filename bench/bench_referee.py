@@ -210,6 +210,7 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seed", type=int, default=DEFAULT_SEED)
     ap.add_argument("--games", type=int, default=4)
+    ap.add_argument("--first", type=int, default=0, help="start at game K (seed + K, tile set K mod 4)")
     ap.add_argument("--fps", type=float, default=30.0)
     ap.add_argument("--size", default="1280x720")
     ap.add_argument("--claims", type=int, default=6)
@@ -225,7 +226,7 @@ def main(argv=None) -> int:
     rows = []
     totals = Counter()
     all_ok = True
-    for k in range(args.games):
+    for k in range(args.first, args.first + args.games):
         seed = args.seed + k
         variant, lay_name, mode = GAMES[k % len(GAMES)]
         layout = codex.builtin(lay_name)

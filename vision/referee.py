@@ -101,7 +101,7 @@ class RefereeSettings:
     start_absent_confidence: float = 0.9
     start_face_confidence: float = 0.9
     tracker: TrackerSettings = field(default_factory=TrackerSettings)
-    max_hidden: int = 0
+    max_hidden: int = 1
     max_changed: int = 4
     retry_s: float = 0.5
     patience_s: float = 3.0

@@ -265,6 +265,15 @@ class TrackerSettings:
             for judging a claim; a pair whose faces do not match but one of
             them is less sure than this goes to the referee instead of being
             scored invalid.
+        plausible_vote: a kept pair whose unsure face does not match the sure
+            one is claimed when a matching face has at least this share of
+            the unsure tile's best face votes (:meth:`BoardTracker._infer_pair`).
+        strong_ncc: a tile (with no tile right below) whose own face still
+            reads likeliest stays, unless its signature correlates less than
+            this with every stored appearance: a shadow or a hand's edge
+            changes a slot moderately, taking the tile away changes it
+            completely (removed tiles correlated at most 0.19 on the
+            development recordings).
         appearances, new_appearance_ncc: each slot keeps up to this many
             agreed appearances of its present state (a taller neighbour that
             hides part of a face and comes back gives two); a reading that
@@ -300,6 +309,7 @@ class TrackerSettings:
     """
 
     face_confidence: float = 0.9
+    plausible_vote: float = 0.5
     doubtful_absent_confidence: float = 0.9
     own_fall: float = 0.5
     clear_face: float = 0.5
@@ -308,6 +318,7 @@ class TrackerSettings:
     swap_min_reads: int = 3
     swap_confidence: float = 0.5
     change_ncc: float = 0.75
+    strong_ncc: float = 0.35
     appearances: int = 4
     new_appearance_ncc: float = 0.9
     hand_ncc: float = 0.5
@@ -430,6 +441,14 @@ class BoardTracker:
                 st.turn_lifted = []
                 st.penalised = set()
                 st.flagged = False
+            together = st.lifted + new_lifts
+            if len(together) >= 4 and len(together) % 2 == 0:
+                # several pairs off between two still moments: a tile freed by
+                # an earlier pair of the one valid split was no blocked touch
+                plans = _claim_plans(self, together)
+                full = {frozenset(frozenset(p) for p in plan) for plan in plans if 2 * len(plan) == len(together)}
+                if len(full) == 1:
+                    st.penalised.update(together)
             for i in _removal_order(self.board, new_lifts):
                 st.lifted.append(i)
                 st.turn_lifted.append(i)
@@ -504,8 +523,8 @@ class BoardTracker:
 
     def changed_standing(self, obs: Observation) -> np.ndarray:
         """(N,) bool: standing, uncovered tiles that look changed in ``obs``
-        (their face signature correlates less than ``hand_ncc`` with the last
-        agreed one).  A legal
+        (their face signature correlates less than ``hand_ncc`` with every
+        agreed one, and their own face no longer reads likeliest).  A legal
         move changes two; many more means a hand or something else over the
         board."""
         n = len(self.board.layout.slots)
@@ -513,7 +532,13 @@ class BoardTracker:
             return np.zeros(n, bool)
         st = self.state
         standing = self._standing_top(lifted_cover=True) & st.has_ref
-        return standing & (self._ref_ncc(obs) < self.settings.hand_ncc)
+        changed = standing & (self._ref_ncc(obs) < self.settings.hand_ncc)
+        if obs.face_probs is not None:     # a tile still read as itself is only shaded
+            fp = np.asarray(obs.face_probs)
+            for i in np.flatnonzero(changed):
+                if self._own_on_top(i, fp) and (obs.read is None or obs.read[i]):
+                    changed[i] = False
+        return changed
 
     def _standing_top(self, lifted_cover: bool = False) -> np.ndarray:
         """(N,) bool: tiles on the board, not lifted, with no tile standing on
@@ -668,11 +693,12 @@ class BoardTracker:
     def _settle_unreturned(self, frame: int) -> list[TrackEvent]:
         """Tiles off the board for good without a valid claim.
 
-        A free pair of which one face was never read while the other is sure
-        is claimed with the unread face taken as matching, when a matching
-        copy is still unaccounted for (a claimed pair must match: the players
-        took it off and kept it).  A pair whose faces surely do not match is
-        an invalid claim.  In every other case, and after an invalid claim,
+        A free pair of which one face is sure while the other was never read,
+        or was read unsurely with a matching face about as likely, is claimed
+        with that face taken as matching, when a matching copy is still
+        unaccounted for (a claimed pair must match: the players took it off
+        and kept it).  A pair whose faces surely do not match is an invalid
+        claim.  In every other case, and after an invalid claim,
         the referee must look (the table and the rules now disagree)."""
         st = self.state
         if not st.lifted:
@@ -686,9 +712,9 @@ class BoardTracker:
             a, b = lifted
             v = self._verdict(tb, a, b)
             seen = max(st.lift_frame.get(a, frame), st.lift_frame.get(b, frame))
-            inferred = self._infer_pair(tb, a, b) if v.code == UNKNOWN_FACE else None
+            inferred = self._infer_pair(tb, a, b) if v.code in (UNKNOWN_FACE, NO_MATCH) else None
             if inferred is not None:
-                return self._claim_inferred(seen, a, b, inferred)
+                return self._claim_inferred(seen, *inferred)
             sure = all(st.face_conf[i] >= self.settings.face_confidence for i in (a, b))
             if v.code in (BLOCKED,) or (v.code == NO_MATCH and sure):
                 out.append(self._claim_event(seen, v))
@@ -706,27 +732,36 @@ class BoardTracker:
         st.flagged = False
         return out
 
-    def _infer_pair(self, board: Board, a: int, b: int) -> str | None:
-        """The face to give the unread tile of a free pair taken for good (see
-        :meth:`_settle_unreturned`), or None."""
+    def _infer_pair(self, board: Board, a: int, b: int) -> tuple[int, int, int, str] | None:
+        """For a free pair taken for good whose faces do not show a match: the
+        unsure tile and the face to give it, when the other face is sure and
+        the unsure tile's face was never read, or a face matching the sure
+        one is about as likely in its votes as its best face (at least
+        ``plausible_vote`` of it); None otherwise (see
+        :meth:`_settle_unreturned`).
+
+        Returns ``(a, b, unsure slot index, face)``.
+        """
         st = self.state
-        unread = [i for i in (a, b) if st.faces[i] is None]
-        if len(unread) != 1:
+        s = self.settings
+        if not board.is_free(a) or not board.is_free(b):
             return None
-        (u,) = unread
-        k = b if u == a else a
-        if st.face_conf[k] < self.settings.face_confidence or not board.is_free(a) or not board.is_free(b):
-            return None
-        known = st.faces[k]
-        cands = [known] + [f.id for f in self.tileset.faces if f.id != known and self.tileset.matches(f.id, known)]
-        for f in cands:
-            if self.copies_left(f, u) > 0:
-                return f
+        for u, k in ((a, b), (b, a)):
+            if st.face_conf[k] < s.face_confidence or st.face_conf[u] >= s.face_confidence:
+                continue
+            known = st.faces[k]
+            cands = [known] + [f.id for f in self.tileset.faces
+                               if f.id != known and self.tileset.matches(f.id, known)]
+            votes = st.votes[u]
+            for f in cands:
+                plausible = st.faces[u] is None or votes[self._col[f]] >= s.plausible_vote * votes.max()
+                if plausible and self.copies_left(f, u) > 0:
+                    return a, b, u, f
         return None
 
-    def _claim_inferred(self, frame: int, a: int, b: int, face: str) -> list[TrackEvent]:
+    def _claim_inferred(self, frame: int, a: int, b: int, u: int, face: str) -> list[TrackEvent]:
         st = self.state
-        u = a if st.faces[a] is None else b
+        old = st.faces[u]
         st.faces[u] = face
         st.face_conf[u] = 0.0
         v = self._verdict(self._turn_board(), a, b)
@@ -737,8 +772,9 @@ class BoardTracker:
         st.flagged = False
         ev = self._claim_event(frame, v)
         slot = self.board.layout.slots[u]
+        seen = "was not read" if old is None else f"read unsurely as {old}"
         return [TrackEvent(ev.type, ev.frame, ev.slots, ev.faces, ev.valid,
-                           f"{v.reason} (the face at {','.join(map(str, slot))} was not read; the pair left the "
+                           f"{v.reason} (the face at {','.join(map(str, slot))} {seen}; the pair left the "
                            "board and was kept, and a claimed pair must match)", ev.code, ev.blocks)]
 
     def copies_left(self, face: str, exclude: int) -> int:
@@ -800,8 +836,14 @@ class BoardTracker:
                         faces[i] = faces[i] or st.faces[i]
                         conf[i] = max(float(conf[i]), 0.5)
                     continue
-                gone = read[i] and not present[i]
                 d = self._below[i]
+                over = d >= 0 and board.present[d]
+                if not over and ref_ncc[i] >= s.strong_ncc and self._own_on_top(i, fp):
+                    # its own face still reads likeliest: a shadow, not a removal
+                    present[i], known[i], faces[i] = True, True, st.faces[i]
+                    conf[i] = max(float(conf[i]), 0.5)
+                    continue
+                gone = read[i] and not present[i]
                 if not gone and d >= 0 and board.present[d] and obs.patches is not None \
                         and ref_ncc[i] < s.stack_ncc:
                     gone = True     # the tile below shows too high (it may even bear the same face)
@@ -851,6 +893,15 @@ class BoardTracker:
             if pn is not None:
                 pn[u] = pn[d]
         return Observation(present, known, faces, conf, fp, pn, read, obs.patches)
+
+    def _own_on_top(self, i: int, fp: np.ndarray | None) -> bool:
+        """Slot ``i``'s known face is (about) the likeliest face in its row of
+        ``fp``: at least half the likeliest one's probability."""
+        f = self.state.faces[i]
+        if fp is None or f is None:
+            return False
+        row = fp[i]
+        return bool(row[self._col[f]] >= 0.5 * row.max() and row.max() > 0)
 
     def corrected(self, obs: Observation) -> Observation:
         """``obs`` as the tracker reads it (:meth:`_correct`); nothing changes."""

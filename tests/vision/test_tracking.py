@@ -355,8 +355,17 @@ def test_a_slot_back_to_an_earlier_appearance_has_not_changed():
 def test_a_hand_changes_many_standing_tiles():
     t = tracker()
     t.observe(1, _with_probs(obs()))
-    assert t.changed_standing(_with_probs(obs(), changed=[D])).sum() == 1
-    assert t.changed_standing(_with_probs(obs(), changed=[A, B, C, D, E, F])).sum() == 6
+
+    def hand(slots):          # under a hand: changed, and some other "face" read there
+        o = _with_probs(obs(), changed=slots)
+        for s in slots:
+            o.face_probs[LAYOUT.slot_index(s)] = 0.001
+            o.face_probs[LAYOUT.slot_index(s), 5] = 0.3
+        return o
+    assert t.changed_standing(hand([D])).sum() == 1
+    assert t.changed_standing(hand([A, B, C, D, E, F])).sum() == 6
+    # a shadow: the pictures changed but every tile still reads as itself
+    assert t.changed_standing(_with_probs(obs(), changed=[A, B, C, D, E, F])).sum() == 0
 
 
 def test_a_higher_face_replaced_by_another_sure_face_is_gone():
@@ -414,3 +423,43 @@ def test_a_kept_pair_with_one_face_unread_is_claimed_as_matching():
     ev = t.finish(30)
     assert types(ev) == ["claim"] and ev[0].valid and ev[0].frame == 10
     assert ev[0].faces == ("bamboo-3", "bamboo-3") and "not read" in ev[0].reason
+
+
+def _unsure_d(absent=()):
+    """An observation where D reads bamboo-4 with confidence 0.3."""
+    o = obs(absent=absent, faces=[f if s != D else "bamboo-4" for s, f in zip(LAYOUT.slots, FACES)])
+    conf = np.full(len(LAYOUT), 0.99)
+    conf[LAYOUT.slot_index(D)] = 0.3
+    return Observation(o.present, o.known, o.faces, conf)
+
+
+def test_a_kept_pair_read_unsurely_is_claimed_when_the_match_is_about_as_likely():
+    # D (bamboo-2) read unsurely as bamboo-4, bamboo-2 nearly as likely in its
+    # votes; B (bamboo-2) is sure.  B and D leave and are kept: a claimed
+    # pair must match
+    t = BoardTracker(Board(LAYOUT), TS)
+    t.observe(0, _unsure_d())
+    t.observe(5, _unsure_d(absent=[A, C]))                 # A + C claimed: B is free now
+    t.state.votes[LAYOUT.slot_index(D), [f.id for f in TS.faces].index("bamboo-2")] = 0.4   # vs 0.6
+    assert types(t.observe(10, _unsure_d(absent=[A, C, B, D]))) == ["lift", "lift"]
+    ev = t.finish(30)
+    assert types(ev) == ["claim"] and ev[0].valid and "read unsurely as bamboo-4" in ev[0].reason
+    assert ev[0].faces == ("bamboo-2", "bamboo-2")
+
+
+def test_a_kept_pair_whose_unsure_face_is_unlike_the_other_asks_the_referee():
+    t = BoardTracker(Board(LAYOUT), TS)
+    t.observe(0, _unsure_d())
+    t.observe(5, _unsure_d(absent=[A, C]))
+    t.observe(10, _unsure_d(absent=[A, C, B, D]))
+    assert types(t.finish(30)) == ["needs-referee"]
+
+
+def test_two_pairs_at_once_where_the_first_frees_the_second_is_no_penalty():
+    # A + C (bamboo-1) then B + D (bamboo-2): B was pinched by A and C, but
+    # the one valid split takes A + C first, which frees B
+    t = tracker()
+    ev = t.observe(10, obs(absent=[A, B, C, D]))
+    assert "penalty" not in types(ev)
+    claims = [e for e in ev if e.type == "claim"]
+    assert [set(c.slots) for c in claims] == [{A, C}, {B, D}] and all(c.valid for c in claims)
