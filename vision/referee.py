@@ -101,7 +101,7 @@ class RefereeSettings:
     start_absent_confidence: float = 0.9
     start_face_confidence: float = 0.9
     tracker: TrackerSettings = field(default_factory=TrackerSettings)
-    max_hidden: int = 1
+    max_hidden: int = 0
     max_changed: int = 4
     retry_s: float = 0.5
     patience_s: float = 3.0
@@ -396,6 +396,9 @@ class Referee:
         if self._baseline is not None:
             newly = hidden & self._baseline
             if self.tracker is not None:
+                # a slot that looks as it did is not under a hand, whatever the
+                # classifier says of it this time
+                newly &= self.tracker.looks_changed(obs)
                 # a slot emptied by the move may read as hidden: the tracker
                 # explains it (a move empties two slots at most)
                 c = self.tracker.corrected(obs)
@@ -421,16 +424,24 @@ class Referee:
         self._waiting = False
         self.status.state = "settled"
         self.status.judged += 1
-        if self._pending is not None:
+        confirmed = self._pending is not None
+        if confirmed:
             obs = merge_observations(self._pending[0], obs)
             run_start = self._pending[3]
             self._pending = None
-        elif self._confirm and self.tracker is not None and self.tracker.would_change(obs):
+        later = None            # a newer change still to be read twice
+        if not confirmed and self._confirm and self.tracker is not None and self.tracker.would_change(obs):
             changes = self.tracker.changes(obs)
-            if self._first_seen is not None and self._first_seen[1] == changes:
-                # the same change seen again after some motion: two readings agree
-                obs = merge_observations(self._first_seen[2], obs)
-                run_start = self._first_seen[0]
+            first = self._first_seen
+            if first is not None and first[1][0] <= changes[0] and first[1][1] <= changes[1]:
+                # the change seen before some motion is seen again: two readings
+                # agree on it; anything newer waits for its own second reading
+                if first[1] != changes:
+                    later = (obs, run_start)
+                    obs = first[2]
+                else:
+                    obs = merge_observations(first[2], obs)
+                run_start = first[0]
             else:
                 self._pending = (obs, rec, index + self._confirm, run_start, changes)
                 return []
@@ -451,6 +462,8 @@ class Referee:
                 self._turn_before = None
         self._last = current
         self.status.tiles_on_board = int(self.tracker.board.n_present) - len(self.tracker.state.lifted)
+        if later is not None and self.tracker.would_change(later[0]):
+            self._pending = (later[0], rec, index + self._confirm, later[1], self.tracker.changes(later[0]))
         return out
 
     def _neighbours(self, d: int) -> np.ndarray:

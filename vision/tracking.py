@@ -65,6 +65,8 @@ class MotionSettings:
         pixel_delta: grey-level change (0-255) that counts a signature pixel as moved.
         moving_fraction: fraction of moved pixels above which a frame is "moving"
             (compared with the frame before).
+        drift_fraction: fraction of moved pixels against the first frame of
+            the still run above which the frame is "moving" too (a slow hand).
         settle_frames: consecutive frames showing the same picture needed to
             call the scene settled (:meth:`for_fps` turns seconds into frames).
         change_fraction: when set, a settled picture is judged only if more
@@ -79,6 +81,7 @@ class MotionSettings:
     blur_sigma: float = 2.0
     pixel_delta: float = 10.0
     moving_fraction: float = 0.003
+    drift_fraction: float = 0.01
     settle_frames: int = 4
     change_fraction: float | None = None
     change_delta: float = 6.0
@@ -133,12 +136,16 @@ class MotionGate:
       the last judged picture.
 
     :attr:`still` counts the frames since the picture last changed (0 on a
-    moving frame), so the settled run began ``still`` frames ago.
+    moving frame), so the settled run began ``still`` frames ago.  A frame is
+    moving when it differs from the one before or from the first frame of
+    the current still run (a hand moving slowly changes little from frame to
+    frame, but soon differs from where it was).
     """
 
     def __init__(self, settings: MotionSettings = MotionSettings()) -> None:
         self.settings = settings
         self._prev: np.ndarray | None = None
+        self._anchor: np.ndarray | None = None
         self.still = 0
         self._judged: np.ndarray | None = None
         self._reported = False
@@ -148,10 +155,13 @@ class MotionGate:
         prev, self._prev = self._prev, sig
         if prev is None:
             self.still = 0
+            self._anchor = sig
             return "settling"
-        if moved_fraction(sig, prev, s.pixel_delta) > s.moving_fraction:
+        if moved_fraction(sig, prev, s.pixel_delta) > s.moving_fraction \
+                or moved_fraction(sig, self._anchor, s.pixel_delta) > s.drift_fraction:
             self.still = 0
             self._reported = False
+            self._anchor = sig
             return "moving"
         self.still += 1
         if self.still + 1 < s.settle_frames:
@@ -502,6 +512,13 @@ class BoardTracker:
         returns = [i for i in st.lifted if obs.known[i] and obs.present[i] and moved[i]]
         return lifts, returns
 
+    def looks_changed(self, obs: Observation) -> np.ndarray:
+        """(N,) bool: the slot's face signature is unlike every appearance
+        stored for it (True where none is stored, or without signatures)."""
+        if obs.patches is None or self.state.ref is None:
+            return np.ones(len(self.board.layout.slots), bool)
+        return self._moved(obs)
+
     def _moved(self, obs: Observation) -> np.ndarray:
         """(N,) bool: the slot's face signature changed since its last agreed
         reading (True where there is none yet); without signatures, the
@@ -838,7 +855,7 @@ class BoardTracker:
                     continue
                 d = self._below[i]
                 over = d >= 0 and board.present[d]
-                if not over and ref_ncc[i] >= s.strong_ncc and self._own_on_top(i, fp):
+                if not over and read[i] and ref_ncc[i] >= s.strong_ncc and self._own_on_top(i, fp):
                     # its own face still reads likeliest: a shadow, not a removal
                     present[i], known[i], faces[i] = True, True, st.faces[i]
                     conf[i] = max(float(conf[i]), 0.5)
@@ -896,12 +913,13 @@ class BoardTracker:
 
     def _own_on_top(self, i: int, fp: np.ndarray | None) -> bool:
         """Slot ``i``'s known face is (about) the likeliest face in its row of
-        ``fp``: at least half the likeliest one's probability."""
+        ``fp``: at least half the likeliest one's probability, which is not
+        negligible (0.08)."""
         f = self.state.faces[i]
         if fp is None or f is None:
             return False
         row = fp[i]
-        return bool(row[self._col[f]] >= 0.5 * row.max() and row.max() > 0)
+        return bool(row[self._col[f]] >= 0.5 * row.max() and row.max() >= 0.08)
 
     def corrected(self, obs: Observation) -> Observation:
         """``obs`` as the tracker reads it (:meth:`_correct`); nothing changes."""

@@ -271,3 +271,15 @@ def test_a_change_seen_just_before_the_end_is_still_confirmed():
                        confirm_s=1.0)
     play(ref, [frame(1)] * 5 + hand_frames(9) + [frame(2)] * 4)
     assert [o["type"] for o in out] == ["claim"]
+
+
+def test_a_change_cut_short_by_the_next_move_is_confirmed_by_the_next_picture():
+    # A + C leave; the next move starts before the second reading; the next
+    # still picture shows them still gone (and E + F gone too): A + C are
+    # claimed from their first sighting, E + F after their own second reading
+    ref, out = referee({1: recognition(), 2: recognition(absent=[A, C]), 3: recognition(absent=[A, C, E, F]),
+                        9: recognition(occluded=[B])}, confirm_s=0.5)
+    play(ref, [frame(1)] * 5 + hand_frames(9) + [frame(2)] * 5 + hand_frames(9) + [frame(3)] * 12)
+    claims = [o for o in out if o["type"] == "claim"]
+    assert [{tuple(s) for s in c["slots"]} for c in claims] == [{A, C}, {E, F}]
+    assert claims[0]["frame"] == 9 and claims[1]["frame"] == 18

@@ -99,6 +99,19 @@ def test_gate_with_a_change_threshold_skips_an_unchanged_picture():
     assert out.count("settled") == 1
 
 
+def test_gate_sees_a_hand_moving_too_slowly_to_differ_from_frame_to_frame():
+    # a patch darkening 3 grey levels a frame: no pixel changes by 10 from one
+    # frame to the next, but soon from where the still run began
+    base = np.full((72, 128), 128.0, np.float32)
+    frames = []
+    for k in range(1, 12):
+        f = base.copy(); f[20:40, 10:40] = 128.0 - 3 * k
+        frames.append(f)
+    gate = MotionGate(MotionSettings(settle_frames=3, moving_fraction=0.003, drift_fraction=0.01))
+    out = [gate.update(f) for f in [base] * 4 + frames]
+    assert "moving" in out[4:]
+
+
 def test_gate_camera_nudge_moves_then_settles_again():
     base = np.tile(np.linspace(0, 255, 128, dtype=np.float32), (72, 1))
     nudged = np.roll(base, 5, axis=1)
