@@ -81,6 +81,8 @@ def main(argv=None) -> int:
     ap.add_argument("--hands", type=float, default=0.0, help="probability of hands over the board")
     ap.add_argument("--camera", action="store_true", help="give recognize the true intrinsics")
     ap.add_argument("--model", type=Path, default=None, help="tiles.onnx to use (default: models/tiles.onnx)")
+    ap.add_argument("--presence", default=None,
+                    help="presence.onnx to use (default: models/presence.onnx), or 'none' for the classifier alone")
     ap.add_argument("--failures", type=Path, default=None, help="write failing photos' crops and overlays here")
     ap.add_argument("--json", type=Path, default=None, help="write per-photo results")
     args = ap.parse_args(argv)
@@ -95,15 +97,23 @@ def main(argv=None) -> int:
 
     cv2.setNumThreads(2)
     clf = TileClassifier(ClassifierSettings(model_path=args.model) if args.model else ClassifierSettings())
+    from vision.presence import PresenceModel, PresenceSettings, default_presence_model
+    if args.presence == "none":
+        presence = False
+    elif args.presence:
+        presence = PresenceModel(PresenceSettings(model_path=Path(args.presence)))
+    else:
+        presence = default_presence_model() or False
     spec = MatSpec.default()
     layouts = bench_layouts()
     print(f"layouts: {', '.join(l.name for l in layouts)}; photos {args.photos}; hands {args.hands}; "
-          f"camera {'given' if args.camera else 'estimated'}", flush=True)
+          f"camera {'given' if args.camera else 'estimated'}; presence model {'yes' if presence else 'no'}",
+          flush=True)
     rows = []
     # warm-up (first-run allocations in OpenCV / onnxruntime)
     warm = render_scene(SceneSpec("love", layouts[0], tilt_deg=(20, 20)), np.random.default_rng(1))
     try:
-        recognize(warm.image, "love", layouts[0], classifier=clf, spec=spec)
+        recognize(warm.image, "love", layouts[0], classifier=clf, spec=spec, presence=presence)
     except MatNotFound:
         pass
     for k in range(args.start, args.start + args.photos):
@@ -116,7 +126,7 @@ def main(argv=None) -> int:
         cam = Camera(tr.camera.K, np.zeros(5), tr.camera.image_size) if args.camera else None
         t0 = time.perf_counter()
         try:
-            rec = recognize(scene.image, variant, layout, camera=cam, classifier=clf, spec=spec)
+            rec = recognize(scene.image, variant, layout, camera=cam, classifier=clf, spec=spec, presence=presence)
         except MatNotFound:
             rec = None
         dt = time.perf_counter() - t0

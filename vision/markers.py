@@ -78,6 +78,31 @@ def detect_markers_by_dictionary(image_bgr: np.ndarray, spec: MatSpec) -> dict[s
     """Like :func:`detect_markers`, keyed by dictionary name:
     ``{dictionary: (ids (K,) int32, corners (K, 4, 2) float32 px)}``."""
     gray = as_gray(image_bgr)
+    out = _detect(gray, spec, 1)
+    if sum(len(v[0]) for v in out.values()) < UPSCALE_BELOW:
+        # small or blurred markers: the detector's adaptive threshold and
+        # contour filters work in whole pixels, so look again at twice the size
+        big = _detect(cv2.resize(gray, None, fx=2, fy=2, interpolation=cv2.INTER_CUBIC), spec, 2)
+        if sum(len(v[0]) for v in big.values()) > sum(len(v[0]) for v in out.values()):
+            out = big
+    if sum(len(v[0]) for v in out.values()) < UPSCALE_BELOW:
+        # blurred markers (defocus, motion): an unsharp mask (sigma 3 px,
+        # amount 2) restores enough contrast between the bits to decode them
+        sharp = cv2.addWeighted(gray, 3.0, cv2.GaussianBlur(gray, (0, 0), 3.0), -2.0, 0)
+        again = _detect(sharp, spec, 1)
+        if sum(len(v[0]) for v in again.values()) > sum(len(v[0]) for v in out.values()):
+            out = again
+    return out
+
+
+#: fewer markers than this at the image's own size -> look again at twice the
+#: size, then on a sharpened image
+UPSCALE_BELOW = 4
+
+
+def _detect(gray: np.ndarray, spec: MatSpec, scale: int) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Markers in ``gray`` (an image ``scale`` times the photo's size), corners
+    in the photo's px (pixel centres: ``x = (x' + 0.5) / scale - 0.5``)."""
     wanted: dict[str, set[int]] = {}
     for m in spec.markers:
         wanted.setdefault(m.dictionary, set()).add(m.id)
@@ -92,8 +117,10 @@ def detect_markers_by_dictionary(image_bgr: np.ndarray, spec: MatSpec) -> dict[s
         corners = np.asarray(corners, np.float32).reshape(-1, 4, 2)
         keep = np.array([i in ids_wanted for i in ids], bool)
         ids, corners = ids[keep], corners[keep]
-        refined = np.array([refine_marker_corners(gray, c) for c in corners], np.float32).reshape(-1, 4, 2)
-        out[name] = (ids, refined)
+        refined = np.array([refine_marker_corners(gray, c) for c in corners], np.float64).reshape(-1, 4, 2)
+        if scale != 1:
+            refined = (refined + 0.5) / scale - 0.5
+        out[name] = (ids, refined.astype(np.float32))
     return out
 
 
@@ -123,7 +150,16 @@ def refine_marker_corners(gray: np.ndarray, corners: np.ndarray, step: float = 0
     r = float(np.clip(0.5 * module, 1.5, 4.0))
     offs = np.arange(-r, r + 1e-9, step)
     q = max(1, len(offs) // 5)
-    img = gray.astype(np.float32)
+    # work on a float copy of the marker's surroundings only
+    pad = int(np.ceil(r)) + 3
+    x0i = max(0, int(np.floor(c[:, 0].min())) - pad)
+    y0i = max(0, int(np.floor(c[:, 1].min())) - pad)
+    x1i = min(gray.shape[1], int(np.ceil(c[:, 0].max())) + pad + 1)
+    y1i = min(gray.shape[0], int(np.ceil(c[:, 1].max())) + pad + 1)
+    if x1i - x0i < 4 or y1i - y0i < 4:
+        return c
+    img = gray[y0i:y1i, x0i:x1i].astype(np.float32)
+    origin = np.array([x0i, y0i], np.float64)
     lines = []
     for k in range(4):
         p0, p1 = c[k], c[(k + 1) % 4]
@@ -134,22 +170,21 @@ def refine_marker_corners(gray: np.ndarray, corners: np.ndarray, step: float = 0
         n = sign * np.array([d[1], -d[0]])  # outwards
         ts = np.linspace(0.12, 0.88, int(max(8, length / 1.5)))
         base = p0[None, :] + ts[:, None] * (p1 - p0)[None, :]
-        pts = base[:, None, :] + offs[None, :, None] * n[None, None, :]
+        pts = base[:, None, :] + offs[None, :, None] * n[None, None, :] - origin
         prof = cv2.remap(img, pts[..., 0].astype(np.float32), pts[..., 1].astype(np.float32),
                          cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
         dark, light = prof[:, :q].mean(axis=1), prof[:, -q:].mean(axis=1)
-        edge = []
-        for i in range(len(ts)):
-            if light[i] - dark[i] < 20:
-                continue
-            mid = (dark[i] + light[i]) / 2
-            v = prof[i]
-            idx = np.nonzero((v[:-1] < mid) & (v[1:] >= mid))[0]
-            if len(idx) == 0:
-                continue
-            j = idx[np.argmin(np.abs(offs[idx]))]
-            s = offs[j] + (mid - v[j]) / (v[j + 1] - v[j]) * step
-            edge.append(base[i] + s * n)
+        mid = (dark + light) / 2
+        # upward crossings of the half-way level; per profile the one nearest the detected side
+        cross = (prof[:, :-1] < mid[:, None]) & (prof[:, 1:] >= mid[:, None])
+        cost = np.where(cross, np.abs(offs[:-1])[None, :], np.inf)
+        j = cost.argmin(axis=1)
+        ok = (light - dark >= 20) & cross.any(axis=1)
+        rows = np.arange(len(ts))
+        v0, v1 = prof[rows, j], prof[rows, np.minimum(j + 1, len(offs) - 1)]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            s_ = offs[j] + (mid - v0) / (v1 - v0) * step
+        edge = (base + s_[:, None] * n[None, :])[ok]
         if len(edge) < 4:
             return c
         vx, vy, x0, y0 = cv2.fitLine(np.asarray(edge, np.float32), cv2.DIST_L2, 0, 0.01, 0.01).ravel()

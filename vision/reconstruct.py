@@ -74,6 +74,19 @@ class ReconstructSettings:
             by tiles on higher layers (tilted view, :func:`hidden_fraction`) ...
         hidden_face_min: ... and whose window does not show a face with at
             least this probability is unseen (present, face null), not empty.
+        presence_margin: a slot the presence model judges is empty when its
+            log-odds fall below this.
+        presence_face_min: a slot the presence model finds present shows its
+            face when the face probabilities sum to at least this (and beat
+            "occluded"), and its face is not mostly hidden by higher tiles
+            (``hidden_above``, unless the face reads at ``hidden_face_min``);
+            otherwise it is unseen (present, face null).
+        presence_weights: ``(a, b, c, d)``: the presence log-odds used are
+            ``a q + b lo - c lo_below + d``, with ``q`` the presence model's
+            output, ``lo`` the classifier's log-odds face : none at the slot
+            and ``lo_below`` the best of the slots it covers (both clipped to
+            +-8; -8 where it covers none).  Fitted by logistic regression
+            on development photos (``bench/fit_presence.py``).
         focal_search: when the pose stage had to assume the focal length (a
             nearly overhead view without ``--camera``, see
             :func:`focal_from_faces`), pick it by how well the tiles' faces line
@@ -90,6 +103,9 @@ class ReconstructSettings:
     in_view_margin_px: float = 2.0
     hidden_above: float = 0.5
     hidden_face_min: float = 0.8
+    presence_margin: float = 0.0
+    presence_face_min: float = 0.35
+    presence_weights: tuple[float, float, float, float] = (0.846, 0.304, 0.335, -0.474)
     focal_search: bool = True
     focal_ratios: tuple[float, ...] = (0.64, 0.68, 0.73, 0.78, 0.84, 0.9, 0.96, 1.03, 1.1, 1.18)
     focal_slots: int = 32
@@ -155,7 +171,7 @@ def reconstruct(layout: Layout, variant: str, face_probs: np.ndarray, p_none: np
                 p_occluded: np.ndarray | None = None, in_view: np.ndarray | None = None,
                 settings: ReconstructSettings = ReconstructSettings(),
                 geometry: Geometry | None = None, camera_mm: np.ndarray | None = None,
-                spec=None) -> list[SlotState]:
+                spec=None, presence_logit: np.ndarray | None = None) -> list[SlotState]:
     """Decide presence and faces of every slot from per-slot probabilities.
 
     Args:
@@ -176,6 +192,15 @@ def reconstruct(layout: Layout, variant: str, face_probs: np.ndarray, p_none: np
             already found on higher layers hide (as seen from the camera, see
             :func:`hidden_fraction`) by more than ``settings.hidden_above`` is
             not judged empty on its window's evidence: it is unseen.
+        presence_logit: log-odds "a tile stands here" from the presence model
+            (:mod:`vision.presence`): an ``(N,)`` float array (NaN where the
+            model was not asked), or a function of a list of slot indices
+            returning their log-odds, called once per layer, top down, for the
+            candidate slots (:func:`vision.presence.candidates`) not already
+            known to be covered (the model then runs only where its answer
+            is used).  Where given, it decides the presence of that slot
+            (rules 2-3 and the hidden-slot rule give way to it); the face still
+            comes from ``face_probs``.
 
     Returns:
         One :class:`SlotState` per slot, in layout order.
@@ -200,6 +225,16 @@ def reconstruct(layout: Layout, variant: str, face_probs: np.ndarray, p_none: np
 
     # python scalars in the per-slot loop (numpy scalar access is slow)
     pf_l, pn_l, po_l, lo_l, view_l = pf.tolist(), pn.tolist(), po.tolist(), logodds.tolist(), view.tolist()
+    ql = [float("nan")] * n
+    ask = None                      # candidate slots whose log-odds are asked for layer by layer
+    if callable(presence_logit):
+        from vision.presence import candidates
+        # candidate slots, and any slot whose window reads "occluded" (in a
+        # steep view a neighbour's side can hide an empty slot's window)
+        ask = candidates(slots) | (view & (po > settings.occluded_above))
+    elif presence_logit is not None:
+        ql = _presence_used(np.asarray(presence_logit, np.float64).reshape(n), range(n), logodds, g,
+                            settings, ql)
     seen = [""] * n
     conf = [0.0] * n
     pending: set[int] = set()          # occluded slots whose presence lower evidence may still refute
@@ -214,9 +249,35 @@ def reconstruct(layout: Layout, variant: str, face_probs: np.ndarray, p_none: np
             if above:
                 hidden = hidden_fraction([slots[i] for i in layers[z]], [slots[j] for j in above],
                                          camera_mm, spec).tolist()
+        if ask is not None:
+            todo = [i for i in layers[z] if ask[i] and not seen[i]]
+            if todo:
+                q = np.asarray(presence_logit(todo), np.float64).reshape(len(todo))
+                ql = _presence_used(q, todo, logodds, g, settings, ql)
         for i, hid in zip(layers[z], hidden):
             if seen[i]:
                 continue                      # already implied present (covered) by a tile above
+            if ql[i] == ql[i]:                # the presence model judged this slot
+                if not view_l[i]:
+                    seen[i] = "occluded"
+                    conf[i] = UNSEEN_CONFIDENCE
+                    _cover(i, g, seen, conf)
+                elif ql[i] < settings.presence_margin:
+                    seen[i] = "empty"
+                    conf[i] = 1.0 / (1.0 + math.exp(min(50.0, max(-50.0, ql[i]))))
+                else:
+                    sure = 1.0 / (1.0 + math.exp(-min(50.0, ql[i])))
+                    readable = hid <= settings.hidden_above or pf_l[i] >= settings.hidden_face_min
+                    if readable and pf_l[i] >= settings.presence_face_min and pf_l[i] >= po_l[i]:
+                        seen[i] = "face"
+                        conf[i] = sure
+                    else:
+                        seen[i] = "occluded"
+                        conf[i] = min(UNSEEN_CONFIDENCE, sure)
+                    _cover(i, g, seen, conf)
+                if seen[i] == "face":
+                    _refute_pending_above(i, g, seen, conf, pending)
+                continue
             if hid > settings.hidden_above and pf_l[i] < settings.hidden_face_min:
                 seen[i] = "occluded"          # behind a taller stack: the window cannot tell
                 conf[i] = UNSEEN_CONFIDENCE
@@ -240,15 +301,8 @@ def reconstruct(layout: Layout, variant: str, face_probs: np.ndarray, p_none: np
             else:
                 seen[i] = "empty"
                 conf[i] = pn_l[i] / max(pf_l[i] + pn_l[i], eps)
-            # this slot's own face seen means no tile above (an unseen one would
-            # hide it).  An empty-looking window proves less: under a present
-            # tile it shows that tile misplaced by parallax.
             if seen[i] == "face":
-                for p in g.covered_by[i]:
-                    if p in pending:
-                        pending.discard(p)
-                        seen[p] = "empty"
-                        conf[p] = UNSEEN_CONFIDENCE
+                _refute_pending_above(i, g, seen, conf, pending)
         _pinch_legality(layers[z], g, seen, conf, pf_l, pn_l, eps)
     for p in sorted(pending, key=lambda i: -slots[i].z):
         if seen[p] == "occluded":
@@ -270,6 +324,33 @@ def reconstruct(layout: Layout, variant: str, face_probs: np.ndarray, p_none: np
             c = conf[i] * float(fp[i, k]) / max(pf_l[i], eps)
         out.append(SlotState(s, present, face, min(1.0, max(0.0, c)), free[i], seen[i]))
     return out
+
+
+def _presence_used(q: np.ndarray, idx, logodds: np.ndarray, g: Geometry, settings: ReconstructSettings,
+                   ql: list[float]) -> list[float]:
+    """``ql`` with the log-odds used for slots ``idx`` filled in: the presence
+    model's ``q`` (one per slot of ``idx``; NaN: not asked) weighed with the
+    face classifier's window and the best window one layer down, ``a q + b lo
+    - c lo_below + d`` (logistic regression, ``settings.presence_weights``)."""
+    a, b, c, d = settings.presence_weights
+    lo_c = np.clip(logodds, -8.0, 8.0)
+    out = list(ql)
+    for k, i in enumerate(idx):
+        below = max((lo_c[j] for j in g.covers[i]), default=-8.0)
+        out[i] = float(a * q[k] + b * lo_c[i] - c * below + d)
+    return out
+
+
+def _refute_pending_above(i: int, g: Geometry, seen: list[str], conf: list[float], pending: set[int]) -> None:
+    """Slot ``i`` shows its own face, so no tile lies above it (an unseen one
+    would hide it): the occluded slots over it still pending are empty.  (An
+    empty-looking window proves less: under a present tile it shows that tile
+    misplaced by parallax.)"""
+    for p in g.covered_by[i]:
+        if p in pending:
+            pending.discard(p)
+            seen[p] = "empty"
+            conf[p] = UNSEEN_CONFIDENCE
 
 
 def _pinch_legality(layer: list[int], g: Geometry, seen: list[str], conf: list[float],
@@ -514,7 +595,7 @@ def focal_from_faces(image_bgr: np.ndarray, variant: str, layout: Layout, spec, 
 
 def recognize(image_bgr: np.ndarray, variant: str, layout: Layout, camera=None,
               classifier=None, spec=None, settings: ReconstructSettings = ReconstructSettings(),
-              face_reader=None) -> Recognition:
+              face_reader=None, presence=None) -> Recognition:
     """Read the board of ``layout`` from one BGR photo of the mat.
 
     Args:
@@ -528,6 +609,10 @@ def recognize(image_bgr: np.ndarray, variant: str, layout: Layout, camera=None,
         settings: decision thresholds.
         face_reader: optional :class:`vision.faces.ProfileFaceReader`: faces are
             then read with an enrolled profile (presence still from the model).
+        presence: a :class:`vision.presence.PresenceModel` for the presence of
+            stacked and partly hidden slots (:func:`vision.presence.candidates`);
+            None opens the bundled one when ``models/presence.onnx`` exists,
+            False does without (the face classifier alone decides).
 
     Returns:
         :class:`Recognition`.
@@ -561,6 +646,14 @@ def recognize(image_bgr: np.ndarray, variant: str, layout: Layout, camera=None,
         fp = np.zeros_like(fp)
         if len(cand):
             fp[cand] = face_reader.face_probs(image_bgr, quads[cand]) * pf[cand, None]
+    if presence is None:
+        from vision.presence import default_presence_model
+        presence = default_presence_model()
+
+    def presence_of(idx: list[int]) -> np.ndarray:
+        return presence.slot_logits(image_bgr, [layout.slots[i] for i in idx], spec, pose)
+
     states = reconstruct(layout, variant, fp, sc.p_none, sc.p_occluded, in_view, settings,
-                         camera_mm=pose.camera_centre_mm, spec=spec)
+                         camera_mm=pose.camera_centre_mm, spec=spec,
+                         presence_logit=presence_of if presence else None)
     return Recognition(variant, layout, tuple(states), quads, pose)

@@ -324,3 +324,19 @@ def test_find_mat_cli_exit_codes(spec, mat_png, tmp_path, capsys):
     assert main(["find-mat", str(photo), "--mat", str(bad_mat)]) == 2
     errs = capsys.readouterr().err.strip().splitlines()
     assert len(errs) == 3 and all(e.startswith("companion find-mat: ") for e in errs)
+
+
+def test_small_blurred_markers_are_found_at_twice_the_size(spec, mat_png, monkeypatch):
+    # a far camera (markers about 12 px across) and a defocus blur of 2 px:
+    # the detector finds no marker at the photo's own size, but the second look
+    # (twice the size, then sharpened) finds enough for a pose within a pixel
+    import vision.markers as markers
+    K_far = camera_matrix(SIZE, 1000.0)
+    rv, tv = look_at_pose(CENTRE, 1600.0, 15.0, yaw_deg=30.0)
+    img = cv2.GaussianBlur(render_view(mat_png, spec.px_per_mm, K_far, rv, tv, SIZE), (0, 0), 2.0)
+    pose = estimate_pose(img, spec, Camera(K_far, np.zeros(5), SIZE))
+    assert pose.n_markers >= 3
+    assert _face_error(spec, pose, rv, tv, K=K_far, slots=[(0, 0, 0), (34, 14, 0), (16, 6, 2)]) < 1.0
+    monkeypatch.setattr(markers, "UPSCALE_BELOW", 0)
+    with pytest.raises(MatNotFound):
+        estimate_pose(img, spec, Camera(K_far, np.zeros(5), SIZE))

@@ -6,7 +6,7 @@ import pytest
 
 from companion.layouts import Layout, Slot
 from companion.tiles import tileset
-from vision.reconstruct import UNSEEN_CONFIDENCE, reconstruct
+from vision.reconstruct import UNSEEN_CONFIDENCE, ReconstructSettings, reconstruct
 
 VARIANT = "mindful"
 FACES = [f.id for f in tileset(VARIANT).faces]
@@ -188,3 +188,57 @@ def test_hidden_fraction_of_a_face_behind_a_taller_neighbour():
     assert hidden_fraction([target], [right_up], low_right, spec)[0] > 0.3
     # a neighbour on the same layer never hides a face
     assert hidden_fraction([target], [(12, 4, 0)], low_right, spec)[0] == 0
+
+
+# --------------------------------------------------------------------------- presence model's say
+
+MODEL_ONLY = ReconstructSettings(presence_weights=(1.0, 0.0, 0.0, 0.0))
+
+def test_presence_model_overrules_a_face_seen_one_layer_too_high():
+    # the top tile is gone and the tile below (circles-5) shows through the top
+    # window almost as cleanly as through its own: the classifier alone keeps
+    # the top tile (a near tie goes to the upper tile) ...
+    rows = [("bamboo-1", 0.98), ("circles-5", 0.90), ("bamboo-3", 0.97), ("circles-5", 0.95)]
+    fp, pn, po = probs(rows)
+    out = reconstruct(LAYOUT, VARIANT, fp, pn, po)
+    assert out[TOP].present and out[TOP].face == "circles-5" and out[B].seen == "covered"
+    # ... the presence model, sure the slot is empty (log-odds -3), removes it
+    q = np.array([np.nan, np.nan, np.nan, -3.0])
+    out = reconstruct(LAYOUT, VARIANT, fp, pn, po, settings=MODEL_ONLY, presence_logit=q)
+    assert [t.present for t in out] == [True, True, True, False]
+    assert out[B].face == "circles-5" and out[B].seen == "face"
+    assert out[TOP].confidence == pytest.approx(1 / (1 + np.exp(-3.0)))
+    assert [t.free for t in out] == [True, False, True, None]
+
+
+def test_presence_model_keeps_a_tile_whose_face_is_unreadable():
+    # the classifier sees no face at the top (glare): present by the presence
+    # model, face null, never a confident answer; the tile under it is covered
+    fp, pn, po = probs([("bamboo-1", 0.98), ("none", 0.9), ("bamboo-3", 0.97), ("none", 0.85)])
+    out = reconstruct(LAYOUT, VARIANT, fp, pn, po, settings=MODEL_ONLY,
+                      presence_logit=np.array([np.nan, np.nan, np.nan, 2.5]))
+    assert out[TOP].present and out[TOP].face is None and out[TOP].seen == "occluded"
+    assert out[TOP].confidence <= UNSEEN_CONFIDENCE
+    assert out[B].present and out[B].seen == "covered"
+    # a readable face with a sure presence keeps its face and the model's confidence
+    fp, pn, po = probs([("bamboo-1", 0.98), ("none", 0.9), ("bamboo-3", 0.97), ("circles-5", 0.6)])
+    out = reconstruct(LAYOUT, VARIANT, fp, pn, po, settings=MODEL_ONLY,
+                      presence_logit=np.array([np.nan, np.nan, np.nan, 4.0]))
+    assert out[TOP].face == "circles-5"
+    assert out[TOP].confidence == pytest.approx(1 / (1 + np.exp(-4.0)) * 0.6 / fp[TOP].sum(), rel=1e-6)
+
+
+def test_presence_log_odds_weigh_the_model_with_both_windows():
+    # used log-odds a q + b lo - c lo_below + d, lo = log(face sum / none) of
+    # the slot's window (clipped to +-8), lo_below the same for the slot it
+    # covers (B), whose window shows its face at 0.9
+    fp, pn, po = probs([("bamboo-1", 0.98), ("circles-5", 0.90), ("bamboo-3", 0.97), ("circles-5", 0.6)])
+    lo = np.log(fp.sum(axis=1) + 1e-6) - np.log(pn + 1e-6)
+    w = (0.5, 0.25, 0.75, -0.1)
+    q_top = 1.2
+    used = w[0] * q_top + w[1] * lo[TOP] - w[2] * lo[B] + w[3]
+    assert used < 0                     # the lower window's clean face outweighs the model
+    out = reconstruct(LAYOUT, VARIANT, fp, pn, po, settings=ReconstructSettings(presence_weights=w),
+                      presence_logit=np.array([np.nan, np.nan, np.nan, q_top]))
+    assert not out[TOP].present and out[B].face == "circles-5"
+    assert out[TOP].confidence == pytest.approx(1 / (1 + np.exp(used)))

@@ -48,6 +48,12 @@ OCCLUDED = "occluded"
 OUTSIDE = 65533          # label of samples outside the frame
 BENCH_SEED_BASE = 9_000_000
 TRAIN_LAYOUTS = ("turtle", "sprint-flat", "sprint-2layer")
+#: more stacked built-in layouts for training scenes.  The bench's other
+#: layouts (bench/bench_recognize.py ``LAYOUTS``: pagoda-of-peace, twin-hearts,
+#: sugar-pyramid, dragons-tail, alphabet-tower) are never used in training.
+EXTRA_LAYOUTS = ("cupids-citadel", "eternal-garden", "gingerbread-castle", "sundae-mountain", "twin-peaks",
+                 "imperial-palace", "turtle-of-longevity", "monogram-pyramid", "scholars-bookrest",
+                 "typewriter-key")
 
 
 def all_classes() -> tuple[str, ...]:
@@ -69,11 +75,11 @@ class LabelSettings:
     true_camera_share: float = 0.25
 
 
-def builtin_layouts() -> list[Layout]:
-    """The built-in layouts used for training scenes (those that exist)."""
+def builtin_layouts(names: tuple[str, ...] = TRAIN_LAYOUTS) -> list[Layout]:
+    """The built-in layouts ``names`` (those that exist), shifted to the mat's origin."""
     from companion import codex
     out = []
-    for name in TRAIN_LAYOUTS:
+    for name in names:
         try:
             out.append(shifted_to_origin(codex.builtin(name)))
         except Exception:  # a layout a colleague has not added yet
@@ -251,13 +257,15 @@ def scene_samples(scene, rng: np.random.Generator, crop: CropSettings = CropSett
 
 
 def scene_spec_for(k: int, rng: np.random.Generator, hands: float = 0.35):
-    """The ``SceneSpec`` of training scene ``k``: variant by turns, a built-in
-    layout (2 in 3) or a random one, 0-60 % of the tiles removed as free pairs,
-    tilt 0-45 degrees."""
+    """The ``SceneSpec`` of training scene ``k``: variant by turns; layout one
+    of :data:`TRAIN_LAYOUTS` (1 in 3), one of :data:`EXTRA_LAYOUTS` (1 in 3)
+    or a random one; 0-60 % of the tiles removed as free pairs, tilt 0-45
+    degrees."""
     from vision.synth import SceneSpec
     variant = VARIANTS[k % len(VARIANTS)]
-    layouts = builtin_layouts()
-    if layouts and rng.random() < 2 / 3:
+    u = rng.random()
+    layouts = builtin_layouts(TRAIN_LAYOUTS if u < 1 / 3 else EXTRA_LAYOUTS) if u < 2 / 3 else []
+    if layouts:
         layout = layouts[int(rng.integers(len(layouts)))]
     else:
         layout = random_layout(rng)

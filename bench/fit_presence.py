@@ -1,0 +1,107 @@
+"""Fit how ``reconstruct`` weighs the presence model against the face classifier.
+
+    python bench/fit_presence.py [--start 1000] [--photos 160]
+
+On development photos (bench_recognize's scene generator, photo indices
+``start .. start + photos``, by default 1000-1159: never the photos 0-199
+whose figures the bench reports), every candidate slot
+(``vision.presence.candidates``) that no present tile covers gives one row:
+the presence model's log-odds ``q``, the face classifier's log-odds face :
+none at the slot (``lo``) and the best of the slots it covers (``lo_below``),
+both clipped to +-8, and the truth.  A logistic regression
+``a q + b lo - c lo_below + d`` is fitted on the even photos and scored on the
+odd ones; the script prints the accuracy of the model alone, of the classifier
+alone and of the fit, per layer, and the weights for
+``ReconstructSettings.presence_weights`` (refitted on all photos).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from companion.errors import MatNotFound  # noqa: E402
+from companion.rules import Geometry  # noqa: E402
+from companion.tiles import VARIANTS  # noqa: E402
+
+
+def rows(start: int, photos: int, model: Path | None):
+    import bench_recognize as B
+    from vision.crops import extract_patches
+    from vision.faces import TileClassifier
+    from vision.pose import estimate_pose, project_slot_faces
+    from vision.presence import PresenceModel, PresenceSettings, candidates
+    from vision.synth import SceneSpec, render_scene
+
+    pm = PresenceModel(PresenceSettings(model_path=model) if model else PresenceSettings())
+    clf = TileClassifier()
+    layouts = B.bench_layouts()
+    out = []
+    for k in range(start, start + photos):
+        rng = np.random.default_rng(B.BENCH_SEED_BASE + k)
+        variant = VARIANTS[k % len(VARIANTS)]
+        layout = layouts[(k // len(VARIANTS)) % len(layouts)]
+        scene = render_scene(SceneSpec(variant, layout, tilt_deg=(0.0, 40.0),
+                                       faces=B.deal(variant, len(layout), rng)), rng)
+        tr = scene.truth
+        try:
+            pose = estimate_pose(scene.image, tr.mat, None)
+        except MatNotFound:
+            continue
+        g = Geometry.of(layout)
+        present = np.asarray(tr.present, bool)
+        covered = np.array([any(present[j] for j in g.covered_by[i]) for i in range(len(layout))])
+        idx = np.flatnonzero(candidates(layout.slots) & ~covered)
+        if not len(idx):
+            continue
+        q = pm.slot_logits(scene.image, [layout.slots[i] for i in idx], tr.mat, pose)
+        sc = clf.scores(extract_patches(scene.image, project_slot_faces(layout.slots, tr.mat, pose), clf.crop),
+                        variant)
+        lo = np.clip(np.log(sc.face_probs.sum(axis=1) + 1e-6) - np.log(sc.p_none + 1e-6), -8, 8)
+        for j, i in enumerate(idx):
+            below = max((lo[b] for b in g.covers[i]), default=-8.0)
+            out.append((k, layout.slots[i].z, q[j], lo[i], below, float(present[i])))
+    return np.array(out, np.float64).reshape(-1, 6)
+
+
+def fit(X: np.ndarray, y: np.ndarray, steps: int = 4000, lr: float = 0.5) -> np.ndarray:
+    """Logistic regression by gradient descent (features already scaled ~1)."""
+    w = np.zeros(X.shape[1])
+    for _ in range(steps):
+        p = 1 / (1 + np.exp(-np.clip(X @ w, -50, 50)))
+        w -= lr * X.T @ (p - y) / len(y)
+    return w
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--start", type=int, default=1000)
+    ap.add_argument("--photos", type=int, default=160)
+    ap.add_argument("--model", type=Path, default=None, help="presence.onnx (default: models/)")
+    a = ap.parse_args(argv)
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    d = rows(a.start, a.photos, a.model)
+    k, z, q, lo, below, y = d.T
+    X = np.column_stack([q, lo, -below, np.ones_like(q)])
+    even = k % 2 == 0
+    w = fit(X[even], y[even])
+    odd = ~even
+    acc = lambda s, m: float(((s[m] > 0) == (y[m] > 0.5)).mean()) if m.any() else float("nan")
+    print(f"{len(y)} candidate slots on {len(np.unique(k))} photos ({y.mean():.3f} present)")
+    print(f"odd photos: model alone {acc(q, odd):.4f}, classifier alone {acc(lo, odd):.4f}, "
+          f"fit on even photos {acc(X @ w, odd):.4f}")
+    for layer in np.unique(z):
+        m = odd & (z == layer)
+        print(f"  layer {int(layer)}: {int(m.sum())} slots, model {acc(q, m):.4f}, fit {acc(X @ w, m):.4f}")
+    w_all = fit(X, y)
+    print("presence_weights (a, b, c, d) = (" + ", ".join(f"{v:.3f}" for v in w_all) + ")")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,87 @@
+"""vision/presence.py: which slots the presence model judges, its two windows,
+its input, and the bundled model on a rendered scene."""
+
+import numpy as np
+import pytest
+
+from companion.layouts import Layout, Slot
+from vision.mat import MatSpec
+from vision.pose import Camera, MatPose, project_slot_faces
+from vision.presence import (PRESENCE_CROP, PresenceModel, PresenceSettings, candidates, presence_input,
+                             presence_raw, window_quads)
+from synthetic_views import camera_matrix, look_at_pose
+
+
+def test_candidates_are_raised_slots_and_their_near_neighbours():
+    slots = [(0, 0, 0), (2, 0, 0), (4, 0, 0), (2, 0, 1),     # a row with a tile on the middle one
+             (6, 0, 0),                                      # 4 half-units from the raised tile: near
+             (8, 0, 0),                                      # 6 half-units away: far
+             (20, 10, 0), (2, 6, 0)]                         # far in x, 6 half-units away in y
+    assert candidates(slots).tolist() == [True, True, True, True, True, False, False, False]
+    assert candidates([]).shape == (0,)
+    # a flat layout has no candidates at all: its presence stays the classifier's
+    assert not candidates([(2 * i, 0, 0) for i in range(10)]).any()
+
+
+@pytest.fixture(scope="module")
+def pose():
+    spec = MatSpec.default()
+    K = camera_matrix((1280, 720), 1000.0)
+    rv, tv = look_at_pose((297, 210, 0), 800.0, 25.0, yaw_deg=5.0)
+    return spec, MatPose(rv, tv, Camera(K, np.zeros(5), (1280, 720)), 0.0, 12)
+
+
+def test_two_windows_at_the_slot_height_and_one_layer_lower(pose):
+    spec, p = pose
+    slots = [(4, 2, 0), (10, 6, 2)]
+    q = window_quads(slots, spec, p)
+    assert q.shape == (2, 2, 4, 2) and q.dtype == np.float32
+    np.testing.assert_allclose(q[0], project_slot_faces(slots, spec, p), atol=1e-4)
+    np.testing.assert_allclose(q[1], project_slot_faces([(4, 2, -1), (10, 6, 1)], spec, p), atol=1e-4)
+    # a layer-0 slot's lower window is its footprint on the mat (height 0): the
+    # camera looks down, so the lower face looks smaller than the top face
+    area = lambda quad: 0.5 * abs(np.cross(quad[2] - quad[0], quad[3] - quad[1]))
+    assert area(q[1, 0]) < area(q[0, 0])
+
+
+def test_input_is_two_normalised_windows_as_six_channels(pose):
+    spec, p = pose
+    rng = np.random.default_rng(3)
+    img = rng.integers(0, 256, (720, 1280, 3), dtype=np.uint8)
+    raw = presence_raw(img, window_quads([(4, 2, 0), (10, 6, 2), (30, 12, 1)], spec, p))
+    assert raw.shape == (3, 2, PRESENCE_CROP.height, PRESENCE_CROP.width, 3) and raw.dtype == np.uint8
+    x = presence_input(raw)
+    assert x.shape == (3, 6, 64, 48) and x.dtype == np.float32
+    # each window has zero mean per channel
+    np.testing.assert_allclose(x.mean(axis=(2, 3)), 0.0, atol=1e-4)
+
+
+def test_missing_model_is_a_clear_error(tmp_path):
+    from companion.errors import BadInput
+    with pytest.raises(BadInput, match="cannot read model description"):
+        PresenceModel(PresenceSettings(model_path=tmp_path / "presence.onnx"))
+
+
+def test_bundled_model_tells_an_exposed_tile_from_the_one_above():
+    # sprint-2layer with six upper tiles taken (three pairs of free tiles), a
+    # 20-degree view: the model judges every candidate slot left uncovered
+    from companion import codex
+    from companion.layouts import shifted_to_origin
+    from companion.rules import Geometry
+    from vision.synth import SceneSpec, render_scene
+
+    if not PresenceSettings().model_path.exists():
+        pytest.skip("models/presence.onnx is not bundled in this checkout")
+    layout = shifted_to_origin(codex.builtin("sprint-2layer"))
+    upper = [s for s in layout.slots if s.z == 1]
+    removed = tuple(upper[:2] + upper[-2:] + upper[len(upper) // 2: len(upper) // 2 + 2])
+    scene = render_scene(SceneSpec("mindful", layout, tilt_deg=(20.0, 20.0), removed=removed),
+                         np.random.default_rng(11))
+    tr = scene.truth
+    g = Geometry.of(layout)
+    present = np.asarray(tr.present, bool)
+    covered = np.array([any(present[j] for j in g.covered_by[i]) for i in range(len(layout))])
+    idx = np.flatnonzero(candidates(layout.slots) & ~covered)
+    q = PresenceModel().slot_logits(scene.image, [layout.slots[i] for i in idx], tr.mat, tr.pose())
+    assert ((q > 0) == present[idx]).mean() >= 0.95
+    assert all(q[list(idx).index(layout.slots.index(s))] < 0 for s in removed)

@@ -1,0 +1,185 @@
+"""Is there a tile in this slot?  A second, small ONNX model for the presence
+of tiles in stacks, where the face classifier alone cannot tell.
+
+The face classifier (:mod:`vision.faces`) reads a window just larger than the
+slot's face.  On a stacked slot that is not enough: when the upper tile has
+been taken, the tile below shows its face only 20 mm lower, and with the
+camera nearly overhead and far away that face lands almost exactly in the
+upper slot's window (parallax ``20 mm * r / D``, a few px).  What tells the two
+apart lies around the face: the walls of the neighbours round a hole, their
+shadows falling into it, the stack's own sides and its shadow on the lower
+layer.  So this model sees a wide window (the face plus half a face on every
+side) at the slot's own height AND the same window one layer lower, stacked as
+six channels, and answers one logit: "a tile stands in this slot".
+
+It is asked only about **candidate** slots (:func:`candidates`): slots on a
+raised layer, and slots near a taller slot of the layout (a tilted view may
+hide part of them).  Flat areas keep the face classifier's decision.
+
+Training: ``python -m vision.training.train_presence`` (synthetic scenes, see
+:mod:`vision.training.presence_data`); the model card
+(``models/MODEL_CARD.md``, "Presence model") gives the data and accuracy.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from companion.errors import BadInput
+from vision.crops import CropSettings, extract_raw, normalise
+
+MODELS_DIR = Path(__file__).resolve().parents[1] / "models"
+
+#: geometry of each of the two windows: the face plus half a face of context
+#: on every side, 64 x 48 px (rows down the 40 mm side).
+PRESENCE_CROP = CropSettings(height=64, width=48, margin=0.5, std_floor=12.0)
+#: a taller slot this close (half-units, both axes) can hide part of a slot.
+NEAR_HALF_UNITS = 4
+
+
+def candidates(slots) -> np.ndarray:
+    """``(N,) bool``: the slots the presence model judges.
+
+    A slot is a candidate when it lies on a raised layer (``z >= 1``: a tile
+    taken from it exposes the tile below, 20 mm lower) or when a slot of a
+    higher layer lies within :data:`NEAR_HALF_UNITS` half-units in x and y (a
+    taller stack beside it can hide part of its face in a tilted view).
+
+    Args:
+        slots: ``N`` slots ``(x, y, z)``.
+    """
+    s = np.asarray([tuple(t) for t in slots], np.int64).reshape(-1, 3)
+    if len(s) == 0:
+        return np.zeros(0, bool)
+    raised = s[:, 2] >= 1
+    d = np.abs(s[:, None, :2] - s[None, :, :2]).max(axis=2)
+    near_taller = ((d <= NEAR_HALF_UNITS) & (s[None, :, 2] > s[:, None, 2])).any(axis=1)
+    return raised | near_taller
+
+
+def window_quads(slots, spec, pose) -> np.ndarray:
+    """The two windows of each slot: its face at its own height and one layer lower.
+
+    Args:
+        slots: ``N`` slots ``(x, y, z)``.
+        spec: ``vision.mat.MatSpec``.
+        pose: ``vision.pose.MatPose``.
+
+    Returns:
+        ``(2, N, 4, 2) float32`` image px: ``[0]`` at the slot's height
+        ``20 (z + 1)`` mm, ``[1]`` at ``20 z`` mm (the mat itself for ``z = 0``).
+    """
+    from vision.pose import project_slot_faces
+
+    s = np.asarray([tuple(t) for t in slots], np.float64).reshape(-1, 3)
+    low = s.copy()
+    low[:, 2] -= 1
+    q = project_slot_faces(np.concatenate([s, low]), spec, pose).astype(np.float32)
+    return q.reshape(2, len(s), 4, 2)
+
+
+def presence_raw(image_bgr: np.ndarray, quads2: np.ndarray) -> np.ndarray:
+    """Cut both windows of every slot (no normalisation).
+
+    Args:
+        image_bgr: ``(H, W, 3)`` uint8 BGR photo.
+        quads2: ``(2, N, 4, 2)`` from :func:`window_quads`.
+
+    Returns:
+        ``(N, 2, h, w, 3)`` uint8 BGR (``h, w`` of :data:`PRESENCE_CROP`).
+    """
+    q = np.asarray(quads2, np.float32)
+    n = q.shape[1]
+    raw = extract_raw(image_bgr, q.reshape(-1, 4, 2), PRESENCE_CROP)
+    return raw.reshape(2, n, *raw.shape[1:]).transpose(1, 0, 2, 3, 4)
+
+
+def presence_input(raw: np.ndarray) -> np.ndarray:
+    """Model input from :func:`presence_raw` output: each window normalised as
+    the face classifier's patches (:func:`vision.crops.normalise`), the two
+    stacked as channels.
+
+    Returns:
+        ``(N, 6, h, w)`` float32 (BGR of the own-height window, then BGR of the
+        lower one).
+    """
+    n = raw.shape[0]
+    h, w = raw.shape[2:4]
+    x = normalise(raw.reshape(n * 2, h, w, 3), PRESENCE_CROP)
+    return x.reshape(n, 6, h, w)
+
+
+@dataclass(frozen=True)
+class PresenceSettings:
+    """Where the presence model lives and how onnxruntime runs it.
+
+    Attributes:
+        model_path: the ``.onnx`` file (its JSON beside it, same stem).
+        threads: onnxruntime intra-op threads.
+    """
+
+    model_path: Path = MODELS_DIR / "presence.onnx"
+    threads: int = 2
+
+
+@dataclass
+class PresenceModel:
+    """The presence model behind one onnxruntime session.
+
+    Raises (on construction):
+        BadInput: the model or its JSON description is missing or unreadable.
+    """
+
+    settings: PresenceSettings = field(default_factory=PresenceSettings)
+
+    def __post_init__(self) -> None:
+        import onnxruntime as ort
+
+        path = Path(self.settings.model_path)
+        try:
+            self.meta = json.loads(path.with_suffix(".json").read_text())
+        except (OSError, ValueError) as exc:
+            raise BadInput(f"cannot read model description {path.with_suffix('.json')}: {exc}") from None
+        crop = CropSettings.from_json(self.meta["input"])
+        if crop != PRESENCE_CROP:
+            raise BadInput(f"{path}: window geometry {crop} is not this version's {PRESENCE_CROP}")
+        self.bias = float(self.meta.get("logit_bias", 0.0))
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads = self.settings.threads
+        opts.inter_op_num_threads = 1
+        opts.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+        opts.log_severity_level = 3
+        opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        try:
+            self.session = ort.InferenceSession(str(path), sess_options=opts, providers=["CPUExecutionProvider"])
+        except Exception as exc:  # onnxruntime raises its own exception types
+            raise BadInput(f"cannot load model {path}: {' '.join(str(exc).split())}") from None
+        self._input = self.session.get_inputs()[0].name
+
+    def logits(self, x: np.ndarray) -> np.ndarray:
+        """``(N,) float32`` log-odds "a tile stands here" for ``(N, 6, h, w)``
+        inputs from :func:`presence_input` (the JSON's ``logit_bias`` added)."""
+        x = np.ascontiguousarray(x, np.float32)
+        if len(x) == 0:
+            return np.zeros(0, np.float32)
+        return self.session.run(None, {self._input: x})[0].reshape(-1) + np.float32(self.bias)
+
+    def slot_logits(self, image_bgr: np.ndarray, slots, spec, pose) -> np.ndarray:
+        """Log-odds of presence for ``slots`` seen in ``image_bgr`` under ``pose``.
+
+        Returns:
+            ``(N,) float32``.
+        """
+        return self.logits(presence_input(presence_raw(image_bgr, window_quads(slots, spec, pose))))
+
+
+def default_presence_model() -> PresenceModel | None:
+    """The bundled model, or None when ``models/presence.onnx`` is absent
+    (recognition then falls back to the face classifier alone)."""
+    if not PresenceSettings().model_path.exists():
+        return None
+    return PresenceModel()

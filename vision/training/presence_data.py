@@ -1,0 +1,149 @@
+"""Training data for the presence model (:mod:`vision.presence`).
+
+Per scene (:func:`presence_scene_spec`, rendered by :mod:`vision.synth`): find the mat with the real pose estimator
+(without intrinsics in most scenes, as the CLI runs by default), then cut the
+two windows of every **candidate** slot (:func:`vision.presence.candidates`)
+whose presence is a question: no present tile lies above it (a covered slot
+is known to be present).  Label: the truth's ``present``.  Windows that a hand
+covers for more than ``hand_max`` of the face area are left out (the face
+classifier's "occluded" handles hands).
+
+Seeds: scene ``k`` of a run with seed ``s`` comes from
+``np.random.default_rng((PRESENCE_STREAM + s, k))``: tuple seeds, so never a
+bench photo (integer seeds) nor a face-classifier training scene (stream ``s``).
+
+    python -m vision.training.presence_data --seed 0 --scenes 3600
+    python -m vision.training.presence_data --seed 1 --scenes 300
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from multiprocessing import Pool
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from companion.errors import MatNotFound
+from companion.rules import Geometry
+from vision.crops import sampling_maps
+from vision.pose import Camera, estimate_pose
+from vision.presence import PRESENCE_CROP, candidates, presence_raw, window_quads
+
+PRESENCE_STREAM = 3_000_000
+HAND_MAX = 0.3
+TRUE_CAMERA_SHARE = 0.25
+CORNER_NOISE_PX = 0.6
+
+
+def scene_presence_samples(scene, rng: np.random.Generator):
+    """Labelled window pairs of one scene.
+
+    Returns:
+        ``(raw, labels, info)``: ``raw (M, 2, h, w, 3) uint8``, ``labels (M,)
+        uint8`` (1 present), ``info`` a dict of per-sample metadata arrays
+        (``z``: layer, ``tilt``: the camera tilt in degrees).
+    """
+    from vision.synth import LABEL_HAND
+
+    tr = scene.truth
+    layout = tr.layout
+    spec = tr.mat
+    img = scene.image
+    cam = Camera(tr.camera.K, np.zeros(5), tr.camera.image_size) if rng.random() < TRUE_CAMERA_SHARE else None
+    try:
+        pose = estimate_pose(img, spec, cam)
+    except MatNotFound:
+        pose = tr.pose()
+    present = np.asarray(tr.present, bool)
+    g = Geometry.of(layout)
+    covered = np.array([any(present[j] for j in g.covered_by[i]) for i in range(len(layout))], bool)
+    idx = np.flatnonzero(candidates(layout.slots) & ~covered)
+    if len(idx) == 0:
+        return np.zeros((0, 2, *PRESENCE_CROP.shape[1:], 3), np.uint8), np.zeros(0, np.uint8), {}
+    slots = [layout.slots[i] for i in idx]
+    q2 = window_quads(slots, spec, pose)
+    q2 = q2 + rng.normal(0, CORNER_NOISE_PX, q2.shape).astype(np.float32)
+    # hand cover over each own-height face (label image on the classifier's grid)
+    from vision.crops import CropSettings
+    face_grid = CropSettings(height=16, width=12, margin=0.0)
+    maps = sampling_maps(q2[0], face_grid)
+    lp = cv2.remap(scene.labels, maps, None, cv2.INTER_NEAREST, borderMode=cv2.BORDER_CONSTANT,
+                   borderValue=LABEL_HAND).reshape(len(idx), -1)
+    hand = (lp == LABEL_HAND).mean(axis=1)
+    keep = hand <= HAND_MAX
+    raw = presence_raw(img, q2[:, keep])
+    labels = present[idx[keep]].astype(np.uint8)
+    z = np.array([s.z for s in slots], np.int64)[keep]
+    return raw, labels, {"z": z, "tilt": np.full(len(labels), float(tr.pose().tilt_deg))}
+
+
+def presence_scene_spec(k: int, rng: np.random.Generator):
+    """Scene ``k``: variant by turns; layout turtle or sprint-2layer (1 in 3),
+    one of ``vision.training.dataset.EXTRA_LAYOUTS`` (1 in 3; the bench's
+    other layouts are never used) or a random stacked layout
+    (:func:`vision.training.dataset.random_layout`); 0-60 % of the tiles
+    removed as free pairs, tilt 0-45 degrees, hands in 1 scene in 5."""
+    from companion import codex
+    from companion.layouts import shifted_to_origin
+    from companion.tiles import VARIANTS
+    from vision.synth import SceneSpec
+    from vision.training.dataset import EXTRA_LAYOUTS, random_layout
+    variant = VARIANTS[k % len(VARIANTS)]
+    u = rng.random()
+    if u < 1 / 3:
+        layout = shifted_to_origin(codex.builtin(("turtle", "sprint-2layer")[int(rng.integers(2))]))
+    elif u < 2 / 3:
+        layout = shifted_to_origin(codex.builtin(EXTRA_LAYOUTS[int(rng.integers(len(EXTRA_LAYOUTS)))]))
+    else:
+        layout = random_layout(rng)
+    return SceneSpec(variant, layout, hands=0.2, tilt_deg=(0.0, 45.0))
+
+
+def make_samples(args):
+    seed, k = args
+    from vision.synth import render_scene
+    rng = np.random.default_rng((PRESENCE_STREAM + seed, k))
+    scene = render_scene(presence_scene_spec(k, rng), rng)
+    return scene_presence_samples(scene, rng)
+
+
+def build(seed: int, scenes: int, out: Path, start: int = 0, workers: int = 2, chunk: int = 100) -> None:
+    """Render scenes ``start .. start + scenes`` and write
+    ``out/presence-{seed}-{first}.npz`` chunks of ``chunk`` scenes."""
+    out.mkdir(parents=True, exist_ok=True)
+    t0 = time.time()
+    with Pool(workers) as pool:
+        for c0 in range(start, start + scenes, chunk):
+            path = out / f"presence-{seed}-{c0:06d}.npz"
+            if path.exists():
+                continue
+            ks = [(seed, k) for k in range(c0, min(c0 + chunk, start + scenes))]
+            res = pool.map(make_samples, ks, chunksize=4)
+            raw = np.concatenate([r[0] for r in res])
+            lab = np.concatenate([r[1] for r in res])
+            z = np.concatenate([r[2].get("z", np.zeros(0, np.int64)) for r in res])
+            tilt = np.concatenate([r[2].get("tilt", np.zeros(0)) for r in res])
+            np.savez(path, raw=raw, labels=lab, z=z, tilt=tilt)
+            print(f"{path.name}: {len(lab)} windows ({lab.mean():.2f} present), {time.time() - t0:.0f} s",
+                  flush=True)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--scenes", type=int, default=2000)
+    ap.add_argument("--start", type=int, default=0)
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--out", type=Path, default=Path("/tmp/presence-cache"))
+    a = ap.parse_args(argv)
+    cv2.setNumThreads(1)
+    build(a.seed, a.scenes, a.out, a.start, a.workers)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

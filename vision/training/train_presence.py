@@ -1,0 +1,153 @@
+"""Train the presence model (:mod:`vision.presence`) and export it to ONNX:
+
+    python -m vision.training.presence_data --seed 0 --scenes 2400
+    python -m vision.training.presence_data --seed 1 --scenes 300
+    python -m vision.training.train_presence --seed 0 --out models/
+
+Needs the ``train`` extra (torch); inference never imports this module.  Reads
+the window pairs cut by :mod:`vision.training.presence_data` (``--cache``,
+default ``/tmp/presence-cache``): seed ``--seed`` for training, seed
+``--seed + 1`` for validation.  The network: four 3x3 conv-BN-ReLU stages
+(24, 48, 64, 96 channels, the first three with stride 2), a 2x2 max pool,
+dropout and one linear output (log-odds "a tile stands here"); binary
+cross-entropy, AdamW with a one-cycle schedule, random 180-degree turns and
+mirror images of both windows together (a turned or mirrored table is as
+real as the first), per-channel gain and noise.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from vision.presence import PRESENCE_CROP, presence_input
+
+
+def load(cache: Path, seed: int):
+    files = sorted(cache.glob(f"presence-{seed}-*.npz"))
+    if not files:
+        raise SystemExit(f"no window pairs for seed {seed} in {cache}: run vision.training.presence_data first")
+    ds = [np.load(f) for f in files]
+    return (np.concatenate([d["raw"] for d in ds]), np.concatenate([d["labels"] for d in ds]).astype(np.float32),
+            np.concatenate([d["z"] for d in ds]), np.concatenate([d["tilt"] for d in ds]), len(files))
+
+
+def build_model():
+    import torch.nn as nn
+
+    def cbr(i, o, s=1):
+        return [nn.Conv2d(i, o, 3, s, 1, bias=False), nn.BatchNorm2d(o), nn.ReLU(inplace=True)]
+
+    h, w = PRESENCE_CROP.height, PRESENCE_CROP.width
+    for _ in range(4):
+        h, w = (h + 1) // 2, (w + 1) // 2
+    return nn.Sequential(*cbr(6, 24, 2), *cbr(24, 48, 2), *cbr(48, 64, 2), *cbr(64, 96),
+                         nn.MaxPool2d(2, ceil_mode=True), nn.Flatten(), nn.Dropout(0.2),
+                         nn.Linear(96 * h * w, 1))
+
+
+def _augment(x: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """``(B, 2, h, w, 3) uint8``: turn / mirror both windows together, gain, noise."""
+    x = x.copy()
+    turn = rng.random(len(x)) < 0.5
+    x[turn] = x[turn][:, :, ::-1, ::-1]
+    flip = rng.random(len(x)) < 0.5
+    x[flip] = x[flip][:, :, :, ::-1]
+    gain = rng.uniform(0.85, 1.15, (len(x), 1, 1, 1, 3)).astype(np.float32)
+    noise = rng.normal(0, 1, x.shape).astype(np.float32) * rng.uniform(0, 4, (len(x), 1, 1, 1, 1)).astype(np.float32)
+    return np.clip(x.astype(np.float32) * gain + noise, 0, 255).astype(np.uint8)
+
+
+def predict(model, raw: np.ndarray, batch: int = 1024) -> np.ndarray:
+    import torch
+    out = []
+    with torch.no_grad():
+        for i in range(0, len(raw), batch):
+            out.append(model(torch.from_numpy(presence_input(raw[i:i + batch]))).numpy().reshape(-1))
+    return np.concatenate(out) if out else np.zeros(0, np.float32)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--out", type=Path, default=Path("models"))
+    ap.add_argument("--cache", type=Path, default=Path("/tmp/presence-cache"))
+    ap.add_argument("--epochs", type=int, default=6)
+    ap.add_argument("--batch", type=int, default=256)
+    ap.add_argument("--lr", type=float, default=3e-3)
+    ap.add_argument("--threads", type=int, default=2)
+    a = ap.parse_args(argv)
+    import torch
+    import torch.nn as nn
+    torch.set_num_threads(a.threads)
+    torch.manual_seed(a.seed)
+    rng = np.random.default_rng(a.seed)
+    t0 = time.time()
+    raw, y, z, tilt, nfiles = load(a.cache, a.seed)
+    vraw, vy, vz, vtilt, _ = load(a.cache, a.seed + 1)
+    print(f"train {len(y)} window pairs ({y.mean():.3f} present), valid {len(vy)}", flush=True)
+    model = build_model()
+    opt = torch.optim.AdamW(model.parameters(), lr=a.lr, weight_decay=1e-4)
+    nb = len(raw) // a.batch
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=a.lr, total_steps=max(1, a.epochs * nb), pct_start=0.15)
+    loss_fn = nn.BCEWithLogitsLoss()
+
+    def valid():
+        model.eval()
+        lv = predict(model, vraw)
+        model.train()
+        acc = float(((lv > 0) == (vy > 0.5)).mean())
+        return lv, acc
+
+    for ep in range(a.epochs):
+        model.train()
+        order = rng.permutation(len(raw))
+        tot = 0.0
+        for b in range(nb):
+            idx = np.sort(order[b * a.batch:(b + 1) * a.batch])
+            xb = torch.from_numpy(presence_input(_augment(raw[idx], rng)))
+            yb = torch.from_numpy(y[idx])
+            opt.zero_grad()
+            loss = loss_fn(model(xb).reshape(-1), yb)
+            loss.backward()
+            opt.step()
+            sched.step()
+            tot += float(loss.detach())
+        lv, acc = valid()
+        print(f"epoch {ep + 1}/{a.epochs}: loss {tot / max(nb, 1):.4f}, valid accuracy {acc:.4f}, "
+              f"{time.time() - t0:.0f} s", flush=True)
+    model.eval()
+    lv, acc = valid()
+    by_z = {int(k): round(float(((lv[vz == k] > 0) == (vy[vz == k] > 0.5)).mean()), 4) for k in np.unique(vz)}
+    by_tilt = {f"{int(k) * 10}-{int(k) * 10 + 10}": round(float(((lv[(vtilt // 10) == k] > 0)
+                                                                == (vy[(vtilt // 10) == k] > 0.5)).mean()), 4)
+               for k in np.unique(vtilt // 10)}
+    print(f"valid accuracy {acc:.4f}; by layer {by_z}; by tilt {by_tilt}", flush=True)
+    a.out.mkdir(parents=True, exist_ok=True)
+    x = torch.zeros(2, 6, PRESENCE_CROP.height, PRESENCE_CROP.width)
+    torch.onnx.export(model, x, str(a.out / "presence.onnx"), input_names=["windows"], output_names=["logit"],
+                      dynamic_axes={"windows": {0: "n"}, "logit": {0: "n"}}, opset_version=17, dynamo=False)
+    n_params = sum(p.numel() for p in model.parameters())
+    meta = {"model": "presence.onnx", "input": PRESENCE_CROP.to_json(), "input_shape": ["n", 6, PRESENCE_CROP.height,
+                                                                                        PRESENCE_CROP.width],
+            "channels": "BGR of the window at the slot's height, then BGR one layer (20 mm) lower",
+            "output": "log-odds that a tile stands in the slot", "logit_bias": 0.0,
+            "training": {"seed": a.seed, "command": "python -m vision.training.presence_data --seed 0 --scenes 2400; "
+                                                    "python -m vision.training.presence_data --seed 1 --scenes 300; "
+                                                    f"python -m vision.training.train_presence --seed {a.seed}",
+                         "window_pairs": int(len(y)), "present_share": round(float(y.mean()), 4),
+                         "epochs": a.epochs, "parameters": n_params, "minutes": round((time.time() - t0) / 60, 1)},
+            "validation": {"window_pairs": int(len(vy)), "accuracy": round(acc, 5), "by_layer": by_z,
+                           "by_tilt_deg": by_tilt}}
+    (a.out / "presence.json").write_text(json.dumps(meta, indent=1) + "\n")
+    print(f"wrote {a.out / 'presence.onnx'} ({n_params} parameters, {(time.time() - t0) / 60:.1f} min)", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
