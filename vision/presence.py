@@ -12,9 +12,12 @@ layer.  So this model sees a wide window (the face plus half a face on every
 side) at the slot's own height AND the same window one layer lower, stacked as
 six channels, and answers one logit: "a tile stands in this slot".
 
-It is asked only about **candidate** slots (:func:`candidates`): slots on a
-raised layer, and slots near a taller slot of the layout (a tilted view may
-hide part of them).  Flat areas keep the face classifier's decision.
+:func:`vision.reconstruct.reconstruct` asks it, layer by layer from the top,
+about the **candidate** slots (:func:`candidates`: slots on a raised layer,
+and slots near a taller slot of the layout, which a tilted view may hide in
+part) that no tile found present covers, and about any slot whose window the
+face classifier reads as "occluded" (in a steep view a neighbour's side can
+fill an empty slot's window).  Elsewhere the face classifier decides alone.
 
 Training: ``python -m vision.training.train_presence`` (synthetic scenes, see
 :mod:`vision.training.presence_data`); the model card

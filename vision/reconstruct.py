@@ -29,6 +29,12 @@ top-down:
    than its copies (tile set, ../shared/seeds rule books 1.2 "Component
    Inventory"): the surplus, least confident first, takes its next best face.
 
+With the presence model (:mod:`vision.presence`, ``models/presence.onnx``),
+rules 2-3 change for stacked and partly hidden slots: their presence is the
+model's log-odds weighed with the classifier's two windows
+(``ReconstructSettings.presence_weights``); a present slot shows its face when
+the classifier reads one, else it is unseen.
+
 Besides, a slot whose face the tiles already found on higher layers hide from
 the camera (a steep view past a taller stack, :func:`hidden_fraction`) is not
 judged empty on its window: it is unseen (present, face null, low confidence).
@@ -105,7 +111,7 @@ class ReconstructSettings:
     hidden_face_min: float = 0.8
     presence_margin: float = 0.0
     presence_face_min: float = 0.35
-    presence_weights: tuple[float, float, float, float] = (0.846, 0.304, 0.335, -0.474)
+    presence_weights: tuple[float, float, float, float] = (0.788, 0.301, 0.324, -0.443)
     focal_search: bool = True
     focal_ratios: tuple[float, ...] = (0.64, 0.68, 0.73, 0.78, 0.84, 0.9, 0.96, 1.03, 1.1, 1.18)
     focal_slots: int = 32

@@ -219,9 +219,9 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", type=Path, default=Path("models"))
-    ap.add_argument("--scenes", type=int, default=1400)
+    ap.add_argument("--scenes", type=int, default=2800)
     ap.add_argument("--valid-scenes", type=int, default=60)
-    ap.add_argument("--epochs", type=int, default=4)
+    ap.add_argument("--epochs", type=int, default=6)
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--cache", type=Path, default=Path("/tmp/companion-tiles-cache"))
@@ -260,7 +260,7 @@ def main(argv=None) -> int:
                                                     f"--out {args.out}/",
                      "scenes": args.scenes, "epochs": args.epochs, "data": summary,
                      "data_description": "patches cut with vision.crops from synthetic scenes "
-                                         "(vision.synth.render_scene: 4 tile sets, built-in and random layouts, "
+                                         "(vision.synth.render_scene: 4 tile sets, 13 built-in and random layouts, "
                                          "0-60% removed as free pairs, tilt 0-45 deg, hands in 35%, lighting, "
                                          "blur, noise, JPEG), pose from vision.pose.estimate_pose; labels from "
                                          "the scene's per-pixel label image (vision/training/dataset.py)",
