@@ -135,7 +135,7 @@ def build(seed: int, scenes: int, out: Path, start: int = 0, workers: int = 2, c
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--scenes", type=int, default=2000)
+    ap.add_argument("--scenes", type=int, default=3600)
     ap.add_argument("--start", type=int, default=0)
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--out", type=Path, default=Path("/tmp/presence-cache"))

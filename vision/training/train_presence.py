@@ -1,6 +1,6 @@
 """Train the presence model (:mod:`vision.presence`) and export it to ONNX:
 
-    python -m vision.training.presence_data --seed 0 --scenes 2400
+    python -m vision.training.presence_data --seed 0 --scenes 3600
     python -m vision.training.presence_data --seed 1 --scenes 300
     python -m vision.training.train_presence --seed 0 --out models/
 
@@ -77,7 +77,7 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", type=Path, default=Path("models"))
     ap.add_argument("--cache", type=Path, default=Path("/tmp/presence-cache"))
-    ap.add_argument("--epochs", type=int, default=6)
+    ap.add_argument("--epochs", type=int, default=9)
     ap.add_argument("--batch", type=int, default=256)
     ap.add_argument("--lr", type=float, default=3e-3)
     ap.add_argument("--threads", type=int, default=2)
@@ -137,7 +137,7 @@ def main(argv=None) -> int:
                                                                                         PRESENCE_CROP.width],
             "channels": "BGR of the window at the slot's height, then BGR one layer (20 mm) lower",
             "output": "log-odds that a tile stands in the slot", "logit_bias": 0.0,
-            "training": {"seed": a.seed, "command": "python -m vision.training.presence_data --seed 0 --scenes 2400; "
+            "training": {"seed": a.seed, "command": "python -m vision.training.presence_data --seed 0 --scenes 3600; "
                                                     "python -m vision.training.presence_data --seed 1 --scenes 300; "
                                                     f"python -m vision.training.train_presence --seed {a.seed}",
                          "window_pairs": int(len(y)), "present_share": round(float(y.mean()), 4),
