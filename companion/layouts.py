@@ -26,6 +26,11 @@ from companion.tiles import TILES_PER_SET
 MAT_HALF_UNITS = (36, 16)  # (width, height) of the mat grid in half-tile units
 
 
+#: largest slot coordinate accepted from a file or the command line (half-units
+#: and layers far beyond any table; keeps every coordinate a 32-bit integer)
+COORD_MAX = 2**31 - 1
+
+
 class Slot(NamedTuple):
     """A tile position: ``x``, ``y`` in half-tile units, ``z`` the layer (0 = on the mat)."""
 
@@ -50,6 +55,8 @@ class Slot(NamedTuple):
             x, y, z = (int(p) for p in parts)
         except ValueError:
             raise BadInput(f"bad slot {text!r}: expected x,y,z integers") from None
+        if max(abs(x), abs(y), abs(z)) > COORD_MAX:
+            raise BadInput(f"bad slot {text!r}: coordinates must lie within +-{COORD_MAX}")
         return cls(x, y, z)
 
 
@@ -602,6 +609,9 @@ def parse_layout_json(text: str, source: str = "<json>") -> Layout:
         if not (isinstance(v, list) and len(v) == 3 and all(_is_int(c) for c in v)) or v[2] < 0:
             raise _fault(source, line, f"slot {k} is {json.dumps(v)[:40]}, expected [x, y, z] "
                                        "integers with z >= 0")
+        if any(abs(c) > COORD_MAX for c in v):
+            raise _fault(source, line, f"slot {k} is {json.dumps(v)[:40]}: coordinates must lie "
+                                       f"within +-{COORD_MAX}")
         s = Slot(*v)
         if s in seen:
             raise _fault(source, line, f"slot {s} given twice (first on line {seen[s]})")

@@ -26,6 +26,8 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+SHRT_MAX = 32767  # OpenCV's limit on the rows and columns of a remap
+
 
 @dataclass(frozen=True)
 class CropSettings:
@@ -175,9 +177,14 @@ def extract_raw(image_bgr: np.ndarray, quads: np.ndarray,
     if _px_per_patch_px(quads, settings) > settings.prefilter_above:
         src = cv2.pyrDown(image_bgr)
         scale = 0.5
-    maps = sampling_maps(quads, settings, scale)
-    out = cv2.remap(src, maps, None, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    return out.reshape(n, h, w, 3)
+    # cv2.remap's output is limited to 32767 rows: stack at most that many patches per call
+    per_call = max(1, (SHRT_MAX - 1) // h)
+    out = np.empty((n, h, w, 3), np.uint8)
+    for a in range(0, n, per_call):
+        maps = sampling_maps(quads[a:a + per_call], settings, scale)
+        part = cv2.remap(src, maps, None, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        out[a:a + per_call] = part.reshape(-1, h, w, 3)
+    return out
 
 
 def normalise(raw: np.ndarray, settings: CropSettings = CropSettings()) -> np.ndarray:

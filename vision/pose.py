@@ -99,25 +99,25 @@ class Camera:
         km = obj.get("camera_matrix")
         try:
             K = np.array(km, dtype=np.float64)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):
             K = None
         if K is None or K.shape != (3, 3) or not np.all(np.isfinite(K)) or _has_bool(km):
-            raise BadInput(f"camera JSON: camera_matrix must be 3 x 3 numbers, got {km!r}")
+            raise BadInput(f"camera JSON: camera_matrix must be 3 x 3 numbers, got {_short(km)}")
         if K[0, 0] <= 0 or K[1, 1] <= 0 or not np.allclose(K[2], (0, 0, 1)) or K[1, 0] != 0:
             raise BadInput("camera JSON: camera_matrix must be [[fx, s, cx], [0, fy, cy], [0, 0, 1]] with fx, fy > 0")
         dm = obj.get("dist_coeffs", [0, 0, 0, 0, 0])
         try:
             d = np.array(dm, dtype=np.float64).reshape(-1) if isinstance(dm, list) and not _has_bool(dm) else None
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):
             d = None
         if d is None or len(d) not in _DIST_LENGTHS or not np.all(np.isfinite(d)):
-            raise BadInput(f"camera JSON: dist_coeffs must be [k1, k2, p1, p2, k3], got {dm!r}")
+            raise BadInput(f"camera JSON: dist_coeffs must be [k1, k2, p1, p2, k3], got {_short(dm)}")
         if len(d) == 4:
             d = np.append(d, 0.0)
         size = obj.get("image_size")
         if (not isinstance(size, list) or len(size) != 2
                 or not all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in size)):
-            raise BadInput(f"camera JSON: image_size must be [w, h] positive integers, got {size!r}")
+            raise BadInput(f"camera JSON: image_size must be [w, h] positive integers, got {_short(size)}")
         return cls(K, d, (size[0], size[1]), "calibrated")
 
     @classmethod
@@ -171,6 +171,12 @@ class Camera:
         K[0, 2] += 0.5 * sx - 0.5
         K[1, 2] += 0.5 * sy - 0.5
         return Camera(K, self.dist, (w, h), self.source)
+
+
+def _short(v, limit: int = 60) -> str:
+    """``repr(v)`` cut to ``limit`` characters, for one-line error messages."""
+    r = repr(v)
+    return r if len(r) <= limit else r[:limit - 3] + "..."
 
 
 def _has_bool(v) -> bool:

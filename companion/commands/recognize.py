@@ -58,10 +58,35 @@ def read_image(path: str):
         data = np.fromfile(str(p), np.uint8)
     except OSError as exc:
         raise BadInput(f"cannot read image {path}: {exc.strerror or exc}") from None
-    img = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
+    img = imdecode_quiet(data) if data.size else None
     if img is None or img.size == 0:
         raise BadInput(f"cannot read image {path}: not an image file OpenCV can decode")
     return img
+
+
+def imdecode_quiet(data):
+    """``cv2.imdecode(data, IMREAD_COLOR)`` with the decoders' own messages
+    (libpng writes "PNG input buffer is incomplete" straight to file
+    descriptor 2) kept off stderr, so a bad file gives the one line the
+    contract asks for.  Returns None where OpenCV cannot decode ``data``."""
+    import os
+    import sys
+
+    import cv2
+
+    try:
+        fd = sys.stderr.fileno()
+    except (AttributeError, OSError, ValueError):   # stderr replaced (tests): nothing to hide
+        return cv2.imdecode(data, cv2.IMREAD_COLOR)
+    sys.stderr.flush()
+    saved = os.dup(fd)
+    try:
+        with open(os.devnull, "wb") as null:
+            os.dup2(null.fileno(), fd)
+            return cv2.imdecode(data, cv2.IMREAD_COLOR)
+    finally:
+        os.dup2(saved, fd)
+        os.close(saved)
 
 
 def _recognize(args) -> int:

@@ -26,14 +26,15 @@ def read_image(path: str | os.PathLike):
     Raises:
         BadInput: missing or unreadable (not an image OpenCV can decode).
     """
-    import cv2
     import numpy as np
+
+    from companion.commands.recognize import imdecode_quiet
 
     p = Path(path)
     if not p.is_file():
         raise BadInput(f"cannot read image {str(p)!r}: no such file")
     data = np.fromfile(str(p), dtype=np.uint8)
-    img = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
+    img = imdecode_quiet(data) if data.size else None
     if img is None:
         raise BadInput(f"cannot read image {str(p)!r}: not a readable image")
     return img

@@ -209,6 +209,8 @@ class TestJson:
         ('{"name": "a",\n "slots": [[0, 0, 0],,]}', 2, "malformed JSON"),
         ('[1, 2]', 1, "must be an object"),
         ('{"name": "a"}', 1, "needs a \"slots\" list"),
+        ('{"name": "a",\n "slots": [[2147483648, 6, 0]]}', 2, "coordinates must lie within +-2147483647"),
+        ('{"name": "a",\n "slots": [[0, 6, 10000000000000000000000000000000]]}', 2, "within +-2147483647"),
     ])
     def test_contract_json_malformed(self, text, line, fault):
         _fails(parse_layout_json, text, "bad.json", line, fault)

@@ -102,3 +102,18 @@ def test_extract_patches_batches_and_empty_input():
     assert np.allclose(extract_patches(img, quads), one_by_one)
     assert extract_patches(img, np.zeros((0, 4, 2), np.float32)).shape == (0, 3, 48, 36)
     assert sampling_maps(quads).shape == (3 * 48, 36, 2)
+
+
+def test_more_patches_than_one_remap_can_hold():
+    # cv2.remap writes at most 32767 rows: 800 patches of 48 rows are cut in
+    # several calls, each patch the same as when cut alone
+    rng = np.random.default_rng(2)
+    img = rng.integers(0, 256, (200, 300, 3), dtype=np.uint8)
+    x0 = rng.uniform(0, 250, 800)
+    y0 = rng.uniform(0, 150, 800)
+    quads = np.stack([np.stack([x0, y0], 1), np.stack([x0 + 30, y0], 1), np.stack([x0 + 30, y0 + 40], 1),
+                      np.stack([x0, y0 + 40], 1)], 1).astype(np.float32)
+    raw = extract_raw(img, quads)
+    assert raw.shape == (800, 48, 36, 3)
+    for k in (0, 681, 682, 799):
+        np.testing.assert_array_equal(raw[k], extract_raw(img, quads[k:k + 1])[0])

@@ -250,6 +250,8 @@ def test_camera_json_round_trip():
     {"image_size": [1280]},
     {"image_size": [1280.5, 960]},
     {"image_size": [0, 960]},
+    {"camera_matrix": [[10 ** 400, 0, 1], [0, 5, 1], [0, 0, 1]]},     # beyond float64
+    {"dist_coeffs": [10 ** 400, 0, 0, 0, 0]},
 ])
 def test_malformed_camera_json_is_bad_input(change):
     obj = {**Camera(K, np.zeros(5), SIZE).to_json(), **change}

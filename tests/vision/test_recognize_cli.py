@@ -94,3 +94,20 @@ def test_overhead_view_focal_length_found_from_the_stacks():
     assert abs(rec.pose.camera.K[0, 0] / f_true - 1) < 0.12
     right = sum(t.present == bool(p) for t, p in zip(rec.tiles, scene.truth.present))
     assert right >= 0.95 * len(layout)
+
+
+def test_truncated_png_gives_one_line_even_from_libpng(tmp_path):
+    # libpng reports "PNG input buffer is incomplete" straight to file
+    # descriptor 2; the command keeps it off stderr (a real process, so the
+    # descriptor is the terminal's, not pytest's capture)
+    import subprocess
+    import sys
+    ok, png = cv2.imencode(".png", np.random.default_rng(1).integers(0, 256, (64, 64, 3), dtype=np.uint8))
+    bad = tmp_path / "trunc.png"
+    bad.write_bytes(png.tobytes()[:len(png) // 2])
+    code = ("import sys; from companion.cli import main; "
+            f"sys.exit(main(['recognize', {str(bad)!r}, '--variant', 'love', '--layout', 'turtle', '--json']))")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2 and r.stdout == ""
+    assert r.stderr.strip().splitlines() == [f"companion recognize: cannot read image {bad}: "
+                                             "not an image file OpenCV can decode"]
