@@ -82,6 +82,11 @@ class ReconstructSettings:
             least this probability is unseen (present, face null), not empty.
         presence_margin: a slot the presence model judges is empty when its
             log-odds fall below this.
+        presence_unsure, presence_none_above: a slot the presence model finds
+            present by less than ``presence_unsure`` log-odds is empty all the
+            same when the classifier reads "none" above ``presence_none_above``
+            in its window and in the windows of every slot it covers (no face
+            anywhere in the stack: an empty mat, not a hidden tile).
         presence_face_min: a slot the presence model finds present shows its
             face when the face probabilities sum to at least this (and beat
             "occluded"), and its face is not mostly hidden by higher tiles
@@ -110,6 +115,8 @@ class ReconstructSettings:
     hidden_above: float = 0.5
     hidden_face_min: float = 0.8
     presence_margin: float = 0.0
+    presence_unsure: float = 2.0
+    presence_none_above: float = 0.75
     presence_face_min: float = 0.35
     presence_weights: tuple[float, float, float, float] = (0.788, 0.301, 0.324, -0.443)
     focal_search: bool = True
@@ -268,7 +275,9 @@ def reconstruct(layout: Layout, variant: str, face_probs: np.ndarray, p_none: np
                     seen[i] = "occluded"
                     conf[i] = UNSEEN_CONFIDENCE
                     _cover(i, g, seen, conf)
-                elif ql[i] < settings.presence_margin:
+                elif ql[i] < settings.presence_margin or (
+                        ql[i] < settings.presence_unsure and pn_l[i] > settings.presence_none_above
+                        and all(pn_l[j] > settings.presence_none_above for j in g.covers[i])):
                     seen[i] = "empty"
                     conf[i] = 1.0 / (1.0 + math.exp(min(50.0, max(-50.0, ql[i]))))
                 else:

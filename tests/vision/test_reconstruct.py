@@ -242,3 +242,15 @@ def test_presence_log_odds_weigh_the_model_with_both_windows():
                       presence_logit=np.array([np.nan, np.nan, np.nan, q_top]))
     assert not out[TOP].present and out[B].face == "circles-5"
     assert out[TOP].confidence == pytest.approx(1 / (1 + np.exp(used)))
+
+
+def test_a_lukewarm_presence_does_not_build_a_stack_on_an_empty_mat():
+    # the model leans "present" (+1 log-odds) but neither the slot's window nor
+    # the one below shows a face (nor do the row's ends): nothing stands there
+    fp, pn, po = probs([("none", 0.95), ("none", 0.9), ("none", 0.95), ("none", 0.85)])
+    q = np.array([np.nan, np.nan, np.nan, 1.0])
+    out = reconstruct(LAYOUT, VARIANT, fp, pn, po, settings=MODEL_ONLY, presence_logit=q)
+    assert not out[TOP].present and not out[B].present
+    # a sure model (+3) keeps the tile (face unreadable: unseen)
+    out = reconstruct(LAYOUT, VARIANT, fp, pn, po, settings=MODEL_ONLY, presence_logit=q + 2.0)
+    assert out[TOP].present and out[TOP].seen == "occluded" and out[B].seen == "covered"
