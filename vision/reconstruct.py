@@ -608,6 +608,66 @@ def focal_from_faces(image_bgr: np.ndarray, variant: str, layout: Layout, spec, 
     return pose_with_focal(pose, f0 * r)
 
 
+@dataclass(frozen=True)
+class SlotReadings:
+    """What the camera stages read at every slot of one photo, before any
+    decision (:func:`read_slots`).
+
+    Attributes:
+        pose: the mat pose (``vision.pose.MatPose``), focal length searched
+            when it had to be assumed.
+        quads: ``(N, 4, 2) float32`` projected top faces, image px.
+        patches: ``(N, 3, h, w) float32`` classifier input (``vision.crops``).
+        scores: ``vision.faces.FaceScores`` of the patches.
+        face_probs: ``(N, K)`` face probabilities used (the classifier's, or an
+            enrolled profile's scaled by the classifier's face mass).
+        in_view: ``(N,) bool`` the face lies inside the picture (margin
+            ``settings.in_view_margin_px``).
+    """
+
+    pose: object
+    quads: np.ndarray
+    patches: np.ndarray
+    scores: object
+    face_probs: np.ndarray
+    in_view: np.ndarray
+
+
+def read_slots(image_bgr: np.ndarray, variant: str, layout: Layout, camera=None, classifier=None, spec=None,
+               settings: ReconstructSettings = ReconstructSettings(), face_reader=None) -> SlotReadings:
+    """The camera stages shared by :func:`recognize` and the referee
+    (``vision.referee.read_board``): pose (with the focal search of
+    :func:`focal_from_faces` when the pose had to assume a focal length),
+    projected slot faces at their layer heights, patches, classifier, and
+    optionally an enrolled profile's faces.  Arguments and errors as
+    :func:`recognize`."""
+    from vision.crops import extract_patches
+    from vision.faces import TileClassifier
+    from vision.mat import MatSpec
+    from vision.pose import estimate_pose, project_slot_faces
+
+    spec = spec or MatSpec.default()
+    classifier = classifier or TileClassifier()
+    pose = estimate_pose(image_bgr, spec, camera)
+    if settings.focal_search and getattr(pose.camera, "source", "") == "assumed":
+        pose = focal_from_faces(image_bgr, variant, layout, spec, pose, classifier, settings)
+    quads = np.asarray(project_slot_faces(layout.slots, spec, pose), np.float32)
+    patches = extract_patches(image_bgr, quads, classifier.crop)
+    sc = classifier.scores(patches, variant)
+    h, w = image_bgr.shape[:2]
+    m = settings.in_view_margin_px
+    in_view = ((quads[..., 0] >= m) & (quads[..., 0] <= w - 1 - m)
+               & (quads[..., 1] >= m) & (quads[..., 1] <= h - 1 - m)).all(axis=1)
+    fp = sc.face_probs
+    if face_reader is not None:
+        pf = fp.sum(axis=1)
+        cand = np.flatnonzero(pf > sc.p_none)
+        fp = np.zeros_like(fp)
+        if len(cand):
+            fp[cand] = face_reader.face_probs(image_bgr, quads[cand]) * pf[cand, None]
+    return SlotReadings(pose, quads, patches, sc, fp, in_view)
+
+
 def recognize(image_bgr: np.ndarray, variant: str, layout: Layout, camera=None,
               classifier=None, spec=None, settings: ReconstructSettings = ReconstructSettings(),
               face_reader=None, presence=None) -> Recognition:
@@ -637,30 +697,11 @@ def recognize(image_bgr: np.ndarray, variant: str, layout: Layout, camera=None,
         BadInput: not an image, an unknown variant, or a model that does not
             cover the variant.
     """
-    from vision.crops import extract_patches
-    from vision.faces import TileClassifier
     from vision.mat import MatSpec
-    from vision.pose import estimate_pose, project_slot_faces
 
     spec = spec or MatSpec.default()
-    classifier = classifier or TileClassifier()
-    pose = estimate_pose(image_bgr, spec, camera)
-    if settings.focal_search and getattr(pose.camera, "source", "") == "assumed":
-        pose = focal_from_faces(image_bgr, variant, layout, spec, pose, classifier, settings)
-    quads = np.asarray(project_slot_faces(layout.slots, spec, pose), np.float32)
-    patches = extract_patches(image_bgr, quads, classifier.crop)
-    sc = classifier.scores(patches, variant)
-    h, w = image_bgr.shape[:2]
-    m = settings.in_view_margin_px
-    in_view = ((quads[..., 0] >= m) & (quads[..., 0] <= w - 1 - m)
-               & (quads[..., 1] >= m) & (quads[..., 1] <= h - 1 - m)).all(axis=1)
-    fp = sc.face_probs
-    if face_reader is not None:
-        pf = fp.sum(axis=1)
-        cand = np.flatnonzero(pf > sc.p_none)
-        fp = np.zeros_like(fp)
-        if len(cand):
-            fp[cand] = face_reader.face_probs(image_bgr, quads[cand]) * pf[cand, None]
+    r = read_slots(image_bgr, variant, layout, camera, classifier, spec, settings, face_reader)
+    pose, quads, sc, fp, in_view = r.pose, r.quads, r.scores, r.face_probs, r.in_view
     if presence is None:
         from vision.presence import default_presence_model
         presence = default_presence_model()

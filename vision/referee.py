@@ -169,32 +169,10 @@ def read_board(image_bgr: np.ndarray, variant: str, layout: Layout, camera=None,
         BadInput: not an image, or a model that does not cover the variant.
     """
     from vision import reconstruct as R
-    from vision.crops import extract_patches
-    from vision.faces import TileClassifier
-    from vision.mat import MatSpec
-    from vision.pose import estimate_pose, project_slot_faces
 
-    spec = spec or MatSpec.default()
-    classifier = classifier or TileClassifier()
     settings = R.ReconstructSettings()
-    pose = estimate_pose(image_bgr, spec, camera)
-    if getattr(settings, "focal_search", False) and getattr(pose.camera, "source", "") == "assumed" \
-            and hasattr(R, "focal_from_faces"):
-        pose = R.focal_from_faces(image_bgr, variant, layout, spec, pose, classifier, settings)
-    quads = np.asarray(project_slot_faces(layout.slots, spec, pose), np.float32)
-    patches = extract_patches(image_bgr, quads, classifier.crop)
-    sc = classifier.scores(patches, variant)
-    h, w = image_bgr.shape[:2]
-    m = settings.in_view_margin_px
-    in_view = ((quads[..., 0] >= m) & (quads[..., 0] <= w - 1 - m)
-               & (quads[..., 1] >= m) & (quads[..., 1] <= h - 1 - m)).all(axis=1)
-    fp = sc.face_probs
-    if face_reader is not None:
-        pf = fp.sum(axis=1)
-        cand = np.flatnonzero(pf > sc.p_none)
-        fp = np.zeros_like(fp)
-        if len(cand):
-            fp[cand] = face_reader.face_probs(image_bgr, quads[cand]) * pf[cand, None]
+    r = R.read_slots(image_bgr, variant, layout, camera, classifier, spec, settings, face_reader)
+    pose, quads, patches, sc, fp, in_view = r.pose, r.quads, r.patches, r.scores, r.face_probs, r.in_view
     states = R.reconstruct(layout, variant, fp, sc.p_none, sc.p_occluded, in_view, settings)
     hidden = ~in_view | (np.asarray(sc.p_occluded) > settings.occluded_above)
     return Reading(R.Recognition(variant, layout, tuple(states), quads, pose), np.asarray(fp, np.float64),

@@ -11,6 +11,7 @@ from companion.errors import BadInput, IllegalMove
 from companion.layouts import Layout, Slot
 from companion.solver import solve
 from companion.tiles import VARIANTS, tileset
+from positions import mid_game
 
 
 def lay(*slots, name="t"):
@@ -169,12 +170,7 @@ def test_rows_where_random_draws_often_fail_still_get_a_deal():
 
 def test_reshuffle_keeps_tiles_and_slots_and_is_winnable():
     t = turtle()
-    d = random_deal("mindful", t, 8)
-    res = solve(d)
-    assert res.solvable
-    present = [True] * len(t)
-    for a, c in res.moves[:30]:
-        present[a] = present[c] = False
+    d, present = mid_game("mindful", t, 8, 30)
     faces = [f if p else None for f, p in zip(d.faces, present)]
     new = solvable_reshuffle("mindful", t, present, faces, seed=2)
     assert [f is not None for f in new] == present

@@ -13,6 +13,7 @@ from companion.layouts import Layout, Slot
 from companion.rules import Board, Geometry
 from companion.solver import hint, solve, solve_keys
 from companion.tiles import tileset
+from positions import mid_game
 
 needs_c = pytest.mark.skipif(not solver.HAVE_C, reason="companion._solvercore not built "
                              "(python setup.py build_ext --inplace)")
@@ -291,12 +292,7 @@ def test_turtle_c_and_python_agree():
 
 def test_mid_game_position_and_hint_on_turtle():
     t = turtle()
-    d = random_deal("mindful", t, 3)
-    res = solve(d)
-    assert res.solvable
-    present = [True] * len(t)
-    for a, c in res.moves[:20]:
-        present[a] = present[c] = False
+    d, present = mid_game("mindful", t, 3, 20)
     h = hint(d, present)
     assert h is not None
     b = Board(t)
