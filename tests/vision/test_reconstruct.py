@@ -190,6 +190,33 @@ def test_hidden_fraction_of_a_face_behind_a_taller_neighbour():
     assert hidden_fraction([target], [(12, 4, 0)], low_right, spec)[0] == 0
 
 
+def test_an_unsure_face_on_a_partly_hidden_tile_is_not_reported():
+    from vision.mat import MatSpec
+    from vision.reconstruct import hidden_fraction
+
+    spec = MatSpec.default()
+    gx, gy = spec.grid_origin_mm
+    c_centre = np.array([gx + 2 * 30 + 15, gy + 20])              # centre of C (4,0,0)
+    overhead = np.array([c_centre[0], c_centre[1], -1000.0])
+    low_left = np.array([c_centre[0] - 750.0, c_centre[1], -1000.0])
+    # seen from the left (rays rising ~1.3 mm per mm), the raised TOP (2,0,1) hides about half of C's face
+    hid = hidden_fraction([LAYOUT.slots[C]], [LAYOUT.slots[TOP]], low_left, spec, samples=7)[0]
+    assert 0.4 < hid < 0.8
+    assert hidden_fraction([LAYOUT.slots[C]], [LAYOUT.slots[TOP]], overhead, spec, samples=7)[0] == 0
+    # C's window reads bamboo-3 at 0.25 (the rest spread over the other labels):
+    # face confidence 0.25 / (face sum + none) ~ 0.26, below partly_hidden_conf 0.3
+    rows = [("bamboo-1", 0.98), ("none", 0.9), ("bamboo-3", 0.25), ("circles-5", 0.99)]
+    fp, pn, po = probs(rows)
+    seen_over = reconstruct(LAYOUT, VARIANT, fp, pn, po, camera_mm=overhead, spec=spec)
+    assert seen_over[C].face == "bamboo-3" and seen_over[C].seen == "face"
+    seen_low = reconstruct(LAYOUT, VARIANT, fp, pn, po, camera_mm=low_left, spec=spec)
+    assert seen_low[C].present and seen_low[C].face is None and seen_low[C].seen == "occluded"
+    assert seen_low[C].confidence <= UNSEEN_CONFIDENCE and seen_low[C].free is True
+    # a sure reading of the same partly hidden face is kept
+    fp, pn, po = probs([("bamboo-1", 0.98), ("none", 0.9), ("bamboo-3", 0.9), ("circles-5", 0.99)])
+    assert reconstruct(LAYOUT, VARIANT, fp, pn, po, camera_mm=low_left, spec=spec)[C].face == "bamboo-3"
+
+
 # --------------------------------------------------------------------------- presence model's say
 
 MODEL_ONLY = ReconstructSettings(presence_weights=(1.0, 0.0, 0.0, 0.0))
