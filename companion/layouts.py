@@ -343,6 +343,7 @@ class _GnomeMap:
     name: str
     line: int
     slots: list[tuple[Slot, int]]  # (slot, line)
+    scorename: str = ""            # GNOME's short name ("easy" for "Turtle"), also accepted by --map-name
 
 
 def _gnome_maps(text: str, source: str) -> list[_GnomeMap]:
@@ -400,7 +401,7 @@ def _gnome_maps(text: str, source: str) -> list[_GnomeMap]:
             name = attrs.get("name")
             if not name:
                 raise _fault(source, line, "<map> needs attribute 'name'")
-            state["map"] = _GnomeMap(name, line, [])
+            state["map"] = _GnomeMap(name, line, [], attrs.get("scorename") or "")
             return
         if tag == "layer":
             if state["map"] is None:
@@ -493,8 +494,9 @@ def parse_gnome_map(text: str, source: str = "<map>", map_name: str | None = Non
     Args:
         text: the file's text.
         source: the file's name for messages.
-        map_name: which map when the file holds several (case and spacing are
-            ignored); optional when it holds one.
+        map_name: which map when the file holds several, by its ``name`` or
+            else its GNOME ``scorename`` ("Turtle" or "easy"; case and
+            spacing are ignored); optional when it holds one.
 
     Raises:
         BadInput: ``"SOURCE:LINE: fault"``: malformed XML, a shape outside a
@@ -510,7 +512,8 @@ def parse_gnome_map(text: str, source: str = "<map>", map_name: str | None = Non
         m = maps[0]
     else:
         want = normalise_name(map_name)
-        found = [m for m in maps if normalise_name(m.name) == want]
+        found = ([m for m in maps if normalise_name(m.name) == want]
+                 or [m for m in maps if m.scorename and normalise_name(m.scorename) == want])
         if not found:
             names = ", ".join(repr(m.name) for m in maps)
             raise _fault(source, None, f"no map named {map_name!r}; the maps are: {names}")

@@ -93,6 +93,8 @@ def _recognize(args) -> int:
     from companion.cli import print_json
     from companion.layout_files import load_layout
 
+    if args.annotate is not None and not args.annotate.strip():
+        raise BadInput("--annotate needs a file name, e.g. --annotate board.png")
     layout = load_layout(args.layout, args.map_name)
     image = read_image(args.image)
     camera = None

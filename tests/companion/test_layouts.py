@@ -130,6 +130,11 @@ class TestGnomeMap:
                              Slot(0, 2, 0), Slot(0, 4, 0),
                              Slot(1, 0, 1), Slot(3, 0, 1), Slot(2, 0, 2))
 
+    def test_gnome_short_name_picks_the_map_too(self):
+        # GNOME's scorename ("easy" is its Turtle) names a map when no map has that name
+        assert parse_gnome_map(MAP, "m.map", "TINY").name == "Tiny Bridge"
+        assert parse_gnome_map(MAP, "m.map", "solo").slots == (Slot(0, 0, 0), Slot(0, 2, 0))
+
     def test_col_alias_and_layer_default(self):
         assert parse_gnome_map(MAP, "m.map", "Solo").slots == (Slot(0, 0, 0), Slot(0, 2, 0))
 

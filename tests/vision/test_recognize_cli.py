@@ -26,6 +26,13 @@ def test_missing_and_unreadable_image_exit_2(tmp_path, capsys):
     assert code == 2 and out == "" and len(err.strip().splitlines()) == 1 and "bad.png" in err
 
 
+def test_empty_annotate_path_is_bad_usage(tmp_path, capsys):
+    # checked before the photo is read: nothing is written, one line, exit 2
+    code, out, err = run(["recognize", str(tmp_path / "none.png"), "--variant", "love", "--layout", "turtle",
+                          "--json", "--annotate", ""], capsys)
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1 and "--annotate" in err
+
+
 @pytest.mark.parametrize("kind", ["blank", "noise"])
 def test_photo_without_mat_exits_3_without_json(tmp_path, capsys, kind):
     rng = np.random.default_rng(0)
