@@ -13,7 +13,7 @@ blur, noise and JPEG, 1280 x 720 px.  By default the camera is NOT given to
 ``recognize`` (as the CLI without ``--camera``); ``--camera`` passes the true
 intrinsics.
 
-Figures, per variant and overall:
+Figures, per variant and overall (then per layout and per 10 degrees of tilt):
 
 * face accuracy on visible tiles: tiles present, uncovered and with at least
   :data:`VISIBLE_MIN` of the face seen; right when the face returned is the
@@ -211,6 +211,14 @@ def main(argv=None) -> int:
     for name, sel in by_layout.items():
         s = summary(sel)
         print(f"layout {name:16s} photos {s['photos']:4d} face {s['face_accuracy_visible']:.4f} "
+              f"presence {s['presence_accuracy']:.4f} right {s['photos_entirely_right']:.3f}")
+    print()
+    by_tilt = {}
+    for r in rows:
+        by_tilt.setdefault(min(int(r["tilt"] // 10), 3), []).append(r)
+    for band in sorted(by_tilt):
+        s = summary(by_tilt[band])
+        print(f"tilt {band * 10:2d}-{band * 10 + 10:2d} deg       photos {s['photos']:4d} face {s['face_accuracy_visible']:.4f} "
               f"presence {s['presence_accuracy']:.4f} right {s['photos_entirely_right']:.3f}")
     if args.json:
         args.json.write_text(json.dumps({"summary": table, "photos": rows}, indent=1))

@@ -10,9 +10,14 @@ the presence model's log-odds ``q``, the face classifier's log-odds face :
 none at the slot (``lo``) and the best of the slots it covers (``lo_below``),
 both clipped to +-8, and the truth.  A logistic regression
 ``a q + b lo - c lo_below + d`` is fitted on the even photos and scored on the
-odd ones; the script prints the accuracy of the model alone, of the classifier
-alone and of the fit, per layer, and the weights for
-``ReconstructSettings.presence_weights`` (refitted on all photos).
+odd ones; then the same with the photo's prior term ``e logit(share)``, where
+``share`` is the Laplace-smoothed share of the photo's other candidate slots
+judged present with more than ``ReconstructSettings.presence_prior_sure``
+log-odds by the first four terms (how far the game has gone, read from the
+stacks the photo shows clearly; ``vision.reconstruct._confident_share``).  The
+script prints the accuracy of the model alone, of the classifier alone and of
+both fits, per layer, and the weights for ``ReconstructSettings``
+(``presence_weights``, ``presence_prior_weight``; refitted on all photos).
 """
 
 from __future__ import annotations
@@ -32,10 +37,9 @@ from companion.tiles import VARIANTS  # noqa: E402
 
 def rows(start: int, photos: int, model: Path | None):
     import bench_recognize as B
-    from vision.crops import extract_patches
     from vision.faces import TileClassifier
-    from vision.pose import estimate_pose, project_slot_faces
     from vision.presence import PresenceModel, PresenceSettings, candidates
+    from vision.reconstruct import read_slots
     from vision.synth import SceneSpec, render_scene
 
     pm = PresenceModel(PresenceSettings(model_path=model) if model else PresenceSettings())
@@ -50,7 +54,7 @@ def rows(start: int, photos: int, model: Path | None):
                                        faces=B.deal(variant, len(layout), rng)), rng)
         tr = scene.truth
         try:
-            pose = estimate_pose(scene.image, tr.mat, None)
+            r = read_slots(scene.image, variant, layout, None, clf, tr.mat)   # pose (+ focal search) as recognize
         except MatNotFound:
             continue
         g = Geometry.of(layout)
@@ -59,14 +63,29 @@ def rows(start: int, photos: int, model: Path | None):
         idx = np.flatnonzero(candidates(layout.slots) & ~covered)
         if not len(idx):
             continue
-        q = pm.slot_logits(scene.image, [layout.slots[i] for i in idx], tr.mat, pose)
-        sc = clf.scores(extract_patches(scene.image, project_slot_faces(layout.slots, tr.mat, pose), clf.crop),
-                        variant)
+        q = pm.slot_logits(scene.image, [layout.slots[i] for i in idx], tr.mat, r.pose)
+        sc = r.scores
         lo = np.clip(np.log(sc.face_probs.sum(axis=1) + 1e-6) - np.log(sc.p_none + 1e-6), -8, 8)
         for j, i in enumerate(idx):
             below = max((lo[b] for b in g.covers[i]), default=-8.0)
             out.append((k, layout.slots[i].z, q[j], lo[i], below, float(present[i])))
     return np.array(out, np.float64).reshape(-1, 6)
+
+
+def prior_feature(k: np.ndarray, used: np.ndarray, sure: float | None = None) -> np.ndarray:
+    """Per row, ``logit(share)`` of the other rows of its photo (``k``) whose
+    log-odds ``used`` exceed ``sure`` in size and are positive (Laplace
+    smoothing; leave-one-out, as the slot's own answer is what is asked)."""
+    from vision.reconstruct import ReconstructSettings
+    sure = ReconstructSettings().presence_prior_sure if sure is None else sure
+    out = np.zeros(len(k))
+    for photo in np.unique(k):
+        m = np.flatnonzero(k == photo)
+        conf = np.abs(used[m]) > sure
+        pos = conf & (used[m] > 0)
+        share = (pos.sum() - pos + 1.0) / (conf.sum() - conf + 2.0)
+        out[m] = np.log(share / (1 - share))
+    return out
 
 
 def fit(X: np.ndarray, y: np.ndarray, steps: int = 4000, lr: float = 0.5) -> np.ndarray:
@@ -89,17 +108,28 @@ def main(argv=None) -> int:
     k, z, q, lo, below, y = d.T
     X = np.column_stack([q, lo, -below, np.ones_like(q)])
     even = k % 2 == 0
-    w = fit(X[even], y[even])
     odd = ~even
     acc = lambda s, m: float(((s[m] > 0) == (y[m] > 0.5)).mean()) if m.any() else float("nan")
+    w = fit(X[even], y[even])
+    Xp = np.column_stack([X, prior_feature(k, X @ w)])
+    wp = fit(Xp[even], y[even])
+    Xp[:, 4] = prior_feature(k, X @ wp[:4])       # as reconstruct computes it: the first four terms
+    wp = fit(Xp[even], y[even])
     print(f"{len(y)} candidate slots on {len(np.unique(k))} photos ({y.mean():.3f} present)")
     print(f"odd photos: model alone {acc(q, odd):.4f}, classifier alone {acc(lo, odd):.4f}, "
-          f"fit on even photos {acc(X @ w, odd):.4f}")
+          f"fit on even photos {acc(X @ w, odd):.4f}, with the photo's prior {acc(Xp @ wp, odd):.4f}")
     for layer in np.unique(z):
         m = odd & (z == layer)
-        print(f"  layer {int(layer)}: {int(m.sum())} slots, model {acc(q, m):.4f}, fit {acc(X @ w, m):.4f}")
+        print(f"  layer {int(layer)}: {int(m.sum())} slots, model {acc(q, m):.4f}, fit {acc(X @ w, m):.4f}, "
+              f"with prior {acc(Xp @ wp, m):.4f}")
     w_all = fit(X, y)
-    print("presence_weights (a, b, c, d) = (" + ", ".join(f"{v:.3f}" for v in w_all) + ")")
+    print("without the prior: presence_weights (a, b, c, d) = (" + ", ".join(f"{v:.3f}" for v in w_all) + ")")
+    Xp = np.column_stack([X, prior_feature(k, X @ w_all)])
+    wp_all = fit(Xp, y)
+    Xp[:, 4] = prior_feature(k, X @ wp_all[:4])
+    wp_all = fit(Xp, y)
+    print("with the prior: presence_weights (a, b, c, d) = (" + ", ".join(f"{v:.3f}" for v in wp_all[:4])
+          + f"), presence_prior_weight = {wp_all[4]:.3f}")
     return 0
 
 

@@ -109,6 +109,15 @@ class ReconstructSettings:
             and ``lo_below`` the best of the slots it covers (both clipped to
             +-8; -8 where it covers none).  Fitted by logistic regression
             on development photos (``bench/fit_presence.py``).
+        presence_prior_weight, presence_prior_sure: the photo's prior.  After
+            a first pass, the share of the slots the presence model judged
+            with more than ``presence_prior_sure`` log-odds either way that
+            are present (:func:`_confident_share`) says how far the game has
+            gone; a second pass adds ``presence_prior_weight x logit(share)``
+            to every judged slot's log-odds, so a stack the photo shows poorly
+            (nearly overhead, far away) leans the way the clear ones went.
+            Fitted with ``presence_weights`` (``bench/fit_presence.py``); 0
+            turns the second pass off.
         focal_search: when the pose stage had to assume the focal length (a
             nearly overhead view without ``--camera``, see
             :func:`focal_from_faces`), pick it by how well the tiles' faces line
@@ -132,7 +141,9 @@ class ReconstructSettings:
     presence_unsure: float = 2.0
     presence_none_above: float = 0.75
     presence_face_min: float = 0.35
-    presence_weights: tuple[float, float, float, float] = (0.788, 0.301, 0.324, -0.443)
+    presence_weights: tuple[float, float, float, float] = (0.800, 0.351, 0.323, -1.001)
+    presence_prior_weight: float = 0.847
+    presence_prior_sure: float = 3.0
     focal_search: bool = True
     focal_ratios: tuple[float, ...] = (0.64, 0.68, 0.73, 0.78, 0.84, 0.9, 0.96, 1.03, 1.1, 1.18)
     focal_slots: int = 32
@@ -252,93 +263,112 @@ def reconstruct(layout: Layout, variant: str, face_probs: np.ndarray, p_none: np
 
     # python scalars in the per-slot loop (numpy scalar access is slow)
     pf_l, pn_l, po_l, lo_l, view_l = pf.tolist(), pn.tolist(), po.tolist(), logodds.tolist(), view.tolist()
-    ql = [float("nan")] * n
-    ask = None                      # candidate slots whose log-odds are asked for layer by layer
     if callable(presence_logit):
-        from vision.presence import candidates
-        # candidate slots, and any slot whose window reads "occluded" (in a
-        # steep view a neighbour's side can hide an empty slot's window)
-        ask = candidates(slots) | (view & (po > settings.occluded_above))
-    elif presence_logit is not None:
-        ql = _presence_used(np.asarray(presence_logit, np.float64).reshape(n), range(n), logodds, g,
-                            settings, ql)
-    seen = [""] * n
-    conf = [0.0] * n
-    pending: set[int] = set()          # occluded slots whose presence lower evidence may still refute
-    occ = settings.occluded_above
-    layers: dict[int, list[int]] = {}
-    for i, s in enumerate(slots):
-        layers.setdefault(s.z, []).append(i)
-    hidden_of = [0.0] * n
-    for z in sorted(layers, reverse=True):
-        hidden = [0.0] * len(layers[z])
-        if camera_mm is not None and spec is not None:
-            above = [j for j in range(n) if slots[j].z > z and seen[j] in ("face", "covered", "occluded")]
-            if above:
-                hidden = hidden_fraction([slots[i] for i in layers[z]], [slots[j] for j in above],
-                                         camera_mm, spec, settings.hidden_samples).tolist()
-                for i, hid in zip(layers[z], hidden):
-                    hidden_of[i] = hid
-        if ask is not None:
-            todo = [i for i in layers[z] if ask[i] and not seen[i]]
-            if todo:
-                q = np.asarray(presence_logit(todo), np.float64).reshape(len(todo))
-                ql = _presence_used(q, todo, logodds, g, settings, ql)
-        for i, hid in zip(layers[z], hidden):
-            if seen[i]:
-                continue                      # already implied present (covered) by a tile above
-            if ql[i] == ql[i]:                # the presence model judged this slot
-                if not view_l[i]:
-                    seen[i] = "occluded"
-                    conf[i] = UNSEEN_CONFIDENCE
-                    _cover(i, g, seen, conf)
-                elif ql[i] < settings.presence_margin or (
-                        ql[i] < settings.presence_unsure and pn_l[i] > settings.presence_none_above
-                        and all(pn_l[j] > settings.presence_none_above for j in g.covers[i])):
-                    seen[i] = "empty"
-                    conf[i] = 1.0 / (1.0 + math.exp(min(50.0, max(-50.0, ql[i]))))
-                else:
-                    sure = 1.0 / (1.0 + math.exp(-min(50.0, ql[i])))
-                    readable = hid <= settings.hidden_above or pf_l[i] >= settings.hidden_face_min
-                    if readable and pf_l[i] >= settings.presence_face_min and pf_l[i] >= po_l[i]:
-                        seen[i] = "face"
-                        conf[i] = sure
-                    else:
+        presence_logit = _memoized(presence_logit)
+
+    hidden_known: dict = {}
+
+    def decide(prior: float):
+        """One top-down pass; ``prior`` is added to the presence log-odds of
+        every slot the presence model judges."""
+        ql = [float("nan")] * n
+        ask = None                      # candidate slots whose log-odds are asked for layer by layer
+        if callable(presence_logit):
+            from vision.presence import candidates
+            # candidate slots, and any slot whose window reads "occluded" (in a
+            # steep view a neighbour's side can hide an empty slot's window)
+            ask = candidates(slots) | (view & (po > settings.occluded_above))
+        elif presence_logit is not None:
+            ql = _presence_used(np.asarray(presence_logit, np.float64).reshape(n), range(n), logodds, g,
+                                settings, ql, prior)
+        seen = [""] * n
+        conf = [0.0] * n
+        pending: set[int] = set()          # occluded slots whose presence lower evidence may still refute
+        occ = settings.occluded_above
+        layers: dict[int, list[int]] = {}
+        for i, s in enumerate(slots):
+            layers.setdefault(s.z, []).append(i)
+        hidden_of = [0.0] * n
+        for z in sorted(layers, reverse=True):
+            hidden = [0.0] * len(layers[z])
+            if camera_mm is not None and spec is not None:
+                above = tuple(j for j in range(n) if slots[j].z > z and seen[j] in ("face", "covered", "occluded"))
+                if above:
+                    hidden = hidden_known.get((z, above))
+                    if hidden is None:        # (the second pass mostly meets the same tiles above)
+                        hidden = hidden_known[z, above] = hidden_fraction(
+                            [slots[i] for i in layers[z]], [slots[j] for j in above], camera_mm, spec,
+                            settings.hidden_samples).tolist()
+                    for i, hid in zip(layers[z], hidden):
+                        hidden_of[i] = hid
+            if ask is not None:
+                todo = [i for i in layers[z] if ask[i] and not seen[i]]
+                if todo:
+                    q = np.asarray(presence_logit(todo), np.float64).reshape(len(todo))
+                    ql = _presence_used(q, todo, logodds, g, settings, ql, prior)
+            for i, hid in zip(layers[z], hidden):
+                if seen[i]:
+                    continue                      # already implied present (covered) by a tile above
+                if ql[i] == ql[i]:                # the presence model judged this slot
+                    if not view_l[i]:
                         seen[i] = "occluded"
-                        conf[i] = min(UNSEEN_CONFIDENCE, sure)
-                    _cover(i, g, seen, conf)
+                        conf[i] = UNSEEN_CONFIDENCE
+                        _cover(i, g, seen, conf)
+                    elif ql[i] < settings.presence_margin or (
+                            ql[i] < settings.presence_unsure and pn_l[i] > settings.presence_none_above
+                            and all(pn_l[j] > settings.presence_none_above for j in g.covers[i])):
+                        seen[i] = "empty"
+                        conf[i] = 1.0 / (1.0 + math.exp(min(50.0, max(-50.0, ql[i]))))
+                    else:
+                        sure = 1.0 / (1.0 + math.exp(-min(50.0, ql[i])))
+                        readable = hid <= settings.hidden_above or pf_l[i] >= settings.hidden_face_min
+                        if readable and pf_l[i] >= settings.presence_face_min and pf_l[i] >= po_l[i]:
+                            seen[i] = "face"
+                            conf[i] = sure
+                        else:
+                            seen[i] = "occluded"
+                            conf[i] = min(UNSEEN_CONFIDENCE, sure)
+                        _cover(i, g, seen, conf)
+                    if seen[i] == "face":
+                        _refute_pending_above(i, g, seen, conf, pending)
+                    continue
+                if hid > settings.hidden_above and pf_l[i] < settings.hidden_face_min:
+                    seen[i] = "occluded"          # behind a taller stack: the window cannot tell
+                    conf[i] = UNSEEN_CONFIDENCE
+                    pending.add(i)
+                    continue
+                if not view_l[i] or po_l[i] > occ:
+                    seen[i] = "occluded"
+                    conf[i] = min(UNSEEN_CONFIDENCE, max(po_l[i], 1 - pn_l[i])) if view_l[i] else UNSEEN_CONFIDENCE
+                    pending.add(i)
+                    continue
+                if pf_l[i] > pn_l[i]:
+                    j = below[i]
+                    if (j >= 0 and view_l[j] and po_l[j] <= occ
+                            and lo_l[j] > lo_l[i] + settings.height_margin):
+                        seen[i] = "empty"          # the face belongs to the tile below, seen too high
+                        conf[i] = 1.0 / (1.0 + math.exp(min(50.0, lo_l[i] - lo_l[j])))
+                    else:
+                        seen[i] = "face"
+                        conf[i] = pf_l[i] / max(pf_l[i] + pn_l[i], eps)
+                        _cover(i, g, seen, conf)
+                else:
+                    seen[i] = "empty"
+                    conf[i] = pn_l[i] / max(pf_l[i] + pn_l[i], eps)
                 if seen[i] == "face":
                     _refute_pending_above(i, g, seen, conf, pending)
-                continue
-            if hid > settings.hidden_above and pf_l[i] < settings.hidden_face_min:
-                seen[i] = "occluded"          # behind a taller stack: the window cannot tell
-                conf[i] = UNSEEN_CONFIDENCE
-                pending.add(i)
-                continue
-            if not view_l[i] or po_l[i] > occ:
-                seen[i] = "occluded"
-                conf[i] = min(UNSEEN_CONFIDENCE, max(po_l[i], 1 - pn_l[i])) if view_l[i] else UNSEEN_CONFIDENCE
-                pending.add(i)
-                continue
-            if pf_l[i] > pn_l[i]:
-                j = below[i]
-                if (j >= 0 and view_l[j] and po_l[j] <= occ
-                        and lo_l[j] > lo_l[i] + settings.height_margin):
-                    seen[i] = "empty"          # the face belongs to the tile below, seen too high
-                    conf[i] = 1.0 / (1.0 + math.exp(min(50.0, lo_l[i] - lo_l[j])))
-                else:
-                    seen[i] = "face"
-                    conf[i] = pf_l[i] / max(pf_l[i] + pn_l[i], eps)
-                    _cover(i, g, seen, conf)
-            else:
-                seen[i] = "empty"
-                conf[i] = pn_l[i] / max(pf_l[i] + pn_l[i], eps)
-            if seen[i] == "face":
-                _refute_pending_above(i, g, seen, conf, pending)
-        _pinch_legality(layers[z], g, seen, conf, pf_l, pn_l, eps)
-    for p in sorted(pending, key=lambda i: -slots[i].z):
-        if seen[p] == "occluded":
-            _cover(p, g, seen, conf)
+            _pinch_legality(layers[z], g, seen, conf, pf_l, pn_l, eps)
+        for p in sorted(pending, key=lambda i: -slots[i].z):
+            if seen[p] == "occluded":
+                _cover(p, g, seen, conf)
+        return seen, conf, hidden_of, ql
+
+    seen, conf, hidden_of, ql = decide(0.0)
+    if callable(presence_logit) and settings.presence_prior_weight:
+        share = _confident_share(ql, settings.presence_prior_sure)
+        if share is not None:
+            prior = settings.presence_prior_weight * math.log(share / (1.0 - share))
+            seen, conf, hidden_of, ql = decide(prior)
     faces = _assign_faces(fp, [i for i in range(n) if seen[i] == "face"], copies)
     board = Board(g)
     for i in range(n):
@@ -362,18 +392,49 @@ def reconstruct(layout: Layout, variant: str, face_probs: np.ndarray, p_none: np
 
 
 def _presence_used(q: np.ndarray, idx, logodds: np.ndarray, g: Geometry, settings: ReconstructSettings,
-                   ql: list[float]) -> list[float]:
+                   ql: list[float], prior: float = 0.0) -> list[float]:
     """``ql`` with the log-odds used for slots ``idx`` filled in: the presence
     model's ``q`` (one per slot of ``idx``; NaN: not asked) weighed with the
     face classifier's window and the best window one layer down, ``a q + b lo
-    - c lo_below + d`` (logistic regression, ``settings.presence_weights``)."""
+    - c lo_below + d`` (logistic regression, ``settings.presence_weights``),
+    plus ``prior`` (the photo's prior term, see :func:`_confident_share`)."""
     a, b, c, d = settings.presence_weights
     lo_c = np.clip(logodds, -8.0, 8.0)
     out = list(ql)
     for k, i in enumerate(idx):
         below = max((lo_c[j] for j in g.covers[i]), default=-8.0)
-        out[i] = float(a * q[k] + b * lo_c[i] - c * below + d)
+        out[i] = float(a * q[k] + b * lo_c[i] - c * below + d + prior)
     return out
+
+
+def _memoized(presence_logit):
+    """``presence_logit`` (a function of a list of slot indices) remembering
+    its answers, so a second pass asks the model only about slots it has not
+    judged yet."""
+    known: dict[int, float] = {}
+
+    def ask(idx: list[int]) -> np.ndarray:
+        new = [i for i in idx if i not in known]
+        if new:
+            for i, v in zip(new, np.asarray(presence_logit(new), np.float64).reshape(len(new)).tolist()):
+                known[i] = v
+        return np.array([known[i] for i in idx], np.float64)
+
+    return ask
+
+
+def _confident_share(ql: list[float], sure: float) -> float | None:
+    """Share of the slots the presence model judged with ``|log-odds| > sure``
+    that are present, with one present and one empty pseudo-count (Laplace's
+    rule of succession), or None when it judged no slot.  How far the game
+    has gone shows in the stacks the photo shows clearly; it is the prior for
+    the ones it shows poorly (an empirical-Bayes prior: the share is estimated
+    from the same photo)."""
+    judged = [v for v in ql if v == v]
+    if not judged:
+        return None
+    sure_ones = [v for v in judged if abs(v) > sure]
+    return (sum(v > 0 for v in sure_ones) + 1.0) / (len(sure_ones) + 2.0)
 
 
 def _refute_pending_above(i: int, g: Geometry, seen: list[str], conf: list[float], pending: set[int]) -> None:
@@ -447,20 +508,36 @@ def hidden_fraction(targets, occluders, camera_mm: np.ndarray, spec, samples: in
     gx, gy = spec.grid_origin_mm
     tw, th, tt = spec.tile_mm
     c = np.array([camera_mm[0], camera_mm[1], -camera_mm[2]], np.float64)   # height up
+    # pairs (target, occluder) that can meet at all: the occluder rises above
+    # the face, and its footprint lies within the ray's horizontal reach up to
+    # the occluder's top (from anywhere on the face) of the face
+    half_diag = 0.5 * float(np.hypot(tw, th))
+    tcx = gx + (T[:, 0] + 1) * tw / 2
+    tcy = gy + (T[:, 1] + 1) * th / 2
+    th0 = tt * (T[:, 2] + 1)
+    ocx = gx + (O[:, 0] + 1) * tw / 2
+    ocy = gy + (O[:, 1] + 1) * th / 2
+    reach = ((tt * (O[None, :, 2] + 1) - th0[:, None]) / np.maximum(c[2] - th0[:, None], 1e-6)
+             * (np.hypot(c[0] - tcx, c[1] - tcy)[:, None] + half_diag))
+    near = np.hypot(ocx[None] - tcx[:, None], ocy[None] - tcy[:, None]) <= reach + 2 * half_diag + 1.0
+    ti, oi = np.nonzero(near & (O[None, :, 2] > T[:, None, 2]))
+    if len(ti) == 0:
+        return np.zeros(len(T))
     g = (np.arange(samples) + 0.5) / samples
     u, v = np.meshgrid(g, g)
-    px = gx + T[:, 0, None] * tw / 2 + u.ravel()[None] * tw                # (N,9)
-    py = gy + T[:, 1, None] * th / 2 + v.ravel()[None] * th
-    ph = tt * (T[:, 2, None] + 1) * np.ones_like(px)
-    bx0 = gx + O[:, 0] * tw / 2
-    by0 = gy + O[:, 1] * th / 2
-    # the ray's stretch inside each box's height slab is a segment A -> B in
+    Tp, Op = T[ti], O[oi]                                                   # one row per pair
+    px = gx + Tp[:, 0, None] * tw / 2 + u.ravel()[None] * tw                # (P, samples^2)
+    py = gy + Tp[:, 1, None] * th / 2 + v.ravel()[None] * th
+    ph = tt * (Tp[:, 2, None] + 1)
+    bx0 = (gx + Op[:, 0] * tw / 2)[:, None]
+    by0 = (gy + Op[:, 1] * th / 2)[:, None]
+    # the ray's stretch inside the box's height slab is a segment A -> B in
     # the plane; clip it against the box footprint (Liang-Barsky)
     def at(H):
-        s = (H[None, None, :] - ph[..., None]) / np.maximum(c[2] - ph[..., None], 1e-6)    # (N,9,M)
-        return px[..., None] + s * (c[0] - px[..., None]), py[..., None] + s * (c[1] - py[..., None])
-    ax, ay = at(tt * O[:, 2])
-    bx, by = at(tt * (O[:, 2] + 1))
+        s = (H[:, None] - ph) / np.maximum(c[2] - ph, 1e-6)
+        return px + s * (c[0] - px), py + s * (c[1] - py)
+    ax, ay = at(tt * Op[:, 2])
+    bx, by = at(tt * (Op[:, 2] + 1))
     lo = np.zeros(ax.shape)
     hi = np.ones(ax.shape)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -472,8 +549,8 @@ def hidden_fraction(targets, occluders, camera_mm: np.ndarray, spec, samples: in
             inside = (a > e0) & (a < e1)
             lo = np.maximum(lo, np.where(flat, np.where(inside, 0.0, 2.0), np.minimum(t1, t2)))
             hi = np.minimum(hi, np.where(flat, np.where(inside, 1.0, -1.0), np.maximum(t1, t2)))
-    rises = O[None, None, :, 2] > T[:, None, None, 2]
-    hidden = ((lo < hi) & rises).any(axis=2)
+    hidden = np.zeros((len(T), samples * samples), bool)
+    np.logical_or.at(hidden, ti, lo < hi)
     return hidden.mean(axis=1)
 
 

@@ -219,7 +219,7 @@ def test_an_unsure_face_on_a_partly_hidden_tile_is_not_reported():
 
 # --------------------------------------------------------------------------- presence model's say
 
-MODEL_ONLY = ReconstructSettings(presence_weights=(1.0, 0.0, 0.0, 0.0))
+MODEL_ONLY = ReconstructSettings(presence_weights=(1.0, 0.0, 0.0, 0.0), presence_prior_weight=0.0)
 
 def test_presence_model_overrules_a_face_seen_one_layer_too_high():
     # the top tile is gone and the tile below (circles-5) shows through the top
@@ -265,7 +265,8 @@ def test_presence_log_odds_weigh_the_model_with_both_windows():
     q_top = 1.2
     used = w[0] * q_top + w[1] * lo[TOP] - w[2] * lo[B] + w[3]
     assert used < 0                     # the lower window's clean face outweighs the model
-    out = reconstruct(LAYOUT, VARIANT, fp, pn, po, settings=ReconstructSettings(presence_weights=w),
+    out = reconstruct(LAYOUT, VARIANT, fp, pn, po,
+                      settings=ReconstructSettings(presence_weights=w, presence_prior_weight=0.0),
                       presence_logit=np.array([np.nan, np.nan, np.nan, q_top]))
     assert not out[TOP].present and out[B].face == "circles-5"
     assert out[TOP].confidence == pytest.approx(1 / (1 + np.exp(used)))
@@ -281,3 +282,52 @@ def test_a_lukewarm_presence_does_not_build_a_stack_on_an_empty_mat():
     # a sure model (+3) keeps the tile (face unreadable: unseen)
     out = reconstruct(LAYOUT, VARIANT, fp, pn, po, settings=MODEL_ONLY, presence_logit=q + 2.0)
     assert out[TOP].present and out[TOP].seen == "occluded" and out[B].seen == "covered"
+
+
+def _stacks_layout(n: int) -> Layout:
+    """``n`` two-tile stacks far apart: (4k, 0, 0) under (4k, 0, 1)."""
+    return Layout("stacks", tuple(Slot(4 * k, 0, z) for k in range(n) for z in (0, 1)), "test")
+
+
+def test_the_photo_prior_settles_an_ambiguous_stack_the_way_the_clear_ones_went():
+    # six stacks; the model is sure about five upper slots and hesitant (+0.3)
+    # about the last one; it finds exposed lower tiles present by +2 (not
+    # "sure", |2| < 3).  Every window shows a face (the classifier cannot tell)
+    layout = _stacks_layout(6)
+    n = len(layout.slots)
+    fp, pn, po = probs([("bamboo-1", 0.9)] * n)
+    settings = ReconstructSettings(presence_weights=(1.0, 0.0, 0.0, 0.0), presence_prior_weight=1.0)
+    last_top = n - 1
+
+    def model(clear_upper: float):
+        asked = []
+
+        def logits(idx):
+            asked.extend(idx)
+            return np.array([(0.3 if i == last_top else clear_upper) if layout.slots[i].z == 1 else 2.0
+                             for i in idx])
+        return logits, asked
+
+    # late in the game: the five clear upper tiles are gone -> share (0 + 1) / (5 + 2),
+    # prior log(1/6) = -1.79 outweighs +0.3: the hesitant one is gone too
+    logits, asked = model(-6.0)
+    out = reconstruct(layout, VARIANT, fp, pn, po, settings=settings, presence_logit=logits)
+    assert not out[last_top].present and out[last_top - 1].seen == "face"
+    assert sorted(asked) == list(range(n))          # each slot asked once, over both passes
+    # early in the game: the five clear ones stand -> prior +1.79, it stands
+    logits, asked = model(6.0)
+    out = reconstruct(layout, VARIANT, fp, pn, po, settings=settings, presence_logit=logits)
+    assert out[last_top].present and out[last_top - 1].seen == "covered"
+    assert sorted(asked) == [i for i in range(n) if layout.slots[i].z == 1]   # lower ones known covered
+    # without the prior the model's +0.3 decides alone
+    logits, _ = model(-6.0)
+    out = reconstruct(layout, VARIANT, fp, pn, po, settings=MODEL_ONLY, presence_logit=logits)
+    assert out[last_top].present
+
+
+def test_confident_share_counts_sure_answers_with_laplace_smoothing():
+    from vision.reconstruct import _confident_share
+    nan = float("nan")
+    assert _confident_share([nan, 5.0, -4.0, 3.5, 0.2, -2.9], 3.0) == (2 + 1) / (3 + 2)
+    assert _confident_share([nan, 0.5], 3.0) == 0.5          # nothing sure: no lean
+    assert _confident_share([nan, nan], 3.0) is None         # the model judged nothing

@@ -193,6 +193,28 @@ def test_bad_specs_are_one_line_errors():
         render_scene(SceneSpec("love", PYRAMID, removed=((0, 0, 0),)), np.random.default_rng(0))
 
 
+
+def test_looks_include_white_and_one_colour_tiles():
+    # body colours: ivory, bone and white; one back colour in six is "none"
+    # (a one-colour tile: the back is the body's colour, 3 % darker)
+    from vision.synth.scene import IVORY_BGR, sample_look
+    assert any(min(c) >= 230 for c in IVORY_BGR)
+    looks = [sample_look(np.random.default_rng(s), Augment()) for s in range(120)]
+    one_colour = [lk for lk in looks if np.allclose(lk.back, np.array(lk.ivory) * 0.97)]
+    assert 5 <= len(one_colour) <= 40
+    assert any(min(lk.ivory) >= 220 for lk in looks)
+    # the other looks keep a coloured back, unlike their body
+    assert all(np.abs(np.array(lk.back) - np.array(lk.ivory)).max() > 20 for lk in looks if lk not in one_colour)
+
+
+def test_presence_training_scenes_honour_the_tilt_range():
+    from vision.training.presence_data import main, presence_scene_spec
+    spec = presence_scene_spec(3, np.random.default_rng(0), (0.0, 15.0))
+    assert spec.tilt_deg == (0.0, 15.0) and spec.hands == 0.2
+    with pytest.raises(SystemExit) as e:
+        main(["--tilt", "20", "10", "--scenes", "1"])
+    assert e.value.code == 2
+
 def _game():
     n = len(PYRAMID)
     faces = ["bamboo-%d" % (1 + i % 9) for i in range(n)]

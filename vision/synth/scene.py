@@ -60,10 +60,12 @@ LABEL_HAND = 65535
 
 DEFAULT_IMAGE_SIZE = (1280, 720)
 
-# Tile body colours (BGR): ivory / bone tops and sides, and the coloured back layer.
-IVORY_BGR = ((205, 228, 240), (190, 215, 232), (215, 235, 245), (175, 205, 225), (225, 238, 242))
+# Tile body colours (BGR): ivory / bone / white tops and sides, and the coloured
+# back layer (None: a one-colour tile, the back as the body).
+IVORY_BGR = ((205, 228, 240), (190, 215, 232), (215, 235, 245), (175, 205, 225), (225, 238, 242),
+             (236, 238, 238), (242, 240, 234))
 BACK_BGR = ((60, 130, 40), (40, 90, 25), (150, 85, 30), (150, 140, 40), (40, 120, 230),
-            (40, 45, 175), (45, 185, 230), (130, 70, 150), (160, 160, 60), (70, 70, 70))
+            (40, 45, 175), (45, 185, 230), (130, 70, 150), (160, 160, 60), (70, 70, 70), None, None)
 
 _SH = 4  # sub-pixel bits for cv2 drawing
 _ONE = 1 << _SH
@@ -490,7 +492,9 @@ def sample_look(rng: np.random.Generator, augment: Augment) -> Look:
     base_ivory = IVORY_BGR[int(rng.integers(len(IVORY_BGR)))]
     ivory = tuple(float(np.clip(c * rng.uniform(0.95, 1.04), 0, 255)) for c in base_ivory)
     base_back = BACK_BGR[int(rng.integers(len(BACK_BGR)))]
-    back = tuple(float(np.clip(c * rng.uniform(0.85, 1.15), 0, 255)) for c in base_back)
+    shade = rng.uniform(0.85, 1.15, 3)
+    back = (tuple(c * 0.97 for c in ivory) if base_back is None
+            else tuple(float(np.clip(c * f, 0, 255)) for c, f in zip(base_back, shade)))
     if a.lighting > 0:
         elev = math.radians(rng.uniform(48, 85))
         az = rng.uniform(0, 2 * np.pi)

@@ -14,6 +14,10 @@ bench photo (integer seeds) nor a face-classifier training scene (stream ``s``).
 
     python -m vision.training.presence_data --seed 0 --scenes 3600
     python -m vision.training.presence_data --seed 1 --scenes 300
+    python -m vision.training.presence_data --seed 2 --scenes 2400 --tilt 0 15
+
+The third set adds nearly overhead views, where a stack's height shows only
+as a few pixels of parallax (the presence model's weakest range).
 """
 
 from __future__ import annotations
@@ -81,12 +85,13 @@ def scene_presence_samples(scene, rng: np.random.Generator):
     return raw, labels, {"z": z, "tilt": np.full(len(labels), float(tr.pose().tilt_deg))}
 
 
-def presence_scene_spec(k: int, rng: np.random.Generator):
+def presence_scene_spec(k: int, rng: np.random.Generator, tilt_deg: tuple[float, float] = (0.0, 45.0)):
     """Scene ``k``: variant by turns; layout turtle or sprint-2layer (1 in 3),
     one of ``vision.training.dataset.EXTRA_LAYOUTS`` (1 in 3; the bench's
     other layouts are never used) or a random stacked layout
     (:func:`vision.training.dataset.random_layout`); 0-60 % of the tiles
-    removed as free pairs, tilt 0-45 degrees, hands in 1 scene in 5."""
+    removed as free pairs, camera tilt in ``tilt_deg`` (degrees), hands in 1
+    scene in 5."""
     from companion import codex
     from companion.layouts import shifted_to_origin
     from companion.tiles import VARIANTS
@@ -100,20 +105,22 @@ def presence_scene_spec(k: int, rng: np.random.Generator):
         layout = shifted_to_origin(codex.builtin(EXTRA_LAYOUTS[int(rng.integers(len(EXTRA_LAYOUTS)))]))
     else:
         layout = random_layout(rng)
-    return SceneSpec(variant, layout, hands=0.2, tilt_deg=(0.0, 45.0))
+    return SceneSpec(variant, layout, hands=0.2, tilt_deg=tuple(tilt_deg))
 
 
 def make_samples(args):
-    seed, k = args
+    seed, k, tilt_deg = args
     from vision.synth import render_scene
     rng = np.random.default_rng((PRESENCE_STREAM + seed, k))
-    scene = render_scene(presence_scene_spec(k, rng), rng)
+    scene = render_scene(presence_scene_spec(k, rng, tilt_deg), rng)
     return scene_presence_samples(scene, rng)
 
 
-def build(seed: int, scenes: int, out: Path, start: int = 0, workers: int = 2, chunk: int = 100) -> None:
-    """Render scenes ``start .. start + scenes`` and write
-    ``out/presence-{seed}-{first}.npz`` chunks of ``chunk`` scenes."""
+def build(seed: int, scenes: int, out: Path, start: int = 0, workers: int = 2, chunk: int = 100,
+          tilt_deg: tuple[float, float] = (0.0, 45.0)) -> None:
+    """Render scenes ``start .. start + scenes`` (camera tilt in ``tilt_deg``,
+    degrees) and write ``out/presence-{seed}-{first}.npz`` chunks of ``chunk``
+    scenes."""
     out.mkdir(parents=True, exist_ok=True)
     t0 = time.time()
     with Pool(workers) as pool:
@@ -121,7 +128,7 @@ def build(seed: int, scenes: int, out: Path, start: int = 0, workers: int = 2, c
             path = out / f"presence-{seed}-{c0:06d}.npz"
             if path.exists():
                 continue
-            ks = [(seed, k) for k in range(c0, min(c0 + chunk, start + scenes))]
+            ks = [(seed, k, tilt_deg) for k in range(c0, min(c0 + chunk, start + scenes))]
             res = pool.map(make_samples, ks, chunksize=4)
             raw = np.concatenate([r[0] for r in res])
             lab = np.concatenate([r[1] for r in res])
@@ -139,9 +146,13 @@ def main(argv=None) -> int:
     ap.add_argument("--start", type=int, default=0)
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--out", type=Path, default=Path("/tmp/presence-cache"))
+    ap.add_argument("--tilt", type=float, nargs=2, default=(0.0, 45.0), metavar=("LO", "HI"),
+                    help="range of the camera tilt, degrees")
     a = ap.parse_args(argv)
+    if not 0 <= a.tilt[0] <= a.tilt[1] <= 80:
+        ap.error("--tilt needs 0 <= LO <= HI <= 80")
     cv2.setNumThreads(1)
-    build(a.seed, a.scenes, a.out, a.start, a.workers)
+    build(a.seed, a.scenes, a.out, a.start, a.workers, tilt_deg=tuple(a.tilt))
     return 0
 
 

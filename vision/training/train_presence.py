@@ -2,12 +2,13 @@
 
     python -m vision.training.presence_data --seed 0 --scenes 3600
     python -m vision.training.presence_data --seed 1 --scenes 300
-    python -m vision.training.train_presence --seed 0 --out models/
+    python -m vision.training.presence_data --seed 2 --scenes 2400 --tilt 0 15
+    python -m vision.training.train_presence --seed 0 --extra-seeds 2 --out models/
 
 Needs the ``train`` extra (torch); inference never imports this module.  Reads
 the window pairs cut by :mod:`vision.training.presence_data` (``--cache``,
-default ``/tmp/presence-cache``): seed ``--seed`` for training, seed
-``--seed + 1`` for validation.  The network: four 3x3 conv-BN-ReLU stages
+default ``/tmp/presence-cache``): seed ``--seed`` (and ``--extra-seeds``) for
+training, seed ``--seed + 1`` for validation.  The network: four 3x3 conv-BN-ReLU stages
 (24, 48, 64, 96 channels, the first three with stride 2), a 2x2 max pool,
 dropout and one linear output (log-odds "a tile stands here"); binary
 cross-entropy, AdamW with a one-cycle schedule, random 180-degree turns and
@@ -28,10 +29,11 @@ import numpy as np
 from vision.presence import PRESENCE_CROP, presence_input
 
 
-def load(cache: Path, seed: int):
-    files = sorted(cache.glob(f"presence-{seed}-*.npz"))
-    if not files:
-        raise SystemExit(f"no window pairs for seed {seed} in {cache}: run vision.training.presence_data first")
+def load(cache: Path, *seeds: int):
+    files = [f for seed in seeds for f in sorted(cache.glob(f"presence-{seed}-*.npz"))]
+    missing = [seed for seed in seeds if not any(cache.glob(f"presence-{seed}-*.npz"))]
+    if missing:
+        raise SystemExit(f"no window pairs for seed {missing[0]} in {cache}: run vision.training.presence_data first")
     ds = [np.load(f) for f in files]
     return (np.concatenate([d["raw"] for d in ds]), np.concatenate([d["labels"] for d in ds]).astype(np.float32),
             np.concatenate([d["z"] for d in ds]), np.concatenate([d["tilt"] for d in ds]), len(files))
@@ -77,7 +79,10 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", type=Path, default=Path("models"))
     ap.add_argument("--cache", type=Path, default=Path("/tmp/presence-cache"))
+    ap.add_argument("--extra-seeds", type=int, nargs="*", default=[],
+                    help="more training sets (e.g. 2: the nearly overhead views)")
     ap.add_argument("--epochs", type=int, default=9)
+    ap.add_argument("--save-weights", type=Path, default=None, help="also save the torch state_dict here")
     ap.add_argument("--batch", type=int, default=256)
     ap.add_argument("--lr", type=float, default=3e-3)
     ap.add_argument("--threads", type=int, default=2)
@@ -88,7 +93,9 @@ def main(argv=None) -> int:
     torch.manual_seed(a.seed)
     rng = np.random.default_rng(a.seed)
     t0 = time.time()
-    raw, y, z, tilt, nfiles = load(a.cache, a.seed)
+    if a.seed + 1 in a.extra_seeds:
+        ap.error(f"seed {a.seed + 1} is the validation set")
+    raw, y, z, tilt, nfiles = load(a.cache, a.seed, *a.extra_seeds)
     vraw, vy, vz, vtilt, _ = load(a.cache, a.seed + 1)
     print(f"train {len(y)} window pairs ({y.mean():.3f} present), valid {len(vy)}", flush=True)
     model = build_model()
@@ -137,14 +144,20 @@ def main(argv=None) -> int:
                                                                                         PRESENCE_CROP.width],
             "channels": "BGR of the window at the slot's height, then BGR one layer (20 mm) lower",
             "output": "log-odds that a tile stands in the slot", "logit_bias": 0.0,
-            "training": {"seed": a.seed, "command": "python -m vision.training.presence_data --seed 0 --scenes 3600; "
-                                                    "python -m vision.training.presence_data --seed 1 --scenes 300; "
-                                                    f"python -m vision.training.train_presence --seed {a.seed}",
+            "training": {"seed": a.seed, "extra_seeds": list(a.extra_seeds),
+                         "command": "python -m vision.training.presence_data --seed 0 --scenes 3600; "
+                                    "python -m vision.training.presence_data --seed 1 --scenes 300; "
+                                    "python -m vision.training.presence_data --seed 2 --scenes 2400 --tilt 0 15; "
+                                    f"python -m vision.training.train_presence --seed {a.seed}"
+                                    + "".join(f" --extra-seeds {e}" for e in a.extra_seeds[:1])
+                                    + "".join(f" {e}" for e in a.extra_seeds[1:]),
                          "window_pairs": int(len(y)), "present_share": round(float(y.mean()), 4),
                          "epochs": a.epochs, "parameters": n_params, "minutes": round((time.time() - t0) / 60, 1)},
             "validation": {"window_pairs": int(len(vy)), "accuracy": round(acc, 5), "by_layer": by_z,
                            "by_tilt_deg": by_tilt}}
     (a.out / "presence.json").write_text(json.dumps(meta, indent=1) + "\n")
+    if a.save_weights:
+        torch.save(model.state_dict(), a.save_weights)
     print(f"wrote {a.out / 'presence.onnx'} ({n_params} parameters, {(time.time() - t0) / 60:.1f} min)", flush=True)
     return 0
 
