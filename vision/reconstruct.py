@@ -118,6 +118,11 @@ class ReconstructSettings:
             (nearly overhead, far away) leans the way the clear ones went.
             Fitted with ``presence_weights`` (``bench/fit_presence.py``); 0
             turns the second pass off.
+        presence_prior_cap: ``|logit(share)|`` is clipped to this, so the
+            prior never moves a slot by more than about 2.1 log-odds: a
+            reading surer than that (say a top tile just taken, early in a
+            game) stands whatever the rest of the photo says.  Identical
+            results on the development photos (their shares stay inside).
         focal_search: when the pose stage had to assume the focal length (a
             nearly overhead view without ``--camera``, see
             :func:`focal_from_faces`), pick it by how well the tiles' faces line
@@ -144,6 +149,7 @@ class ReconstructSettings:
     presence_weights: tuple[float, float, float, float] = (0.800, 0.351, 0.323, -1.001)
     presence_prior_weight: float = 0.847
     presence_prior_sure: float = 3.0
+    presence_prior_cap: float = 2.5
     focal_search: bool = True
     focal_ratios: tuple[float, ...] = (0.64, 0.68, 0.73, 0.78, 0.84, 0.9, 0.96, 1.03, 1.1, 1.18)
     focal_slots: int = 32
@@ -367,7 +373,8 @@ def reconstruct(layout: Layout, variant: str, face_probs: np.ndarray, p_none: np
     if callable(presence_logit) and settings.presence_prior_weight:
         share = _confident_share(ql, settings.presence_prior_sure)
         if share is not None:
-            prior = settings.presence_prior_weight * math.log(share / (1.0 - share))
+            cap = settings.presence_prior_cap
+            prior = settings.presence_prior_weight * max(-cap, min(cap, math.log(share / (1.0 - share))))
             seen, conf, hidden_of, ql = decide(prior)
     faces = _assign_faces(fp, [i for i in range(n) if seen[i] == "face"], copies)
     board = Board(g)

@@ -331,3 +331,23 @@ def test_confident_share_counts_sure_answers_with_laplace_smoothing():
     assert _confident_share([nan, 5.0, -4.0, 3.5, 0.2, -2.9], 3.0) == (2 + 1) / (3 + 2)
     assert _confident_share([nan, 0.5], 3.0) == 0.5          # nothing sure: no lean
     assert _confident_share([nan, nan], 3.0) is None         # the model judged nothing
+
+
+def test_the_photo_prior_never_overturns_a_sure_reading():
+    # early in a game: thirty upper tiles clearly stand (+6), the last one was
+    # just taken and reads -3.0.  Share (30 + 1) / (30 + 2): logit 3.43, capped
+    # at 2.5 -> -3.0 + 2.5 < 0 keeps it empty; uncapped it would come back
+    layout = _stacks_layout(31)
+    n = len(layout.slots)
+    fp, pn, po = probs([("bamboo-1", 0.9)] * n)
+    last_top = n - 1
+
+    def logits(idx):
+        return np.array([(-3.0 if i == last_top else 6.0) if layout.slots[i].z == 1 else 2.0 for i in idx])
+
+    capped = ReconstructSettings(presence_weights=(1.0, 0.0, 0.0, 0.0), presence_prior_weight=1.0)
+    assert capped.presence_prior_cap == 2.5
+    assert not reconstruct(layout, VARIANT, fp, pn, po, settings=capped, presence_logit=logits)[last_top].present
+    uncapped = ReconstructSettings(presence_weights=(1.0, 0.0, 0.0, 0.0), presence_prior_weight=1.0,
+                                   presence_prior_cap=99.0)
+    assert reconstruct(layout, VARIANT, fp, pn, po, settings=uncapped, presence_logit=logits)[last_top].present
