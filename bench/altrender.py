@@ -58,17 +58,24 @@ def _companion_cmd() -> list[str]:
     return [exe] if exe else [sys.executable, "-m", "companion"]
 
 
+def _run(cmd: list[str]) -> None:
+    """Run one CLI command; its own one-line error ends the bench."""
+    done = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    if done.returncode != 0:
+        raise SystemExit(f"altrender: {' '.join(cmd[-4:])} failed: {done.stderr.strip()}")
+
+
 def ensure_assets(root: Path = DEFAULT_ASSETS) -> Path:
     """Write the printable mat and the four variants' face art under ``root``
     (via the public CLI) unless already there."""
     root = Path(root)
+    if root.exists() and not root.is_dir():
+        raise SystemExit(f"altrender: assets folder {root} is a file")
     if not (root / "mat" / "mat.json").exists():
-        subprocess.run(_companion_cmd() + ["print-mat", "--out", str(root / "mat")], check=True,
-                       stdout=subprocess.DEVNULL)
+        _run(_companion_cmd() + ["print-mat", "--out", str(root / "mat")])
     for v in VARIANTS:
         if not (root / v / "tiles.json").exists():
-            subprocess.run(_companion_cmd() + ["print-tiles", "--variant", v, "--out", str(root / v)],
-                           check=True, stdout=subprocess.DEVNULL)
+            _run(_companion_cmd() + ["print-tiles", "--variant", v, "--out", str(root / v)])
     return root
 
 

@@ -409,9 +409,13 @@ def estimate_pose(image_bgr: np.ndarray, spec: MatSpec, camera: Camera | None = 
         if cam.source == "estimated":
             fit = _fit_focal(obj, img, cam, "estimated")
             cam = fit[0] if fit is not None else cam
-    rvec, tvec, rms = _solve(obj, img, cam)
+    hint = "" if cam.source in ("assumed", "estimated") else " (check the camera file)"
+    try:
+        rvec, tvec, rms = _solve(obj, img, cam)
+    except MatNotFound as exc:
+        raise MatNotFound(f"{exc}{hint}") from None
     if not rms <= MAX_REPROJECTION_PX:
-        raise MatNotFound(f"mat markers inconsistent: reprojection error {rms:.1f} px")
+        raise MatNotFound(f"mat markers inconsistent: reprojection error {rms:.1f} px{hint}")
     return MatPose(rvec, tvec, cam, rms, len(matches), tuple(m[0] for m in matches), obj, img)
 
 

@@ -52,6 +52,8 @@ def read_image(path: str):
     import numpy as np
 
     p = Path(path)
+    if p.is_dir():
+        raise BadInput(f"cannot read image {path}: it is a folder, not an image file")
     if not p.is_file():
         raise BadInput(f"cannot read image {path}: no such file")
     try:

@@ -24,6 +24,8 @@ def test_missing_and_unreadable_image_exit_2(tmp_path, capsys):
     bad.write_bytes(b"this is not an image")
     code, out, err = run(["recognize", str(bad), "--variant", "love", "--layout", "turtle", "--json"], capsys)
     assert code == 2 and out == "" and len(err.strip().splitlines()) == 1 and "bad.png" in err
+    code, out, err = run(["recognize", str(tmp_path), "--variant", "love", "--layout", "turtle", "--json"], capsys)
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1 and "folder" in err
 
 
 def test_empty_annotate_path_is_bad_usage(tmp_path, capsys):
@@ -118,3 +120,22 @@ def test_truncated_png_gives_one_line_even_from_libpng(tmp_path):
     assert r.returncode == 2 and r.stdout == ""
     assert r.stderr.strip().splitlines() == [f"companion recognize: cannot read image {bad}: "
                                              "not an image file OpenCV can decode"]
+
+
+def test_a_camera_file_that_fits_no_pose_is_named_in_the_message(tmp_path, capsys):
+    # the mat is in the photo, but a 50 px focal length (about 170 degrees of
+    # view) cannot map it onto its markers: exit 3, and the line says what to check
+    from companion import codex
+    from vision.synth import SceneSpec, render_scene
+
+    scene = render_scene(SceneSpec("word", codex.builtin("sprint-2layer"), n_removed=20, tilt_deg=(20, 30)),
+                         np.random.default_rng(11))
+    photo = tmp_path / "photo.png"
+    cv2.imwrite(str(photo), scene.image)
+    cam = tmp_path / "camera.json"
+    cam.write_text(json.dumps({"camera_matrix": [[50.0, 0, 640], [0, 50.0, 360], [0, 0, 1]],
+                               "dist_coeffs": [0, 0, 0, 0, 0], "image_size": [1280, 720]}))
+    code, out, err = run(["recognize", str(photo), "--variant", "word", "--layout", "sprint-2layer",
+                          "--camera", str(cam), "--json"], capsys)
+    assert code == 3 and out == "" and len(err.strip().splitlines()) == 1
+    assert "check the camera file" in err

@@ -211,9 +211,11 @@ def test_presence_training_scenes_honour_the_tilt_range():
     from vision.training.presence_data import main, presence_scene_spec
     spec = presence_scene_spec(3, np.random.default_rng(0), (0.0, 15.0))
     assert spec.tilt_deg == (0.0, 15.0) and spec.hands == 0.2
-    with pytest.raises(SystemExit) as e:
-        main(["--tilt", "20", "10", "--scenes", "1"])
-    assert e.value.code == 2
+    for bad in (["--tilt", "20", "10", "--scenes", "1"], ["--scenes", "0"], ["--workers", "0"],
+                ["--start", "-5"], ["--out", __file__]):
+        with pytest.raises(SystemExit) as e:
+            main(bad)
+        assert e.value.code == 2
 
 def _game():
     n = len(PYRAMID)

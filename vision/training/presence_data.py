@@ -139,8 +139,16 @@ def build(seed: int, scenes: int, out: Path, start: int = 0, workers: int = 2, c
                   flush=True)
 
 
+class _Parser(argparse.ArgumentParser):
+    """Usage errors as one line, exit 2 (as the companion CLI)."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        sys.stderr.write(f"{self.prog}: error: {message}\n")
+        raise SystemExit(2)
+
+
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = _Parser(prog="python -m vision.training.presence_data", description=__doc__.splitlines()[0])
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--scenes", type=int, default=3600)
     ap.add_argument("--start", type=int, default=0)
@@ -151,8 +159,15 @@ def main(argv=None) -> int:
     a = ap.parse_args(argv)
     if not 0 <= a.tilt[0] <= a.tilt[1] <= 80:
         ap.error("--tilt needs 0 <= LO <= HI <= 80")
+    if a.scenes < 1 or a.start < 0 or a.workers < 1:
+        ap.error("--scenes and --workers need at least 1, --start at least 0")
+    if a.out.exists() and not a.out.is_dir():
+        ap.error(f"--out {a.out} is a file, not a folder")
     cv2.setNumThreads(1)
-    build(a.seed, a.scenes, a.out, a.start, a.workers, tilt_deg=tuple(a.tilt))
+    try:
+        build(a.seed, a.scenes, a.out, a.start, a.workers, tilt_deg=tuple(a.tilt))
+    except OSError as exc:
+        ap.error(f"cannot write to {a.out}: {exc.strerror or exc}")
     return 0
 
 
