@@ -95,6 +95,7 @@ def draw_overlay(image: np.ndarray, recognition, quads: np.ndarray | None = None
     thick = max(1, int(round(tile_px / 25)))
     blocked_mask = np.zeros((h, w), np.uint8)
     blocked, free, unknown = [], [], []
+    n_covered = sum(1 for t in recognition.tiles if t.present and t.seen == "covered")
     for t, q in zip(recognition.tiles, q_all):
         if not t.present or t.seen == "covered":
             continue
@@ -115,11 +116,13 @@ def draw_overlay(image: np.ndarray, recognition, quads: np.ndarray | None = None
         _dashed(out, q, UNKNOWN_COLOUR, thick + 1, dash_px=max(4.0, tile_px / 6))
         _centre_text(out, "?", q.mean(axis=0), tile_px * 0.45, UNKNOWN_COLOUR)
     if legend:
-        _legend(out, len(free), len(blocked), len(unknown))
+        _legend(out, len(free), len(blocked), len(unknown), n_covered)
     return out
 
 
-def _legend(img: np.ndarray, n_free: int, n_blocked: int, n_unknown: int) -> None:
+def _legend(img: np.ndarray, n_free: int, n_blocked: int, n_unknown: int, n_covered: int = 0) -> None:
+    """The legend box; its counts add up to the tiles found present (covered
+    tiles, under others, are counted but not drawn)."""
     font = cv2.FONT_HERSHEY_SIMPLEX
     scale = max(0.4, img.shape[0] / 1400)
     th = 1
@@ -128,7 +131,8 @@ def _legend(img: np.ndarray, n_free: int, n_blocked: int, n_unknown: int) -> Non
     sw = int(row * 0.75)     # swatch width
     sh = int(row * 0.8)
     items = [(f"free ({n_free})", "free"), (f"blocked ({n_blocked})", "blocked"),
-             (f"face unseen / occluded ({n_unknown})", "unknown")]
+             (f"face unseen / occluded ({n_unknown})", "unknown"),
+             (f"under other tiles, not drawn ({n_covered})", "covered")]
     tw = max(cv2.getTextSize(t, font, scale, th)[0][0] for t, _ in items)
     x0, y0 = 8, 8
     box_w, box_h = sw + tw + 3 * 8, row * len(items) + 8
@@ -148,7 +152,13 @@ def _legend(img: np.ndarray, n_free: int, n_blocked: int, n_unknown: int) -> Non
             patch = img[sub]
             _hatch(patch, m[sub], BLOCKED_COLOUR, 6)
             cv2.polylines(img, [_fx(q)], True, BLOCKED_COLOUR, 1, cv2.LINE_AA, shift=_SHIFT)
-        else:
+        elif kind == "unknown":
             _dashed(img, q, UNKNOWN_COLOUR, 2, dash_px=4)
             _centre_text(img, "?", q.mean(axis=0), sh * 0.45, UNKNOWN_COLOUR)
+        else:                          # a small stack: two offset outlines
+            d = max(2.0, sw * 0.2)
+            back = q + np.array([d, -d])
+            cv2.polylines(img, [_fx(back)], True, (110, 110, 110), 1, cv2.LINE_AA, shift=_SHIFT)
+            cv2.fillConvexPoly(img, _fx(q), (235, 235, 235), cv2.LINE_AA, shift=_SHIFT)
+            cv2.polylines(img, [_fx(q)], True, (110, 110, 110), 1, cv2.LINE_AA, shift=_SHIFT)
         cv2.putText(img, text, (x0 + 16 + sw, top + sh // 2 + lh // 2), font, scale, (20, 20, 20), th, cv2.LINE_AA)

@@ -351,3 +351,21 @@ def test_the_photo_prior_never_overturns_a_sure_reading():
     uncapped = ReconstructSettings(presence_weights=(1.0, 0.0, 0.0, 0.0), presence_prior_weight=1.0,
                                    presence_prior_cap=99.0)
     assert reconstruct(layout, VARIANT, fp, pn, po, settings=uncapped, presence_logit=logits)[last_top].present
+
+
+def test_overlay_legend_counts_add_up_to_the_tiles_present(monkeypatch):
+    # free, blocked, unseen and covered (not drawn) together are every present tile
+    import vision.overlay as overlay
+    from vision.reconstruct import Recognition
+
+    out = run([("bamboo-1", 0.98), ("none", 0.9), ("occluded", 0.9), ("circles-5", 0.99)])
+    quads = np.array([[[10 + 40 * k, 10], [40 + 40 * k, 10], [40 + 40 * k, 50], [10 + 40 * k, 50]]
+                      for k in range(4)], np.float32)
+    rec = Recognition(VARIANT, LAYOUT, tuple(out), quads)
+    seen = {}
+    monkeypatch.setattr(overlay, "_legend", lambda img, *counts: seen.setdefault("counts", counts))
+    img = overlay.draw_overlay(np.full((80, 200, 3), 200, np.uint8), rec)
+    assert img.shape == (80, 200, 3)
+    # A free (row end), C unseen (occluded window, row end), TOP free, B under TOP
+    assert seen["counts"] == (2, 0, 1, 1)
+    assert sum(seen["counts"]) == sum(t.present for t in out)

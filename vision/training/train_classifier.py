@@ -31,7 +31,7 @@ import numpy as np
 from vision.crops import CropSettings, normalise
 from vision.training.dataset import LabelSettings, all_classes, make_scene_samples
 
-DATA_VERSION = 5
+DATA_VERSION = 6
 # Share of the class-weight logit adjustment undone at export (see export()):
 # 1 gives the posteriors of the training mix, which holds about twice as many
 # "none" windows per face as a photo does at inference.  Chosen among 0, 0.15,
