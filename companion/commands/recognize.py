@@ -95,8 +95,12 @@ def _recognize(args) -> int:
     from companion.cli import print_json
     from companion.layout_files import load_layout
 
-    if args.annotate is not None and not args.annotate.strip():
-        raise BadInput("--annotate needs a file name, e.g. --annotate board.png")
+    if args.annotate is not None:
+        if not args.annotate.strip():
+            raise BadInput("--annotate needs a file name, e.g. --annotate board.png")
+        folder = Path(args.annotate).parent
+        if not folder.is_dir():
+            raise BadInput(f"cannot write {args.annotate}: no folder {folder}")
     layout = load_layout(args.layout, args.map_name)
     image = read_image(args.image)
     camera = None
@@ -120,6 +124,7 @@ def _recognize(args) -> int:
         except cv2.error:
             ok = False
         if not ok:
-            raise BadInput(f"cannot write {args.annotate} (unknown image extension or unwritable folder)")
+            raise BadInput(f"cannot write {args.annotate} (not an image extension OpenCV writes, such as .png "
+                           "or .jpg, or a folder without write permission)")
     print_json(rec.to_json())
     return 0

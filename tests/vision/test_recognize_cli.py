@@ -33,6 +33,9 @@ def test_empty_annotate_path_is_bad_usage(tmp_path, capsys):
     code, out, err = run(["recognize", str(tmp_path / "none.png"), "--variant", "love", "--layout", "turtle",
                           "--json", "--annotate", ""], capsys)
     assert code == 2 and out == "" and len(err.strip().splitlines()) == 1 and "--annotate" in err
+    code, out, err = run(["recognize", str(tmp_path / "none.png"), "--variant", "love", "--layout", "turtle",
+                          "--json", "--annotate", str(tmp_path / "no" / "such" / "board.png")], capsys)
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1 and "no folder" in err
 
 
 @pytest.mark.parametrize("kind", ["blank", "noise"])
