@@ -64,6 +64,9 @@ class Variant:
         extra_turn: a valid match grants another turn to the same player.
         blocked_penalty: points for touching a blocked tile (<= 0).
         start_tokens: tokens each player starts with (0 where the game has none).
+        removes_in_pairs: tiles leave the board two at a time only (so the
+            number on the board keeps the parity it was dealt with; the
+            recognizer uses it, :func:`vision.reconstruct.reconstruct`).
         scored: whether the game keeps a score at all in ``mode``.
     """
 
@@ -73,6 +76,7 @@ class Variant:
     extra_turn: bool = False
     blocked_penalty: int = 0
     start_tokens: int = 0
+    removes_in_pairs: bool = True       # Love/Candy 2.1 Law 2, Mindful 1.4 and 2.1 Law 2: matching pairs leave
 
     @property
     def tiles(self) -> TileSet:
@@ -272,6 +276,7 @@ class WordRules(Variant):
     )
     extra_turn = True
     blocked_penalty = 0                 # a HUD cannot select locked tiles; no penalty in the book
+    removes_in_pairs = False            # 2.1 Rule 2: a word of 3 or more letters leaves the board at once
     min_word = 3                        # 2.1 Rule 2 "Word Length >= 3"
     word_points = 200                   # 2.7 "(Words Submitted x 200)"
     vowel_booster = 200                 # 2.1 Rule 3 "+200 bonus points"

@@ -34,6 +34,10 @@ def test_registry_and_modes():
     # players per mode (Love 2.6: "2 to 4", "1 to 4", "1 Player")
     love = find_variant("love")
     assert [(m.min_players, m.max_players) for m in love.modes] == [(2, 4), (1, 4), (1, 1)]
+    # tiles leave in matching pairs (Love/Candy 2.1 Law 2, Mindful 2.1 Law 2);
+    # Word Mahjong also clears words of 3+ letters at once (2.1 Rule 2)
+    assert [find_variant(v).removes_in_pairs for v in ("love", "candy", "mindful", "word")] == [
+        True, True, True, False]
     with pytest.raises(BadInput, match="unknown variant"):
         find_variant("chess")
     with pytest.raises(BadInput, match="unknown mode"):

@@ -369,3 +369,61 @@ def test_overlay_legend_counts_add_up_to_the_tiles_present(monkeypatch):
     # A free (row end), C unseen (occluded window, row end), TOP free, B under TOP
     assert seen["counts"] == (2, 0, 1, 1)
     assert sum(seen["counts"]) == sum(t.present for t in out)
+
+
+def _row_readings(readings):
+    """Face / "none" probabilities for hand-made slots: ``("face", p)`` puts
+    ``p`` on bamboo-2 and ``1 - p`` on "none"; ``("none", p)`` the reverse."""
+    fp = np.zeros((len(readings), K))
+    pn = np.zeros(len(readings))
+    for i, (label, p) in enumerate(readings):
+        fp[i, FACES.index("bamboo-2")] = p if label == "face" else 1 - p
+        pn[i] = 1 - fp[i].sum()
+    return fp, pn, np.zeros(len(readings))
+
+
+def test_pairs_leave_together_so_an_odd_count_turns_the_least_sure_top():
+    # 4 slots, tiles leave in pairs: 0, 2 or 4 of them can be missing.  The
+    # presence model finds the top tile gone by log-odds 0.5 only while the
+    # other readings are sure: one missing tile is impossible, so the top,
+    # the least sure decision, stands after all (face from its own window)
+    fp, pn, po = probs([("bamboo-1", 0.98), ("bamboo-2", 0.95), ("bamboo-3", 0.97), ("bamboo-2", 0.9)])
+    q = np.array([np.nan, np.nan, np.nan, -0.5])
+    out = reconstruct(LAYOUT, VARIANT, fp, pn, po, settings=MODEL_ONLY, presence_logit=q, removes_in_pairs=True)
+    assert [t.present for t in out] == [True, True, True, True]
+    assert out[TOP].face == "bamboo-2" and out[TOP].confidence == pytest.approx(UNSEEN_CONFIDENCE * 0.9 / fp[TOP].sum())
+    assert out[B].seen == "covered"
+    # Word Mahjong clears words of 3 letters or more: any count is possible
+    out = reconstruct(LAYOUT, VARIANT, fp, pn, po, settings=MODEL_ONLY, presence_logit=q)
+    assert [t.present for t in out] == [True, True, True, False]
+    # a sure reading (log-odds 3 > parity_max_cost 1.5) stands: say the photo
+    # was taken between a player's two picks
+    out = reconstruct(LAYOUT, VARIANT, fp, pn, po, settings=MODEL_ONLY, presence_logit=np.array([np.nan] * 3 + [-3.0]),
+                      removes_in_pairs=True)
+    assert [t.present for t in out] == [True, True, True, False]
+
+
+def test_parity_changes_only_what_could_legally_have_happened():
+    row = Layout("row", (Slot(0, 0, 0), Slot(2, 0, 0), Slot(4, 0, 0), Slot(10, 0, 0)), "test")
+    # the weak face (0.6 : 0.4, log-odds 0.41) is pinched between two sure
+    # tiles: it cannot have left, so the odd count stays (no sure change)
+    fp, pn, po = _row_readings([("face", 0.98), ("face", 0.6), ("face", 0.98), ("none", 0.99)])
+    out = reconstruct(row, VARIANT, fp, pn, po, removes_in_pairs=True)
+    assert [t.present for t in out] == [True, True, True, False]
+    # the same weak face at the end of the row was free: it left with (10,0,0)
+    fp, pn, po = _row_readings([("face", 0.6), ("face", 0.98), ("face", 0.98), ("none", 0.99)])
+    out = reconstruct(row, VARIANT, fp, pn, po, removes_in_pairs=True)
+    assert [t.present for t in out] == [False, True, True, False]
+    assert [t.free for t in out] == [None, True, True, None]
+    # an empty slot cannot come back where it would pinch an empty neighbour:
+    # (2,0,0) is surely empty with a tile on its left, so a tile at (4,0,0)
+    # would have pinched it; with no tile on its left, (4,0,0) comes back
+    row6 = Layout("row6", (Slot(0, 0, 0), Slot(2, 0, 0), Slot(4, 0, 0), Slot(6, 0, 0), Slot(20, 0, 0), Slot(24, 0, 0)), "t")
+    fp, pn, po = _row_readings([("face", 0.98), ("none", 0.99), ("none", 0.6), ("face", 0.98),
+                                ("none", 0.99), ("face", 0.98)])
+    out = reconstruct(row6, VARIANT, fp, pn, po, removes_in_pairs=True)
+    assert [t.present for t in out] == [True, False, False, True, False, True]
+    fp, pn, po = _row_readings([("none", 0.99), ("none", 0.99), ("none", 0.6), ("face", 0.98),
+                                ("face", 0.98), ("face", 0.98)])
+    out = reconstruct(row6, VARIANT, fp, pn, po, removes_in_pairs=True)
+    assert [t.present for t in out] == [False, False, True, True, True, True]
