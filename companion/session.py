@@ -5,8 +5,8 @@ reads a game's events, replays them (:func:`companion.game.replay`), asks the
 engine what a command means (``resolve_*``) and writes the events it returns
 through :func:`companion.game.commit`, which checks each one against the state
 before it is written and appends the engine's follow-ups (end-of-game record,
-Zen Archives' reshuffle).  The command line's ``companion game`` does the same
-steps with its own ``_Session``; it may adopt this one.
+Zen Archives' reshuffle).  The command line's ``companion game`` runs on it
+too (``companion.commands.game._Session``).
 
 Pure in the engine's sense: no clock (the caller passes ``t``), no file, no
 database module.  The ledger is any object with the methods of

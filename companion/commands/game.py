@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 from companion import game as G
-from companion.errors import BadInput, CompanionError, IllegalMove
+from companion.errors import BadInput, IllegalMove
 from companion.layouts import Layout, Slot
 from companion.tiles import VARIANTS
 from companion.variants import find_variant
@@ -125,47 +125,57 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 class _Session:
-    """One command on one game: the ledger, the game id, the replayed state."""
+    """One command on one game: the command line's shell round
+    :class:`companion.session.GameSession` (the ledger named by ``--ledger``,
+    the clock or ``--t``, the word list only for commands that need it), which
+    also collects what the command wrote to print it."""
 
     def __init__(self, args, need_words: bool = False) -> None:
         from companion.ledger import Ledger
+        from companion.session import GameSession
         self.args = args
         self.ledger = Ledger(args.ledger)
-        gid = getattr(args, "game", None) or self.ledger.latest_game_id()
-        if gid is None:
-            self.ledger.close()
-            raise BadInput(f"ledger {args.ledger} holds no game: run 'companion game start' first")
-        self.gid = gid
-        evs = self.ledger.events(gid)
-        if not evs:
-            self.ledger.close()
-            raise BadInput(f"no game {gid!r} in ledger {args.ledger}")
-        self.events = evs
-        self.words = self.index = None
-        start = next((e for e in evs if e.type == "game_started"), None)
-        if need_words and start is not None and start.data.get("variant") == "word":
-            from companion import wordlist
-            self.words, self.index = wordlist.words(), wordlist.index()
+        t = args.t if getattr(args, "t", None) is not None else time.time()
         try:
-            self.state = G.replay(evs, words=self.words)
-        except CompanionError:
+            self.game = GameSession(self.ledger, getattr(args, "game", None), t,
+                                    _load_words if need_words else None)
+        except BadInput as e:
+            self.ledger.close()
+            raise BadInput(f"{args.ledger}: {e}") from None
+        except BaseException:
             self.ledger.close()
             raise
-        self.t = args.t if getattr(args, "t", None) is not None else time.time()
         self.written: list = []
+
+    @property
+    def state(self) -> G.GameState:
+        return self.game.state
+
+    @property
+    def events(self) -> list:
+        return self.game.events
+
+    @property
+    def gid(self) -> str:
+        return self.game.game_id
+
+    @property
+    def words(self):
+        return self.game.words
+
+    @property
+    def index(self):
+        return self.game.index
 
     def close(self) -> None:
         self.ledger.close()
 
     def tick(self) -> None:
         """End a Word Sprint whose countdown ran out before this command."""
-        self.commit(G.tick(self.state, self.t))
+        self.commit(G.tick(self.state, self.game.t))
 
     def commit(self, pendings) -> None:
-        def append(type_, data, ref, t):
-            return self.ledger.append(self.gid, type_, data, ref, t)
-        self.state, written = G.commit(self.state, pendings, append, self.t, self.index)
-        self.written += written
+        self.written += self.game.commit(pendings)
 
     def finish(self, outcome: G.Outcome | None = None) -> int:
         """Print what was written and the scores; raise the outcome's error."""
@@ -184,6 +194,11 @@ class _Session:
             ids = ", ".join(f"#{e.id}" for e in self.written)
             raise IllegalMove(outcome.error + (f" (recorded as event {ids})" if ids else ""))
         return 0
+
+
+def _load_words():
+    from companion import wordlist
+    return wordlist.words(), wordlist.index()
 
 
 def _summary(st: G.GameState) -> str:
