@@ -38,6 +38,11 @@ model's log-odds weighed with the classifier's two windows
 (``ReconstructSettings.presence_weights``); a present slot shows its face when
 the classifier reads one, else it is unseen.
 
+A second pass adds two priors to the log-odds of the slots the presence
+model judges: how far the game has gone, read from the stacks the photo shows
+clearly, and each slot's chance to be full still at that point of a game on
+this layout (:func:`removal_odds`: upper layers and row ends leave first).
+
 Besides, a slot whose face the tiles already found on higher layers hide from
 the camera (a steep view past a taller stack, :func:`hidden_fraction`) is not
 judged empty on its window: it is unseen (present, face null, low confidence).
@@ -51,6 +56,7 @@ rule).
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -119,13 +125,27 @@ class ReconstructSettings:
             gone; a second pass adds ``presence_prior_weight x logit(share)``
             to every judged slot's log-odds, so a stack the photo shows poorly
             (nearly overhead, far away) leans the way the clear ones went.
-            Fitted with ``presence_weights`` (``bench/fit_presence.py``); 0
-            turns the second pass off.
+            0.847 when fitted alone with ``presence_weights``
+            (``bench/fit_presence.py``); 0.5 beside the layout's prior (below).
         presence_prior_cap: ``|logit(share)|`` is clipped to this, so the
             prior never moves a slot by more than about 2.1 log-odds: a
             reading surer than that (say a top tile just taken, early in a
             game) stands whatever the rest of the photo says.  Identical
             results on the development photos (their shares stay inside).
+        layout_prior_weight, layout_prior_games: the layout's prior.  After
+            the first pass, the number of slots found empty says how many
+            tiles have left; :func:`removal_odds` (``layout_prior_games``
+            simulated games of random free pairs on the layout) gives each
+            slot's chance to be full still at that point (upper layers and
+            row ends go first: they are free first), and the second pass adds
+            ``layout_prior_weight x logit(chance)`` (chance clipped to
+            0.02-0.98) to every judged slot's log-odds.  The two priors' weights
+            were chosen together on development photos 1000-1159 and
+            1200-1359 (``python bench/tune_reconstruct.py``): the share's
+            prior alone (0.847, 0) gives 127 photos of 320 entirely right, 492
+            wrong slots and 475 faces missed on visible tiles; (0.5, 0.5)
+            gives 136, 416 and 429 (0.3-0.8 all within 2 photos and 3 % of
+            the errors).  0 leaves it out.
         focal_search: when the pose stage had to assume the focal length (a
             nearly overhead view without ``--camera``, see
             :func:`focal_from_faces`), pick it by how well the tiles' faces line
@@ -160,9 +180,11 @@ class ReconstructSettings:
     presence_none_above: float = 0.75
     presence_face_min: float = 0.35
     presence_weights: tuple[float, float, float, float] = (0.800, 0.351, 0.323, -1.001)
-    presence_prior_weight: float = 0.847
+    presence_prior_weight: float = 0.5
     presence_prior_sure: float = 3.0
     presence_prior_cap: float = 2.5
+    layout_prior_weight: float = 0.5
+    layout_prior_games: int = 100
     focal_search: bool = True
     focal_ratios: tuple[float, ...] = (0.64, 0.68, 0.73, 0.78, 0.84, 0.9, 0.96, 1.03, 1.1, 1.18)
     focal_slots: int = 32
@@ -392,12 +414,18 @@ def reconstruct(layout: Layout, variant: str, face_probs: np.ndarray, p_none: np
         return seen, conf, hidden_of, ql
 
     seen, conf, hidden_of, ql = decide(0.0)
-    if callable(presence_logit) and settings.presence_prior_weight:
+    if callable(presence_logit) and (settings.presence_prior_weight or settings.layout_prior_weight):
         share = _confident_share(ql, settings.presence_prior_sure)
-        if share is not None:
+        prior = 0.0
+        if share is not None and settings.presence_prior_weight:
             cap = settings.presence_prior_cap
             prior = settings.presence_prior_weight * max(-cap, min(cap, math.log(share / (1.0 - share))))
-            seen, conf, hidden_of, ql = decide(prior)
+        if settings.layout_prior_weight:
+            odds = removal_odds(tuple(tuple(t) for t in slots), settings.layout_prior_games)
+            row = odds[min(len(odds) - 1, int(round(sum(st == "empty" for st in seen) / 2)))]
+            row = np.clip(row, 0.02, 0.98)
+            prior = (prior + settings.layout_prior_weight * np.log(row / (1 - row))).tolist()
+        seen, conf, hidden_of, ql = decide(prior)
     if removes_in_pairs and sum(st == "empty" for st in seen) % 2 == 1:
         _mend_parity(g, seen, conf, ql, pf_l, po_l, settings)
     faces = _assign_faces(fp, [i for i in range(n) if seen[i] == "face"], copies)
@@ -434,8 +462,53 @@ def _presence_used(q: np.ndarray, idx, logodds: np.ndarray, g: Geometry, setting
     out = list(ql)
     for k, i in enumerate(idx):
         below = max((lo_c[j] for j in g.covers[i]), default=-8.0)
-        out[i] = float(a * q[k] + b * lo_c[i] - c * below + d + prior)
+        out[i] = float(a * q[k] + b * lo_c[i] - c * below + d + (prior[i] if isinstance(prior, list) else prior))
     return out
+
+
+@functools.lru_cache(maxsize=16)
+def removal_odds(slots: tuple, games: int = 100, seed: int = 0) -> np.ndarray:
+    """How likely each slot still holds its tile after ``2k`` tiles have left
+    in a game of random free pairs.
+
+    Args:
+        slots: the layout's slots ``((x, y, z), ...)``.
+        games: simulated games (tiles leave two at a time, each a free tile
+            chosen at random: the free rule of the rule books, 2.1 Law 1,
+            without faces).
+        seed: the simulation's seed (same answer for the same arguments).
+
+    Returns:
+        ``(n // 2 + 1, n) float``: row ``k`` is, per slot, the share of the
+        games that reached ``2k`` removals in which the slot was still full
+        (0.5 where no game got that far).
+    """
+    layout = Layout("simulated", tuple(Slot(*s) for s in slots), "")
+    g = Geometry.of(layout)
+    n = len(slots)
+    rng = np.random.default_rng(seed)
+    full = np.zeros((n // 2 + 1, n))
+    reached = np.zeros(n // 2 + 1)
+    for _ in range(games):
+        board = Board(g)
+        free = set(board.free_indices())
+        present = np.ones(n)
+        for k in range(n // 2 + 1):
+            full[k] += present
+            reached[k] += 1
+            if len(free) < 2:
+                break
+            for i in rng.choice(sorted(free), 2, replace=False).tolist():
+                board.remove(i)
+                present[i] = 0.0
+                free.discard(i)
+                for j in (*g.covers[i], *g.left[i], *g.right[i]):
+                    if board.is_free(j):
+                        free.add(j)
+                    else:
+                        free.discard(j)
+    with np.errstate(invalid="ignore"):
+        return np.where(reached[:, None] > 0, full / np.maximum(reached[:, None], 1), 0.5)
 
 
 def _memoized(presence_logit):

@@ -219,7 +219,8 @@ def test_an_unsure_face_on_a_partly_hidden_tile_is_not_reported():
 
 # --------------------------------------------------------------------------- presence model's say
 
-MODEL_ONLY = ReconstructSettings(presence_weights=(1.0, 0.0, 0.0, 0.0), presence_prior_weight=0.0)
+MODEL_ONLY = ReconstructSettings(presence_weights=(1.0, 0.0, 0.0, 0.0), presence_prior_weight=0.0,
+                                 layout_prior_weight=0.0)
 
 def test_presence_model_overrules_a_face_seen_one_layer_too_high():
     # the top tile is gone and the tile below (circles-5) shows through the top
@@ -296,7 +297,8 @@ def test_the_photo_prior_settles_an_ambiguous_stack_the_way_the_clear_ones_went(
     layout = _stacks_layout(6)
     n = len(layout.slots)
     fp, pn, po = probs([("bamboo-1", 0.9)] * n)
-    settings = ReconstructSettings(presence_weights=(1.0, 0.0, 0.0, 0.0), presence_prior_weight=1.0)
+    settings = ReconstructSettings(presence_weights=(1.0, 0.0, 0.0, 0.0), presence_prior_weight=1.0,
+                                   layout_prior_weight=0.0)
     last_top = n - 1
 
     def model(clear_upper: float):
@@ -345,11 +347,12 @@ def test_the_photo_prior_never_overturns_a_sure_reading():
     def logits(idx):
         return np.array([(-3.0 if i == last_top else 6.0) if layout.slots[i].z == 1 else 2.0 for i in idx])
 
-    capped = ReconstructSettings(presence_weights=(1.0, 0.0, 0.0, 0.0), presence_prior_weight=1.0)
+    capped = ReconstructSettings(presence_weights=(1.0, 0.0, 0.0, 0.0), presence_prior_weight=1.0,
+                                 layout_prior_weight=0.0)
     assert capped.presence_prior_cap == 2.5
     assert not reconstruct(layout, VARIANT, fp, pn, po, settings=capped, presence_logit=logits)[last_top].present
     uncapped = ReconstructSettings(presence_weights=(1.0, 0.0, 0.0, 0.0), presence_prior_weight=1.0,
-                                   presence_prior_cap=99.0)
+                                   presence_prior_cap=99.0, layout_prior_weight=0.0)
     assert reconstruct(layout, VARIANT, fp, pn, po, settings=uncapped, presence_logit=logits)[last_top].present
 
 
@@ -427,3 +430,51 @@ def test_parity_changes_only_what_could_legally_have_happened():
                                 ("face", 0.98), ("face", 0.98)])
     out = reconstruct(row6, VARIANT, fp, pn, po, removes_in_pairs=True)
     assert [t.present for t in out] == [False, False, True, True, True, True]
+
+
+def test_removal_odds_of_random_free_pairs():
+    from vision.reconstruct import removal_odds
+    # a row of three under a tile on its middle, and one tile apart:
+    # A (0,0,0)  B (2,0,0)  C (4,0,0),  T (2,0,1) on B,  D (10,0,0).
+    # Free at the start: A, C, T, D (B is covered and pinched).  The first
+    # pair is 2 of these 4, so each of them is still there with chance 1/2
+    # (3 of the 6 pairs leave it), B surely.
+    slots = ((0, 0, 0), (2, 0, 0), (4, 0, 0), (2, 0, 1), (10, 0, 0))
+    odds = removal_odds(slots, games=4000)
+    assert odds.shape == (3, 5)
+    assert odds[0].tolist() == [1.0] * 5
+    assert odds[1][1] == 1.0
+    assert np.allclose(odds[1][[0, 2, 3, 4]], 0.5, atol=0.03)
+    # after two pairs one tile is left: B leaves only in the second pair,
+    # once T and one of A, C have gone
+    assert odds[2].sum() == pytest.approx(1.0)
+    assert odds is removal_odds(slots, games=4000)       # cached: one simulation per layout
+    assert np.array_equal(odds, removal_odds.__wrapped__(slots, games=4000))   # seeded
+
+
+def test_the_layout_prior_leans_a_hesitant_top_tile_with_the_game():
+    # one stack (0,0,0) under (0,0,1) and seven lone tiles (4k,0,0): tops and
+    # lone tiles are free at the start, so late in a game of free pairs a top
+    # tile is rarely still there.  The model hesitates (+0.3) about the top
+    layout = Layout("stack-and-lone", (Slot(0, 0, 0), Slot(0, 0, 1)) + tuple(Slot(4 * k, 0, 0) for k in range(1, 8)),
+                    "test")
+    n = len(layout.slots)
+    fp, pn, po = probs([("bamboo-1", 0.9)] * n)
+    settings = ReconstructSettings(presence_weights=(1.0, 0.0, 0.0, 0.0), presence_prior_weight=0.0,
+                                   layout_prior_weight=0.5)
+
+    def logits(lone: float):
+        return lambda idx: np.array([0.3 if i == 1 else 2.0 if i == 0 else lone for i in idx])
+
+    # the seven lone tiles read empty (the first judged by the model, being
+    # near the stack; the others by the classifier): late in the game, the
+    # top goes too
+    fp6, pn6, po6 = probs([("bamboo-1", 0.9)] * 2 + [("none", 0.99)] * 7)
+    out = reconstruct(layout, VARIANT, fp6, pn6, po6, settings=settings, presence_logit=logits(-5.0))
+    assert sum(not t.present for t in out) == 8
+    assert not out[1].present and out[0].present and out[0].seen == "face"
+    # nothing taken yet: the top stands, and so it does without the prior
+    out = reconstruct(layout, VARIANT, fp, pn, po, settings=settings, presence_logit=logits(5.0))
+    assert out[1].present and out[0].seen == "covered"
+    out = reconstruct(layout, VARIANT, fp6, pn6, po6, settings=MODEL_ONLY, presence_logit=logits(-5.0))
+    assert out[1].present

@@ -86,6 +86,8 @@ def main(argv=None) -> int:
     ap.add_argument("--batch", type=int, default=256)
     ap.add_argument("--lr", type=float, default=3e-3)
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--init", type=Path, default=None,
+                    help="start from this state_dict (--save-weights of an earlier run) to fine-tune")
     a = ap.parse_args(argv)
     import torch
     import torch.nn as nn
@@ -99,6 +101,8 @@ def main(argv=None) -> int:
     vraw, vy, vz, vtilt, _ = load(a.cache, a.seed + 1)
     print(f"train {len(y)} window pairs ({y.mean():.3f} present), valid {len(vy)}", flush=True)
     model = build_model()
+    if a.init is not None:
+        model.load_state_dict(torch.load(a.init))
     opt = torch.optim.AdamW(model.parameters(), lr=a.lr, weight_decay=1e-4)
     nb = len(raw) // a.batch
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=a.lr, total_steps=max(1, a.epochs * nb), pct_start=0.15)

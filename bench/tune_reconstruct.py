@@ -1,0 +1,91 @@
+"""Score settings of the layered-board reconstruction on development photos.
+
+    python bench/tune_reconstruct.py '{}' '{"layout_prior_weight": 0.3}' ...
+
+Each argument is a JSON object of ``vision.reconstruct.ReconstructSettings``
+fields (``{}``: the defaults).  Every photo of bench_recognize's generator in
+the ranges ``--start`` (default 1000 and 1200, ``--photos`` each, default
+160: never the photos 0-199 whose figures the bench reports) is rendered once
+and read with each setting; the script prints, per setting, the photos
+entirely right (as ``bench_recognize`` counts them), the wrong slots
+(presence), the visible tiles whose face was missed, and the wrong faces
+reported anywhere.  This is how the decision rules' numbers were chosen
+(``ReconstructSettings`` says which figures each one gave).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("settings", nargs="+", help="JSON objects of ReconstructSettings fields")
+    ap.add_argument("--start", type=int, nargs="+", default=[1000, 1200])
+    ap.add_argument("--photos", type=int, default=160)
+    ap.add_argument("--presence", type=Path, default=None, help="presence.onnx (default: models/)")
+    a = ap.parse_args(argv)
+    from vision.reconstruct import ReconstructSettings
+    try:
+        configs = [json.loads(text) for text in a.settings]
+        settings = [ReconstructSettings(**{k: tuple(v) if isinstance(v, list) else v for k, v in c.items()})
+                    for c in configs]
+    except (json.JSONDecodeError, TypeError, AttributeError) as e:
+        ap.error(f"bad settings: {e}")
+
+    import bench_recognize as B
+    from companion.errors import MatNotFound
+    from companion.rules import Geometry
+    from companion.tiles import VARIANTS
+    from vision.faces import TileClassifier
+    from vision.mat import MatSpec
+    from vision.presence import PresenceModel, PresenceSettings
+    from vision.reconstruct import recognize
+    from vision.synth import SceneSpec, render_scene
+
+    clf = TileClassifier()
+    pm = PresenceModel(PresenceSettings(model_path=a.presence) if a.presence else PresenceSettings())
+    spec = MatSpec.default()
+    layouts = B.bench_layouts()
+    tally = np.zeros((len(settings), 4), int)     # right, wrong slots, faces missed, wrong faces
+    for start in a.start:
+        for k in range(start, start + a.photos):
+            rng = np.random.default_rng(B.BENCH_SEED_BASE + k)
+            variant = VARIANTS[k % len(VARIANTS)]
+            layout = layouts[(k // len(VARIANTS)) % len(layouts)]
+            scene = render_scene(SceneSpec(variant, layout, tilt_deg=(0.0, 40.0),
+                                           faces=B.deal(variant, len(layout), rng)), rng)
+            tr = scene.truth
+            g = Geometry.of(layout)
+            present = np.asarray(tr.present, bool)
+            covered = np.array([any(present[j] for j in g.covered_by[i]) for i in range(len(layout))])
+            visible = present & ~covered & (np.asarray(tr.visible) >= B.VISIBLE_MIN)
+            for row, st in zip(tally, settings):
+                try:
+                    rec = recognize(scene.image, variant, layout, classifier=clf, spec=spec, presence=pm, settings=st)
+                except MatNotFound:
+                    continue
+                said = np.array([t.present for t in rec.tiles])
+                faces = [t.face for t in rec.tiles]
+                wrong_slots = int((said != present).sum())
+                missed = sum(1 for i in np.flatnonzero(visible) if faces[i] != tr.faces[i])
+                wrong_faces = sum(1 for i, f in enumerate(faces) if f is not None and f != tr.faces[i])
+                row += (wrong_slots == missed == wrong_faces == 0, wrong_slots, missed, wrong_faces)
+    n = len(a.start) * a.photos
+    print(f"{n} photos (from {', '.join(map(str, a.start))})")
+    print(f"{'settings':60s} {'right':>6s} {'wrong slots':>12s} {'faces missed':>13s} {'wrong faces':>12s}")
+    for text, (right, slots, missed, wrong) in zip(a.settings, tally):
+        print(f"{text:60s} {right:6d} {slots:12d} {missed:13d} {wrong:12d}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
