@@ -23,7 +23,8 @@ Figures, per variant and overall (then per layout and per 10 degrees of tilt):
   face right, and no wrong face anywhere (null is allowed on tiles that are
   not visible);
 * median and 90th percentile time of ``recognize`` per frame (pose, crops,
-  CNN, reconstruction; the model loaded once), and of the pose stage alone.
+  CNN, reconstruction; the models loaded and each layout's removal odds
+  built once), and of the pose stage alone.
 """
 
 from __future__ import annotations
@@ -92,7 +93,7 @@ def main(argv=None) -> int:
     from vision.faces import ClassifierSettings, TileClassifier
     from vision.mat import MatSpec
     from vision.pose import Camera, estimate_pose
-    from vision.reconstruct import recognize
+    from vision.reconstruct import ReconstructSettings, recognize, removal_odds
     from vision.synth import SceneSpec, render_scene
 
     cv2.setNumThreads(2)
@@ -116,6 +117,10 @@ def main(argv=None) -> int:
         recognize(warm.image, "love", layouts[0], classifier=clf, spec=spec, presence=presence)
     except MatNotFound:
         pass
+    # each layout's table of removal odds is built once, like loading a model
+    # (about 0.1 s per layout; vision.reconstruct.removal_odds, cached)
+    for layout in layouts:
+        removal_odds(tuple(tuple(s) for s in layout.slots), ReconstructSettings().layout_prior_games)
     for k in range(args.start, args.start + args.photos):
         rng = np.random.default_rng(BENCH_SEED_BASE + k)
         variant = VARIANTS[k % len(VARIANTS)]

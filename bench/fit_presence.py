@@ -1,6 +1,6 @@
 """Fit how ``reconstruct`` weighs the presence model against the face classifier.
 
-    python bench/fit_presence.py [--start 1000] [--photos 160]
+    python bench/fit_presence.py [--start 1000 [1200 ...]] [--photos 160]
 
 On development photos (bench_recognize's scene generator, photo indices
 ``start .. start + photos``, by default 1000-1159: never the photos 0-199
@@ -14,10 +14,16 @@ odd ones; then the same with the photo's prior term ``e logit(share)``, where
 ``share`` is the Laplace-smoothed share of the photo's other candidate slots
 judged present with more than ``ReconstructSettings.presence_prior_sure``
 log-odds by the first four terms (how far the game has gone, read from the
-stacks the photo shows clearly; ``vision.reconstruct._confident_share``).  The
-script prints the accuracy of the model alone, of the classifier alone and of
-both fits, per layer, and the weights for ``ReconstructSettings``
-(``presence_weights``, ``presence_prior_weight``; refitted on all photos).
+stacks the photo shows clearly; ``vision.reconstruct._confident_share``);
+then with the layout's prior too, ``f logit(odds)``, the slot's chance to be
+full still after as many removals as the photo shows
+(``vision.reconstruct.removal_odds``, clipped to 0.02-0.98; here the true
+number of tiles taken stands for the first pass's count, which is close to
+it).  The script prints the accuracy of the model alone, of the classifier
+alone and of the fits, per layer, and the weights for ``ReconstructSettings``
+(``presence_weights``, ``presence_prior_weight``, ``layout_prior_weight``;
+refitted on all photos).  ``bench/tune_reconstruct.py`` then scores whole
+photos with chosen weights.
 """
 
 from __future__ import annotations
@@ -39,7 +45,7 @@ def rows(start: int, photos: int, model: Path | None):
     import bench_recognize as B
     from vision.faces import TileClassifier
     from vision.presence import PresenceModel, PresenceSettings, candidates
-    from vision.reconstruct import read_slots
+    from vision.reconstruct import read_slots, removal_odds
     from vision.synth import SceneSpec, render_scene
 
     pm = PresenceModel(PresenceSettings(model_path=model) if model else PresenceSettings())
@@ -66,10 +72,13 @@ def rows(start: int, photos: int, model: Path | None):
         q = pm.slot_logits(scene.image, [layout.slots[i] for i in idx], tr.mat, r.pose)
         sc = r.scores
         lo = np.clip(np.log(sc.face_probs.sum(axis=1) + 1e-6) - np.log(sc.p_none + 1e-6), -8, 8)
+        odds = removal_odds(tuple(tuple(t) for t in layout.slots))
+        odds = np.clip(odds[min(len(odds) - 1, int(round((~present).sum() / 2)))], 0.02, 0.98)
         for j, i in enumerate(idx):
             below = max((lo[b] for b in g.covers[i]), default=-8.0)
-            out.append((k, layout.slots[i].z, q[j], lo[i], below, float(present[i])))
-    return np.array(out, np.float64).reshape(-1, 6)
+            out.append((k, layout.slots[i].z, q[j], lo[i], below, float(present[i]),
+                        float(np.log(odds[i] / (1 - odds[i])))))
+    return np.array(out, np.float64).reshape(-1, 7)
 
 
 def prior_feature(k: np.ndarray, used: np.ndarray, sure: float | None = None) -> np.ndarray:
@@ -99,13 +108,13 @@ def fit(X: np.ndarray, y: np.ndarray, steps: int = 4000, lr: float = 0.5) -> np.
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--start", type=int, default=1000)
+    ap.add_argument("--start", type=int, nargs="+", default=[1000])
     ap.add_argument("--photos", type=int, default=160)
     ap.add_argument("--model", type=Path, default=None, help="presence.onnx (default: models/)")
     a = ap.parse_args(argv)
     sys.path.insert(0, str(Path(__file__).resolve().parent))
-    d = rows(a.start, a.photos, a.model)
-    k, z, q, lo, below, y = d.T
+    d = np.concatenate([rows(start, a.photos, a.model) for start in a.start])
+    k, z, q, lo, below, y, layout_logit = d.T
     X = np.column_stack([q, lo, -below, np.ones_like(q)])
     even = k % 2 == 0
     odd = ~even
@@ -116,12 +125,17 @@ def main(argv=None) -> int:
     Xp[:, 4] = prior_feature(k, X @ wp[:4])       # as reconstruct computes it: the first four terms
     wp = fit(Xp[even], y[even])
     print(f"{len(y)} candidate slots on {len(np.unique(k))} photos ({y.mean():.3f} present)")
+    Xl = np.column_stack([Xp, layout_logit])
+    wl = fit(Xl[even], y[even])
+    Xl[:, 4] = prior_feature(k, X @ wl[:4])
+    wl = fit(Xl[even], y[even])
     print(f"odd photos: model alone {acc(q, odd):.4f}, classifier alone {acc(lo, odd):.4f}, "
-          f"fit on even photos {acc(X @ w, odd):.4f}, with the photo's prior {acc(Xp @ wp, odd):.4f}")
+          f"fit on even photos {acc(X @ w, odd):.4f}, with the photo's prior {acc(Xp @ wp, odd):.4f}, "
+          f"with the layout's prior too {acc(Xl @ wl, odd):.4f}")
     for layer in np.unique(z):
         m = odd & (z == layer)
         print(f"  layer {int(layer)}: {int(m.sum())} slots, model {acc(q, m):.4f}, fit {acc(X @ w, m):.4f}, "
-              f"with prior {acc(Xp @ wp, m):.4f}")
+              f"with prior {acc(Xp @ wp, m):.4f}, both priors {acc(Xl @ wl, m):.4f}")
     w_all = fit(X, y)
     print("without the prior: presence_weights (a, b, c, d) = (" + ", ".join(f"{v:.3f}" for v in w_all) + ")")
     Xp = np.column_stack([X, prior_feature(k, X @ w_all)])
@@ -130,6 +144,12 @@ def main(argv=None) -> int:
     wp_all = fit(Xp, y)
     print("with the prior: presence_weights (a, b, c, d) = (" + ", ".join(f"{v:.3f}" for v in wp_all[:4])
           + f"), presence_prior_weight = {wp_all[4]:.3f}")
+    Xl = np.column_stack([Xp, layout_logit])
+    wl_all = fit(Xl, y)
+    Xl[:, 4] = prior_feature(k, X @ wl_all[:4])
+    wl_all = fit(Xl, y)
+    print("with both priors: presence_weights (a, b, c, d) = (" + ", ".join(f"{v:.3f}" for v in wl_all[:4])
+          + f"), presence_prior_weight = {wl_all[4]:.3f}, layout_prior_weight = {wl_all[5]:.3f}")
     return 0
 
 
