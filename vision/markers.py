@@ -160,31 +160,37 @@ def refine_marker_corners(gray: np.ndarray, corners: np.ndarray, step: float = 0
         return c
     img = gray[y0i:y1i, x0i:x1i].astype(np.float32)
     origin = np.array([x0i, y0i], np.float64)
-    lines = []
+    # the four sides' profiles, sampled in one remap
+    bases, normals, side = [], [], []
     for k in range(4):
         p0, p1 = c[k], c[(k + 1) % 4]
         length = float(np.linalg.norm(p1 - p0))
         if length < 4:
             return c
         d = (p1 - p0) / length
-        n = sign * np.array([d[1], -d[0]])  # outwards
         ts = np.linspace(0.12, 0.88, int(max(8, length / 1.5)))
-        base = p0[None, :] + ts[:, None] * (p1 - p0)[None, :]
-        pts = base[:, None, :] + offs[None, :, None] * n[None, None, :] - origin
-        prof = cv2.remap(img, pts[..., 0].astype(np.float32), pts[..., 1].astype(np.float32),
-                         cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-        dark, light = prof[:, :q].mean(axis=1), prof[:, -q:].mean(axis=1)
-        mid = (dark + light) / 2
-        # upward crossings of the half-way level; per profile the one nearest the detected side
-        cross = (prof[:, :-1] < mid[:, None]) & (prof[:, 1:] >= mid[:, None])
-        cost = np.where(cross, np.abs(offs[:-1])[None, :], np.inf)
-        j = cost.argmin(axis=1)
-        ok = (light - dark >= 20) & cross.any(axis=1)
-        rows = np.arange(len(ts))
-        v0, v1 = prof[rows, j], prof[rows, np.minimum(j + 1, len(offs) - 1)]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            s_ = offs[j] + (mid - v0) / (v1 - v0) * step
-        edge = (base + s_[:, None] * n[None, :])[ok]
+        bases.append(p0[None, :] + ts[:, None] * (p1 - p0)[None, :])
+        normals.append(np.broadcast_to(sign * np.array([d[1], -d[0]]), (len(ts), 2)))   # outwards
+        side.append(np.full(len(ts), k))
+    base, normal, side = np.concatenate(bases), np.concatenate(normals), np.concatenate(side)
+    pts = base[:, None, :] + offs[None, :, None] * normal[:, None, :] - origin
+    prof = cv2.remap(img, pts[..., 0].astype(np.float32), pts[..., 1].astype(np.float32),
+                     cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    dark, light = prof[:, :q].mean(axis=1), prof[:, -q:].mean(axis=1)
+    mid = (dark + light) / 2
+    # upward crossings of the half-way level; per profile the one nearest the detected side
+    cross = (prof[:, :-1] < mid[:, None]) & (prof[:, 1:] >= mid[:, None])
+    cost = np.where(cross, np.abs(offs[:-1])[None, :], np.inf)
+    j = cost.argmin(axis=1)
+    ok = (light - dark >= 20) & cross.any(axis=1)
+    rows = np.arange(len(base))
+    v0, v1 = prof[rows, j], prof[rows, np.minimum(j + 1, len(offs) - 1)]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        s_ = offs[j] + (mid - v0) / (v1 - v0) * step
+    edges = base + s_[:, None] * normal
+    lines = []
+    for k in range(4):
+        edge = edges[ok & (side == k)]
         if len(edge) < 4:
             return c
         vx, vy, x0, y0 = cv2.fitLine(np.asarray(edge, np.float32), cv2.DIST_L2, 0, 0.01, 0.01).ravel()
