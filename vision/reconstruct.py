@@ -145,7 +145,11 @@ class ReconstructSettings:
             prior alone (0.847, 0) gives 127 photos of 320 entirely right, 492
             wrong slots and 475 faces missed on visible tiles; (0.5, 0.5)
             gives 136, 416 and 429 (0.3-0.8 all within 2 photos and 3 % of
-            the errors).  0 leaves it out.
+            the errors); on photos 1400-1559, kept apart while choosing:
+            64, 297, 274 against 68, 268, 264.  Splitting the odds by how many
+            of the slot's sides still hold a tile was tried and dropped
+            (better on the first ranges, worse on 1400-1559).  0 leaves it
+            out.
         focal_search: when the pose stage had to assume the focal length (a
             nearly overhead view without ``--camera``, see
             :func:`focal_from_faces`), pick it by how well the tiles' faces line
