@@ -128,10 +128,11 @@ class ReconstructSettings:
             0.847 when fitted alone with ``presence_weights``
             (``bench/fit_presence.py``); 0.5 beside the layout's prior (below).
         presence_prior_cap: ``|logit(share)|`` is clipped to this, so the
-            prior never moves a slot by more than about 2.1 log-odds: a
-            reading surer than that (say a top tile just taken, early in a
-            game) stands whatever the rest of the photo says.  Identical
-            results on the development photos (their shares stay inside).
+            prior never moves a slot by more than ``presence_prior_weight x
+            presence_prior_cap`` log-odds (1.25): a reading surer than
+            that (say a top tile just taken, early in a game) stands whatever
+            the rest of the photo says.  Identical results on the development
+            photos (their shares stay inside).
         layout_prior_weight, layout_prior_games: the layout's prior.  After
             the first pass, the number of slots found empty says how many
             tiles have left; :func:`removal_odds` (``layout_prior_games``
@@ -511,8 +512,7 @@ def removal_odds(slots: tuple, games: int = 100, seed: int = 0) -> np.ndarray:
                         free.add(j)
                     else:
                         free.discard(j)
-    with np.errstate(invalid="ignore"):
-        return np.where(reached[:, None] > 0, full / np.maximum(reached[:, None], 1), 0.5)
+    return np.where(reached[:, None] > 0, full / np.maximum(reached[:, None], 1), 0.5)
 
 
 def _memoized(presence_logit):
@@ -608,7 +608,7 @@ def _mend_parity(g: Geometry, seen: list[str], conf: list[float], ql: list[float
 
     best, best_cost = -1, settings.parity_max_cost
     for i, st in enumerate(seen):
-        if st in ("covered", ""):
+        if st == "covered":
             continue
         if ql[i] == ql[i]:
             if st == "empty" and ql[i] >= settings.presence_margin:
