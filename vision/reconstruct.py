@@ -736,14 +736,23 @@ def geometry_of(layout: Layout) -> Geometry:
 
 
 def _cover(i: int, g: Geometry, seen: list[str], conf: list[float]) -> None:
-    """Mark every slot that slot ``i`` covers (transitively: ``covers`` lists all
-    lower overlapping slots) present-and-covered."""
-    for j in g.covers[i]:
-        if seen[j] != "covered":
-            seen[j] = "covered"
-            conf[j] = conf[i]
-        else:
-            conf[j] = max(conf[j], conf[i])
+    """Mark every slot under slot ``i`` present-and-covered, as sure as ``i``.
+
+    Transitively: ``covers`` lists the lower slots a tile overlaps, but a tile
+    half a tile off the one below it (a pyramid's offset layers) stands on
+    slots that its own support overlaps and it does not, and those must
+    stand too (a covered tile cannot have left)."""
+    todo = [i]
+    while todo:
+        k = todo.pop()
+        for j in g.covers[k]:
+            if seen[j] != "covered":
+                seen[j] = "covered"
+                conf[j] = conf[i]
+                todo.append(j)
+            elif conf[j] < conf[i]:
+                conf[j] = conf[i]
+                todo.append(j)
 
 
 def _assign_faces(fp: np.ndarray, visible: list[int], copies: np.ndarray) -> dict[int, int]:

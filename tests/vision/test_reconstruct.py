@@ -478,3 +478,16 @@ def test_the_layout_prior_leans_a_hesitant_top_tile_with_the_game():
     assert out[1].present and out[0].seen == "covered"
     out = reconstruct(layout, VARIANT, fp6, pn6, po6, settings=MODEL_ONLY, presence_logit=logits(-5.0))
     assert out[1].present
+
+
+def test_a_tile_on_offset_layers_keeps_every_tile_under_its_support():
+    # a pyramid's layers sit half a tile off: C (2,2,2) lies on B (1,1,1),
+    # which lies on A (0,0,0); C does not overlap A itself.  C's face is
+    # seen, so B is there (covered), and so is A, whatever A's own window
+    # shows through (a present tile implies every tile under it)
+    layout = Layout("offset", (Slot(0, 0, 0), Slot(1, 1, 1), Slot(2, 2, 2)), "test")
+    fp, pn, po = probs([("none", 0.9), ("none", 0.9), ("bamboo-1", 0.95)])
+    out = reconstruct(layout, VARIANT, fp, pn, po)
+    assert [t.present for t in out] == [True, True, True]
+    assert [t.seen for t in out] == ["covered", "covered", "face"]
+    assert out[0].confidence == out[1].confidence >= out[2].confidence
