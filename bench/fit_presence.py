@@ -112,6 +112,12 @@ def main(argv=None) -> int:
     ap.add_argument("--photos", type=int, default=160)
     ap.add_argument("--model", type=Path, default=None, help="presence.onnx (default: models/)")
     a = ap.parse_args(argv)
+    if a.photos < 1:
+        ap.error("--photos must be at least 1")
+    if min(a.start) < 200:
+        ap.error("--start must be 200 or more: photos 0-199 are the bench's held-out photos")
+    if a.model is not None and not a.model.is_file():
+        ap.error(f"no presence model at {a.model}")
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     d = np.concatenate([rows(start, a.photos, a.model) for start in a.start])
     k, z, q, lo, below, y, layout_logit = d.T

@@ -26,6 +26,46 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 
+def parse_settings(text: str):
+    """A ``ReconstructSettings`` from a JSON object of some of its fields.
+
+    Raises:
+        ValueError: not a JSON object, an unknown field, or a value of the
+            wrong type (numbers for numbers, true/false for flags, a list of
+            as many numbers for a tuple).
+    """
+    import dataclasses
+
+    from vision.reconstruct import ReconstructSettings
+    try:
+        obj = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise ValueError(f"settings {text!r} are not JSON: {e}") from None
+    if not isinstance(obj, dict):
+        raise ValueError(f"settings {text!r} are not a JSON object")
+    defaults = ReconstructSettings()
+    fields = {f.name for f in dataclasses.fields(ReconstructSettings)}
+    out = {}
+    for key, value in obj.items():
+        if key not in fields:
+            raise ValueError(f"unknown setting {key!r} (ReconstructSettings has {', '.join(sorted(fields))})")
+        default = getattr(defaults, key)
+        number = lambda v: isinstance(v, (int, float)) and not isinstance(v, bool)  # noqa: E731
+        if isinstance(default, bool):
+            ok = isinstance(value, bool)
+        elif isinstance(default, tuple):
+            ok = isinstance(value, list) and len(value) == len(default) and all(map(number, value))
+            value = tuple(value) if ok else value
+        elif isinstance(default, int):
+            ok = isinstance(value, int) and not isinstance(value, bool)
+        else:
+            ok = number(value)
+        if not ok:
+            raise ValueError(f"setting {key!r}: {json.dumps(value)} is not like its default {default!r}")
+        out[key] = value
+    return ReconstructSettings(**out)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("settings", nargs="+", help="JSON objects of ReconstructSettings fields")
@@ -33,13 +73,16 @@ def main(argv=None) -> int:
     ap.add_argument("--photos", type=int, default=160)
     ap.add_argument("--presence", type=Path, default=None, help="presence.onnx (default: models/)")
     a = ap.parse_args(argv)
-    from vision.reconstruct import ReconstructSettings
+    if a.photos < 1:
+        ap.error("--photos must be at least 1")
+    if min(a.start) < 200:
+        ap.error("--start must be 200 or more: photos 0-199 are the bench's held-out photos")
+    if a.presence is not None and not a.presence.is_file():
+        ap.error(f"no presence model at {a.presence}")
     try:
-        configs = [json.loads(text) for text in a.settings]
-        settings = [ReconstructSettings(**{k: tuple(v) if isinstance(v, list) else v for k, v in c.items()})
-                    for c in configs]
-    except (json.JSONDecodeError, TypeError, AttributeError) as e:
-        ap.error(f"bad settings: {e}")
+        settings = [parse_settings(text) for text in a.settings]
+    except ValueError as e:
+        ap.error(str(e))
 
     import bench_recognize as B
     from companion.errors import MatNotFound
@@ -51,8 +94,12 @@ def main(argv=None) -> int:
     from vision.reconstruct import recognize
     from vision.synth import SceneSpec, render_scene
 
+    from companion.errors import BadInput
     clf = TileClassifier()
-    pm = PresenceModel(PresenceSettings(model_path=a.presence) if a.presence else PresenceSettings())
+    try:
+        pm = PresenceModel(PresenceSettings(model_path=a.presence) if a.presence else PresenceSettings())
+    except BadInput as e:
+        ap.error(str(e))
     spec = MatSpec.default()
     layouts = B.bench_layouts()
     tally = np.zeros((len(settings), 4), int)     # right, wrong slots, faces missed, wrong faces

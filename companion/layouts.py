@@ -110,7 +110,10 @@ class Layout:
         return max((s.z for s in self.slots), default=-1) + 1
 
     def bounds(self) -> tuple[int, int, int, int]:
-        """``(min_x, min_y, max_x + 2, max_y + 2)`` in half-units: the footprint's box."""
+        """``(min_x, min_y, max_x + 2, max_y + 2)`` in half-units: the footprint's box
+        (``(0, 0, 0, 0)`` for a layout without slots)."""
+        if not self.slots:
+            return 0, 0, 0, 0
         xs = [s.x for s in self.slots]
         ys = [s.y for s in self.slots]
         return min(xs), min(ys), max(xs) + 2, max(ys) + 2

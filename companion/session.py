@@ -63,6 +63,10 @@ class Result:
 WordsLoader = Callable[[], tuple[Any, Any]]
 
 
+class NoGame(BadInput):
+    """The ledger holds no such game (or none at all)."""
+
+
 class GameSession:
     """One game of a ledger, replayed and ready for commands.
 
@@ -75,7 +79,8 @@ class GameSession:
             and its :class:`companion.words.WordIndex`), called only for Word games.
 
     Raises:
-        BadInput: no such game, or the ledger holds no game.
+        NoGame: no such game, or the ledger holds no game.  BadInput: the
+            word list is missing (a Word Mahjong game).
     """
 
     def __init__(self, ledger, game_id: str | None = None, t: float | None = None,
@@ -83,10 +88,10 @@ class GameSession:
         self.ledger = ledger
         gid = game_id or ledger.latest_game_id()
         if gid is None:
-            raise BadInput("the ledger holds no game yet: start one first")
+            raise NoGame("the ledger holds no game yet: start one first")
         evs = ledger.events(gid)
         if not evs:
-            raise BadInput(f"no game {gid!r} in the ledger")
+            raise NoGame(f"no game {gid!r} in the ledger")
         self.game_id = gid
         self.t = t
         self.words = self.index = None

@@ -25,7 +25,6 @@ from companion.layouts import Layout, Slot
 from companion.tiles import VARIANTS
 from companion.variants import find_variant
 
-MODES = sorted({m.id for v in VARIANTS for m in find_variant(v).modes})
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -50,7 +49,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     q = cmd("start", _start, "start a game", game=False)
     q.add_argument("--game", help="game id (default: game-N)")
     q.add_argument("--variant", required=True, choices=VARIANTS)
-    q.add_argument("--mode", required=True, help=f"one of: {', '.join(MODES)}")
+    q.add_argument("--mode", required=True, help="; ".join(
+        f"{v}: {', '.join(m.id for m in find_variant(v).modes)}" for v in VARIANTS))
     q.add_argument("--players", required=True, help="names in seat order, comma-separated")
     src = q.add_mutually_exclusive_group(required=True)
     src.add_argument("--layout", help="built-in name or a .layout/.map/.json path")
@@ -131,15 +131,14 @@ class _Session:
     also collects what the command wrote to print it."""
 
     def __init__(self, args, need_words: bool = False) -> None:
-        from companion.ledger import Ledger
-        from companion.session import GameSession
+        from companion.session import GameSession, NoGame
         self.args = args
-        self.ledger = Ledger(args.ledger)
+        self.ledger = _existing_ledger(args.ledger)
         t = args.t if getattr(args, "t", None) is not None else time.time()
         try:
             self.game = GameSession(self.ledger, getattr(args, "game", None), t,
                                     _load_words if need_words else None)
-        except BadInput as e:
+        except NoGame as e:
             self.ledger.close()
             raise BadInput(f"{args.ledger}: {e}") from None
         except BaseException:
@@ -194,6 +193,20 @@ class _Session:
             ids = ", ".join(f"#{e.id}" for e in self.written)
             raise IllegalMove(outcome.error + (f" (recorded as event {ids})" if ids else ""))
         return 0
+
+
+def _existing_ledger(path):
+    """The ledger at ``path``, which must exist: every command but ``start``
+    works on a game already there, and a mistyped path must not leave a new,
+    empty ledger behind.
+
+    Raises:
+        BadInput: no file at ``path`` (or not a ledger).
+    """
+    from companion.ledger import Ledger
+    if not Path(path).exists():
+        raise BadInput(f"no ledger at {path}: 'companion game start --ledger {path} ...' makes one")
+    return Ledger(path)
 
 
 def _load_words():
@@ -461,8 +474,7 @@ def _export(args) -> int:
 
 
 def _campaign(args) -> int:
-    from companion.ledger import Ledger
-    with Ledger(args.ledger) as led:
+    with _existing_ledger(args.ledger) as led:
         games = [led.events(g["game_id"]) for g in led.games()]
     prog = G.campaign_progress(games, args.player)
     if args.json:
@@ -476,8 +488,7 @@ def _campaign(args) -> int:
 
 
 def _games(args) -> int:
-    from companion.ledger import Ledger
-    with Ledger(args.ledger) as led:
+    with _existing_ledger(args.ledger) as led:
         rows = led.games()
     if args.json:
         from companion.cli import print_json

@@ -64,8 +64,11 @@ def test_cli_plays_a_love_sprint_to_the_end(love, capsys):
 
 
 def test_cli_bad_commands(love, capsys, tmp_path):
+    from companion.ledger import Ledger
     L = ("--ledger", love)
     before = len(events(love))
+    empty_ledger = str(tmp_path / "empty.db")
+    Ledger(empty_ledger).close()
     for argv, msg in [
         (("claim", *L, "--player", "Zed", "0,0,0", "4,0,0"), "unknown player 'Zed'"),
         (("claim", *L, "--player", "Ben", "0,0,0", "4,0,0"), "it is Ann's turn, not Ben's"),
@@ -80,13 +83,16 @@ def test_cli_bad_commands(love, capsys, tmp_path):
         (("void", *L, "1"), "cannot be voided"),
         (("word", *L, "--player", "Ann", "--word", "cat", "0,0,0", "4,0,0", "8,0,0"), "Word Mahjong only"),
         (("show", "--ledger", love, "--game", "nope"), "no game 'nope'"),
-        (("show", "--ledger", str(tmp_path / "empty.db")), "holds no game"),
+        (("show", "--ledger", empty_ledger), "holds no game"),
+        (("show", "--ledger", str(tmp_path / "typo.db")), "no ledger at"),
+        (("games", "--ledger", str(tmp_path / "typo.db")), "no ledger at"),
     ]:
         code, out, err = run(capsys, "game", *argv)
         assert code == 2, argv
         assert msg in err and len(err.strip().splitlines()) == 1, (argv, err)
         assert "Traceback" not in err
     assert len(events(love)) == before
+    assert not (tmp_path / "typo.db").exists()          # a mistyped path leaves no new ledger behind
     with pytest.raises(SystemExit) as exc:
         main(["game", "claim", "--ledger", love])
     assert exc.value.code == 2

@@ -394,3 +394,15 @@ def test_load_layout_reads_the_corpus_files(corpus):
     with pytest.raises(BadInput, match=r"mahjongg\.map: holds 10 maps, choose one with --map-name: "
                                        r"'Turtle', 'The Ziggurat'"):
         load_layout(str(base / "gnome-mahjongg" / "mahjongg.map"))
+
+
+def test_a_layout_without_slots_is_reported_not_a_crash(tmp_path, capsys):
+    from companion.cli import main
+    empty = Layout("none", (), "test")
+    assert empty.bounds() == (0, 0, 0, 0)
+    assert not check_layout(empty).playable
+    path = tmp_path / "none.json"
+    path.write_text(json.dumps({"name": "none", "slots": []}))
+    assert main(["layouts", "show", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "0 tiles" in out and "NOT playable" in out and "layout has no tiles" in out
