@@ -26,7 +26,6 @@ from companion.tiles import VARIANTS
 from companion.variants import find_variant
 
 
-
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("game", help="play a game by hand on a ledger")
     gsub = p.add_subparsers(dest="game_command", metavar="ACTION")
