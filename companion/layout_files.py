@@ -110,8 +110,8 @@ def _kind(source: str, text: str) -> str:
         return "kmahjongg"
     if head.startswith("<"):
         return "map"
-    if head.startswith("["):
-        return "boards"
+    if head.startswith("[") and head[1:].lstrip()[:1] in ("{", "[", "]"):
+        return "boards"             # a JSON list (an INI "[Section]" header is not)
     if head.startswith("{"):
         return "json"
     raise BadInput(f"{source}:1: not a layout file (expected a KMahjongg .layout, a GNOME "

@@ -406,3 +406,11 @@ def test_a_layout_without_slots_is_reported_not_a_crash(tmp_path, capsys):
     assert main(["layouts", "show", str(path)]) == 0
     out = capsys.readouterr().out
     assert "0 tiles" in out and "NOT playable" in out and "layout has no tiles" in out
+
+
+def test_a_kmahjongg_desktop_file_is_named_not_a_layout(tmp_path):
+    # KMahjongg ships each layout with an INI ".desktop" description beside it
+    desktop = tmp_path / "alien.desktop"
+    desktop.write_text("[KMahjonggLayout]\nName=Alien\nFileName=alien.layout\n")
+    with pytest.raises(BadInput, match=r"alien.desktop:1: not a layout file"):
+        read_layout_file(desktop)
