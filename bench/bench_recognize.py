@@ -71,6 +71,46 @@ def deal(variant: str, n: int, rng: np.random.Generator) -> tuple[str, ...]:
     return tuple(pool[i] for i in rng.permutation(len(pool))[:n])
 
 
+def bench_photo(k: int, layouts, hands: float = 0.0):
+    """Photo ``k`` of the bench's generator: ``(variant, layout, scene)``.
+
+    The variant goes round the four tile sets and the layout round
+    ``layouts`` (four photos each); the scene is rendered from
+    ``np.random.default_rng(BENCH_SEED_BASE + k)``, tilt 0-40 degrees, a real
+    tile set dealt (:func:`deal`), hands over the board with chance ``hands``.
+    """
+    from vision.synth import SceneSpec, render_scene
+    rng = np.random.default_rng(BENCH_SEED_BASE + k)
+    variant = VARIANTS[k % len(VARIANTS)]
+    layout = layouts[(k // len(VARIANTS)) % len(layouts)]
+    scene = render_scene(SceneSpec(variant, layout, tilt_deg=(0.0, 40.0), hands=hands,
+                                   faces=deal(variant, len(layout), rng)), rng)
+    return variant, layout, scene
+
+
+def add_development_args(ap, start: list[int]) -> None:
+    """``--start`` (first photo of each range), ``--photos`` (per range) and
+    ``--presence`` (a presence.onnx) for the scripts that tune on
+    development photos; check them with :func:`check_development_args`."""
+    from pathlib import Path as _Path
+    ap.add_argument("--start", type=int, nargs="+", default=start,
+                    help="first photo of each range (200 or more)")
+    ap.add_argument("--photos", type=int, default=160, help="photos per range")
+    ap.add_argument("--presence", "--model", dest="presence", type=_Path, default=None,
+                    help="presence.onnx (default: models/)")
+
+
+def check_development_args(ap, a) -> None:
+    """Refuse (``ap.error``, exit 2) no photos, a range reaching into the
+    photos 0-199 this bench reports, and a presence model that is not there."""
+    if a.photos < 1:
+        ap.error("--photos must be at least 1")
+    if min(a.start) < 200:
+        ap.error("--start must be 200 or more: photos 0-199 are the bench's held-out photos")
+    if a.presence is not None and not a.presence.is_file():
+        ap.error(f"no presence model at {a.presence}")
+
+
 def _pct(a, q):
     return float(np.percentile(a, q)) if len(a) else float("nan")
 
@@ -122,11 +162,7 @@ def main(argv=None) -> int:
     for layout in layouts:
         removal_odds(tuple(tuple(s) for s in layout.slots), ReconstructSettings().layout_prior_games)
     for k in range(args.start, args.start + args.photos):
-        rng = np.random.default_rng(BENCH_SEED_BASE + k)
-        variant = VARIANTS[k % len(VARIANTS)]
-        layout = layouts[(k // len(VARIANTS)) % len(layouts)]
-        scene = render_scene(SceneSpec(variant, layout, tilt_deg=(0.0, 40.0), hands=args.hands,
-                                       faces=deal(variant, len(layout), rng)), rng)
+        variant, layout, scene = bench_photo(k, layouts, args.hands)
         tr = scene.truth
         cam = Camera(tr.camera.K, np.zeros(5), tr.camera.image_size) if args.camera else None
         t0 = time.perf_counter()

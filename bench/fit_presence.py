@@ -35,10 +35,10 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from companion.errors import MatNotFound  # noqa: E402
 from companion.rules import Geometry  # noqa: E402
-from companion.tiles import VARIANTS  # noqa: E402
 
 
 def rows(start: int, photos: int, model: Path | None):
@@ -46,18 +46,13 @@ def rows(start: int, photos: int, model: Path | None):
     from vision.faces import TileClassifier
     from vision.presence import PresenceModel, PresenceSettings, candidates
     from vision.reconstruct import read_slots, removal_odds
-    from vision.synth import SceneSpec, render_scene
 
     pm = PresenceModel(PresenceSettings(model_path=model) if model else PresenceSettings())
     clf = TileClassifier()
     layouts = B.bench_layouts()
     out = []
     for k in range(start, start + photos):
-        rng = np.random.default_rng(B.BENCH_SEED_BASE + k)
-        variant = VARIANTS[k % len(VARIANTS)]
-        layout = layouts[(k // len(VARIANTS)) % len(layouts)]
-        scene = render_scene(SceneSpec(variant, layout, tilt_deg=(0.0, 40.0),
-                                       faces=B.deal(variant, len(layout), rng)), rng)
+        variant, layout, scene = B.bench_photo(k, layouts)
         tr = scene.truth
         try:
             r = read_slots(scene.image, variant, layout, None, clf, tr.mat)   # pose (+ focal search) as recognize
@@ -107,19 +102,12 @@ def fit(X: np.ndarray, y: np.ndarray, steps: int = 4000, lr: float = 0.5) -> np.
 
 
 def main(argv=None) -> int:
+    import bench_recognize as B
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--start", type=int, nargs="+", default=[1000])
-    ap.add_argument("--photos", type=int, default=160)
-    ap.add_argument("--model", type=Path, default=None, help="presence.onnx (default: models/)")
+    B.add_development_args(ap, [1000])
     a = ap.parse_args(argv)
-    if a.photos < 1:
-        ap.error("--photos must be at least 1")
-    if min(a.start) < 200:
-        ap.error("--start must be 200 or more: photos 0-199 are the bench's held-out photos")
-    if a.model is not None and not a.model.is_file():
-        ap.error(f"no presence model at {a.model}")
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
-    d = np.concatenate([rows(start, a.photos, a.model) for start in a.start])
+    B.check_development_args(ap, a)
+    d = np.concatenate([rows(start, a.photos, a.presence) for start in a.start])
     k, z, q, lo, below, y, layout_logit = d.T
     X = np.column_stack([q, lo, -below, np.ones_like(q)])
     even = k % 2 == 0

@@ -68,31 +68,22 @@ def parse_settings(text: str):
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    import bench_recognize as B
     ap.add_argument("settings", nargs="+", help="JSON objects of ReconstructSettings fields")
-    ap.add_argument("--start", type=int, nargs="+", default=[1000, 1200])
-    ap.add_argument("--photos", type=int, default=160)
-    ap.add_argument("--presence", type=Path, default=None, help="presence.onnx (default: models/)")
+    B.add_development_args(ap, [1000, 1200])
     a = ap.parse_args(argv)
-    if a.photos < 1:
-        ap.error("--photos must be at least 1")
-    if min(a.start) < 200:
-        ap.error("--start must be 200 or more: photos 0-199 are the bench's held-out photos")
-    if a.presence is not None and not a.presence.is_file():
-        ap.error(f"no presence model at {a.presence}")
+    B.check_development_args(ap, a)
     try:
         settings = [parse_settings(text) for text in a.settings]
     except ValueError as e:
         ap.error(str(e))
 
-    import bench_recognize as B
     from companion.errors import MatNotFound
     from companion.rules import Geometry
-    from companion.tiles import VARIANTS
     from vision.faces import TileClassifier
     from vision.mat import MatSpec
     from vision.presence import PresenceModel, PresenceSettings
     from vision.reconstruct import recognize
-    from vision.synth import SceneSpec, render_scene
 
     from companion.errors import BadInput
     clf = TileClassifier()
@@ -105,11 +96,7 @@ def main(argv=None) -> int:
     tally = np.zeros((len(settings), 4), int)     # right, wrong slots, faces missed, wrong faces
     for start in a.start:
         for k in range(start, start + a.photos):
-            rng = np.random.default_rng(B.BENCH_SEED_BASE + k)
-            variant = VARIANTS[k % len(VARIANTS)]
-            layout = layouts[(k // len(VARIANTS)) % len(layouts)]
-            scene = render_scene(SceneSpec(variant, layout, tilt_deg=(0.0, 40.0),
-                                           faces=B.deal(variant, len(layout), rng)), rng)
+            variant, layout, scene = B.bench_photo(k, layouts)
             tr = scene.truth
             g = Geometry.of(layout)
             present = np.asarray(tr.present, bool)
