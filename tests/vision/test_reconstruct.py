@@ -399,7 +399,7 @@ def test_pairs_leave_together_so_an_odd_count_turns_the_least_sure_top():
     # Word Mahjong clears words of 3 letters or more: any count is possible
     out = reconstruct(LAYOUT, VARIANT, fp, pn, po, settings=MODEL_ONLY, presence_logit=q)
     assert [t.present for t in out] == [True, True, True, False]
-    # a sure reading (log-odds 3 > parity_max_cost 1.5) stands: say the photo
+    # a sure reading (log-odds 3 > parity_max_cost 0.75) stands: say the photo
     # was taken between a player's two picks
     out = reconstruct(LAYOUT, VARIANT, fp, pn, po, settings=MODEL_ONLY, presence_logit=np.array([np.nan] * 3 + [-3.0]),
                       removes_in_pairs=True)
