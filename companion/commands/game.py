@@ -145,43 +145,23 @@ class _Session:
             raise
         self.written: list = []
 
-    @property
-    def state(self) -> G.GameState:
-        return self.game.state
-
-    @property
-    def events(self) -> list:
-        return self.game.events
-
-    @property
-    def gid(self) -> str:
-        return self.game.game_id
-
-    @property
-    def words(self):
-        return self.game.words
-
-    @property
-    def index(self):
-        return self.game.index
-
     def close(self) -> None:
         self.ledger.close()
 
     def tick(self) -> None:
         """End a Word Sprint whose countdown ran out before this command."""
-        self.commit(G.tick(self.state, self.game.t))
+        self.commit(G.tick(self.game.state, self.game.t))
 
     def commit(self, pendings) -> None:
         self.written += self.game.commit(pendings)
 
     def finish(self, outcome: G.Outcome | None = None) -> int:
         """Print what was written and the scores; raise the outcome's error."""
-        evs = self.ledger.events(self.gid)
-        st = G.replay(evs, words=self.words)
+        evs = self.ledger.events(self.game.game_id)
+        st = G.replay(evs, words=self.game.words)
         if self.args.json:
             from companion.cli import print_json
-            print_json(G.state_json(evs, words=self.words))
+            print_json(G.state_json(evs, words=self.game.words))
         else:
             for ev in self.written:
                 ent = st.entries.get(ev.id)
@@ -325,50 +305,50 @@ def _start(args) -> int:
 
 
 def _claim(args) -> int:
-    return _run(args, lambda s: G.resolve_claim(s.state, args.player, args.slots, _faces(args.faces)),
+    return _run(args, lambda s: G.resolve_claim(s.game.state, args.player, args.slots, _faces(args.faces)),
                 need_words=True)
 
 
 def _touch(args) -> int:
-    return _run(args, lambda s: G.resolve_touch(s.state, args.player, args.slot), need_words=True)
+    return _run(args, lambda s: G.resolve_touch(s.game.state, args.player, args.slot), need_words=True)
 
 
 def _word(args) -> int:
     def go(s):
-        if s.words is None:
+        if s.game.words is None:
             raise BadInput("words are played in Word Mahjong only")
-        return G.resolve_word(s.state, args.player, args.slots, args.word, s.words, _faces(args.faces))
+        return G.resolve_word(s.game.state, args.player, args.slots, args.word, s.game.words, _faces(args.faces))
     return _run(args, go, need_words=True)
 
 
 def _pass(args) -> int:
-    return _run(args, lambda s: G.resolve_simple(s.state, "pass", args.player), need_words=True)
+    return _run(args, lambda s: G.resolve_simple(s.game.state, "pass", args.player), need_words=True)
 
 
 def _meld(args) -> int:
-    return _run(args, lambda s: G.resolve_simple(s.state, "meld", args.player, kind=args.kind,
+    return _run(args, lambda s: G.resolve_simple(s.game.state, "meld", args.player, kind=args.kind,
                                                  faces=_faces(args.faces) or []))
 
 
 def _steal(args) -> int:
     extra = {"from": args.victim} if args.victim else {}
-    return _run(args, lambda s: G.resolve_simple(s.state, "steal", args.player, **extra))
+    return _run(args, lambda s: G.resolve_simple(s.game.state, "steal", args.player, **extra))
 
 
 def _declare(args) -> int:
-    return _run(args, lambda s: G.resolve_simple(s.state, "declare", args.player))
+    return _run(args, lambda s: G.resolve_simple(s.game.state, "declare", args.player))
 
 
 def _hint(args) -> int:
-    return _run(args, lambda s: G.resolve_hint(s.state, args.player, s.index), need_words=True)
+    return _run(args, lambda s: G.resolve_hint(s.game.state, args.player, s.game.index), need_words=True)
 
 
 def _reshuffle(args) -> int:
-    return _run(args, lambda s: G.resolve_reshuffle(s.state, args.player, args.seed), need_words=True)
+    return _run(args, lambda s: G.resolve_reshuffle(s.game.state, args.player, args.seed), need_words=True)
 
 
 def _undo(args) -> int:
-    return _run(args, lambda s: G.resolve_undo(s.state, args.player), need_words=True, tick=False)
+    return _run(args, lambda s: G.resolve_undo(s.game.state, args.player), need_words=True, tick=False)
 
 
 def _correct(args) -> int:
@@ -383,19 +363,19 @@ def _correct(args) -> int:
         changes["faces"] = _faces(args.faces)
     if args.word:
         changes["word"] = args.word
-    return _run(args, lambda s: G.resolve_correction(s.state, args.event_id, changes, False, args.reason,
-                                                     s.events), need_words=True, tick=False)
+    return _run(args, lambda s: G.resolve_correction(s.game.state, args.event_id, changes, False, args.reason,
+                                                     s.game.events), need_words=True, tick=False)
 
 
 def _void(args) -> int:
-    return _run(args, lambda s: G.resolve_correction(s.state, args.event_id, None, True, args.reason,
-                                                     s.events), need_words=True, tick=False)
+    return _run(args, lambda s: G.resolve_correction(s.game.state, args.event_id, None, True, args.reason,
+                                                     s.game.events), need_words=True, tick=False)
 
 
 def _end(args) -> int:
     def go(s):
-        if s.state.ended:
-            raise IllegalMove(f"the game has ended ({s.state.end_reason})")
+        if s.game.state.ended:
+            raise IllegalMove(f"the game has ended ({s.game.state.end_reason})")
         pend = G.Pending("game_ended", {"reason": args.reason, "by": "referee"})
         return G.Outcome((pend,))
     return _run(args, go, need_words=True, tick=False)
@@ -411,7 +391,7 @@ def _tick(args) -> int:
 def _show(args) -> int:
     s = _Session(args, need_words=True)
     try:
-        obj = G.state_json(s.events, words=s.words)
+        obj = G.state_json(s.game.events, words=s.game.words)
     finally:
         s.close()
     if args.json:
@@ -437,7 +417,7 @@ def _show(args) -> int:
 def _ledger_cmd(args) -> int:
     s = _Session(args)
     try:
-        data = s.ledger.export_json(s.gid)
+        data = s.ledger.export_json(s.game.game_id)
     finally:
         s.close()
     if args.json:
@@ -458,11 +438,11 @@ def _export(args) -> int:
         if args.format == "csv":
             if args.out:
                 with open(args.out, "w", encoding="utf-8", newline="") as f:
-                    s.ledger.export_csv(s.gid, f)
+                    s.ledger.export_csv(s.game.game_id, f)
             else:
-                s.ledger.export_csv(s.gid, sys.stdout)
+                s.ledger.export_csv(s.game.game_id, sys.stdout)
         else:
-            text = json.dumps(s.ledger.export_json(s.gid), indent=1)
+            text = json.dumps(s.ledger.export_json(s.game.game_id), indent=1)
             if args.out:
                 Path(args.out).write_text(text + "\n", encoding="utf-8")
             else:
