@@ -13,7 +13,8 @@ blur, noise and JPEG, 1280 x 720 px.  By default the camera is NOT given to
 ``recognize`` (as the CLI without ``--camera``); ``--camera`` passes the true
 intrinsics.
 
-Figures, per variant and overall (then per layout and per 10 degrees of tilt):
+Figures, per variant and overall (then per layout, per 10 degrees of tilt,
+and the stacks' errors by parallax, :func:`stack_errors_by_parallax`):
 
 * face accuracy on visible tiles: tiles present, uncovered and with at least
   :data:`VISIBLE_MIN` of the face seen; right when the face returned is the
@@ -205,7 +206,7 @@ def main(argv=None) -> int:
                 errors.append(f"slot {tuple(layout.slots[i])} face {faces[i]} on a hidden tile "
                               f"(truth {tr.faces[i]}, vis {tr.visible[i]:.2f})")
         row.update(present_ok=int((pp == present).sum()), face_ok=face_ok, wrong_faces=len(wrong),
-                   right=not errors, errors=errors)
+                   right=not errors, errors=errors, stacks=stack_errors_by_parallax(layout, rec, spec, present, g))
         rows.append(row)
         if args.failures and errors:
             from vision.overlay import draw_overlay
@@ -261,9 +262,42 @@ def main(argv=None) -> int:
         s = summary(by_tilt[band])
         print(f"tilt {band * 10:2d}-{band * 10 + 10:2d} deg       photos {s['photos']:4d} face {s['face_accuracy_visible']:.4f} "
               f"presence {s['presence_accuracy']:.4f} right {s['photos_entirely_right']:.3f}")
+    print()
+    stacks = np.sum([r["stacks"] for r in rows if r.get("stacks")], axis=0) if any(r.get("stacks") for r in rows) \
+        else np.zeros((len(PARALLAX_BANDS_PX), 2), int)
+    print("raised slots whose support stands (is the top tile there?), by parallax between the slot's face "
+          "and the face one layer down:")
+    for (lo, hi), (n, bad) in zip(PARALLAX_BANDS_PX, stacks):
+        band = f"{lo:g}-{hi:g} px" if hi != float("inf") else f"{lo:g}+ px"
+        print(f"parallax {band:8s}  slots {int(n):6d}  wrong {int(bad):5d} ({100 * bad / max(n, 1):.2f} %)")
     if args.json:
         args.json.write_text(json.dumps({"summary": table, "photos": rows}, indent=1))
     return 0
+
+
+#: bands of :func:`stack_errors_by_parallax`, px
+PARALLAX_BANDS_PX = ((0.0, 3.0), (3.0, 6.0), (6.0, float("inf")))
+
+
+def stack_errors_by_parallax(layout, rec, spec, present, g) -> list[list[int]]:
+    """``[[slots, wrong], ...]`` per band of :data:`PARALLAX_BANDS_PX` over the
+    raised slots whose supporting tiles all stand (the question there is the
+    stack's height): the parallax is the largest corner shift (px) between
+    the slot's face projected at its own height and one layer lower, with
+    the estimated pose.  Under about 3 px (camera nearly overhead, slot near
+    the image centre) the two heights look alike."""
+    from vision.presence import window_quads
+    q = window_quads(layout.slots, spec, rec.pose)
+    disp = np.abs(q[0] - q[1]).max(axis=(1, 2))
+    out = [[0, 0] for _ in PARALLAX_BANDS_PX]
+    for i, s in enumerate(layout.slots):
+        if s[2] < 1 or not g.covers[i] or not all(present[j] for j in g.covers[i]):
+            continue
+        for b, (lo, hi) in enumerate(PARALLAX_BANDS_PX):
+            if lo <= disp[i] < hi:
+                out[b][0] += 1
+                out[b][1] += int(rec.tiles[i].present != present[i])
+    return out
 
 
 if __name__ == "__main__":
