@@ -10,7 +10,9 @@ colour-blind referees):
 * covered tiles (under a present tile) are not drawn: the top tile stands for
   its stack; empty slots are not drawn either.
 
-A legend in the top-left corner explains the marks.
+A legend in the top-left corner explains the marks; the recognition's advice
+for a surer retake (camera nearly overhead, markers covered), if any, runs
+along the bottom edge.
 """
 
 from __future__ import annotations
@@ -117,7 +119,38 @@ def draw_overlay(image: np.ndarray, recognition, quads: np.ndarray | None = None
         _centre_text(out, "?", q.mean(axis=0), tile_px * 0.45, UNKNOWN_COLOUR)
     if legend:
         _legend(out, len(free), len(blocked), len(unknown), n_covered)
+        _advice(out, getattr(recognition, "advice", ()))
     return out
+
+
+def _advice(img: np.ndarray, sentences) -> None:
+    """The recognition's advice (:func:`vision.reconstruct.photo_advice`),
+    wrapped to the image's width, in a box along the bottom edge."""
+    if not sentences:
+        return
+    font = cv2.FONT_HERSHEY_SIMPLEX
+    scale = max(0.4, img.shape[0] / 1400)
+    (_, lh), _ = cv2.getTextSize("Ag", font, scale, 1)
+    width = img.shape[1] - 32
+    lines = []
+    for text in sentences:
+        line = ""
+        for word in f"Advice: {text}.".split():
+            trial = f"{line} {word}".strip()
+            if line and cv2.getTextSize(trial, font, scale, 1)[0][0] > width:
+                lines.append(line)
+                line = word
+            else:
+                line = trial
+        lines.append(line)
+    row = int(lh * 2.0)
+    h = row * len(lines) + 8
+    y0 = max(0, img.shape[0] - 8 - h)
+    roi = img[y0:y0 + h, 8:img.shape[1] - 8]
+    roi[:] = (0.35 * roi + 0.65 * 255).astype(np.uint8)
+    cv2.rectangle(img, (8, y0), (img.shape[1] - 9, y0 + h - 1), (80, 80, 80), 1)
+    for k, line in enumerate(lines):
+        cv2.putText(img, line, (16, y0 + 4 + k * row + (row + lh) // 2), font, scale, (20, 20, 20), 1, cv2.LINE_AA)
 
 
 def _legend(img: np.ndarray, n_free: int, n_blocked: int, n_unknown: int, n_covered: int = 0) -> None:

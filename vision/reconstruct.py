@@ -236,6 +236,7 @@ class Recognition:
         quads: ``(N, 4, 2)`` float32 projected top faces in image px (for overlays),
             or None when built without an image.
         pose: the mat pose (``vision.pose.MatPose``) or None.
+        advice: sentences for the player, from :func:`photo_advice`.
     """
 
     variant: str
@@ -243,10 +244,13 @@ class Recognition:
     tiles: tuple[SlotState, ...]
     quads: np.ndarray | None = None
     pose: object | None = None
+    advice: tuple[str, ...] = ()
 
     def to_json(self) -> dict:
-        """The contract's ``recognize --json`` object."""
-        return {"mat_found": True, "tiles": [t.to_json() for t in self.tiles]}
+        """The contract's ``recognize --json`` object, plus ``advice``: what
+        would make a retake surer (:func:`photo_advice`; an empty list when
+        nothing would)."""
+        return {"mat_found": True, "tiles": [t.to_json() for t in self.tiles], "advice": list(self.advice)}
 
     @property
     def present(self) -> list[bool]:
@@ -990,4 +994,54 @@ def recognize(image_bgr: np.ndarray, variant: str, layout: Layout, camera=None,
                          camera_mm=pose.camera_centre_mm, spec=spec,
                          presence_logit=presence_of if presence else None,
                          removes_in_pairs=find_variant(variant).removes_in_pairs)
-    return Recognition(variant, layout, tuple(states), quads, pose)
+    return Recognition(variant, layout, tuple(states), quads, pose, photo_advice(layout, states, spec, pose))
+
+
+#: a stack whose two heights land closer than this share of its face's width
+#: apart in the photo is hard to judge: on the bench's 1280 x 720 photos
+#: (faces about 40 px wide; ``bench/bench_recognize.py``, session 5) 7.4 % of
+#: the raised slots with under 3 px of parallax are misjudged, against 0.8 %
+#: from 6 px up
+LOW_PARALLAX = 0.075
+
+
+def photo_advice(layout: Layout, states, spec, pose) -> tuple[str, ...]:
+    """What would make a retake of this photo surer, as sentences for the player.
+
+    * Stacks seen with almost no parallax: raised slots whose top is not
+      under another tile (``seen`` is not "covered") and whose face at its
+      own height and one layer (20 mm) lower land less than
+      :data:`LOW_PARALLAX` of the face's width apart (largest corner shift):
+      from straight
+      above, a stack whose top tile was taken looks like one still whole.
+      The bench's photos tilted 10-20 degrees are entirely right 2.3 times as
+      often as those under 10 degrees (models/MODEL_CARD.md).
+    * Fewer than 4 markers under the pose: its corners rest on little.
+
+    Args:
+        layout: the layout read.
+        states: one :class:`SlotState` per slot.
+        spec: ``vision.mat.MatSpec``.
+        pose: ``vision.pose.MatPose``.
+
+    Returns:
+        Zero or more sentences.
+    """
+    from vision.presence import window_quads
+
+    out = []
+    raised = [i for i, (s, st) in enumerate(zip(layout.slots, states)) if s.z >= 1 and st.seen != "covered"]
+    if raised:
+        q = window_quads([layout.slots[i] for i in raised], spec, pose)
+        shift = np.abs(q[0] - q[1]).max(axis=(1, 2))
+        width = np.linalg.norm(q[0][:, 1] - q[0][:, 0], axis=1)
+        flat = int((shift < LOW_PARALLAX * width).sum())
+        if flat:
+            out.append(f"camera nearly overhead (tilt {pose.tilt_deg:.0f} degrees): {flat} stacked "
+                       f"slot{'s' if flat > 1 else ''} show{'' if flat > 1 else 's'} almost no parallax, so "
+                       "whether a top tile is still there is unsure; tilt the camera 10-30 degrees for a surer "
+                       "reading")
+    if pose.n_markers < 4:
+        out.append(f"only {pose.n_markers} mat markers seen: keep hands and tiles off the markers for a surer "
+                   "pose")
+    return tuple(out)

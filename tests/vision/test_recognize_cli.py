@@ -65,7 +65,8 @@ def test_json_shape_on_a_rendered_scene(tmp_path, capsys):
     assert code == 0, err
     assert len(out.strip().splitlines()) == 1
     doc = json.loads(out)
-    assert set(doc) == {"mat_found", "tiles"} and doc["mat_found"] is True
+    assert set(doc) == {"mat_found", "tiles", "advice"} and doc["mat_found"] is True
+    assert doc["advice"] == []  # tilted 20-30 degrees, all markers in view
     assert [t["slot"] for t in doc["tiles"]] == [list(s) for s in layout.slots]
     for t in doc["tiles"]:
         assert set(t) == {"slot", "present", "face", "confidence", "free"}

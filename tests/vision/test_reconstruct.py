@@ -491,3 +491,36 @@ def test_a_tile_on_offset_layers_keeps_every_tile_under_its_support():
     assert [t.present for t in out] == [True, True, True]
     assert [t.seen for t in out] == ["covered", "covered", "face"]
     assert out[0].confidence == out[1].confidence >= out[2].confidence
+
+
+@pytest.fixture(scope="module")
+def turtle_photos():
+    """The Turtle, 30 tiles gone, seen straight down and tilted 25 degrees."""
+    from companion import codex
+    from vision.reconstruct import recognize
+    from vision.synth import SceneSpec, render_scene
+    layout = codex.builtin("turtle")
+    out = {}
+    for tilt in (0.0, 25.0):
+        scene = render_scene(SceneSpec("mindful", layout, n_removed=30, tilt_deg=(tilt, tilt)),
+                             np.random.default_rng(5))
+        out[tilt] = (scene, recognize(scene.image, "mindful", layout))
+    return out
+
+
+def test_straight_down_photo_advises_tilting_the_camera(turtle_photos):
+    import dataclasses
+
+    from vision.mat import MatSpec
+    from vision.reconstruct import photo_advice
+    scene, rec = turtle_photos[0.0]
+    assert rec.pose.tilt_deg < 2
+    (advice,) = rec.advice
+    assert advice.startswith("camera nearly overhead (tilt 0 degrees)") and "tilt the camera 10-30 degrees" in advice
+    assert rec.to_json()["advice"] == [advice]
+    # tilted 25 degrees every stack shows its height: nothing to advise
+    assert turtle_photos[25.0][1].advice == ()
+    # a pose on 3 markers asks for the markers to be uncovered
+    few = dataclasses.replace(turtle_photos[25.0][1].pose, n_markers=3)
+    assert photo_advice(rec.layout, turtle_photos[25.0][1].tiles, MatSpec.default(), few) == (
+        "only 3 mat markers seen: keep hands and tiles off the markers for a surer pose",)
