@@ -154,7 +154,9 @@ def main(argv=None) -> int:
                                     "python -m vision.training.presence_data --seed 2 --scenes 2400 --tilt 0 15; "
                                     f"python -m vision.training.train_presence --seed {a.seed}"
                                     + "".join(f" --extra-seeds {e}" for e in a.extra_seeds[:1])
-                                    + "".join(f" {e}" for e in a.extra_seeds[1:]),
+                                    + "".join(f" {e}" for e in a.extra_seeds[1:])
+                                    + f" --epochs {a.epochs} --lr {a.lr:g}"
+                                    + (" --init WEIGHTS.pt" if a.init is not None else ""),
                          "window_pairs": int(len(y)), "present_share": round(float(y.mean()), 4),
                          "epochs": a.epochs, "parameters": n_params, "minutes": round((time.time() - t0) / 60, 1)},
             "validation": {"window_pairs": int(len(vy)), "accuracy": round(acc, 5), "by_layer": by_z,
