@@ -263,8 +263,9 @@ def main(argv=None) -> int:
         print(f"tilt {band * 10:2d}-{band * 10 + 10:2d} deg       photos {s['photos']:4d} face {s['face_accuracy_visible']:.4f} "
               f"presence {s['presence_accuracy']:.4f} right {s['photos_entirely_right']:.3f}")
     print()
-    stacks = np.sum([r["stacks"] for r in rows if r.get("stacks")], axis=0) if any(r.get("stacks") for r in rows) \
-        else np.zeros((len(PARALLAX_BANDS_PX), 2), int)
+    stacks = np.zeros((len(PARALLAX_BANDS_PX), 2), int)
+    for r in rows:
+        stacks += np.asarray(r.get("stacks", stacks * 0), int)   # (no mat found: no row of stacks)
     print("raised slots whose support stands (is the top tile there?), by parallax between the slot's face "
           "and the face one layer down:")
     for (lo, hi), (n, bad) in zip(PARALLAX_BANDS_PX, stacks):

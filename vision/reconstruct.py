@@ -999,7 +999,7 @@ def recognize(image_bgr: np.ndarray, variant: str, layout: Layout, camera=None,
 
 #: a stack whose two heights land closer than this share of its face's width
 #: apart in the photo is hard to judge: on the bench's 1280 x 720 photos
-#: (faces about 40 px wide; ``bench/bench_recognize.py``, session 5) 7.4 % of
+#: (faces about 40 px wide; ``bench/bench_recognize.py``, session 5) 6.8 % of
 #: the raised slots with under 3 px of parallax are misjudged, against 0.8 %
 #: from 6 px up
 LOW_PARALLAX = 0.075
@@ -1012,10 +1012,10 @@ def photo_advice(layout: Layout, states, spec, pose) -> tuple[str, ...]:
       under another tile (``seen`` is not "covered") and whose face at its
       own height and one layer (20 mm) lower land less than
       :data:`LOW_PARALLAX` of the face's width apart (largest corner shift):
-      from straight
-      above, a stack whose top tile was taken looks like one still whole.
-      The bench's photos tilted 10-20 degrees are entirely right 2.3 times as
-      often as those under 10 degrees (models/MODEL_CARD.md).
+      from straight above, a stack whose top tile was taken looks like one
+      still whole.  The bench's photos tilted 10-20 degrees are entirely
+      right 2.3 times as often as those under 10 degrees
+      (models/MODEL_CARD.md).
     * Fewer than 4 markers under the pose: its corners rest on little.
 
     Args:
