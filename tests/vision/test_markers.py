@@ -16,22 +16,12 @@ from synthetic_views import camera_matrix, look_at_pose, project, render_view
 
 import vision.markers as markers
 from companion.errors import BadInput
-from vision.mat import MatSpec, aruco_dictionary, render_mat
+from vision.mat import aruco_dictionary
 from vision.markers import detect_markers, refine_corners_batch, refine_marker_corners
 
 SIZE = (1280, 960)
 CENTRE = (297.0, 210.0, 0.0)
 D = "DICT_4X4_50"
-
-
-@pytest.fixture(scope="module")
-def spec() -> MatSpec:
-    return MatSpec.default()
-
-
-@pytest.fixture(scope="module")
-def mat_png(spec) -> np.ndarray:
-    return render_mat(spec)
 
 
 def _view(spec, mat_png, f, distance, tilt, yaw=7.0, azimuth=0.0):

@@ -17,16 +17,6 @@ from vision.mat import (MatSpec, mm_to_px, mm_to_px_matrix, px_to_mm, render_mat
 from vision.markers import detect_markers
 
 
-@pytest.fixture(scope="module")
-def spec() -> MatSpec:
-    return MatSpec.default()
-
-
-@pytest.fixture(scope="module")
-def mat_png(spec) -> np.ndarray:
-    return render_mat(spec)
-
-
 # --------------------------------------------------------------------------- spec
 
 def test_default_mat_is_a2_with_the_standard_grid(spec):

@@ -17,7 +17,7 @@ from synthetic_views import camera_matrix, look_at_pose, project, render_view
 
 from companion.cli import main
 from companion.errors import BadInput, MatNotFound
-from vision.mat import MatSpec, render_mat, slot_face_corners_mm
+from vision.mat import slot_face_corners_mm
 from vision.markers import detect_markers
 from vision.pose import (Camera, MatPose, draw_overlay, estimate_pose, layer_homography, project_points,
                          project_slot_faces, refine_with_points)
@@ -28,16 +28,6 @@ K = camera_matrix(SIZE, F)
 CENTRE = (297.0, 210.0, 0.0)
 # slots all over the grid on layers 0-4 (heights 20-100 mm)
 SLOTS = [(0, 0, 0), (34, 0, 1), (0, 14, 2), (34, 14, 3), (16, 6, 4), (10, 4, 3), (20, 8, 0), (7, 9, 1)]
-
-
-@pytest.fixture(scope="module")
-def spec() -> MatSpec:
-    return MatSpec.default()
-
-
-@pytest.fixture(scope="module")
-def mat_png(spec) -> np.ndarray:
-    return render_mat(spec)
 
 
 def _view(spec, mat_png, tilt, K=K, yaw=7.0, azimuth=0.0, distance=None):
