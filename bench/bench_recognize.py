@@ -135,6 +135,7 @@ def main(argv=None) -> int:
     from vision.mat import MatSpec
     from vision.pose import Camera, estimate_pose
     from vision.reconstruct import ReconstructSettings, recognize, removal_odds
+    from vision.artcheck import preload as preload_art
     from vision.synth import SceneSpec, render_scene
 
     cv2.setNumThreads(2)
@@ -162,6 +163,10 @@ def main(argv=None) -> int:
     # (about 0.1 s per layout; vision.reconstruct.removal_odds, cached)
     for layout in layouts:
         removal_odds(tuple(tuple(s) for s in layout.slots), ReconstructSettings().layout_prior_games)
+    # and so is the print art the unsure faces are compared with (about 0.5 s
+    # per tile set; vision.artcheck, cached)
+    for variant in VARIANTS:
+        preload_art(variant)
     for k in range(args.start, args.start + args.photos):
         variant, layout, scene = bench_photo(k, layouts, args.hands)
         tr = scene.truth

@@ -100,6 +100,17 @@ class ReconstructSettings:
             withdraws 22 wrong faces on tiles less than 60 % visible and
             3 faces of tiles more visible (photos entirely right: 60 -> 63 of
             160).
+        hidden_face_max: a face hidden by more than this share is never
+            reported, however sure its window reads (face null, "occluded"):
+            what the window shows is then mostly the tile in front (in a
+            steep view, the taller neighbour's face).  Both this rule and the
+            one above take the hidden share again from the final decisions
+            (a slot above first taken as "occluded" may have been found empty
+            since).  On development photos 1000-1159 and 1200-1359 (``bench/
+            tune_reconstruct.py``), without the rule (limit 1.01): 140 photos
+            entirely right, 383 faces missed on visible tiles, 410 wrong
+            faces reported; with 0.8: 143 / 389 / 386.  Checked on
+            1400-1559: 73 / 232 / 225 -> 73 / 233 / 218.
         presence_margin: a slot the presence model judges is empty when its
             log-odds fall below this.
         presence_unsure, presence_none_above: a slot the presence model finds
@@ -171,6 +182,25 @@ class ReconstructSettings:
             right, 677 wrong slots, 699 faces missed on visible tiles; with
             it, limit 0.5: 204 / 667 / 687, 0.75: 204 / 666 / 686, 1.0: 204 /
             671 / 688, 1.5: 204 / 684 / 693, 2.5: 206 / 687 / 694.
+        art_check_below, art_check_weight, art_check_candidates: a slot whose
+            best face holds less than ``art_check_below`` of its faces'
+            probability is looked at again at the photo's resolution against
+            the print art of its ``art_check_candidates`` likeliest faces
+            (:func:`vision.artcheck.check_faces`; the part of the face hidden
+            by standing tiles in front left out), each candidate's
+            probability reweighed by ``exp(art_check_weight x correlation)``.
+            0 weight leaves it out.  Chosen on development photos 1000-1159
+            and 1200-1359 (``bench/tune_reconstruct.py``; photos entirely
+            right / faces missed on visible tiles / wrong faces reported):
+            without: 133 / 404 / 429; weight 10, 3 candidates, whole
+            windows: 141 / 383 / 409; with the hidden part left out (and
+            ``hidden_face_max``): 149 / 377 / 366; 4 candidates: 151 / 374 /
+            364 (5: 151 / 375 / 365; weight 12: 152 / 373 / 363; weight 15,
+            3 candidates: 151 / 376 / 367; below 0.75: 151 / 372 / 362),
+            all with a per-pixel mask of the hidden part; comparing the
+            largest band of the face in full sight instead, as now (a
+            quarter of the time): 151 / 374 / 367.  Checked on 1400-1559:
+            without 69 / 245 / 239; mask 79 / 228 / 205; band 77 / 231 / 209.
     """
 
     occluded_above: float = 0.5
@@ -180,6 +210,7 @@ class ReconstructSettings:
     hidden_face_min: float = 0.8
     hidden_samples: int = 7
     partly_hidden_above: float = 0.4
+    hidden_face_max: float = 0.8
     partly_hidden_conf: float = 0.3
     presence_margin: float = 0.0
     presence_unsure: float = 2.0
@@ -195,6 +226,9 @@ class ReconstructSettings:
     focal_ratios: tuple[float, ...] = (0.64, 0.68, 0.73, 0.78, 0.84, 0.9, 0.96, 1.03, 1.1, 1.18)
     focal_slots: int = 32
     parity_max_cost: float = 0.75
+    art_check_below: float = 0.6
+    art_check_weight: float = 10.0
+    art_check_candidates: int = 4
 
 
 @dataclass(frozen=True)
@@ -262,7 +296,7 @@ def reconstruct(layout: Layout, variant: str, face_probs: np.ndarray, p_none: np
                 settings: ReconstructSettings = ReconstructSettings(),
                 geometry: Geometry | None = None, camera_mm: np.ndarray | None = None,
                 spec=None, presence_logit: np.ndarray | None = None,
-                removes_in_pairs: bool = False) -> list[SlotState]:
+                removes_in_pairs: bool = False, face_check=None) -> list[SlotState]:
     """Decide presence and faces of every slot from per-slot probabilities.
 
     Args:
@@ -299,6 +333,13 @@ def reconstruct(layout: Layout, variant: str, face_probs: np.ndarray, p_none: np
             that can change without breaking the rules changes
             (:func:`_mend_parity`, ``settings.parity_max_cost``).  Leave it
             False for a frame that may show a turn half done (the referee).
+        face_check: a function of a list of slot indices and the ``N``
+            decisions (True where a tile stands) returning the slots'
+            ``(M, K)`` face probabilities looked at again (same row sums;
+            :func:`vision.artcheck.check_faces`), called once, after the
+            presence decisions, for the slots found showing a face whose best
+            face holds less than ``settings.art_check_below`` of their faces'
+            probability (:func:`vision.artcheck.unsure_faces`); None skips it.
 
     Returns:
         One :class:`SlotState` per slot, in layout order.
@@ -438,7 +479,15 @@ def reconstruct(layout: Layout, variant: str, face_probs: np.ndarray, p_none: np
         seen, conf, hidden_of, ql = decide(prior)
     if removes_in_pairs and sum(st == "empty" for st in seen) % 2 == 1:
         _mend_parity(g, seen, conf, ql, pf_l, po_l, settings)
-    faces = _assign_faces(fp, [i for i in range(n) if seen[i] == "face"], copies)
+    shown = [i for i in range(n) if seen[i] == "face"]
+    if face_check is not None and settings.art_check_weight > 0:
+        from vision.artcheck import unsure_faces
+        looked = unsure_faces(fp, shown, settings.art_check_below)
+        if looked:
+            fp = fp.copy()
+            standing = [st != "empty" for st in seen]
+            fp[looked] = np.asarray(face_check(looked, standing), np.float64).reshape(len(looked), fp.shape[1])
+    faces = _assign_faces(fp, shown, copies)
     board = Board(g)
     for i in range(n):
         if seen[i] == "empty":
@@ -453,7 +502,13 @@ def reconstruct(layout: Layout, variant: str, face_probs: np.ndarray, p_none: np
             k = faces[i]
             face = face_ids[k]
             c = conf[i] * float(fp[i, k]) / max(pf_l[i], eps)
-            if hidden_of[i] > settings.partly_hidden_above and c < settings.partly_hidden_conf:
+            hid = hidden_of[i]
+            if hid > settings.partly_hidden_above:
+                # again with the final tiles above: the pass judged this slot
+                # while a slot above was still "occluded", since found empty
+                above = [slots[j] for j in range(n) if slots[j].z > s.z and seen[j] != "empty"]
+                hid = float(hidden_fraction([s], above, camera_mm, spec, settings.hidden_samples)[0]) if above else 0.0
+            if hid > settings.hidden_face_max or (hid > settings.partly_hidden_above and c < settings.partly_hidden_conf):
                 out.append(SlotState(s, True, None, min(c, UNSEEN_CONFIDENCE), free[i], "occluded"))
                 continue
         out.append(SlotState(s, present, face, min(1.0, max(0.0, c)), free[i], seen[i]))
@@ -651,15 +706,63 @@ def _mend_parity(g: Geometry, seen: list[str], conf: list[float], ql: list[float
                 conf[j] = UNSEEN_CONFIDENCE
 
 
+def _near_pairs(T: np.ndarray, O: np.ndarray, c: np.ndarray, spec) -> tuple[np.ndarray, np.ndarray]:
+    """Indices ``(ti, oi)`` of the (target, occluder) pairs that can meet at
+    all: the occluder rises above the target's face, and its footprint lies
+    within the ray's horizontal reach up to the occluder's top (from anywhere
+    on the face).  ``c``: camera centre, height up."""
+    gx, gy = spec.grid_origin_mm
+    tw, th, tt = spec.tile_mm
+    half_diag = 0.5 * float(np.hypot(tw, th))
+    tcx = gx + (T[:, 0] + 1) * tw / 2
+    tcy = gy + (T[:, 1] + 1) * th / 2
+    th0 = tt * (T[:, 2] + 1)
+    ocx = gx + (O[:, 0] + 1) * tw / 2
+    ocy = gy + (O[:, 1] + 1) * th / 2
+    reach = ((tt * (O[None, :, 2] + 1) - th0[:, None]) / np.maximum(c[2] - th0[:, None], 1e-6)
+             * (np.hypot(c[0] - tcx, c[1] - tcy)[:, None] + half_diag))
+    near = np.hypot(ocx[None] - tcx[:, None], ocy[None] - tcy[:, None]) <= reach + 2 * half_diag + 1.0
+    return np.nonzero(near & (O[None, :, 2] > T[:, None, 2]))
+
+
+def _rays_blocked(px: np.ndarray, py: np.ndarray, ph: np.ndarray, c: np.ndarray, Op: np.ndarray, spec) -> np.ndarray:
+    """Whether the rays from points ``(px, py)`` at heights ``ph`` (mm; arrays
+    of one shape ``(P, S)``) to the camera ``c`` (height up) pass through the
+    box of the tile at slot ``Op[p]`` (``(P, 3)``, one box per row): the ray's
+    stretch within the box's height slab is a segment in the plane, clipped
+    against the box's footprint (Liang & Barsky, "A new concept and method for
+    line clipping", ACM TOG 1984).  Returns ``(P, S) bool``."""
+    gx, gy = spec.grid_origin_mm
+    tw, th, tt = spec.tile_mm
+    bx0 = (gx + Op[:, 0] * tw / 2)[:, None]
+    by0 = (gy + Op[:, 1] * th / 2)[:, None]
+
+    def at(H):
+        s = (H[:, None] - ph) / np.maximum(c[2] - ph, 1e-6)
+        return px + s * (c[0] - px), py + s * (c[1] - py)
+    ax, ay = at(tt * Op[:, 2])
+    bx, by = at(tt * (Op[:, 2] + 1))
+    lo = np.zeros(ax.shape)
+    hi = np.ones(ax.shape)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for a, b, e0, e1 in ((ax, bx, bx0, bx0 + tw), (ay, by, by0, by0 + th)):
+            d = b - a
+            t1 = (e0 - a) / d
+            t2 = (e1 - a) / d
+            flat = np.abs(d) < 1e-9
+            inside = (a > e0) & (a < e1)
+            lo = np.maximum(lo, np.where(flat, np.where(inside, 0.0, 2.0), np.minimum(t1, t2)))
+            hi = np.minimum(hi, np.where(flat, np.where(inside, 1.0, -1.0), np.maximum(t1, t2)))
+    return lo < hi
+
+
 def hidden_fraction(targets, occluders, camera_mm: np.ndarray, spec, samples: int = 3) -> np.ndarray:
     """How much of each target slot's top face the occluder tiles hide from the camera.
 
     ``samples`` x ``samples`` points on each target face (cell centres of a
     regular grid) are joined to the camera
     centre; a point is hidden when that ray passes through an occluder's box
-    (the ray's stretch within the box's height slab, clipped against its
-    footprint: Liang & Barsky, "A new concept and method for line clipping",
-    ACM TOG 1984).
+    (:func:`_rays_blocked`).
     Only boxes rising above the face can hide it.  Tile size and grid origin
     come from ``spec`` (../shared/CONTRACT.md, "Physical standard").
 
@@ -680,50 +783,49 @@ def hidden_fraction(targets, occluders, camera_mm: np.ndarray, spec, samples: in
     gx, gy = spec.grid_origin_mm
     tw, th, tt = spec.tile_mm
     c = np.array([camera_mm[0], camera_mm[1], -camera_mm[2]], np.float64)   # height up
-    # pairs (target, occluder) that can meet at all: the occluder rises above
-    # the face, and its footprint lies within the ray's horizontal reach up to
-    # the occluder's top (from anywhere on the face) of the face
-    half_diag = 0.5 * float(np.hypot(tw, th))
-    tcx = gx + (T[:, 0] + 1) * tw / 2
-    tcy = gy + (T[:, 1] + 1) * th / 2
-    th0 = tt * (T[:, 2] + 1)
-    ocx = gx + (O[:, 0] + 1) * tw / 2
-    ocy = gy + (O[:, 1] + 1) * th / 2
-    reach = ((tt * (O[None, :, 2] + 1) - th0[:, None]) / np.maximum(c[2] - th0[:, None], 1e-6)
-             * (np.hypot(c[0] - tcx, c[1] - tcy)[:, None] + half_diag))
-    near = np.hypot(ocx[None] - tcx[:, None], ocy[None] - tcy[:, None]) <= reach + 2 * half_diag + 1.0
-    ti, oi = np.nonzero(near & (O[None, :, 2] > T[:, None, 2]))
+    ti, oi = _near_pairs(T, O, c, spec)
     if len(ti) == 0:
         return np.zeros(len(T))
     g = (np.arange(samples) + 0.5) / samples
     u, v = np.meshgrid(g, g)
-    Tp, Op = T[ti], O[oi]                                                   # one row per pair
+    Tp = T[ti]                                                              # one row per pair
     px = gx + Tp[:, 0, None] * tw / 2 + u.ravel()[None] * tw                # (P, samples^2)
     py = gy + Tp[:, 1, None] * th / 2 + v.ravel()[None] * th
-    ph = tt * (Tp[:, 2, None] + 1)
-    bx0 = (gx + Op[:, 0] * tw / 2)[:, None]
-    by0 = (gy + Op[:, 1] * th / 2)[:, None]
-    # the ray's stretch inside the box's height slab is a segment A -> B in
-    # the plane; clip it against the box footprint (Liang-Barsky)
-    def at(H):
-        s = (H[:, None] - ph) / np.maximum(c[2] - ph, 1e-6)
-        return px + s * (c[0] - px), py + s * (c[1] - py)
-    ax, ay = at(tt * Op[:, 2])
-    bx, by = at(tt * (Op[:, 2] + 1))
-    lo = np.zeros(ax.shape)
-    hi = np.ones(ax.shape)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        for a, b, e0, e1 in ((ax, bx, bx0, bx0 + tw), (ay, by, by0, by0 + th)):
-            d = b - a
-            t1 = (e0 - a) / d
-            t2 = (e1 - a) / d
-            flat = np.abs(d) < 1e-9
-            inside = (a > e0) & (a < e1)
-            lo = np.maximum(lo, np.where(flat, np.where(inside, 0.0, 2.0), np.minimum(t1, t2)))
-            hi = np.minimum(hi, np.where(flat, np.where(inside, 1.0, -1.0), np.maximum(t1, t2)))
+    ph = np.broadcast_to(tt * (Tp[:, 2, None] + 1), px.shape)
     hidden = np.zeros((len(T), samples * samples), bool)
-    np.logical_or.at(hidden, ti, lo < hi)
+    np.logical_or.at(hidden, ti, _rays_blocked(px, py, ph, c, O[oi], spec))
     return hidden.mean(axis=1)
+
+
+def hidden_points(target, points_mm: np.ndarray, occluders, camera_mm: np.ndarray, spec) -> np.ndarray:
+    """Which points of a target slot's top face the occluder tiles hide from
+    the camera (the per-point test of :func:`hidden_fraction`).
+
+    Args:
+        target: the slot ``(x, y, z)``; its face lies at height ``20 (z + 1)`` mm.
+        points_mm: ``(..., 2)`` mat mm ``(X, Y)`` on that face's plane.
+        occluders: slots (present tiles on higher layers).
+        camera_mm: ``(3,)`` camera centre in the mat frame (Z < 0 above the mat).
+        spec: ``vision.mat.MatSpec``.
+
+    Returns:
+        ``points_mm.shape[:-1]`` bool, True where hidden.
+    """
+    pts = np.asarray(points_mm, np.float64)
+    shape = pts.shape[:-1]
+    T = np.asarray([tuple(target)], np.float64).reshape(1, 3)
+    O = np.asarray(occluders, np.float64).reshape(-1, 3)
+    if len(O) == 0:
+        return np.zeros(shape, bool)
+    c = np.array([camera_mm[0], camera_mm[1], -camera_mm[2]], np.float64)
+    _, oi = _near_pairs(T, O, c, spec)
+    if len(oi) == 0:
+        return np.zeros(shape, bool)
+    flat = pts.reshape(1, -1, 2)
+    px = np.repeat(flat[..., 0], len(oi), axis=0)
+    py = np.repeat(flat[..., 1], len(oi), axis=0)
+    ph = np.full(px.shape, spec.tile_mm[2] * (T[0, 2] + 1))
+    return _rays_blocked(px, py, ph, c, O[oi], spec).any(axis=0).reshape(shape)
 
 
 _GEOMETRY_CACHE: dict = {}
@@ -990,10 +1092,18 @@ def recognize(image_bgr: np.ndarray, variant: str, layout: Layout, camera=None,
     def presence_of(idx: list[int]) -> np.ndarray:
         return presence.slot_logits(image_bgr, [layout.slots[i] for i in idx], spec, pose)
 
+    def face_check(idx: list[int], standing: list[bool]) -> np.ndarray:
+        from vision.artcheck import check_faces
+        slots = layout.slots
+        occluders = [[slots[j] for j in range(len(slots)) if standing[j] and slots[j].z > slots[i].z] for i in idx]
+        return check_faces(image_bgr, variant, [slots[i] for i in idx], fp[idx], sc.labels[:-2], spec, pose,
+                           settings.art_check_weight, settings.art_check_candidates, occluders)
+
     states = reconstruct(layout, variant, fp, sc.p_none, sc.p_occluded, in_view, settings,
                          camera_mm=pose.camera_centre_mm, spec=spec,
                          presence_logit=presence_of if presence else None,
-                         removes_in_pairs=find_variant(variant).removes_in_pairs)
+                         removes_in_pairs=find_variant(variant).removes_in_pairs,
+                         face_check=face_check if face_reader is None else None)
     return Recognition(variant, layout, tuple(states), quads, pose, photo_advice(layout, states, spec, pose))
 
 

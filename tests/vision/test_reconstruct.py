@@ -217,6 +217,42 @@ def test_an_unsure_face_on_a_partly_hidden_tile_is_not_reported():
     assert reconstruct(LAYOUT, VARIANT, fp, pn, po, camera_mm=low_left, spec=spec)[C].face == "bamboo-3"
 
 
+def test_a_face_hidden_almost_whole_is_never_reported_however_sure():
+    from vision.mat import MatSpec
+    from vision.reconstruct import hidden_fraction
+
+    spec = MatSpec.default()
+    gx, gy = spec.grid_origin_mm
+    c_centre = np.array([gx + 2 * 30 + 15, gy + 20])
+    # lower still on the left: the raised TOP hides nearly all of C's face
+    steep = np.array([c_centre[0] - 1500.0, c_centre[1], -800.0])
+    hid = hidden_fraction([LAYOUT.slots[C]], [LAYOUT.slots[TOP]], steep, spec, samples=7)[0]
+    assert hid > 0.8
+    # C's window reads a face at 0.99: it is TOP's side or face seen past it, not C's
+    fp, pn, po = probs([("bamboo-1", 0.98), ("none", 0.9), ("bamboo-3", 0.99), ("circles-5", 0.99)])
+    out = reconstruct(LAYOUT, VARIANT, fp, pn, po, camera_mm=steep, spec=spec)
+    assert out[C].present and out[C].face is None and out[C].seen == "occluded"
+    assert out[C].confidence <= UNSEEN_CONFIDENCE
+    # with the limit raised above 1 the sure reading would stand
+    loose = ReconstructSettings(hidden_face_max=1.01)
+    assert reconstruct(LAYOUT, VARIANT, fp, pn, po, camera_mm=steep, spec=spec, settings=loose)[C].face == "bamboo-3"
+
+
+def test_a_face_is_not_withheld_behind_a_tile_since_found_gone():
+    from vision.mat import MatSpec
+
+    spec = MatSpec.default()
+    gx, gy = spec.grid_origin_mm
+    overhead = np.array([gx + 30 + 15, gy + 20, -1000.0])      # right above B (2,0,0)
+    # TOP's window reads "occluded" (a hand, say): present for now; B then shows
+    # its face clearly, so TOP cannot be there (it would hide that face).  B's
+    # face was judged while TOP still hid all of it; it is reported all the same.
+    fp, pn, po = probs([("bamboo-1", 0.98), ("circles-5", 0.95), ("bamboo-3", 0.97), ("occluded", 0.9)])
+    out = reconstruct(LAYOUT, VARIANT, fp, pn, po, camera_mm=overhead, spec=spec)
+    assert not out[TOP].present
+    assert out[B].face == "circles-5" and out[B].seen == "face"
+
+
 # --------------------------------------------------------------------------- presence model's say
 
 MODEL_ONLY = ReconstructSettings(presence_weights=(1.0, 0.0, 0.0, 0.0), presence_prior_weight=0.0,

@@ -1,0 +1,205 @@
+"""vision/artcheck.py: unsure faces looked at again against the print art."""
+
+import math
+
+import cv2
+import numpy as np
+import pytest
+
+from companion.layouts import Layout, Slot
+from vision.artcheck import (ART_PX_PER_MM, art_scores, art_template, check_faces, core_mask, face_window,
+                             reweigh, tile_angle, unsure_faces, visible_region, window_points_mm)
+
+
+def _window_of(face_id: str, variant: str = "mindful", angle_deg: float = 0.0, turned: bool = False,
+               shift_px=(0, 0), blur: float = 0.0, seed: int = 0) -> np.ndarray:
+    """The art of one face as a face window would show it: on an ivory
+    surround 4.5 mm wide, turned by ``angle_deg``, shifted, blurred, noisy."""
+    art = art_template(variant, face_id).copy()
+    if turned:
+        art = art[::-1, ::-1].copy()
+    m = int(round(4.5 * ART_PX_PER_MM))
+    win = np.full((art.shape[0] + 2 * m, art.shape[1] + 2 * m), 215.0, np.float32)
+    win[m:m + art.shape[0], m:m + art.shape[1]] = art
+    h, w = win.shape
+    M = cv2.getRotationMatrix2D(((w - 1) / 2, (h - 1) / 2), -angle_deg, 1.0)   # +angle: x towards y (down)
+    M[:, 2] += shift_px
+    win = cv2.warpAffine(win, M, (w, h), flags=cv2.INTER_LINEAR, borderValue=215.0)
+    if blur:
+        win = cv2.GaussianBlur(win, (0, 0), blur)
+    return win + np.random.default_rng(seed).normal(0, 3, win.shape).astype(np.float32)
+
+
+@pytest.mark.parametrize("face", ["circles-5", "bamboo-3", "characters-3"])
+@pytest.mark.parametrize("angle", [-5.0, -2.0, 0.0, 3.0, 6.0])
+def test_tile_angle_reads_the_turn_of_the_art(face, angle):
+    got = math.degrees(tile_angle(_window_of(face, angle_deg=angle)))
+    assert got == pytest.approx(angle, abs=0.8)
+
+
+def test_tile_angle_is_clipped_to_a_tile_on_its_slot():
+    # a window turned 30 degrees is read within +-8 degrees (MAX_ANGLE_DEG)
+    assert abs(math.degrees(tile_angle(_window_of("bamboo-3", angle_deg=30.0)))) <= 8.0 + 1e-9
+
+
+@pytest.mark.parametrize("truth,other", [("circles-5", "circles-6"), ("bamboo-7", "bamboo-8"),
+                                         ("characters-3", "characters-2")])
+def test_the_right_art_correlates_best_even_blurred_shifted_and_turned(truth, other):
+    for turned in (False, True):
+        win = _window_of(truth, angle_deg=0.0, turned=turned, shift_px=(3, -2), blur=1.0)
+        sc = art_scores(win, "mindful", [truth, other])
+        assert sc[0] > 0.8 and sc[0] > sc[1] + 0.05
+
+
+def test_art_scores_refuse_a_window_smaller_than_the_art():
+    with pytest.raises(ValueError, match="smaller than the art"):
+        art_scores(np.zeros((20, 20), np.float32), "mindful", ["circles-5"])
+
+
+def test_reweigh_by_hand():
+    # 0.3 and 0.2 with correlations 0.5 and 0.7, weight 10: the odds of the
+    # second become (0.2 / 0.3) e^(10 x 0.2) = 4.926; the mass 0.5 is kept
+    out = reweigh(np.array([0.3, 0.2]), np.array([0.5, 0.7]), 10.0)
+    assert out.sum() == pytest.approx(0.5)
+    assert out[1] / out[0] == pytest.approx((0.2 / 0.3) * math.exp(2.0))
+    assert out[0] == pytest.approx(0.5 / (1 + 4.926), abs=1e-3)
+    # weight 0 changes nothing
+    assert reweigh(np.array([0.3, 0.2]), np.array([0.5, 0.7]), 0.0) == pytest.approx([0.3, 0.2])
+
+
+def test_unsure_faces_are_those_whose_best_face_holds_little_of_the_mass():
+    fp = np.array([[0.5, 0.4, 0.1],      # best 0.5 of 1.0: unsure
+                   [0.9, 0.05, 0.05],    # sure
+                   [0.0, 0.0, 0.0],      # no face mass at all
+                   [0.2, 0.05, 0.05]])   # best 0.2 of 0.3 = 0.67: sure at 0.6
+    assert unsure_faces(fp, range(4), 0.6) == [0]
+    assert unsure_faces(fp, [1, 3], 0.7) == [3]
+
+
+@pytest.fixture(scope="module")
+def flat_scene():
+    """Six tiles on the mat, looked at from 20 degrees, no photographic effects
+    but tiles off their slots and turned a few degrees."""
+    from vision.synth import SceneSpec, render_scene
+    from vision.synth.scene import Augment
+    slots = tuple(Slot(2 * i + 10, 6, 0) for i in range(3)) + tuple(Slot(2 * i + 10, 9, 0) for i in range(3))
+    layout = Layout("six", slots, "test")
+    faces = ("circles-5", "circles-6", "bamboo-7", "bamboo-8", "characters-2", "characters-3")
+    aug = Augment(jitter_mm=2.0, jitter_deg=3.0, flip=0.5, lighting=0, shadows=0, glare=0, blur=0, noise=0, jpeg=0)
+    scene = render_scene(SceneSpec("mindful", layout, faces=faces, n_removed=0, tilt_deg=(20.0, 20.0),
+                                   augment=aug), np.random.default_rng(3))
+    return layout, faces, scene
+
+
+def test_face_window_rectifies_the_slot_at_its_height(flat_scene):
+    from vision.mat import MatSpec
+    layout, faces, scene = flat_scene
+    win = face_window(scene.image, layout.slots[0], MatSpec.default(), scene.truth.pose())
+    m = 4.5 * ART_PX_PER_MM
+    assert win.shape == (round((40 + 9) * ART_PX_PER_MM), round((30 + 9) * ART_PX_PER_MM))
+    assert win.dtype == np.float32
+    # the art of the face dealt there is found in it, near the middle (the
+    # tile is at most 2 mm off its slot)
+    t = art_template("mindful", faces[0])
+    r0 = cv2.matchTemplate(win, np.ascontiguousarray(t), cv2.TM_CCOEFF_NORMED)
+    r1 = cv2.matchTemplate(win, np.ascontiguousarray(t[::-1, ::-1]), cv2.TM_CCOEFF_NORMED)
+    r = np.maximum(r0, r1)
+    y, x = np.unravel_index(np.argmax(r), r.shape)
+    assert r.max() > 0.6
+    assert abs(x - m) <= 2.5 * ART_PX_PER_MM and abs(y - m) <= 2.5 * ART_PX_PER_MM
+
+
+def test_check_faces_settles_ties_between_look_alikes_on_a_rendered_scene(flat_scene):
+    from companion.tiles import tileset
+    from vision.mat import MatSpec
+    layout, faces, scene = flat_scene
+    labels = [f.id for f in tileset("mindful").faces]
+    # each slot torn between its own face and its look-alike, the wrong one ahead
+    twin = {"circles-5": "circles-6", "circles-6": "circles-5", "bamboo-7": "bamboo-8", "bamboo-8": "bamboo-7",
+            "characters-2": "characters-3", "characters-3": "characters-2"}
+    fp = np.full((len(faces), len(labels)), 0.001)
+    for i, f in enumerate(faces):
+        fp[i, labels.index(twin[f])] = 0.45
+        fp[i, labels.index(f)] = 0.40
+    out = check_faces(scene.image, "mindful", layout.slots, fp, labels, MatSpec.default(), scene.truth.pose())
+    assert out.sum(axis=1) == pytest.approx(fp.sum(axis=1))
+    assert [labels[int(np.argmax(row))] for row in out] == list(faces)
+
+
+def test_core_mask_is_the_face_less_its_inset():
+    from vision.mat import MatSpec
+    spec = MatSpec.default()
+    shape = (round(49 * ART_PX_PER_MM), round(39 * ART_PX_PER_MM))       # 98 x 78 at 2 px/mm
+    core = core_mask(shape, spec)
+    # the face (30 x 40 mm) less 3.5 mm a side: 23 x 33 mm = 46 x 66 px, centred
+    assert core.sum() == 46 * 66
+    rows, cols = np.nonzero(core)
+    assert (rows.min(), rows.max(), cols.min(), cols.max()) == (16, 81, 16, 61)
+
+
+def test_window_points_follow_the_slot_and_the_turn():
+    from vision.mat import MatSpec, slot_face_corners_mm
+    spec = MatSpec.default()
+    slot = (10, 6, 0)
+    centre = slot_face_corners_mm([slot], spec)[0, :, :2].mean(axis=0)
+    pts = window_points_mm(slot, spec)
+    assert pts.shape == (98, 78, 2)
+    # pixel (0, 0) is a quarter mm (half a pixel) inside the window's corner
+    assert pts[0, 0] == pytest.approx(centre + [-19.5 + 0.25, -24.5 + 0.25])
+    assert pts[48:50, 38:40].reshape(-1, 2).mean(axis=0) == pytest.approx(centre)
+    # turned 90 degrees, the window's x axis runs along the mat's y
+    turned = window_points_mm(slot, spec, angle=math.pi / 2)
+    assert turned[49, 60] - turned[49, 38] == pytest.approx([0.0, 11.0], abs=1e-9)
+
+
+def test_visible_region_is_the_largest_band_of_the_core_in_full_sight():
+    core = np.zeros((10, 8), bool)
+    core[2:8, 1:7] = True                        # a 6 x 6 core
+    seen = core.copy()
+    seen[6:, :] = False                          # a strip hidden along the bottom
+    assert visible_region(seen, core) == (2, 6, 1, 7)
+    seen = core.copy()
+    seen[:, :3] = False                          # a wider strip along the left
+    assert visible_region(seen, core) == (2, 8, 3, 7)
+    seen = core.copy()
+    seen[4, 4] = False                           # a hole: the larger band beside it
+    assert visible_region(seen, core) in ((2, 8, 5, 7), (5, 8, 1, 7), (2, 4, 1, 7))
+    assert visible_region(np.zeros_like(core), core) is None
+
+
+def test_a_region_compares_only_the_part_of_a_face_in_sight():
+    # characters-3 and characters-5 differ in their numeral (top half) and share
+    # the character below it; the lower half here is hidden by another tile's
+    # face (bamboo-7) standing in front
+    win = _window_of("characters-3", shift_px=(2, 1), blur=0.8)
+    other = art_template("mindful", "bamboo-7")
+    h = win.shape[0]
+    win[h // 2:, :] = other.mean() + 0.9 * (cv2.resize(other, (win.shape[1], h))[h // 2:] - other.mean())
+    from vision.mat import MatSpec
+    core = core_mask(win.shape, MatSpec.default())
+    seen = core.copy()
+    seen[h // 2 - 2:, :] = False
+    region = visible_region(seen, core)
+    assert region == (16, h // 2 - 2, 16, 62)
+    plain = art_scores(win, "mindful", ["characters-3", "characters-5"])
+    part = art_scores(win, "mindful", ["characters-3", "characters-5"], region=region)
+    assert part[0] > 0.8 and part[0] > part[1] + 0.05
+    assert part[0] - part[1] > plain[0] - plain[1]
+
+
+def test_check_faces_leaves_a_face_hidden_whole_by_a_tile_in_front(flat_scene):
+    from companion.tiles import tileset
+    from vision.mat import MatSpec
+    layout, faces, scene = flat_scene
+    labels = [f.id for f in tileset("mindful").faces]
+    fp = np.full((1, len(labels)), 0.001)
+    fp[0, labels.index("circles-6")] = 0.45
+    fp[0, labels.index("circles-5")] = 0.40                   # the truth at slot 0
+    spec, pose = MatSpec.default(), scene.truth.pose()
+    s = layout.slots[0]
+    # a tile standing right over it (one layer up) hides its whole face: unchanged
+    over = check_faces(scene.image, "mindful", [s], fp, labels, spec, pose, occluders=[[Slot(s.x, s.y, 1)]])
+    assert over == pytest.approx(fp)
+    # nothing in front: the art settles it
+    free = check_faces(scene.image, "mindful", [s], fp, labels, spec, pose, occluders=[[]])
+    assert labels[int(np.argmax(free[0]))] == "circles-5"

@@ -1,0 +1,359 @@
+"""A second look at unsure faces: the printed art, at the photo's own resolution.
+
+The face classifier (:mod:`vision.faces`) reads a 36 x 48 px patch, about
+1 px/mm, while a 1280 x 720 photo of the mat holds 1.3-2.5 px/mm.  Most
+faces need no more, but between look-alikes (five dots against six, a blurred
+character, a glare spot) the classifier sometimes ends nearly tied.  For such a
+slot this stage cuts the face again from the photo at :data:`ART_PX_PER_MM`,
+turned by the tile's own small rotation on its slot (:func:`tile_angle`), and
+compares it with the print art of the classifier's leading candidates
+(:func:`vision.art.render_face`, the art ``companion print-tiles`` prints) by
+normalised cross-correlation (``cv2.matchTemplate`` with
+``TM_CCOEFF_NORMED``; J. P. Lewis, "Fast Normalized Cross-Correlation",
+Vision Interface 1995).  The search runs over the tile's offset on its slot
+(``margin_mm`` either way) and both ways round (tiles are placed either way
+round, so a face may lie turned 180 degrees).
+
+A face partly hidden by a taller tile in front (a steep view) is compared on
+its visible part only: the rays from the face's points to the camera centre
+that pass through a standing tile's box (:func:`vision.reconstruct.hidden_points`)
+mark the hidden strip, and the largest band of the face in full sight is
+matched (:func:`visible_region`).  Then the hidden part, which shows
+the tile in front, cannot outvote the part in sight, where a Mindful
+character's numeral or a Word tile's letter usually still shows.
+
+The correlations reweigh the classifier's probabilities of those candidates
+within their summed mass (:func:`reweigh`), so the face classifier's
+"face vs none" mass, which the presence decision uses, is unchanged.
+
+Used by :func:`vision.reconstruct.read_slots` when the faces come from the
+bundled classifier (an enrolled profile's faces are not this art).  The
+numbers (``ReconstructSettings.art_check_*``) were chosen on development photos
+(``bench/tune_reconstruct.py``).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+
+import cv2
+import numpy as np
+
+#: resolution of the rectified face windows and of the art, px/mm: about the
+#: bench photos' own (1.3-2.5 px/mm); 3 and 4 px/mm read no better on
+#: development photos.
+ART_PX_PER_MM = 2.0
+#: the scales tried, as ratios of the face's size at its slot's height.  The
+#: window is rectified at that height, so one suffices: 0.985, 1 and 1.015
+#: together gave 72 photos entirely right and 189 wrong faces on development
+#: photos 1000-1159, 1 alone 71 and 191, at half the time.
+ART_SCALES = (1.0,)
+#: a tile's rotation on its slot is read within this many degrees either way.
+MAX_ANGLE_DEG = 8.0
+
+
+def tile_angle(gray: np.ndarray) -> float:
+    """In-plane rotation of a tile in a rectified window, radians.
+
+    The art's strokes and borders run mostly along and across the tile, so the
+    gradient directions gather at four angles 90 degrees apart: the angle of
+    ``sum(|g|^2 exp(4 i phi)) / 4`` is the tile's rotation modulo 90 degrees
+    (the fourth-order orientation tensor; cf. the structure tensor, Bigun and
+    Granlund 1987).  Clipped to :data:`MAX_ANGLE_DEG` either way.  On the
+    print art turned 2-6 degrees it reads the turn within 0.7 degrees (the
+    art's own slanted strokes; Sobel's gradients read 25 % short).
+
+    Args:
+        gray: ``(h, w)`` float32 window whose axes run along the slot.
+
+    Returns:
+        The angle in radians (positive: turned from the window's x axis
+        towards its y axis).
+    """
+    gx = cv2.Scharr(gray, cv2.CV_32F, 1, 0)       # Scharr: nearer rotation-invariant than Sobel
+    gy = cv2.Scharr(gray, cv2.CV_32F, 0, 1)
+    m2 = gx * gx + gy * gy
+    phi = np.arctan2(gy, gx)
+    z = complex((m2 * np.cos(4 * phi)).sum(), (m2 * np.sin(4 * phi)).sum())
+    if z == 0:
+        return 0.0
+    lim = math.radians(MAX_ANGLE_DEG)
+    return float(np.clip(math.atan2(z.imag, z.real) / 4, -lim, lim))
+
+
+#: context around the face in a window, mm on every side: a tile lies up to
+#: 3 mm off its slot, plus the pose's error.
+MARGIN_MM = 4.5
+#: the part of the face compared when some of it is hidden: the face less this
+#: much on every side (wherever the tile lies on its slot, this part is face).
+CORE_INSET_MM = 3.5
+
+
+def _window_frame(slot, spec, margin_mm: float, angle: float):
+    """Centre (mat mm), half sizes (mm) and axes of a slot's window, and its
+    face's height."""
+    from vision.mat import slot_face_corners_mm
+
+    face = slot_face_corners_mm([tuple(slot)], spec)[0]
+    centre = face[:, :2].mean(axis=0)
+    hw, hh = float(spec.tile_mm[0]) / 2 + margin_mm, float(spec.tile_mm[1]) / 2 + margin_mm
+    c, s = math.cos(angle), math.sin(angle)
+    return centre, hw, hh, np.array([[c, s], [-s, c]]), float(face[0, 2])
+
+
+def window_points_mm(slot, spec, margin_mm: float = MARGIN_MM, px_per_mm: float = ART_PX_PER_MM,
+                     angle: float = 0.0) -> np.ndarray:
+    """Where the pixel centres of :func:`face_window`'s window lie on the mat.
+
+    Returns:
+        ``(h, w, 2) float64`` mat mm ``(X, Y)``, on the plane of the slot's face.
+    """
+    centre, hw, hh, rot, _ = _window_frame(slot, spec, margin_mm, angle)
+    w, h = int(round(2 * hw * px_per_mm)), int(round(2 * hh * px_per_mm))
+    u = -hw + (np.arange(w) + 0.5) / px_per_mm
+    v = -hh + (np.arange(h) + 0.5) / px_per_mm
+    uv = np.stack(np.meshgrid(u, v), axis=-1)
+    return centre + uv @ rot
+
+
+def face_window(image_bgr: np.ndarray, slot, spec, pose, margin_mm: float = MARGIN_MM,
+                px_per_mm: float = ART_PX_PER_MM, angle: float = 0.0) -> np.ndarray:
+    """The slot's face cut from the photo, rectified at the slot's own height.
+
+    The window covers the face plus ``margin_mm`` on every side, its axes
+    along the slot turned by ``angle`` about the face's centre; the four
+    corners are projected with the full camera model
+    (:func:`vision.pose.project_points`) and the window warped through the
+    homography they give (``cv2.warpPerspective``).
+
+    Args:
+        image_bgr: ``(H, W, 3)`` uint8 BGR photo.
+        slot: ``(x, y, z)``.
+        spec: ``vision.mat.MatSpec``.
+        pose: ``vision.pose.MatPose``.
+        margin_mm: context on every side, mm (a tile may lie up to a few mm
+            off its slot).
+        px_per_mm: window resolution.
+        angle: rotation of the window's axes, radians.
+
+    Returns:
+        ``(round((40 + 2 m) p), round((30 + 2 m) p)) float32`` grey levels
+        0-255 (rows down the 40 mm side).
+    """
+    from vision.pose import project_points
+
+    centre, hw, hh, rot, z = _window_frame(slot, spec, margin_mm, angle)
+    uv = np.array([[-hw, -hh], [hw, -hh], [hw, hh], [-hw, hh]])
+    xy = centre + uv @ rot
+    img = project_points(np.column_stack([xy, np.full(4, z)]), pose).astype(np.float32)
+    w, h = int(round(2 * hw * px_per_mm)), int(round(2 * hh * px_per_mm))
+    dst = np.float32([[0, 0], [w, 0], [w, h], [0, h]]) - 0.5
+    H = cv2.getPerspectiveTransform(dst, img)
+    win = cv2.warpPerspective(image_bgr, H, (w, h), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                              borderMode=cv2.BORDER_REPLICATE)
+    return cv2.cvtColor(win, cv2.COLOR_BGR2GRAY).astype(np.float32)
+
+
+def core_mask(shape: tuple[int, int], spec, margin_mm: float = MARGIN_MM, px_per_mm: float = ART_PX_PER_MM,
+              inset_mm: float = CORE_INSET_MM) -> np.ndarray:
+    """``(h, w) bool``: the window's pixels that show the tile's face wherever
+    it lies on its slot (the face less ``inset_mm`` on every side)."""
+    h, w = shape
+    hw, hh = float(spec.tile_mm[0]) / 2 - inset_mm, float(spec.tile_mm[1]) / 2 - inset_mm
+    u = np.abs((np.arange(w) + 0.5) / px_per_mm - w / (2 * px_per_mm))
+    v = np.abs((np.arange(h) + 0.5) / px_per_mm - h / (2 * px_per_mm))
+    return (v[:, None] <= hh) & (u[None, :] <= hw)
+
+
+@functools.lru_cache(maxsize=1024)
+def art_template(variant: str, face_id: str, px_per_mm: float = ART_PX_PER_MM, scale: float = 1.0) -> np.ndarray:
+    """The upright print art of one face in grey, ``scale`` times its size at
+    ``px_per_mm``: ``(round(40 p s), round(30 p s)) float32`` (read-only;
+    cached)."""
+    from vision.art import render_face
+
+    art = cv2.cvtColor(render_face(variant, face_id, px_per_mm=10.0), cv2.COLOR_BGR2GRAY).astype(np.float32)
+    size = (int(round(30 * px_per_mm * scale)), int(round(40 * px_per_mm * scale)))
+    out = cv2.resize(art, size, interpolation=cv2.INTER_AREA)
+    out.setflags(write=False)
+    return out
+
+
+def preload(variant: str) -> int:
+    """Build the art of every face of ``variant`` now (about 11 ms a face, 0.5 s a
+    tile set) rather than on first need, as a long-running referee or a
+    timing bench would.  Returns the number of templates built.
+
+    Raises:
+        BadInput: unknown variant.
+    """
+    from vision.art import face_ids
+
+    n = 0
+    for face in face_ids(variant):
+        for s in ART_SCALES:
+            art_template(variant, face, ART_PX_PER_MM, s)
+            n += 1
+    return n
+
+
+def visible_region(seen: np.ndarray, core: np.ndarray) -> tuple[int, int, int, int] | None:
+    """The largest band of the face's core in full sight: whole rows or whole
+    columns of the core (a tile in front hides a strip along one side).
+
+    Args:
+        seen: ``(h, w)`` bool, the window's pixels in sight.
+        core: ``(h, w)`` bool rectangle from :func:`core_mask`.
+
+    Returns:
+        ``(r0, r1, c0, c1)``, window rows ``r0:r1`` and columns ``c0:c1``,
+        or None when no row or column of the core is in full sight.
+    """
+    rows, cols = np.flatnonzero(core.any(axis=1)), np.flatnonzero(core.any(axis=0))
+    R0, R1, C0, C1 = rows[0], rows[-1] + 1, cols[0], cols[-1] + 1
+    sub = seen[R0:R1, C0:C1]
+
+    def longest(flags):
+        best, start, run = (0, 0), 0, 0
+        for k, f in enumerate(list(flags) + [False]):
+            if f:
+                run += 1
+            else:
+                if run > best[1] - best[0]:
+                    best = (start, start + run)
+                start, run = k + 1, 0
+        return best
+    a, b = longest(sub.all(axis=1))
+    c, d = longest(sub.all(axis=0))
+    if max(b - a, d - c) == 0:
+        return None
+    if (b - a) * (C1 - C0) >= (d - c) * (R1 - R0):
+        return int(R0 + a), int(R0 + b), int(C0), int(C1)
+    return int(R0), int(R1), int(C0 + c), int(C0 + d)
+
+
+def art_scores(window: np.ndarray, variant: str, face_ids, px_per_mm: float = ART_PX_PER_MM,
+               scales=ART_SCALES, region: tuple[int, int, int, int] | None = None) -> np.ndarray:
+    """How well each face's art matches a window: the best normalised
+    cross-correlation over offsets, ``scales`` and both ways round.
+
+    With a ``region`` (a face partly hidden by a tile in front, see
+    :func:`visible_region`), only that part of the window is compared: it
+    slides over the art, padded on every side by the window's margin twice
+    over, through the same offsets as the whole art slides over the window.
+
+    Args:
+        window: ``(h, w)`` float32 from :func:`face_window` (larger than the
+            art at the largest scale).
+        variant: the tile set.
+        face_ids: ``K`` face ids of that set.
+        region: ``(r0, r1, c0, c1)``: compare window rows ``r0:r1``, columns
+            ``c0:c1`` only; None: the whole window.
+
+    Returns:
+        ``(K,) float64`` correlations in [-1, 1].
+
+    Raises:
+        ValueError: the window is smaller than the art.
+    """
+    out = np.empty(len(face_ids))
+    for k, face in enumerate(face_ids):
+        best = -1.0
+        for s in scales:
+            t = art_template(variant, face, px_per_mm, s)
+            dy, dx = window.shape[0] - t.shape[0], window.shape[1] - t.shape[1]
+            if dy < 0 or dx < 0:
+                raise ValueError(f"window {window.shape} is smaller than the art {t.shape}")
+            for tt in (t, t[::-1, ::-1]):
+                if region is None:
+                    r = cv2.matchTemplate(window, np.ascontiguousarray(tt), cv2.TM_CCOEFF_NORMED)
+                else:
+                    r0, r1, c0, c1 = region
+                    padded = cv2.copyMakeBorder(np.ascontiguousarray(tt), dy, dy, dx, dx, cv2.BORDER_REPLICATE)
+                    r = cv2.matchTemplate(padded, np.ascontiguousarray(window[r0:r1, c0:c1]), cv2.TM_CCOEFF_NORMED)
+                    r = r[r0:r0 + dy + 1, c0:c0 + dx + 1]
+                best = max(best, float(r.max()))
+        out[k] = min(best, 1.0)
+    return out
+
+
+def reweigh(probs: np.ndarray, scores: np.ndarray, weight: float) -> np.ndarray:
+    """Candidates' probabilities times ``exp(weight x score)``, renormalised to
+    the mass they had.
+
+    Args:
+        probs: ``(K,)`` the classifier's probabilities of the candidates.
+        scores: ``(K,)`` their :func:`art_scores`.
+        weight: log-odds per unit of correlation.
+
+    Returns:
+        ``(K,) float64``, summing to ``probs.sum()``.
+    """
+    p = np.asarray(probs, np.float64)
+    lg = np.log(np.maximum(p, 1e-12)) + weight * np.asarray(scores, np.float64)
+    e = np.exp(lg - lg.max())
+    return e * (p.sum() / e.sum())
+
+
+def unsure_faces(face_probs: np.ndarray, idx, below: float = 0.6) -> list[int]:
+    """The slots of ``idx`` whose best face holds less than ``below`` of their
+    faces' summed probability (``face_probs``: ``(N, K)``)."""
+    out = []
+    for i in idx:
+        row = face_probs[i]
+        total = float(row.sum())
+        if total > 0 and float(row.max()) < below * total:
+            out.append(int(i))
+    return out
+
+
+def check_faces(image_bgr: np.ndarray, variant: str, slots, face_probs: np.ndarray, labels, spec, pose,
+                weight: float = 10.0, candidates: int = 3, occluders=None, visible_min: float = 0.3) -> np.ndarray:
+    """Face probabilities of some slots looked at again.
+
+    Each slot's ``candidates`` most probable faces are scored by
+    :func:`art_scores` in the window at the slot's height
+    (:func:`face_window`, turned by :func:`tile_angle`) and reweighed by
+    :func:`reweigh`.  Where ``occluders`` hide part of the face's core
+    (:func:`core_mask`; the rays to the camera centre,
+    :func:`vision.reconstruct.hidden_points`, on every other pixel), only the
+    largest band of the core in full sight is compared
+    (:func:`visible_region`); a slot with less than ``visible_min`` of its
+    core in such a band keeps its row.
+
+    Args:
+        image_bgr: ``(H, W, 3)`` uint8 BGR photo.
+        variant: the tile set.
+        slots: ``M`` slots ``(x, y, z)`` to look at.
+        face_probs: ``(M, K)`` their face probabilities (tile-set order).
+        labels: the ``K`` face ids of the columns.
+        spec, pose: the mat and its pose.
+        occluders: None, or ``M`` lists of slots: the tiles standing on
+            higher layers that may hide each slot's face.
+
+    Returns:
+        ``(M, K) float64``: the rows reweighed (row sums unchanged).
+    """
+    from vision.reconstruct import hidden_points
+
+    fp = np.array(face_probs, np.float64).reshape(len(slots), -1)
+    for i, slot in enumerate(slots):
+        cand = np.argsort(-fp[i])[:candidates]
+        win = face_window(image_bgr, slot, spec, pose)
+        ang = tile_angle(win)
+        if abs(ang) > 1e-3:
+            win = face_window(image_bgr, slot, spec, pose, angle=ang)
+        region = None
+        if occluders is not None and len(occluders[i]):
+            core = core_mask(win.shape, spec)
+            pts = window_points_mm(slot, spec, angle=ang)
+            hidden = hidden_points(slot, pts[::2, ::2], occluders[i], pose.camera_centre_mm, spec)
+            hidden = np.repeat(np.repeat(hidden, 2, axis=0), 2, axis=1)[:win.shape[0], :win.shape[1]]
+            if (core & hidden).any():
+                region = visible_region(core & ~hidden, core)
+                if region is None or (region[1] - region[0]) * (region[3] - region[2]) < visible_min * core.sum():
+                    continue
+        sc = art_scores(win, variant, [labels[c] for c in cand], ART_PX_PER_MM, ART_SCALES, region)
+        fp[i, cand] = reweigh(fp[i, cand], sc, weight)
+    return fp
