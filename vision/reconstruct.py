@@ -111,6 +111,16 @@ class ReconstructSettings:
             entirely right, 383 faces missed on visible tiles, 410 wrong
             faces reported; with 0.8: 143 / 389 / 386.  Checked on
             1400-1559: 73 / 232 / 225 -> 73 / 233 / 218.
+        hidden_present_above: a slot the presence model judges whose face
+            the tiles found standing on higher layers hide by more than this
+            share stands, unseen (face null, confidence
+            :data:`UNSEEN_CONFIDENCE`): the photo cannot tell, and most such
+            slots hold a tile (on development photos 1000-1159 and
+            1200-1359, 92 of the 120 slots hidden over 0.9; the model and
+            priors had 46 of them wrong).  ``bench/tune_reconstruct.py``:
+            off (1.01): 151 photos entirely right, 396 wrong slots; 0.9: 152 /
+            384; 0.95: 152 / 385; 0.8: 153 / 383.  Checked on 1400-1559: off
+            77 / 231; 0.9: 78 / 223; 0.8: 78 / 234.
         presence_margin: a slot the presence model judges is empty when its
             log-odds fall below this.
         presence_unsure, presence_none_above: a slot the presence model finds
@@ -211,6 +221,7 @@ class ReconstructSettings:
     hidden_samples: int = 7
     partly_hidden_above: float = 0.4
     hidden_face_max: float = 0.8
+    hidden_present_above: float = 0.9
     partly_hidden_conf: float = 0.3
     presence_margin: float = 0.0
     presence_unsure: float = 2.0
@@ -411,8 +422,8 @@ def reconstruct(layout: Layout, variant: str, face_probs: np.ndarray, p_none: np
                 if seen[i]:
                     continue                      # already implied present (covered) by a tile above
                 if ql[i] == ql[i]:                # the presence model judged this slot
-                    if not view_l[i]:
-                        seen[i] = "occluded"
+                    if not view_l[i] or hid > settings.hidden_present_above:
+                        seen[i] = "occluded"          # out of the picture, or behind the tiles in front
                         conf[i] = UNSEEN_CONFIDENCE
                         _cover(i, g, seen, conf)
                     elif ql[i] < settings.presence_margin or (

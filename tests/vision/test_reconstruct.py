@@ -292,6 +292,29 @@ def test_presence_model_keeps_a_tile_whose_face_is_unreadable():
     assert out[TOP].confidence == pytest.approx(1 / (1 + np.exp(-4.0)) * 0.6 / fp[TOP].sum(), rel=1e-6)
 
 
+def test_a_slot_hidden_whole_behind_a_tile_in_front_stands_whatever_its_window_says():
+    from vision.mat import MatSpec
+    from vision.reconstruct import hidden_fraction
+
+    spec = MatSpec.default()
+    gx, gy = spec.grid_origin_mm
+    c_centre = np.array([gx + 2 * 30 + 15, gy + 20])
+    steep = np.array([c_centre[0] - 1500.0, c_centre[1], -800.0])
+    assert hidden_fraction([LAYOUT.slots[C]], [LAYOUT.slots[TOP]], steep, spec, samples=7)[0] > 0.9
+    # TOP stands (its face reads); C's window shows TOP's side, and the
+    # presence model calls C empty: the photo cannot see C, so C stands, unseen
+    fp, pn, po = probs([("bamboo-1", 0.98), ("none", 0.9), ("none", 0.9), ("circles-5", 0.99)])
+    q = np.array([np.nan, np.nan, -3.0, 4.0])
+    out = reconstruct(LAYOUT, VARIANT, fp, pn, po, settings=MODEL_ONLY, presence_logit=q, camera_mm=steep, spec=spec)
+    assert out[C].present and out[C].face is None and out[C].seen == "occluded"
+    assert out[C].confidence == UNSEEN_CONFIDENCE
+    # seen from above, the same reading makes C empty
+    overhead = np.array([c_centre[0], c_centre[1], -1000.0])
+    out = reconstruct(LAYOUT, VARIANT, fp, pn, po, settings=MODEL_ONLY, presence_logit=q, camera_mm=overhead,
+                      spec=spec)
+    assert not out[C].present
+
+
 def test_presence_log_odds_weigh_the_model_with_both_windows():
     # used log-odds a q + b lo - c lo_below + d, lo = log(face sum / none) of
     # the slot's window (clipped to +-8), lo_below the same for the slot it
