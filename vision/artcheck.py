@@ -26,10 +26,17 @@ The correlations reweigh the classifier's probabilities of those candidates
 within their summed mass (:func:`reweigh`), so the face classifier's
 "face vs none" mass, which the presence decision uses, is unchanged.
 
-Used by :func:`vision.reconstruct.read_slots` when the faces come from the
+The same comparison answers a second question, for stacks seen nearly from
+overhead, where the face of the tile below lands almost where the top tile's
+would: is the face in a raised slot's window at the slot's height, or 20 mm
+lower and so 2-3 % smaller (:func:`height_evidence`)?  The presence
+classifier's 64 x 48 windows (0.8 px/mm) cannot see that; the photo's own
+resolution often can.
+
+Used by :func:`vision.reconstruct.recognize` when the faces come from the
 bundled classifier (an enrolled profile's faces are not this art).  The
-numbers (``ReconstructSettings.art_check_*``) were chosen on development photos
-(``bench/tune_reconstruct.py``).
+numbers (``ReconstructSettings.art_check_*`` and ``art_height_*``) were chosen
+on development photos (``bench/tune_reconstruct.py``).
 """
 
 from __future__ import annotations
@@ -357,3 +364,40 @@ def check_faces(image_bgr: np.ndarray, variant: str, slots, face_probs: np.ndarr
         sc = art_scores(win, variant, [labels[c] for c in cand], ART_PX_PER_MM, ART_SCALES, region)
         fp[i, cand] = reweigh(fp[i, cand], sc, weight)
     return fp
+
+
+def height_evidence(image_bgr: np.ndarray, variant: str, slot, face_id: str, spec, pose) -> float:
+    """Does the face in a raised slot's window lie at the slot's height or
+    one layer lower?
+
+    Seen from the camera, the face of the tile below, 20 mm lower, lands on
+    the slot's plane shrunk by ``k = (H - h) / (H - h + t)`` about the
+    camera's foot (camera height ``H`` above the mat, face height ``h``, tile
+    thickness ``t``, mm).  The window is cut twice, at :data:`ART_PX_PER_MM`
+    and at ``ART_PX_PER_MM / k`` (so a face ``k`` times smaller fills the art's
+    size: the art is never resized by a fraction of a pixel), and the face's
+    art is correlated with both (:func:`art_scores`; the search over offsets
+    absorbs the lower face's parallax).
+
+    Args:
+        image_bgr: ``(H, W, 3)`` uint8 BGR photo.
+        variant: the tile set.
+        slot: ``(x, y, z)`` with ``z >= 1``.
+        face_id: the face read in the slot's window.
+        spec, pose: the mat and its pose.
+
+    Returns:
+        The correlation at the slot's height less that one layer lower
+        (about -0.1 to 0.1; positive: the face lies at the slot's height).
+    """
+    tt = float(spec.tile_mm[2])
+    h = tt * (slot[2] + 1)
+    cam_h = -float(pose.camera_centre_mm[2])
+    k = (cam_h - h) / (cam_h - h + tt) if cam_h > h + tt else 1.0
+    win = face_window(image_bgr, slot, spec, pose)
+    ang = tile_angle(win)
+    top = face_window(image_bgr, slot, spec, pose, angle=ang)
+    low = face_window(image_bgr, slot, spec, pose, px_per_mm=ART_PX_PER_MM / k, angle=ang)
+    a = art_scores(top, variant, [face_id], ART_PX_PER_MM, (1.0,))[0]
+    b = art_scores(low, variant, [face_id], ART_PX_PER_MM, (1.0,))[0]
+    return float(a - b)

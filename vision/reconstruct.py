@@ -43,6 +43,12 @@ model judges: how far the game has gone, read from the stacks the photo shows
 clearly, and each slot's chance to be full still at that point of a game on
 this layout (:func:`removal_odds`: upper layers and row ends leave first).
 
+Two comparisons with the print art at the photo's own resolution
+(:mod:`vision.artcheck`) sharpen what the 1 px/mm classifier windows read: a
+raised slot the presence model is unsure of gets the evidence of its face's
+size (a face one layer lower is 2-3 % smaller), and a face read with little
+to spare is compared with its likeliest faces' art before faces are given.
+
 Besides, a slot whose face the tiles already found on higher layers hide from
 the camera (a steep view past a taller stack, :func:`hidden_fraction`) is not
 judged empty on its window: it is unseen (present, face null, low confidence).
@@ -211,6 +217,23 @@ class ReconstructSettings:
             largest band of the face in full sight instead, as now (a
             quarter of the time): 151 / 374 / 367.  Checked on 1400-1559:
             without 69 / 245 / 239; mask 79 / 228 / 205; band 77 / 231 / 209.
+        art_height_weight, art_height_unsure: a raised slot whose presence
+            model's log-odds lie within ``art_height_unsure`` of even, and
+            whose window reads a face, gets ``art_height_weight`` times
+            :func:`vision.artcheck.height_evidence` added to them (before
+            ``presence_weights``): how much better the face's print art fits
+            at the slot's height than one layer lower, at the photo's own
+            resolution.  This is the height cue a nearly overhead photo still
+            holds: the face 20 mm lower is 2-3 % smaller.  On development
+            photos 1000-1159 and 1200-1359 (photos entirely right / wrong
+            slots / faces missed on visible tiles / wrong faces): without
+            152 / 384 / 373 / 366; weight 40: 156 / 369 / 348 / 338; 60:
+            158 / 357 / 334 / 325; 80: 160 / 353 / 324 / 313; 100: 161 / 356 /
+            325 / 314; 130: 160 / 358 / 327 / 315.  Checked on 1400-1559:
+            without 78 / 223 / 230 / 208; 100: 81 / 190 / 190 / 169.  Within
+            5 log-odds instead of 3 (weight 60, an earlier form of the
+            evidence): 160 / 340 on development photos, 82 / 212 on
+            1400-1559 (3: 160 / 352, 81 / 198).  0 weight leaves it out.
     """
 
     occluded_above: float = 0.5
@@ -240,6 +263,8 @@ class ReconstructSettings:
     art_check_below: float = 0.6
     art_check_weight: float = 10.0
     art_check_candidates: int = 4
+    art_height_weight: float = 100.0
+    art_height_unsure: float = 3.0
 
 
 @dataclass(frozen=True)
@@ -1101,7 +1126,16 @@ def recognize(image_bgr: np.ndarray, variant: str, layout: Layout, camera=None,
         presence = default_presence_model()
 
     def presence_of(idx: list[int]) -> np.ndarray:
-        return presence.slot_logits(image_bgr, [layout.slots[i] for i in idx], spec, pose)
+        q = presence.slot_logits(image_bgr, [layout.slots[i] for i in idx], spec, pose)
+        if settings.art_height_weight and face_reader is None:
+            from vision.artcheck import height_evidence
+            labels = sc.labels[:-2]
+            for k, i in enumerate(idx):
+                s = layout.slots[i]
+                if s.z >= 1 and abs(q[k]) < settings.art_height_unsure and fp[i].sum() > 0.2:
+                    q[k] += settings.art_height_weight * height_evidence(
+                        image_bgr, variant, s, labels[int(np.argmax(fp[i]))], spec, pose)
+        return q
 
     def face_check(idx: list[int], standing: list[bool]) -> np.ndarray:
         from vision.artcheck import check_faces

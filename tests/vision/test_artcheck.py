@@ -203,3 +203,30 @@ def test_check_faces_leaves_a_face_hidden_whole_by_a_tile_in_front(flat_scene):
     # nothing in front: the art settles it
     free = check_faces(scene.image, "mindful", [s], fp, labels, spec, pose, occluders=[[]])
     assert labels[int(np.argmax(free[0]))] == "circles-5"
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3, 4])
+def test_height_evidence_tells_a_top_tile_from_the_face_below_seen_straight_down(seed):
+    from vision.artcheck import height_evidence
+    from vision.mat import MatSpec
+    from vision.synth import SceneSpec, render_scene
+    from vision.synth.scene import Augment
+    # two stacks of two near the middle of the mat, the camera right above (no
+    # parallax to speak of: only the size tells the heights apart)
+    slots = (Slot(14, 6, 0), Slot(14, 6, 1), Slot(18, 6, 0), Slot(18, 6, 1))
+    layout = Layout("two-stacks", slots, "test")
+    faces = ("circles-5", "bamboo-7", "characters-3", "circles-8")
+    aug = Augment(jitter_mm=2.0, jitter_deg=3.0, flip=0.5, lighting=0, shadows=0, glare=0, blur=0, noise=0, jpeg=0)
+    spec = MatSpec.default()
+    for removed in ((), (slots[1], slots[3])):
+        scene = render_scene(SceneSpec("mindful", layout, faces=faces, removed=removed, tilt_deg=(0.0, 0.0),
+                                       fill=(0.9, 0.95), augment=aug), np.random.default_rng(seed))
+        pose = scene.truth.pose()
+        assert pose.tilt_deg < 0.5
+        for top in (1, 3):
+            seen_face = faces[top] if not removed else faces[top - 1]
+            ev = height_evidence(scene.image, "mindful", slots[top], seen_face, spec, pose)
+            if removed:
+                assert ev < -0.03           # the face below, 20 mm lower: smaller
+            else:
+                assert ev > 0.01            # the top tile's own face, at its height
