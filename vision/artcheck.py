@@ -241,7 +241,8 @@ def visible_region(seen: np.ndarray, core: np.ndarray) -> tuple[int, int, int, i
 
 
 def art_scores(window: np.ndarray, variant: str, face_ids, px_per_mm: float = ART_PX_PER_MM,
-               scales=ART_SCALES, region: tuple[int, int, int, int] | None = None) -> np.ndarray:
+               scales=ART_SCALES, region: tuple[int, int, int, int] | None = None,
+               turns: tuple[bool, ...] = (False, True)) -> np.ndarray:
     """How well each face's art matches a window: the best normalised
     cross-correlation over offsets, ``scales`` and both ways round.
 
@@ -257,6 +258,7 @@ def art_scores(window: np.ndarray, variant: str, face_ids, px_per_mm: float = AR
         face_ids: ``K`` face ids of that set.
         region: ``(r0, r1, c0, c1)``: compare window rows ``r0:r1``, columns
             ``c0:c1`` only; None: the whole window.
+        turns: the ways round to try (True: the art turned 180 degrees).
 
     Returns:
         ``(K,) float64`` correlations in [-1, 1].
@@ -272,7 +274,7 @@ def art_scores(window: np.ndarray, variant: str, face_ids, px_per_mm: float = AR
             dy, dx = window.shape[0] - t.shape[0], window.shape[1] - t.shape[1]
             if dy < 0 or dx < 0:
                 raise ValueError(f"window {window.shape} is smaller than the art {t.shape}")
-            for tt in (t, t[::-1, ::-1]):
+            for tt in (t[::-1, ::-1] if turn else t for turn in turns):
                 if region is None:
                     r = cv2.matchTemplate(window, np.ascontiguousarray(tt), cv2.TM_CCOEFF_NORMED)
                 else:
@@ -376,8 +378,9 @@ def height_evidence(image_bgr: np.ndarray, variant: str, slot, face_id: str, spe
     thickness ``t``, mm).  The window is cut twice, at :data:`ART_PX_PER_MM`
     and at ``ART_PX_PER_MM / k`` (so a face ``k`` times smaller fills the art's
     size: the art is never resized by a fraction of a pixel), and the face's
-    art is correlated with both (:func:`art_scores`; the search over offsets
-    absorbs the lower face's parallax).
+    art is correlated with both (:func:`art_scores`, the way round that fits
+    best at the slot's height; the search over offsets absorbs the lower
+    face's parallax).
 
     Args:
         image_bgr: ``(H, W, 3)`` uint8 BGR photo.
@@ -398,6 +401,7 @@ def height_evidence(image_bgr: np.ndarray, variant: str, slot, face_id: str, spe
     ang = tile_angle(win)
     top = face_window(image_bgr, slot, spec, pose, angle=ang)
     low = face_window(image_bgr, slot, spec, pose, px_per_mm=ART_PX_PER_MM / k, angle=ang)
-    a = art_scores(top, variant, [face_id], ART_PX_PER_MM, (1.0,))[0]
-    b = art_scores(low, variant, [face_id], ART_PX_PER_MM, (1.0,))[0]
-    return float(a - b)
+    a = [art_scores(top, variant, [face_id], ART_PX_PER_MM, (1.0,), turns=(turn,))[0] for turn in (False, True)]
+    turn = bool(a[1] > a[0])             # the face lies this way round, at either height
+    b = art_scores(low, variant, [face_id], ART_PX_PER_MM, (1.0,), turns=(turn,))[0]
+    return float(a[turn] - b)
