@@ -58,6 +58,10 @@ ART_PX_PER_MM = 2.0
 ART_SCALES = (1.0,)
 #: a tile's rotation on its slot is read within this many degrees either way.
 MAX_ANGLE_DEG = 8.0
+#: correlations below this are noise (a blurred, shadowed or grey face):
+#: neither comparison then says anything (``ReconstructSettings.art_min_score``
+#: gives the figures).
+MIN_SCORE = 0.3
 
 
 def tile_angle(gray: np.ndarray) -> float:
@@ -218,6 +222,8 @@ def visible_region(seen: np.ndarray, core: np.ndarray) -> tuple[int, int, int, i
         or None when no row or column of the core is in full sight.
     """
     rows, cols = np.flatnonzero(core.any(axis=1)), np.flatnonzero(core.any(axis=0))
+    if len(rows) == 0:
+        return None
     R0, R1, C0, C1 = rows[0], rows[-1] + 1, cols[0], cols[-1] + 1
     sub = seen[R0:R1, C0:C1]
 
@@ -266,6 +272,9 @@ def art_scores(window: np.ndarray, variant: str, face_ids, px_per_mm: float = AR
     Raises:
         ValueError: the window is smaller than the art.
     """
+    window = np.ascontiguousarray(window, np.float32)
+    if region is not None and (region[1] <= region[0] or region[3] <= region[2]):
+        raise ValueError(f"empty region {region}")
     out = np.empty(len(face_ids))
     for k, face in enumerate(face_ids):
         best = -1.0
@@ -300,6 +309,8 @@ def reweigh(probs: np.ndarray, scores: np.ndarray, weight: float) -> np.ndarray:
         ``(K,) float64``, summing to ``probs.sum()``.
     """
     p = np.asarray(probs, np.float64)
+    if p.size == 0:
+        return p.copy()
     lg = np.log(np.maximum(p, 1e-12)) + weight * np.asarray(scores, np.float64)
     e = np.exp(lg - lg.max())
     return e * (p.sum() / e.sum())
@@ -318,7 +329,8 @@ def unsure_faces(face_probs: np.ndarray, idx, below: float = 0.6) -> list[int]:
 
 
 def check_faces(image_bgr: np.ndarray, variant: str, slots, face_probs: np.ndarray, labels, spec, pose,
-                weight: float = 10.0, candidates: int = 3, occluders=None, visible_min: float = 0.3) -> np.ndarray:
+                weight: float = 10.0, candidates: int = 3, occluders=None, visible_min: float = 0.3,
+                min_score: float = MIN_SCORE) -> np.ndarray:
     """Face probabilities of some slots looked at again.
 
     Each slot's ``candidates`` most probable faces are scored by
@@ -329,7 +341,9 @@ def check_faces(image_bgr: np.ndarray, variant: str, slots, face_probs: np.ndarr
     :func:`vision.reconstruct.hidden_points`, on every other pixel), only the
     largest band of the core in full sight is compared
     (:func:`visible_region`); a slot with less than ``visible_min`` of its
-    core in such a band keeps its row.
+    core in such a band keeps its row, and so does one whose best
+    correlation stays under ``min_score`` (no candidate's art is there to
+    see: a blurred or shadowed face, where the correlations are noise).
 
     Args:
         image_bgr: ``(H, W, 3)`` uint8 BGR photo.
@@ -342,33 +356,48 @@ def check_faces(image_bgr: np.ndarray, variant: str, slots, face_probs: np.ndarr
             higher layers that may hide each slot's face.
 
     Returns:
-        ``(M, K) float64``: the rows reweighed (row sums unchanged).
+        ``(M, K) float64``: the rows reweighed (row sums unchanged); a slot
+        whose window the camera cannot give (a degenerate view) keeps its row.
     """
-    from vision.reconstruct import hidden_points
-
-    fp = np.array(face_probs, np.float64).reshape(len(slots), -1)
+    fp = np.array(face_probs, np.float64).reshape(len(slots), len(labels))
     for i, slot in enumerate(slots):
-        cand = np.argsort(-fp[i])[:candidates]
-        win = face_window(image_bgr, slot, spec, pose)
-        ang = tile_angle(win)
-        if abs(ang) > 1e-3:
-            win = face_window(image_bgr, slot, spec, pose, angle=ang)
-        region = None
-        if occluders is not None and len(occluders[i]):
-            core = core_mask(win.shape, spec)
-            pts = window_points_mm(slot, spec, angle=ang)
-            hidden = hidden_points(slot, pts[::2, ::2], occluders[i], pose.camera_centre_mm, spec)
-            hidden = np.repeat(np.repeat(hidden, 2, axis=0), 2, axis=1)[:win.shape[0], :win.shape[1]]
-            if (core & hidden).any():
-                region = visible_region(core & ~hidden, core)
-                if region is None or (region[1] - region[0]) * (region[3] - region[2]) < visible_min * core.sum():
-                    continue
-        sc = art_scores(win, variant, [labels[c] for c in cand], ART_PX_PER_MM, ART_SCALES, region)
-        fp[i, cand] = reweigh(fp[i, cand], sc, weight)
+        try:
+            fp[i] = _checked_row(image_bgr, variant, slot, fp[i], labels, spec, pose, weight, candidates,
+                                 None if occluders is None else occluders[i], visible_min, min_score)
+        except (cv2.error, np.linalg.LinAlgError, ValueError):
+            pass                # a window the camera cannot give (degenerate view): the row stands
     return fp
 
 
-def height_evidence(image_bgr: np.ndarray, variant: str, slot, face_id: str, spec, pose) -> float:
+def _checked_row(image_bgr, variant, slot, row, labels, spec, pose, weight, candidates, occluders, visible_min,
+                 min_score):
+    """One row of :func:`check_faces` (a copy, reweighed)."""
+    from vision.reconstruct import hidden_points
+
+    row = row.copy()
+    cand = np.argsort(-row)[:candidates]
+    win = face_window(image_bgr, slot, spec, pose)
+    ang = tile_angle(win)
+    if abs(ang) > 1e-3:
+        win = face_window(image_bgr, slot, spec, pose, angle=ang)
+    region = None
+    if occluders is not None and len(occluders):
+        core = core_mask(win.shape, spec)
+        pts = window_points_mm(slot, spec, angle=ang)
+        hidden = hidden_points(slot, pts[::2, ::2], occluders, pose.camera_centre_mm, spec)
+        hidden = np.repeat(np.repeat(hidden, 2, axis=0), 2, axis=1)[:win.shape[0], :win.shape[1]]
+        if (core & hidden).any():
+            region = visible_region(core & ~hidden, core)
+            if region is None or (region[1] - region[0]) * (region[3] - region[2]) < visible_min * core.sum():
+                return row
+    sc = art_scores(win, variant, [labels[c] for c in cand], ART_PX_PER_MM, ART_SCALES, region)
+    if sc.max() >= min_score:          # else no candidate's art is there to see: noise
+        row[cand] = reweigh(row[cand], sc, weight)
+    return row
+
+
+def height_evidence(image_bgr: np.ndarray, variant: str, slot, face_id: str, spec, pose,
+                    min_score: float = MIN_SCORE) -> float:
     """Does the face in a raised slot's window lie at the slot's height or
     one layer lower?
 
@@ -391,12 +420,24 @@ def height_evidence(image_bgr: np.ndarray, variant: str, slot, face_id: str, spe
 
     Returns:
         The correlation at the slot's height less that one layer lower
-        (about -0.1 to 0.1; positive: the face lies at the slot's height).
+        (about -0.1 to 0.1; positive: the face lies at the slot's height);
+        0 where the camera cannot give the windows (a degenerate view, or a
+        camera no higher than the tile below's face) or where neither
+        correlation reaches ``min_score``.
     """
+    try:
+        return _height_evidence(image_bgr, variant, slot, face_id, spec, pose, min_score)
+    except (cv2.error, np.linalg.LinAlgError, ValueError):
+        return 0.0
+
+
+def _height_evidence(image_bgr, variant, slot, face_id, spec, pose, min_score) -> float:
     tt = float(spec.tile_mm[2])
     h = tt * (slot[2] + 1)
     cam_h = -float(pose.camera_centre_mm[2])
-    k = (cam_h - h) / (cam_h - h + tt) if cam_h > h + tt else 1.0
+    if cam_h <= h + tt:
+        return 0.0
+    k = (cam_h - h) / (cam_h - h + tt)
     win = face_window(image_bgr, slot, spec, pose)
     ang = tile_angle(win)
     top = face_window(image_bgr, slot, spec, pose, angle=ang)
@@ -404,4 +445,6 @@ def height_evidence(image_bgr: np.ndarray, variant: str, slot, face_id: str, spe
     a = [art_scores(top, variant, [face_id], ART_PX_PER_MM, (1.0,), turns=(turn,))[0] for turn in (False, True)]
     turn = bool(a[1] > a[0])             # the face lies this way round, at either height
     b = art_scores(low, variant, [face_id], ART_PX_PER_MM, (1.0,), turns=(turn,))[0]
+    if max(a[turn], b) < min_score:
+        return 0.0                     # the art is not there to see at either height
     return float(a[turn] - b)

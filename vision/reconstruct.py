@@ -234,6 +234,26 @@ class ReconstructSettings:
             5 log-odds instead of 3 (weight 60, an earlier form of the
             evidence): 160 / 340 on development photos, 82 / 212 on
             1400-1559 (3: 160 / 352, 81 / 198).  0 weight leaves it out.
+        art_min_score: neither comparison with the art counts where no
+            correlation reaches this (a blurred, shadowed or grey face: the
+            correlations are noise; a break-test found a right face turned
+            wrong on correlations of 0.17 and 0.28).
+        art_check_max, art_height_max: at most this many faces are looked at
+            again, the least sure first, and at most this many raised slots
+            get the height evidence, the least sure first, per photo: a
+            blurred or grey photo can have 50 unsure faces, and each look
+            costs about 1-2 ms.  With 4 candidates, on development photos
+            1000-1159 and 1200-1359
+            (photos entirely right / wrong slots / faces missed / wrong
+            faces): no limits, no minimum: 161 / 354 / 325 / 314; limits 6
+            and 8: 160 / 357 / 331 / 320; minimum 0.3: 160 / 343 / 327 /
+            318; 0.45: 160 / 345 / 333 / 326; minimum 0.3 with limits 8 and
+            12: 160 / 336 / 318 / 310; with 12 and 20: 161 / 336 / 318 / 310;
+            the same with 3 candidates (the default, about 25 % faster):
+            160 / 336 / 321 / 311.  On 1400-1559:
+            81 / 190 / 190 / 169; 81 / 205 / 209 / 187; 82 / 200 / 208 /
+            186; 82 / 200 / 206 / 185; 81 / 194 / 199 / 177; 82 / 187 / 192 /
+            170 (3 candidates: the same).
     """
 
     occluded_above: float = 0.5
@@ -262,9 +282,12 @@ class ReconstructSettings:
     parity_max_cost: float = 0.75
     art_check_below: float = 0.6
     art_check_weight: float = 10.0
-    art_check_candidates: int = 4
+    art_check_candidates: int = 3
     art_height_weight: float = 100.0
     art_height_unsure: float = 3.0
+    art_min_score: float = 0.3
+    art_check_max: int = 12
+    art_height_max: int = 20
 
 
 @dataclass(frozen=True)
@@ -519,6 +542,7 @@ def reconstruct(layout: Layout, variant: str, face_probs: np.ndarray, p_none: np
     if face_check is not None and settings.art_check_weight > 0:
         from vision.artcheck import unsure_faces
         looked = unsure_faces(fp, shown, settings.art_check_below)
+        looked = sorted(looked, key=lambda i: fp[i].max() / fp[i].sum())[:settings.art_check_max]
         if looked:
             fp = fp.copy()
             standing = [st != "empty" for st in seen]
@@ -1125,16 +1149,21 @@ def recognize(image_bgr: np.ndarray, variant: str, layout: Layout, camera=None,
         from vision.presence import default_presence_model
         presence = default_presence_model()
 
+    height_budget = [settings.art_height_max]
+
     def presence_of(idx: list[int]) -> np.ndarray:
         q = presence.slot_logits(image_bgr, [layout.slots[i] for i in idx], spec, pose)
         if settings.art_height_weight and face_reader is None:
             from vision.artcheck import height_evidence
             labels = sc.labels[:-2]
-            for k, i in enumerate(idx):
-                s = layout.slots[i]
-                if s.z >= 1 and abs(q[k]) < settings.art_height_unsure and fp[i].sum() > 0.2:
-                    q[k] += settings.art_height_weight * height_evidence(
-                        image_bgr, variant, s, labels[int(np.argmax(fp[i]))], spec, pose)
+            unsure = [k for k, i in enumerate(idx) if layout.slots[i].z >= 1 and abs(q[k]) < settings.art_height_unsure
+                      and fp[i].sum() > 0.2]
+            for k in sorted(unsure, key=lambda k: abs(q[k]))[:max(0, height_budget[0])]:
+                i = idx[k]
+                q[k] += settings.art_height_weight * height_evidence(
+                    image_bgr, variant, layout.slots[i], labels[int(np.argmax(fp[i]))], spec, pose,
+                    settings.art_min_score)
+                height_budget[0] -= 1
         return q
 
     def face_check(idx: list[int], standing: list[bool]) -> np.ndarray:
@@ -1142,7 +1171,8 @@ def recognize(image_bgr: np.ndarray, variant: str, layout: Layout, camera=None,
         slots = layout.slots
         occluders = [[slots[j] for j in range(len(slots)) if standing[j] and slots[j].z > slots[i].z] for i in idx]
         return check_faces(image_bgr, variant, [slots[i] for i in idx], fp[idx], sc.labels[:-2], spec, pose,
-                           settings.art_check_weight, settings.art_check_candidates, occluders)
+                           settings.art_check_weight, settings.art_check_candidates, occluders,
+                           min_score=settings.art_min_score)
 
     states = reconstruct(layout, variant, fp, sc.p_none, sc.p_occluded, in_view, settings,
                          camera_mm=pose.camera_centre_mm, spec=spec,

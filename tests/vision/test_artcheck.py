@@ -230,3 +230,44 @@ def test_height_evidence_tells_a_top_tile_from_the_face_below_seen_straight_down
                 assert ev < -0.03           # the face below, 20 mm lower: smaller
             else:
                 assert ev > 0.01            # the top tile's own face, at its height
+
+
+def test_height_evidence_is_silent_when_the_camera_is_no_higher_than_the_tiles():
+    from types import SimpleNamespace
+
+    from vision.artcheck import height_evidence
+    from vision.mat import MatSpec
+    low = SimpleNamespace(camera_centre_mm=np.array([100.0, 100.0, -50.0]))     # 50 mm above the mat
+    assert height_evidence(np.zeros((720, 1280, 3), np.uint8), "mindful", (4, 4, 1), "circles-5",
+                           MatSpec.default(), low) == 0.0
+
+
+def test_degenerate_inputs_give_empty_answers_not_errors():
+    from vision.mat import MatSpec
+    assert check_faces(np.zeros((10, 10, 3), np.uint8), "mindful", [], np.zeros((0, 42)), ["x"] * 42,
+                       MatSpec.default(), None).shape == (0, 42)
+    assert reweigh(np.zeros(0), np.zeros(0), 10.0).shape == (0,)
+    assert visible_region(np.zeros((6, 6), bool), np.zeros((6, 6), bool)) is None
+    with pytest.raises(ValueError, match="empty region"):
+        art_scores(_window_of("circles-5"), "mindful", ["circles-5"], region=(10, 10, 5, 40))
+    # a window of another dtype is read as float32
+    win = _window_of("circles-5")
+    assert art_scores(win.astype(np.uint8), "mindful", ["circles-5"])[0] == pytest.approx(
+        art_scores(np.clip(win, 0, 255).astype(np.uint8).astype(np.float32), "mindful", ["circles-5"])[0])
+
+
+def test_noise_level_correlations_leave_the_classifier_reading_alone(flat_scene):
+    from companion.tiles import tileset
+    from vision.mat import MatSpec
+    layout, faces, scene = flat_scene
+    labels = [f.id for f in tileset("mindful").faces]
+    fp = np.full((1, len(labels)), 0.001)
+    fp[0, labels.index("circles-6")] = 0.45
+    fp[0, labels.index("circles-5")] = 0.40                   # the truth at slot 0
+    noise = np.random.default_rng(0).integers(0, 256, scene.image.shape, dtype=np.uint8)   # no face to see
+    out = check_faces(noise, "mindful", [layout.slots[0]], fp, labels, MatSpec.default(), scene.truth.pose())
+    assert out == pytest.approx(fp)
+    # the same correlations, counted, would move the row
+    moved = check_faces(noise, "mindful", [layout.slots[0]], fp, labels, MatSpec.default(), scene.truth.pose(),
+                        min_score=-1.0)
+    assert np.abs(moved - fp).max() > 0.01
