@@ -84,9 +84,12 @@ def tile_angle(gray: np.ndarray) -> float:
     """
     gx = cv2.Scharr(gray, cv2.CV_32F, 1, 0)       # Scharr: nearer rotation-invariant than Sobel
     gy = cv2.Scharr(gray, cv2.CV_32F, 0, 1)
+    # |g|^2 exp(4 i phi) = (gx + i gy)^4 / |g|^2, without trigonometry
+    a = gx * gx - gy * gy
+    b = 2 * gx * gy
     m2 = gx * gx + gy * gy
-    phi = np.arctan2(gy, gx)
-    z = complex((m2 * np.cos(4 * phi)).sum(), (m2 * np.sin(4 * phi)).sum())
+    w = np.divide(1.0, m2, out=np.zeros_like(m2), where=m2 > 0)
+    z = complex(float(((a * a - b * b) * w).sum()), float((2 * a * b * w).sum()))
     if z == 0:
         return 0.0
     lim = math.radians(MAX_ANGLE_DEG)
@@ -139,7 +142,8 @@ def face_window(image_bgr: np.ndarray, slot, spec, pose, margin_mm: float = MARG
     homography they give (``cv2.warpPerspective``).
 
     Args:
-        image_bgr: ``(H, W, 3)`` uint8 BGR photo.
+        image_bgr: ``(H, W, 3)`` uint8 BGR photo, or ``(H, W)`` uint8 grey
+            (converted once for many windows: :func:`grey_of`).
         slot: ``(x, y, z)``.
         spec: ``vision.mat.MatSpec``.
         pose: ``vision.pose.MatPose``.
@@ -163,7 +167,15 @@ def face_window(image_bgr: np.ndarray, slot, spec, pose, margin_mm: float = MARG
     H = cv2.getPerspectiveTransform(dst, img)
     win = cv2.warpPerspective(image_bgr, H, (w, h), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
                               borderMode=cv2.BORDER_REPLICATE)
-    return cv2.cvtColor(win, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    if win.ndim == 3:
+        win = cv2.cvtColor(win, cv2.COLOR_BGR2GRAY)
+    return win.astype(np.float32)
+
+
+def grey_of(image_bgr: np.ndarray) -> np.ndarray:
+    """``(H, W) uint8`` grey photo for :func:`face_window` (``cv2.cvtColor``,
+    BGR weights); a grey image is returned as it is."""
+    return image_bgr if image_bgr.ndim == 2 else cv2.cvtColor(image_bgr, cv2.COLOR_BGR2GRAY)
 
 
 def core_mask(shape: tuple[int, int], spec, margin_mm: float = MARGIN_MM, px_per_mm: float = ART_PX_PER_MM,
@@ -346,7 +358,7 @@ def check_faces(image_bgr: np.ndarray, variant: str, slots, face_probs: np.ndarr
     see: a blurred or shadowed face, where the correlations are noise).
 
     Args:
-        image_bgr: ``(H, W, 3)`` uint8 BGR photo.
+        image_bgr: ``(H, W, 3)`` uint8 BGR photo or ``(H, W)`` grey (:func:`grey_of`).
         variant: the tile set.
         slots: ``M`` slots ``(x, y, z)`` to look at.
         face_probs: ``(M, K)`` their face probabilities (tile-set order).
@@ -412,7 +424,7 @@ def height_evidence(image_bgr: np.ndarray, variant: str, slot, face_id: str, spe
     face's parallax).
 
     Args:
-        image_bgr: ``(H, W, 3)`` uint8 BGR photo.
+        image_bgr: ``(H, W, 3)`` uint8 BGR photo or ``(H, W)`` grey (:func:`grey_of`).
         variant: the tile set.
         slot: ``(x, y, z)`` with ``z >= 1``.
         face_id: the face read in the slot's window.

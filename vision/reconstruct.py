@@ -1150,6 +1150,13 @@ def recognize(image_bgr: np.ndarray, variant: str, layout: Layout, camera=None,
         presence = default_presence_model()
 
     height_budget = [settings.art_height_max]
+    grey: list = []                       # the photo in grey, made once when an art comparison needs it
+
+    def grey_photo() -> np.ndarray:
+        if not grey:
+            from vision.artcheck import grey_of
+            grey.append(grey_of(image_bgr))
+        return grey[0]
 
     def presence_of(idx: list[int]) -> np.ndarray:
         q = presence.slot_logits(image_bgr, [layout.slots[i] for i in idx], spec, pose)
@@ -1161,7 +1168,7 @@ def recognize(image_bgr: np.ndarray, variant: str, layout: Layout, camera=None,
             for k in sorted(unsure, key=lambda k: abs(q[k]))[:max(0, height_budget[0])]:
                 i = idx[k]
                 q[k] += settings.art_height_weight * height_evidence(
-                    image_bgr, variant, layout.slots[i], labels[int(np.argmax(fp[i]))], spec, pose,
+                    grey_photo(), variant, layout.slots[i], labels[int(np.argmax(fp[i]))], spec, pose,
                     settings.art_min_score)
                 height_budget[0] -= 1
         return q
@@ -1170,7 +1177,7 @@ def recognize(image_bgr: np.ndarray, variant: str, layout: Layout, camera=None,
         from vision.artcheck import check_faces
         slots = layout.slots
         occluders = [[slots[j] for j in range(len(slots)) if standing[j] and slots[j].z > slots[i].z] for i in idx]
-        return check_faces(image_bgr, variant, [slots[i] for i in idx], fp[idx], sc.labels[:-2], spec, pose,
+        return check_faces(grey_photo(), variant, [slots[i] for i in idx], fp[idx], sc.labels[:-2], spec, pose,
                            settings.art_check_weight, settings.art_check_candidates, occluders,
                            min_score=settings.art_min_score)
 

@@ -271,3 +271,14 @@ def test_noise_level_correlations_leave_the_classifier_reading_alone(flat_scene)
     moved = check_faces(noise, "mindful", [layout.slots[0]], fp, labels, MatSpec.default(), scene.truth.pose(),
                         min_score=-1.0)
     assert np.abs(moved - fp).max() > 0.01
+
+
+def test_a_grey_photo_gives_the_same_window_as_the_colour_one(flat_scene):
+    from vision.artcheck import grey_of
+    from vision.mat import MatSpec
+    layout, faces, scene = flat_scene
+    spec, pose = MatSpec.default(), scene.truth.pose()
+    colour = face_window(scene.image, layout.slots[2], spec, pose, angle=0.03)
+    grey = face_window(grey_of(scene.image), layout.slots[2], spec, pose, angle=0.03)
+    assert grey.shape == colour.shape
+    assert np.abs(grey - colour).max() <= 2.0          # interpolation before or after the conversion
