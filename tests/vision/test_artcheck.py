@@ -187,14 +187,22 @@ def test_a_region_compares_only_the_part_of_a_face_in_sight():
     assert part[0] - part[1] > plain[0] - plain[1]
 
 
-def test_check_faces_leaves_a_face_hidden_whole_by_a_tile_in_front(flat_scene):
+def _torn_at_slot_0():
+    """Mindful's face ids and one row of face probabilities torn between
+    circles-6 (0.45) and circles-5 (0.40, the face dealt at the flat scene's
+    slot 0)."""
     from companion.tiles import tileset
-    from vision.mat import MatSpec
-    layout, faces, scene = flat_scene
     labels = [f.id for f in tileset("mindful").faces]
     fp = np.full((1, len(labels)), 0.001)
     fp[0, labels.index("circles-6")] = 0.45
-    fp[0, labels.index("circles-5")] = 0.40                   # the truth at slot 0
+    fp[0, labels.index("circles-5")] = 0.40
+    return labels, fp
+
+
+def test_check_faces_leaves_a_face_hidden_whole_by_a_tile_in_front(flat_scene):
+    from vision.mat import MatSpec
+    layout, faces, scene = flat_scene
+    labels, fp = _torn_at_slot_0()
     spec, pose = MatSpec.default(), scene.truth.pose()
     s = layout.slots[0]
     # a tile standing right over it (one layer up) hides its whole face: unchanged
@@ -257,13 +265,9 @@ def test_degenerate_inputs_give_empty_answers_not_errors():
 
 
 def test_noise_level_correlations_leave_the_classifier_reading_alone(flat_scene):
-    from companion.tiles import tileset
     from vision.mat import MatSpec
     layout, faces, scene = flat_scene
-    labels = [f.id for f in tileset("mindful").faces]
-    fp = np.full((1, len(labels)), 0.001)
-    fp[0, labels.index("circles-6")] = 0.45
-    fp[0, labels.index("circles-5")] = 0.40                   # the truth at slot 0
+    labels, fp = _torn_at_slot_0()
     noise = np.random.default_rng(0).integers(0, 256, scene.image.shape, dtype=np.uint8)   # no face to see
     out = check_faces(noise, "mindful", [layout.slots[0]], fp, labels, MatSpec.default(), scene.truth.pose())
     assert out == pytest.approx(fp)
