@@ -1,7 +1,8 @@
 """A second look at unsure faces: the printed art, at the photo's own resolution.
 
-The face classifier (:mod:`vision.faces`) reads a 36 x 48 px patch, about
-1 px/mm, while a 1280 x 720 photo of the mat holds 1.3-2.5 px/mm.  Most
+The face classifier (:mod:`vision.faces`) reads a 36 x 48 px patch, 1.2
+px/mm, while a 1280 x 720 photo of the mat holds 0.5-1.7 px/mm (the bench's
+photos: median 1.1, the nearer tenth above 1.45).  Most
 faces need no more, but between look-alikes (five dots against six, a blurred
 character, a glare spot) the classifier sometimes ends nearly tied.  For such a
 slot this stage cuts the face again from the photo at :data:`ART_PX_PER_MM`,
@@ -47,8 +48,9 @@ import math
 import cv2
 import numpy as np
 
-#: resolution of the rectified face windows and of the art, px/mm: about the
-#: bench photos' own (1.3-2.5 px/mm); 3 and 4 px/mm read no better on
+#: resolution of the rectified face windows and of the art, px/mm: above
+#: every bench photo's own (0.5-1.7 px/mm), so the window keeps all the photo
+#: holds; 3 and 4 px/mm read no better on
 #: development photos.
 ART_PX_PER_MM = 2.0
 #: the scales tried, as ratios of the face's size at its slot's height.  The

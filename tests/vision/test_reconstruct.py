@@ -583,3 +583,17 @@ def test_straight_down_photo_advises_tilting_the_camera(turtle_photos):
     few = dataclasses.replace(turtle_photos[25.0][1].pose, n_markers=3)
     assert photo_advice(rec.layout, turtle_photos[25.0][1].tiles, MatSpec.default(), few) == (
         "only 3 mat markers seen: keep hands and tiles off the markers for a surer pose",)
+
+
+def test_a_far_camera_is_advised_to_come_closer(turtle_photos):
+    import cv2
+
+    from vision.reconstruct import LOW_FACE_PX, recognize
+    scene, rec = turtle_photos[25.0]
+    assert rec.advice == ()                       # faces about 36 px wide: nothing to say
+    # the same view at half the resolution: faces about 18 px wide
+    small = cv2.resize(scene.image, (640, 360), interpolation=cv2.INTER_AREA)
+    out = recognize(small, "mindful", rec.layout)
+    (advice,) = out.advice
+    assert advice.startswith("tiles only 18 px wide in the picture: bring the camera closer")
+    assert f"{LOW_FACE_PX:.0f} px or more" in advice
