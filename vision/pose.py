@@ -118,6 +118,7 @@ class Camera:
         if (not isinstance(size, list) or len(size) != 2
                 or not all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in size)):
             raise BadInput(f"camera JSON: image_size must be [w, h] positive integers, got {_short(size)}")
+        _check_intrinsics(K, (size[0], size[1]))
         return cls(K, d, (size[0], size[1]), "calibrated")
 
     @classmethod
@@ -171,6 +172,34 @@ class Camera:
         K[0, 2] += 0.5 * sx - 0.5
         K[1, 2] += 0.5 * sy - 0.5
         return Camera(K, self.dist, (w, h), self.source)
+
+
+#: a calibrated camera's diagonal field of view must lie in this range,
+#: degrees: OpenCV's pinhole model cannot describe 180 degrees or more, and
+#: under 1 degree the mat could not fill a picture from a table's height.
+CALIBRATED_DIAGONAL_FOV_DEG = (1.0, 170.0)
+
+
+def _check_intrinsics(K: np.ndarray, image_size: tuple[int, int]) -> None:
+    """Refuse intrinsics that cannot belong to ``image_size`` images: a
+    diagonal field of view outside :data:`CALIBRATED_DIAGONAL_FOV_DEG`, focal
+    lengths more than twice apart, or the principal point outside the image.
+
+    Raises:
+        BadInput: one line naming the value and the likely cause.
+    """
+    w, h = image_size
+    fx, fy, cx, cy = float(K[0, 0]), float(K[1, 1]), float(K[0, 2]), float(K[1, 2])
+    fov = math.degrees(2 * math.atan(math.hypot(w, h) / 2 / math.sqrt(fx * fy)))
+    lo, hi = CALIBRATED_DIAGONAL_FOV_DEG
+    if not lo <= fov <= hi:
+        raise BadInput(f"camera JSON: focal length {math.sqrt(fx * fy):.4g} px gives a {fov:.1f}-degree diagonal "
+                       f"field of view on {w}x{h} images (allowed {lo:g}-{hi:g}); is camera_matrix in px of "
+                       f"image_size?")
+    if not 0.5 <= fx / fy <= 2.0:
+        raise BadInput(f"camera JSON: fx {fx:.4g} and fy {fy:.4g} px are more than twice apart")
+    if not (0 <= cx <= w and 0 <= cy <= h):
+        raise BadInput(f"camera JSON: principal point ({cx:.4g}, {cy:.4g}) px lies outside the {w}x{h} image")
 
 
 def _short(v, limit: int = 60) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 
 import cv2
 import numpy as np
@@ -249,6 +250,24 @@ def test_malformed_camera_json_is_bad_input(change):
         Camera.from_json(obj)
     with pytest.raises(BadInput):
         Camera.from_json([1, 2, 3])
+
+
+@pytest.mark.parametrize("matrix, message", [
+    # 1280 x 960 images: diagonal 1600 px, so f = 800 / tan(85 deg) = 70 px is 170 degrees of view
+    ([[60, 0, 639.5], [0, 60, 479.5], [0, 0, 1]], "171.4-degree diagonal field of view on 1280x960"),
+    ([[2e6, 0, 639.5], [0, 2e6, 479.5], [0, 0, 1]], "0.0-degree diagonal field of view"),
+    ([[1100, 0, 639.5], [0, 3000, 479.5], [0, 0, 1]], "fx 1100 and fy 3000 px are more than twice apart"),
+    ([[1100, 0, 1500], [0, 1100, 479.5], [0, 0, 1]], "principal point (1500, 479.5) px lies outside the 1280x960"),
+    ([[1100, 0, 639.5], [0, 1100, -3], [0, 0, 1]], "principal point (639.5, -3) px lies outside"),
+])
+def test_intrinsics_that_cannot_belong_to_the_images_are_refused(matrix, message):
+    obj = {**Camera(K, np.zeros(5), SIZE).to_json(), "camera_matrix": matrix}
+    with pytest.raises(BadInput, match=re.escape(message)):
+        Camera.from_json(obj)
+    # just inside the limits: 170 degrees, focal lengths twice apart, the principal point on the border
+    for ok in ([[70.2, 0, 639.5], [0, 70.2, 479.5], [0, 0, 1]], [[1100, 0, 639.5], [0, 2200, 479.5], [0, 0, 1]],
+               [[1100, 0, 1280], [0, 1100, 0], [0, 0, 1]]):
+        Camera.from_json({**obj, "camera_matrix": ok})
 
 
 def test_camera_scales_to_another_resolution():

@@ -127,7 +127,7 @@ def test_truncated_png_gives_one_line_even_from_libpng(tmp_path):
 
 
 def test_a_camera_file_that_fits_no_pose_is_named_in_the_message(tmp_path, capsys):
-    # the mat is in the photo, but a 50 px focal length (about 170 degrees of
+    # the mat is in the photo, but a 150 px focal length (157 degrees of
     # view) cannot map it onto its markers: exit 3, and the line says what to check
     from companion import codex
     from vision.synth import SceneSpec, render_scene
@@ -137,9 +137,17 @@ def test_a_camera_file_that_fits_no_pose_is_named_in_the_message(tmp_path, capsy
     photo = tmp_path / "photo.png"
     cv2.imwrite(str(photo), scene.image)
     cam = tmp_path / "camera.json"
-    cam.write_text(json.dumps({"camera_matrix": [[50.0, 0, 640], [0, 50.0, 360], [0, 0, 1]],
+    cam.write_text(json.dumps({"camera_matrix": [[150.0, 0, 640], [0, 150.0, 360], [0, 0, 1]],
                                "dist_coeffs": [0, 0, 0, 0, 0], "image_size": [1280, 720]}))
     code, out, err = run(["recognize", str(photo), "--variant", "word", "--layout", "sprint-2layer",
                           "--camera", str(cam), "--json"], capsys)
     assert code == 3 and out == "" and len(err.strip().splitlines()) == 1
     assert "check the camera file" in err
+    # a 5 px focal length is no lens at all (179 degrees of view): refused as
+    # bad input before the photo is read
+    cam.write_text(json.dumps({"camera_matrix": [[5.0, 0, 640], [0, 5.0, 360], [0, 0, 1]],
+                               "dist_coeffs": [0, 0, 0, 0, 0], "image_size": [1280, 720]}))
+    code, out, err = run(["recognize", str(photo), "--variant", "word", "--layout", "sprint-2layer",
+                          "--camera", str(cam), "--json"], capsys)
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
+    assert "179.2-degree diagonal field of view on 1280x720 images" in err
