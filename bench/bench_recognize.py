@@ -14,7 +14,9 @@ blur, noise and JPEG, 1280 x 720 px.  By default the camera is NOT given to
 intrinsics.
 
 Figures, per variant and overall (then per layout, per 10 degrees of tilt,
-and the stacks' errors by parallax, :func:`stack_errors_by_parallax`):
+per width of the faces in the photo (:data:`FACE_PX_BANDS`), for the photos
+``recognize`` gave advice on and those it did not, and the stacks' errors by
+parallax, :func:`stack_errors_by_parallax`):
 
 * face accuracy on visible tiles: tiles present, uncovered and with at least
   :data:`VISIBLE_MIN` of the face seen; right when the face returned is the
@@ -133,7 +135,7 @@ def main(argv=None) -> int:
     from vision.crops import extract_raw
     from vision.faces import ClassifierSettings, TileClassifier
     from vision.mat import MatSpec
-    from vision.pose import Camera, estimate_pose
+    from vision.pose import Camera, estimate_pose, project_slot_faces
     from vision.reconstruct import ReconstructSettings, recognize, removal_odds
     from vision.artcheck import preload as preload_art
     from vision.synth import SceneSpec, render_scene
@@ -210,6 +212,9 @@ def main(argv=None) -> int:
             if not visible[i]:
                 errors.append(f"slot {tuple(layout.slots[i])} face {faces[i]} on a hidden tile "
                               f"(truth {tr.faces[i]}, vis {tr.visible[i]:.2f})")
+        fq = project_slot_faces(layout.slots, spec, rec.pose)
+        row.update(face_px=float(np.median(np.linalg.norm(fq[:, 1] - fq[:, 0], axis=1))),
+                   advised=bool(rec.advice))
         row.update(present_ok=int((pp == present).sum()), face_ok=face_ok, wrong_faces=len(wrong),
                    right=not errors, errors=errors, stacks=stack_errors_by_parallax(layout, rec, spec, present, g))
         rows.append(row)
@@ -268,6 +273,23 @@ def main(argv=None) -> int:
         print(f"tilt {band * 10:2d}-{band * 10 + 10:2d} deg       photos {s['photos']:4d} face {s['face_accuracy_visible']:.4f} "
               f"presence {s['presence_accuracy']:.4f} right {s['photos_entirely_right']:.3f}")
     print()
+    by_width = {}
+    for r in rows:
+        if "face_px" in r:
+            by_width.setdefault(sum(r["face_px"] >= w for w in FACE_PX_BANDS), []).append(r)
+    for band in sorted(by_width):
+        s = summary(by_width[band])
+        lo = FACE_PX_BANDS[band - 1] if band else 0
+        name = f"{lo}-{FACE_PX_BANDS[band]} px" if band < len(FACE_PX_BANDS) else f"{lo}+ px"
+        print(f"faces {name:9s}        photos {s['photos']:4d} face {s['face_accuracy_visible']:.4f} "
+              f"presence {s['presence_accuracy']:.4f} right {s['photos_entirely_right']:.3f}")
+    for advised, name in ((False, "no advice given"), (True, "advice given")):
+        sel = [r for r in rows if r.get("advised") is advised]
+        if sel:
+            s = summary(sel)
+            print(f"{name:22s} photos {s['photos']:4d} face {s['face_accuracy_visible']:.4f} "
+                  f"presence {s['presence_accuracy']:.4f} right {s['photos_entirely_right']:.3f}")
+    print()
     stacks = np.zeros((len(PARALLAX_BANDS_PX), 2), int)
     for r in rows:
         stacks += np.asarray(r.get("stacks", stacks * 0), int)   # (no mat found: no row of stacks)
@@ -281,6 +303,9 @@ def main(argv=None) -> int:
     return 0
 
 
+#: bands of the median slot face's width in the photo (px along the 30 mm
+#: edge, estimated pose); ``vision.reconstruct.LOW_FACE_PX`` is the first
+FACE_PX_BANDS = (24, 32, 40)
 #: bands of :func:`stack_errors_by_parallax`, px
 PARALLAX_BANDS_PX = ((0.0, 3.0), (3.0, 6.0), (6.0, float("inf")))
 
