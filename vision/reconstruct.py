@@ -1191,7 +1191,7 @@ def recognize(image_bgr: np.ndarray, variant: str, layout: Layout, camera=None,
 
 #: a stack whose two heights land closer than this share of its face's width
 #: apart in the photo is hard to judge: on the bench's 1280 x 720 photos
-#: (faces about 40 px wide; ``bench/bench_recognize.py``, session 5) 6.8 % of
+#: (faces 14-52 px wide, median 32; ``bench/bench_recognize.py``, session 5) 6.8 % of
 #: the raised slots with under 3 px of parallax are misjudged, against 0.8 %
 #: from 6 px up
 LOW_PARALLAX = 0.075
