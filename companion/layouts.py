@@ -571,6 +571,8 @@ def _array_items(text: str, pos: int, source: str) -> tuple[list[tuple[object, i
             value, end = dec.raw_decode(text, pos)
         except json.JSONDecodeError as exc:
             raise _json_fault(source, exc) from None
+        except RecursionError:
+            raise _fault(source, text.count("\n", 0, pos) + 1, "JSON nested too deeply") from None
         items.append((value, pos))
         pos = end
 
@@ -599,6 +601,8 @@ def parse_layout_json(text: str, source: str = "<json>") -> Layout:
         doc = json.loads(text)
     except json.JSONDecodeError as exc:
         raise _json_fault(source, exc) from None
+    except RecursionError:
+        raise _fault(source, 1, "layout JSON is nested too deeply") from None
     if not isinstance(doc, dict):
         raise _fault(source, 1, "layout JSON must be an object with \"name\" and \"slots\"")
     name = doc.get("name", _stem(source))
@@ -647,6 +651,8 @@ def parse_mah_boards(text: str, source: str = "boards.json") -> list[Layout]:
             json.loads(text)
         except json.JSONDecodeError as exc:
             raise _json_fault(source, exc) from None
+        except RecursionError:
+            raise _fault(source, 1, "JSON nested too deeply") from None
         raise _fault(source, 1, "boards.json must be a list of boards")
     items, end = _array_items(text, start, source)
     if text[end:].strip():

@@ -124,7 +124,10 @@ def calibrate(images: list[np.ndarray], names: list[str] | None = None) -> tuple
         BadInput: no images, images of different sizes, fewer than
             :data:`MIN_VIEWS` usable views, all views within
             :data:`MIN_MAX_TILT_DEG` of fronto-parallel, or a focal length the
-            views do not pin down (relative 1-sigma above 5%).
+            views do not pin down (relative 1-sigma above 5%), or a result
+            that fails the checks every camera file meets
+            (``vision.pose.Camera.from_json``: field of view, principal
+            point, distortion).
     """
     if not images:
         raise BadInput("calibrate: no images given")
@@ -173,7 +176,13 @@ def calibrate(images: list[np.ndarray], names: list[str] | None = None) -> tuple
     d = np.zeros(5)
     flat = np.asarray(dist, np.float64).reshape(-1)
     d[:min(5, len(flat))] = flat[:5]
-    return Camera(K, d, size, "calibrated"), float(rms), n
+    cam = Camera(K, d, size, "calibrated")
+    try:
+        Camera.from_json(cam.to_json())    # the checks every camera file meets (vision.pose)
+    except BadInput as exc:
+        raise BadInput(f"calibrate: implausible result ({str(exc).removeprefix('camera JSON: ')}); add views "
+                       "that reach the picture's corners, tilted 20-45 degrees") from None
+    return cam, float(rms), n
 
 
 def _collinear(obj: np.ndarray) -> bool:

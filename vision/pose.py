@@ -104,7 +104,10 @@ class Camera:
         if K is None or K.shape != (3, 3) or not np.all(np.isfinite(K)) or _has_bool(km):
             raise BadInput(f"camera JSON: camera_matrix must be 3 x 3 numbers, got {_short(km)}")
         if K[0, 0] <= 0 or K[1, 1] <= 0 or not np.allclose(K[2], (0, 0, 1)) or K[1, 0] != 0:
-            raise BadInput("camera JSON: camera_matrix must be [[fx, s, cx], [0, fy, cy], [0, 0, 1]] with fx, fy > 0")
+            raise BadInput("camera JSON: camera_matrix must be [[fx, 0, cx], [0, fy, cy], [0, 0, 1]] with fx, fy > 0")
+        if abs(K[0, 1]) > 1e-6 * K[0, 0]:
+            raise BadInput(f"camera JSON: camera_matrix has skew {K[0, 1]:.4g}; OpenCV's camera model has none "
+                           "(the entry after fx must be 0)")
         dm = obj.get("dist_coeffs", [0, 0, 0, 0, 0])
         try:
             d = np.array(dm, dtype=np.float64).reshape(-1) if isinstance(dm, list) and not _has_bool(dm) else None
@@ -116,9 +119,11 @@ class Camera:
             d = np.append(d, 0.0)
         size = obj.get("image_size")
         if (not isinstance(size, list) or len(size) != 2
-                or not all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in size)):
-            raise BadInput(f"camera JSON: image_size must be [w, h] positive integers, got {_short(size)}")
+                or not all(isinstance(v, int) and not isinstance(v, bool) and 0 < v <= MAX_IMAGE_SIDE for v in size)):
+            raise BadInput(f"camera JSON: image_size must be [w, h] integers from 1 to {MAX_IMAGE_SIDE}, "
+                           f"got {_short(size)}")
         _check_intrinsics(K, (size[0], size[1]))
+        _check_distortion(K, d, (size[0], size[1]))
         return cls(K, d, (size[0], size[1]), "calibrated")
 
     @classmethod
@@ -174,6 +179,15 @@ class Camera:
         return Camera(K, self.dist, (w, h), self.source)
 
 
+#: the largest image side a camera file may name, px
+MAX_IMAGE_SIDE = 100_000
+#: a calibrated camera's principal point must lie within this share of the
+#: image's width and height from its centre (real lenses: a few per cent;
+#: a matrix written for another resolution puts it near a corner)
+PRINCIPAL_POINT_OFF_CENTRE = 0.25
+#: the distortion may scale a point's distance from the principal point by
+#: at most this factor either way, anywhere in the picture
+MAX_DISTORTION_FACTOR = 4.0
 #: a calibrated camera's diagonal field of view must lie in this range,
 #: degrees: OpenCV's pinhole model cannot describe 180 degrees or more, and
 #: under 1 degree the mat could not fill a picture from a table's height.
@@ -183,23 +197,69 @@ CALIBRATED_DIAGONAL_FOV_DEG = (1.0, 170.0)
 def _check_intrinsics(K: np.ndarray, image_size: tuple[int, int]) -> None:
     """Refuse intrinsics that cannot belong to ``image_size`` images: a
     diagonal field of view outside :data:`CALIBRATED_DIAGONAL_FOV_DEG`, focal
-    lengths more than twice apart, or the principal point outside the image.
+    lengths more than twice apart, or the principal point further from the
+    image centre than :data:`PRINCIPAL_POINT_OFF_CENTRE` of its size.
 
     Raises:
         BadInput: one line naming the value and the likely cause.
     """
     w, h = image_size
     fx, fy, cx, cy = float(K[0, 0]), float(K[1, 1]), float(K[0, 2]), float(K[1, 2])
-    fov = math.degrees(2 * math.atan(math.hypot(w, h) / 2 / math.sqrt(fx * fy)))
+    f = math.sqrt(fx) * math.sqrt(fy)          # (fx * fy can underflow or overflow)
+    fov = math.degrees(2 * math.atan2(math.hypot(w, h) / 2, f))
     lo, hi = CALIBRATED_DIAGONAL_FOV_DEG
     if not lo <= fov <= hi:
-        raise BadInput(f"camera JSON: focal length {math.sqrt(fx * fy):.4g} px gives a {fov:.1f}-degree diagonal "
+        raise BadInput(f"camera JSON: focal length {f:.4g} px gives a {fov:.1f}-degree diagonal "
                        f"field of view on {w}x{h} images (allowed {lo:g}-{hi:g}); is camera_matrix in px of "
                        f"image_size?")
     if not 0.5 <= fx / fy <= 2.0:
         raise BadInput(f"camera JSON: fx {fx:.4g} and fy {fy:.4g} px are more than twice apart")
-    if not (0 <= cx <= w and 0 <= cy <= h):
-        raise BadInput(f"camera JSON: principal point ({cx:.4g}, {cy:.4g}) px lies outside the {w}x{h} image")
+    off = PRINCIPAL_POINT_OFF_CENTRE
+    if abs(cx - (w - 1) / 2) > off * w or abs(cy - (h - 1) / 2) > off * h:
+        raise BadInput(f"camera JSON: principal point ({cx:.4g}, {cy:.4g}) px lies far from the centre of the "
+                       f"{w}x{h} image (more than {off:g} of its size); is camera_matrix for another resolution?")
+
+
+def _check_distortion(K: np.ndarray, dist: np.ndarray, image_size: tuple[int, int]) -> None:
+    """Refuse distortion coefficients that fold or wildly stretch the picture:
+    along the rays to the image corners (pinhole directions, 32 steps each),
+    the distorted distance from the principal point must grow steadily and
+    stay within :data:`MAX_DISTORTION_FACTOR` of the undistorted one
+    (``cv2.projectPoints``; OpenCV's camera model, calib3d docs).
+
+    Raises:
+        BadInput: one line giving the factor found.
+    """
+    import cv2
+
+    if not np.any(dist):
+        return
+    w, h = image_size
+    fx, fy, cx, cy = K[0, 0], K[1, 1], K[0, 2], K[1, 2]
+    t = np.linspace(1 / 32, 1, 32)
+    rays = []
+    for u, v in ((0, 0), (w - 1, 0), (w - 1, h - 1), (0, h - 1)):
+        x, y = (u - cx) / fx, (v - cy) / fy
+        rays.append(np.column_stack([t * x, t * y, np.ones_like(t)]))
+    pts = np.concatenate(rays)
+    with np.errstate(all="ignore"):
+        img, _ = cv2.projectPoints(pts, np.zeros(3), np.zeros(3), K, dist)
+        img = img.reshape(-1, 2)
+        ideal = pts[:, :2] * [fx, fy] + [cx, cy]
+        r_img = np.hypot(img[:, 0] - cx, img[:, 1] - cy).reshape(4, -1)
+        r_ideal = np.hypot(ideal[:, 0] - cx, ideal[:, 1] - cy).reshape(4, -1)
+        factor = r_img / r_ideal
+    finite = bool(np.all(np.isfinite(factor)))
+    with np.errstate(all="ignore"):
+        worst = float(np.max(np.abs(np.log(np.where(finite & (factor > 0), factor, np.inf)))))
+    if finite and not np.all(np.diff(r_img, axis=1) > 0):
+        shown = "fold the picture back on itself"
+    elif worst > math.log(MAX_DISTORTION_FACTOR):
+        shown = f"scale distances from the centre by up to {math.exp(min(worst, 700)):.3g}x"
+    else:
+        return
+    raise BadInput(f"camera JSON: dist_coeffs {shown} within the {w}x{h} image (allowed at most "
+                   f"{MAX_DISTORTION_FACTOR:g}x either way, growing outwards); was the calibration sound?")
 
 
 def _short(v, limit: int = 60) -> str:
@@ -209,11 +269,12 @@ def _short(v, limit: int = 60) -> str:
 
 
 def _has_bool(v) -> bool:
-    if isinstance(v, bool):
-        return True
+    """True when ``v`` (nested lists) holds anything but int and float
+    numbers: a bool, a string ("1000"), None or an object, which
+    ``np.array(..., float64)`` would otherwise read or refuse obscurely."""
     if isinstance(v, list):
         return any(_has_bool(x) for x in v)
-    return False
+    return isinstance(v, bool) or not isinstance(v, (int, float))
 
 
 def _focal_from_homography(H: np.ndarray, cx: float, cy: float) -> float | None:

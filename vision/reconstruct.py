@@ -1236,7 +1236,7 @@ def photo_advice(layout: Layout, states, spec, pose) -> tuple[str, ...]:
         q = project_slot_faces(layout.slots, spec, pose)
         face_px = float(np.median(np.linalg.norm(q[:, 1] - q[:, 0], axis=1)))
         if face_px < LOW_FACE_PX:
-            out.append(f"tiles only {face_px:.0f} px wide in the picture: bring the camera closer or raise its "
+            out.append(f"tiles only {int(face_px)} px wide in the picture: bring the camera closer or raise its "
                        f"resolution so the mat fills the frame (faces read surest at {LOW_FACE_PX:.0f} px or more)")
     raised = [i for i, (s, st) in enumerate(zip(layout.slots, states)) if s.z >= 1 and st.seen != "covered"]
     if raised:

@@ -147,6 +147,8 @@ def _read_deal(path: str):
         obj = json.loads(text)
     except json.JSONDecodeError as exc:
         raise BadInput(f"{path}: not JSON (line {exc.lineno}: {exc.msg})") from None
+    except RecursionError:
+        raise BadInput(f"{path}: JSON nested too deeply") from None
     return Deal.from_json(obj, source=path)
 
 

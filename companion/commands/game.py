@@ -225,7 +225,7 @@ def _run(args, fn, need_words: bool = False, tick: bool = True) -> int:
 def _value(text: str):
     try:
         return json.loads(text)
-    except json.JSONDecodeError:
+    except (json.JSONDecodeError, RecursionError):
         return text
 
 
@@ -254,6 +254,8 @@ def _read_deal(path: str) -> tuple[str | None, Layout, list[str | None]]:
         raise BadInput(f"cannot read deal {path}: {exc.__class__.__name__}") from None
     except json.JSONDecodeError as exc:
         raise BadInput(f"{path}: not JSON (line {exc.lineno}: {exc.msg})") from None
+    except RecursionError:
+        raise BadInput(f"{path}: JSON nested too deeply") from None
     try:
         tiles = obj["tiles"]
         slots = [Slot(*map(int, t["slot"])) for t in tiles]

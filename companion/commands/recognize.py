@@ -40,6 +40,8 @@ def _read_json(path: str, what: str):
         raise BadInput(f"cannot read {what} {path}: {exc.strerror or exc}") from None
     except ValueError as exc:
         raise BadInput(f"{what} {path} is not valid JSON: {exc}") from None
+    except RecursionError:
+        raise BadInput(f"{what} {path} is JSON nested too deeply") from None
 
 
 def read_image(path: str):

@@ -209,6 +209,8 @@ def _read_json(path: str, what: str):
         return json.loads(text)
     except json.JSONDecodeError as exc:
         raise BadInput(f"{what} {path} is not JSON (line {exc.lineno}: {exc.msg})") from None
+    except RecursionError:
+        raise BadInput(f"{what} {path} is JSON nested too deeply") from None
 
 
 class StatusLine:

@@ -51,6 +51,8 @@ def _read_json(path: str | os.PathLike, what: str):
         return json.loads(text)
     except json.JSONDecodeError as exc:
         raise BadInput(f"{what} {str(p)!r} is not valid JSON (line {exc.lineno}: {exc.msg})") from None
+    except RecursionError:
+        raise BadInput(f"{what} {str(p)!r} is JSON nested too deeply") from None
 
 
 def load_camera(path: str | os.PathLike | None):

@@ -100,7 +100,7 @@ def read_slots(path: str) -> list[dict]:
             return []
         with open(path, encoding="utf-8") as f:
             obj = json.load(f)
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return []
     out = []
     slots, quads = obj.get("slots") if isinstance(obj, dict) else None, obj.get("quads") if isinstance(obj, dict) else None

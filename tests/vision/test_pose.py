@@ -257,17 +257,43 @@ def test_malformed_camera_json_is_bad_input(change):
     ([[60, 0, 639.5], [0, 60, 479.5], [0, 0, 1]], "171.4-degree diagonal field of view on 1280x960"),
     ([[2e6, 0, 639.5], [0, 2e6, 479.5], [0, 0, 1]], "0.0-degree diagonal field of view"),
     ([[1100, 0, 639.5], [0, 3000, 479.5], [0, 0, 1]], "fx 1100 and fy 3000 px are more than twice apart"),
-    ([[1100, 0, 1500], [0, 1100, 479.5], [0, 0, 1]], "principal point (1500, 479.5) px lies outside the 1280x960"),
-    ([[1100, 0, 639.5], [0, 1100, -3], [0, 0, 1]], "principal point (639.5, -3) px lies outside"),
+    # a 1280 x 960 matrix labelled as 640 x 480 puts the principal point in a corner
+    ([[1100, 0, 1280], [0, 1100, 479.5], [0, 0, 1]], "principal point (1280, 479.5) px lies far from the centre"),
+    ([[1100, 0, 639.5], [0, 1100, -3], [0, 0, 1]], "principal point (639.5, -3) px lies far from the centre"),
+    ([[1100, 5, 639.5], [0, 1100, 479.5], [0, 0, 1]], "camera_matrix has skew 5; OpenCV's camera model has none"),
+    ([["1100", 0, 639.5], [0, 1100, 479.5], [0, 0, 1]], "camera_matrix must be 3 x 3 numbers"),
 ])
 def test_intrinsics_that_cannot_belong_to_the_images_are_refused(matrix, message):
     obj = {**Camera(K, np.zeros(5), SIZE).to_json(), "camera_matrix": matrix}
     with pytest.raises(BadInput, match=re.escape(message)):
         Camera.from_json(obj)
-    # just inside the limits: 170 degrees, focal lengths twice apart, the principal point on the border
+    # just inside the limits: 170 degrees, focal lengths twice apart, the principal
+    # point a quarter of the image off centre
     for ok in ([[70.2, 0, 639.5], [0, 70.2, 479.5], [0, 0, 1]], [[1100, 0, 639.5], [0, 2200, 479.5], [0, 0, 1]],
-               [[1100, 0, 1280], [0, 1100, 0], [0, 0, 1]]):
+               [[1100, 0, 959], [0, 1100, 239.5], [0, 0, 1]]):
         Camera.from_json({**obj, "camera_matrix": ok})
+
+
+@pytest.mark.parametrize("dist, message", [
+    # k1 = 50: at the corners (r = 799.3 / 1100 = 0.727) the radius grows 1 + 50 r^2 = 27.4 times
+    ([50, 0, 0, 0, 0], "scale distances from the centre by up to 27.4x"),
+    ([1e300, 0, 0, 0, 0], "scale distances from the centre by up to"),
+    # k1 = -2: the radius r (1 - 2 r^2) peaks at r = 0.41 and turns back inside the picture
+    ([-2, 0, 0, 0, 0], "fold the picture back on itself"),
+    (["0", 0, 0, 0, 0], "dist_coeffs must be [k1, k2, p1, p2, k3]"),
+])
+def test_distortion_that_folds_or_stretches_the_picture_is_refused(dist, message):
+    obj = {**Camera(K, np.zeros(5), SIZE).to_json(), "dist_coeffs": dist}
+    with pytest.raises(BadInput, match=re.escape(message)):
+        Camera.from_json(obj)
+    # a real lens's barrel distortion passes
+    Camera.from_json({**obj, "dist_coeffs": [-0.3, 0.1, 0.001, -0.001, -0.02]})
+
+
+def test_image_size_beyond_any_sensor_is_refused():
+    obj = {**Camera(K, np.zeros(5), SIZE).to_json(), "image_size": [10 ** 400, 960]}
+    with pytest.raises(BadInput, match="image_size must be"):
+        Camera.from_json(obj)
 
 
 def test_camera_scales_to_another_resolution():

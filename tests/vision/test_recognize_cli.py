@@ -151,3 +151,16 @@ def test_a_camera_file_that_fits_no_pose_is_named_in_the_message(tmp_path, capsy
                           "--camera", str(cam), "--json"], capsys)
     assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
     assert "179.2-degree diagonal field of view on 1280x720 images" in err
+
+
+@pytest.mark.parametrize("which", ["--camera", "--layout"])
+def test_json_nested_past_pythons_recursion_limit_is_one_line(tmp_path, capsys, which):
+    # 100 000 nested brackets: json raises RecursionError, not a decode error
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100_000 + "]" * 100_000)
+    photo = tmp_path / "photo.png"
+    cv2.imwrite(str(photo), np.full((72, 128, 3), 200, np.uint8))
+    argv = ["recognize", str(photo), "--variant", "word", "--layout", "sprint-2layer", "--json", which, str(deep)]
+    code, out, err = run(argv, capsys)
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
+    assert "nested too deeply" in err
