@@ -26,6 +26,7 @@ Training: ``python -m vision.training.train_presence`` (synthetic scenes, see
 
 from __future__ import annotations
 
+import functools
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -54,8 +55,17 @@ def candidates(slots) -> np.ndarray:
 
     Args:
         slots: ``N`` slots ``(x, y, z)``.
+
+    Returns:
+        A new array (the work is cached per layout: a referee asks once per
+        frame for the same slots).
     """
-    s = np.asarray([tuple(t) for t in slots], np.int64).reshape(-1, 3)
+    return _candidates(tuple(tuple(int(v) for v in t) for t in slots)).copy()
+
+
+@functools.lru_cache(maxsize=32)
+def _candidates(slots: tuple) -> np.ndarray:
+    s = np.asarray(slots, np.int64).reshape(-1, 3)
     if len(s) == 0:
         return np.zeros(0, bool)
     raised = s[:, 2] >= 1
