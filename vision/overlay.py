@@ -118,16 +118,35 @@ def draw_overlay(image: np.ndarray, recognition, quads: np.ndarray | None = None
         _dashed(out, q, UNKNOWN_COLOUR, thick + 1, dash_px=max(4.0, tile_px / 6))
         _centre_text(out, "?", q.mean(axis=0), tile_px * 0.45, UNKNOWN_COLOUR)
     if legend:
-        _legend(out, len(free), len(blocked), len(unknown), n_covered)
-        _advice(out, getattr(recognition, "advice", ()))
+        # the legend and the advice go where they hide the fewest drawn tiles
+        # (on a small picture the legend's box is a third of it)
+        avoid = np.zeros((h, w), np.uint8)
+        for _, q in (*free, *blocked, *unknown):
+            cv2.fillConvexPoly(avoid, _fx(q), 1, cv2.LINE_8, shift=_SHIFT)
+        band = _advice(out, getattr(recognition, "advice", ()), avoid)
+        if band is not None:
+            avoid[band[0]:band[1]] = 10                  # and the legend keeps off the advice
+        _legend(out, len(free), len(blocked), len(unknown), n_covered, avoid=avoid)
     return out
 
 
-def _advice(img: np.ndarray, sentences) -> None:
+def _least_covered(avoid: np.ndarray | None, boxes) -> tuple[int, int]:
+    """The first of ``boxes`` (``(x, y, w, h)``, in order of preference) whose
+    area holds the least of ``avoid``'s weight; its ``(x, y)``."""
+    if avoid is None:
+        return boxes[0][:2]
+    cost = [int(avoid[max(0, y):y + bh, max(0, x):x + bw].sum()) for x, y, bw, bh in boxes]
+    x, y, _, _ = boxes[int(np.argmin(cost))]
+    return x, y
+
+
+def _advice(img: np.ndarray, sentences, avoid: np.ndarray | None = None) -> tuple[int, int] | None:
     """The recognition's advice (:func:`vision.reconstruct.photo_advice`),
-    wrapped to the image's width, in a box along the bottom edge."""
+    wrapped to the image's width, in a box along the bottom edge, or the top
+    one where that hides fewer of the tiles marked in ``avoid`` (``(H, W)``
+    weights).  Returns the rows ``(y0, y1)`` the box takes, or None."""
     if not sentences:
-        return
+        return None
     font = cv2.FONT_HERSHEY_SIMPLEX
     scale = max(0.4, img.shape[0] / 1400)
     (_, lh), _ = cv2.getTextSize("Ag", font, scale, 1)
@@ -145,17 +164,23 @@ def _advice(img: np.ndarray, sentences) -> None:
         lines.append(line)
     row = int(lh * 2.0)
     h = row * len(lines) + 8
-    y0 = max(0, img.shape[0] - 8 - h)
+    W = img.shape[1]
+    _, y0 = _least_covered(avoid, [(8, max(0, img.shape[0] - 8 - h), W - 16, h), (8, 8, W - 16, h)])
     roi = img[y0:y0 + h, 8:img.shape[1] - 8]
     roi[:] = (0.35 * roi + 0.65 * 255).astype(np.uint8)
     cv2.rectangle(img, (8, y0), (img.shape[1] - 9, y0 + h - 1), (80, 80, 80), 1)
     for k, line in enumerate(lines):
         cv2.putText(img, line, (16, y0 + 4 + k * row + (row + lh) // 2), font, scale, (20, 20, 20), 1, cv2.LINE_AA)
+    return y0, y0 + h
 
 
-def _legend(img: np.ndarray, n_free: int, n_blocked: int, n_unknown: int, n_covered: int = 0) -> None:
+def _legend(img: np.ndarray, n_free: int, n_blocked: int, n_unknown: int, n_covered: int = 0,
+            avoid: np.ndarray | None = None) -> None:
     """The legend box; its counts add up to the tiles found present (covered
-    tiles, under others, are counted but not drawn)."""
+    tiles, under others, are counted but not drawn).  It goes in the corner
+    (top left, top right, bottom left, bottom right, in that preference)
+    that hides the least of ``avoid`` (``(H, W)`` weights: the tiles drawn,
+    the advice)."""
     font = cv2.FONT_HERSHEY_SIMPLEX
     scale = max(0.4, img.shape[0] / 1400)
     th = 1
@@ -167,8 +192,11 @@ def _legend(img: np.ndarray, n_free: int, n_blocked: int, n_unknown: int, n_cove
              (f"face unseen / occluded ({n_unknown})", "unknown"),
              (f"under other tiles, not drawn ({n_covered})", "covered")]
     tw = max(cv2.getTextSize(t, font, scale, th)[0][0] for t, _ in items)
-    x0, y0 = 8, 8
     box_w, box_h = sw + tw + 3 * 8, row * len(items) + 8
+    H, W = img.shape[:2]
+    right, bottom = max(8, W - 9 - box_w), max(8, H - 9 - box_h)
+    x0, y0 = _least_covered(avoid, [(8, 8, box_w + 1, box_h + 1), (right, 8, box_w + 1, box_h + 1),
+                                    (8, bottom, box_w + 1, box_h + 1), (right, bottom, box_w + 1, box_h + 1)])
     roi = img[y0:y0 + box_h, x0:x0 + box_w]
     roi[:] = (0.35 * roi + 0.65 * 255).astype(np.uint8)
     cv2.rectangle(img, (x0, y0), (x0 + box_w, y0 + box_h), (80, 80, 80), 1)

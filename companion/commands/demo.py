@@ -287,7 +287,9 @@ def _demo(args) -> int:
             scores = ", ".join(f"{p.name} {st.score(p):,}" for p in st.players)
             print(f"demo: refereed {summary['frames']} frames at {summary['fps']:.1f} fps, "
                   f"{summary['events']} events; scores: {scores}; ledger {ledger_path}", flush=True)
-        if server is not None:
+        if server is not None and not summary.get("stopped"):
+            # (a Ctrl+C during the recording stops the referee, which judges what
+            # it saw, and then the demo: one Ctrl+C is enough)
             print(f"demo: the recording has ended; the scoreboard stays up at {server.url}. Ctrl+C stops it.",
                   flush=True)
             while True:

@@ -108,7 +108,8 @@ def check_args(args) -> None:
 def run_referee(args, source, on_event=None, on_start=None) -> dict:
     """Referee ``source`` with the options in ``args``; returns a summary dict
     (``frames``, ``seconds``, ``fps``, ``judged``, ``events``, ``state``,
-    ``game_id``).
+    ``game_id``, and ``stopped``: True when a Ctrl+C ended it before the
+    source did).
 
     Args:
         args: the parsed options (see :func:`add_referee_args`).
@@ -197,7 +198,8 @@ def run_referee(args, source, on_event=None, on_start=None) -> dict:
         if ledger is not None:
             ledger.close()
     return {"frames": frames, "seconds": elapsed, "fps": frames / max(1e-9, elapsed),
-            "judged": ref.status.judged, "events": ref.status.events, "state": ref.state, "game_id": game_id}
+            "judged": ref.status.judged, "events": ref.status.events, "state": ref.state, "game_id": game_id,
+            "stopped": ref.status.state == "stopped"}
 
 
 def _read_json(path: str, what: str):

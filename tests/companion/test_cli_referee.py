@@ -233,6 +233,34 @@ def test_demo_serves_the_scoreboard_with_a_qr_code(tiny_demo, capsys, monkeypatc
     assert "the scoreboard stays up" in out
 
 
+def test_one_ctrl_c_during_the_recording_stops_the_demo(tiny_demo, capsys, monkeypatch):
+    # the Ctrl+C lands in the referee's frame loop (frame 5 of 22): the referee
+    # judges what it saw and the demo ends, without waiting for a second one
+    import companion.commands.demo as demo
+
+    class Interrupted:
+        def __init__(self, source):
+            self.source, self.fps, self.length = source, source.fps, source.length
+            self.kind, self.name = source.kind, source.name
+
+        def frames(self):
+            for n, item in enumerate(self.source.frames()):
+                if n == 5:
+                    raise KeyboardInterrupt
+                yield item
+
+    monkeypatch.setattr(demo, "Paced", Interrupted)
+
+    def never(_seconds):
+        raise AssertionError("the demo waited for a second Ctrl+C")
+    monkeypatch.setattr(demo.time, "sleep", never)
+    code = main(["demo", "--cache", str(tiny_demo), "--quiet", "--host", "127.0.0.1", "--port", "0"])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "demo: refereed 5 frames" in out
+    assert "the scoreboard stays up" not in out
+
+
 def test_demo_bad_port(capsys):
     assert main(["demo", "--port", "70000"]) == 2
     assert "bad --port" in capsys.readouterr().err

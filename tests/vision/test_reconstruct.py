@@ -425,12 +425,30 @@ def test_overlay_legend_counts_add_up_to_the_tiles_present(monkeypatch):
                       for k in range(4)], np.float32)
     rec = Recognition(VARIANT, LAYOUT, tuple(out), quads)
     seen = {}
-    monkeypatch.setattr(overlay, "_legend", lambda img, *counts: seen.setdefault("counts", counts))
+    monkeypatch.setattr(overlay, "_legend", lambda img, *counts, **kw: seen.setdefault("counts", counts))
     img = overlay.draw_overlay(np.full((80, 200, 3), 200, np.uint8), rec)
     assert img.shape == (80, 200, 3)
     # A free (row end), C unseen (occluded window, row end), TOP free, B under TOP
     assert seen["counts"] == (2, 0, 1, 1)
     assert sum(seen["counts"]) == sum(t.present for t in out)
+
+
+def test_overlay_legend_and_advice_keep_off_the_tiles():
+    # the four tiles lie in the picture's top-left corner: the legend goes to
+    # the top right (the next corner in order), the advice to the bottom edge
+    from vision.overlay import draw_overlay
+    from vision.reconstruct import Recognition
+
+    out = run([("bamboo-1", 0.98), ("none", 0.9), ("occluded", 0.9), ("circles-5", 0.99)])
+    quads = np.array([[[10 + 40 * k, 10], [40 + 40 * k, 10], [40 + 40 * k, 50], [10 + 40 * k, 50]]
+                      for k in range(4)], np.float32)
+    photo = np.full((400, 600, 3), 100, np.uint8)
+    img = draw_overlay(photo, Recognition(VARIANT, LAYOUT, tuple(out), quads, advice=("tilt the camera",)))
+    boxed = 100 * 0.35 + 0.65 * 255                    # a box lightens what lies under it
+    assert abs(int(img[30, 580, 0]) - boxed) <= 1       # legend: top right
+    assert abs(int(img[385, 300, 0]) - boxed) <= 1      # advice: bottom edge
+    assert img[150:300, 200:400].max() == 100           # between them, the photo untouched
+    assert not (np.abs(img[12:48, 12:38].astype(int) - boxed) <= 1).all(axis=2).any()   # no box over the first tile
 
 
 def _row_readings(readings):
