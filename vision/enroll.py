@@ -226,6 +226,39 @@ def check_model(profile: Profile, embedder) -> None:
                        f"(sha256 {embedder.info.sha256[:12]}); enrol the tiles again")
 
 
+def label_probabilities(images: list[np.ndarray], profile: Profile, embedder) -> tuple[np.ndarray, np.ndarray]:
+    """Every label's probability for each tile photo, and how sure the
+    profile is that the tile is one it knows at all.
+
+    Args:
+        images: ``M`` (H, W, 3) uint8 BGR photos of single tiles.
+        profile: from :func:`enroll` or :meth:`Profile.load`.
+        embedder: the same embedding model the profile was made with.
+
+    Returns:
+        ``(P, gate)``: ``P (M, C) float32``, rows summing to 1 (the softmax of
+        :func:`confidences`, over ``profile.labels``), and ``gate (M,)
+        float32`` in [0, 1] (its open-set gate; ``P[best] * gate`` is the
+        confidence :func:`classify` gives).
+
+    Raises:
+        BadInput: the profile was made with another model.
+    """
+    check_model(profile, embedder)
+    if not images:
+        return np.zeros((0, len(profile.labels)), np.float32), np.zeros(0, np.float32)
+    q0, q1 = embedder.embed(images)
+    scores = label_scores(q0, q1, profile.prototypes)
+    temperature = float(profile.meta.get("temperature", TEMPERATURE))
+    centre = float(profile.meta.get("gate_center", GATE_CENTER))
+    width = float(profile.meta.get("gate_width", GATE_WIDTH))
+    z = scores / temperature
+    p = np.exp(z - z.max(1, keepdims=True))
+    p /= p.sum(1, keepdims=True)
+    gate = 1.0 / (1.0 + np.exp(-(scores.max(1) - centre) / width))
+    return p.astype(np.float32), gate.astype(np.float32)
+
+
 def classify(images: list[np.ndarray], profile: Profile, embedder) -> list[tuple[str, float]]:
     """Recognise tile photos with a profile.
 

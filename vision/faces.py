@@ -229,7 +229,18 @@ class ProfileFaceReader:
         self.face_ids = [f.id for f in tileset(variant).faces]
 
     def face_probs(self, image_bgr: np.ndarray, quads: np.ndarray) -> np.ndarray:
-        """``(N, K)`` face probabilities (tile-set order) for the ``(N, 4, 2)`` quads."""
+        """``(N, K)`` face probabilities (tile-set order) for the ``(N, 4, 2)``
+        quads, rows summing to 1: each profile label's probability
+        (:func:`vision.enroll.label_probabilities`) on its face, times the
+        profile's gate (how sure it is the tile is one it knows); the rest
+        (an unknown tile, or labels that name no face of the set) spread
+        evenly over all faces, so the face reported for a tile the profile
+        does not know carries a low confidence.  ``read_slots`` scales the
+        rows by the classifier's face mass: whether a tile stands there stays
+        the classifier's answer.  (Until session 7 each row held only the
+        best label's confidence, the softmax share times the gate: 0.1-0.3
+        for a 42-face set, so most tiles read as "face unseen", and some as
+        empty.)"""
         from vision import enroll
         from vision.crops import extract_raw
 
@@ -238,8 +249,10 @@ class ProfileFaceReader:
             return out
         raw = extract_raw(image_bgr, quads, self.crop)
         col = {f: k for k, f in enumerate(self.face_ids)}
-        for i, (label, conf) in enumerate(enroll.classify(list(raw), self.profile, self.embedder)):
+        P, gate = enroll.label_probabilities(list(raw), self.profile, self.embedder)
+        for c, label in enumerate(self.profile.labels):
             face = profile_label_to_face(label, self.variant)
             if face is not None:
-                out[i, col[face]] = conf
+                out[:, col[face]] += P[:, c] * gate
+        out += np.maximum(0.0, 1.0 - out.sum(axis=1, keepdims=True)) / out.shape[1]
         return out

@@ -1102,9 +1102,10 @@ def read_slots(image_bgr: np.ndarray, variant: str, layout: Layout, camera=None,
                & (quads[..., 1] >= m) & (quads[..., 1] <= h - 1 - m)).all(axis=1)
     fp = sc.face_probs
     if face_reader is not None:
+        # the profile names the faces; how much face there is (presence) stays the classifier's
         pf = fp.sum(axis=1)
         cand = np.flatnonzero(pf > sc.p_none)
-        fp = np.zeros_like(fp)
+        fp = np.repeat(pf[:, None] / fp.shape[1], fp.shape[1], axis=1)   # (no face named unless asked)
         if len(cand):
             fp[cand] = face_reader.face_probs(image_bgr, quads[cand]) * pf[cand, None]
     return SlotReadings(pose, quads, patches, sc, fp, in_view)
