@@ -214,7 +214,9 @@ class ProfileFaceReader:
     :func:`profile_label_to_face` (unmapped labels give no face).
 
     Raises (on construction):
-        BadInput: unreadable profile, or one made with another embedding model.
+        BadInput: unreadable profile, one made with another embedding model,
+            or one none of whose labels names a face of ``variant`` (a
+            profile of another tile set: every face would come back null).
     """
 
     def __init__(self, profile_path, variant: str) -> None:
@@ -227,6 +229,10 @@ class ProfileFaceReader:
         enroll.check_model(self.profile, self.embedder)
         self.crop = CropSettings(height=INPUT_HW[0], width=INPUT_HW[1], margin=0.0, prefilter_above=99.0)
         self.face_ids = [f.id for f in tileset(variant).faces]
+        if not any(profile_label_to_face(label, variant) for label in self.profile.labels):
+            shown = ", ".join(self.profile.labels[:3]) + (", ..." if len(self.profile.labels) > 3 else "")
+            raise BadInput(f"profile {profile_path}: none of its {len(self.profile.labels)} labels ({shown}) "
+                           f"names a {variant} face; was it enrolled for another tile set?")
 
     def face_probs(self, image_bgr: np.ndarray, quads: np.ndarray) -> np.ndarray:
         """``(N, K)`` face probabilities (tile-set order) for the ``(N, 4, 2)``

@@ -377,3 +377,18 @@ def test_recognize_with_a_profile_reports_faces_not_unseen(tmp_path):
     assert len(visible) == 88
     assert sum(faces[i] is None for i in visible) <= 12               # 9 now
     assert sum(faces[i] == tr.faces[i] for i in visible) >= 65        # 71 now
+
+
+def test_a_profile_naming_no_face_of_the_set_is_refused_for_recognition(enrolled, capsys, tmp_path):
+    # the labels here are free text ("three circles", ...): classify reads
+    # them, but recognize must answer with the set's face ids, so --tiles
+    # refuses the profile in one line instead of returning every face null
+    from vision.faces import ProfileFaceReader
+    with pytest.raises(BadInput, match="none of its 6 labels .* names a love face"):
+        ProfileFaceReader(enrolled[2], "love")
+    photo = tmp_path / "photo.png"
+    cv2.imwrite(str(photo), np.full((72, 128, 3), 200, np.uint8))
+    code = main(["recognize", str(photo), "--variant", "love", "--layout", "turtle", "--json",
+                 "--tiles", str(enrolled[2])])
+    out, err = capsys.readouterr()
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1 and "another tile set" in err
