@@ -101,7 +101,7 @@ class Camera:
             K = np.array(km, dtype=np.float64)
         except (TypeError, ValueError, OverflowError):
             K = None
-        if K is None or K.shape != (3, 3) or not np.all(np.isfinite(K)) or _has_bool(km):
+        if K is None or K.shape != (3, 3) or not np.all(np.isfinite(K)) or _has_non_number(km):
             raise BadInput(f"camera JSON: camera_matrix must be 3 x 3 numbers, got {_short(km)}")
         if K[0, 0] <= 0 or K[1, 1] <= 0 or not np.allclose(K[2], (0, 0, 1)) or K[1, 0] != 0:
             raise BadInput("camera JSON: camera_matrix must be [[fx, 0, cx], [0, fy, cy], [0, 0, 1]] with fx, fy > 0")
@@ -110,7 +110,7 @@ class Camera:
                            "(the entry after fx must be 0)")
         dm = obj.get("dist_coeffs", [0, 0, 0, 0, 0])
         try:
-            d = np.array(dm, dtype=np.float64).reshape(-1) if isinstance(dm, list) and not _has_bool(dm) else None
+            d = np.array(dm, dtype=np.float64).reshape(-1) if isinstance(dm, list) and not _has_non_number(dm) else None
         except (TypeError, ValueError, OverflowError):
             d = None
         if d is None or len(d) not in _DIST_LENGTHS or not np.all(np.isfinite(d)):
@@ -268,12 +268,12 @@ def _short(v, limit: int = 60) -> str:
     return r if len(r) <= limit else r[:limit - 3] + "..."
 
 
-def _has_bool(v) -> bool:
+def _has_non_number(v) -> bool:
     """True when ``v`` (nested lists) holds anything but int and float
     numbers: a bool, a string ("1000"), None or an object, which
     ``np.array(..., float64)`` would otherwise read or refuse obscurely."""
     if isinstance(v, list):
-        return any(_has_bool(x) for x in v)
+        return any(_has_non_number(x) for x in v)
     return isinstance(v, bool) or not isinstance(v, (int, float))
 
 
