@@ -20,6 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import NamedTuple, Iterable
 
+from companion import jsontext
 from companion.errors import BadInput
 from companion.tiles import TILES_PER_SET
 
@@ -568,11 +569,9 @@ def _array_items(text: str, pos: int, source: str) -> tuple[list[tuple[object, i
             while pos < len(text) and text[pos] in ws:
                 pos += 1
         try:
-            value, end = dec.raw_decode(text, pos)
+            value, end = jsontext.raw_decode(dec, text, pos)
         except json.JSONDecodeError as exc:
             raise _json_fault(source, exc) from None
-        except RecursionError:
-            raise _fault(source, text.count("\n", 0, pos) + 1, "JSON nested too deeply") from None
         items.append((value, pos))
         pos = end
 
@@ -598,11 +597,9 @@ def parse_layout_json(text: str, source: str = "<json>") -> Layout:
     import re
 
     try:
-        doc = json.loads(text)
+        doc = jsontext.loads(text)
     except json.JSONDecodeError as exc:
         raise _json_fault(source, exc) from None
-    except RecursionError:
-        raise _fault(source, 1, "layout JSON is nested too deeply") from None
     if not isinstance(doc, dict):
         raise _fault(source, 1, "layout JSON must be an object with \"name\" and \"slots\"")
     name = doc.get("name", _stem(source))
@@ -648,11 +645,9 @@ def parse_mah_boards(text: str, source: str = "boards.json") -> list[Layout]:
     start = len(text) - len(text.lstrip(" \t\r\n\ufeff"))
     if start >= len(text) or text[start] != "[":
         try:
-            json.loads(text)
+            jsontext.loads(text)
         except json.JSONDecodeError as exc:
             raise _json_fault(source, exc) from None
-        except RecursionError:
-            raise _fault(source, 1, "JSON nested too deeply") from None
         raise _fault(source, 1, "boards.json must be a list of boards")
     items, end = _array_items(text, start, source)
     if text[end:].strip():

@@ -11,6 +11,7 @@ import json
 import time
 from pathlib import Path
 
+from companion import jsontext
 from companion.errors import BadInput
 from companion.layouts import Slot, check_layout
 from companion.tiles import VARIANTS
@@ -144,11 +145,9 @@ def _read_deal(path: str):
     except (OSError, UnicodeDecodeError) as exc:
         raise BadInput(f"cannot read deal {path}: {exc.__class__.__name__}: {exc}") from None
     try:
-        obj = json.loads(text)
+        obj = jsontext.loads(text)
     except json.JSONDecodeError as exc:
         raise BadInput(f"{path}: not JSON (line {exc.lineno}: {exc.msg})") from None
-    except RecursionError:
-        raise BadInput(f"{path}: JSON nested too deeply") from None
     return Deal.from_json(obj, source=path)
 
 

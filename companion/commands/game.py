@@ -19,6 +19,7 @@ import sys
 import time
 from pathlib import Path
 
+from companion import jsontext
 from companion import game as G
 from companion.errors import BadInput, IllegalMove
 from companion.layouts import Layout, Slot
@@ -224,8 +225,8 @@ def _run(args, fn, need_words: bool = False, tick: bool = True) -> int:
 
 def _value(text: str):
     try:
-        return json.loads(text)
-    except (json.JSONDecodeError, RecursionError):
+        return jsontext.loads(text)
+    except json.JSONDecodeError:
         return text
 
 
@@ -249,13 +250,11 @@ def _faces(text: str | None) -> list[str] | None:
 def _read_deal(path: str) -> tuple[str | None, Layout, list[str | None]]:
     p = Path(path)
     try:
-        obj = json.loads(p.read_text(encoding="utf-8"))
+        obj = jsontext.loads(p.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as exc:
         raise BadInput(f"cannot read deal {path}: {exc.__class__.__name__}") from None
     except json.JSONDecodeError as exc:
         raise BadInput(f"{path}: not JSON (line {exc.lineno}: {exc.msg})") from None
-    except RecursionError:
-        raise BadInput(f"{path}: JSON nested too deeply") from None
     try:
         tiles = obj["tiles"]
         slots = [Slot(*map(int, t["slot"])) for t in tiles]

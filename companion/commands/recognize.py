@@ -11,9 +11,9 @@ stderr, no JSON).
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 
+from companion import jsontext
 from companion.errors import BadInput
 from companion.tiles import VARIANTS
 
@@ -35,13 +35,11 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def _read_json(path: str, what: str):
     try:
-        return json.loads(Path(path).read_text())
+        return jsontext.loads(Path(path).read_text())
     except OSError as exc:
         raise BadInput(f"cannot read {what} {path}: {exc.strerror or exc}") from None
     except ValueError as exc:
         raise BadInput(f"{what} {path} is not valid JSON: {exc}") from None
-    except RecursionError:
-        raise BadInput(f"{what} {path} is JSON nested too deeply") from None
 
 
 def read_image(path: str):
@@ -50,7 +48,6 @@ def read_image(path: str):
     Raises:
         BadInput: missing, unreadable or not an image.
     """
-    import cv2
     import numpy as np
 
     p = Path(path)

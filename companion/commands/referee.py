@@ -17,6 +17,7 @@ import sys
 import time
 from pathlib import Path
 
+from companion import jsontext
 from companion.errors import BadInput
 from companion.tiles import VARIANTS
 
@@ -208,11 +209,9 @@ def _read_json(path: str, what: str):
     except (OSError, UnicodeDecodeError) as exc:
         raise BadInput(f"cannot read {what} {path}: {getattr(exc, 'strerror', None) or exc}") from None
     try:
-        return json.loads(text)
+        return jsontext.loads(text)
     except json.JSONDecodeError as exc:
         raise BadInput(f"{what} {path} is not JSON (line {exc.lineno}: {exc.msg})") from None
-    except RecursionError:
-        raise BadInput(f"{what} {path} is JSON nested too deeply") from None
 
 
 class StatusLine:

@@ -16,6 +16,7 @@ import os
 import sys
 from pathlib import Path
 
+from companion import jsontext
 from companion.cli import print_json
 from companion.errors import BadInput
 
@@ -48,11 +49,9 @@ def _read_json(path: str | os.PathLike, what: str):
         why = exc.strerror if isinstance(exc, OSError) else "not UTF-8 text"
         raise BadInput(f"cannot read {what} {str(p)!r}: {why}") from None
     try:
-        return json.loads(text)
+        return jsontext.loads(text)
     except json.JSONDecodeError as exc:
         raise BadInput(f"{what} {str(p)!r} is not valid JSON (line {exc.lineno}: {exc.msg})") from None
-    except RecursionError:
-        raise BadInput(f"{what} {str(p)!r} is JSON nested too deeply") from None
 
 
 def load_camera(path: str | os.PathLike | None):

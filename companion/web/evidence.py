@@ -20,11 +20,11 @@ fetched, by event id and kind (never by a path from the request):
 
 from __future__ import annotations
 
-import json
 import os
 
 from flask import Blueprint, abort, current_app, jsonify, send_file, url_for
 
+from companion import jsontext
 from companion.errors import CompanionError
 from companion.web import scoreboard
 from companion.web.db import get_db
@@ -99,8 +99,8 @@ def read_slots(path: str) -> list[dict]:
         if os.path.getsize(path) > MAX_SLOTS_BYTES:
             return []
         with open(path, encoding="utf-8") as f:
-            obj = json.load(f)
-    except (OSError, ValueError, RecursionError):
+            obj = jsontext.loads(f.read())
+    except (OSError, ValueError):
         return []
     out = []
     slots, quads = obj.get("slots") if isinstance(obj, dict) else None, obj.get("quads") if isinstance(obj, dict) else None
