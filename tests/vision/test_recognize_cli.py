@@ -137,18 +137,19 @@ def test_a_camera_file_that_fits_no_pose_is_named_in_the_message(tmp_path, capsy
     photo = tmp_path / "photo.png"
     cv2.imwrite(str(photo), scene.image)
     cam = tmp_path / "camera.json"
-    cam.write_text(json.dumps({"camera_matrix": [[150.0, 0, 640], [0, 150.0, 360], [0, 0, 1]],
-                               "dist_coeffs": [0, 0, 0, 0, 0], "image_size": [1280, 720]}))
-    code, out, err = run(["recognize", str(photo), "--variant", "word", "--layout", "sprint-2layer",
-                          "--camera", str(cam), "--json"], capsys)
+
+    def read_with_focal(f: float):
+        cam.write_text(json.dumps({"camera_matrix": [[f, 0, 640], [0, f, 360], [0, 0, 1]],
+                                   "dist_coeffs": [0, 0, 0, 0, 0], "image_size": [1280, 720]}))
+        return run(["recognize", str(photo), "--variant", "word", "--layout", "sprint-2layer",
+                    "--camera", str(cam), "--json"], capsys)
+
+    code, out, err = read_with_focal(150.0)
     assert code == 3 and out == "" and len(err.strip().splitlines()) == 1
     assert "check the camera file" in err
     # a 5 px focal length is no lens at all (179 degrees of view): refused as
     # bad input before the photo is read
-    cam.write_text(json.dumps({"camera_matrix": [[5.0, 0, 640], [0, 5.0, 360], [0, 0, 1]],
-                               "dist_coeffs": [0, 0, 0, 0, 0], "image_size": [1280, 720]}))
-    code, out, err = run(["recognize", str(photo), "--variant", "word", "--layout", "sprint-2layer",
-                          "--camera", str(cam), "--json"], capsys)
+    code, out, err = read_with_focal(5.0)
     assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
     assert "179.2-degree diagonal field of view on 1280x720 images" in err
 
