@@ -25,6 +25,13 @@ parallax, :func:`stack_errors_by_parallax`):
 * photos entirely right: every slot's presence right, every visible tile's
   face right, and no wrong face anywhere (null is allowed on tiles that are
   not visible);
+* photos right or marked: entirely right, or every wrong reading (presence,
+  face of a visible tile, wrong face) is among the slots the overlay asks a
+  referee to check (:func:`vision.reconstruct.slots_to_check`: unsure
+  readings, unseen faces and the stacks under them), so a referee who checks
+  the marked slots by eye finds every mistake; with the unsure readings per
+  photo (:func:`vision.reconstruct.unsure_slots`) and the share of wrong
+  readings among the slots to check;
 * median and 90th percentile time of ``recognize`` per frame (pose, crops,
   CNN, reconstruction; the models loaded and each layout's removal odds
   built once), and of the pose stage alone.
@@ -136,7 +143,7 @@ def main(argv=None) -> int:
     from vision.faces import ClassifierSettings, TileClassifier
     from vision.mat import MatSpec
     from vision.pose import Camera, estimate_pose, project_slot_faces
-    from vision.reconstruct import ReconstructSettings, recognize, removal_odds
+    from vision.reconstruct import ReconstructSettings, recognize, removal_odds, slots_to_check, unsure_slots
     from vision.artcheck import preload as preload_art
     from vision.synth import SceneSpec, render_scene
 
@@ -213,8 +220,12 @@ def main(argv=None) -> int:
                 errors.append(f"slot {tuple(layout.slots[i])} face {faces[i]} on a hidden tile "
                               f"(truth {tr.faces[i]}, vis {tr.visible[i]:.2f})")
         fq = project_slot_faces(layout.slots, spec, rec.pose)
+        marked = set(slots_to_check(rec.tiles, g))
+        bad = {int(i) for i in np.flatnonzero(pp != present)} | set(wrong) | {
+            int(i) for i in np.flatnonzero(visible) if faces[i] != tr.faces[i]}
         row.update(face_px=float(np.median(np.linalg.norm(fq[:, 1] - fq[:, 0], axis=1))),
-                   advised=bool(rec.advice))
+                   advised=bool(rec.advice), unsure=len(unsure_slots(rec.tiles)), wrong_readings=len(bad),
+                   wrong_marked=len(bad & marked), all_marked=bad <= marked)
         row.update(present_ok=int((pp == present).sum()), face_ok=face_ok, wrong_faces=len(wrong),
                    right=not errors, errors=errors, stacks=stack_errors_by_parallax(layout, rec, spec, present, g))
         rows.append(row)
@@ -243,6 +254,11 @@ def main(argv=None) -> int:
                 "presence_accuracy": sum(r["present_ok"] for r in sel) / max(slots, 1),
                 "slots": slots,
                 "photos_entirely_right": sum(r["right"] for r in sel) / max(len(sel), 1),
+                "photos_right_or_marked": sum(r["right"] or r.get("all_marked", False) for r in sel)
+                / max(len(sel), 1),
+                "unsure_per_photo": sum(r.get("unsure", 0) for r in sel) / max(len(sel), 1),
+                "wrong_readings_marked": sum(r.get("wrong_marked", 0) for r in sel)
+                / max(sum(r.get("wrong_readings", 0) for r in sel), 1),
                 "mat_not_found": sum(not r["mat_found"] for r in sel),
                 "ms_median": _pct(ms, 50), "ms_p90": _pct(ms, 90),
                 "pose_ms_median": _pct(pms, 50), "pose_ms_p90": _pct(pms, 90)}
@@ -289,6 +305,12 @@ def main(argv=None) -> int:
             s = summary(sel)
             print(f"{name:22s} photos {s['photos']:4d} face {s['face_accuracy_visible']:.4f} "
                   f"presence {s['presence_accuracy']:.4f} right {s['photos_entirely_right']:.3f}")
+    print()
+    s = table["overall"]
+    print(f"unsure readings marked on the overlay: {s['unsure_per_photo']:.1f} a photo; the slots to check "
+          f"(those, unseen faces and the stacks under them) hold {100 * s['wrong_readings_marked']:.0f} % of the "
+          f"wrong readings; photos entirely right or with every wrong reading marked: "
+          f"{s['photos_right_or_marked']:.3f}")
     print()
     stacks = np.zeros((len(PARALLAX_BANDS_PX), 2), int)
     for r in rows:

@@ -7,6 +7,10 @@ colour-blind referees):
 * blocked tile (face seen, but covered or pinched): outline and a diagonal
   cross-hatch over the face;
 * occluded / unknown slot (present, face unseen): dashed outline and ``?``;
+* unsure reading (a face read, or a slot judged empty, with a confidence under
+  :data:`vision.reconstruct.UNSURE_BELOW`): a ringed ``?`` badge in the top
+  right corner of the slot's face, drawn over whatever mark the tile has, so
+  a referee knows which few stacks and faces to check by eye;
 * covered tiles (under a present tile) are not drawn: the top tile stands for
   its stack; empty slots are not drawn either.
 
@@ -23,6 +27,7 @@ import numpy as np
 FREE_COLOUR = (60, 200, 60)      # BGR
 BLOCKED_COLOUR = (40, 40, 230)
 UNKNOWN_COLOUR = (0, 200, 255)
+UNSURE_COLOUR = (200, 40, 200)
 _SHIFT = 4                       # fixed-point bits for sub-pixel drawing
 _S = 1 << _SHIFT
 
@@ -63,6 +68,15 @@ def _centre_text(img: np.ndarray, text: str, centre, height_px: float, colour) -
     org = (int(round(centre[0] - w / 2)), int(round(centre[1] + h / 2)))
     cv2.putText(img, text, org, font, scale, (255, 255, 255), th + 2, cv2.LINE_AA)
     cv2.putText(img, text, org, font, scale, colour, th, cv2.LINE_AA)
+
+
+def _badge(img: np.ndarray, centre, radius: float, colour) -> None:
+    """A ringed ``?`` badge: white disc, ``colour`` ring and mark."""
+    c = _fx(np.asarray(centre, np.float64))
+    r = int(round(radius * _S))
+    cv2.circle(img, (int(c[0]), int(c[1])), r, (255, 255, 255), -1, cv2.LINE_AA, shift=_SHIFT)
+    cv2.circle(img, (int(c[0]), int(c[1])), r, colour, max(1, int(round(radius / 5))), cv2.LINE_AA, shift=_SHIFT)
+    _centre_text(img, "?", centre, radius * 1.0, colour)
 
 
 def _hatch(img: np.ndarray, mask: np.ndarray, colour, spacing: int, alpha: float = 0.75) -> None:
@@ -117,6 +131,16 @@ def draw_overlay(image: np.ndarray, recognition, quads: np.ndarray | None = None
     for t, q in unknown:
         _dashed(out, q, UNKNOWN_COLOUR, thick + 1, dash_px=max(4.0, tile_px / 6))
         _centre_text(out, "?", q.mean(axis=0), tile_px * 0.45, UNKNOWN_COLOUR)
+    from vision.reconstruct import unsure_slots
+    radius = max(5.0, tile_px * 0.2)
+    badges: list[np.ndarray] = []
+    for i in unsure_slots(recognition.tiles):
+        q = q_all[i]
+        centre = q[1] + (q[3] - q[1]) * 0.2            # inside the face, near its top-right corner
+        if any(np.linalg.norm(centre - b) < 1.5 * radius for b in badges):
+            continue                                   # one badge per stack seen nearly from above
+        badges.append(centre)
+        _badge(out, centre, radius, UNSURE_COLOUR)
     if legend:
         # the legend and the advice go where they hide the fewest drawn tiles
         # (on a small picture the legend's box is a third of it)
@@ -126,7 +150,7 @@ def draw_overlay(image: np.ndarray, recognition, quads: np.ndarray | None = None
         band = _advice(out, getattr(recognition, "advice", ()), avoid)
         if band is not None:
             avoid[band[0]:band[1]] = 10                  # and the legend keeps off the advice
-        _legend(out, len(free), len(blocked), len(unknown), n_covered, avoid=avoid)
+        _legend(out, len(free), len(blocked), len(unknown), n_covered, avoid=avoid, n_unsure=len(badges))
     return out
 
 
@@ -175,9 +199,11 @@ def _advice(img: np.ndarray, sentences, avoid: np.ndarray | None = None) -> tupl
 
 
 def _legend(img: np.ndarray, n_free: int, n_blocked: int, n_unknown: int, n_covered: int = 0,
-            avoid: np.ndarray | None = None) -> None:
-    """The legend box; its counts add up to the tiles found present (covered
-    tiles, under others, are counted but not drawn).  It goes in the corner
+            avoid: np.ndarray | None = None, n_unsure: int = 0) -> None:
+    """The legend box; its first four counts add up to the tiles found
+    present (covered tiles, under others, are counted but not drawn); the
+    last, ``n_unsure``, counts the badges (readings to check by eye).  It
+    lists every mark, even at a count of 0.  It goes in the corner
     (top left, top right, bottom left, bottom right, in that preference)
     that hides the least of ``avoid`` (``(H, W)`` weights: the tiles drawn,
     the advice)."""
@@ -190,7 +216,8 @@ def _legend(img: np.ndarray, n_free: int, n_blocked: int, n_unknown: int, n_cove
     sh = int(row * 0.8)
     items = [(f"free ({n_free})", "free"), (f"blocked ({n_blocked})", "blocked"),
              (f"face unseen / occluded ({n_unknown})", "unknown"),
-             (f"under other tiles, not drawn ({n_covered})", "covered")]
+             (f"under other tiles, not drawn ({n_covered})", "covered"),
+             (f"unsure: check by eye ({n_unsure})", "unsure")]
     tw = max(cv2.getTextSize(t, font, scale, th)[0][0] for t, _ in items)
     box_w, box_h = sw + tw + 3 * 8, row * len(items) + 8
     H, W = img.shape[:2]
@@ -216,6 +243,8 @@ def _legend(img: np.ndarray, n_free: int, n_blocked: int, n_unknown: int, n_cove
         elif kind == "unknown":
             _dashed(img, q, UNKNOWN_COLOUR, 2, dash_px=4)
             _centre_text(img, "?", q.mean(axis=0), sh * 0.45, UNKNOWN_COLOUR)
+        elif kind == "unsure":
+            _badge(img, q.mean(axis=0), sh * 0.45, UNSURE_COLOUR)
         else:                          # a small stack: two offset outlines
             d = max(2.0, sw * 0.2)
             back = q + np.array([d, -d])

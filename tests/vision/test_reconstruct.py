@@ -615,3 +615,70 @@ def test_a_far_camera_is_advised_to_come_closer(turtle_photos):
     (advice,) = out.advice
     assert advice.startswith("tiles only 18 px wide in the picture: bring the camera closer")
     assert f"{LOW_FACE_PX:.0f} px or more" in advice
+
+
+def test_unsure_slots_are_faces_and_empty_slots_read_under_the_threshold():
+    # A face at 0.65 and a slot judged empty at 0.55 are unsure; a face at
+    # 0.95, a tile under another (covered) and an unseen face (occluded,
+    # already null) are not
+    from vision.reconstruct import UNSURE_BELOW, SlotState, unsure_slots
+
+    assert UNSURE_BELOW == 0.7
+    s = LAYOUT.slots
+    states = (SlotState(s[0], True, "bamboo-1", 0.65, True, "face"),
+              SlotState(s[1], True, None, 0.40, None, "covered"),
+              SlotState(s[2], True, None, 0.50, True, "occluded"),
+              SlotState(s[3], False, None, 0.55, None, "empty"))
+    assert unsure_slots(states) == [0, 3]
+    assert unsure_slots(states, below=0.6) == [3]
+    sure = (SlotState(s[0], True, "bamboo-1", 0.95, True, "face"),) + states[1:3] + (
+        SlotState(s[3], False, None, 0.9, None, "empty"),)
+    assert unsure_slots(sure) == []
+
+
+def test_overlay_marks_unsure_readings_with_a_badge_once_per_stack(monkeypatch):
+    # slot 0: a face read at 0.6 -> badge near its top-right corner; slot 3 (on
+    # top of slot 1) judged empty at 0.55 -> badge; slot 1's face, read at 0.6
+    # right under it in a view from straight above, shares that badge; slot 2
+    # is sure -> none
+    import vision.overlay as overlay
+    from vision.reconstruct import Recognition, SlotState
+
+    s = LAYOUT.slots
+    states = (SlotState(s[0], True, "bamboo-1", 0.6, True, "face"),
+              SlotState(s[1], True, "bamboo-2", 0.6, False, "face"),
+              SlotState(s[2], True, "bamboo-3", 0.97, True, "face"),
+              SlotState(s[3], False, None, 0.55, None, "empty"))
+    quads = np.array([[[10 + 60 * k, 20], [50 + 60 * k, 20], [50 + 60 * k, 75], [10 + 60 * k, 75]]
+                      for k in range(3)] + [[[71, 19], [111, 19], [111, 74], [71, 74]]], np.float32)
+    seen = {}
+    monkeypatch.setattr(overlay, "_legend", lambda img, *counts, **kw: seen.update(kw))
+    img = overlay.draw_overlay(np.full((100, 200, 3), 128, np.uint8),
+                               Recognition(VARIANT, LAYOUT, states, quads))
+    assert seen["n_unsure"] == 2
+
+    def badge_px(x0, x1, y0, y1):
+        sub = img[y0:y1, x0:x1].astype(int)
+        return int((np.abs(sub - np.array(overlay.UNSURE_COLOUR)).sum(axis=2) < 60).sum())
+
+    assert badge_px(32, 52, 18, 40) > 10       # slot 0: top-right corner
+    assert badge_px(92, 114, 17, 40) > 10      # the stack of slots 1 and 3
+    assert badge_px(150, 175, 18, 40) == 0     # slot 2: sure
+
+
+def test_slots_to_check_take_in_the_stack_under_a_marked_tile():
+    # slot 3 stands on slot 1 and its face is unsure: both are to check; slot 2's
+    # face went unseen (its "?" mark); slot 0 is sure
+    from companion.rules import Geometry
+    from vision.reconstruct import SlotState, slots_to_check
+
+    s = LAYOUT.slots
+    g = Geometry.of(LAYOUT)
+    assert g.covers[3] == (1,)
+    states = (SlotState(s[0], True, "bamboo-1", 0.95, True, "face"),
+              SlotState(s[1], True, None, 0.95, None, "covered"),
+              SlotState(s[2], True, None, 0.5, True, "occluded"),
+              SlotState(s[3], True, "bamboo-2", 0.6, True, "face"))
+    assert slots_to_check(states, g) == [1, 2, 3]
+    sure_top = states[:3] + (SlotState(s[3], True, "bamboo-2", 0.9, True, "face"),)
+    assert slots_to_check(sure_top, g) == [2]
