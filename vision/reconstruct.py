@@ -347,10 +347,14 @@ class Recognition:
     advice: tuple[str, ...] = ()
 
     def to_json(self) -> dict:
-        """The contract's ``recognize --json`` object, plus ``advice``: what
-        would make a retake surer (:func:`photo_advice`; an empty list when
-        nothing would)."""
-        return {"mat_found": True, "tiles": [t.to_json() for t in self.tiles], "advice": list(self.advice)}
+        """The contract's ``recognize --json`` object, plus two extra fields:
+        ``advice``, what would make a retake surer (:func:`photo_advice`; an
+        empty list when nothing would), and ``unsure``, the slots ``[x, y,
+        z]`` whose reading (a face, or no tile) has a confidence under
+        :data:`UNSURE_BELOW` (:func:`unsure_slots`, layout order), the ones
+        the overlay marks with a badge for a look by eye."""
+        return {"mat_found": True, "tiles": [t.to_json() for t in self.tiles], "advice": list(self.advice),
+                "unsure": [list(self.tiles[i].slot) for i in unsure_slots(self.tiles)]}
 
     @property
     def present(self) -> list[bool]:

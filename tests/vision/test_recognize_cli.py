@@ -65,8 +65,12 @@ def test_json_shape_on_a_rendered_scene(tmp_path, capsys):
     assert code == 0, err
     assert len(out.strip().splitlines()) == 1
     doc = json.loads(out)
-    assert set(doc) == {"mat_found", "tiles", "advice"} and doc["mat_found"] is True
+    assert set(doc) == {"mat_found", "tiles", "advice", "unsure"} and doc["mat_found"] is True
     assert doc["advice"] == []  # tilted 20-30 degrees, all markers in view
+    # the unsure slots are those read (a face, or no tile) with confidence under 0.7
+    by_slot = {tuple(t["slot"]): t for t in doc["tiles"]}
+    assert all(by_slot[tuple(s)]["confidence"] < 0.7 for s in doc["unsure"])
+    assert doc["unsure"] == sorted(doc["unsure"], key=[t["slot"] for t in doc["tiles"]].index)
     assert [t["slot"] for t in doc["tiles"]] == [list(s) for s in layout.slots]
     for t in doc["tiles"]:
         assert set(t) == {"slot", "present", "face", "confidence", "free"}

@@ -631,6 +631,8 @@ def test_unsure_slots_are_faces_and_empty_slots_read_under_the_threshold():
               SlotState(s[3], False, None, 0.55, None, "empty"))
     assert unsure_slots(states) == [0, 3]
     assert unsure_slots(states, below=0.6) == [3]
+    from vision.reconstruct import Recognition
+    assert Recognition(VARIANT, LAYOUT, states).to_json()["unsure"] == [[0, 0, 0], [2, 0, 1]]
     sure = (SlotState(s[0], True, "bamboo-1", 0.95, True, "face"),) + states[1:3] + (
         SlotState(s[3], False, None, 0.9, None, "empty"),)
     assert unsure_slots(sure) == []
