@@ -14,9 +14,10 @@ colour-blind referees):
 * covered tiles (under a present tile) are not drawn: the top tile stands for
   its stack; empty slots are not drawn either.
 
-A legend in the top-left corner explains the marks; the recognition's advice
-for a surer retake (camera nearly overhead, markers covered), if any, runs
-along the bottom edge.
+A legend explains the marks and counts the tiles of each kind (and the
+unsure readings); the recognition's advice for a surer retake (camera nearly
+overhead, markers covered ...), if any, runs along the bottom or top edge.
+Both go where they hide the fewest drawn tiles (the legend in a corner).
 """
 
 from __future__ import annotations
@@ -132,9 +133,10 @@ def draw_overlay(image: np.ndarray, recognition, quads: np.ndarray | None = None
         _dashed(out, q, UNKNOWN_COLOUR, thick + 1, dash_px=max(4.0, tile_px / 6))
         _centre_text(out, "?", q.mean(axis=0), tile_px * 0.45, UNKNOWN_COLOUR)
     from vision.reconstruct import unsure_slots
-    radius = max(5.0, tile_px * 0.2)
+    radius = max(6.0, tile_px * 0.22)
     badges: list[np.ndarray] = []
-    for i in unsure_slots(recognition.tiles):
+    unsure = unsure_slots(recognition.tiles)
+    for i in unsure:
         q = q_all[i]
         centre = q[1] + (q[3] - q[1]) * 0.2            # inside the face, near its top-right corner
         if any(np.linalg.norm(centre - b) < 1.5 * radius for b in badges):
@@ -150,7 +152,7 @@ def draw_overlay(image: np.ndarray, recognition, quads: np.ndarray | None = None
         band = _advice(out, getattr(recognition, "advice", ()), avoid)
         if band is not None:
             avoid[band[0]:band[1]] = 10                  # and the legend keeps off the advice
-        _legend(out, len(free), len(blocked), len(unknown), n_covered, avoid=avoid, n_unsure=len(badges))
+        _legend(out, len(free), len(blocked), len(unknown), n_covered, avoid=avoid, n_unsure=len(unsure))
     return out
 
 
@@ -202,8 +204,9 @@ def _legend(img: np.ndarray, n_free: int, n_blocked: int, n_unknown: int, n_cove
             avoid: np.ndarray | None = None, n_unsure: int = 0) -> None:
     """The legend box; its first four counts add up to the tiles found
     present (covered tiles, under others, are counted but not drawn); the
-    last, ``n_unsure``, counts the badges (readings to check by eye).  It
-    lists every mark, even at a count of 0.  It goes in the corner
+    last, ``n_unsure``, counts the unsure readings (one badge stands for
+    the readings of a stack seen from nearly overhead).  It lists every
+    mark, even at a count of 0.  It goes in the corner
     (top left, top right, bottom left, bottom right, in that preference)
     that hides the least of ``avoid`` (``(H, W)`` weights: the tiles drawn,
     the advice)."""

@@ -59,8 +59,11 @@ class Camera:
         image_size: ``(w, h)`` in px of the images these intrinsics belong to.
         source: how K was obtained: ``"calibrated"`` (file / calibration),
             ``"estimated"`` (from the mat's homography), ``"assumed"``
-            (60-degree diagonal field of view) or ``"fitted"`` (to points
-            off the mat, :func:`refine_with_points`).
+            (60-degree diagonal field of view), ``"searched"`` (a nearly
+            overhead view's assumed focal length replaced by the one under
+            which the raised tiles' faces line up best,
+            ``vision.reconstruct.focal_from_faces``) or ``"fitted"`` (to
+            points off the mat, :func:`refine_with_points`).
     """
 
     K: np.ndarray
@@ -134,8 +137,10 @@ class Camera:
         constraints (module docstring).  Falls back to a 60-degree diagonal
         field of view (``f = diag / (2 tan 30deg)``, ``source="assumed"``) when
         no homography is given, the view is within
-        :data:`MIN_TILT_FOR_FOCAL_DEG` of fronto-parallel, or the estimate is
-        implausible (diagonal field of view outside 10-140 degrees).
+        :data:`MIN_TILT_FOR_FOCAL_DEG` of fronto-parallel (at the assumed focal
+        length, or at the estimated one: both must see the view as tilted
+        enough), or the estimate is implausible (diagonal field of view
+        outside 10-140 degrees).
 
         Args:
             image_size: ``(w, h)`` px.
@@ -151,7 +156,11 @@ class Camera:
             if homography_tilt_deg(H, f_fallback, cx, cy) >= MIN_TILT_FOR_FOCAL_DEG:
                 est = _focal_from_homography(H, cx, cy)
                 lo, hi = (diag / (2 * math.tan(math.radians(a) / 2)) for a in PLAUSIBLE_DIAGONAL_FOV_DEG[::-1])
-                if est is not None and lo <= est <= hi:
+                # the estimate must itself see the view as tilted enough: from a view
+                # of about 2 degrees, noise in the marker corners can pass the first
+                # check and then give a focal length 30-40 % short
+                if (est is not None and lo <= est <= hi
+                        and homography_tilt_deg(H, est, cx, cy) >= MIN_TILT_FOR_FOCAL_DEG):
                     f, source = est, "estimated"
         K = np.array([[f, 0, cx], [0, f, cy], [0, 0, 1]], np.float64)
         return cls(K, np.zeros(5), (w, h), source)
@@ -499,7 +508,7 @@ def estimate_pose(image_bgr: np.ndarray, spec: MatSpec, camera: Camera | None = 
         if cam.source == "estimated":
             fit = _fit_focal(obj, img, cam, "estimated")
             cam = fit[0] if fit is not None else cam
-    hint = "" if cam.source in ("assumed", "estimated") else " (check the camera file)"
+    hint = "" if cam.source in ("assumed", "estimated", "searched") else " (check the camera file)"
     try:
         rvec, tvec, rms = _solve(obj, img, cam)
     except MatNotFound as exc:

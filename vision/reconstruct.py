@@ -968,7 +968,7 @@ def _assign_faces(fp: np.ndarray, visible: list[int], copies: np.ndarray) -> dic
     return out
 
 
-def pose_with_focal(pose, f: float):
+def pose_with_focal(pose, f: float, source: str = "estimated"):
     """The mat pose re-solved for a camera of focal length ``f`` px.
 
     With the marker correspondences kept in ``pose`` (``object_points``,
@@ -978,7 +978,8 @@ def pose_with_focal(pose, f: float):
     the rotation made orthonormal by SVD.
 
     Returns:
-        A ``vision.pose.MatPose`` whose camera has ``source == "estimated"``.
+        A ``vision.pose.MatPose`` whose camera has this ``source``
+        (``vision.pose.Camera``).
     """
     import cv2
     from vision.pose import Camera, MatPose
@@ -986,7 +987,7 @@ def pose_with_focal(pose, f: float):
     K0 = pose.camera.K
     K = K0.copy()
     K[0, 0] = K[1, 1] = f
-    cam = Camera(K, pose.camera.dist, pose.camera.image_size, "estimated")
+    cam = Camera(K, pose.camera.dist, pose.camera.image_size, source)
     obj = np.asarray(getattr(pose, "object_points", np.zeros((0, 3))), np.float64).reshape(-1, 3)
     img = np.asarray(getattr(pose, "image_points", np.zeros((0, 2))), np.float64).reshape(-1, 2)
     extra = {"object_points": obj, "image_points": img} if len(obj) else {}
@@ -1027,7 +1028,8 @@ def focal_from_faces(image_bgr: np.ndarray, variant: str, layout: Layout, spec, 
     through its neighbours.  Layouts without raised slots keep the assumed focal length.
 
     Returns:
-        The chosen ``MatPose``.
+        The chosen ``MatPose``; its camera's ``source`` is ``"searched"``
+        (the assumed one's, unchanged, for a layout with no raised slot).
     """
     from vision.crops import extract_patches
     from vision.pose import project_slot_faces
@@ -1058,7 +1060,7 @@ def focal_from_faces(image_bgr: np.ndarray, variant: str, layout: Layout, spec, 
             off = 0.5 * (y[0] - y[2]) / den
             step = 0.5 * (x[2] - x[0])
             r = float(np.exp(x[1] + np.clip(off, -1, 1) * step))
-    return pose_with_focal(pose, f0 * r)
+    return pose_with_focal(pose, f0 * r, "searched")
 
 
 @dataclass(frozen=True)
@@ -1273,7 +1275,23 @@ def photo_advice(layout: Layout, states, spec, pose) -> tuple[str, ...]:
       (models/MODEL_CARD.md).
     * Small faces: the median slot's face is under :data:`LOW_FACE_PX` px
       wide (mat far away or small in the frame).
+    * A focal length guessed for a stacked layout: the view was too nearly
+      overhead for the mat to give it and no camera file was given
+      (``camera.source`` "assumed" or "searched"), so every stack's height
+      rests on a guess.  On the 30 development photos of 1000-1399 whose
+      focal length had to be guessed, the focal search left 100 slots wrong,
+      the true intrinsics 44 (models/MODEL_CARD.md, "Session 8").
     * Fewer than 4 markers under the pose: its corners rest on little.
+    * No tile found on any slot: right for a cleared mat, but more often a
+      wrong ``--layout`` (its slots fall between the tiles).
+    * Most faces read unsurely: at least 6 faces shown and more than
+      half of them under :data:`UNSURE_BELOW`.  A photo read with its own
+      tile set and layout has few (a bench photo of Love Mahjong read as
+      Love: 2 of 82; as Word, Candy or Mindful: 70 of 70, 81 of 82, 79 of
+      81; its Sprint layout read as the flat Sprint: 31 of 60): the tile
+      set (``--variant``) or the layout is likely wrong, or the photo very
+      blurred or dark (none of development photos 1000-1199 read with
+      their own set and layout has this advice).
 
     Args:
         layout: the layout read.
@@ -1305,7 +1323,19 @@ def photo_advice(layout: Layout, states, spec, pose) -> tuple[str, ...]:
                        f"slot{'s' if flat > 1 else ''} show{'' if flat > 1 else 's'} almost no parallax, so "
                        "whether a top tile is still there is unsure; tilt the camera 10-30 degrees for a surer "
                        "reading")
+    if any(s.z >= 1 for s in layout.slots) and getattr(pose.camera, "source", "") in ("assumed", "searched"):
+        out.append("focal length guessed (a nearly overhead view and no --camera), so stack heights rest on a "
+                   "guess: calibrate the camera once (companion calibrate) and pass --camera, or tilt it "
+                   "10-30 degrees")
     if pose.n_markers < 4:
         out.append(f"only {pose.n_markers} mat markers seen: keep hands and tiles off the markers for a surer "
                    "pose")
+    if states and not any(t.present for t in states):
+        out.append(f"no tile found on the slots of layout {layout.name!r}: if tiles stand on the mat, check "
+                   "--layout (and --mat)")
+    shown = [t for t in states if t.seen == "face"]
+    unsure = sum(t.confidence < UNSURE_BELOW for t in shown)
+    if len(shown) >= 6 and unsure > len(shown) / 2:
+        out.append(f"most faces read unsurely ({unsure} of {len(shown)}): check that --variant names the tile "
+                   "set on the table and --layout the layout, and that the photo is sharp and evenly lit")
     return tuple(out)

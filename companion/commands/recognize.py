@@ -95,11 +95,7 @@ def _recognize(args) -> int:
     from companion.layout_files import load_layout
 
     if args.annotate is not None:
-        if not args.annotate.strip():
-            raise BadInput("--annotate needs a file name, e.g. --annotate board.png")
-        folder = Path(args.annotate).parent
-        if not folder.is_dir():
-            raise BadInput(f"cannot write {args.annotate}: no folder {folder}")
+        _check_annotate_path(args.annotate, args.image)
     layout = load_layout(args.layout, args.map_name)
     image = read_image(args.image)
     camera = None
@@ -119,11 +115,48 @@ def _recognize(args) -> int:
         from vision.overlay import draw_overlay
         out = draw_overlay(image, rec)
         try:
-            ok = cv2.imwrite(args.annotate, out)
+            ok, encoded = cv2.imencode(Path(args.annotate).suffix, out)
         except cv2.error:
             ok = False
         if not ok:
-            raise BadInput(f"cannot write {args.annotate} (not an image extension OpenCV writes, such as .png "
-                           "or .jpg, or a folder without write permission)")
+            raise BadInput(f"cannot write {args.annotate}: OpenCV cannot encode a {Path(args.annotate).suffix} image")
+        try:
+            Path(args.annotate).write_bytes(encoded.tobytes())
+        except OSError as exc:
+            raise BadInput(f"cannot write {args.annotate}: {exc.strerror or exc}") from None
     print_json(rec.to_json())
     return 0
+
+
+def _check_annotate_path(annotate: str, image: str) -> None:
+    """Refuse, before any work, an ``--annotate`` path the overlay could not
+    be written to, or one that would overwrite the photo being read (the
+    evidence a referee may need).  The image is encoded by OpenCV and written
+    by Python, so a failure at the end is one line too.
+
+    Raises:
+        BadInput: no file name, a folder, a missing or unwritable folder, an
+            extension OpenCV does not write, or the input photo itself.
+    """
+    import os
+
+    import cv2
+
+    if not annotate.strip():
+        raise BadInput("--annotate needs a file name, e.g. --annotate board.png")
+    path = Path(annotate)
+    if path.is_dir():
+        raise BadInput(f"cannot write {annotate}: it is a folder; give a file name such as board.png")
+    folder = path.parent
+    if not folder.is_dir():
+        raise BadInput(f"cannot write {annotate}: no folder {folder}")
+    if not cv2.haveImageWriter(annotate):
+        raise BadInput(f"cannot write {annotate}: not an image extension OpenCV writes, such as .png or .jpg")
+    try:
+        same = path.exists() and Path(image).exists() and os.path.samefile(path, image)
+    except OSError:
+        same = False
+    if same:
+        raise BadInput(f"--annotate {annotate} would overwrite the photo being read; give another file name")
+    if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise BadInput(f"cannot write {annotate}: permission denied")

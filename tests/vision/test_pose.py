@@ -320,6 +320,32 @@ def test_camera_guess_from_exact_homography():
     assert Camera.guess(SIZE, K @ np.column_stack([R[:, 0], R[:, 1], tv])).source == "assumed"
 
 
+def test_camera_guess_refuses_a_focal_length_that_sees_the_view_nearly_overhead():
+    # A wide lens (f = 600 px) 3 degrees from overhead: at the assumed
+    # 60-degree focal length the homography looks 6.9 degrees tilted, enough
+    # to estimate f; but the estimate itself puts the view 3 degrees from
+    # overhead, where marker noise can make it 30-40 % short, so the guess
+    # stays "assumed"
+    from vision.pose import MIN_TILT_FOR_FOCAL_DEG, homography_tilt_deg
+
+    K600 = camera_matrix(SIZE, 600.0)
+    rv, tv = look_at_pose(CENTRE, 700, 3.0, yaw_deg=5, azimuth_deg=30)
+    R = cv2.Rodrigues(rv)[0]
+    H = K600 @ np.column_stack([R[:, 0], R[:, 1], tv])
+    cx, cy = (SIZE[0] - 1) / 2, (SIZE[1] - 1) / 2
+    f60 = math.hypot(*SIZE) / (2 * math.tan(math.radians(30)))
+    assert homography_tilt_deg(H, f60, cx, cy) == pytest.approx(6.9, abs=0.05)
+    assert MIN_TILT_FOR_FOCAL_DEG == 4.0
+    assert homography_tilt_deg(H, 600.0, cx, cy) == pytest.approx(3.0, abs=1e-6)
+    cam = Camera.guess(SIZE, H)
+    assert cam.source == "assumed" and cam.K[0, 0] == pytest.approx(f60)
+    # 6 degrees from overhead the same lens is measured
+    rv, tv = look_at_pose(CENTRE, 700, 6.0, yaw_deg=5, azimuth_deg=30)
+    R = cv2.Rodrigues(rv)[0]
+    cam = Camera.guess(SIZE, K600 @ np.column_stack([R[:, 0], R[:, 1], tv]))
+    assert cam.source == "estimated" and cam.K[0, 0] == pytest.approx(600.0, rel=1e-6)
+
+
 def test_mat_pose_values(spec, mat_png):
     img, rv, tv = _view(spec, mat_png, 30)
     pose = estimate_pose(img, spec, Camera(K, np.zeros(5), SIZE))

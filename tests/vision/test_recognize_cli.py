@@ -38,6 +38,37 @@ def test_empty_annotate_path_is_bad_usage(tmp_path, capsys):
     assert code == 2 and out == "" and len(err.strip().splitlines()) == 1 and "no folder" in err
 
 
+def test_annotate_refuses_the_photo_itself_a_folder_and_a_bad_extension(tmp_path, capsys):
+    # all checked before the photo is read: the photo is left as it was
+    photo = tmp_path / "photo.png"
+    cv2.imwrite(str(photo), np.full((48, 64, 3), 200, np.uint8))
+    before = photo.read_bytes()
+    args = ["recognize", str(photo), "--variant", "love", "--layout", "turtle", "--json", "--annotate"]
+    for target, says in ((str(photo), "would overwrite the photo"),
+                         (str(tmp_path / "." / "photo.png"), "would overwrite the photo"),
+                         (str(tmp_path), "it is a folder"),
+                         (str(tmp_path / "board.txt"), "not an image extension")):
+        code, out, err = run(args + [target], capsys)
+        assert code == 2 and out == "" and len(err.strip().splitlines()) == 1 and says in err, (target, err)
+    assert photo.read_bytes() == before
+    assert not (tmp_path / "board.txt").exists()
+
+
+def test_importing_vision_turns_off_onnxruntime_telemetry():
+    # unless the user set ORT_DISABLE_TELEMETRY already
+    import os
+    import subprocess
+    import sys
+
+    code = "import os, vision; print(os.environ['ORT_DISABLE_TELEMETRY'])"
+    env = {k: v for k, v in os.environ.items() if k != "ORT_DISABLE_TELEMETRY"}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "1"
+    out = subprocess.run([sys.executable, "-c", code], env={**env, "ORT_DISABLE_TELEMETRY": "0"},
+                         capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "0"
+
+
 @pytest.mark.parametrize("kind", ["blank", "noise"])
 def test_photo_without_mat_exits_3_without_json(tmp_path, capsys, kind):
     rng = np.random.default_rng(0)
@@ -107,7 +138,7 @@ def test_overhead_view_focal_length_found_from_the_stacks():
                                    augment=Augment.none()), np.random.default_rng(5))
     rec = recognize(scene.image, "love", layout)
     f_true = scene.truth.camera.K[0, 0]
-    assert rec.pose.camera.source == "estimated"
+    assert rec.pose.camera.source == "searched"
     assert abs(rec.pose.camera.K[0, 0] / f_true - 1) < 0.12
     right = sum(t.present == bool(p) for t, p in zip(rec.tiles, scene.truth.present))
     assert right >= 0.95 * len(layout)

@@ -592,15 +592,39 @@ def test_straight_down_photo_advises_tilting_the_camera(turtle_photos):
     from vision.reconstruct import photo_advice
     scene, rec = turtle_photos[0.0]
     assert rec.pose.tilt_deg < 2
-    (advice,) = rec.advice
+    # straight down without --camera the focal length is searched, not measured
+    assert rec.pose.camera.source == "searched"
+    advice, guessed = rec.advice
     assert advice.startswith("camera nearly overhead (tilt 0 degrees)") and "tilt the camera 10-30 degrees" in advice
-    assert rec.to_json()["advice"] == [advice]
+    assert guessed.startswith("focal length guessed") and "pass --camera" in guessed
+    assert rec.to_json()["advice"] == [advice, guessed]
+    # with the true intrinsics only the parallax advice stays
+    with_camera = photo_advice(rec.layout, rec.tiles, MatSpec.default(),
+                               dataclasses.replace(rec.pose, camera=scene.truth.camera.camera()))
+    assert with_camera == (advice,)
     # tilted 25 degrees every stack shows its height: nothing to advise
     assert turtle_photos[25.0][1].advice == ()
     # a pose on 3 markers asks for the markers to be uncovered
     few = dataclasses.replace(turtle_photos[25.0][1].pose, n_markers=3)
     assert photo_advice(rec.layout, turtle_photos[25.0][1].tiles, MatSpec.default(), few) == (
         "only 3 mat markers seen: keep hands and tiles off the markers for a surer pose",)
+
+
+def test_a_wrong_tile_set_or_an_empty_read_is_advised_to_check_the_options(turtle_photos):
+    import dataclasses
+
+    from vision.mat import MatSpec
+    from vision.reconstruct import UNSURE_BELOW, photo_advice, recognize
+    scene, rec = turtle_photos[25.0]
+    shown = [t for t in rec.tiles if t.seen == "face"]
+    assert len(shown) > 40 and sum(t.confidence < UNSURE_BELOW for t in shown) < len(shown) / 10
+    # the Mindful photo read as Word Mahjong: nearly every face unsure
+    (advice,) = recognize(scene.image, "word", rec.layout).advice
+    assert advice.startswith("most faces read unsurely (") and "--variant" in advice
+    # nothing found on any slot: a cleared mat, or the wrong layout
+    cleared = [dataclasses.replace(t, present=False, face=None, free=None, seen="empty") for t in rec.tiles]
+    assert photo_advice(rec.layout, cleared, MatSpec.default(), rec.pose) == (
+        "no tile found on the slots of layout 'turtle': if tiles stand on the mat, check --layout (and --mat)",)
 
 
 def test_a_far_camera_is_advised_to_come_closer(turtle_photos):
@@ -657,7 +681,7 @@ def test_overlay_marks_unsure_readings_with_a_badge_once_per_stack(monkeypatch):
     monkeypatch.setattr(overlay, "_legend", lambda img, *counts, **kw: seen.update(kw))
     img = overlay.draw_overlay(np.full((100, 200, 3), 128, np.uint8),
                                Recognition(VARIANT, LAYOUT, states, quads))
-    assert seen["n_unsure"] == 2
+    assert seen["n_unsure"] == 3           # readings; two of them share a badge
 
     def badge_px(x0, x1, y0, y1):
         sub = img[y0:y1, x0:x1].astype(int)
