@@ -73,7 +73,11 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _one_line(exc: BaseException) -> str:
+    """The error's message on one line.  Bytes of a file name that are not
+    UTF-8 (held by Python as surrogates) are shown as ``\\udcff`` escapes, so
+    writing the line never fails, whatever stderr's encoding."""
     text = str(exc) or exc.__class__.__name__
+    text = text.encode("utf-8", "backslashreplace").decode("utf-8")
     return " ".join(text.split())
 
 

@@ -1216,16 +1216,24 @@ LOW_PARALLAX = 0.075
 #: photos whose median face is under 25 px were entirely right 35 % of the
 #: time, against 52 % at 25-40 px and 63 % above.
 LOW_FACE_PX = 24.0
+#: a focal length estimated from a view tilted less than this (degrees) is
+#: advised against as guessed (see :func:`photo_advice`)
+FOCAL_ADVICE_TILT_DEG = 6.0
 
 
 def unsure_slots(states, below: float = UNSURE_BELOW) -> list[int]:
     """Slots whose reading a referee should check by eye.
 
-    A slot is unsure when its top face was read (``seen == "face"``) or it was
-    judged empty, with a confidence under ``below``: a stack whose top tile
-    may or may not stand, a face between look-alikes.  Slots under a present
-    tile ("covered") are left out (the tile on top stands for its stack), and
-    so are slots already reported as unseen ("occluded": face null).
+    A slot is unsure when its top face was read (``seen == "face"``) with a
+    confidence under ``below`` (a face between look-alikes, a stack whose top
+    tile may be gone), or when it was judged empty with a confidence under
+    ``below`` and the photo can hide a tile there (a presence candidate,
+    :func:`vision.presence.candidates`: a raised slot, or one beside a taller
+    slot).  Slots under a present tile ("covered") are left out (the tile on
+    top stands for its stack), and so are slots already reported as unseen
+    ("occluded": face null).  On development photos 1000-1199, of the empty
+    readings under 0.7, 44 of 103 on candidate slots were wrong, against 4
+    of 46 elsewhere (a cleared flat mat drew a badge on most cells).
 
     Args:
         states: the :class:`SlotState` of every slot, in layout order.
@@ -1234,7 +1242,11 @@ def unsure_slots(states, below: float = UNSURE_BELOW) -> list[int]:
     Returns:
         Indices into ``states``, ascending.
     """
-    return [i for i, t in enumerate(states) if t.seen in ("face", "empty") and t.confidence < below]
+    from vision.presence import candidates
+
+    hideable = candidates([t.slot for t in states])
+    return [i for i, t in enumerate(states) if t.confidence < below
+            and (t.seen == "face" or (t.seen == "empty" and hideable[i]))]
 
 
 def slots_to_check(states, geometry: Geometry, below: float = UNSURE_BELOW) -> list[int]:
@@ -1277,8 +1289,11 @@ def photo_advice(layout: Layout, states, spec, pose) -> tuple[str, ...]:
       wide (mat far away or small in the frame).
     * A focal length guessed for a stacked layout: the view was too nearly
       overhead for the mat to give it and no camera file was given
-      (``camera.source`` "assumed" or "searched"), so every stack's height
-      rests on a guess.  On the 30 development photos of 1000-1399 whose
+      (``camera.source`` "assumed" or "searched"; or "estimated" from a
+      view within :data:`FOCAL_ADVICE_TILT_DEG` of overhead, where the
+      mat's homography holds little of it: a break-test found one read
+      12 % short at 4.0 degrees), so every stack's height rests on a
+      guess.  On the 30 development photos of 1000-1399 whose
       focal length had to be guessed, the focal search left 100 slots wrong,
       the true intrinsics 44 (models/MODEL_CARD.md, "Session 8").
     * Fewer than 4 markers under the pose: its corners rest on little.
@@ -1312,7 +1327,12 @@ def photo_advice(layout: Layout, states, spec, pose) -> tuple[str, ...]:
         if face_px < LOW_FACE_PX:
             out.append(f"tiles only {int(face_px)} px wide in the picture: bring the camera closer or raise its "
                        f"resolution so the mat fills the frame (faces read surest at {LOW_FACE_PX:.0f} px or more)")
-    raised = [i for i, (s, st) in enumerate(zip(layout.slots, states)) if s.z >= 1 and st.seen != "covered"]
+    # raised slots where the question "is the top tile still there?" arises:
+    # a tile stands there, uncovered, or every tile it would stand on does
+    g = geometry_of(layout)
+    raised = [i for i, (s, st) in enumerate(zip(layout.slots, states))
+              if s.z >= 1 and st.seen != "covered"
+              and (st.present or all(states[j].present for j in g.covers[i]))]
     if raised:
         q = window_quads([layout.slots[i] for i in raised], spec, pose)
         shift = np.abs(q[0] - q[1]).max(axis=(1, 2))
@@ -1323,7 +1343,9 @@ def photo_advice(layout: Layout, states, spec, pose) -> tuple[str, ...]:
                        f"slot{'s' if flat > 1 else ''} show{'' if flat > 1 else 's'} almost no parallax, so "
                        "whether a top tile is still there is unsure; tilt the camera 10-30 degrees for a surer "
                        "reading")
-    if any(s.z >= 1 for s in layout.slots) and getattr(pose.camera, "source", "") in ("assumed", "searched"):
+    source = getattr(pose.camera, "source", "")
+    if any(s.z >= 1 for s in layout.slots) and (source in ("assumed", "searched") or (
+            source == "estimated" and pose.tilt_deg < FOCAL_ADVICE_TILT_DEG)):
         out.append("focal length guessed (a nearly overhead view and no --camera), so stack heights rest on a "
                    "guess: calibrate the camera once (companion calibrate) and pass --camera, or tilt it "
                    "10-30 degrees")

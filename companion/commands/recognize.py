@@ -95,7 +95,8 @@ def _recognize(args) -> int:
     from companion.layout_files import load_layout
 
     if args.annotate is not None:
-        _check_annotate_path(args.annotate, args.image)
+        layout_file = args.layout if Path(args.layout).is_file() else None
+        _check_annotate_path(args.annotate, [args.image, args.camera, args.mat, args.tiles, layout_file])
     layout = load_layout(args.layout, args.map_name)
     image = read_image(args.image)
     camera = None
@@ -128,19 +129,23 @@ def _recognize(args) -> int:
     return 0
 
 
-def _check_annotate_path(annotate: str, image: str) -> None:
+def _check_annotate_path(annotate: str, inputs) -> None:
     """Refuse, before any work, an ``--annotate`` path the overlay could not
-    be written to, or one that would overwrite the photo being read (the
-    evidence a referee may need).  The image is encoded by OpenCV and written
-    by Python, so a failure at the end is one line too.
+    be written to, or one that would overwrite a file being read (the photo,
+    the evidence a referee may need, or the camera, mat, layout or profile
+    file).  The image is encoded by OpenCV and written by Python, so a
+    failure at the end is one line too.
+
+    Args:
+        annotate: the ``--annotate`` value.
+        inputs: paths of the files being read (None entries are skipped).
 
     Raises:
         BadInput: no file name, a folder, a missing or unwritable folder, an
-            extension OpenCV does not write, or the input photo itself.
+            extension OpenCV cannot write a colour image to, or one of
+            ``inputs``.
     """
     import os
-
-    import cv2
 
     if not annotate.strip():
         raise BadInput("--annotate needs a file name, e.g. --annotate board.png")
@@ -150,13 +155,40 @@ def _check_annotate_path(annotate: str, image: str) -> None:
     folder = path.parent
     if not folder.is_dir():
         raise BadInput(f"cannot write {annotate}: no folder {folder}")
-    if not cv2.haveImageWriter(annotate):
-        raise BadInput(f"cannot write {annotate}: not an image extension OpenCV writes, such as .png or .jpg")
-    try:
-        same = path.exists() and Path(image).exists() and os.path.samefile(path, image)
-    except OSError:
-        same = False
-    if same:
-        raise BadInput(f"--annotate {annotate} would overwrite the photo being read; give another file name")
-    if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+    if not _encodes(path.suffix):
+        raise BadInput(f"cannot write {annotate}: not an image extension OpenCV writes a colour picture to, "
+                       "such as .png or .jpg")
+    for other in inputs:
+        try:
+            same = other is not None and path.exists() and Path(other).exists() and os.path.samefile(path, other)
+        except OSError:
+            same = False
+        if same:
+            raise BadInput(f"--annotate {annotate} would overwrite {other}, which is being read; give another "
+                           "file name")
+    if not (os.access(path, os.W_OK) if path.exists() else os.access(folder, os.W_OK)):
         raise BadInput(f"cannot write {annotate}: permission denied")
+
+
+def _encodes(suffix: str) -> bool:
+    """Whether OpenCV encodes a small BGR picture as ``suffix`` (``.png``):
+    a trial ``cv2.imencode`` with OpenCV's log silenced (some formats, such
+    as ``.pgm``, take grey pictures only and log an error).  Only the
+    extension reaches OpenCV: ``cv2.haveImageWriter`` crashed on a file name
+    holding bytes that are not UTF-8."""
+    import cv2
+    import numpy as np
+
+    if not suffix or not suffix.isascii() or not suffix[1:].isalnum():
+        return False
+    from cv2.utils import logging as cvlog
+
+    level = cvlog.getLogLevel()
+    cvlog.setLogLevel(cvlog.LOG_LEVEL_SILENT)
+    try:
+        ok, _ = cv2.imencode(suffix, np.zeros((4, 4, 3), np.uint8))
+    except cv2.error:
+        ok = False
+    finally:
+        cvlog.setLogLevel(level)
+    return bool(ok)

@@ -38,20 +38,29 @@ def test_empty_annotate_path_is_bad_usage(tmp_path, capsys):
     assert code == 2 and out == "" and len(err.strip().splitlines()) == 1 and "no folder" in err
 
 
-def test_annotate_refuses_the_photo_itself_a_folder_and_a_bad_extension(tmp_path, capsys):
-    # all checked before the photo is read: the photo is left as it was
+def test_annotate_refuses_the_files_read_a_folder_and_a_bad_extension(tmp_path, capsys):
+    # all checked before the photo is read: the photo and the camera file are
+    # left as they were
     photo = tmp_path / "photo.png"
     cv2.imwrite(str(photo), np.full((48, 64, 3), 200, np.uint8))
-    before = photo.read_bytes()
-    args = ["recognize", str(photo), "--variant", "love", "--layout", "turtle", "--json", "--annotate"]
-    for target, says in ((str(photo), "would overwrite the photo"),
-                         (str(tmp_path / "." / "photo.png"), "would overwrite the photo"),
+    camera = tmp_path / "camera.png"      # a camera JSON under an image's name
+    camera.write_text(json.dumps({"camera_matrix": [[1000, 0, 31.5], [0, 1000, 23.5], [0, 0, 1]],
+                                  "dist_coeffs": [0, 0, 0, 0, 0], "image_size": [64, 48]}))
+    before = photo.read_bytes(), camera.read_bytes()
+    args = ["recognize", str(photo), "--variant", "love", "--layout", "turtle", "--json",
+            "--camera", str(camera), "--annotate"]
+    for target, says in ((str(photo), "which is being read"),
+                         (str(tmp_path / "." / "photo.png"), "which is being read"),
+                         (str(camera), "which is being read"),
                          (str(tmp_path), "it is a folder"),
-                         (str(tmp_path / "board.txt"), "not an image extension")):
+                         (str(tmp_path / "board.txt"), "not an image extension"),
+                         (str(tmp_path / "board.pgm"), "not an image extension"),    # grey pictures only
+                         (str(tmp_path / ".png"), "not an image extension"),
+                         (str(tmp_path / "board\udcff.txt"), "not an image extension")):   # not UTF-8
         code, out, err = run(args + [target], capsys)
         assert code == 2 and out == "" and len(err.strip().splitlines()) == 1 and says in err, (target, err)
-    assert photo.read_bytes() == before
-    assert not (tmp_path / "board.txt").exists()
+    assert (photo.read_bytes(), camera.read_bytes()) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["camera.png", "photo.png"]
 
 
 def test_importing_vision_turns_off_onnxruntime_telemetry():

@@ -655,6 +655,11 @@ def test_unsure_slots_are_faces_and_empty_slots_read_under_the_threshold():
               SlotState(s[3], False, None, 0.55, None, "empty"))
     assert unsure_slots(states) == [0, 3]
     assert unsure_slots(states, below=0.6) == [3]
+    # on a flat row nothing can hide a tile: an empty slot read at 0.55 is no
+    # question, a face read at 0.65 still is
+    flat = (Slot(0, 0, 0), Slot(2, 0, 0))
+    assert unsure_slots((SlotState(flat[0], False, None, 0.55, None, "empty"),
+                         SlotState(flat[1], True, "bamboo-1", 0.65, True, "face"))) == [1]
     from vision.reconstruct import Recognition
     assert Recognition(VARIANT, LAYOUT, states).to_json()["unsure"] == [[0, 0, 0], [2, 0, 1]]
     sure = (SlotState(s[0], True, "bamboo-1", 0.95, True, "face"),) + states[1:3] + (
