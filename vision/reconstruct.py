@@ -1157,6 +1157,9 @@ def recognize(image_bgr: np.ndarray, variant: str, layout: Layout, camera=None,
     from vision.mat import MatSpec
 
     spec = spec or MatSpec.default()
+    if classifier is None:
+        from vision.faces import TileClassifier
+        classifier = TileClassifier()
     r = read_slots(image_bgr, variant, layout, camera, classifier, spec, settings, face_reader)
     pose, quads, sc, fp, in_view = r.pose, r.quads, r.scores, r.face_probs, r.in_view
     if presence is None:
@@ -1200,7 +1203,11 @@ def recognize(image_bgr: np.ndarray, variant: str, layout: Layout, camera=None,
                          presence_logit=presence_of if presence else None,
                          removes_in_pairs=find_variant(variant).removes_in_pairs,
                          face_check=face_check if face_reader is None else None)
-    return Recognition(variant, layout, tuple(states), quads, pose, photo_advice(layout, states, spec, pose))
+    stray = 0
+    if sum(t.present for t in states) < STRAY_CHECK_BELOW * len(states):
+        stray = stray_tiles(image_bgr, variant, layout, spec, pose, classifier)
+    return Recognition(variant, layout, tuple(states), quads, pose,
+                       photo_advice(layout, states, spec, pose, stray))
 
 
 #: a stack whose two heights land closer than this share of its face's width
@@ -1216,6 +1223,12 @@ LOW_PARALLAX = 0.075
 #: photos whose median face is under 25 px were entirely right 35 % of the
 #: time, against 52 % at 25-40 px and 63 % above.
 LOW_FACE_PX = 24.0
+#: a read with fewer tiles present than this share of the layout's slots is
+#: checked for tiles standing where the layout has no slot
+#: (:func:`stray_tiles`: a wrong ``--layout``)
+STRAY_CHECK_BELOW = 0.4
+#: this many faces read on cells without a slot earn the advice
+STRAY_MIN = 3
 #: a focal length estimated from a view tilted less than this (degrees) is
 #: advised against as guessed (see :func:`photo_advice`)
 FOCAL_ADVICE_TILT_DEG = 6.0
@@ -1274,7 +1287,64 @@ def slots_to_check(states, geometry: Geometry, below: float = UNSURE_BELOW) -> l
     return sorted(marked)
 
 
-def photo_advice(layout: Layout, states, spec, pose) -> tuple[str, ...]:
+def stray_tiles(image_bgr: np.ndarray, variant: str, layout: Layout, spec, pose, classifier,
+                max_windows: int = 96) -> int:
+    """How many tiles seem to stand where ``layout`` has no slot.
+
+    Windows at the positions of the mat's half-tile grid
+    (:data:`companion.layouts.MAT_HALF_UNITS`) whose tile footprint no slot
+    of the layout overlaps, at the height of a tile standing on the mat, at
+    most ``max_windows`` of them (a fixed, seeded spread), are read by the
+    face classifier; a window counts when its face probabilities sum to 0.9
+    or more and one face holds 80 % of that.  A board read with the wrong
+    ``--layout`` has tiles there.  (Windows overlapping the layout's slots,
+    half a tile off or a layer up, were tried: 22 of 199 development
+    photos read with their own layout then had 3 or more.)
+
+    Args:
+        image_bgr: ``(H, W, 3)`` uint8 BGR photo.
+        variant: the tile set.
+        layout: the layout the photo was read with.
+        spec: ``vision.mat.MatSpec``; pose: ``vision.pose.MatPose``.
+        classifier: ``vision.faces.TileClassifier``.
+        max_windows: at most this many windows are read (about 7 ms for 96).
+
+    Returns:
+        The number of windows read as holding a face.
+    """
+    from companion.layouts import MAT_HALF_UNITS
+    from vision.crops import extract_patches
+    from vision.pose import project_slot_faces
+
+    foot = np.zeros((MAT_HALF_UNITS[1] + 4, MAT_HALF_UNITS[0] + 4), bool)   # half-units any slot covers
+    for s in layout.slots:
+        foot[max(0, s.y):s.y + 2, max(0, s.x):s.x + 2] = True
+    spots = [(x, y, 0) for y in range(MAT_HALF_UNITS[1] - 1) for x in range(MAT_HALF_UNITS[0] - 1)
+             if not foot[y:y + 2, x:x + 2].any()]
+    if not spots:
+        return 0
+    order = _spread_order(len(spots))[:max_windows]
+    spots = [spots[k] for k in order]
+    quads = np.asarray(project_slot_faces(spots, spec, pose), np.float32)
+    h, w = image_bgr.shape[:2]
+    inside = ((quads[..., 0] >= 0) & (quads[..., 0] <= w - 1) & (quads[..., 1] >= 0)
+              & (quads[..., 1] <= h - 1)).all(axis=1)
+    if not inside.any():
+        return 0
+    sc = classifier.scores(extract_patches(image_bgr, quads[inside], classifier.crop), variant)
+    pf = sc.face_probs.sum(axis=1)
+    return int(((pf >= 0.9) & (sc.face_probs.max(axis=1) >= 0.8 * pf)).sum())
+
+
+@functools.lru_cache(maxsize=8)
+def _spread_order(n: int) -> np.ndarray:
+    """A fixed order of ``n`` items (seeded permutation), so a sample of the
+    first few covers the mat without a stride's aliasing against the tile
+    pitch."""
+    return np.random.default_rng(0).permutation(n)
+
+
+def photo_advice(layout: Layout, states, spec, pose, stray: int = 0) -> tuple[str, ...]:
     """What would make a retake of this photo surer, as sentences for the player.
 
     * Stacks seen with almost no parallax: raised slots whose top is not
@@ -1299,6 +1369,8 @@ def photo_advice(layout: Layout, states, spec, pose) -> tuple[str, ...]:
     * Fewer than 4 markers under the pose: its corners rest on little.
     * No tile found on any slot: right for a cleared mat, but more often a
       wrong ``--layout`` (its slots fall between the tiles).
+    * ``stray`` (:func:`stray_tiles`) of :data:`STRAY_MIN` or more: tiles
+      stand where the layout has no slot, a wrong ``--layout``.
     * Most faces read unsurely: at least 6 faces shown and more than
       half of them under :data:`UNSURE_BELOW`.  A photo read with its own
       tile set and layout has few (a bench photo of Love Mahjong read as
@@ -1352,6 +1424,9 @@ def photo_advice(layout: Layout, states, spec, pose) -> tuple[str, ...]:
     if pose.n_markers < 4:
         out.append(f"only {pose.n_markers} mat markers seen: keep hands and tiles off the markers for a surer "
                    "pose")
+    if stray >= STRAY_MIN:
+        out.append(f"{stray} tiles seem to stand where layout {layout.name!r} has no slot: check --layout "
+                   "(and --mat)")
     if states and not any(t.present for t in states):
         out.append(f"no tile found on the slots of layout {layout.name!r}: if tiles stand on the mat, check "
                    "--layout (and --mat)")

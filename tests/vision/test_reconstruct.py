@@ -602,6 +602,14 @@ def test_straight_down_photo_advises_tilting_the_camera(turtle_photos):
     with_camera = photo_advice(rec.layout, rec.tiles, MatSpec.default(),
                                dataclasses.replace(rec.pose, camera=scene.truth.camera.camera()))
     assert with_camera == (advice,)
+    # a focal length estimated from the mat within 6 degrees of overhead is
+    # advised on too; from 25 degrees it is not
+    from vision.pose import Camera
+    estimated = Camera(rec.pose.camera.K, rec.pose.camera.dist, rec.pose.camera.image_size, "estimated")
+    assert photo_advice(rec.layout, rec.tiles, MatSpec.default(),
+                        dataclasses.replace(rec.pose, camera=estimated))[1] == guessed
+    tilted = turtle_photos[25.0][1]
+    assert tilted.pose.camera.source == "estimated" and tilted.advice == ()
     # tilted 25 degrees every stack shows its height: nothing to advise
     assert turtle_photos[25.0][1].advice == ()
     # a pose on 3 markers asks for the markers to be uncovered
@@ -625,6 +633,33 @@ def test_a_wrong_tile_set_or_an_empty_read_is_advised_to_check_the_options(turtl
     cleared = [dataclasses.replace(t, present=False, face=None, free=None, seen="empty") for t in rec.tiles]
     assert photo_advice(rec.layout, cleared, MatSpec.default(), rec.pose) == (
         "no tile found on the slots of layout 'turtle': if tiles stand on the mat, check --layout (and --mat)",)
+    # seen straight down, a cleared board raises no question about stacks:
+    # only the guessed focal length and the empty read are advised on
+    overhead = turtle_photos[0.0][1]
+    cleared = [dataclasses.replace(t, present=False, face=None, free=None, seen="empty") for t in overhead.tiles]
+    advice = photo_advice(overhead.layout, cleared, MatSpec.default(), overhead.pose)
+    assert [a.split(" ")[0] for a in advice] == ["focal", "no"]
+
+
+def test_tiles_where_the_layout_has_no_slot_are_advised_on():
+    # a Twin Hearts board read as Cupid's Citadel: few tiles land on its
+    # slots, and faces stand on cells it does not use
+    from companion import codex
+    from vision.faces import TileClassifier
+    from vision.mat import MatSpec
+    from vision.reconstruct import STRAY_MIN, recognize, stray_tiles
+    from vision.synth import SceneSpec, render_scene
+
+    right, wrong = codex.builtin("twin-hearts"), codex.builtin("cupids-citadel")
+    scene = render_scene(SceneSpec("love", right, n_removed=30, tilt_deg=(10, 35)), np.random.default_rng(3))
+    rec = recognize(scene.image, "love", wrong)
+    stray = [a for a in rec.advice if "has no slot" in a]
+    assert len(stray) == 1 and stray[0].endswith("seem to stand where layout 'cupids-citadel' has no slot: "
+                                                 "check --layout (and --mat)")
+    assert int(stray[0].split()[0]) >= STRAY_MIN
+    assert sum(t.present for t in rec.tiles) < 0.4 * len(wrong.slots)
+    # read with its own layout: no face off its slots
+    assert stray_tiles(scene.image, "love", right, MatSpec.default(), rec.pose, TileClassifier()) == 0
 
 
 def test_a_far_camera_is_advised_to_come_closer(turtle_photos):
