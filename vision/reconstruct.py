@@ -1411,10 +1411,15 @@ def photo_advice(layout: Layout, states, spec, pose, stray: int = 0) -> tuple[st
         width = np.linalg.norm(q[0][:, 1] - q[0][:, 0], axis=1)
         flat = int((shift < LOW_PARALLAX * width).sum())
         if flat:
-            out.append(f"camera nearly overhead (tilt {pose.tilt_deg:.0f} degrees): {flat} stacked "
-                       f"slot{'s' if flat > 1 else ''} show{'' if flat > 1 else 's'} almost no parallax, so "
-                       "whether a top tile is still there is unsure; tilt the camera 10-30 degrees for a surer "
-                       "reading")
+            slots_say = f"{flat} stacked slot{'s' if flat > 1 else ''} show{'' if flat > 1 else 's'}"
+            if pose.tilt_deg < 10:
+                out.append(f"camera nearly overhead (tilt {pose.tilt_deg:.0f} degrees): {slots_say} almost no "
+                           "parallax, so whether a top tile is still there is unsure; tilt the camera 10-30 "
+                           "degrees for a surer reading")
+            else:                     # the camera looks straight down on part of the board
+                out.append(f"{slots_say} almost no parallax (the camera, tilted {pose.tilt_deg:.0f} degrees, "
+                           "looks straight down on them), so whether a top tile is still there is unsure; "
+                           "tilt the camera further, 20-30 degrees, for a surer reading")
     source = getattr(pose.camera, "source", "")
     if any(s.z >= 1 for s in layout.slots) and (source in ("assumed", "searched") or (
             source == "estimated" and pose.tilt_deg < FOCAL_ADVICE_TILT_DEG)):

@@ -95,8 +95,11 @@ def _recognize(args) -> int:
     from companion.layout_files import load_layout
 
     if args.annotate is not None:
-        layout_file = args.layout if Path(args.layout).is_file() else None
-        _check_annotate_path(args.annotate, [args.image, args.camera, args.mat, args.tiles, layout_file])
+        try:
+            layout_file = args.layout if Path(args.layout).is_file() else None
+            _check_annotate_path(args.annotate, [args.image, args.camera, args.mat, args.tiles, layout_file])
+        except OSError as exc:          # a folder on the way that cannot be searched, a name too long
+            raise BadInput(f"cannot write {args.annotate}: {exc.strerror or exc}") from None
     layout = load_layout(args.layout, args.map_name)
     image = read_image(args.image)
     camera = None

@@ -662,6 +662,22 @@ def test_tiles_where_the_layout_has_no_slot_are_advised_on():
     assert stray_tiles(scene.image, "love", right, MatSpec.default(), rec.pose, TileClassifier()) == 0
 
 
+def test_a_tilted_camera_looking_straight_down_on_some_stacks_is_advised_to_tilt_further():
+    # tilted 13 degrees, the camera still looks straight down on part of the
+    # Turtle: "nearly overhead" would be wrong, "tilt further" is the advice
+    from companion import codex
+    from vision.reconstruct import recognize
+    from vision.synth import SceneSpec, render_scene
+
+    layout = codex.builtin("turtle")
+    scene = render_scene(SceneSpec("mindful", layout, n_removed=30, tilt_deg=(13, 13)), np.random.default_rng(3))
+    rec = recognize(scene.image, "mindful", layout)
+    assert rec.pose.tilt_deg > 10
+    (advice,) = rec.advice
+    assert "stacked slots show almost no parallax (the camera, tilted 13 degrees, looks straight down" in advice
+    assert advice.endswith("tilt the camera further, 20-30 degrees, for a surer reading")
+
+
 def test_a_far_camera_is_advised_to_come_closer(turtle_photos):
     import cv2
 
