@@ -144,9 +144,9 @@ def _check_annotate_path(annotate: str, inputs) -> None:
         inputs: paths of the files being read (None entries are skipped).
 
     Raises:
-        BadInput: no file name, a folder, a missing or unwritable folder, an
-            extension OpenCV cannot write a colour image to, or one of
-            ``inputs``.
+        BadInput: no file name, a folder, a pipe or device, a missing or
+            unwritable folder, an extension OpenCV cannot write a colour
+            image to, or one of ``inputs``.
     """
     import os
 
@@ -155,6 +155,9 @@ def _check_annotate_path(annotate: str, inputs) -> None:
     path = Path(annotate)
     if path.is_dir():
         raise BadInput(f"cannot write {annotate}: it is a folder; give a file name such as board.png")
+    if path.exists() and not path.is_file():
+        raise BadInput(f"cannot write {annotate}: it is not a plain file (a pipe or a device); give a file name "
+                       "such as board.png")
     folder = path.parent
     if not folder.is_dir():
         raise BadInput(f"cannot write {annotate}: no folder {folder}")

@@ -61,6 +61,12 @@ def test_annotate_refuses_the_files_read_a_folder_and_a_bad_extension(tmp_path, 
         assert code == 2 and out == "" and len(err.strip().splitlines()) == 1 and says in err, (target, err)
     assert (photo.read_bytes(), camera.read_bytes()) == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["camera.png", "photo.png"]
+    # a named pipe would hang the write
+    import os
+    pipe = tmp_path / "pipe.png"
+    os.mkfifo(pipe)
+    code, out, err = run(args + [str(pipe)], capsys)
+    assert code == 2 and out == "" and "not a plain file" in err and len(err.strip().splitlines()) == 1
 
 
 def test_importing_vision_turns_off_onnxruntime_telemetry():
