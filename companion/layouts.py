@@ -211,6 +211,24 @@ def _first_overlap(by_layer: dict[int, list[Slot]]) -> tuple[Slot, Slot] | None:
     return None
 
 
+def check_on_mat(layout: Layout) -> None:
+    """Refuse a layout a camera cannot read on the printed mat: one without
+    slots, or one with a slot outside the mat's grid of
+    :data:`MAT_HALF_UNITS` half-tile units (x from 0 to 34, y from 0 to 14;
+    ../shared/CONTRACT.md, "Physical standard").
+
+    Raises:
+        BadInput: one line naming the layout and the first slot off the grid.
+    """
+    if not layout.slots:
+        raise BadInput(f"layout {layout.name!r} has no slots")
+    w, h = MAT_HALF_UNITS
+    for s in layout.slots:
+        if not (0 <= s.x <= w - 2 and 0 <= s.y <= h - 2):
+            raise BadInput(f"layout {layout.name!r} does not fit the mat: slot ({s.x}, {s.y}, {s.z}) lies outside "
+                           f"its {w} x {h} half-tile grid (x 0-{w - 2}, y 0-{h - 2})")
+
+
 def shifted_to_origin(layout: Layout) -> Layout:
     """The same layout moved so its footprint's box starts at (0, 0), centred on the mat
     when it fits (whole half-units)."""

@@ -1288,7 +1288,7 @@ def slots_to_check(states, geometry: Geometry, below: float = UNSURE_BELOW) -> l
 
 
 def stray_tiles(image_bgr: np.ndarray, variant: str, layout: Layout, spec, pose, classifier,
-                max_windows: int = 96) -> int:
+                max_windows: int = 256) -> int:
     """How many tiles seem to stand where ``layout`` has no slot.
 
     Windows at the positions of the mat's half-tile grid
@@ -1307,7 +1307,8 @@ def stray_tiles(image_bgr: np.ndarray, variant: str, layout: Layout, spec, pose,
         layout: the layout the photo was read with.
         spec: ``vision.mat.MatSpec``; pose: ``vision.pose.MatPose``.
         classifier: ``vision.faces.TileClassifier``.
-        max_windows: at most this many windows are read (about 7 ms for 96).
+        max_windows: at most this many windows are read (a layout leaves up
+            to about 240; about 12 ms for those).
 
     Returns:
         The number of windows read as holding a face.
@@ -1367,8 +1368,12 @@ def photo_advice(layout: Layout, states, spec, pose, stray: int = 0) -> tuple[st
       focal length had to be guessed, the focal search left 100 slots wrong,
       the true intrinsics 44 (models/MODEL_CARD.md, "Session 8").
     * Fewer than 4 markers under the pose: its corners rest on little.
-    * No tile found on any slot: right for a cleared mat, but more often a
-      wrong ``--layout`` (its slots fall between the tiles).
+    * No tile found for sure (none read present with a confidence of
+      :data:`UNSURE_BELOW` or more): right for a cleared mat, but more often
+      a wrong ``--layout`` (its slots fall between the tiles).
+    * Slots whose face lies partly or wholly outside the picture: they are
+      reported standing with the face unseen, which the picture cannot
+      confirm.
     * ``stray`` (:func:`stray_tiles`) of :data:`STRAY_MIN` or more: tiles
       stand where the layout has no slot, a wrong ``--layout``.
     * Most faces read unsurely: at least 6 faces shown and more than
@@ -1378,7 +1383,8 @@ def photo_advice(layout: Layout, states, spec, pose, stray: int = 0) -> tuple[st
       81; its Sprint layout read as the flat Sprint: 31 of 60): the tile
       set (``--variant``) or the layout is likely wrong, or the photo very
       blurred or dark (none of development photos 1000-1199 read with
-      their own set and layout has this advice).
+      their own set and layout has this advice).  Not said when the faces
+      are small in the picture (that advice comes first and explains it).
 
     Args:
         layout: the layout read.
@@ -1411,15 +1417,18 @@ def photo_advice(layout: Layout, states, spec, pose, stray: int = 0) -> tuple[st
         width = np.linalg.norm(q[0][:, 1] - q[0][:, 0], axis=1)
         flat = int((shift < LOW_PARALLAX * width).sum())
         if flat:
-            slots_say = f"{flat} stacked slot{'s' if flat > 1 else ''} show{'' if flat > 1 else 's'}"
-            if pose.tilt_deg < 10:
-                out.append(f"camera nearly overhead (tilt {pose.tilt_deg:.0f} degrees): {slots_say} almost no "
+            many = flat > 1
+            slots_say = f"{flat} stacked slot{'s' if many else ''} show{'' if many else 's'}"
+            tilt = int(round(pose.tilt_deg))
+            if tilt < 10:
+                out.append(f"camera nearly overhead (tilt {tilt} degrees): {slots_say} almost no "
                            "parallax, so whether a top tile is still there is unsure; tilt the camera 10-30 "
                            "degrees for a surer reading")
             else:                     # the camera looks straight down on part of the board
-                out.append(f"{slots_say} almost no parallax (the camera, tilted {pose.tilt_deg:.0f} degrees, "
-                           "looks straight down on them), so whether a top tile is still there is unsure; "
-                           "tilt the camera further, 20-30 degrees, for a surer reading")
+                out.append(f"{slots_say} almost no parallax (the camera, tilted {tilt} degrees, looks "
+                           f"straight down on {'them' if many else 'it'}), so whether a top tile is still there "
+                           "is unsure; move the camera further to one side of the board, or tilt it more, for a "
+                           "surer reading")
     source = getattr(pose.camera, "source", "")
     if any(s.z >= 1 for s in layout.slots) and (source in ("assumed", "searched") or (
             source == "estimated" and pose.tilt_deg < FOCAL_ADVICE_TILT_DEG)):
@@ -1430,14 +1439,24 @@ def photo_advice(layout: Layout, states, spec, pose, stray: int = 0) -> tuple[st
         out.append(f"only {pose.n_markers} mat markers seen: keep hands and tiles off the markers for a surer "
                    "pose")
     if stray >= STRAY_MIN:
-        out.append(f"{stray} tiles seem to stand where layout {layout.name!r} has no slot: check --layout "
+        out.append(f"faces found on {stray} mat cells where layout {layout.name!r} has no slot: check --layout "
                    "(and --mat)")
-    if states and not any(t.present for t in states):
-        out.append(f"no tile found on the slots of layout {layout.name!r}: if tiles stand on the mat, check "
-                   "--layout (and --mat)")
+    if states and not any(t.present and t.confidence >= UNSURE_BELOW for t in states):
+        out.append(f"no tile found for sure on the slots of layout {layout.name!r}: if tiles stand on the mat, "
+                   "check --layout (and --mat)")
+    w, h = getattr(pose.camera, "image_size", (0, 0))
+    if len(layout.slots) and w and h:
+        q = project_slot_faces(layout.slots, spec, pose)
+        outside = int((~((q[..., 0] >= 0) & (q[..., 0] <= w - 1) & (q[..., 1] >= 0)
+                         & (q[..., 1] <= h - 1)).all(axis=1)).sum())
+        if outside:
+            out.append(f"{outside} slot{'s' if outside > 1 else ''} of the layout lie{'' if outside > 1 else 's'} "
+                       "partly or wholly outside the picture (reported as standing, face unseen): keep the "
+                       "whole board in view")
     shown = [t for t in states if t.seen == "face"]
     unsure = sum(t.confidence < UNSURE_BELOW for t in shown)
-    if len(shown) >= 6 and unsure > len(shown) / 2:
+    small = any(a.startswith("tiles only") for a in out)      # small faces explain unsure ones
+    if len(shown) >= 6 and unsure > len(shown) / 2 and not small:
         out.append(f"most faces read unsurely ({unsure} of {len(shown)}): check that --variant names the tile "
                    "set on the table and --layout the layout, and that the photo is sharp and evenly lit")
     return tuple(out)

@@ -101,6 +101,8 @@ def _recognize(args) -> int:
         except OSError as exc:          # a folder on the way that cannot be searched, a name too long
             raise BadInput(f"cannot write {args.annotate}: {exc.strerror or exc}") from None
     layout = load_layout(args.layout, args.map_name)
+    from companion.layouts import check_on_mat
+    check_on_mat(layout)
     image = read_image(args.image)
     camera = None
     if args.camera:

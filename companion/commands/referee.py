@@ -77,7 +77,8 @@ def load_layout(name: str, map_name: str | None = None):
     present, else the built-in codex only).
 
     Raises:
-        BadInput: unknown name or unreadable file.
+        BadInput: unknown name, unreadable file, or a layout off the mat
+            (:func:`companion.layouts.check_on_mat`).
     """
     try:
         from companion.layout_files import load_layout as _load
@@ -86,7 +87,10 @@ def load_layout(name: str, map_name: str | None = None):
 
         def _load(n, m=None):
             return codex.builtin(n)
-    return _load(name, map_name)
+    from companion.layouts import check_on_mat
+    layout = _load(name, map_name)
+    check_on_mat(layout)
+    return layout
 
 
 def check_args(args) -> None:

@@ -414,3 +414,17 @@ def test_a_kmahjongg_desktop_file_is_named_not_a_layout(tmp_path):
     desktop.write_text("[KMahjonggLayout]\nName=Alien\nFileName=alien.layout\n")
     with pytest.raises(BadInput, match=r"alien.desktop:1: not a layout file"):
         read_layout_file(desktop)
+
+
+def test_check_on_mat_refuses_an_empty_layout_and_slots_off_the_grid():
+    from companion import codex
+    from companion.layouts import check_on_mat
+
+    check_on_mat(codex.builtin("turtle"))                         # fits
+    check_on_mat(Layout("corners", (Slot(0, 0, 0), Slot(34, 14, 0)), "test"))   # the grid's last cell
+    with pytest.raises(BadInput, match="'empty' has no slots"):
+        check_on_mat(Layout("empty", (), "test"))
+    with pytest.raises(BadInput, match=r"slot \(100, 0, 0\) lies outside its 36 x 16 half-tile grid"):
+        check_on_mat(Layout("far", (Slot(0, 0, 0), Slot(100, 0, 0)), "test"))
+    with pytest.raises(BadInput, match=r"slot \(35, 0, 0\)"):      # its right half would hang off
+        check_on_mat(Layout("edge", (Slot(35, 0, 0),), "test"))

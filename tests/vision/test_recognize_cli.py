@@ -215,3 +215,12 @@ def test_json_nested_past_pythons_recursion_limit_is_one_line(tmp_path, capsys, 
     code, out, err = run(argv, capsys)
     assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
     assert "nested too deeply" in err
+
+
+def test_a_layout_off_the_mat_is_refused_before_the_photo_is_read(tmp_path, capsys):
+    layout = tmp_path / "far.json"
+    layout.write_text(json.dumps(Layout("far", (Slot(0, 0, 0), Slot(100, 0, 0)), "test").to_json()))
+    code, out, err = run(["recognize", str(tmp_path / "none.png"), "--variant", "love", "--layout", str(layout),
+                          "--json"], capsys)
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
+    assert "does not fit the mat: slot (100, 0, 0)" in err

@@ -632,7 +632,13 @@ def test_a_wrong_tile_set_or_an_empty_read_is_advised_to_check_the_options(turtl
     # nothing found on any slot: a cleared mat, or the wrong layout
     cleared = [dataclasses.replace(t, present=False, face=None, free=None, seen="empty") for t in rec.tiles]
     assert photo_advice(rec.layout, cleared, MatSpec.default(), rec.pose) == (
-        "no tile found on the slots of layout 'turtle': if tiles stand on the mat, check --layout (and --mat)",)
+        "no tile found for sure on the slots of layout 'turtle': if tiles stand on the mat, check --layout "
+        "(and --mat)",)
+    # two tiles read, both unsure (0.13 and 0.06): still nothing found for sure
+    faint = list(cleared)
+    faint[0] = dataclasses.replace(rec.tiles[0], confidence=0.13)
+    faint[5] = dataclasses.replace(rec.tiles[5], confidence=0.06)
+    assert [a.split(" ")[0] for a in photo_advice(rec.layout, faint, MatSpec.default(), rec.pose)] == ["no"]
     # seen straight down, a cleared board raises no question about stacks:
     # only the guessed focal length and the empty read are advised on
     overhead = turtle_photos[0.0][1]
@@ -654,9 +660,9 @@ def test_tiles_where_the_layout_has_no_slot_are_advised_on():
     scene = render_scene(SceneSpec("love", right, n_removed=30, tilt_deg=(10, 35)), np.random.default_rng(3))
     rec = recognize(scene.image, "love", wrong)
     stray = [a for a in rec.advice if "has no slot" in a]
-    assert len(stray) == 1 and stray[0].endswith("seem to stand where layout 'cupids-citadel' has no slot: "
-                                                 "check --layout (and --mat)")
-    assert int(stray[0].split()[0]) >= STRAY_MIN
+    assert len(stray) == 1 and stray[0].startswith("faces found on ")
+    assert stray[0].endswith(" mat cells where layout 'cupids-citadel' has no slot: check --layout (and --mat)")
+    assert int(stray[0].split()[3]) >= STRAY_MIN
     assert sum(t.present for t in rec.tiles) < 0.4 * len(wrong.slots)
     # read with its own layout: no face off its slots
     assert stray_tiles(scene.image, "love", right, MatSpec.default(), rec.pose, TileClassifier()) == 0
@@ -674,8 +680,28 @@ def test_a_tilted_camera_looking_straight_down_on_some_stacks_is_advised_to_tilt
     rec = recognize(scene.image, "mindful", layout)
     assert rec.pose.tilt_deg > 10
     (advice,) = rec.advice
-    assert "stacked slots show almost no parallax (the camera, tilted 13 degrees, looks straight down" in advice
-    assert advice.endswith("tilt the camera further, 20-30 degrees, for a surer reading")
+    assert "stacked slots show almost no parallax (the camera, tilted 13 degrees, looks straight down on them)" \
+        in advice
+    assert advice.endswith("move the camera further to one side of the board, or tilt it more, for a surer reading")
+
+
+def test_slots_outside_the_picture_are_advised_on(turtle_photos):
+    # the same pose for a picture cut to its left half: the slots right of
+    # x = 639 px are not in it
+    import dataclasses
+
+    from vision.mat import MatSpec
+    from vision.pose import Camera, project_slot_faces
+    from vision.reconstruct import photo_advice
+    _, rec = turtle_photos[25.0]
+    cam = rec.pose.camera
+    half = dataclasses.replace(rec.pose, camera=Camera(cam.K, cam.dist, (640, cam.image_size[1]), cam.source))
+    q = project_slot_faces(rec.layout.slots, MatSpec.default(), rec.pose)
+    cut = int((q[..., 0].max(axis=1) > 639).sum())
+    assert 0 < cut < len(rec.layout.slots)
+    advice = [a for a in photo_advice(rec.layout, rec.tiles, MatSpec.default(), half) if "outside" in a]
+    assert advice == [f"{cut} slots of the layout lie partly or wholly outside the picture (reported as standing, "
+                      "face unseen): keep the whole board in view"]
 
 
 def test_a_far_camera_is_advised_to_come_closer(turtle_photos):
