@@ -1390,7 +1390,10 @@ def photo_advice(layout: Layout, states, spec, pose, stray: int = 0) -> tuple[st
         layout: the layout read.
         states: one :class:`SlotState` per slot.
         spec: ``vision.mat.MatSpec``.
-        pose: ``vision.pose.MatPose``.
+        pose: ``vision.pose.MatPose`` (its camera's ``image_size`` bounds the
+            picture).
+        stray: faces found on mat cells the layout does not use
+            (:func:`stray_tiles`; 0 when not looked for).
 
     Returns:
         Zero or more sentences.
@@ -1399,8 +1402,9 @@ def photo_advice(layout: Layout, states, spec, pose, stray: int = 0) -> tuple[st
     from vision.presence import window_quads
 
     out = []
-    if len(layout.slots):
-        q = project_slot_faces(layout.slots, spec, pose)
+    faces_px = project_slot_faces(layout.slots, spec, pose) if len(layout.slots) else None
+    if faces_px is not None:
+        q = faces_px
         face_px = float(np.median(np.linalg.norm(q[:, 1] - q[:, 0], axis=1)))
         if face_px < LOW_FACE_PX:
             out.append(f"tiles only {int(face_px)} px wide in the picture: bring the camera closer or raise its "
@@ -1445,8 +1449,8 @@ def photo_advice(layout: Layout, states, spec, pose, stray: int = 0) -> tuple[st
         out.append(f"no tile found for sure on the slots of layout {layout.name!r}: if tiles stand on the mat, "
                    "check --layout (and --mat)")
     w, h = getattr(pose.camera, "image_size", (0, 0))
-    if len(layout.slots) and w and h:
-        q = project_slot_faces(layout.slots, spec, pose)
+    if faces_px is not None and w and h:
+        q = faces_px
         outside = int((~((q[..., 0] >= 0) & (q[..., 0] <= w - 1) & (q[..., 1] >= 0)
                          & (q[..., 1] <= h - 1)).all(axis=1)).sum())
         if outside:
