@@ -81,20 +81,23 @@ def deal(variant: str, n: int, rng: np.random.Generator) -> tuple[str, ...]:
     return tuple(pool[i] for i in rng.permutation(len(pool))[:n])
 
 
-def bench_photo(k: int, layouts, hands: float = 0.0):
+def bench_photo(k: int, layouts, hands: float = 0.0, size: tuple[int, int] | None = None):
     """Photo ``k`` of the bench's generator: ``(variant, layout, scene)``.
 
     The variant goes round the four tile sets and the layout round
     ``layouts`` (four photos each); the scene is rendered from
     ``np.random.default_rng(BENCH_SEED_BASE + k)``, tilt 0-40 degrees, a real
-    tile set dealt (:func:`deal`), hands over the board with chance ``hands``.
+    tile set dealt (:func:`deal`), hands over the board with chance ``hands``;
+    ``size`` ``(W, H)`` px renders the same scene at another resolution
+    (default: the generator's 1280 x 720).
     """
     from vision.synth import SceneSpec, render_scene
     rng = np.random.default_rng(BENCH_SEED_BASE + k)
     variant = VARIANTS[k % len(VARIANTS)]
     layout = layouts[(k // len(VARIANTS)) % len(layouts)]
+    extra = {"image_size": tuple(size)} if size else {}
     scene = render_scene(SceneSpec(variant, layout, tilt_deg=(0.0, 40.0), hands=hands,
-                                   faces=deal(variant, len(layout), rng)), rng)
+                                   faces=deal(variant, len(layout), rng), **extra), rng)
     return variant, layout, scene
 
 
@@ -131,6 +134,8 @@ def main(argv=None) -> int:
     ap.add_argument("--start", type=int, default=0, help="first photo index")
     ap.add_argument("--hands", type=float, default=0.0, help="probability of hands over the board")
     ap.add_argument("--camera", action="store_true", help="give recognize the true intrinsics")
+    ap.add_argument("--size", type=_image_size, default=None, metavar="WxH",
+                    help="render the photos at this size (default 1280x720; the speed target is for 1280x720)")
     ap.add_argument("--model", type=Path, default=None, help="tiles.onnx to use (default: models/tiles.onnx)")
     ap.add_argument("--presence", default=None,
                     help="presence.onnx to use (default: models/presence.onnx), or 'none' for the classifier alone")
@@ -159,7 +164,8 @@ def main(argv=None) -> int:
     spec = MatSpec.default()
     layouts = bench_layouts()
     print(f"layouts: {', '.join(l.name for l in layouts)}; photos {args.photos}; hands {args.hands}; "
-          f"camera {'given' if args.camera else 'estimated'}; presence model {'yes' if presence else 'no'}",
+          f"camera {'given' if args.camera else 'estimated'}; presence model {'yes' if presence else 'no'}; "
+          f"size {'x'.join(map(str, args.size)) if args.size else '1280x720'}",
           flush=True)
     rows = []
     # warm-up (first-run allocations in OpenCV / onnxruntime)
@@ -177,7 +183,7 @@ def main(argv=None) -> int:
     for variant in VARIANTS:
         preload_art(variant)
     for k in range(args.start, args.start + args.photos):
-        variant, layout, scene = bench_photo(k, layouts, args.hands)
+        variant, layout, scene = bench_photo(k, layouts, args.hands, args.size)
         tr = scene.truth
         cam = Camera(tr.camera.K, np.zeros(5), tr.camera.image_size) if args.camera else None
         t0 = time.perf_counter()
@@ -330,6 +336,17 @@ def main(argv=None) -> int:
 FACE_PX_BANDS = (24, 32, 40)
 #: bands of :func:`stack_errors_by_parallax`, px
 PARALLAX_BANDS_PX = ((0.0, 3.0), (3.0, 6.0), (6.0, float("inf")))
+
+
+def _image_size(text: str) -> tuple[int, int]:
+    """``"WxH"`` -> ``(W, H)`` px, each 64-8192 (argparse type)."""
+    try:
+        w, h = (int(v) for v in text.lower().split("x"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"size {text!r} is not WxH (e.g. 4032x3024)") from None
+    if not (64 <= w <= 8192 and 64 <= h <= 8192):
+        raise argparse.ArgumentTypeError(f"size {text!r}: width and height must be 64-8192 px")
+    return w, h
 
 
 def stack_errors_by_parallax(layout, rec, spec, present, g) -> list[list[int]]:
