@@ -92,6 +92,11 @@ class RefereeSettings:
             read again this much later in the same still run, or else in the
             next still run; only what both readings agree on counts (0: no
             second reading).
+        claim_hold_s: a valid pair off the board is claimed at the next
+            settled picture that still shows it gone (a pair put back before
+            is an attempt: ../shared/CONTRACT.md, a claim "did not come
+            back"), or, while nothing moves, after this many seconds, so the
+            scoreboard does not wait for the next move (docs/RULES.md 1.5).
     """
 
     settle_s: float = 0.3
@@ -107,6 +112,7 @@ class RefereeSettings:
     patience_s: float = 3.0
     guard_half_units: int = 4
     confirm_s: float = 0.7
+    claim_hold_s: float = 10.0
 
 
 @dataclass
@@ -119,6 +125,7 @@ class RefereeStatus:
     last_event: str = ""
     judged: int = 0
     events: int = 0
+    mat_seen: bool = False       # some frame showed the mat
 
 
 @dataclass(frozen=True)
@@ -309,6 +316,7 @@ class Referee:
         self._patience = max(1, int(round(s.patience_s * rate)))
         self._near = self._neighbours(s.guard_half_units)
         self._confirm = max(1, int(round(s.confirm_s * rate))) if s.confirm_s > 0 else 0
+        self._hold = max(1, int(round(s.claim_hold_s * rate)))
         self._pending: tuple | None = None        # (observation, recognition, due frame, run start, changes)
         self._first_seen: tuple | None = None     # (run start, changes, observation) dropped by motion
         self._last_frame: tuple | None = None     # (index, frame) of the last frame fed
@@ -333,6 +341,9 @@ class Referee:
         if g == "settled":
             return self._judge_frame(index, frame, relaxed=False)
         # "same": settled and already reported
+        if (self.tracker is not None and self.tracker.held_since is not None
+                and index - self.tracker.held_since >= self._hold):
+            return self._claim_held(self._last)    # away long enough: the scoreboard need not wait
         if self._pending is not None:
             return self._judge_frame(index, frame, relaxed=False) if index >= self._pending[2] else []
         if self._waiting:
@@ -369,6 +380,7 @@ class Referee:
             self._waiting = True
             self._next_try = index + self._retry
             return []
+        self.status.mat_seen = True
         obs, hidden = observation_from(rec, self.settings, start=self.tracker is None)
         seen_now = ~hidden & np.array([t.seen in ("face", "empty", "occluded") for t in rec.tiles], bool)
         if self._baseline is not None:
@@ -413,13 +425,18 @@ class Referee:
             first = self._first_seen
             if first is not None and first[1][0] <= changes[0] and first[1][1] <= changes[1]:
                 # the change seen before some motion is seen again: two readings
-                # agree on it; anything newer waits for its own second reading
+                # agree on it; anything newer waits for its own second reading.
+                # When something newer came, the first change was over before it:
+                # its frame is that of the first sighting.  When nothing did, the
+                # motion in between was the same move ending (a hand still at
+                # work, whose fingers may have hidden a tile that has only now
+                # left): its frame is this still run's first
                 if first[1] != changes:
                     later = (obs, run_start)
                     obs = first[2]
+                    run_start = first[0]
                 else:
                     obs = merge_observations(first[2], obs)
-                run_start = first[0]
             else:
                 self._pending = (obs, rec, index + self._confirm, run_start, changes)
                 return []
@@ -430,6 +447,11 @@ class Referee:
         if self.tracker is None:
             self._start(run_start, obs)
         else:
+            if self.tracker.held_since is not None and not self.tracker.changes(obs)[1]:
+                # a valid pair still off the board in a later settled picture:
+                # claimed now (with the frame it was first seen gone), and its
+                # turn's evidence closed before anything newer is judged
+                out.extend(self._claim_held(current))
             was_busy = self.tracker.busy
             events = self.tracker.observe(run_start, obs)
             if not was_busy and any(e.type == "lift" for e in events):
@@ -442,6 +464,17 @@ class Referee:
         self.status.tiles_on_board = int(self.tracker.board.n_present) - len(self.tracker.state.lifted)
         if later is not None and self.tracker.would_change(later[0]):
             self._pending = (later[0], rec, index + self._confirm, later[1], self.tracker.changes(later[0]))
+        return out
+
+    def _claim_held(self, current: "_Seen | None") -> list[dict]:
+        """Claim the valid pair the tracker holds off the board
+        (:meth:`vision.tracking.BoardTracker.claim_held`)."""
+        out: list[dict] = []
+        for ev in self.tracker.claim_held():
+            out.extend(self._judge(ev, current))
+        if not self.tracker.busy:
+            self._turn_before = None
+        self.status.tiles_on_board = int(self.tracker.board.n_present) - len(self.tracker.state.lifted)
         return out
 
     def _neighbours(self, d: int) -> np.ndarray:

@@ -361,6 +361,7 @@ class TrackerState:
     lift_frame: dict[int, int] = field(default_factory=dict)  # slot -> frame its lift was first seen
     flagged: bool = False                                      # a needs-referee was raised for this lift set
     gone: set[int] = field(default_factory=set)               # taken away without a valid claim
+    held: tuple | None = None                                  # (frame, verdict): a valid pair off, not yet claimed
     inconsistent: int = 0                                      # face readings refused (no copy left)
     initialised: bool = False
 
@@ -375,10 +376,16 @@ class BoardTracker:
         faces: initial face per slot (None where unknown).
         settings: confidence thresholds.
 
-    A pair of lifted tiles that the engine accepts is claimed at once.  A
-    lifted pair that does not match, or holds a blocked tile, is an attempt;
-    it is resolved when the tiles come back (``attempt``) or, if they never
-    come back, as an invalid ``claim`` plus ``needs-referee``.
+    A pair of lifted tiles that the engine accepts is held until the table
+    shows it did not come back (../shared/CONTRACT.md: "a claim is a pair of
+    tiles that left the board and did not come back"): it is claimed, with
+    the frame in which it was first seen off the board, at the next settled
+    observation that still shows it gone, when other tiles leave, at the end
+    of the recording, or when the caller decides it has stayed away long
+    enough (:meth:`claim_held`).  Put back before that, it is an ``attempt``
+    (returned).  A lifted pair that does not match, or holds a blocked tile,
+    is an attempt; it is resolved when the tiles come back (``attempt``) or,
+    if they never come back, as an invalid ``claim`` plus ``needs-referee``.
     """
 
     def __init__(self, board: Board, tileset: TileSet, faces: Sequence[str | None] | None = None,
@@ -436,6 +443,9 @@ class BoardTracker:
             return events
         new_lifts, returns = self._changes(obs, readings)
         st.last_seen = np.where(readings >= 0, readings, st.last_seen).astype(np.int8)
+        if st.held is not None and not returns:
+            events.extend(self.claim_held())     # still off the board in a later settled picture
+        st.held = None                           # (a tile of it came back: no claim)
         for i in returns:
             st.lifted.remove(i)
             events.append(TrackEvent("return", frame, (slots[i],), (st.faces[i],)))
@@ -473,7 +483,29 @@ class BoardTracker:
 
     def finish(self, frame: int) -> list[TrackEvent]:
         """End of the recording: tiles still off the board were taken for good."""
-        return self._settle_unreturned(frame)
+        return self.claim_held() + self._settle_unreturned(frame)
+
+    @property
+    def held_since(self) -> int | None:
+        """Frame in which a valid pair, not yet claimed, was first seen off
+        the board (None when there is none)."""
+        return None if self.state.held is None else self.state.held[0]
+
+    def claim_held(self) -> list[TrackEvent]:
+        """Claim the valid pair held off the board (nothing when there is
+        none): the caller judges it has stayed away for good."""
+        st = self.state
+        if st.held is None:
+            return []
+        frame, v = st.held
+        st.held = None
+        idx = self.board.layout.slot_index
+        a, b = (idx(sl) for sl in v.slots)
+        self._remove(a, b)
+        st.lifted.remove(a)
+        st.lifted.remove(b)
+        st.turn_board = self.board.copy() if st.lifted else None
+        return [self._claim_event(frame, v)]
 
     def changes(self, obs: Observation) -> tuple[frozenset, frozenset]:
         """``(lifts, returns)``: the slot indices ``obs`` shows leaving and
@@ -647,12 +679,9 @@ class BoardTracker:
         if len(st.lifted) == 2:
             a, b = st.lifted
             v = self._verdict(self._turn_board(), a, b)
-            if not v.valid:
-                return []      # an attempt: wait for the tiles to come back (or never)
-            self._remove(a, b)
-            st.lifted.clear()
-            st.turn_board = None
-            return [self._claim_event(frame, v)]
+            if v.valid and st.held is None:
+                st.held = (frame, v)    # claimed once it has not come back (see the class)
+            return []      # held, or an attempt: wait for the tiles to come back (or never)
         plans = _claim_plans(self, list(st.lifted))
         best = max((len(p) for p in plans), default=0)
         top = {frozenset(frozenset(pair) for pair in p) for p in plans if len(p) == best}
@@ -718,8 +747,9 @@ class BoardTracker:
         claim.  In every other case, and after an invalid claim,
         the referee must look (the table and the rules now disagree)."""
         st = self.state
-        if not st.lifted:
-            return []
+        held = self.claim_held()
+        if held or not st.lifted:
+            return held
         slots = self.board.layout.slots
         tb = self._turn_board()
         out: list[TrackEvent] = []

@@ -14,6 +14,7 @@ import argparse
 from pathlib import Path
 
 from companion import jsontext
+from companion.commands.paths import refuse_overwriting_inputs
 from companion.errors import BadInput
 from companion.tiles import VARIANTS
 
@@ -166,14 +167,7 @@ def _check_annotate_path(annotate: str, inputs) -> None:
     if not _encodes(path.suffix):
         raise BadInput(f"cannot write {annotate}: not an image extension OpenCV writes a colour picture to, "
                        "such as .png or .jpg")
-    for other in inputs:
-        try:
-            same = other is not None and path.exists() and Path(other).exists() and os.path.samefile(path, other)
-        except OSError:
-            same = False
-        if same:
-            raise BadInput(f"--annotate {annotate} would overwrite {other}, which is being read; give another "
-                           "file name")
+    refuse_overwriting_inputs("--annotate", annotate, inputs)
     if not (os.access(path, os.W_OK) if path.exists() else os.access(folder, os.W_OK)):
         raise BadInput(f"cannot write {annotate}: permission denied")
 

@@ -13,11 +13,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from pathlib import Path
 
 from companion import jsontext
+from companion.commands.paths import make_parent_folder, refuse_overwriting_inputs
 from companion.errors import BadInput
 from companion.tiles import VARIANTS
 
@@ -49,10 +51,15 @@ def add_referee_args(p: argparse.ArgumentParser) -> None:
 
 
 def _referee(args) -> int:
+    from companion.errors import MatNotFound
     from vision.sources import open_source
     check_args(args)
     source = open_source(args.SOURCE, getattr(args, "fps", None))
-    run_referee(args, source)
+    done = run_referee(args, source, require_output=True)
+    if done["frames"] == 0:
+        raise BadInput(f"no frame could be read from {args.SOURCE}")
+    if not done["mat_seen"]:
+        raise MatNotFound(f"the mat was not found in any of the {done['frames']} frames of {args.SOURCE}")
     return 0
 
 
@@ -110,11 +117,11 @@ def check_args(args) -> None:
         raise BadInput(f"{m.title} ({args.variant}) is for {span} player(s), got {len(players)}")
 
 
-def run_referee(args, source, on_event=None, on_start=None) -> dict:
+def run_referee(args, source, on_event=None, on_start=None, require_output: bool = False) -> dict:
     """Referee ``source`` with the options in ``args``; returns a summary dict
     (``frames``, ``seconds``, ``fps``, ``judged``, ``events``, ``state``,
-    ``game_id``, and ``stopped``: True when a Ctrl+C ended it before the
-    source did).
+    ``game_id``, ``stopped``: True when a Ctrl+C ended it before the
+    source did, and ``mat_seen``: whether any frame showed the mat).
 
     Args:
         args: the parsed options (see :func:`add_referee_args`).
@@ -122,9 +129,13 @@ def run_referee(args, source, on_event=None, on_start=None) -> dict:
             with ``frames()``, ``length``, ``fps``).
         on_event: called with each output event dict.
         on_start: called with the game id once the ledger game is known.
+        require_output: refuse to run without ``--events-out`` or
+            ``--ledger`` (the command line: nothing would be kept).
 
     Raises:
-        BadInput: unreadable camera file, mat file, profile, layout, output path.
+        BadInput: unreadable camera file, mat file, profile, layout, output
+            path, or an output that would overwrite an input
+            (:func:`_check_outputs`).
     """
     from vision.faces import ProfileFaceReader, TileClassifier
     from vision.mat import MatSpec
@@ -138,13 +149,17 @@ def run_referee(args, source, on_event=None, on_start=None) -> dict:
     classifier = TileClassifier()
     reader = ProfileFaceReader(args.tiles, args.variant) if getattr(args, "tiles", None) else None
 
+    if require_output and not (args.events_out or "").strip() and not (getattr(args, "ledger", None) or "").strip():
+        raise BadInput("nothing would be kept: give --events-out FILE.jsonl (one JSON line per event) "
+                       "and/or --ledger FILE")
+    _check_outputs(args)
     out_file = None
     if args.events_out:
+        make_parent_folder("--events-out", args.events_out)
         try:
-            Path(args.events_out).parent.mkdir(parents=True, exist_ok=True)
             out_file = open(args.events_out, "w", encoding="utf-8")
         except OSError as exc:
-            raise BadInput(f"cannot write {args.events_out}: {exc.strerror}") from None
+            raise BadInput(f"cannot write {args.events_out}: {exc.strerror or exc}") from None
     ledger = None
     append = None
     game_id = None
@@ -194,9 +209,14 @@ def run_referee(args, source, on_event=None, on_start=None) -> dict:
             except KeyboardInterrupt:     # Ctrl+C ends a live game: judge what was seen
                 ref.status.state = "stopped"
             ref.finish()
-        finally:
-            elapsed = time.perf_counter() - t0
+        except BaseException:
+            status.abandon()          # the error's own line follows on a line of its own
+            raise
+        elapsed = time.perf_counter() - t0
+        if ref.status.mat_seen:       # else the command fails with its own line (exit 3)
             status.done(ref.status, frames / max(1e-9, elapsed))
+        else:
+            status.abandon()
     finally:
         if out_file is not None:
             out_file.close()
@@ -204,7 +224,34 @@ def run_referee(args, source, on_event=None, on_start=None) -> dict:
             ledger.close()
     return {"frames": frames, "seconds": elapsed, "fps": frames / max(1e-9, elapsed),
             "judged": ref.status.judged, "events": ref.status.events, "state": ref.state, "game_id": game_id,
-            "stopped": ref.status.state == "stopped"}
+            "stopped": ref.status.state == "stopped", "mat_seen": ref.status.mat_seen}
+
+
+def _check_outputs(args) -> None:
+    """Refuse, before anything is opened for writing, outputs that would
+    overwrite what is being read: ``--events-out`` and ``--ledger`` naming the
+    video, a frame of the frame folder, the camera, mat, layout or profile
+    file, or each other; ``--evidence`` naming the frame folder.
+
+    Raises:
+        BadInput: as above.
+    """
+    source = getattr(args, "SOURCE", None)
+    source_path = Path(source) if source is not None and not str(source).isdigit() else None
+    folder = str(source_path) if source_path is not None and source_path.is_dir() else None
+    inputs = [str(source_path) if source_path is not None and source_path.is_file() else None,
+              getattr(args, "camera", None), getattr(args, "mat", None), getattr(args, "tiles", None),
+              args.layout if Path(args.layout).is_file() else None]
+    from vision.sources import IMAGE_SUFFIXES
+    events_out, ledger = args.events_out or None, getattr(args, "ledger", None) or None
+    if events_out and ledger and Path(events_out).resolve() == Path(ledger).resolve():
+        raise BadInput(f"--events-out and --ledger both name {events_out}; give two files")
+    for option, out, others in (("--events-out", events_out, inputs + [ledger]), ("--ledger", ledger, inputs)):
+        if out:
+            refuse_overwriting_inputs(option, out, others, folder, IMAGE_SUFFIXES)
+    evidence = getattr(args, "evidence", None)
+    if evidence and folder is not None and Path(evidence).exists() and os.path.samefile(evidence, folder):
+        raise BadInput(f"--evidence {evidence} is the folder of frames being read; give another folder")
 
 
 def _read_json(path: str, what: str):
@@ -223,8 +270,11 @@ class StatusLine:
     known), frames per second, settled or hand in view, tiles on the board,
     last event.
 
-    On a terminal the line is redrawn in place at most 10 times a second; when
-    the stream is not a terminal, a plain line is printed every 5 seconds.
+    On a terminal the line is redrawn in place at most 10 times a second.
+    When the stream is not a terminal (a log, a test harness), nothing is
+    printed while the run goes on, and one summary line when it ends
+    normally: a run that fails leaves only the error's one line on stderr
+    (../shared/CONTRACT.md, exit codes).
     """
 
     def __init__(self, stream, enabled: bool = True, total: int | None = None) -> None:
@@ -233,6 +283,7 @@ class StatusLine:
         self.total = total
         self.tty = bool(getattr(stream, "isatty", lambda: False)())
         self._last = 0.0
+        self._drawn = False
 
     def text(self, st, fps: float) -> str:
         """The line for status ``st`` (a :class:`vision.referee.RefereeStatus`)."""
@@ -247,18 +298,21 @@ class StatusLine:
         return f"{head} | {fps:5.1f} fps | {st.state} | {tiles} tiles on the board{last}"
 
     def show(self, st, fps: float) -> None:
-        if not self.enabled:
+        if not (self.enabled and self.tty):
             return
         now = time.monotonic()
-        if now - self._last < (0.1 if self.tty else 5.0):
+        if now - self._last < 0.1:
             return
         self._last = now
-        line = self.text(st, fps)
-        if self.tty:
-            self.stream.write("\r\x1b[2K" + line[:200])
-        else:
-            self.stream.write(line + "\n")
+        self.stream.write("\r\x1b[2K" + self.text(st, fps)[:200])
         self.stream.flush()
+        self._drawn = True
+
+    def abandon(self) -> None:
+        """The run failed: end the live line, so the error starts a line of its own."""
+        if self.enabled and self.tty and self._drawn:
+            self.stream.write("\n")
+            self.stream.flush()
 
     def done(self, st, fps: float) -> None:
         if not self.enabled:

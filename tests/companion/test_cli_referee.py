@@ -285,3 +285,75 @@ def test_scripted_games_follow_the_turns():
     assert st.player("Ada").invalid + st.player("Bo").invalid == 1
     assert not st.needs
     del Claim, Nudge, Pause
+
+
+# ----------------------------------------------------------------- outputs that would destroy inputs
+
+
+def _one_line(capsys) -> str:
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("companion referee: ") and "Traceback" not in err
+    return err
+
+
+def test_events_out_naming_an_input_is_refused_and_the_input_kept(tmp_path, capsys, fake_vision, layout_file):
+    frames = _recording(tmp_path / "frames", [(1, 4)])
+    cam = tmp_path / "cam.json"
+    cam.write_text('{"camera_matrix": [[500, 0, 32], [0, 500, 18], [0, 0, 1]], "dist_coeffs": [0, 0, 0, 0, 0], '
+                   '"image_size": [64, 36]}')
+    before = {p: p.read_bytes() for p in (layout_file, cam, frames / "frame_00001.png")}
+    for target, extra in ((layout_file, []), (cam, ["--camera", str(cam)]), (frames / "frame_00001.png", [])):
+        assert main(_args(frames, layout_file, "--quiet", "--events-out", str(target), *extra)) == 2
+        assert "being read" in _one_line(capsys)
+    # another spelling of the layout file, and a new frame-like file among the frames
+    other = str(layout_file.parent / "." / layout_file.name)
+    assert main(_args(frames, layout_file, "--quiet", "--events-out", other)) == 2
+    assert "would overwrite" in _one_line(capsys)
+    assert main(_args(frames, layout_file, "--quiet", "--events-out", str(frames / "new.png"))) == 2
+    assert "lies among the frames" in _one_line(capsys)
+    assert not (frames / "new.png").exists()
+    assert {p: p.read_bytes() for p in before} == before
+
+
+def test_events_out_and_ledger_must_differ_and_one_is_needed(tmp_path, capsys, fake_vision, layout_file):
+    frames = _recording(tmp_path / "frames", [(1, 4)])
+    same = str(tmp_path / "out.x")
+    assert main(_args(frames, layout_file, "--quiet", "--events-out", same, "--ledger", same)) == 2
+    assert "both name" in _one_line(capsys)
+    assert main(_args(frames, layout_file, "--quiet")) == 2
+    assert "nothing would be kept" in _one_line(capsys)
+    assert main(_args(frames, layout_file, "--quiet", "--events-out", "")) == 2
+    assert "nothing would be kept" in _one_line(capsys)
+    (tmp_path / "a.txt").write_text("x")
+    assert main(_args(frames, layout_file, "--quiet", "--events-out", str(tmp_path / "a.txt" / "e.jsonl"))) == 2
+    assert "a.txt is a file, not a folder" in _one_line(capsys)
+    assert main(_args(frames, layout_file, "--quiet", "--events-out", str(tmp_path / "e.jsonl"),
+                      "--evidence", str(frames))) == 2
+    assert "folder of frames being read" in _one_line(capsys)
+
+
+def test_no_mat_in_any_frame_exits_3_and_keeps_the_empty_events_file(tmp_path, capsys, monkeypatch, fake_vision,
+                                                                      layout_file):
+    import vision.referee
+    from companion.errors import MatNotFound
+
+    def no_mat(*a, **k):
+        raise MatNotFound("only 0 of 12 mat markers found (need 2)")
+    monkeypatch.setattr(vision.referee, "read_board", no_mat)
+    frames = _recording(tmp_path / "frames", [(1, 12)])
+    events = tmp_path / "e.jsonl"
+    assert main(_args(frames, layout_file, "--events-out", str(events), "--fps", "10")) == 3
+    err = _one_line(capsys)
+    assert "the mat was not found in any of the 12 frames" in err
+    assert events.is_file() and events.read_text() == ""
+
+
+def test_a_bad_frame_mid_run_gives_one_line_and_keeps_the_events(tmp_path, capsys, fake_vision, layout_file):
+    frames = _recording(tmp_path / "frames", [(1, 6), (9, 4), (2, 12), (1, 2)])
+    (frames / "frame_00023.png").write_bytes(b"not a png")
+    events = tmp_path / "e.jsonl"
+    assert main(_args(frames, layout_file, "--events-out", str(events), "--fps", "10")) == 2
+    err = _one_line(capsys)        # no status line: stderr is not a terminal
+    assert "frame_00023.png" in err
+    lines = [json.loads(x) for x in events.read_text().splitlines()]
+    assert [x["type"] for x in lines] == ["penalty"]

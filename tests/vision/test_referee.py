@@ -113,6 +113,31 @@ def test_hand_appears_pair_vanishes_hand_leaves():
     assert ref.status.tiles_on_board == 6
 
 
+def test_a_matching_pair_waits_until_it_stays_away():
+    # 10 fps, settle 3 frames, claim_hold_s 2: A + C leave at frame 9; nothing
+    # is written while the still picture lasts under 2 s; at frame 9 + 20 the
+    # claim comes, with its own frame; feeding stops there (no finish)
+    ref, out = referee({1: recognition(), 2: recognition(absent=[A, C]), 9: recognition(occluded=[A, B])},
+                       claim_hold_s=2.0)
+    frames = [frame(1)] * 5 + hand_frames(9) + [frame(2)] * 25
+    for i, f in enumerate(frames):
+        ref.feed(i, f)
+        if i == 28:
+            assert out == [] and ref.status.tiles_on_board == 6
+    assert [(o["type"], o["frame"]) for o in out] == [("claim", 9)]
+    assert ref.status.tiles_on_board == 6 and not ref.tracker.busy
+
+
+def test_a_matching_pair_put_back_is_an_attempt():
+    ref, out = referee({1: recognition(), 2: recognition(absent=[A, C]), 9: recognition(occluded=[A, B])})
+    frames = [frame(1)] * 5 + hand_frames(9) + [frame(2)] * 5 + hand_frames(9) + [frame(1)] * 5
+    play(ref, frames)
+    assert [(o["type"], o["reason"]) for o in out] == [("attempt", "returned")]
+    assert "but the tiles were put back" in out[0]["explanation"] and out[0]["frame"] == 18
+    st = G.replay(ref.events)
+    assert st.board.n_present == 8 and st.whose_turn() == "Bo"     # Law 2: the turn passes
+
+
 def test_blocked_tile_lifted_and_returned_is_a_penalty_even_when_put_back():
     ref, out = referee({1: recognition(), 2: recognition(absent=[B]), 9: recognition(occluded=[B])})
     frames = [frame(1)] * 5 + hand_frames(9) + [frame(2)] * 5 + hand_frames(9) + [frame(1)] * 5

@@ -145,7 +145,10 @@ def test_pair_vanishes_is_a_valid_claim():
     ev = t.observe(10, obs(absent=[A]))
     assert types(ev) == ["lift"]
     ev = t.observe(20, obs(absent=[A, C]))
-    assert types(ev) == ["lift", "claim"]
+    assert types(ev) == ["lift"]                    # held: a claim is a pair that did not come back
+    assert t.held_since == 20 and t.board.present[LAYOUT.slot_index(A)]
+    ev = t.observe(31, obs(absent=[A, C]))          # the next settled picture: still gone
+    assert types(ev) == ["claim"] and t.held_since is None
     claim = ev[-1]
     assert claim.valid and claim.frame == 20 and set(claim.slots) == {A, C}
     assert claim.faces == ("bamboo-1", "bamboo-1")
@@ -157,7 +160,30 @@ def test_pair_vanishes_is_a_valid_claim():
 def test_both_tiles_in_one_settled_change():
     t = tracker()
     ev = t.observe(5, obs(absent=[E, F]))
-    assert types(ev) == ["lift", "lift", "claim"] and ev[-1].valid
+    assert types(ev) == ["lift", "lift"]
+    ev = t.finish(40)                               # the recording ends: they never came back
+    assert types(ev) == ["claim"] and ev[0].valid and ev[0].frame == 5
+
+
+def test_a_matching_pair_put_back_is_an_attempt_not_a_claim():
+    # E + F match and are free; they leave, then come back before the next move
+    t = tracker()
+    assert types(t.observe(5, obs(absent=[E, F]))) == ["lift", "lift"]
+    ev = t.observe(60, obs())
+    assert types(ev) == ["return", "return", "attempt"]
+    att = ev[-1]
+    assert att.valid is False and att.code == "returned" and att.reason.endswith("but the tiles were put back")
+    assert t.board.n_present == len(LAYOUT) and t.held_since is None and t.finish(90) == []
+
+
+def test_a_held_pair_is_claimed_before_the_next_lifts_are_judged():
+    # A + C held; then B (freed by them) leaves in the next settled picture
+    t = tracker()
+    t.observe(5, obs(absent=[A, C]))
+    ev = t.observe(30, obs(absent=[A, B, C]))
+    assert types(ev) == ["claim", "lift"]           # B is free once A + C are claimed: no penalty
+    assert ev[0].frame == 5 and ev[1].frame == 30
+    assert t.claim_held() == []                     # nothing held any more
 
 
 def test_blocked_tile_lifted_and_returned_costs_a_penalty_once():
@@ -419,6 +445,7 @@ def test_finish_with_a_single_tile_off_asks_the_referee():
 def test_a_claimed_slot_stays_empty_whatever_the_camera_says(absent):
     t = tracker()
     t.observe(10, obs(absent=absent))
+    assert types(t.observe(15, obs(absent=absent))) == ["claim"]
     # the camera now (wrongly) sees the tiles back: tiles are only ever removed
     assert t.observe(20, obs()) == []
     assert t.board.n_present == len(LAYOUT) - 2
@@ -454,7 +481,8 @@ def test_a_kept_pair_read_unsurely_is_claimed_when_the_match_is_about_as_likely(
     t.observe(0, _unsure_d())
     t.observe(5, _unsure_d(absent=[A, C]))                 # A + C claimed: B is free now
     t.state.votes[LAYOUT.slot_index(D), [f.id for f in TS.faces].index("bamboo-2")] = 0.4   # vs 0.6
-    assert types(t.observe(10, _unsure_d(absent=[A, C, B, D]))) == ["lift", "lift"]
+    ev = t.observe(10, _unsure_d(absent=[A, C, B, D]))
+    assert types(ev) == ["claim", "lift", "lift"] and ev[0].frame == 5     # A + C, held until now
     ev = t.finish(30)
     assert types(ev) == ["claim"] and ev[0].valid and "read unsurely as bamboo-4" in ev[0].reason
     assert ev[0].faces == ("bamboo-2", "bamboo-2")

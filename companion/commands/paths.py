@@ -1,0 +1,71 @@
+"""Output paths checked before any work: a command never writes over a file it reads.
+
+A JSONL events file, an overlay or a ledger named like the photo, the
+video, a frame of the frame folder, the camera, mat, layout or profile file
+would destroy the input (and the evidence a referee may need), so such a
+path is refused with one line (exit 2) before anything is opened for
+writing.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from companion.errors import BadInput
+
+
+def _same(a: Path, b: Path) -> bool:
+    try:
+        return a.exists() and b.exists() and os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+def refuse_overwriting_inputs(option: str, out: str, inputs, frame_folder: str | None = None,
+                              frame_suffixes=()) -> None:
+    """Refuse an output path that names one of the files being read.
+
+    Args:
+        option: the option's name for the message (``--events-out``).
+        out: the output path as given.
+        inputs: paths of the files being read (None entries, and names that
+            are not files, such as a built-in layout's name, are skipped);
+            compared with ``os.path.samefile``, so another spelling, a
+            symbolic or a hard link of an input is caught too.
+        frame_folder: a folder whose frames are read (the referee's SOURCE),
+            or None.
+        frame_suffixes: the suffixes (lower case, with the dot) of the files
+            read from ``frame_folder``: a new file there with such a suffix
+            would be read as a frame.
+
+    Raises:
+        BadInput: ``out`` is one of ``inputs``, or a frame of ``frame_folder``
+            (existing, or new with a frame suffix).
+    """
+    path = Path(out)
+    for other in inputs:
+        if other is not None and _same(path, Path(other)):
+            raise BadInput(f"{option} {out} would overwrite {other}, which is being read; give another file name")
+    if frame_folder is not None and path.suffix.lower() in frame_suffixes and _same(path.parent, Path(frame_folder)):
+        raise BadInput(f"{option} {out} lies among the frames of {frame_folder}, which are being read; "
+                       "give a file name outside that folder")
+
+
+def make_parent_folder(option: str, out: str) -> None:
+    """Create the folder an output file goes to (and the folders above it).
+
+    Raises:
+        BadInput: a name on the way is a file, not a folder, or the folder
+            cannot be created (permission, read-only file system).
+    """
+    parent = Path(out).parent
+    for p in (parent, *parent.parents):
+        if p.exists():
+            if not p.is_dir():
+                raise BadInput(f"cannot write {out}: {p} is a file, not a folder")
+            break
+    try:
+        parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise BadInput(f"cannot write {out}: {exc.strerror or exc}") from None
