@@ -97,6 +97,12 @@ class RefereeSettings:
             is an attempt: ../shared/CONTRACT.md, a claim "did not come
             back"), or, while nothing moves, after this many seconds, so the
             scoreboard does not wait for the next move (docs/RULES.md 1.5).
+        camera_moved_px: the camera moved between two judged pictures when
+            the slots' projected corners moved by more than this, px (median
+            over the slots of each one's largest corner shift,
+            :func:`camera_shift`): the tracker learns the slots' looks again
+            and what looks changed goes to the referee, unscored.  Between
+            judged pictures of a still camera the shift stays under 1.5 px.
     """
 
     settle_s: float = 0.3
@@ -113,6 +119,7 @@ class RefereeSettings:
     guard_half_units: int = 4
     confirm_s: float = 0.7
     claim_hold_s: float = 10.0
+    camera_moved_px: float = 5.0
 
 
 @dataclass
@@ -447,6 +454,22 @@ class Referee:
         if self.tracker is None:
             self._start(run_start, obs)
         else:
+            if self._last is not None and camera_shift(self._last.recognition.quads, rec.quads) > \
+                    self.settings.camera_moved_px:
+                # the camera moved since the last judged picture: what looks
+                # changed now is not trusted (a stack seen from elsewhere hides
+                # other faces); the referee is asked, nothing is scored
+                suspects = self.tracker.rebase(obs)
+                if suspects:
+                    mask = np.zeros(len(self.layout), bool)
+                    mask[suspects] = True
+                    obs = replace(obs, known=np.asarray(obs.known, bool) & ~mask)
+                    slots = [self.layout.slots[i] for i in suspects]
+                    faces = [self.tracker.state.faces[i] for i in suspects]
+                    flag = self._needs(run_start, slots, faces,
+                                       f"the camera moved and {len(slots)} slot(s) now read differently: "
+                                       "check whether tiles left or came back", {"frame": run_start})
+                    out.append(self._output(flag, run_start))
             if self.tracker.held_since is not None and not self.tracker.changes(obs)[1]:
                 # a valid pair still off the board in a later settled picture:
                 # claimed now (with the frame it was first seen gone), and its
@@ -591,11 +614,15 @@ class Referee:
             out = self._needs(ev.frame, ev.slots, faces, f"{ev.type} refused by the rules: {exc}", extra, player)
         if evidence:
             out["evidence"] = evidence
-        out["t"] = round(ev.frame / self.fps, 3) if self.fps else None
+        return [self._output(out, ev.frame)]
+
+    def _output(self, out: dict, frame: int) -> dict:
+        """Stamp an output line with its time, show it on the status line and emit it."""
+        out["t"] = round(frame / self.fps, 3) if self.fps else None
         self.status.last_event = _status_text(out)
         self.status.events += 1
         self.emit(out)
-        return [out]
+        return out
 
     def _needs(self, frame: int, slots, faces, reason: str | None, extra: dict | None,
                player: str | None = None) -> dict:
@@ -612,6 +639,27 @@ class Referee:
 
     def _resolve(self, outcome: G.Outcome, index: int) -> list:
         return self._write(outcome.events, index) if outcome.events else []
+
+
+def camera_shift(quads_a: np.ndarray, quads_b: np.ndarray) -> float:
+    """How far the camera's view moved between two readings of the board:
+    the median over the slots of the largest shift of a projected face
+    corner, px.
+
+    Args:
+        quads_a, quads_b: ``(N, 4, 2)`` float image px of the same slots'
+            faces (``Recognition.quads``).
+
+    Returns:
+        px (0 for no slots, inf when the shapes differ).
+    """
+    a = np.asarray(quads_a, np.float64)
+    b = np.asarray(quads_b, np.float64)
+    if a.shape != b.shape:
+        return float("inf")
+    if a.size == 0:
+        return 0.0
+    return float(np.median(np.linalg.norm(a - b, axis=2).max(axis=1)))
 
 
 def _status_text(out: dict) -> str:

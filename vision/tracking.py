@@ -41,7 +41,7 @@ unaccounted for (1.2 "Component Inventory").
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Sequence
 
 import cv2
@@ -484,6 +484,26 @@ class BoardTracker:
     def finish(self, frame: int) -> list[TrackEvent]:
         """End of the recording: tiles still off the board were taken for good."""
         return self.claim_held() + self._settle_unreturned(frame)
+
+    def rebase(self, obs: Observation) -> list[int]:
+        """The camera moved: forget every slot's stored appearances (a face
+        seen from elsewhere looks different) and learn them again from
+        ``obs``.  Returns the slots ``obs`` shows changed (tiles leaving or
+        lifted tiles coming back, :meth:`changes`): after a move of the camera
+        those readings are not trusted, and no appearance is stored for them
+        until they read as the board says; the caller asks the referee about
+        them and judges ``obs`` without them.
+        """
+        lifts, returns = self.changes(obs)
+        suspects = sorted(lifts | returns)
+        st = self.state
+        if obs.patches is not None and st.ref is not None:
+            keep = np.ones(len(self.board.layout.slots), bool)
+            keep[suspects] = False
+            read = np.asarray(obs.known if obs.read is None else obs.read, bool)
+            st.ref = None
+            self._learn_refs(replace(obs, known=np.asarray(obs.known, bool) & keep, read=read & keep), first=True)
+        return suspects
 
     @property
     def held_since(self) -> int | None:

@@ -192,6 +192,34 @@ def test_a_camera_nudge_is_not_an_event():
     assert ref.status.judged == 3
 
 
+def test_what_looks_changed_after_the_camera_moved_goes_to_the_referee():
+    # the camera is bumped (every face 8 px away): in the new view B (blocked)
+    # and D read empty, though nobody touched them; then E + F are claimed
+    from dataclasses import replace as dc_replace
+    moved = lambda r: dc_replace(r, quads=QUADS + 8.0)            # noqa: E731
+    ref, out = referee({1: recognition(), 2: moved(recognition(absent=[B, D])),
+                        3: moved(recognition(absent=[B, D, E, F])), 9: recognition(occluded=[A])})
+    frames = [frame(1)] * 5 + [frame(2, shift=4)] * 6 + hand_frames(9) + [frame(3, shift=4)] * 6
+    play(ref, frames)
+    assert [o["type"] for o in out] == ["needs_referee", "claim"]
+    flag, claim = out
+    assert {tuple(s) for s in flag["slots"]} == {B, D} and "the camera moved" in flag["reason"]
+    assert flag["frame"] == 5
+    assert {tuple(s) for s in claim["slots"]} == {E, F} and claim["valid"] is True
+    assert [e.type for e in ref.events] == ["game_started", "needs_referee", "claim"]
+    assert ref.tracker.board.n_present == 6                        # B and D still stand for the engine
+
+
+def test_camera_shift_is_the_median_of_each_face_s_largest_corner_move():
+    from vision.referee import camera_shift
+    q = np.zeros((3, 4, 2))
+    r = q.copy()
+    r[0, 2] = (3, 4)             # one face: one corner 5 px away
+    r[1] += (0, 2)               # one face moved 2 px
+    assert camera_shift(q, r) == pytest.approx(2.0)
+    assert camera_shift(q, q[:2]) == float("inf") and camera_shift(q[:0], q[:0]) == 0.0
+
+
 def test_mat_lost_then_found_again():
     ref, out = referee({1: recognition(), 5: None, 2: recognition(absent=[E, F])})
     frames = [frame(1)] * 5 + hand_frames(5) + [frame(5)] * 5 + hand_frames(5) + [frame(2)] * 5
