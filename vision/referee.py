@@ -365,11 +365,18 @@ class Referee:
         return []
 
     def finish(self) -> list[dict]:
-        """End of the source: a change waiting for its second reading is read
-        again on the last frame; tiles still off the board are resolved."""
+        """End of the source: a still run cut short by the end (still for at
+        least a third of ``settle_s``) is judged on its last frame; a change
+        waiting for its second reading is read again on the last frame; tiles
+        still off the board are resolved."""
         if self.tracker is None:
             return []
         out: list[dict] = []
+        if self._pending is None and self._last_frame is not None \
+                and self.gate.unreported_still >= max(2, self.motion.settle_frames // 3):
+            # the recording ends a moment after a hand left: the last frame is
+            # judged (read twice below) rather than the move lost
+            out.extend(self._judge_frame(*self._last_frame, relaxed=False))
         if self._pending is not None and self._last_frame is not None:
             out.extend(self._judge_frame(*self._last_frame, relaxed=False))
         last = self._last

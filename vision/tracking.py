@@ -150,6 +150,13 @@ class MotionGate:
         self._judged: np.ndarray | None = None
         self._reported = False
 
+    @property
+    def unreported_still(self) -> int:
+        """Frames the picture has been still in a run not yet reported as
+        settled (0 when moving or already reported): at the end of a
+        recording, a run cut short by the end."""
+        return 0 if self._reported else self.still
+
     def update(self, sig: np.ndarray) -> str:
         s = self.settings
         prev, self._prev = self._prev, sig

@@ -220,6 +220,19 @@ def test_camera_shift_is_the_median_of_each_face_s_largest_corner_move():
     assert camera_shift(q, q[:2]) == float("inf") and camera_shift(q[:0], q[:0]) == 0.0
 
 
+def test_a_move_just_before_the_recording_ends_is_kept():
+    # settle 9 frames: the recording stops 4 frames after the hand left
+    def run(tail):
+        out = []
+        settings = RefereeSettings(motion=MotionSettings(size=(32, 18), settle_frames=9), confirm_s=0.1)
+        scenes = {1: recognition(), 2: recognition(absent=[A, C]), 9: recognition(occluded=[A, B])}
+        ref = Referee("love", LAYOUT, ["Ada", "Bo"], Script(scenes), emit=out.append, fps=10.0, settings=settings)
+        play(ref, [frame(1)] * 12 + hand_frames(9) + [frame(2)] * tail)
+        return out
+    assert [(o["type"], o["frame"]) for o in run(4)] == [("claim", 16)]
+    assert run(2) == []         # still for 1 frame only: the hand may not have gone
+
+
 def test_mat_lost_then_found_again():
     ref, out = referee({1: recognition(), 5: None, 2: recognition(absent=[E, F])})
     frames = [frame(1)] * 5 + hand_frames(5) + [frame(5)] * 5 + hand_frames(5) + [frame(2)] * 5
