@@ -133,6 +133,7 @@ class RefereeStatus:
     judged: int = 0
     events: int = 0
     mat_seen: bool = False       # some frame showed the mat
+    mat_missed: int = 0          # frames read without finding the mat
 
 
 @dataclass(frozen=True)
@@ -390,6 +391,7 @@ class Referee:
             rec = self.recognize_fn(frame)
         except MatNotFound:
             self.status.state = "mat not found"
+            self.status.mat_missed += 1
             self._pending = None
             self._waiting = True
             self._next_try = index + self._retry

@@ -58,8 +58,11 @@ def _referee(args) -> int:
     done = run_referee(args, source, require_output=True)
     if done["frames"] == 0:
         raise BadInput(f"no frame could be read from {args.SOURCE}")
-    if not done["mat_seen"]:
+    if not done["mat_seen"] and done["mat_missed"]:
         raise MatNotFound(f"the mat was not found in any of the {done['frames']} frames of {args.SOURCE}")
+    if not done["mat_seen"]:
+        raise BadInput(f"{args.SOURCE}: the picture was never still in its {done['frames']} frame(s), so nothing "
+                       "was judged (a still moment of 0.3 s is needed; for one photo use companion recognize)")
     return 0
 
 
@@ -121,7 +124,8 @@ def run_referee(args, source, on_event=None, on_start=None, require_output: bool
     """Referee ``source`` with the options in ``args``; returns a summary dict
     (``frames``, ``seconds``, ``fps``, ``judged``, ``events``, ``state``,
     ``game_id``, ``stopped``: True when a Ctrl+C ended it before the
-    source did, and ``mat_seen``: whether any frame showed the mat).
+    source did, ``mat_seen``: whether any frame showed the mat, and
+    ``mat_missed``: frames read without finding it).
 
     Args:
         args: the parsed options (see :func:`add_referee_args`).
@@ -224,7 +228,8 @@ def run_referee(args, source, on_event=None, on_start=None, require_output: bool
             ledger.close()
     return {"frames": frames, "seconds": elapsed, "fps": frames / max(1e-9, elapsed),
             "judged": ref.status.judged, "events": ref.status.events, "state": ref.state, "game_id": game_id,
-            "stopped": ref.status.state == "stopped", "mat_seen": ref.status.mat_seen}
+            "stopped": ref.status.state == "stopped", "mat_seen": ref.status.mat_seen,
+            "mat_missed": ref.status.mat_missed}
 
 
 def _check_outputs(args) -> None:

@@ -357,3 +357,10 @@ def test_a_bad_frame_mid_run_gives_one_line_and_keeps_the_events(tmp_path, capsy
     assert "frame_00023.png" in err
     lines = [json.loads(x) for x in events.read_text().splitlines()]
     assert [x["type"] for x in lines] == ["penalty"]
+
+
+def test_a_source_never_still_is_bad_input_not_a_missing_mat(tmp_path, capsys, fake_vision, layout_file):
+    one = tmp_path / "one.png"
+    assert cv2.imwrite(str(one), _frame(1))
+    assert main(_args(one, layout_file, "--events-out", str(tmp_path / "e.jsonl"))) == 2
+    assert "never still in its 1 frame(s)" in _one_line(capsys)
