@@ -335,15 +335,23 @@ class Referee:
         """Take one ``(H, W, 3)`` uint8 BGR frame; returns the output events it
         caused (possibly none)."""
         self.status.frame = index
+        still_before = self._last_frame if self.gate.still > 0 else None    # the run's last still frame
         self._last_frame = (index, frame)
         g = self.gate.update(frame_signature(frame, self.motion.size, self.motion.blur_sigma))
         if g == "moving":
+            out: list[dict] = []
+            if (self._pending is not None and still_before is not None and self._confirm
+                    and still_before[0] >= self._pending[2] - self._confirm + max(1, self._confirm // 2)):
+                # the still run ends before the second reading was due, but long
+                # after the first: its last still frame is the second reading (a
+                # tile lifted to the rack and soon put back is still a lift)
+                out = self._judge_frame(*still_before, relaxed=False)
             self.status.state = "hand or motion in view"
             self._waiting = False
             if self._pending is not None:     # remember the change and when it was first seen
                 self._first_seen = (self._pending[3], self._pending[4], self._pending[0])
             self._pending = None
-            return []
+            return out
         if g == "settling":
             return []
         if g == "settled":

@@ -220,6 +220,18 @@ def test_camera_shift_is_the_median_of_each_face_s_largest_corner_move():
     assert camera_shift(q, q[:2]) == float("inf") and camera_shift(q[:0], q[:0]) == 0.0
 
 
+def test_a_lift_put_back_before_the_second_reading_was_due_still_counts():
+    # confirm_s 0.6 (6 frames): the lifted blocked tile B stays off for 6 still
+    # frames (first reading on the 3rd), then the hand puts it back
+    def run(off):
+        ref, out = referee({1: recognition(), 2: recognition(absent=[B]), 9: recognition(occluded=[B])},
+                           confirm_s=0.6)
+        play(ref, [frame(1)] * 5 + hand_frames(9) + [frame(2)] * off + hand_frames(9) + [frame(1)] * 8)
+        return [(o["type"], o["frame"]) for o in out]
+    assert run(6) == [("penalty", 9)]
+    assert run(3) == []         # the first reading only: not enough
+
+
 def test_a_move_just_before_the_recording_ends_is_kept():
     # settle 9 frames: the recording stops 4 frames after the hand left
     def run(tail):
