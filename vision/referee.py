@@ -471,11 +471,18 @@ class Referee:
         if self.tracker is None:
             self._start(run_start, obs)
         else:
-            if self._last is not None and camera_shift(self._last.recognition.quads, rec.quads) > \
-                    self.settings.camera_moved_px:
+            moved = self._last is not None and \
+                camera_shift(self._last.recognition.quads, rec.quads) > self.settings.camera_moved_px
+            if self.tracker.held_since is not None and (moved or not self.tracker.changes(obs)[1]):
+                # a valid pair still off the board in a later settled picture:
+                # claimed now (with the frame it was first seen gone), and its
+                # turn's evidence closed before anything newer is judged
+                out.extend(self._claim_held(current))
+            if moved:
                 # the camera moved since the last judged picture: what looks
                 # changed now is not trusted (a stack seen from elsewhere hides
-                # other faces); the referee is asked, nothing is scored
+                # other faces), except tiles read surely before and surely gone
+                # now; for the rest the referee is asked, nothing is scored
                 suspects = self.tracker.rebase(obs)
                 if suspects:
                     mask = np.zeros(len(self.layout), bool)
@@ -487,11 +494,6 @@ class Referee:
                                        f"the camera moved and {len(slots)} slot(s) now read differently: "
                                        "check whether tiles left or came back", {"frame": run_start})
                     out.append(self._output(flag, run_start))
-            if self.tracker.held_since is not None and not self.tracker.changes(obs)[1]:
-                # a valid pair still off the board in a later settled picture:
-                # claimed now (with the frame it was first seen gone), and its
-                # turn's evidence closed before anything newer is judged
-                out.extend(self._claim_held(current))
             was_busy = self.tracker.busy
             events = self.tracker.observe(run_start, obs)
             if not was_busy and any(e.type == "lift" for e in events):

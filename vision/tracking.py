@@ -492,24 +492,36 @@ class BoardTracker:
         """End of the recording: tiles still off the board were taken for good."""
         return self.claim_held() + self._settle_unreturned(frame)
 
-    def rebase(self, obs: Observation) -> list[int]:
+    def rebase(self, obs: Observation, sure_absent: float = 0.8, sure_face: float = 0.9) -> list[int]:
         """The camera moved: forget every slot's stored appearances (a face
         seen from elsewhere looks different) and learn them again from
-        ``obs``.  Returns the slots ``obs`` shows changed (tiles leaving or
-        lifted tiles coming back, :meth:`changes`): after a move of the camera
-        those readings are not trusted, and no appearance is stored for them
-        until they read as the board says; the caller asks the referee about
-        them and judges ``obs`` without them.
+        ``obs``.
+
+        Of the slots ``obs`` shows changed (:meth:`changes`), a tile whose face
+        was read surely before (at least ``sure_face``) and that now reads
+        absent with at least ``sure_absent`` confidence has left: it keeps its
+        old appearances, so :meth:`observe` sees it go.  The others (a tile
+        never seen clearly, an unsure reading, a lifted tile seemingly back)
+        are returned: after a move of the camera those readings are not
+        trusted, no appearance is stored for them until they read as the
+        board says, and the caller asks the referee about them and judges
+        ``obs`` without them.
         """
         lifts, returns = self.changes(obs)
-        suspects = sorted(lifts | returns)
         st = self.state
+        conf = np.asarray(obs.confidence, np.float64)
+        left = [i for i in sorted(lifts) if st.face_conf[i] >= sure_face and conf[i] >= sure_absent]
+        suspects = sorted((lifts | returns) - set(left))
         if obs.patches is not None and st.ref is not None:
+            old = st.ref.copy(), st.n_ref.copy(), st.ref_state.copy()
             keep = np.ones(len(self.board.layout.slots), bool)
-            keep[suspects] = False
+            keep[suspects + left] = False
             read = np.asarray(obs.known if obs.read is None else obs.read, bool)
             st.ref = None
             self._learn_refs(replace(obs, known=np.asarray(obs.known, bool) & keep, read=read & keep), first=True)
+            for i in left:
+                st.ref[i], st.n_ref[i], st.ref_state[i] = old[0][i], old[1][i], old[2][i]
+            st.has_ref[:] = st.n_ref > 0
         return suspects
 
     @property

@@ -192,13 +192,19 @@ def test_a_camera_nudge_is_not_an_event():
     assert ref.status.judged == 3
 
 
-def test_what_looks_changed_after_the_camera_moved_goes_to_the_referee():
-    # the camera is bumped (every face 8 px away): in the new view B (blocked)
-    # and D read empty, though nobody touched them; then E + F are claimed
+def _moved_view(absent=(), unsure=()):
+    """The camera bumped (every face 8 px away); ``unsure`` slots read empty at 0.6."""
     from dataclasses import replace as dc_replace
-    moved = lambda r: dc_replace(r, quads=QUADS + 8.0)            # noqa: E731
-    ref, out = referee({1: recognition(), 2: moved(recognition(absent=[B, D])),
-                        3: moved(recognition(absent=[B, D, E, F])), 9: recognition(occluded=[A])})
+    r = recognition(absent=absent)
+    tiles = tuple(SlotState(t.slot, False, None, 0.6, None, "empty") if t.slot in unsure else t for t in r.tiles)
+    return dc_replace(r, tiles=tiles, quads=QUADS + 8.0)
+
+
+def test_what_looks_changed_after_the_camera_moved_goes_to_the_referee():
+    # in the new view B (blocked) and D read empty, unsurely, though nobody
+    # touched them; then E + F are claimed
+    ref, out = referee({1: recognition(), 2: _moved_view(unsure=[B, D]),
+                        3: _moved_view(absent=[E, F], unsure=[B, D]), 9: recognition(occluded=[A])})
     frames = [frame(1)] * 5 + [frame(2, shift=4)] * 6 + hand_frames(9) + [frame(3, shift=4)] * 6
     play(ref, frames)
     assert [o["type"] for o in out] == ["needs_referee", "claim"]
@@ -208,6 +214,14 @@ def test_what_looks_changed_after_the_camera_moved_goes_to_the_referee():
     assert {tuple(s) for s in claim["slots"]} == {E, F} and claim["valid"] is True
     assert [e.type for e in ref.events] == ["game_started", "needs_referee", "claim"]
     assert ref.tracker.board.n_present == 6                        # B and D still stand for the engine
+
+
+def test_a_sure_move_made_while_the_camera_was_bumped_is_kept():
+    # E + F (read surely before) leave between two judged pictures, and the
+    # camera moved meanwhile: they read surely empty, so the claim stands
+    ref, out = referee({1: recognition(), 3: _moved_view(absent=[E, F]), 9: recognition(occluded=[A])})
+    play(ref, [frame(1)] * 5 + hand_frames(9) + [frame(3, shift=4)] * 6)
+    assert [o["type"] for o in out] == ["claim"] and {tuple(s) for s in out[0]["slots"]} == {E, F}
 
 
 def test_camera_shift_is_the_median_of_each_face_s_largest_corner_move():
