@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import re
 import sys
 
 from companion.errors import CompanionError
@@ -29,8 +30,21 @@ COMMAND_MODULES = [
 ]
 
 
+#: a negative number, or a slot with negative coordinates (``-17,-10,0``):
+#: argparse takes these as values, not as options (layout files keep their own
+#: coordinates, which may be negative: ../shared/CONTRACT.md, "Layout")
+_NEGATIVE_VALUE = re.compile(r"^-\d+$|^-\d*\.\d+$|^-\d+(,-?\d+)+$")
+
+
 class _Parser(argparse.ArgumentParser):
-    """ArgumentParser whose usage errors are one line and exit 2."""
+    """ArgumentParser whose usage errors are one line and exit 2, and which
+    reads a slot with negative coordinates as a value."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        # argparse's own test for "a negative number, not an option"
+        # (Lib/argparse.py, ArgumentParser._negative_number_matcher), widened to slots
+        self._negative_number_matcher = _NEGATIVE_VALUE
 
     def error(self, message: str) -> None:  # type: ignore[override]
         sys.stderr.write(f"{self.prog}: error: {message}\n")

@@ -46,11 +46,22 @@ Solitaire boards with peeking", arXiv:1203.6559, 2012).  The search branches on
 The search lives in the C extension :mod:`companion._solvercore` (built by
 ``setup.py``); :class:`_PyCore` is the same algorithm in pure Python, used when
 the extension is not built.  Both give the same moves and node counts.
+
+A second, plainer search takes turns with it when the verdict must be exact
+(no node limit): a depth-first search over positions (which tiles still stand)
+that removes free matching pairs, plays safe groups at once, and remembers
+dead positions (:func:`_position_search`).  The pairing search can drown on a
+layout with few layers and many copies of a face (Word Mahjong on a flat
+layout: 14 copies of one letter, and pairings multiply), where the positions
+reachable stay few (on a flat layout, each row is an interval); the position
+search drowns where stacks interlock.  Each runs for a budget, then the other,
+budgets growing four-fold (``ALTERNATE_BUDGETS``), so a deal takes at most a
+few times what the better of the two needs, and both stay exact.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import TYPE_CHECKING, Sequence
 
@@ -73,6 +84,14 @@ HAVE_C = _c is not None
 LAZY_BUDGET = 60
 #: node budget of the first full-lookahead run; each further run doubles it
 RESTART_BUDGET = 200
+#: first budgets when the two searches take turns: pairing-search nodes (about
+#: 60 us each in C), positions (about 20 us each); both grow four-fold a turn
+ALTERNATE_BUDGETS = (20_000, 60_000)
+#: dead positions kept by the position search (about 100 bytes each); beyond
+#: it the table starts afresh (a cache only: verdicts stay exact)
+DEAD_POSITIONS_MAX = 4_000_000
+#: the position search recurses once per pair: larger layouts use the pairing search alone
+POSITION_SEARCH_MAX_SLOTS = 1200
 
 
 @dataclass
@@ -227,17 +246,134 @@ def _solve(layout: Layout, keys: list[int], present: Sequence[bool] | None,
     tabs = _tables(layout)
     if use_c is None:
         use_c = tabs.handle is not None
-    if use_c:
-        if tabs.handle is None:
-            raise ImportError("companion._solvercore is not built (python setup.py build_ext --inplace)"
-                              if _c is None else f"layout {layout.name!r} is too large for the C core")
-        code, moves, nodes = _c.solve(tabs.handle, keys, pres, -1 if node_limit is None else node_limit,
-                                      LAZY_BUDGET, RESTART_BUDGET)
-        if code < 0:
-            return SolveResult(None, [], nodes, True)
-        return SolveResult(bool(code), [tuple(m) for m in moves] if code else [], nodes, False)
-    core = _PyCore(tabs, keys, pres, node_limit)
-    return core.run(LAZY_BUDGET, RESTART_BUDGET)
+    if use_c and tabs.handle is None:
+        raise ImportError("companion._solvercore is not built (python setup.py build_ext --inplace)"
+                          if _c is None else f"layout {layout.name!r} is too large for the C core")
+
+    def pairing(limit: int | None) -> SolveResult:
+        if use_c:
+            code, moves, nodes = _c.solve(tabs.handle, keys, pres, -1 if limit is None else limit,
+                                          LAZY_BUDGET, RESTART_BUDGET)
+            if code < 0:
+                return SolveResult(None, [], nodes, True)
+            return SolveResult(bool(code), [tuple(m) for m in moves] if code else [], nodes, False)
+        return _PyCore(tabs, keys, pres, limit).run(LAZY_BUDGET, RESTART_BUDGET)
+
+    if node_limit is not None or tabs.n > POSITION_SEARCH_MAX_SLOTS:
+        return pairing(node_limit)
+    budget, positions = ALTERNATE_BUDGETS
+    dead: set[int] = set()
+    nodes = 0
+    while True:
+        res = pairing(budget)
+        nodes += res.nodes
+        if not res.exhausted:
+            return replace(res, nodes=nodes)
+        res = _position_search(tabs, keys, pres, positions, dead)
+        nodes += res.nodes
+        if not res.exhausted:
+            return replace(res, nodes=nodes)
+        budget *= 4
+        positions *= 4
+
+
+# --------------------------------------------------------------------------- position search
+
+def _position_search(tabs: _Tables, keys: list[int], present: list[bool], budget: int,
+                     dead: set[int]) -> SolveResult:
+    """Depth-first search over positions: is every standing tile removable?
+
+    A position is the bit mask of standing tiles.  In each one, a group (equal
+    match keys) whose standing tiles are all free and even in number leaves at
+    once, paired in slot order (any pairing of free tiles of one group is as
+    good as another, and removing tiles never blocks one); then every free
+    matching pair is tried, groups with the fewest free tiles first.  A
+    position found dead is remembered in ``dead`` (shared between calls,
+    emptied past :data:`DEAD_POSITIONS_MAX`), so the search is exhaustive:
+    ``False`` is a proof.
+
+    Args:
+        tabs: the layout's geometry tables.
+        keys: match key per slot (equal keys match).
+        present: per slot, whether a tile stands there.
+        budget: positions to expand before giving up (then ``exhausted``).
+        dead: dead positions found so far (updated).
+
+    Returns:
+        :class:`SolveResult` (``nodes``: positions expanded).
+    """
+    n = tabs.n
+    cov = [sum(1 << j for j in tabs.covered_by[i]) for i in range(n)]
+    lm = [sum(1 << j for j in tabs.left[i]) for i in range(n)]
+    rm = [sum(1 << j for j in tabs.right[i]) for i in range(n)]
+    near = [tuple(set(tabs.covers[i]) | set(tabs.left[i]) | set(tabs.right[i])) for i in range(n)]
+    gmask: dict[int, int] = {}
+    for i in range(n):
+        if present[i]:
+            gmask[keys[i]] = gmask.get(keys[i], 0) | (1 << i)
+    if any(m.bit_count() % 2 for m in gmask.values()):
+        return SolveResult(False, [], 0, False)
+
+    def free_at(i: int, p: int) -> bool:
+        return not (cov[i] & p) and (not (lm[i] & p) or not (rm[i] & p))
+
+    def take(p: int, free: frozenset, a: int, b: int) -> tuple[int, frozenset]:
+        p &= ~((1 << a) | (1 << b))
+        f = set(free)
+        f.discard(a)
+        f.discard(b)
+        for i in near[a] + near[b]:
+            if (p >> i) & 1:
+                if free_at(i, p):
+                    f.add(i)
+                else:
+                    f.discard(i)
+        return p, frozenset(f)
+
+    moves: list[tuple[int, int]] = []
+    count = [0]
+
+    def search(p: int, free: frozenset) -> bool:
+        start = len(moves)
+        while True:                                   # safe groups leave at once
+            if p == 0:
+                return True
+            by_key: dict[int, list[int]] = {}
+            for i in free:
+                by_key.setdefault(keys[i], []).append(i)
+            safe = next((v for k, v in by_key.items()
+                         if len(v) % 2 == 0 and len(v) == (gmask[k] & p).bit_count()), None)
+            if safe is None:
+                break
+            safe.sort()
+            for a, b in zip(safe[0::2], safe[1::2]):
+                p, free = take(p, free, a, b)
+                moves.append((a, b))
+        if p not in dead:
+            count[0] += 1
+            if count[0] > budget:
+                raise _Exhausted
+            pairs = sorted((len(v), a, b) for v in by_key.values() if len(v) > 1
+                           for x, a in enumerate(sorted(v)) for b in sorted(v)[x + 1:])
+            for _, a, b in pairs:
+                p2, f2 = take(p, free, a, b)
+                moves.append((a, b))
+                if search(p2, f2):
+                    return True
+                moves.pop()
+            if len(dead) >= DEAD_POSITIONS_MAX:
+                dead.clear()
+            dead.add(p)
+        del moves[start:]
+        return False
+
+    p0 = sum(1 << i for i in range(n) if present[i])
+    free0 = frozenset(i for i in range(n) if present[i] and free_at(i, p0))
+    try:
+        ok = search(p0, free0)
+    except _Exhausted:
+        return SolveResult(None, [], count[0], True)
+    return SolveResult(ok, list(moves) if ok else [], count[0], False)
 
 
 # --------------------------------------------------------------------------- pure-Python core

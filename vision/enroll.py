@@ -36,6 +36,8 @@ from __future__ import annotations
 
 import io
 import json
+import zipfile
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -175,9 +177,10 @@ class Profile:
                 protos = np.asarray(z["prototypes"], np.float32)
                 samples = np.asarray(z["samples"], np.float16)
                 sample_label = np.asarray(z["sample_label"], np.int32)
-        except (OSError, ValueError, KeyError, EOFError) as exc:
+        except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile, zlib.error) as exc:
+            # (a truncated or damaged file: numpy reads profiles through zipfile)
             raise BadInput(f"not a tile profile: {path} ({exc.__class__.__name__})") from None
-        if meta.get("format") != PROFILE_FORMAT:
+        if not isinstance(meta, dict) or meta.get("format") != PROFILE_FORMAT:
             raise BadInput(f"not a tile profile: {path}")
         if int(meta.get("version", 0)) > PROFILE_VERSION:
             raise BadInput(f"profile {path} has version {meta.get('version')}, this companion "

@@ -20,6 +20,7 @@ import io
 import time
 from pathlib import Path
 
+from companion.commands.paths import refuse_overwriting_inputs
 from companion.errors import BadInput
 
 
@@ -130,6 +131,7 @@ def cmd_enroll(args) -> int:
     if args.sheet:
         if args.crops or args.labels:
             raise BadInput("give either --sheet PHOTO... --variant V or --crops DIR --labels CSV")
+        refuse_overwriting_inputs("--out", str(args.out), [str(p) for p in args.sheet] + [getattr(args, "camera", None)])
         images, labels = _sheet_images(args)
     else:
         if not args.crops or not args.labels:
@@ -139,6 +141,7 @@ def cmd_enroll(args) -> int:
             raise BadInput(f"crops folder not found: {crops}")
         rows = read_labels_csv(args.labels)
         paths = [Path(img) if Path(img).is_absolute() else crops / img for img, _ in rows]
+        refuse_overwriting_inputs("--out", str(args.out), [str(args.labels), *map(str, paths)])
         images = [read_image(p) for p in paths]
         labels = [lab for _, lab in rows]
     profile = enroll(images, labels, _embedder(args.model))

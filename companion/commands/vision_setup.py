@@ -18,6 +18,7 @@ from pathlib import Path
 
 from companion import jsontext
 from companion.cli import print_json
+from companion.commands.paths import refuse_overwriting_inputs
 from companion.errors import BadInput
 
 
@@ -163,6 +164,7 @@ def _print_board(args: argparse.Namespace) -> int:
 def _calibrate(args: argparse.Namespace) -> int:
     from vision.calibration import calibrate
 
+    refuse_overwriting_inputs("--out", str(args.out), [str(p) for p in args.images])
     images = [read_image(p) for p in args.images]
     cam, rms, n = calibrate(images, names=list(args.images))
     out = Path(args.out)

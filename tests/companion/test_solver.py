@@ -246,6 +246,53 @@ def test_verdicts_equal_brute_force_on_random_tiny_layouts(use_c):
     assert seen[True] > 30 and seen[False] > 30  # both verdicts exercised
 
 
+def test_position_search_verdicts_equal_brute_force_on_random_tiny_layouts():
+    rng = random.Random(20261130)
+    seen = {True: 0, False: 0}
+    for _ in range(250):
+        layout, keys = random_small(rng, 12)
+        if not keys:
+            continue
+        present = [rng.random() > 0.2 for _ in keys] if rng.random() < 0.3 else [True] * len(keys)
+        want = brute_force(layout, keys, present)
+        from collections import Counter
+        if any(v % 2 for v in Counter(k for k, p in zip(keys, present) if p).values()):
+            want = False
+        res = solver._position_search(solver._tables(layout), keys, present, 10**6, set())
+        assert res.solvable is want and not res.exhausted, (layout.slots, keys, present)
+        seen[want] += 1
+        if want:
+            replay(layout, keys, res.moves, present)
+    assert seen[True] > 30 and seen[False] > 30
+
+
+def test_position_search_gives_up_at_its_budget_and_keeps_what_it_learnt():
+    # rows 0110 and 1001: neither group is all free, so the root is expanded
+    layout, keys = lay(*row(4), *row(4, y=2)), [0, 1, 1, 0, 1, 0, 0, 1]
+    tabs = solver._tables(layout)
+    res = solver._position_search(tabs, keys, [True] * 8, 0, set())
+    assert res.solvable is None and res.exhausted and res.nodes == 1
+    res = solver._position_search(tabs, keys, [True] * 8, 10**6, set())
+    assert res.solvable is True and res.nodes == 1       # then safe groups finish it
+    replay(layout, keys, res.moves)
+    dead: set[int] = set()                                # 0101: no free pair at all
+    res = solver._position_search(solver._tables(lay(*row(4))), [0, 1, 0, 1], [True] * 4, 10**6, dead)
+    assert res.solvable is False and dead == {0b1111}
+
+
+@needs_c
+def test_a_flat_word_deal_the_pairing_search_drowns_in_is_solved_by_turns():
+    # Word Mahjong on sprint-flat, seed 107: 27 letters, up to 14 copies of one;
+    # the pairing search alone had not decided it after 120 s
+    from companion import codex
+    d = random_deal("word", codex.builtin("sprint-flat"), 107)
+    keys = solver.match_keys("word", d.faces)
+    assert solve_keys(d.layout, keys, node_limit=solver.ALTERNATE_BUDGETS[0]).exhausted
+    res = solve(d)
+    assert res.solvable is True
+    replay(d.layout, keys, res.moves)
+
+
 @needs_c
 def test_c_and_python_cores_agree_move_for_move():
     rng = random.Random(7)
