@@ -1,0 +1,131 @@
+"""The engine's commands as ../shared/CONTRACT.md gives them: ``layouts``,
+``free``, ``deal`` and ``solve`` (formats, worked values, exit codes and
+one-line errors)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from companion.cli import main
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def one_line_error(err: str, command: str) -> str:
+    assert err.count("\n") == 1 and err.startswith(f"companion {command}: ") and "Traceback" not in err
+    return err
+
+
+# ----------------------------------------------------------------- layouts
+
+
+def test_layouts_list_and_show(capsys):
+    code, out, _ = run(capsys, "layouts", "list")
+    assert code == 0 and "turtle" in out.split()
+    code, out, _ = run(capsys, "layouts", "show", "turtle", "--json")
+    doc = json.loads(out)
+    assert code == 0 and set(doc) >= {"name", "slots"} and doc["name"] == "turtle"
+    assert len(doc["slots"]) == 144 and [16, 7, 4] in doc["slots"]      # the Turtle's cap tile
+
+
+# ----------------------------------------------------------------- free
+
+
+@pytest.fixture
+def row_layout(tmp_path):
+    """One row of four tiles (x 0, 2, 4, 6) and a tile on top of the second,
+    written with negative x to check that a file's own coordinates are kept."""
+    path = tmp_path / "row.json"
+    path.write_text(json.dumps({"name": "row", "slots": [[-4, 0, 0], [-2, 0, 0], [0, 0, 0], [2, 0, 0],
+                                                         [-2, 0, 1]]}))
+    return str(path)
+
+
+def test_free_lists_the_tiles_that_cover_and_pinch(capsys, row_layout):
+    code, out, _ = run(capsys, "free", "--layout", row_layout, "--json")
+    by = {tuple(s["slot"]): s for s in json.loads(out)["slots"]}
+    assert code == 0
+    # the row's ends are free; -2,0,0 is covered by the tile above and pinched
+    assert by[(-4, 0, 0)] == {"slot": [-4, 0, 0], "present": True, "free": True, "covered_by": [],
+                              "left": [], "right": [[-2, 0, 0]]}
+    assert by[(-2, 0, 0)]["free"] is False and by[(-2, 0, 0)]["covered_by"] == [[-2, 0, 1]]
+    assert by[(0, 0, 0)] == {"slot": [0, 0, 0], "present": True, "free": False, "covered_by": [],
+                             "left": [[-2, 0, 0]], "right": [[2, 0, 0]]}
+    assert by[(-2, 0, 1)]["free"] is True
+
+
+def test_free_after_removals_given_any_way(capsys, row_layout):
+    # negative slots as values; --removed repeated; several after one --removed
+    for argv in (["--removed", "-4,0,0", "-2,0,1"], ["--removed", "-4,0,0", "--removed", "-2,0,1"]):
+        code, out, _ = run(capsys, "free", "--layout", row_layout, *argv, "--json")
+        by = {tuple(s["slot"]): s for s in json.loads(out)["slots"]}
+        assert code == 0
+        assert by[(-4, 0, 0)]["present"] is False and by[(-4, 0, 0)]["free"] is None
+        assert by[(-2, 0, 0)]["free"] is True and by[(-2, 0, 0)]["left"] == []
+        assert by[(0, 0, 0)]["free"] is False
+
+
+@pytest.mark.parametrize("removed, message", [
+    (["--removed", "2,0,0", "--removed", "2,0,0"], "removed twice"),
+    (["--removed", "2,0,0", "2,0,0"], "removed twice"),
+    (["--removed", "8,0,0"], "8,0,0"),
+])
+def test_free_refuses_bad_removals(capsys, row_layout, removed, message):
+    code, _, err = run(capsys, "free", "--layout", row_layout, *removed, "--json")
+    assert code == 2 and message in one_line_error(err, "free")
+
+
+# ----------------------------------------------------------------- deal and solve
+
+
+def test_deal_then_solve_and_replay(capsys, tmp_path):
+    from companion import codex
+    from companion.rules import Board
+    from companion.tiles import tileset
+
+    code, out, _ = run(capsys, "deal", "--variant", "mindful", "--layout", "turtle", "--seed", "7", "--solvable",
+                       "--json")
+    deal = json.loads(out)
+    assert code == 0 and list(deal) == ["variant", "layout", "tiles"] and len(deal["tiles"]) == 144
+    path = tmp_path / "d.json"
+    # another tool's file: a byte order mark, keys in another order, an extra field
+    other = {"tiles": deal["tiles"], "layout": "turtle", "variant": "mindful", "by": "another tool"}
+    path.write_text("\ufeff" + json.dumps(other), encoding="utf-8")
+    code, out, _ = run(capsys, "solve", str(path), "--json")
+    res = json.loads(out)
+    assert code == 0 and list(res) == ["deal", "solvable", "moves", "ms"]
+    assert res["deal"] == str(path) and res["solvable"] is True and res["ms"] >= 0
+    layout = codex.builtin("turtle")
+    ts = tileset("mindful")
+    face = {tuple(t["slot"]): t["face"] for t in deal["tiles"]}
+    board = Board(layout)
+    for a, b in res["moves"]:
+        i, j = layout.slot_index(a), layout.slot_index(b)
+        assert board.is_free(i) and board.is_free(j) and ts.matches(face[tuple(a)], face[tuple(b)])
+        board.remove(i)
+        board.remove(j)
+    assert board.n_present == 0
+
+
+def test_solve_an_unwinnable_deal_and_bad_files(capsys, tmp_path):
+    # two stacked tiles of one face: the lower is never free while the upper stands
+    stacked = tmp_path / "stack.json"
+    stacked.write_text(json.dumps({"name": "stack", "slots": [[0, 0, 0], [0, 0, 1]]}))
+    deal = tmp_path / "d.json"
+    deal.write_text(json.dumps({"variant": "mindful", "layout": str(stacked),
+                                "tiles": [{"slot": [0, 0, 0], "face": "circles-1"},
+                                          {"slot": [0, 0, 1], "face": "circles-1"}]}))
+    code, out, _ = run(capsys, "solve", str(deal), "--json")
+    assert code == 0 and json.loads(out)["solvable"] is False and json.loads(out)["moves"] == []
+    huge = tmp_path / "huge.json"
+    huge.write_text('{"variant": "mindful", "layout": "turtle", "tiles": [' + "9" * 5000 + "]}")
+    code, _, err = run(capsys, "solve", str(huge), "--json")
+    assert code == 2 and "4300 digits" in one_line_error(err, "solve")
+    code, _, err = run(capsys, "solve", str(tmp_path / "missing.json"), "--json")
+    assert code == 2 and "missing.json" in one_line_error(err, "solve")
