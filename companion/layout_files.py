@@ -81,9 +81,11 @@ def read_layout_file(path: str | os.PathLike, map_name: str | None = None) -> La
         raise BadInput(f"cannot read layout file {source!r}: {exc.strerror or exc}") from None
     try:
         text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = raw.count(b"\n", 0, exc.start) + 1
-        raise BadInput(f"{source}:{line}: not UTF-8 text (byte 0x{raw[exc.start]:02x})") from None
+    except UnicodeDecodeError:
+        # an older file in a one-byte encoding (a Latin-1 comment or name): the
+        # layout itself is ASCII, and a file that is no layout at all is still
+        # refused by its parser
+        text = raw.decode("latin-1")
     kind = _kind(source, text)
     if kind == "map":
         return parse_gnome_map(text, source, map_name)

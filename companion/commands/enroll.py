@@ -81,7 +81,7 @@ def read_labels_csv(path: Path) -> list[tuple[str, str]]:
             continue
         if len(rec) <= max(ii, li):
             raise BadInput(f"{path} line {n}: expected columns image,label")
-        image, label = rec[ii].strip(), rec[li]
+        image, label = rec[ii].strip(), rec[li].strip()   # ("image, label": no leading space kept)
         if not image or not label.strip():
             raise BadInput(f"{path} line {n}: empty image or label")
         rows.append((image, label))

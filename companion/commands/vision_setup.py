@@ -33,6 +33,8 @@ def read_image(path: str | os.PathLike):
     from companion.commands.recognize import imdecode_quiet
 
     p = Path(path)
+    if p.is_dir():
+        raise BadInput(f"cannot read image {str(p)!r}: it is a folder; give the image files (e.g. {p}/*.png)")
     if not p.is_file():
         raise BadInput(f"cannot read image {str(p)!r}: no such file")
     data = np.fromfile(str(p), dtype=np.uint8)

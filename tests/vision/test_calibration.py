@@ -152,3 +152,14 @@ def test_calibrate_cli_errors_exit_2(page, tmp_path, capsys):
     assert len(err) == 3 and all(line.startswith("companion calibrate: ") for line in err)
     assert "only 3 of 3" in err[0] and "junk.jpg" in err[1] and "missing.png" in err[2]
     assert not out.exists()
+
+
+def test_calibrate_out_may_not_overwrite_a_view_and_a_folder_is_named(tmp_path, capsys):
+    from companion.cli import main
+    view = tmp_path / "v0.png"
+    view.write_bytes(b"not really a png")
+    assert main(["calibrate", str(view), str(view), "--out", str(view)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "would overwrite" in err and view.read_bytes() == b"not really a png"
+    assert main(["calibrate", str(tmp_path), "--out", str(tmp_path / "cam.json")]) == 2
+    assert "it is a folder" in capsys.readouterr().err

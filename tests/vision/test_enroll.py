@@ -392,3 +392,21 @@ def test_a_profile_naming_no_face_of_the_set_is_refused_for_recognition(enrolled
                  "--tiles", str(enrolled[2])])
     out, err = capsys.readouterr()
     assert code == 2 and out == "" and len(err.strip().splitlines()) == 1 and "another tile set" in err
+
+
+def test_labels_csv_cells_lose_their_surrounding_spaces(tmp_path):
+    from companion.commands.enroll import read_labels_csv
+    path = tmp_path / "labels.csv"
+    path.write_text("image, label\n a.png, Red Dragon \nb.png,east\n", encoding="utf-8")
+    assert read_labels_csv(path) == [("a.png", "Red Dragon"), ("b.png", "east")]
+
+
+def test_enroll_out_may_not_overwrite_an_input(tmp_path, capsys):
+    from companion.cli import main
+    (tmp_path / "crops").mkdir()
+    labels = tmp_path / "labels.csv"
+    labels.write_text("image,label\na.png,one\n", encoding="utf-8")
+    assert main(["enroll", "--crops", str(tmp_path / "crops"), "--labels", str(labels), "--out", str(labels)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "would overwrite" in err
+    assert labels.read_text(encoding="utf-8") == "image,label\na.png,one\n"
