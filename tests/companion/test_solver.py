@@ -220,7 +220,7 @@ def random_small(rng: random.Random, max_tiles: int):
     return Layout("rnd", tuple(slots), "test"), keys
 
 
-@pytest.mark.parametrize("use_c", CORES)
+@pytest.mark.parametrize("use_c", CORES + [pytest.param("position", id="position-search")])
 def test_verdicts_equal_brute_force_on_random_tiny_layouts(use_c):
     rng = random.Random(20240601)
     seen = {True: 0, False: 0}
@@ -238,32 +238,16 @@ def test_verdicts_equal_brute_force_on_random_tiny_layouts(use_c):
             c = Counter(k for k, p in zip(keys, present) if p)
             if any(v % 2 for v in c.values()):
                 want = False
-        res = solve_keys(layout, pres_keys, present, use_c=use_c)
-        assert res.solvable is want, (layout.slots, keys, present)
-        seen[want] += 1
-        if want:
-            replay(layout, keys, res.moves, present)
-    assert seen[True] > 30 and seen[False] > 30  # both verdicts exercised
-
-
-def test_position_search_verdicts_equal_brute_force_on_random_tiny_layouts():
-    rng = random.Random(20261130)
-    seen = {True: 0, False: 0}
-    for _ in range(250):
-        layout, keys = random_small(rng, 12)
-        if not keys:
-            continue
-        present = [rng.random() > 0.2 for _ in keys] if rng.random() < 0.3 else [True] * len(keys)
-        want = brute_force(layout, keys, present)
-        from collections import Counter
-        if any(v % 2 for v in Counter(k for k, p in zip(keys, present) if p).values()):
-            want = False
-        res = solver._position_search(solver._tables(layout), keys, present, 10**6, set())
+        if use_c == "position":         # the second search alone, without a budget
+            res = solver._position_search(solver._tables(layout), keys, present or [True] * len(keys), 10**9,
+                                          set())
+        else:
+            res = solve_keys(layout, pres_keys, present, use_c=use_c)
         assert res.solvable is want and not res.exhausted, (layout.slots, keys, present)
         seen[want] += 1
         if want:
             replay(layout, keys, res.moves, present)
-    assert seen[True] > 30 and seen[False] > 30
+    assert seen[True] > 30 and seen[False] > 30  # both verdicts exercised
 
 
 def test_position_search_gives_up_at_its_budget_and_keeps_what_it_learnt():
