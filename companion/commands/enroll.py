@@ -131,7 +131,8 @@ def cmd_enroll(args) -> int:
     if args.sheet:
         if args.crops or args.labels:
             raise BadInput("give either --sheet PHOTO... --variant V or --crops DIR --labels CSV")
-        refuse_overwriting_inputs("--out", str(args.out), [str(p) for p in args.sheet] + [getattr(args, "camera", None)])
+        refuse_overwriting_inputs("--out", str(args.out),
+                                  [str(p) for p in args.sheet] + [getattr(args, "camera", None)])
         images, labels = _sheet_images(args)
     else:
         if not args.crops or not args.labels:
