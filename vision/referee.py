@@ -335,23 +335,15 @@ class Referee:
         """Take one ``(H, W, 3)`` uint8 BGR frame; returns the output events it
         caused (possibly none)."""
         self.status.frame = index
-        still_before = self._last_frame if self.gate.still > 0 else None    # the run's last still frame
         self._last_frame = (index, frame)
         g = self.gate.update(frame_signature(frame, self.motion.size, self.motion.blur_sigma))
         if g == "moving":
-            out: list[dict] = []
-            if (self._pending is not None and still_before is not None and self._confirm
-                    and still_before[0] >= self._pending[2] - self._confirm + max(1, self._confirm // 2)):
-                # the still run ends before the second reading was due, but long
-                # after the first: its last still frame is the second reading (a
-                # tile lifted to the rack and soon put back is still a lift)
-                out = self._judge_frame(*still_before, relaxed=False)
             self.status.state = "hand or motion in view"
             self._waiting = False
             if self._pending is not None:     # remember the change and when it was first seen
                 self._first_seen = (self._pending[3], self._pending[4], self._pending[0])
             self._pending = None
-            return out
+            return []
         if g == "settling":
             return []
         if g == "settled":
@@ -374,20 +366,38 @@ class Referee:
         return []
 
     def finish(self) -> list[dict]:
-        """End of the source: a still run cut short by the end (still for at
-        least a third of ``settle_s``) is judged on its last frame; a change
-        waiting for its second reading is read again on the last frame; tiles
-        still off the board are resolved."""
+        """End of the source: a change waiting for its second reading is read
+        again on the last frame (when that comes at least half of
+        ``confirm_s`` after the first; sooner, only tiles coming back count);
+        tiles still off the board are resolved.  (A
+        still run cut short by the end, under ``settle_s``, is not judged: one
+        reading of a picture a hand may have just left made up penalties in a
+        break-test.)"""
         if self.tracker is None:
             return []
         out: list[dict] = []
-        if self._pending is None and self._last_frame is not None \
-                and self.gate.unreported_still >= max(2, self.motion.settle_frames // 3):
-            # the recording ends a moment after a hand left: the last frame is
-            # judged (read twice below) rather than the move lost
-            out.extend(self._judge_frame(*self._last_frame, relaxed=False))
         if self._pending is not None and self._last_frame is not None:
-            out.extend(self._judge_frame(*self._last_frame, relaxed=False))
+            first = self._pending[2] - self._confirm
+            obs, rec = self._pending[0], self._pending[1]
+            lifts = np.zeros(len(self.layout), bool)
+            lifts[list(self._pending[4][0])] = True
+            if self._last_frame[0] - first >= max(1, self._confirm // 2):
+                out.extend(self._judge_frame(*self._last_frame, relaxed=False))
+            else:
+                # the source ends too soon after the first reading for a second
+                # one: the first reading alone decides, its tiles coming back
+                # and at most one move's lifts (a break-test's recordings, cut
+                # a few frames after a hand left, made up several penalties
+                # when the last frame was taken as the second reading)
+                board = np.asarray(self.tracker.board.present, bool) & ~np.isin(
+                    np.arange(len(self.layout)), self.tracker.state.lifted)
+                keep = lifts if lifts.sum() <= 2 else np.zeros_like(lifts)
+                obs = replace(obs, known=np.asarray(obs.known, bool) & ~(board & ~keep))
+                current = _Seen(self._last_frame[0], self._last_frame[1], rec)
+                for ev in self.tracker.observe(self._pending[3], obs):
+                    out.extend(self._judge(ev, current))
+                self._last = current
+            self._pending = None
         last = self._last
         for ev in self.tracker.finish(self.status.frame):
             out.extend(self._judge(ev, last))
@@ -473,10 +483,15 @@ class Referee:
         else:
             moved = self._last is not None and \
                 camera_shift(self._last.recognition.quads, rec.quads) > self.settings.camera_moved_px
-            if self.tracker.held_since is not None and (moved or not self.tracker.changes(obs)[1]):
+            held_back = moved and self.tracker.held_since is not None and any(
+                obs.known[i] and obs.present[i] for i in self.tracker.state.lifted)
+            if self.tracker.held_since is not None and not held_back and (
+                    moved or not self.tracker.changes(obs)[1]):
                 # a valid pair still off the board in a later settled picture:
                 # claimed now (with the frame it was first seen gone), and its
-                # turn's evidence closed before anything newer is judged
+                # turn's evidence closed before anything newer is judged.  After
+                # a camera move the looks cannot tell a return: a tile of the
+                # pair read present keeps it held (the referee is asked below)
                 out.extend(self._claim_held(current))
             if moved:
                 # the camera moved since the last judged picture: what looks

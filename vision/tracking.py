@@ -150,13 +150,6 @@ class MotionGate:
         self._judged: np.ndarray | None = None
         self._reported = False
 
-    @property
-    def unreported_still(self) -> int:
-        """Frames the picture has been still in a run not yet reported as
-        settled (0 when moving or already reported): at the end of a
-        recording, a run cut short by the end."""
-        return 0 if self._reported else self.still
-
     def update(self, sig: np.ndarray) -> str:
         s = self.settings
         prev, self._prev = self._prev, sig
@@ -500,9 +493,9 @@ class BoardTracker:
         Of the slots ``obs`` shows changed (:meth:`changes`), a tile whose face
         was read surely before (at least ``sure_face``) and that now reads
         absent with at least ``sure_absent`` confidence has left: it keeps its
-        old appearances, so :meth:`observe` sees it go.  The others (a tile
-        never seen clearly, an unsure reading, a lifted tile seemingly back)
-        are returned: after a move of the camera those readings are not
+        old appearances, so :meth:`observe` sees it go; a lifted tile read
+        present with at least ``sure_absent`` confidence is back.  The others
+        (a tile never seen clearly, an unsure reading) are returned: after a move of the camera those readings are not
         trusted, no appearance is stored for them until they read as the
         board says, and the caller asks the referee about them and judges
         ``obs`` without them.
@@ -511,7 +504,8 @@ class BoardTracker:
         st = self.state
         conf = np.asarray(obs.confidence, np.float64)
         left = [i for i in sorted(lifts) if st.face_conf[i] >= sure_face and conf[i] >= sure_absent]
-        suspects = sorted((lifts | returns) - set(left))
+        back = {i for i in returns if conf[i] >= sure_absent}    # a lifted tile surely standing again
+        suspects = sorted((lifts | returns) - set(left) - back)
         if obs.patches is not None and st.ref is not None:
             old = st.ref.copy(), st.n_ref.copy(), st.ref_state.copy()
             keep = np.ones(len(self.board.layout.slots), bool)

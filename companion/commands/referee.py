@@ -158,22 +158,24 @@ def run_referee(args, source, on_event=None, on_start=None, require_output: bool
                        "and/or --ledger FILE")
     _check_outputs(args)
     out_file = None
-    if args.events_out:
-        make_parent_folder("--events-out", args.events_out)
-        try:
-            out_file = open(args.events_out, "w", encoding="utf-8")
-        except OSError as exc:
-            raise BadInput(f"cannot write {args.events_out}: {exc.strerror or exc}") from None
     ledger = None
     append = None
     game_id = None
     evidence_dir = getattr(args, "evidence", None)
     base = None
     try:
-        if args.ledger:
+        if args.ledger:       # first: a file that is no ledger is refused before the events file is emptied
             from companion.ledger import Ledger
+            make_parent_folder("--ledger", args.ledger)
             ledger = Ledger(args.ledger)
             game_id = ledger.new_game_id()
+        if args.events_out:
+            make_parent_folder("--events-out", args.events_out)
+            try:
+                out_file = open(args.events_out, "w", encoding="utf-8")
+            except OSError as exc:
+                raise BadInput(f"cannot write {args.events_out}: {exc.strerror or exc}") from None
+        if ledger is not None:
             base = Path(args.ledger).resolve().parent
 
             def to_ledger(type_, data, ref, t):
@@ -244,10 +246,12 @@ def _check_outputs(args) -> None:
     source = getattr(args, "SOURCE", None)
     source_path = Path(source) if source is not None and not str(source).isdigit() else None
     folder = str(source_path) if source_path is not None and source_path.is_dir() else None
+    from vision.sources import IMAGE_SUFFIXES
     inputs = [str(source_path) if source_path is not None and source_path.is_file() else None,
               getattr(args, "camera", None), getattr(args, "mat", None), getattr(args, "tiles", None),
               args.layout if Path(args.layout).is_file() else None]
-    from vision.sources import IMAGE_SUFFIXES
+    if folder is not None:    # every frame, so a hard or symbolic link to one elsewhere is caught too
+        inputs += [str(p) for p in Path(folder).iterdir() if p.suffix.lower() in IMAGE_SUFFIXES]
     events_out, ledger = args.events_out or None, getattr(args, "ledger", None) or None
     if events_out and ledger and Path(events_out).resolve() == Path(ledger).resolve():
         raise BadInput(f"--events-out and --ledger both name {events_out}; give two files")

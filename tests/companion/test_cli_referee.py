@@ -364,3 +364,20 @@ def test_a_source_never_still_is_bad_input_not_a_missing_mat(tmp_path, capsys, f
     assert cv2.imwrite(str(one), _frame(1))
     assert main(_args(one, layout_file, "--events-out", str(tmp_path / "e.jsonl"))) == 2
     assert "never still in its 1 frame(s)" in _one_line(capsys)
+
+
+def test_the_bundled_demo_is_refereed_as_its_truth(tmp_path, capsys):
+    """The README's main job, end to end: the bundled game rendered afresh
+    (about 15 s) and refereed with the real models; every event of the
+    recording's truth, and nothing else (a break-test found a fresh render
+    refereed wrongly where a stale cache hid it)."""
+    events = tmp_path / "demo.jsonl"
+    code = main(["demo", "--no-serve", "--cache", str(tmp_path / "cache"), "--quiet", "--events-out", str(events)])
+    assert code == 0
+    truth = json.loads(next((tmp_path / "cache").glob("demo-v*/truth.json")).read_text())["events"]
+    got = [json.loads(x) for x in events.read_text().splitlines()]
+
+    def key(e):
+        return e["type"], e["player"], frozenset(tuple(s) for s in (e.get("slots") or [e.get("slot")]))
+    assert [key(e) for e in got] == [key(e) for e in truth]
+    assert "Ada 10,100" in capsys.readouterr().out

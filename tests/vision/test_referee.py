@@ -234,29 +234,16 @@ def test_camera_shift_is_the_median_of_each_face_s_largest_corner_move():
     assert camera_shift(q, q[:2]) == float("inf") and camera_shift(q[:0], q[:0]) == 0.0
 
 
-def test_a_lift_put_back_before_the_second_reading_was_due_still_counts():
-    # confirm_s 0.6 (6 frames): the lifted blocked tile B stays off for 6 still
-    # frames (first reading on the 3rd), then the hand puts it back
-    def run(off):
-        ref, out = referee({1: recognition(), 2: recognition(absent=[B]), 9: recognition(occluded=[B])},
-                           confirm_s=0.6)
-        play(ref, [frame(1)] * 5 + hand_frames(9) + [frame(2)] * off + hand_frames(9) + [frame(1)] * 8)
-        return [(o["type"], o["frame"]) for o in out]
-    assert run(6) == [("penalty", 9)]
-    assert run(3) == []         # the first reading only: not enough
-
-
-def test_a_move_just_before_the_recording_ends_is_kept():
-    # settle 9 frames: the recording stops 4 frames after the hand left
-    def run(tail):
-        out = []
-        settings = RefereeSettings(motion=MotionSettings(size=(32, 18), settle_frames=9), confirm_s=0.1)
-        scenes = {1: recognition(), 2: recognition(absent=[A, C]), 9: recognition(occluded=[A, B])}
-        ref = Referee("love", LAYOUT, ["Ada", "Bo"], Script(scenes), emit=out.append, fps=10.0, settings=settings)
-        play(ref, [frame(1)] * 12 + hand_frames(9) + [frame(2)] * tail)
-        return out
-    assert [(o["type"], o["frame"]) for o in run(4)] == [("claim", 16)]
-    assert run(2) == []         # still for 1 frame only: the hand may not have gone
+def test_a_still_run_cut_short_by_the_end_is_not_judged():
+    # settle 9 frames: the recording stops 4 frames after the hand left; one
+    # reading of such a picture is not trusted (a break-test found penalties
+    # made up that way), so the move is not scored
+    out = []
+    settings = RefereeSettings(motion=MotionSettings(size=(32, 18), settle_frames=9), confirm_s=0.1)
+    scenes = {1: recognition(), 2: recognition(absent=[A, C]), 9: recognition(occluded=[A, B])}
+    ref = Referee("love", LAYOUT, ["Ada", "Bo"], Script(scenes), emit=out.append, fps=10.0, settings=settings)
+    play(ref, [frame(1)] * 12 + hand_frames(9) + [frame(2)] * 4)
+    assert out == []
 
 
 def test_mat_lost_then_found_again():
@@ -363,6 +350,15 @@ def test_a_change_seen_just_before_the_end_is_still_confirmed():
                        confirm_s=1.0)
     play(ref, [frame(1)] * 5 + hand_frames(9) + [frame(2)] * 4)
     assert [o["type"] for o in out] == ["claim"]
+
+
+def test_many_tiles_gone_just_before_the_end_are_not_scored_on_one_reading():
+    # six tiles read gone in the last still frames, too soon for a second
+    # reading: more than one move takes, so nothing is scored
+    ref, out = referee({1: recognition(), 2: recognition(absent=[A, B, C, D, E, F]), 9: recognition(occluded=[A])},
+                       confirm_s=1.0)
+    play(ref, [frame(1)] * 5 + hand_frames(9) + [frame(2)] * 4)
+    assert out == [] and ref.tracker.board.n_present == 8
 
 
 def test_a_change_cut_short_by_the_next_move_is_confirmed_by_the_next_picture():
