@@ -55,8 +55,9 @@ layout with few layers and many copies of a face (Word Mahjong on a flat
 layout: 14 copies of one letter, and pairings multiply), where the positions
 reachable stay few (on a flat layout, each row is an interval); the position
 search drowns where stacks interlock.  Each runs for a budget, then the other,
-budgets growing four-fold (``ALTERNATE_BUDGETS``), so a deal takes at most a
-few times what the better of the two needs, and both stay exact.
+budgets growing four-fold (``ALTERNATE_BUDGETS``, ``ALTERNATE_BUDGETS_STACKED``),
+so a deal takes at most a few times what the better of the two needs, and both
+stay exact.
 """
 
 from __future__ import annotations
@@ -85,8 +86,13 @@ LAZY_BUDGET = 60
 #: node budget of the first full-lookahead run; each further run doubles it
 RESTART_BUDGET = 200
 #: first budgets when the two searches take turns: pairing-search nodes (about
-#: 60 us each in C), positions (about 20 us each); both grow four-fold a turn
-ALTERNATE_BUDGETS = (20_000, 60_000)
+#: 60 us each in C), positions (about 20 us each); both grow four-fold a turn.
+#: On a flat layout the position search leads (its positions stay few: each
+#: row is an interval); on a stacked one the pairing search runs long first
+#: (on the Turtle, Love seed 15 needs about 170,000 nodes, 10 s, to prove
+#: unwinnable; the position search rarely helps there)
+ALTERNATE_BUDGETS = (5_000, 240_000)
+ALTERNATE_BUDGETS_STACKED = (200_000, 60_000)
 #: dead positions kept by the position search (about 100 bytes each); beyond
 #: it the table starts afresh (a cache only: verdicts stay exact)
 DEAD_POSITIONS_MAX = 4_000_000
@@ -261,7 +267,7 @@ def _solve(layout: Layout, keys: list[int], present: Sequence[bool] | None,
 
     if node_limit is not None or tabs.n > POSITION_SEARCH_MAX_SLOTS:
         return pairing(node_limit)
-    budget, positions = ALTERNATE_BUDGETS
+    budget, positions = ALTERNATE_BUDGETS if layout.depth <= 1 else ALTERNATE_BUDGETS_STACKED
     dead: set[int] = set()
     nodes = 0
     while True:
