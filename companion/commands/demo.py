@@ -201,12 +201,14 @@ def cache_dir(arg: str | None = None) -> Path:
     return Path(base) / "companion"
 
 
-def ensure_recording(folder: Path, log=sys.stderr) -> tuple[Path, dict]:
-    """The bundled recording's folder of frames (rendered on first use) and its truth.
+def ensure_recording(folder: Path, log=None) -> tuple[Path, dict]:
+    """The bundled recording's folder of frames (rendered on first use) and its
+    truth; progress goes to ``log`` (default: the current ``sys.stderr``).
 
     Raises:
         BadInput: the cache folder cannot be written.
     """
+    log = log or sys.stderr
     rec_dir = folder / f"demo-v{DEMO_VERSION}"
     frames = rec_dir / "frames"
     truth_path = rec_dir / "truth.json"
