@@ -216,6 +216,17 @@ def test_what_looks_changed_after_the_camera_moved_goes_to_the_referee():
     assert ref.tracker.board.n_present == 6                        # B and D still stand for the engine
 
 
+def test_a_matching_pair_put_back_before_a_camera_bump_is_an_attempt():
+    # E + F (matching, free) leave; they are put back, and the camera is bumped
+    # before the next still picture: read surely standing, they came back
+    from dataclasses import replace as dc_replace
+    ref, out = referee({1: recognition(), 2: recognition(absent=[E, F]), 3: dc_replace(recognition(), quads=QUADS + 8.0),
+                        9: recognition(occluded=[A])})
+    play(ref, [frame(1)] * 5 + hand_frames(9) + [frame(2)] * 5 + hand_frames(9) + [frame(3, shift=4)] * 6)
+    assert [(o["type"], o["reason"]) for o in out] == [("attempt", "returned")]
+    assert ref.tracker.board.n_present == 8 and not ref.tracker.busy
+
+
 def test_a_sure_move_made_while_the_camera_was_bumped_is_kept():
     # E + F (read surely before) leave between two judged pictures, and the
     # camera moved meanwhile: they read surely empty, so the claim stands
