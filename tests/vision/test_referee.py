@@ -220,8 +220,8 @@ def test_a_matching_pair_put_back_before_a_camera_bump_is_an_attempt():
     # E + F (matching, free) leave; they are put back, and the camera is bumped
     # before the next still picture: read surely standing, they came back
     from dataclasses import replace as dc_replace
-    ref, out = referee({1: recognition(), 2: recognition(absent=[E, F]), 3: dc_replace(recognition(), quads=QUADS + 8.0),
-                        9: recognition(occluded=[A])})
+    bumped = dc_replace(recognition(), quads=QUADS + 8.0)
+    ref, out = referee({1: recognition(), 2: recognition(absent=[E, F]), 3: bumped, 9: recognition(occluded=[A])})
     play(ref, [frame(1)] * 5 + hand_frames(9) + [frame(2)] * 5 + hand_frames(9) + [frame(3, shift=4)] * 6)
     assert [(o["type"], o["reason"]) for o in out] == [("attempt", "returned")]
     assert ref.tracker.board.n_present == 8 and not ref.tracker.busy
