@@ -310,6 +310,48 @@ def art_scores(window: np.ndarray, variant: str, face_ids, px_per_mm: float = AR
     return out
 
 
+def _peak_subpixel(r: np.ndarray) -> tuple[float, float, float]:
+    """Column, row and value of the maximum of a correlation map, the position
+    refined by a parabola through the peak and its neighbours on each axis."""
+    y, x = np.unravel_index(int(r.argmax()), r.shape)
+
+    def vertex(a: float, b: float, c: float) -> float:
+        den = a - 2.0 * b + c
+        return 0.0 if den >= 0 else float(np.clip(0.5 * (a - c) / den, -0.5, 0.5))
+    ox = vertex(r[y, x - 1], r[y, x], r[y, x + 1]) if 0 < x < r.shape[1] - 1 else 0.0
+    oy = vertex(r[y - 1, x], r[y, x], r[y + 1, x]) if 0 < y < r.shape[0] - 1 else 0.0
+    return x + ox, y + oy, float(r[y, x])
+
+
+def face_offset(grey: np.ndarray, variant: str, slot, face_id: str, spec, pose,
+                margin_mm: float = MARGIN_MM, px_per_mm: float = ART_PX_PER_MM) -> tuple[float, float, float]:
+    """Where a face lies on its slot: the offset of its print art's centre from
+    the slot's centre, found by normalised cross-correlation in the window
+    rectified at the slot's height (:func:`face_window`), both ways round, the
+    peak refined to a fraction of a pixel (a parabola on each axis).
+
+    Args:
+        grey: ``(H, W)`` uint8 grey photo (:func:`grey_of`).
+        variant, face_id: the face expected there.
+        slot: ``(x, y, z)``; spec: ``vision.mat.MatSpec``; pose: ``vision.pose.MatPose``.
+
+    Returns:
+        ``(dx, dy, score)``: the offset in mm along the mat's x and y axes, in
+        the plane of the slot's face as this pose sees it, and the peak
+        correlation in [-1, 1].
+    """
+    win = face_window(grey, slot, spec, pose, margin_mm, px_per_mm)
+    art = art_template(variant, face_id, px_per_mm, 1.0)
+    best = (0.0, 0.0, -2.0)
+    for t in (art, art[::-1, ::-1]):
+        x, y, v = _peak_subpixel(cv2.matchTemplate(win, np.ascontiguousarray(t), cv2.TM_CCOEFF_NORMED))
+        if v > best[2]:
+            best = (x, y, v)
+    x, y, v = best
+    return ((x - (win.shape[1] - art.shape[1]) / 2) / px_per_mm,
+            (y - (win.shape[0] - art.shape[0]) / 2) / px_per_mm, min(v, 1.0))
+
+
 def reweigh(probs: np.ndarray, scores: np.ndarray, weight: float) -> np.ndarray:
     """Candidates' probabilities times ``exp(weight x score)``, renormalised to
     the mass they had.
