@@ -45,20 +45,23 @@ def main(argv=None) -> int:
     ap.add_argument("--out", type=Path, default=None, help="save the first 8 photos and overlays here")
     ap.add_argument("--assets", type=Path, default=altrender.DEFAULT_ASSETS)
     ap.add_argument("--verbose", action="store_true", help="print each photo's errors")
+    ap.add_argument("--presence", type=Path, default=None, help="presence.onnx to use (default: models/presence.onnx)")
     args = ap.parse_args(argv)
+    if args.presence is not None and not args.presence.is_file():
+        ap.error(f"no presence model at {args.presence}")
 
     import cv2
     from companion.errors import MatNotFound
     from companion.rules import Geometry
     from vision.faces import TileClassifier
     from vision.mat import MatSpec
-    from vision.presence import PresenceModel
+    from vision.presence import PresenceModel, PresenceSettings
     from vision.reconstruct import recognize
 
     cv2.setNumThreads(2)
     assets = altrender.Assets.load(args.assets)
     clf = TileClassifier()
-    presence = PresenceModel()
+    presence = PresenceModel(PresenceSettings(model_path=args.presence)) if args.presence else PresenceModel()
     spec = MatSpec.default()
     layouts = bench_layouts()
     print(f"layouts: {', '.join(l.name for l in layouts)}; photos {args.photos} from {args.seed}", flush=True)

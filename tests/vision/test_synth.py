@@ -212,10 +212,21 @@ def test_presence_training_scenes_honour_the_tilt_range():
     spec = presence_scene_spec(3, np.random.default_rng(0), (0.0, 15.0))
     assert spec.tilt_deg == (0.0, 15.0) and spec.hands == 0.2
     for bad in (["--tilt", "20", "10", "--scenes", "1"], ["--scenes", "0"], ["--workers", "0"],
-                ["--start", "-5"], ["--out", __file__]):
+                ["--start", "-5"], ["--out", __file__], ["--shadow-free", "1.5"]):
         with pytest.raises(SystemExit) as e:
             main(bad)
         assert e.value.code == 2
+
+def test_shadow_free_presence_scenes_cast_no_shadow():
+    # --shadow-free scenes keep every other effect, and their looks cast no shadow
+    from vision.synth.scene import sample_look
+    from vision.training.presence_data import presence_scene_spec
+    spec = presence_scene_spec(3, np.random.default_rng(0), (0.0, 15.0), shadows=False)
+    assert spec.augment.shadows == 0.0 and spec.augment.jitter_mm == Augment().jitter_mm
+    assert presence_scene_spec(3, np.random.default_rng(0), (0.0, 15.0)).augment.shadows == 1.0
+    assert all(sample_look(np.random.default_rng(s), spec.augment).shadow == 0.0 for s in range(20))
+    assert all(sample_look(np.random.default_rng(s), Augment()).shadow >= 0.15 for s in range(20))
+
 
 def _game():
     n = len(PYRAMID)

@@ -17,7 +17,13 @@ bench photo (integer seeds) nor a face-classifier training scene (stream ``s``).
     python -m vision.training.presence_data --seed 2 --scenes 2400 --tilt 0 15
 
 The third set adds nearly overhead views, where a stack's height shows only
-as a few pixels of parallax (the presence model's weakest range).
+as a few pixels of parallax (the presence model's weakest range).  Since
+session 10 the shipped model is fine-tuned with a fourth set of scenes that
+cast no shadows, and seed 5 is their validation set (``models/MODEL_CARD.md``,
+"Presence model")::
+
+    python -m vision.training.presence_data --seed 4 --scenes 1600 --tilt 0 25 --shadow-free 1
+    python -m vision.training.presence_data --seed 5 --scenes 150 --tilt 0 25 --shadow-free 1
 """
 
 from __future__ import annotations
@@ -95,17 +101,20 @@ def scene_presence_samples(scene, rng: np.random.Generator):
     return raw, labels, {"z": z, "tilt": np.full(len(labels), float(tr.pose().tilt_deg))}
 
 
-def presence_scene_spec(k: int, rng: np.random.Generator, tilt_deg: tuple[float, float] = (0.0, 45.0)):
+def presence_scene_spec(k: int, rng: np.random.Generator, tilt_deg: tuple[float, float] = (0.0, 45.0),
+                        shadows: bool = True):
     """Scene ``k``: variant by turns; layout turtle or sprint-2layer (1 in 3),
     one of ``vision.training.dataset.EXTRA_LAYOUTS`` (1 in 3; the bench's
     other layouts are never used) or a random stacked layout
     (:func:`vision.training.dataset.random_layout`); 0-60 % of the tiles
     removed as free pairs, camera tilt in ``tilt_deg`` (degrees), hands in 1
-    scene in 5."""
+    scene in 5; ``shadows=False`` renders the tiles without cast shadows (a
+    renderer or a room whose light casts none: the stack's height must then be
+    read from parallax and walls)."""
     from companion import codex
     from companion.layouts import shifted_to_origin
     from companion.tiles import VARIANTS
-    from vision.synth import SceneSpec
+    from vision.synth import Augment, SceneSpec
     from vision.training.dataset import EXTRA_LAYOUTS, random_layout
     variant = VARIANTS[k % len(VARIANTS)]
     u = rng.random()
@@ -115,22 +124,25 @@ def presence_scene_spec(k: int, rng: np.random.Generator, tilt_deg: tuple[float,
         layout = shifted_to_origin(codex.builtin(EXTRA_LAYOUTS[int(rng.integers(len(EXTRA_LAYOUTS)))]))
     else:
         layout = random_layout(rng)
-    return SceneSpec(variant, layout, hands=0.2, tilt_deg=tuple(tilt_deg))
+    extra = {} if shadows else {"augment": Augment(shadows=0.0)}
+    return SceneSpec(variant, layout, hands=0.2, tilt_deg=tuple(tilt_deg), **extra)
 
 
 def make_samples(args):
-    seed, k, tilt_deg = args
+    seed, k, tilt_deg, shadow_free = args
     from vision.synth import render_scene
     rng = np.random.default_rng((PRESENCE_STREAM + seed, k))
-    scene = render_scene(presence_scene_spec(k, rng, tilt_deg), rng)
+    # drawn from a stream of its own, so a run without shadow-free scenes renders as before
+    shadows = not (shadow_free > 0 and np.random.default_rng((PRESENCE_STREAM + seed, k, 1)).random() < shadow_free)
+    scene = render_scene(presence_scene_spec(k, rng, tilt_deg, shadows), rng)
     return scene_presence_samples(scene, rng)
 
 
 def build(seed: int, scenes: int, out: Path, start: int = 0, workers: int = 2, chunk: int = 100,
-          tilt_deg: tuple[float, float] = (0.0, 45.0)) -> None:
+          tilt_deg: tuple[float, float] = (0.0, 45.0), shadow_free: float = 0.0) -> None:
     """Render scenes ``start .. start + scenes`` (camera tilt in ``tilt_deg``,
-    degrees) and write ``out/presence-{seed}-{first}.npz`` chunks of ``chunk``
-    scenes."""
+    degrees; a share ``shadow_free`` of them without cast shadows) and write
+    ``out/presence-{seed}-{first}.npz`` chunks of ``chunk`` scenes."""
     out.mkdir(parents=True, exist_ok=True)
     t0 = time.time()
     with Pool(workers) as pool:
@@ -138,7 +150,7 @@ def build(seed: int, scenes: int, out: Path, start: int = 0, workers: int = 2, c
             path = out / f"presence-{seed}-{c0:06d}.npz"
             if path.exists():
                 continue
-            ks = [(seed, k, tilt_deg) for k in range(c0, min(c0 + chunk, start + scenes))]
+            ks = [(seed, k, tilt_deg, shadow_free) for k in range(c0, min(c0 + chunk, start + scenes))]
             res = pool.map(make_samples, ks, chunksize=4)
             raw = np.concatenate([r[0] for r in res])
             lab = np.concatenate([r[1] for r in res])
@@ -166,7 +178,11 @@ def main(argv=None) -> int:
     ap.add_argument("--out", type=Path, default=Path("/tmp/presence-cache"))
     ap.add_argument("--tilt", type=float, nargs=2, default=(0.0, 45.0), metavar=("LO", "HI"),
                     help="range of the camera tilt, degrees")
+    ap.add_argument("--shadow-free", type=float, default=0.0, metavar="SHARE",
+                    help="share of the scenes rendered without cast shadows (0-1)")
     a = ap.parse_args(argv)
+    if not 0 <= a.shadow_free <= 1:
+        ap.error("--shadow-free needs a share from 0 to 1")
     if not 0 <= a.tilt[0] <= a.tilt[1] <= 80:
         ap.error("--tilt needs 0 <= LO <= HI <= 80")
     if a.scenes < 1 or a.start < 0 or a.workers < 1:
@@ -175,7 +191,7 @@ def main(argv=None) -> int:
         ap.error(f"--out {a.out} is a file, not a folder")
     cv2.setNumThreads(1)
     try:
-        build(a.seed, a.scenes, a.out, a.start, a.workers, tilt_deg=tuple(a.tilt))
+        build(a.seed, a.scenes, a.out, a.start, a.workers, tilt_deg=tuple(a.tilt), shadow_free=a.shadow_free)
     except OSError as exc:
         ap.error(f"cannot write to {a.out}: {exc.strerror or exc}")
     return 0
