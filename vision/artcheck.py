@@ -352,6 +352,44 @@ def face_offset(grey: np.ndarray, variant: str, slot, face_id: str, spec, pose,
             (y - (win.shape[0] - art.shape[0]) / 2) / px_per_mm, min(v, 1.0))
 
 
+def parallax_evidence(grey: np.ndarray, variant: str, slot, face_id: str, spec, pose,
+                      sigma_mm: float = 1.7, min_score: float = MIN_SCORE) -> float:
+    """Log-likelihood ratio that the face in a raised slot's window lies at
+    the slot's height rather than one layer lower, from where it lies.
+
+    The face is located in the window rectified at the slot's height
+    (:func:`face_offset`).  A face at that height lies off the slot's centre
+    only by the tile's own placement; the face of the tile below, seen
+    through the same window, lies off by its parallax ``p`` as well (the
+    vector, in mm of the slot's plane, from where a point at the slot's
+    height appears to where the same point 20 mm lower appears).  With the
+    placement taken as Gaussian, ``sigma_mm`` per axis, the ratio is
+    ``(|o - p|^2 - |o|^2) / (2 sigma^2)`` for the offset ``o``.
+
+    Returns:
+        The log-likelihood ratio (positive: at the slot's height), 0 where
+        the art is not found (correlation under ``min_score``) or the view
+        is degenerate.
+    """
+    from vision.mat import slot_face_corners_mm
+    from vision.pose import project_points
+
+    try:
+        dx, dy, score = face_offset(grey, variant, slot, face_id, spec, pose)
+        if score < min_score:
+            return 0.0
+        c = slot_face_corners_mm([tuple(slot)], spec)[0]
+        x, y, z = float(c[:, 0].mean()), float(c[:, 1].mean()), float(c[0, 2])
+        t = float(spec.tile_mm[2])
+        img = project_points(np.array([[x, y, z], [x + 1, y, z], [x, y + 1, z], [x, y, z + t]]), pose)
+        J = np.column_stack([img[1] - img[0], img[2] - img[0]])      # px per mm in the slot's plane
+        p = np.linalg.solve(J, img[3] - img[0])                       # the lower face's parallax, mm
+        o = np.array([dx, dy])
+        return float((np.sum((o - p) ** 2) - np.sum(o ** 2)) / (2 * sigma_mm ** 2))
+    except (cv2.error, np.linalg.LinAlgError, ValueError):
+        return 0.0
+
+
 def reweigh(probs: np.ndarray, scores: np.ndarray, weight: float) -> np.ndarray:
     """Candidates' probabilities times ``exp(weight x score)``, renormalised to
     the mass they had.

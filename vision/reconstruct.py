@@ -198,27 +198,50 @@ class ReconstructSettings:
             with the largest (layer + 1) x distance from the image centre.
         focal_art, focal_art_range, focal_art_steps, focal_art_faces,
             focal_art_min_faces, focal_art_face_min, focal_art_min_score,
-            focal_art_huber_px: the focal length of a nearly overhead view
-            taken from where the faces actually lie (:func:`focal_from_art`):
-            up to ``focal_art_faces`` faces on top of their columns, read with
-            at least ``focal_art_face_min`` face probability (best face at
+            focal_art_huber_px, focal_art_top_prior, focal_art_scatter_px2:
+            the focal length of a nearly overhead view taken from where the
+            faces actually lie (:func:`focal_from_art`): up to
+            ``focal_art_faces`` faces on top of their columns, read with at
+            least ``focal_art_face_min`` face probability (best face at
             least 0.9 of that), located by their print art (correlation at
             least ``focal_art_min_score``); ``focal_art_steps`` focal lengths
             spaced evenly in log over ``focal_art_range`` (ratios of the
-            assumed one), each scored by the Huber loss (``focal_art_huber_px``)
-            of the faces' distances from where that camera puts them.  With
-            fewer than ``focal_art_min_faces`` faces located (another tile set
-            read through a profile, a blurred photo) the search of
-            ``focal_ratios`` decides.  On the 70 development photos of
-            1000-1799 whose focal length had to be assumed (tilt under 4
-            degrees), the error of the focal length, |log(f / true f)|:
-            median 0.098 and 90th percentile 0.28 by face-likeness alone,
-            0.042 and 0.13 by the faces' positions; photos entirely right /
-            wrong slots / faces missed on visible tiles: 17 / 276 / 295 by
-            face-likeness, 21 / 175 / 189 by positions, 26 / 119 / 132 with
-            the true focal length.  Tried: a common shift of all faces fitted
-            with the focal length (the pose's own error), median 0.054; a
-            second round from the first round's pose, 23 / 195 / 209.
+            assumed one), each scored by the likelihood of the faces'
+            distances from where that camera puts them: Huber
+            (``focal_art_huber_px``) over ``focal_art_scatter_px2``, a raised
+            face at its own height with the share of tops still standing,
+            at each lower height of its column with the rest; that share is
+            the likeliest of 10 within ``focal_art_top_prior``.  With fewer
+            than ``focal_art_min_faces`` faces located (another tile set read
+            through a profile, a blurred photo) the search of
+            ``focal_ratios`` decides.  Chosen on photos whose focal length
+            had to be assumed (wrong slots plus wrong faces, against 669 by
+            the older search on 162 photos of early and middle games: the
+            70 development photos of 1000-1799, 68 of 17 built-in layouts,
+            24 of KMahjongg layouts; and 247 on 40 late-game photos): each
+            face at whichever height fits best (the first form) 175 wrong
+            slots on the development photos alone against 276 but short
+            focal lengths on tall layouts, a break-test found; a fixed share
+            0.6 / 0.7 / 0.8 / 0.9 / 0.95: 556 / 496 / 477 / 457 / 471, late
+            games 189 at 0.9; the share fitted within 0.5-0.95: 562 and
+            114; within 0.7-0.95: 481 and 148 (the default); scatter 1 or
+            4 px^2 instead of 2: 546, 475 (at 0.7 and 0.9).
+        art_parallax_weight, art_parallax_unsure, art_parallax_sigma_mm,
+            art_parallax_clip: a raised slot whose presence log-odds lie
+            within ``art_parallax_unsure`` of even and whose window reads a
+            face gets ``art_parallax_weight`` times
+            :func:`vision.artcheck.parallax_evidence` (clipped to
+            ``art_parallax_clip``) added: where the face's art lies in the
+            window, against where the tile below's face would lie (tiles off
+            their slots by ``art_parallax_sigma_mm`` per axis).  On
+            development photos 1000-1359 (photos entirely right / wrong
+            slots / faces missed / wrong faces): without 160 / 318 / 302 /
+            288; weight 0.5: 161 / 314 / 301 / 290; 1.0: 159 / 325 / 311 /
+            300; 0.5 within 6 of even: 161 / 317 / 303 / 291; 0.5 with 2.5
+            mm: 161 / 312 / 299 / 288 (chosen).  On 1400-1559: 90 / 136 /
+            132 / 125 without, 91 / 134 / 130 / 123 with; on the
+            independent renderer (tiles squarely on their slots) 82 against
+            84 of 160 photos entirely right.
         parity_max_cost: in a game whose tiles leave the board in pairs
             (``reconstruct(removes_in_pairs=True)``), a board read with a count
             of tiles of the wrong parity has one decision wrong: the least sure
@@ -319,6 +342,8 @@ class ReconstructSettings:
     focal_art_face_min: float = 0.5
     focal_art_min_score: float = 0.4
     focal_art_huber_px: float = 5.0
+    focal_art_top_prior: tuple[float, float] = (0.7, 0.95)
+    focal_art_scatter_px2: float = 2.0
     parity_max_cost: float = 0.75
     art_check_below: float = 0.6
     art_check_weight: float = 10.0
@@ -328,6 +353,10 @@ class ReconstructSettings:
     art_min_score: float = 0.3
     art_check_max: int = 12
     art_height_max: int = 20
+    art_parallax_weight: float = 0.5
+    art_parallax_unsure: float = 3.0
+    art_parallax_sigma_mm: float = 2.5
+    art_parallax_clip: float = 4.0
 
 
 @dataclass(frozen=True)
@@ -1056,13 +1085,19 @@ def focal_from_art(image_bgr: np.ndarray, variant: str, layout: Layout, spec, po
     from that point in the photo).  Every face on top of its column (no slot
     of the layout above it) that the classifier reads surely is located in the
     photo by its print art (:func:`vision.artcheck.face_offset`, at the
-    assumed pose), and the focal length is the one whose camera puts those
-    faces nearest where they are seen: the sum of Huber losses of the
-    distances, px, each face taken at whichever of its column's heights fits
-    best (a raised face may be the tile below, its top taken).  Tiles lie up
-    to 3 mm off their slots, so each face is a noisy witness; the far ones,
-    high up, say most.  The minimum over ``settings.focal_art_steps`` focal
-    lengths is refined by a parabola (log focal length).
+    assumed pose), and the focal length is the one under which those faces
+    are likeliest where they are seen.  Each face's distance ``d`` (px) from
+    where that camera puts it scores ``exp(-huber(d) / s)``; a raised face
+    is a mixture: at its own height with the share ``q`` of tops still
+    standing, or at a lower height of its column (its top taken, the tile
+    below seen) with ``1 - q`` each; ``q`` is the likeliest of 10 shares in
+    ``settings.focal_art_top_prior`` (a late game has most tops gone).  Taking
+    every face at whichever height fits best, the first form, let a
+    shorter focal length explain the tall stacks' faces as lower ones.
+    Tiles lie up to 3 mm off their slots, so each face is a noisy witness;
+    the far ones, high up, say most.  The best of
+    ``settings.focal_art_steps`` focal lengths is refined by a parabola (log
+    focal length).
 
     Args:
         image_bgr: ``(H, W, 3)`` uint8 BGR photo.
@@ -1113,12 +1148,21 @@ def focal_from_art(image_bgr: np.ndarray, variant: str, layout: Layout, spec, po
     ratios = np.exp(np.linspace(math.log(lo), math.log(hi), max(settings.focal_art_steps, 3)))
     f0 = float(pose.camera.K[0, 0])
     hub = settings.focal_art_huber_px
-    loss = np.empty(len(ratios))
+    real = np.array([[k < len(c) for c in ground] for k in range(depth)])        # (depth, n): heights that exist
+    lo_pi, hi_pi = settings.focal_art_top_prior
+    pis = np.linspace(float(np.clip(lo_pi, 0.01, 0.99)), float(np.clip(hi_pi, 0.01, 0.99)), 10)
+    raised = real[1:].any(axis=0)
+    loglik = np.empty(len(ratios))
     for k, r in enumerate(ratios):
         pf = pose_with_focal(pose, f0 * r)
-        d = np.linalg.norm(project_points(pts.reshape(-1, 3), pf).reshape(depth, -1, 2) - seen, axis=2).min(axis=0)
-        loss[k] = np.where(d < hub, 0.5 * d * d, hub * (d - 0.5 * hub)).sum()
-    return f0 * _parabola_peak(ratios, -loss)
+        d = np.linalg.norm(project_points(pts.reshape(-1, 3), pf).reshape(depth, -1, 2) - seen, axis=2)
+        loss = np.where(d < hub, 0.5 * d * d, hub * (d - 0.5 * hub)) / settings.focal_art_scatter_px2
+        top = np.where(real, -loss, -np.inf).max(axis=0)                          # for a stable sum of exponentials
+        like = np.where(real, np.exp(np.where(real, -loss, 0.0) - top), 0.0)      # (depth, n)
+        own, below = like[0], like[1:].sum(axis=0)
+        mix = np.where(raised, pis[:, None] * own + (1.0 - pis[:, None]) * below, own)
+        loglik[k] = float((top + np.log(np.maximum(mix, 1e-300))).sum(axis=1).max())
+    return f0 * _parabola_peak(ratios, loglik)
 
 
 def _parabola_peak(ratios: np.ndarray, score: np.ndarray) -> float:
@@ -1309,6 +1353,15 @@ def recognize(image_bgr: np.ndarray, variant: str, layout: Layout, camera=None,
                     grey_photo(), variant, layout.slots[i], labels[int(np.argmax(fp[i]))], spec, pose,
                     settings.art_min_score)
                 height_budget[0] -= 1
+        if settings.art_parallax_weight and face_reader is None:
+            from vision.artcheck import parallax_evidence
+            labels = sc.labels[:-2]
+            for k, i in enumerate(idx):
+                if layout.slots[i].z >= 1 and abs(q[k]) < settings.art_parallax_unsure and fp[i].sum() > 0.5:
+                    e = parallax_evidence(grey_photo(), variant, layout.slots[i], labels[int(np.argmax(fp[i]))],
+                                          spec, pose, settings.art_parallax_sigma_mm, settings.art_min_score)
+                    q[k] += settings.art_parallax_weight * float(np.clip(e, -settings.art_parallax_clip,
+                                                                          settings.art_parallax_clip))
         return q
 
     def face_check(idx: list[int], standing: list[bool]) -> np.ndarray:
