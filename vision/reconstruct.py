@@ -228,6 +228,13 @@ class ReconstructSettings:
             4 px^2 instead of 2: 546, 475 (at 0.7 and 0.9).  At most 40, 60
             or 120 faces: 481, 482 (the default, about 20 ms faster than
             120), 481; 30 focal lengths instead of 60: 484.
+        focal_art_lengthen: the fitted focal length times this.  The
+            presence decisions suffer more from a focal length too short
+            (raised windows pushed outward past their faces) than too long:
+            on the same photos 1.0 / 1.015 / 1.03 / 1.045 / 1.06 leave 482 /
+            445 / 425 / 443 / 449, late games 148 / - / 156 / - / 149.  On
+            photo 9 of a break-test (turtle, 3.1 % short) 3 slots are wrong
+            that the true focal length reads right.
         art_parallax_weight, art_parallax_unsure, art_parallax_sigma_mm,
             art_parallax_clip: a raised slot whose presence log-odds lie
             within ``art_parallax_unsure`` of even and whose window reads a
@@ -346,6 +353,7 @@ class ReconstructSettings:
     focal_art_huber_px: float = 5.0
     focal_art_top_prior: tuple[float, float] = (0.7, 0.95)
     focal_art_scatter_px2: float = 2.0
+    focal_art_lengthen: float = 1.03
     parity_max_cost: float = 0.75
     art_check_below: float = 0.6
     art_check_weight: float = 10.0
@@ -1093,7 +1101,9 @@ def focal_from_art(image_bgr: np.ndarray, variant: str, layout: Layout, spec, po
     is a mixture: at its own height with the share ``q`` of tops still
     standing, or at a lower height of its column (its top taken, the tile
     below seen) with ``1 - q`` each; ``q`` is the likeliest of 10 shares in
-    ``settings.focal_art_top_prior`` (a late game has most tops gone).  Taking
+    ``settings.focal_art_top_prior`` (a late game has most tops gone).  The
+    result is lengthened by ``settings.focal_art_lengthen`` (3 %: a focal
+    length too short costs the presence decisions more than one too long).  Taking
     every face at whichever height fits best, the first form, let a
     shorter focal length explain the tall stacks' faces as lower ones.
     Tiles lie up to 3 mm off their slots, so each face is a noisy witness;
@@ -1164,7 +1174,7 @@ def focal_from_art(image_bgr: np.ndarray, variant: str, layout: Layout, spec, po
         own, below = like[0], like[1:].sum(axis=0)
         mix = np.where(raised, pis[:, None] * own + (1.0 - pis[:, None]) * below, own)
         loglik[k] = float((top + np.log(np.maximum(mix, 1e-300))).sum(axis=1).max())
-    return f0 * _parabola_peak(ratios, loglik)
+    return f0 * _parabola_peak(ratios, loglik) * settings.focal_art_lengthen
 
 
 def _parabola_peak(ratios: np.ndarray, score: np.ndarray) -> float:
