@@ -43,6 +43,15 @@ class ClassifierSettings:
         spinning: let idle onnxruntime threads spin-wait; off by default, since
             on a busy 2-core machine spinning threads slow everything down
             (measured: 40 ms instead of 80 ms median for 144 patches).
+        turn_average_below: a patch whose best restricted probability is
+            under this is read a second time turned by 180 degrees, and the
+            two restricted softmaxes are averaged (test-time augmentation by
+            the one symmetry the classes have: tiles lie either way round).
+            On the 60 validation scenes of seed stream 1000000 (2450 face
+            patches) face accuracy went from 96.12 to 96.61 %; the turned
+            look alone scores 96.12 %.  Thresholds of 0.7-1.0 gave the same
+            96.61 % and 0.5 gave 96.53 %; 0.8 turns 12.7 % of the face
+            patches (about 0.5 ms for a 144-slot layout).  0 turns none.
     """
 
     model_path: Path = MODELS_DIR / "tiles.onnx"
@@ -50,6 +59,7 @@ class ClassifierSettings:
     threads: int = 2
     batch: int = 0
     spinning: bool = False
+    turn_average_below: float = 0.8
 
     @property
     def meta(self) -> Path:
@@ -166,10 +176,21 @@ class TileClassifier:
         if variant not in self._columns:
             raise BadInput(f"the model {self.settings.model_path} has no classes for variant {variant!r}")
         labels, cols = self._columns[variant]
-        z = self.logits(patches)[:, cols]
-        z = z - z.max(axis=1, keepdims=True)
-        e = np.exp(z)
-        return FaceScores(labels, (e / e.sum(axis=1, keepdims=True)).astype(np.float32))
+        p = _softmax(self.logits(patches)[:, cols])
+        unsure = np.flatnonzero(p.max(axis=1) < self.settings.turn_average_below)
+        if len(unsure):
+            # the same patch turned 180 degrees (per-patch normalisation is
+            # unchanged by the turn): the average of the two reads
+            turned = np.ascontiguousarray(np.asarray(patches, np.float32)[unsure, :, ::-1, ::-1])
+            p[unsure] = 0.5 * (p[unsure] + _softmax(self.logits(turned)[:, cols]))
+        return FaceScores(labels, p.astype(np.float32))
+
+
+def _softmax(z: np.ndarray) -> np.ndarray:
+    """Row softmax of ``(N, K)`` logits, float64."""
+    z = np.asarray(z, np.float64)
+    e = np.exp(z - z.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
 
 
 # Names used by common physical Mindful (standard mahjong) sets and the

@@ -70,3 +70,25 @@ def test_profile_labels_map_to_face_ids():
     assert profile_label_to_face("bonus-bamboo", "mindful") == "flower-bamboo"
     assert profile_label_to_face("a", "word") == "A"
     assert profile_label_to_face("my-own-name", "love") is None
+
+
+def test_unsure_patches_are_read_both_ways_round(clf):
+    # tiles lie either way round, so a face turned 180 degrees is the same
+    # class: below the threshold a patch's scores are the mean of the two
+    # reads, hence the same for the patch and its turned copy
+    rng = np.random.default_rng(5)
+    patches = rng.normal(0, 1, (6, *clf.crop.shape)).astype(np.float32)
+    turned = np.ascontiguousarray(patches[:, :, ::-1, ::-1])
+    plain = TileClassifier(ClassifierSettings(turn_average_below=0.0))
+    both = TileClassifier(ClassifierSettings(turn_average_below=1.01))
+    a, b = plain.scores(patches, "word").probs, plain.scores(turned, "word").probs
+    assert np.abs(a - b).max() > 1e-3            # the model itself is not symmetric
+    np.testing.assert_allclose(both.scores(patches, "word").probs, (a + b) / 2, atol=1e-5)
+    np.testing.assert_allclose(both.scores(turned, "word").probs, both.scores(patches, "word").probs, atol=1e-5)
+    # only patches under the threshold are averaged
+    cut = float(np.median(a.max(axis=1)))
+    some = TileClassifier(ClassifierSettings(turn_average_below=cut)).scores(patches, "word").probs
+    low = a.max(axis=1) < cut
+    assert 0 < low.sum() < len(low)
+    np.testing.assert_allclose(some[~low], a[~low], atol=1e-6)
+    np.testing.assert_allclose(some[low], ((a + b) / 2)[low], atol=1e-5)

@@ -85,3 +85,31 @@ def test_bundled_model_tells_an_exposed_tile_from_the_one_above():
     q = PresenceModel().slot_logits(scene.image, [layout.slots[i] for i in idx], tr.mat, tr.pose())
     assert ((q > 0) == present[idx]).mean() >= 0.95
     assert all(q[list(idx).index(layout.slots.index(s))] < 0 for s in removed)
+
+
+def test_unsure_windows_are_averaged_over_the_four_looks(pose):
+    # the model was trained on windows turned and mirrored at random (both
+    # heights together); within symmetric_below of even the four looks are
+    # averaged, so turning or mirroring the windows leaves the log-odds alone
+    if not PresenceSettings().model_path.exists():
+        pytest.skip("models/presence.onnx is not bundled in this checkout")
+    spec, p = pose
+    rng = np.random.default_rng(8)
+    img = rng.integers(0, 256, (720, 1280, 3), dtype=np.uint8)
+    raw = presence_raw(img, window_quads([(4, 2, 0), (10, 6, 2), (30, 12, 1), (20, 8, 1)], spec, p))
+    plain = PresenceModel(PresenceSettings(symmetric_below=0.0))
+    every = PresenceModel(PresenceSettings(symmetric_below=1e9))
+    looks = [raw, raw[:, :, ::-1, ::-1], raw[:, :, :, ::-1], raw[:, :, ::-1, :]]
+    q = [plain.logits(presence_input(np.ascontiguousarray(r))) for r in looks]
+    assert max(np.abs(q[0] - q[k]).max() for k in (1, 2, 3)) > 1e-3
+    np.testing.assert_allclose(plain.window_logits(raw), q[0], atol=1e-5)
+    np.testing.assert_allclose(every.window_logits(raw), np.mean(q, axis=0), atol=1e-4)
+    for r in looks[1:]:
+        np.testing.assert_allclose(every.window_logits(np.ascontiguousarray(r)), every.window_logits(raw), atol=1e-4)
+    # only windows within the margin are looked at again
+    cut = float(np.median(np.abs(q[0])))
+    some = PresenceModel(PresenceSettings(symmetric_below=cut)).window_logits(raw)
+    low = np.abs(q[0]) < cut
+    assert 0 < low.sum() < len(low)
+    np.testing.assert_allclose(some[~low], q[0][~low], atol=1e-6)
+    np.testing.assert_allclose(some[low], np.mean(q, axis=0)[low], atol=1e-4)
