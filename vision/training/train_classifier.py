@@ -75,21 +75,24 @@ def _worker(args):
     return out_path, infos
 
 
-def generate(seed: int, n_scenes: int, crop: CropSettings, cache: Path, workers: int, tag: str):
-    """Cut (or load from the cache) the labelled patches of ``n_scenes`` scenes.
+def generate(seed: int, n_scenes: int, crop: CropSettings, cache: Path, workers: int, tag: str,
+             start: int = 0):
+    """Cut (or load from the cache) the labelled patches of scenes ``start ..
+    start + n_scenes - 1``.
 
     Returns:
         ``(raw (M, h, w, 3) uint8, labels list[str], summary dict)``.
     """
     cache.mkdir(parents=True, exist_ok=True)
-    path = cache / f"{tag}-seed{seed}-n{n_scenes}-{crop.height}x{crop.width}-v{DATA_VERSION}.npz"
+    first = f"-from{start}" if start else ""
+    path = cache / f"{tag}-seed{seed}{first}-n{n_scenes}-{crop.height}x{crop.width}-v{DATA_VERSION}.npz"
     if path.exists():
         d = np.load(path, allow_pickle=True)
         return d["raw"], list(d["labels"]), json.loads(str(d["summary"]))
     from multiprocessing import get_context
     n_chunks = max(1, workers * 4, n_scenes // 25)
-    chunks = [list(range(i, n_scenes, n_chunks)) for i in range(n_chunks)]
-    stem = f"part-{tag}-seed{seed}-n{n_scenes}-{crop.height}x{crop.width}-v{DATA_VERSION}"
+    chunks = [list(range(start + i, start + n_scenes, n_chunks)) for i in range(n_chunks)]
+    stem = f"part-{tag}-seed{seed}{first}-n{n_scenes}-{crop.height}x{crop.width}-v{DATA_VERSION}"
     jobs = [(seed, ks, crop.to_json(), str(cache / f"{stem}-{i}.npz")) for i, ks in enumerate(chunks)]
     t0 = time.time()
     raws, labels, infos = [], [], []
@@ -115,6 +118,25 @@ def generate(seed: int, n_scenes: int, crop: CropSettings, cache: Path, workers:
     np.savez(path, raw=raw, labels=np.array(labels, dtype=object), summary=json.dumps(summary))
     for j in jobs:
         Path(j[3]).unlink(missing_ok=True)
+    return raw, labels, summary
+
+
+def generate_blocks(seed: int, n_scenes: int, block: int, crop: CropSettings, cache: Path, workers: int):
+    """The training patches of scenes ``0 .. n_scenes - 1``, cut and cached in
+    blocks of ``block`` scenes (:func:`generate` with ``start`` 0, ``block``,
+    ...), so a run on more scenes reuses the blocks of a shorter one.
+
+    Returns:
+        As :func:`generate`; the summary's counts summed over the blocks.
+    """
+    raws, labels, summary = [], [], {}
+    for start in range(0, n_scenes, max(1, block)):
+        r, lab, s = generate(seed, min(block, n_scenes - start), crop, cache, workers, "train", start)
+        raws.append(r)
+        labels += lab
+        for k, v in s.items():
+            summary[k] = summary.get(k, 0) + v
+    raw = raws[0] if len(raws) == 1 else np.concatenate(raws)
     return raw, labels, summary
 
 
@@ -219,12 +241,14 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", type=Path, default=Path("models"))
-    ap.add_argument("--scenes", type=int, default=2800)
+    ap.add_argument("--scenes", type=int, default=5600)
     ap.add_argument("--valid-scenes", type=int, default=60)
     ap.add_argument("--epochs", type=int, default=6)
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--cache", type=Path, default=Path("/tmp/companion-tiles-cache"))
+    ap.add_argument("--block", type=int, default=2800,
+                    help="scenes per cached block (a longer run reuses the blocks of a shorter one)")
     args = ap.parse_args(argv)
     import torch
     torch.set_num_threads(args.threads)
@@ -233,7 +257,7 @@ def main(argv=None) -> int:
     index = {c: i for i, c in enumerate(classes)}
     t0 = time.time()
     print(f"generating {args.scenes} training scenes (seed {args.seed})", flush=True)
-    raw, labels, summary = generate(args.seed, args.scenes, crop, args.cache, args.workers, "train")
+    raw, labels, summary = generate_blocks(args.seed, args.scenes, args.block, crop, args.cache, args.workers)
     vseed = 1_000_000 + args.seed
     print(f"generating {args.valid_scenes} validation scenes (seed {vseed})", flush=True)
     vraw, vlabels, vsummary = generate(vseed, args.valid_scenes, crop, args.cache, args.workers, "valid")
@@ -257,6 +281,7 @@ def main(argv=None) -> int:
     n_params = sum(p.numel() for p in model.parameters())
     export(model, args.out, crop, classes, {
         "training": {"seed": args.seed, "command": f"python -m vision.training.train_classifier --seed {args.seed} "
+                                                    f"--scenes {args.scenes} --epochs {args.epochs} "
                                                     f"--out {args.out}/",
                      "scenes": args.scenes, "epochs": args.epochs, "data": summary,
                      "data_description": "patches cut with vision.crops from synthetic scenes "
