@@ -167,7 +167,16 @@ class TileClassifier:
         return np.concatenate(outs, axis=0)
 
     def scores(self, patches: np.ndarray, variant: str) -> FaceScores:
-        """Softmax over ``variant``'s faces plus "none" and "occluded" only.
+        """Softmax over ``variant``'s faces plus "none" and "occluded" only;
+        a patch whose best class holds under
+        ``settings.turn_average_below`` is read again turned 180 degrees and
+        the two softmaxes averaged.
+
+        Args:
+            patches: ``(N, 3, h, w)`` float32 from :func:`vision.crops.extract_patches`.
+
+        Returns:
+            :class:`FaceScores` with ``(N, K + 2)`` float32 probabilities.
 
         Raises:
             BadInput: unknown variant, or one the model does not cover.
