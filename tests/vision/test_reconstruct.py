@@ -204,7 +204,7 @@ def test_an_unsure_face_on_a_partly_hidden_tile_is_not_reported():
     assert 0.4 < hid < 0.8
     assert hidden_fraction([LAYOUT.slots[C]], [LAYOUT.slots[TOP]], overhead, spec, samples=7)[0] == 0
     # C's window reads bamboo-3 at 0.25 (the rest spread over the other labels):
-    # face confidence 0.25 / (face sum + none) ~ 0.26, below partly_hidden_conf 0.3
+    # face confidence 0.25 / (face sum + none) ~ 0.26, below partly_hidden_conf 0.5
     rows = [("bamboo-1", 0.98), ("none", 0.9), ("bamboo-3", 0.25), ("circles-5", 0.99)]
     fp, pn, po = probs(rows)
     seen_over = reconstruct(LAYOUT, VARIANT, fp, pn, po, camera_mm=overhead, spec=spec)
@@ -212,6 +212,13 @@ def test_an_unsure_face_on_a_partly_hidden_tile_is_not_reported():
     seen_low = reconstruct(LAYOUT, VARIANT, fp, pn, po, camera_mm=low_left, spec=spec)
     assert seen_low[C].present and seen_low[C].face is None and seen_low[C].seen == "occluded"
     assert seen_low[C].confidence <= UNSEEN_CONFIDENCE and seen_low[C].free is True
+    # a reading at 0.42 is not reported either (0.5 since session 12), and
+    # would be with the limit back at 0.3
+    fp, pn, po = probs([("bamboo-1", 0.98), ("none", 0.9), ("bamboo-3", 0.42), ("circles-5", 0.99)])
+    unsure = reconstruct(LAYOUT, VARIANT, fp, pn, po, camera_mm=low_left, spec=spec)[C]
+    assert unsure.face is None and unsure.seen == "occluded"
+    old = ReconstructSettings(partly_hidden_conf=0.3)
+    assert reconstruct(LAYOUT, VARIANT, fp, pn, po, camera_mm=low_left, spec=spec, settings=old)[C].face == "bamboo-3"
     # a sure reading of the same partly hidden face is kept
     fp, pn, po = probs([("bamboo-1", 0.98), ("none", 0.9), ("bamboo-3", 0.9), ("circles-5", 0.99)])
     assert reconstruct(LAYOUT, VARIANT, fp, pn, po, camera_mm=low_left, spec=spec)[C].face == "bamboo-3"
