@@ -297,7 +297,7 @@ def main(argv=None) -> int:
     ap.add_argument("--out", type=Path, default=Path("models"))
     ap.add_argument("--scenes", type=int, default=5600)
     ap.add_argument("--valid-scenes", type=int, default=60)
-    ap.add_argument("--epochs", type=int, default=6)
+    ap.add_argument("--epochs", type=int, default=8)
     ap.add_argument("--occlude", type=float, default=OCCLUDE_SHARE,
                     help="share of face patches given a synthetic occluder band in training (0: none)")
     ap.add_argument("--workers", type=int, default=2)
