@@ -32,6 +32,10 @@ parallax, :func:`stack_errors_by_parallax`):
   the marked slots by eye finds every mistake; with the unsure readings per
   photo (:func:`vision.reconstruct.unsure_slots`) and the share of wrong
   readings among the slots to check;
+* photos with a slot no view from that camera shows (:func:`unseeable_slots`:
+  right behind a taller stack in a steep view), and photos whose only
+  mistakes are the presence of such slots: the part of "entirely right"
+  out of any single photo's reach (these photos still count as wrong);
 * median and 90th percentile time of ``recognize`` per frame (pose, crops,
   CNN, reconstruction; the models loaded and each layout's removal odds
   built once), and of the pose stage alone.
@@ -232,8 +236,13 @@ def main(argv=None) -> int:
         row.update(face_px=float(np.median(np.linalg.norm(fq[:, 1] - fq[:, 0], axis=1))),
                    advised=bool(rec.advice), unsure=len(unsure_slots(rec.tiles)), wrong_readings=len(bad),
                    wrong_marked=len(bad & marked), all_marked=bad <= marked)
+        unseeable = unseeable_slots(layout, spec, tr.pose().camera_centre_mm, present, g)
+        misjudged = {int(i) for i in np.flatnonzero(pp != present)}
         row.update(present_ok=int((pp == present).sum()), face_ok=face_ok, wrong_faces=len(wrong),
-                   right=not errors, errors=errors, stacks=stack_errors_by_parallax(layout, rec, spec, present, g))
+                   right=not errors, errors=errors, stacks=stack_errors_by_parallax(layout, rec, spec, present, g),
+                   unseeable=len(unseeable),
+                   right_but_unseeable=bool(errors) and misjudged <= unseeable and not wrong and all(
+                       faces[i] == tr.faces[i] for i in np.flatnonzero(visible)))
         rows.append(row)
         if args.failures and errors:
             from vision.overlay import draw_overlay
@@ -262,6 +271,9 @@ def main(argv=None) -> int:
                 "photos_entirely_right": sum(r["right"] for r in sel) / max(len(sel), 1),
                 "photos_right_or_marked": sum(r["right"] or r.get("all_marked", False) for r in sel)
                 / max(len(sel), 1),
+                "photos_wrong_only_where_unseeable": sum(r.get("right_but_unseeable", False) for r in sel)
+                / max(len(sel), 1),
+                "photos_with_unseeable_slots": sum(r.get("unseeable", 0) > 0 for r in sel) / max(len(sel), 1),
                 "unsure_per_photo": sum(r.get("unsure", 0) for r in sel) / max(len(sel), 1),
                 "wrong_readings_marked": sum(r.get("wrong_marked", 0) for r in sel)
                 / max(sum(r.get("wrong_readings", 0) for r in sel), 1),
@@ -317,6 +329,9 @@ def main(argv=None) -> int:
           f"(those, unseen faces and the stacks under them) hold {100 * s['wrong_readings_marked']:.0f} % of the "
           f"wrong readings; photos entirely right or with every wrong reading marked: "
           f"{s['photos_right_or_marked']:.3f}")
+    print(f"photos with a slot no view from this camera shows (face region over "
+          f"{UNSEEABLE_HIDDEN:.0%} hidden by taller stacks in front): {s['photos_with_unseeable_slots']:.3f}; "
+          f"photos whose only mistakes are the presence of such slots: {s['photos_wrong_only_where_unseeable']:.3f}")
     print()
     stacks = np.zeros((len(PARALLAX_BANDS_PX), 2), int)
     for r in rows:
@@ -347,6 +362,32 @@ def _image_size(text: str) -> tuple[int, int]:
     if not (64 <= w <= 8192 and 64 <= h <= 8192):
         raise argparse.ArgumentTypeError(f"size {text!r}: width and height must be 64-8192 px")
     return w, h
+
+
+#: a slot whose face region is hidden by more than this share from the
+#: camera, by the tiles truly standing on higher layers, is one no reading of
+#: the photo can judge (:func:`unseeable_slots`)
+UNSEEABLE_HIDDEN = 0.9
+
+
+def unseeable_slots(layout, spec, camera_mm, present, g) -> set[int]:
+    """Slots not covered by a standing tile whose face region (where the top
+    face is, or would be) the truly standing tiles of higher layers hide by
+    more than :data:`UNSEEABLE_HIDDEN` as seen from the true camera centre
+    ``camera_mm`` (``(3,)`` mat mm; :func:`vision.reconstruct.hidden_fraction`):
+    in a steep view, the slots right behind a taller stack.  Whether a tile
+    stands there no photo from this camera can show; ``recognize`` reports
+    such a slot present with an unseen face (``hidden_present_above``)."""
+    from vision.reconstruct import hidden_fraction
+    slots = layout.slots
+    out = set()
+    for i, s in enumerate(slots):
+        if any(present[j] for j in g.covered_by[i]):
+            continue
+        above = [slots[j] for j in range(len(slots)) if present[j] and slots[j].z > s.z]
+        if above and float(hidden_fraction([s], above, camera_mm, spec, 7)[0]) > UNSEEABLE_HIDDEN:
+            out.add(i)
+    return out
 
 
 def stack_errors_by_parallax(layout, rec, spec, present, g) -> list[list[int]]:

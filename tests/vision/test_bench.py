@@ -34,3 +34,28 @@ def test_other_size_renders_the_same_scene():
     assert a.truth.pose().tilt_deg == pytest.approx(b.truth.pose().tilt_deg)
     assert b.truth.camera.K[0, 0] == pytest.approx(a.truth.camera.K[0, 0] / 2)
     assert np.allclose(np.asarray(b.truth.jitter), np.asarray(a.truth.jitter))
+
+
+def test_a_slot_right_behind_a_taller_stack_in_a_low_view_is_unseeable():
+    """bench_recognize.unseeable_slots: a three-tile stack (top face 60 mm up)
+    between a low camera and the slot behind it hides that slot's face region;
+    seen from overhead nothing is hidden, and a lone tile no taller than the
+    slot's face hides nothing (only boxes rising above the face count)."""
+    from bench.bench_recognize import unseeable_slots
+    from companion.layouts import Layout, Slot
+    from companion.rules import Geometry
+    from vision.mat import MatSpec
+
+    spec = MatSpec.default()
+    gx, gy = spec.grid_origin_mm
+    layout = Layout("stack-and-neighbour", (Slot(0, 0, 0), Slot(0, 0, 1), Slot(0, 0, 2), Slot(2, 0, 0)), "")
+    g = Geometry.of(layout)
+    low = np.array([gx - 400.0, gy + 20.0, -100.0])       # 400 mm to the left, 100 mm up (Z < 0 is up)
+    overhead = np.array([gx + 30.0, gy + 20.0, -600.0])
+    stack = np.array([True, True, True, True])
+    assert unseeable_slots(layout, spec, low, stack, g) == {3}      # the stack's lower tiles are covered, not unseen
+    assert unseeable_slots(layout, spec, overhead, stack, g) == set()
+    empty_behind = np.array([True, True, True, False])               # an empty slot's region is hidden all the same
+    assert unseeable_slots(layout, spec, low, empty_behind, g) == {3}
+    lone = np.array([True, False, False, True])
+    assert unseeable_slots(layout, spec, low, lone, g) == set()

@@ -14,6 +14,11 @@ dropout and one linear output (log-odds "a tile stands here"); binary
 cross-entropy, AdamW with a one-cycle schedule, random 180-degree turns and
 mirror images of both windows together (a turned or mirrored table is as
 real as the first), per-channel gain and noise.
+
+``--init`` fine-tunes: from a state_dict saved by ``--save-weights``, or from
+an exported ``presence.onnx`` such as the shipped one
+(:func:`init_from_onnx`; the model card gives the command of the shipped
+model).
 """
 
 from __future__ import annotations
@@ -53,6 +58,68 @@ def build_model():
                          nn.Linear(96 * h * w, 1))
 
 
+def init_from_onnx(model, path: Path, calib: np.ndarray) -> None:
+    """Start ``model`` (:func:`build_model`) from an exported ``presence.onnx``.
+
+    The export folds each batch norm into its convolution (weight ``W'``,
+    bias ``b'``).  Each convolution gets ``W'``; its batch norm is set so that
+    in eval mode it adds ``b'`` exactly, and in training mode, where it
+    normalises by the batch's statistics, it starts close to that: running
+    mean ``mu`` and variance ``var`` of the convolution's output over the
+    calibration windows, scale ``sqrt(var + eps)``, shift ``mu + b'``.  Then
+    fine-tuning starts from the shipped model (which kept no torch weights).
+
+    Args:
+        model: the network of :func:`build_model`, changed in place.
+        path: the ``.onnx`` file (needs the ``onnx`` package, ``train`` extra).
+        calib: ``(N, 2, h, w, 3) uint8`` window pairs (a few thousand).
+
+    Raises:
+        SystemExit: the file is not a model of this architecture.
+    """
+    import onnx
+    import torch
+    import torch.nn as nn
+    from onnx import numpy_helper
+
+    g = onnx.load(str(path)).graph
+    init = {t.name: np.array(numpy_helper.to_array(t)) for t in g.initializer}   # writable copies
+    convs = [n for n in g.node if n.op_type == "Conv"]
+    gemm = [n for n in g.node if n.op_type == "Gemm"]
+    mods = [m for m in model if isinstance(m, nn.Conv2d)]
+    bns = [m for m in model if isinstance(m, nn.BatchNorm2d)]
+    lin = [m for m in model if isinstance(m, nn.Linear)]
+    if len(convs) != len(mods) or len(gemm) != 1 or len(lin) != 1:
+        raise SystemExit(f"{path}: not a presence model of this architecture")
+    biases = []
+    with torch.no_grad():
+        for node, conv, bn in zip(convs, mods, bns):
+            w, b = init[node.input[1]], init[node.input[2]]
+            if w.shape != tuple(conv.weight.shape):
+                raise SystemExit(f"{path}: convolution of shape {w.shape}, this version has {tuple(conv.weight.shape)}")
+            conv.weight.copy_(torch.from_numpy(w))
+            bn.weight.fill_(1.0)
+            bn.bias.copy_(torch.from_numpy(b))
+            bn.running_mean.zero_()
+            bn.running_var.fill_(1.0 - bn.eps)
+            biases.append(torch.from_numpy(b))
+        lin[0].weight.copy_(torch.from_numpy(init[gemm[0].input[1]]))
+        lin[0].bias.copy_(torch.from_numpy(init[gemm[0].input[2]]))
+        outs = []
+        hooks = [c.register_forward_hook(lambda m, i, o: outs.append(o)) for c in mods]
+        model.eval()
+        model(torch.from_numpy(presence_input(calib)))
+        for h in hooks:
+            h.remove()
+        for u, bn, b in zip(outs, bns, biases):
+            mu = u.mean(dim=(0, 2, 3))
+            var = u.var(dim=(0, 2, 3), unbiased=False)
+            bn.weight.copy_(torch.sqrt(var + bn.eps))
+            bn.bias.copy_(mu + b)
+            bn.running_mean.copy_(mu)
+            bn.running_var.copy_(var)
+
+
 def _augment(x: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """``(B, 2, h, w, 3) uint8``: turn / mirror both windows together, gain, noise."""
     x = x.copy()
@@ -87,7 +154,8 @@ def main(argv=None) -> int:
     ap.add_argument("--lr", type=float, default=3e-3)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--init", type=Path, default=None,
-                    help="start from this state_dict (--save-weights of an earlier run) to fine-tune")
+                    help="start from this state_dict (--save-weights of an earlier run) or exported "
+                         "presence.onnx (needs the onnx package) to fine-tune")
     a = ap.parse_args(argv)
     import torch
     import torch.nn as nn
@@ -101,7 +169,9 @@ def main(argv=None) -> int:
     vraw, vy, vz, vtilt, _ = load(a.cache, a.seed + 1)
     print(f"train {len(y)} window pairs ({y.mean():.3f} present), valid {len(vy)}", flush=True)
     model = build_model()
-    if a.init is not None:
+    if a.init is not None and a.init.suffix == ".onnx":
+        init_from_onnx(model, a.init, raw[np.sort(rng.choice(len(raw), min(len(raw), 4096), replace=False))])
+    elif a.init is not None:
         model.load_state_dict(torch.load(a.init))
     opt = torch.optim.AdamW(model.parameters(), lr=a.lr, weight_decay=1e-4)
     nb = len(raw) // a.batch
@@ -115,6 +185,8 @@ def main(argv=None) -> int:
         acc = float(((lv > 0) == (vy > 0.5)).mean())
         return lv, acc
 
+    if a.init is not None:
+        print(f"started from {a.init}: valid accuracy {valid()[1]:.4f}", flush=True)
     for ep in range(a.epochs):
         model.train()
         order = rng.permutation(len(raw))
