@@ -120,6 +120,13 @@ class ReconstructSettings:
             1400-1599 logged with their hidden share (face errors 489 ->
             476, photos with one 125 -> 114; 0.4-0.55 within 4; with the
             session-11 classifier the same change was neutral, 523 -> 525).
+            Checked again in session 13 with the shipped (8-epoch) model,
+            whole photos (``bench/tune_reconstruct.py``, 1000-1199 and
+            1400-1559: right / faces missed on visible tiles / wrong faces):
+            0.5 231 / 213 / 189; 0.4 234 / 205 / 195; 0.3 231 / 201 / 201;
+            0.6 230 / 223 / 188 (wrong slots 238 in all four).  0.5 stays:
+            0.4's three photos are within noise and it reports more wrong
+            faces.
         hidden_face_max: a face hidden by more than this share is never
             reported, however sure its window reads (face null, "occluded"):
             what the window shows is then mostly the tile in front (in a
