@@ -329,7 +329,13 @@ class ReconstructSettings:
             160 / 336 / 321 / 311.  On 1400-1559:
             81 / 190 / 190 / 169; 81 / 205 / 209 / 187; 82 / 200 / 208 /
             186; 82 / 200 / 206 / 185; 81 / 194 / 199 / 177; 82 / 187 / 192 /
-            170 (3 candidates: the same).
+            170 (3 candidates: the same).  Session 13, with the shipped
+            models, on 1000-1199 and 1400-1559 (right / wrong slots): the
+            defaults 231 / 238; ``art_height_max`` 40: 231 / 236; 40 within 4
+            log-odds: 231 / 238; 40 within 5: 232 / 236; 60 within 5: 232 /
+            236; within 5 at 20: 230 / 246; ``art_height_weight`` 150: 229 /
+            247; ``art_parallax_weight`` 1.0: 230 / 242; ``art_check_max``
+            24: 231 / 238.  All within noise: the defaults stay.
     """
 
     occluded_above: float = 0.5
