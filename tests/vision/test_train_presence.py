@@ -69,5 +69,15 @@ def test_a_file_of_another_architecture_is_refused(tmp_path):
     path = tmp_path / "other.onnx"
     torch.onnx.export(other, torch.zeros(1, 6, PRESENCE_CROP.height, PRESENCE_CROP.width), str(path), opset_version=17,
                       dynamo=False)
-    with pytest.raises(SystemExit, match="not a presence model of this architecture"):
+    with pytest.raises(ValueError, match="not a presence model of this architecture"):
         init_from_onnx(build_model(), path, _windows(8, 0))
+
+
+def test_a_file_that_is_not_onnx_is_refused_in_one_line(tmp_path):
+    path = tmp_path / "notes.onnx"
+    path.write_text("these are not weights\n")
+    with pytest.raises(ValueError, match="cannot read as ONNX") as err:
+        init_from_onnx(build_model(), path, _windows(8, 0))
+    assert "\n" not in str(err.value)
+    with pytest.raises(ValueError, match="cannot read as ONNX"):
+        init_from_onnx(build_model(), tmp_path / "missing.onnx", _windows(8, 0))

@@ -75,14 +75,18 @@ def init_from_onnx(model, path: Path, calib: np.ndarray) -> None:
         calib: ``(N, 2, h, w, 3) uint8`` window pairs (a few thousand).
 
     Raises:
-        SystemExit: the file is not a model of this architecture.
+        ValueError: the file cannot be read as ONNX, or is not a model of
+            this architecture.
     """
     import onnx
     import torch
     import torch.nn as nn
     from onnx import numpy_helper
 
-    g = onnx.load(str(path)).graph
+    try:
+        g = onnx.load(str(path)).graph
+    except Exception as exc:    # OSError, or the protobuf parser's own error for a file that is not ONNX
+        raise ValueError(f"{path}: cannot read as ONNX: {' '.join(str(exc).split()) or type(exc).__name__}") from None
     init = {t.name: np.array(numpy_helper.to_array(t)) for t in g.initializer}   # writable copies
     convs = [n for n in g.node if n.op_type == "Conv"]
     gemm = [n for n in g.node if n.op_type == "Gemm"]
@@ -90,13 +94,13 @@ def init_from_onnx(model, path: Path, calib: np.ndarray) -> None:
     bns = [m for m in model if isinstance(m, nn.BatchNorm2d)]
     lin = [m for m in model if isinstance(m, nn.Linear)]
     if len(convs) != len(mods) or len(gemm) != 1 or len(lin) != 1:
-        raise SystemExit(f"{path}: not a presence model of this architecture")
+        raise ValueError(f"{path}: not a presence model of this architecture")
     biases = []
     with torch.no_grad():
         for node, conv, bn in zip(convs, mods, bns):
             w, b = init[node.input[1]], init[node.input[2]]
             if w.shape != tuple(conv.weight.shape):
-                raise SystemExit(f"{path}: convolution of shape {w.shape}, this version has {tuple(conv.weight.shape)}")
+                raise ValueError(f"{path}: convolution of shape {w.shape}, this version has {tuple(conv.weight.shape)}")
             conv.weight.copy_(torch.from_numpy(w))
             bn.weight.fill_(1.0)
             bn.bias.copy_(torch.from_numpy(b))
@@ -142,7 +146,8 @@ def predict(model, raw: np.ndarray, batch: int = 1024) -> np.ndarray:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    from vision.training.presence_data import _Parser
+    ap = _Parser(prog="python -m vision.training.train_presence", description=__doc__.splitlines()[0])
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", type=Path, default=Path("models"))
     ap.add_argument("--cache", type=Path, default=Path("/tmp/presence-cache"))
@@ -165,12 +170,17 @@ def main(argv=None) -> int:
     t0 = time.time()
     if a.seed + 1 in a.extra_seeds:
         ap.error(f"seed {a.seed + 1} is the validation set")
+    if a.init is not None and not a.init.is_file():
+        ap.error(f"--init {a.init}: no such file")
     raw, y, z, tilt, nfiles = load(a.cache, a.seed, *a.extra_seeds)
     vraw, vy, vz, vtilt, _ = load(a.cache, a.seed + 1)
     print(f"train {len(y)} window pairs ({y.mean():.3f} present), valid {len(vy)}", flush=True)
     model = build_model()
     if a.init is not None and a.init.suffix == ".onnx":
-        init_from_onnx(model, a.init, raw[np.sort(rng.choice(len(raw), min(len(raw), 4096), replace=False))])
+        try:
+            init_from_onnx(model, a.init, raw[np.sort(rng.choice(len(raw), min(len(raw), 4096), replace=False))])
+        except ValueError as exc:
+            ap.error(f"--init {exc}")
     elif a.init is not None:
         model.load_state_dict(torch.load(a.init))
     opt = torch.optim.AdamW(model.parameters(), lr=a.lr, weight_decay=1e-4)
@@ -228,7 +238,7 @@ def main(argv=None) -> int:
                                     + "".join(f" --extra-seeds {e}" for e in a.extra_seeds[:1])
                                     + "".join(f" {e}" for e in a.extra_seeds[1:])
                                     + f" --epochs {a.epochs} --lr {a.lr:g}"
-                                    + (" --init WEIGHTS.pt" if a.init is not None else ""),
+                                    + (f" --init {a.init}" if a.init is not None else ""),
                          "window_pairs": int(len(y)), "present_share": round(float(y.mean()), 4),
                          "epochs": a.epochs, "parameters": n_params, "minutes": round((time.time() - t0) / 60, 1)},
             "validation": {"window_pairs": int(len(vy)), "accuracy": round(acc, 5), "by_layer": by_z,
