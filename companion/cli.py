@@ -61,6 +61,26 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def seed_value(text: str) -> int:
+    """``--seed``: a whole number, 0 or more.  Python's ``random.Random``
+    seeds with the absolute value of an integer, so ``-N`` would silently
+    give the same deal as ``N``; refusing it keeps one seed, one deal.
+
+    Raises:
+        argparse.ArgumentTypeError: not a whole number, or negative.
+    """
+    import argparse
+
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, not {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a whole number 0 or more, not {value} "
+                                         f"(a seed of {value} would deal the same tiles as {-value})")
+    return value
+
+
 def print_json(obj) -> None:
     """Write one JSON document (one line) to stdout."""
     sys.stdout.write(json.dumps(obj, separators=(",", ":")) + "\n")
@@ -75,6 +95,13 @@ def main(argv: list[str] | None = None) -> int:
     except CompanionError as exc:
         sys.stderr.write(f"companion {args.command}: {_one_line(exc)}\n")
         code = exc.exit_code
+    except BrokenPipeError:
+        # the reader of stdout went away (``companion ... | head``): it has
+        # what it wanted, so stop quietly; stdout goes to /dev/null so the
+        # interpreter's last flush cannot fail again (the recipe of Python's
+        # ``signal`` docs, "Note on SIGPIPE")
+        _stdout_to_devnull()
+        code = 0
     except OSError as exc:
         sys.stderr.write(f"companion {args.command}: {_one_line(exc)}\n")
         code = 2
@@ -84,6 +111,16 @@ def main(argv: list[str] | None = None) -> int:
     if argv is None:
         raise SystemExit(code or 0)
     return code or 0
+
+
+def _stdout_to_devnull() -> None:
+    import os
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):   # stdout replaced (tests): nothing to redirect
+        pass
 
 
 def _one_line(exc: BaseException) -> str:

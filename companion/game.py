@@ -206,12 +206,23 @@ class Setup:
             raise BadInput("game_started: slots must be [x, y, z] integer triples") from None
         layout = Layout(str(data.get("layout") or "layout"), slots, "ledger")
         faces = data.get("faces") or [None] * len(slots)
+        # (a ledger written before unknown options were refused still replays)
         return new_setup(str(data["variant"]), str(data["mode"]), layout, faces,
-                         list(data["players"]), data.get("seed"), data.get("options") or {})
+                         list(data["players"]), data.get("seed"), data.get("options") or {},
+                         known_options_only=False)
+
+
+#: the options a game may start with (:func:`new_setup`): the modes' own,
+#: and where the camera referee found the game (``source``, ``frame``,
+#: :mod:`vision.referee`); any other key is a typing mistake the ledger
+#: would otherwise carry silently
+MODE_OPTIONS = ("base_points", "countdown_seconds", "difficulty", "frame", "level", "limits", "reshuffles",
+                "source", "target_seconds", "turn_limit")
 
 
 def new_setup(variant: str, mode: str, layout: Layout, faces: Sequence[str | None],
-              players: Sequence[str], seed: int | None = None, options: Mapping | None = None) -> Setup:
+              players: Sequence[str], seed: int | None = None, options: Mapping | None = None,
+              known_options_only: bool = True) -> Setup:
     """Check a game's set-up and fill in the mode's default options.
 
     Args:
@@ -222,10 +233,12 @@ def new_setup(variant: str, mode: str, layout: Layout, faces: Sequence[str | Non
         seed: the deal's seed, kept for the record.
         options: mode options (``turn_limit``, ``difficulty``, ``reshuffles``,
             ``level``, ``target_seconds``, ``countdown_seconds``, ``limits`` ...).
+        known_options_only: refuse an option not in :data:`MODE_OPTIONS`
+            (off when replaying a ledger, which must always replay).
 
     Raises:
-        BadInput: unknown variant/mode/face, wrong number of players or faces,
-        bad names, an empty or odd layout.
+        BadInput: unknown variant/mode/face/option, wrong number of players
+        or faces, bad names, an empty or odd layout.
     """
     rules = find_variant(variant)
     m = rules.mode(mode)
@@ -248,6 +261,10 @@ def new_setup(variant: str, mode: str, layout: Layout, faces: Sequence[str | Non
             ts.face(f)
     opts = rules.default_options(m, len(layout))
     given = dict(options or {})
+    unknown = sorted(str(k) for k in given if k not in MODE_OPTIONS)
+    if unknown and known_options_only:
+        raise BadInput(f"unknown option{'s' if len(unknown) > 1 else ''} {', '.join(unknown)} "
+                       f"(known: {', '.join(MODE_OPTIONS)})")
     if rules.name == "mindful" and "difficulty" in given:
         diff = given["difficulty"]
         if diff not in MindfulRules.reshuffles_by_difficulty:

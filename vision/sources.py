@@ -33,6 +33,17 @@ FOLDER_FPS = 30.0        # frames per second assumed for a folder of frames
 PREFETCH = 4             # frames decoded ahead
 
 
+def decoder_refusal(exc: Exception) -> str:
+    """The reason, in words, that OpenCV's image reader raised ``exc``
+    (``cv2.error``): a header claiming more than ``CV_IO_MAX_IMAGE_PIXELS``
+    (2^30 by default) pixels, or whatever else its assertion says."""
+    text = str(exc)
+    if "CV_IO_MAX_IMAGE_PIXELS" in text or "validateInputImageSize" in text:
+        return "its header claims a picture larger than OpenCV reads (at most 2^30 pixels)"
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    return "OpenCV cannot decode it (" + (lines[-1] if lines else "no reason given") + ")"
+
+
 @contextlib.contextmanager
 def quiet_stderr():
     """Send file descriptor 2 to /dev/null for the block (OpenCV and FFmpeg
@@ -119,7 +130,10 @@ class FrameSource:
     def _decode(self) -> Iterator[tuple[int, np.ndarray]]:
         if self._files is not None:
             for i, path in enumerate(self._files):
-                img = cv2.imread(str(path), cv2.IMREAD_COLOR)
+                try:
+                    img = cv2.imread(str(path), cv2.IMREAD_COLOR)
+                except cv2.error as exc:
+                    raise BadInput(f"cannot read frame {path}: {decoder_refusal(exc)}") from None
                 if img is None:
                     raise BadInput(f"cannot read frame {path}: not an image OpenCV can decode")
                 yield i, img

@@ -266,7 +266,10 @@ def _demo(args) -> int:
         evidence.mkdir(parents=True)
     except OSError as exc:
         raise BadInput(f"cannot reset the demo ledger in {folder}: {exc.strerror or exc}") from None
+    # SOURCE: the frames read, so an --events-out among them is refused
+    # before anything is written (referee._check_outputs)
     ref_args = argparse.Namespace(
+        SOURCE=str(frames),
         variant=DEMO_VARIANT, layout=DEMO_LAYOUT, map_name=None, players=",".join(DEMO_PLAYERS), camera=None,
         mat=None, mode=DEMO_MODE, tiles=None, events_out=args.events_out, ledger=str(ledger_path),
         evidence=str(evidence), quiet=args.quiet)

@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 from companion import jsontext
+from companion.cli import seed_value
 from companion.errors import BadInput
 from companion.layouts import Slot, check_layout
 from companion.tiles import VARIANTS
@@ -40,7 +41,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("deal", help="a seeded deal of a variant's tiles on a layout")
     p.add_argument("--variant", required=True, choices=VARIANTS)
     _layout_args(p)
-    p.add_argument("--seed", required=True, type=int)
+    p.add_argument("--seed", required=True, type=seed_value)
     p.add_argument("--solvable", action="store_true", help="guarantee a winnable deal")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=_deal)

@@ -96,7 +96,6 @@ def read_image(path: Path):
     Raises:
         BadInput: missing, not a file, or not decodable.
     """
-    import cv2
     import numpy as np
 
     if not path.is_file():
@@ -105,7 +104,11 @@ def read_image(path: Path):
         data = np.fromfile(str(path), dtype=np.uint8)
     except OSError as exc:
         raise BadInput(f"unreadable image: {path} ({exc.__class__.__name__})") from None
-    img = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
+    from companion.commands.recognize import imdecode_quiet
+    try:
+        img = imdecode_quiet(data) if data.size else None
+    except ValueError as exc:
+        raise BadInput(f"unreadable image: {path} ({exc})") from None
     if img is None or img.size == 0:
         raise BadInput(f"unreadable image: {path}")
     return img

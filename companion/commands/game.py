@@ -21,6 +21,7 @@ from pathlib import Path
 
 from companion import jsontext
 from companion import game as G
+from companion.cli import seed_value
 from companion.errors import BadInput, IllegalMove
 from companion.layouts import Layout, Slot
 from companion.tiles import VARIANTS
@@ -56,7 +57,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     src.add_argument("--layout", help="built-in name or a .layout/.map/.json path")
     src.add_argument("--deal", help="a deal JSON file (as printed by 'companion deal --json')")
     q.add_argument("--map-name", help="map to read from a GNOME .map file holding several")
-    q.add_argument("--seed", type=int, help="deal seed (required with --layout)")
+    q.add_argument("--seed", type=seed_value, help="deal seed (required with --layout)")
     q.add_argument("--random", action="store_true", help="a plain random deal, not a solvable one")
     q.add_argument("--difficulty", help="Mindful: easy, normal, hard or expert (Zen Reshuffles 3/2/1/0)")
     q.add_argument("--turn-limit", type=int, help="Solo Quest turn limit")
@@ -91,7 +92,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     cmd("hint", _hint, "a hint (Mindful: a Zen Focus token; Word: a Wisdom Lantern)", player=True)
     q = cmd("reshuffle", _reshuffle, "a solvable reshuffle (Mindful Zen Reshuffle; Word Lexicon Fan)",
             player=True)
-    q.add_argument("--seed", type=int, help="reshuffle seed (default: from the game's seed)")
+    q.add_argument("--seed", type=seed_value, help="reshuffle seed (default: from the game's seed)")
     cmd("undo", _undo, "take back the last move (Word: the Ink Eraser)", player="optional")
 
     q = cmd("correct", _correct, "referee correction of an event (the original stays)")
@@ -434,6 +435,10 @@ def _ledger_cmd(args) -> int:
 
 
 def _export(args) -> int:
+    if args.out:
+        from companion.commands.paths import refuse_overwriting_inputs
+        refuse_overwriting_inputs("--out", args.out,
+                                  [args.ledger, *(args.ledger + x for x in ("-wal", "-shm", "-journal"))])
     s = _Session(args)
     try:
         if args.format == "csv":

@@ -60,7 +60,10 @@ def read_image(path: str):
         data = np.fromfile(str(p), np.uint8)
     except OSError as exc:
         raise BadInput(f"cannot read image {path}: {exc.strerror or exc}") from None
-    img = imdecode_quiet(data) if data.size else None
+    try:
+        img = imdecode_quiet(data) if data.size else None
+    except ValueError as exc:
+        raise BadInput(f"cannot read image {path}: {exc}") from None
     if img is None or img.size == 0:
         raise BadInput(f"cannot read image {path}: not an image file OpenCV can decode")
     return img
@@ -70,25 +73,35 @@ def imdecode_quiet(data):
     """``cv2.imdecode(data, IMREAD_COLOR)`` with the decoders' own messages
     (libpng writes "PNG input buffer is incomplete" straight to file
     descriptor 2) kept off stderr, so a bad file gives the one line the
-    contract asks for.  Returns None where OpenCV cannot decode ``data``."""
+    contract asks for.  Returns None where OpenCV cannot decode ``data``.
+
+    Raises:
+        ValueError: OpenCV refuses the picture outright (:func:`vision.sources.decoder_refusal`
+            gives the reason in words: a header claiming more pixels than
+            OpenCV reads, for one).
+    """
     import os
     import sys
 
     import cv2
 
     try:
-        fd = sys.stderr.fileno()
-    except (AttributeError, OSError, ValueError):   # stderr replaced (tests): nothing to hide
-        return cv2.imdecode(data, cv2.IMREAD_COLOR)
-    sys.stderr.flush()
-    saved = os.dup(fd)
-    try:
-        with open(os.devnull, "wb") as null:
-            os.dup2(null.fileno(), fd)
+        try:
+            fd = sys.stderr.fileno()
+        except (AttributeError, OSError, ValueError):   # stderr replaced (tests): nothing to hide
             return cv2.imdecode(data, cv2.IMREAD_COLOR)
-    finally:
-        os.dup2(saved, fd)
-        os.close(saved)
+        sys.stderr.flush()
+        saved = os.dup(fd)
+        try:
+            with open(os.devnull, "wb") as null:
+                os.dup2(null.fileno(), fd)
+                return cv2.imdecode(data, cv2.IMREAD_COLOR)
+        finally:
+            os.dup2(saved, fd)
+            os.close(saved)
+    except cv2.error as exc:
+        from vision.sources import decoder_refusal
+        raise ValueError(decoder_refusal(exc)) from None
 
 
 def _recognize(args) -> int:
@@ -98,7 +111,7 @@ def _recognize(args) -> int:
     if args.annotate is not None:
         try:
             layout_file = args.layout if Path(args.layout).is_file() else None
-            _check_annotate_path(args.annotate, [args.image, args.camera, args.mat, args.tiles, layout_file])
+            check_picture_path(args.annotate, [args.image, args.camera, args.mat, args.tiles, layout_file])
         except OSError as exc:          # a folder on the way that cannot be searched, a name too long
             raise BadInput(f"cannot write {args.annotate}: {exc.strerror or exc}") from None
     layout = load_layout(args.layout, args.map_name)
@@ -118,33 +131,47 @@ def _recognize(args) -> int:
     rec = recognize(image, args.variant, layout, camera=camera, classifier=classifier, spec=spec,
                     face_reader=reader)
     if args.annotate:
-        import cv2
         from vision.overlay import draw_overlay
-        out = draw_overlay(image, rec)
-        try:
-            ok, encoded = cv2.imencode(Path(args.annotate).suffix, out)
-        except cv2.error:
-            ok = False
-        if not ok:
-            raise BadInput(f"cannot write {args.annotate}: OpenCV cannot encode a {Path(args.annotate).suffix} image")
-        try:
-            Path(args.annotate).write_bytes(encoded.tobytes())
-        except OSError as exc:
-            raise BadInput(f"cannot write {args.annotate}: {exc.strerror or exc}") from None
+        write_picture(args.annotate, draw_overlay(image, rec))
     print_json(rec.to_json())
     return 0
 
 
-def _check_annotate_path(annotate: str, inputs) -> None:
-    """Refuse, before any work, an ``--annotate`` path the overlay could not
-    be written to, or one that would overwrite a file being read (the photo,
-    the evidence a referee may need, or the camera, mat, layout or profile
-    file).  The image is encoded by OpenCV and written by Python, so a
-    failure at the end is one line too.
+def write_picture(path: str, picture) -> None:
+    """Write a ``(H, W, 3) uint8`` BGR picture (an overlay) to ``path``, in
+    the format its extension names: encoded by OpenCV, written by Python, so
+    a failure is one line (check the path first: :func:`check_picture_path`).
+
+    Raises:
+        BadInput: OpenCV cannot encode that format, or the file cannot be written.
+    """
+    import cv2
+
+    suffix = Path(path).suffix
+    try:
+        ok, encoded = cv2.imencode(suffix, picture)
+    except cv2.error:
+        ok = False
+    if not ok:
+        raise BadInput(f"cannot write {path}: OpenCV cannot encode a {suffix} image")
+    try:
+        Path(path).write_bytes(encoded.tobytes())
+    except OSError as exc:
+        raise BadInput(f"cannot write {path}: {exc.strerror or exc}") from None
+
+
+def check_picture_path(annotate: str, inputs, option: str = "--annotate") -> None:
+    """Refuse, before any work, an output path (``--annotate``, ``find-mat
+    --draw``) an overlay could not be written to, or one that would overwrite
+    a file being read (the photo, the evidence a referee may need, or the
+    camera, mat, layout or profile file).  The image is encoded by OpenCV and
+    written by Python (:func:`write_picture`), so a failure at the end is one
+    line too.
 
     Args:
-        annotate: the ``--annotate`` value.
+        annotate: the option's value.
         inputs: paths of the files being read (None entries are skipped).
+        option: the option's name, for the messages.
 
     Raises:
         BadInput: no file name, a folder, a pipe or device, a missing or
@@ -154,7 +181,7 @@ def _check_annotate_path(annotate: str, inputs) -> None:
     import os
 
     if not annotate.strip():
-        raise BadInput("--annotate needs a file name, e.g. --annotate board.png")
+        raise BadInput(f"{option} needs a file name, e.g. {option} board.png")
     path = Path(annotate)
     if path.is_dir():
         raise BadInput(f"cannot write {annotate}: it is a folder; give a file name such as board.png")
@@ -167,7 +194,7 @@ def _check_annotate_path(annotate: str, inputs) -> None:
     if not _encodes(path.suffix):
         raise BadInput(f"cannot write {annotate}: not an image extension OpenCV writes a colour picture to, "
                        "such as .png or .jpg")
-    refuse_overwriting_inputs("--annotate", annotate, inputs)
+    refuse_overwriting_inputs(option, annotate, inputs)
     if not (os.access(path, os.W_OK) if path.exists() else os.access(folder, os.W_OK)):
         raise BadInput(f"cannot write {annotate}: permission denied")
 

@@ -25,7 +25,7 @@ def register(sub) -> None:
         description=__doc__.splitlines()[0],
     )
     p.add_argument("--variant", required=True, metavar="V", help=f"one of {', '.join(VARIANTS)}")
-    p.add_argument("--out", required=True, type=Path, metavar="DIR", help="output folder (created if missing)")
+    p.add_argument("--out", required=True, metavar="DIR", help="output folder (created if missing)")
     p.add_argument("--px-per-mm", type=float, default=10.0, metavar="P",
                    help="resolution of the face PNGs, 10..100 px/mm (default 10)")
     p.add_argument("--dpi", type=int, default=300, metavar="D", help="resolution of the A4 sheets (default 300)")
@@ -38,6 +38,9 @@ def _print_tiles(args: argparse.Namespace) -> int:
     from vision.art import write_sheets, write_tiles
 
     tileset(args.variant)  # BadInput for an unknown variant, before touching the disk
+    if not args.out.strip():           # (Path("") would be the current folder)
+        raise BadInput("--out needs a folder name, e.g. --out tiles/")
+    args.out = Path(args.out)
     if not 72 <= args.dpi <= 600:
         raise BadInput(f"--dpi must lie in 72..600, got {args.dpi}")
     doc = write_tiles(args.variant, args.out, args.px_per_mm, sheets=False)

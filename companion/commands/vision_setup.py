@@ -37,8 +37,14 @@ def read_image(path: str | os.PathLike):
         raise BadInput(f"cannot read image {str(p)!r}: it is a folder; give the image files (e.g. {p}/*.png)")
     if not p.is_file():
         raise BadInput(f"cannot read image {str(p)!r}: no such file")
-    data = np.fromfile(str(p), dtype=np.uint8)
-    img = imdecode_quiet(data) if data.size else None
+    try:
+        data = np.fromfile(str(p), dtype=np.uint8)
+    except OSError as exc:
+        raise BadInput(f"cannot read image {str(p)!r}: {exc.strerror or exc}") from None
+    try:
+        img = imdecode_quiet(data) if data.size else None
+    except ValueError as exc:
+        raise BadInput(f"cannot read image {str(p)!r}: {exc}") from None
     if img is None:
         raise BadInput(f"cannot read image {str(p)!r}: not a readable image")
     return img
@@ -102,8 +108,11 @@ def _out_dir(path: str) -> Path:
     """The ``--out`` folder, created if needed.
 
     Raises:
-        BadInput: it exists and is not a folder.
+        BadInput: empty (``--out ""`` would quietly mean the current
+            folder), or it exists and is not a folder.
     """
+    if not str(path).strip():
+        raise BadInput("--out needs a folder name, e.g. --out mat/")
     out = Path(path)
     if out.exists() and not out.is_dir():
         raise BadInput(f"--out {str(out)!r} is not a folder")
@@ -188,16 +197,21 @@ def _calibrate(args: argparse.Namespace) -> int:
 
 
 def _find_mat(args: argparse.Namespace) -> int:
-    import cv2
     from vision.pose import draw_overlay, estimate_pose
 
+    if args.draw is not None:
+        from companion.commands.recognize import check_picture_path
+        try:
+            check_picture_path(args.draw, [args.image, args.camera, args.mat], "--draw")
+        except OSError as exc:          # a folder on the way that cannot be searched, a name too long
+            raise BadInput(f"cannot write {args.draw}: {exc.strerror or exc}") from None
     spec = load_mat(args.mat)
     camera = load_camera(args.camera)
     img = read_image(args.image)
     pose = estimate_pose(img, spec, camera)
-    if args.draw:
-        if not cv2.imwrite(str(args.draw), draw_overlay(img, spec, pose)):
-            raise BadInput(f"cannot write {str(args.draw)!r}")
+    if args.draw is not None:
+        from companion.commands.recognize import write_picture
+        write_picture(args.draw, draw_overlay(img, spec, pose))
     info = {"mat_found": True, **pose.to_json()}
     if args.json:
         print_json(info)

@@ -129,3 +129,33 @@ def test_solve_an_unwinnable_deal_and_bad_files(capsys, tmp_path):
     assert code == 2 and "4300 digits" in one_line_error(err, "solve")
     code, _, err = run(capsys, "solve", str(tmp_path / "missing.json"), "--json")
     assert code == 2 and "missing.json" in one_line_error(err, "solve")
+
+
+def test_deal_refuses_a_negative_seed(capsys):
+    # random.Random(-1) deals exactly what random.Random(1) deals, so a
+    # negative seed would silently repeat another deal
+    import random
+    assert random.Random(-1).random() == random.Random(1).random()
+    with pytest.raises(SystemExit) as e:
+        main(["deal", "--variant", "love", "--layout", "turtle", "--seed", "-1", "--json"])
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert "--seed" in err and "0 or more" in err and len(err.strip().splitlines()) == 1
+    assert main(["deal", "--variant", "love", "--layout", "turtle", "--seed", "0", "--json"]) == 0
+
+
+def test_a_reader_that_goes_away_ends_the_command_quietly(monkeypatch, capsys):
+    # `companion layouts show turtle --json | head -c 10`: the pipe closes,
+    # the write fails with EPIPE; no message, exit 0
+    import sys
+
+    class ClosedPipe:
+        def write(self, _text):
+            raise BrokenPipeError(32, "Broken pipe")
+
+        def flush(self):
+            pass
+    monkeypatch.setattr(sys, "stdout", ClosedPipe())
+    assert main(["layouts", "show", "turtle", "--json"]) == 0
+    assert capsys.readouterr().err == ""
+

@@ -153,6 +153,22 @@ def test_cli_corrections_undo_and_exports(love, capsys, tmp_path):
     assert "game-1: love sprint on row" in out
 
 
+def test_cli_export_never_overwrites_the_ledger(love, capsys, tmp_path):
+    # --out naming the ledger itself (or a link to it) is refused before
+    # anything is written: the append-only ledger stays a working ledger
+    from pathlib import Path
+    before = Path(love).read_bytes()
+    link = tmp_path / "same.sqlite"
+    link.symlink_to(love)
+    for out in (love, link):
+        code, _, err = run(capsys, "game", "export", "--ledger", love, "--format", "json", "--out", out)
+        assert code == 2 and "would overwrite" in err and "which is being read" in err
+        assert len(err.strip().splitlines()) == 1
+    assert Path(love).read_bytes() == before
+    code, out, _ = run(capsys, "game", "show", "--ledger", love, "--json")
+    assert code == 0 and json.loads(out)["players"]
+
+
 def test_cli_word_game_with_the_real_dictionary(tmp_path, capsys):
     pytest.importorskip("english_words")
     faces = list("TREE") + list("QUIZ") + ["wild", "wild"]

@@ -218,6 +218,23 @@ def test_demo_no_serve_runs_to_the_end(tiny_demo, capsys, tmp_path):
     assert (tiny_demo / "demo-ledger.sqlite").is_file()
 
 
+def test_demo_refuses_events_out_among_its_own_frames(tiny_demo, capsys):
+    # the recording's frames are what the demo reads: an --events-out naming
+    # one of them (or a new .png among them) is refused before anything is
+    # written, so the cache is not spoiled for the next run
+    import companion.commands.demo as demo
+    frames, _ = demo.ensure_recording(tiny_demo)
+    first = sorted(frames.iterdir())[0]
+    before = first.read_bytes()
+    for out in (first, frames / "new.png"):
+        code = main(["demo", "--no-serve", "--cache", str(tiny_demo), "--quiet", "--events-out", str(out)])
+        err = capsys.readouterr().err
+        assert code == 2 and len(err.strip().splitlines()) == 1
+        assert "which is being read" in err or "lies among the frames" in err
+    assert first.read_bytes() == before and not (frames / "new.png").exists()
+    assert main(["demo", "--no-serve", "--cache", str(tiny_demo), "--quiet"]) == 0
+
+
 def test_demo_serves_the_scoreboard_with_a_qr_code(tiny_demo, capsys, monkeypatch):
     import companion.commands.demo as demo
     monkeypatch.setattr(demo, "Paced", lambda source: source)

@@ -659,6 +659,18 @@ def test_setup_errors():
         G.start_data("mindful", "zen-solitaire", lay, ["bamboo-1"] * 2, ["Ann"], options={"difficulty": "x"})
     with pytest.raises(BadInput, match="no game_started"):
         G.replay([])
+    with pytest.raises(BadInput, match=r"unknown option turn_limt \(known: .*turn_limit"):
+        G.start_data("love", "solo-quest", lay, ["hearts-1"] * 2, ["Ann"], options={"turn_limt": 5})
+
+
+def test_a_ledger_with_an_unknown_option_still_replays():
+    # ledgers are append-only and must always replay: a game started before
+    # unknown options were refused keeps its odd key, and plays as before
+    lay = Layout("two", (Slot(0, 0, 0), Slot(2, 0, 0)))
+    data = G.start_data("love", "sprint", lay, ["hearts-1"] * 2, ["Ann"])
+    data["options"] = dict(data["options"], colour="red")
+    st = G.replay([G.Event(1, "g", "game_started", data, None, 0.0)])
+    assert st.setup.options["colour"] == "red" and [p.name for p in st.players] == ["Ann"]
 
 
 def test_engine_reads_no_clock():

@@ -233,6 +233,12 @@ def test_print_tiles_unwritable_path_exits_2(run_cli, tmp_path):
     assert len(err.strip().splitlines()) == 1 and "cannot write" in err
 
 
+def test_print_tiles_empty_out_exits_2(run_cli):
+    # an empty --out would quietly mean the current folder
+    code, out, err = run_cli("print-tiles", "--variant", "love", "--out", "", "--no-sheets")
+    assert code == 2 and out == "" and "--out needs a folder name" in err
+
+
 @pytest.mark.parametrize("extra", [["--px-per-mm", "5"], ["--dpi", "20"], ["--px-per-mm", "x"]])
 def test_print_tiles_bad_numbers_exit_2(run_cli, tmp_path, extra):
     code, out, err = run_cli("print-tiles", "--variant", "love", "--out", str(tmp_path / "o"), *extra)

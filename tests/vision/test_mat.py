@@ -208,3 +208,6 @@ def test_print_mat_bad_usage_exits_2(tmp_path, capsys):
     blocker.write_text("x")
     assert main(["print-mat", "--out", str(blocker)]) == 2
     assert len(capsys.readouterr().err.strip().splitlines()) == 1
+    # an empty --out would quietly mean the current folder
+    assert main(["print-mat", "--out", ""]) == 2
+    assert "--out needs a folder name" in capsys.readouterr().err

@@ -389,6 +389,49 @@ def test_find_mat_cli_exit_codes(spec, mat_png, tmp_path, capsys):
     assert len(errs) == 3 and all(e.startswith("companion find-mat: ") for e in errs)
 
 
+def test_find_mat_draw_never_overwrites_the_photo_and_refuses_bad_paths(spec, mat_png, tmp_path, capsys):
+    img, _, _ = _view(spec, mat_png, 30)
+    photo = tmp_path / "photo.png"
+    cv2.imwrite(str(photo), img)
+    before = photo.read_bytes()
+    link = tmp_path / "again.png"
+    link.symlink_to(photo)
+    for draw in (photo, link, tmp_path / "overlay.txt", tmp_path, tmp_path / "no-such-folder" / "o.png"):
+        assert main(["find-mat", str(photo), "--draw", str(draw)]) == 2
+    errs = capsys.readouterr().err.strip().splitlines()
+    assert len(errs) == 5 and all(e.startswith("companion find-mat: ") for e in errs)
+    assert "which is being read" in errs[0] and "which is being read" in errs[1]
+    assert "not an image extension" in errs[2] and "it is a folder" in errs[3] and "no folder" in errs[4]
+    assert photo.read_bytes() == before and not (tmp_path / "overlay.txt").exists()
+
+
+def _png_claiming(width: int, height: int) -> bytes:
+    """A valid 8 x 8 PNG whose header claims ``width`` x ``height`` pixels
+    (the header's CRC recomputed), as a decompression bomb would."""
+    import struct
+    import zlib
+    ok, buf = cv2.imencode(".png", np.zeros((8, 8, 3), np.uint8))
+    b = bytearray(buf.tobytes())
+    b[16:24] = struct.pack(">II", width, height)
+    b[29:33] = struct.pack(">I", zlib.crc32(bytes(b[12:29])) & 0xFFFFFFFF)
+    return bytes(b)
+
+
+def test_a_picture_larger_than_opencv_reads_is_one_line_not_a_traceback(tmp_path, capsys):
+    # 60000 x 60000 = 3.6e9 pixels, over OpenCV's CV_IO_MAX_IMAGE_PIXELS (2^30):
+    # cv2.imdecode raises rather than returning None
+    bomb = tmp_path / "bomb.png"
+    bomb.write_bytes(_png_claiming(60000, 60000))
+    with pytest.raises(cv2.error):
+        cv2.imdecode(np.fromfile(str(bomb), np.uint8), cv2.IMREAD_COLOR)
+    assert main(["find-mat", str(bomb)]) == 2
+    assert main(["recognize", str(bomb), "--variant", "love", "--layout", "turtle", "--json"]) == 2
+    assert main(["calibrate", str(bomb), "--out", str(tmp_path / "c.json")]) == 2
+    errs = capsys.readouterr().err.strip().splitlines()
+    assert len(errs) == 3 and all("larger than OpenCV reads" in e for e in errs)
+    assert not (tmp_path / "c.json").exists()
+
+
 def test_small_blurred_markers_are_found_at_twice_the_size(spec, mat_png, monkeypatch):
     # a far camera (markers about 12 px across) and a defocus blur of 2 px:
     # the detector finds no marker at the photo's own size, but the second look

@@ -56,6 +56,21 @@ def test_unreadable_frame_in_a_folder(tmp_path):
         list(src.frames())
 
 
+def test_a_frame_larger_than_opencv_reads(tmp_path):
+    # a PNG whose header claims 60000 x 60000 pixels: cv2.imread raises
+    # (CV_IO_MAX_IMAGE_PIXELS) rather than returning None
+    import struct
+    import zlib
+    folder = _frames(tmp_path / "frames", 2)
+    ok, buf = cv2.imencode(".png", np.zeros((8, 8, 3), np.uint8))
+    b = bytearray(buf.tobytes())
+    b[16:24] = struct.pack(">II", 60000, 60000)
+    b[29:33] = struct.pack(">I", zlib.crc32(bytes(b[12:29])) & 0xFFFFFFFF)
+    (folder / "f_001.png").write_bytes(bytes(b))
+    with pytest.raises(BadInput, match=r"cannot read frame .*f_001.png: its header claims a picture larger"):
+        list(open_source(str(folder)).frames(prefetch=0))
+
+
 def test_text_file_named_mp4(tmp_path, capfd):
     bad = tmp_path / "x.mp4"
     bad.write_text("hello, I am not a video\n")
