@@ -25,6 +25,10 @@ from companion.errors import BadInput
 from companion.tiles import TILES_PER_SET
 
 MAT_HALF_UNITS = (36, 16)  # (width, height) of the mat grid in half-tile units
+#: layers a camera reads above the mat: 16 layers are a 320 mm stack, far
+#: above any layout of the rule books or of KMahjongg and GNOME Mahjongg (at
+#: most 5); a slot higher up is a broken layout file, not a game
+MAT_MAX_LAYERS = 16
 
 
 #: largest slot coordinate accepted from a file or the command line (half-units
@@ -213,9 +217,10 @@ def _first_overlap(by_layer: dict[int, list[Slot]]) -> tuple[Slot, Slot] | None:
 
 def check_on_mat(layout: Layout) -> None:
     """Refuse a layout a camera cannot read on the printed mat: one without
-    slots, or one with a slot outside the mat's grid of
+    slots, one with a slot outside the mat's grid of
     :data:`MAT_HALF_UNITS` half-tile units (x from 0 to 34, y from 0 to 14;
-    ../shared/CONTRACT.md, "Physical standard").
+    ../shared/CONTRACT.md, "Physical standard"), or one with a slot below
+    the mat or above layer ``MAT_MAX_LAYERS - 1``.
 
     Raises:
         BadInput: one line naming the layout and the first slot off the grid.
@@ -227,6 +232,9 @@ def check_on_mat(layout: Layout) -> None:
         if not (0 <= s.x <= w - 2 and 0 <= s.y <= h - 2):
             raise BadInput(f"layout {layout.name!r} does not fit the mat: slot ({s.x}, {s.y}, {s.z}) lies outside "
                            f"its {w} x {h} half-tile grid (x 0-{w - 2}, y 0-{h - 2})")
+        if not 0 <= s.z < MAT_MAX_LAYERS:
+            raise BadInput(f"layout {layout.name!r} does not fit the mat: slot ({s.x}, {s.y}, {s.z}) lies on layer "
+                           f"{s.z}, and a camera reads layers 0-{MAT_MAX_LAYERS - 1} only")
 
 
 def shifted_to_origin(layout: Layout) -> Layout:

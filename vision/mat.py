@@ -208,10 +208,27 @@ class MatSpec:
             if (not isinstance(c, list) or len(c) != 4
                     or not all(isinstance(p2, list) and len(p2) == 2 and all(map(_is_number, p2)) for p2 in c)):
                 raise BadInput(f"mat.json: markers[{k}].corners_mm must be 4 [x, y] pairs")
-            markers.append(MarkerSpec(d, mid, tuple((float(x), float(y)) for x, y in c)))
+            quad = tuple((float(x), float(y)) for x, y in c)
+            if _quad_area_mm2(quad) < MIN_MARKER_AREA_MM2:
+                raise BadInput(f"mat.json: markers[{k}].corners_mm enclose {_quad_area_mm2(quad):g} mm^2: a marker's "
+                               f"four corners must span a square of at least {MIN_MARKER_AREA_MM2:g} mm^2")
+            markers.append(MarkerSpec(d, mid, quad))
         return cls(size_mm=(size[0], size[1]), grid_origin_mm=(origin[0], origin[1]),
                    grid_tiles=(int(tiles[0]), int(tiles[1])), tile_mm=(tile_mm[0], tile_mm[1], tile_mm[2]),
                    px_per_mm=float(p), markers=tuple(markers), image=image)
+
+
+#: the smallest marker a mat.json may describe, mm^2: four corners that
+#: coincide or lie on a line give no pose (the printed markers are 40 mm wide)
+MIN_MARKER_AREA_MM2 = 25.0
+
+
+def _quad_area_mm2(quad) -> float:
+    """Area enclosed by four corners in order, mm^2 (the shoelace formula;
+    a self-crossing order counts its two lobes against each other)."""
+    xs = [p[0] for p in quad]
+    ys = [p[1] for p in quad]
+    return abs(sum(xs[i] * ys[(i + 1) % 4] - xs[(i + 1) % 4] * ys[i] for i in range(4))) / 2.0
 
 
 def _is_number(v) -> bool:

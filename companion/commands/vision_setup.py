@@ -172,18 +172,46 @@ def _print_board(args: argparse.Namespace) -> int:
     return 0
 
 
+def _distinct_views(paths) -> tuple[list[str], list[str]]:
+    """``paths`` less any file whose bytes repeat an earlier one's (the same
+    file named twice, a link or a copy: one view counted twice would weigh
+    twice in the fit and inflate the count of views), and the ones left out
+    (``"b.png (= a.png)"``).  Unreadable files are kept, for
+    :func:`read_image` to refuse by name."""
+    import hashlib
+
+    seen: dict[str, str] = {}
+    out, dropped = [], []
+    for p in map(str, paths):
+        try:
+            digest = hashlib.sha1(Path(p).read_bytes()).hexdigest()
+        except OSError:
+            out.append(p)
+            continue
+        if digest in seen:
+            dropped.append(f"{p} (= {seen[digest]})")
+            continue
+        seen[digest] = p
+        out.append(p)
+    return out, dropped
+
+
 def _calibrate(args: argparse.Namespace) -> int:
     from vision.calibration import calibrate
 
     refuse_overwriting_inputs("--out", str(args.out), [str(p) for p in args.images])
-    images = [read_image(p) for p in args.images]
-    cam, rms, n = calibrate(images, names=list(args.images))
+    paths, repeated = _distinct_views(args.images)
+    images = [read_image(p) for p in paths]
+    cam, rms, n = calibrate(images, names=paths)
     out = Path(args.out)
     try:
         out.write_text(json.dumps(cam.to_json(), indent=1) + "\n", encoding="utf-8")
     except OSError as exc:
         raise BadInput(f"cannot write {str(out)!r}: {exc.strerror}") from None
     K, d = cam.K, cam.dist
+    if repeated:     # (after success: a refusal stays one line)
+        sys.stderr.write(f"companion calibrate: {len(repeated)} view{'s' if len(repeated) > 1 else ''} given twice "
+                         f"left out: {', '.join(repeated)}\n")
     if args.json:
         print_json({"rms_px": rms, "views_used": n, "views": len(images), "out": str(out), **cam.to_json()})
     else:

@@ -433,3 +433,10 @@ def test_check_on_mat_refuses_an_empty_layout_and_slots_off_the_grid():
         check_on_mat(Layout("far", (Slot(0, 0, 0), Slot(100, 0, 0)), "test"))
     with pytest.raises(BadInput, match=r"slot \(35, 0, 0\)"):      # its right half would hang off
         check_on_mat(Layout("edge", (Slot(35, 0, 0),), "test"))
+    # layer 15 is a 320 mm stack, still read; a slot above it, or below the
+    # mat, is a broken file (a camera 2 km up for z = 100 000 000)
+    check_on_mat(Layout("tower", tuple(Slot(0, 0, z) for z in range(16)), "test"))
+    with pytest.raises(BadInput, match=r"slot \(0, 0, 16\) lies on layer 16, and a camera reads layers 0-15"):
+        check_on_mat(Layout("too-tall", (Slot(0, 0, 16),), "test"))
+    with pytest.raises(BadInput, match=r"slot \(0, 0, -1\) lies on layer -1"):
+        check_on_mat(Layout("sunk", (Slot(0, 0, -1),), "test"))

@@ -139,6 +139,15 @@ def test_calibrate_cli(page, tmp_path, capsys):
     info = json.loads(capsys.readouterr().out)
     assert info["views_used"] == 4 and info["rms_px"] < 0.3 and len(info["dist_coeffs"]) == 5
 
+    # the same view named twice, or a copy of one, is one view: counted once
+    copy = tmp_path / "copy.png"
+    copy.write_bytes(Path(paths[1]).read_bytes())
+    assert main(["calibrate", *paths[:4], paths[0], str(copy), "--out", str(out), "--json"]) == 0
+    captured = capsys.readouterr()
+    info = json.loads(captured.out)
+    assert info["views_used"] == 4 and info["views"] == 4
+    assert "2 views given twice left out" in captured.err and "copy.png" in captured.err
+
 
 def test_calibrate_cli_errors_exit_2(page, tmp_path, capsys):
     paths = _write(_views(page, POSES[:3]), tmp_path)

@@ -90,6 +90,11 @@ def _spoil(path, value):
     (_spoil(["markers", 1, "id"], 0), "twice"),
     (_spoil(["markers", 0, "corners_mm"], [[0, 0], [1, 0], [1, 1]]), "corners_mm"),
     (_spoil(["markers", 0, "corners_mm"], [[0, 0], [1, 0], [1, "x"], [0, 1]]), "corners_mm"),
+    # four corners at one point, or on one line, enclose nothing: no pose from them
+    (_spoil(["markers", 0, "corners_mm"], [[10, 10]] * 4), "enclose 0 mm"),
+    (_spoil(["markers", 0, "corners_mm"], [[0, 0], [10, 0], [20, 0], [30, 0]]), "enclose 0 mm"),
+    # a 4 x 4 mm square (16 mm^2) is too small to be a printed marker
+    (_spoil(["markers", 0, "corners_mm"], [[0, 0], [4, 0], [4, 4], [0, 4]]), "enclose 16 mm"),
 ])
 def test_malformed_mat_json_is_bad_input(obj, words):
     with pytest.raises(BadInput, match=words) as exc:
