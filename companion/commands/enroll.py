@@ -20,6 +20,7 @@ import io
 import time
 from pathlib import Path
 
+from companion.commands.images import read_image
 from companion.commands.paths import refuse_overwriting_inputs
 from companion.errors import BadInput
 
@@ -88,30 +89,6 @@ def read_labels_csv(path: Path) -> list[tuple[str, str]]:
     if not rows:
         raise BadInput(f"labels CSV {path} lists no images")
     return rows
-
-
-def read_image(path: Path):
-    """(H, W, 3) uint8 BGR image from a file.
-
-    Raises:
-        BadInput: missing, not a file, or not decodable.
-    """
-    import numpy as np
-
-    if not path.is_file():
-        raise BadInput(f"image not found: {path}")
-    try:
-        data = np.fromfile(str(path), dtype=np.uint8)
-    except OSError as exc:
-        raise BadInput(f"unreadable image: {path} ({exc.__class__.__name__})") from None
-    from companion.commands.recognize import imdecode_quiet
-    try:
-        img = imdecode_quiet(data) if data.size else None
-    except ValueError as exc:
-        raise BadInput(f"unreadable image: {path} ({exc})") from None
-    if img is None or img.size == 0:
-        raise BadInput(f"unreadable image: {path}")
-    return img
 
 
 def _embedder(model: Path | None):

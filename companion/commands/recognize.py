@@ -14,6 +14,7 @@ import argparse
 from pathlib import Path
 
 from companion import jsontext
+from companion.commands.images import read_image
 from companion.commands.paths import refuse_overwriting_inputs
 from companion.errors import BadInput
 from companion.tiles import VARIANTS
@@ -41,67 +42,6 @@ def _read_json(path: str, what: str):
         raise BadInput(f"cannot read {what} {path}: {exc.strerror or exc}") from None
     except ValueError as exc:
         raise BadInput(f"{what} {path} is not valid JSON: {exc}") from None
-
-
-def read_image(path: str):
-    """``(H, W, 3)`` uint8 BGR image from a file.
-
-    Raises:
-        BadInput: missing, unreadable or not an image.
-    """
-    import numpy as np
-
-    p = Path(path)
-    if p.is_dir():
-        raise BadInput(f"cannot read image {path}: it is a folder, not an image file")
-    if not p.is_file():
-        raise BadInput(f"cannot read image {path}: no such file")
-    try:
-        data = np.fromfile(str(p), np.uint8)
-    except OSError as exc:
-        raise BadInput(f"cannot read image {path}: {exc.strerror or exc}") from None
-    try:
-        img = imdecode_quiet(data) if data.size else None
-    except ValueError as exc:
-        raise BadInput(f"cannot read image {path}: {exc}") from None
-    if img is None or img.size == 0:
-        raise BadInput(f"cannot read image {path}: not an image file OpenCV can decode")
-    return img
-
-
-def imdecode_quiet(data):
-    """``cv2.imdecode(data, IMREAD_COLOR)`` with the decoders' own messages
-    (libpng writes "PNG input buffer is incomplete" straight to file
-    descriptor 2) kept off stderr, so a bad file gives the one line the
-    contract asks for.  Returns None where OpenCV cannot decode ``data``.
-
-    Raises:
-        ValueError: OpenCV refuses the picture outright (:func:`vision.sources.decoder_refusal`
-            gives the reason in words: a header claiming more pixels than
-            OpenCV reads, for one).
-    """
-    import os
-    import sys
-
-    import cv2
-
-    try:
-        try:
-            fd = sys.stderr.fileno()
-        except (AttributeError, OSError, ValueError):   # stderr replaced (tests): nothing to hide
-            return cv2.imdecode(data, cv2.IMREAD_COLOR)
-        sys.stderr.flush()
-        saved = os.dup(fd)
-        try:
-            with open(os.devnull, "wb") as null:
-                os.dup2(null.fileno(), fd)
-                return cv2.imdecode(data, cv2.IMREAD_COLOR)
-        finally:
-            os.dup2(saved, fd)
-            os.close(saved)
-    except cv2.error as exc:
-        from vision.sources import decoder_refusal
-        raise ValueError(decoder_refusal(exc)) from None
 
 
 def _recognize(args) -> int:

@@ -4,8 +4,9 @@
 "Files"); ``print-board`` writes the ChArUco calibration target and
 ``find-mat`` checks that a photo shows the mat (exit 3 when it does not).
 
-The file readers here (:func:`read_image`, :func:`load_camera`,
-:func:`load_mat`) are shared by the other camera commands.
+The file readers here (:func:`load_camera`, :func:`load_mat`) are shared by
+the other camera commands; photos are read by
+:func:`companion.commands.images.read_image`.
 """
 
 from __future__ import annotations
@@ -18,36 +19,9 @@ from pathlib import Path
 
 from companion import jsontext
 from companion.cli import print_json
+from companion.commands.images import read_image
 from companion.commands.paths import refuse_overwriting_inputs
 from companion.errors import BadInput
-
-
-def read_image(path: str | os.PathLike):
-    """``(H, W, 3) uint8`` BGR image from a file.
-
-    Raises:
-        BadInput: missing or unreadable (not an image OpenCV can decode).
-    """
-    import numpy as np
-
-    from companion.commands.recognize import imdecode_quiet
-
-    p = Path(path)
-    if p.is_dir():
-        raise BadInput(f"cannot read image {str(p)!r}: it is a folder; give the image files (e.g. {p}/*.png)")
-    if not p.is_file():
-        raise BadInput(f"cannot read image {str(p)!r}: no such file")
-    try:
-        data = np.fromfile(str(p), dtype=np.uint8)
-    except OSError as exc:
-        raise BadInput(f"cannot read image {str(p)!r}: {exc.strerror or exc}") from None
-    try:
-        img = imdecode_quiet(data) if data.size else None
-    except ValueError as exc:
-        raise BadInput(f"cannot read image {str(p)!r}: {exc}") from None
-    if img is None:
-        raise BadInput(f"cannot read image {str(p)!r}: not a readable image")
-    return img
 
 
 def _read_json(path: str | os.PathLike, what: str):
@@ -177,7 +151,7 @@ def _distinct_views(paths) -> tuple[list[str], list[str]]:
     file named twice, a link or a copy: one view counted twice would weigh
     twice in the fit and inflate the count of views), and the ones left out
     (``"b.png (= a.png)"``).  Unreadable files are kept, for
-    :func:`read_image` to refuse by name."""
+    :func:`companion.commands.images.read_image` to refuse by name."""
     import hashlib
 
     seen: dict[str, str] = {}

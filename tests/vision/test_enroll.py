@@ -204,7 +204,7 @@ def test_unreadable_image_exits_2(enrolled, capsys, tmp_path):
     csv_path.write_text("image,label\nbroken.jpg,a\n")
     code, err = _run(["enroll", "--crops", str(bad_dir), "--labels", str(csv_path),
                       "--out", str(tmp_path / "p.npz")], capsys)
-    assert code == 2 and "unreadable image" in err and "broken.jpg" in err
+    assert code == 2 and "cannot read image" in err and "broken.jpg" in err
     for name in ("broken.jpg", "empty.png", "missing.png"):
         code, err = _run(["classify", "--profile", str(profile), str(crops / "tile 0.png"),
                           str(bad_dir / name), "--json"], capsys)
