@@ -209,7 +209,7 @@ class Setup:
         # (a ledger written before unknown options were refused still replays)
         return new_setup(str(data["variant"]), str(data["mode"]), layout, faces,
                          list(data["players"]), data.get("seed"), data.get("options") or {},
-                         known_options_only=False)
+                         new_game=False)
 
 
 #: the options a game may start with (:func:`new_setup`): the modes' own,
@@ -222,7 +222,7 @@ MODE_OPTIONS = ("base_points", "countdown_seconds", "difficulty", "frame", "leve
 
 def new_setup(variant: str, mode: str, layout: Layout, faces: Sequence[str | None],
               players: Sequence[str], seed: int | None = None, options: Mapping | None = None,
-              known_options_only: bool = True) -> Setup:
+              new_game: bool = True) -> Setup:
     """Check a game's set-up and fill in the mode's default options.
 
     Args:
@@ -233,8 +233,9 @@ def new_setup(variant: str, mode: str, layout: Layout, faces: Sequence[str | Non
         seed: the deal's seed, kept for the record.
         options: mode options (``turn_limit``, ``difficulty``, ``reshuffles``,
             ``level``, ``target_seconds``, ``countdown_seconds``, ``limits`` ...).
-        known_options_only: refuse an option not in :data:`MODE_OPTIONS`
-            (off when replaying a ledger, which must always replay).
+        new_game: the set-up of a game starting now: an option not in
+            :data:`MODE_OPTIONS` is refused.  False when replaying a ledger,
+            which must always replay as it was written.
 
     Raises:
         BadInput: unknown variant/mode/face/option, wrong number of players
@@ -262,7 +263,7 @@ def new_setup(variant: str, mode: str, layout: Layout, faces: Sequence[str | Non
     opts = rules.default_options(m, len(layout))
     given = dict(options or {})
     unknown = sorted(str(k) for k in given if k not in MODE_OPTIONS)
-    if unknown and known_options_only:
+    if unknown and new_game:
         raise BadInput(f"unknown option{'s' if len(unknown) > 1 else ''} {', '.join(unknown)} "
                        f"(known: {', '.join(MODE_OPTIONS)})")
     if rules.name == "mindful" and "difficulty" in given:
@@ -399,6 +400,18 @@ class GameState:
     @property
     def layout(self) -> Layout:
         return self.setup.layout
+
+    @property
+    def touch_binds(self) -> bool:
+        """Whether touching a free tile commits the player (docs/RULES.md 1.2):
+        Love/Candy 2.9 "Touch Is Claimed" (every mode), and Mindful 2.9
+        "Two-Touch Commitment", which holds "in competitive turn-based play"
+        only (Harmony Duels).  Elsewhere (Zen Solitaire, Garden Restoration,
+        Word Mahjong, whose book has no such rule) a touch is recorded and
+        binds nothing."""
+        if isinstance(self.rules, MindfulRules):
+            return self.mode.kind == "duel"
+        return not isinstance(self.rules, WordRules)
 
     @property
     def coop(self) -> bool:
@@ -678,6 +691,8 @@ class GameState:
             raise IllegalMove(f"{r.slot} holds no tile")
         if not r.free:
             raise IllegalMove(f"{r.describe()} (a blocked touch is a penalty)")
+        if not self.touch_binds:
+            return f"{p.name} touched {r.slot} (recorded; in {self.mode.title} a touch binds nothing)"
         if i not in self.touched:
             if len(self.touched) >= 2:
                 raise IllegalMove("two tiles are already touched this turn")
@@ -686,6 +701,11 @@ class GameState:
 
     def _on_pass(self, e: Event) -> str:
         p = self._turn_player(e)
+        if self.touched:
+            need = ", ".join(str(self.slot(i)) for i in self.touched)
+            raise IllegalMove(f"touch is claimed: {p.name} touched {need}, so the turn's next pair must include "
+                              f"{'it' if len(self.touched) == 1 else 'them'}; claim before passing "
+                              f"(a pair that does not match is an invalid attempt and ends the turn)")
         if len(self.players) > 1:
             self._pass_turn()
         else:
@@ -1259,9 +1279,10 @@ def resolve_claim(state: GameState, player: str, slots: Sequence, faces: Sequenc
 def resolve_touch(state: GameState, player: str, slot, extra: Mapping | None = None) -> Outcome:
     """A tile touched: free -> ``touch`` ("touch is claimed"); blocked ->
     ``penalty`` (Love/Candy 2.7: "attempts to touch or select a tile that is
-    blocked", also when it is put back).  In Mindful Mahjong a second touched
-    tile that does not match the first is an invalid attempt (2.9 "Two-Touch
-    Commitment").
+    blocked", also when it is put back).  In Harmony Duels a second touched
+    tile that does not match the first is an invalid attempt (Mindful 2.9
+    "Two-Touch Commitment", "in competitive turn-based play";
+    :attr:`GameState.touch_binds`).
 
     Raises:
         BadInput: unknown player or slot.  IllegalMove: game over, empty slot,
@@ -1281,7 +1302,7 @@ def resolve_touch(state: GameState, player: str, slot, extra: Mapping | None = N
     data = {"player": p.name, "slot": list(r.slot), "face": state.faces[i]}
     data.update(extra or {})
     out = [Pending("touch", data)]
-    if isinstance(state.rules, MindfulRules) and state.touched and i not in state.touched:
+    if isinstance(state.rules, MindfulRules) and state.touch_binds and state.touched and i not in state.touched:
         j = state.touched[0]
         fa, fb = state.face(j), state.face(i)
         if fa is not None and fb is not None and not fa.matches(fb):
@@ -1380,7 +1401,10 @@ def resolve_hint(state: GameState, player: str, index=None) -> Outcome:
         index: a :class:`companion.words.WordIndex` for Word Mahjong hints.
 
     Raises:
-        BadInput: unknown player.  IllegalMove: no hints in this game, none left.
+        BadInput: unknown player.  IllegalMove: no hints in this game, none
+        left, or no move to show (then nothing is spent: a hint that shows
+        nothing costs no Zen Focus token or Wisdom Lantern; docs/RULES.md 3.2,
+        4.4).
     """
     p = state.player(player)
     _open(state)
@@ -1395,6 +1419,11 @@ def resolve_hint(state: GameState, player: str, index=None) -> Outcome:
         if found:
             idx = wordrules.assign(found[0], free)
             data["word"] = {"word": found[0], "slots": [list(state.slot(i)) for i in idx]}
+    if data["pair"] is None and data["word"] is None:
+        tool = ("a Zen Reshuffle" if isinstance(state.rules, MindfulRules)
+                else "the Lexicon Fan (reshuffle)" if isinstance(state.rules, WordRules) else "a reshuffle")
+        raise IllegalMove(f"no move to hint: no free pair{' or word' if isinstance(state.rules, WordRules) else ''} "
+                          f"is left, so no hint is given and nothing is spent; {tool} may help")
     pend = Pending("hint", data)
     check_pending(state, pend)
     return Outcome((pend,), message=describe_hint(state, data))

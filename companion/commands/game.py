@@ -71,7 +71,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     q.add_argument("slots", nargs=2, metavar="x,y,z")
     q.add_argument("--faces", help="faces seen, comma-separated (when the game does not know them)")
 
-    q = cmd("touch", _touch, "a tile was touched (touch is claimed; blocked: penalty)", player=True)
+    q = cmd("touch", _touch, "a tile was touched (Love/Candy, Mindful duels: it must be in the next pair; "
+            "blocked: penalty)", player=True)
     q.add_argument("slot", metavar="x,y,z")
 
     q = cmd("word", _word, "Word Mahjong: submit a word, tiles in spelling order", player=True)
@@ -248,6 +249,19 @@ def _faces(text: str | None) -> list[str] | None:
 # --------------------------------------------------------------------------- start
 
 
+def _note_sprint_layout(variant: str, mode: str, layout) -> None:
+    """A note on stderr when a Love/Candy Sprint starts on a layout of more
+    than two layers: the book's set-up is "a flat or 2-layer 144-tile
+    layout" (2.6.2), but a table may choose another one, and the scoring does
+    not depend on it (docs/RULES.md 2.6)."""
+    rules = find_variant(variant)
+    m = rules.mode(mode)
+    layers = max(s.z for s in layout.slots) + 1
+    if rules.name in ("love", "candy") and m.kind == "sprint" and layers > 2:
+        sys.stderr.write(f"companion game: note: {m.title}'s set-up in the {rules.title} book is a flat or 2-layer "
+                         f"layout (2.6.2); {layout.name!r} has {layers} layers (played all the same)\n")
+
+
 def _read_deal(path: str) -> tuple[str | None, Layout, list[str | None]]:
     p = Path(path)
     try:
@@ -286,6 +300,7 @@ def _start(args) -> int:
             opts[key] = getattr(args, key)
     players = [n.strip() for n in args.players.split(",")]
     data = G.start_data(args.variant, args.mode, layout, faces, players, seed, opts)
+    _note_sprint_layout(args.variant, args.mode, layout)
     t = args.t if args.t is not None else time.time()
     with Ledger(args.ledger) as led:
         gid = args.game or led.new_game_id()

@@ -211,6 +211,13 @@ def test_cli_start_from_a_builtin_layout(tmp_path, capsys):
     code, out, err = run(capsys, "game", "start", "--ledger", led, "--variant", "love", "--mode", "sprint",
                          "--layout", "turtle", "--players", "Ann")
     assert code == 2 and "--seed is required" in err
+    # a Sprint on the 5-layer turtle is played, with a note (docs/RULES.md 2.6)
+    code, out, err = run(capsys, "game", "start", "--ledger", str(tmp_path / "s.db"), "--variant", "love",
+                         "--mode", "sprint", "--layout", "turtle", "--seed", 1, "--players", "Ann")
+    assert code == 0 and "flat or 2-layer layout (2.6.2); 'turtle' has 5 layers (played all the same)" in err
+    code, out, err = run(capsys, "game", "start", "--ledger", str(tmp_path / "f.db"), "--variant", "love",
+                         "--mode", "sprint", "--layout", "sprint-2layer", "--seed", 1, "--players", "Ann")
+    assert code == 0 and err == ""
 
 
 def test_cli_hand_builder_meld_and_declare(tmp_path, capsys):

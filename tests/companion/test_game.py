@@ -577,18 +577,79 @@ def test_mindful_two_touch_commitment(table_factory):
     assert g.state.whose_turn() == "Ben"
 
 
+def test_a_pass_does_not_get_around_a_touch(table_factory):
+    # Love/Candy 2.9: the touched tile "must be chosen as their first
+    # selection for the turn"; Mindful 2.9 (Duels): two touched matching
+    # tiles "must be removed"
+    g = table_factory("love", "sprint", ["Ann", "Ben"], free_row(4),
+                      ["hearts-5", "hearts-5", "roses-1", "roses-1"])
+    g.touch("Ann", 0)
+    with pytest.raises(IllegalMove, match="touch is claimed: Ann touched .*claim before passing"):
+        G.resolve_simple(g.state, "pass", "Ann")
+    g.claim("Ann", 0, 1)
+    g.simple("pass", "Ann")               # nothing touched any more: a pass is fine
+    assert g.state.whose_turn() == "Ben"
+
+
+def test_a_pass_does_not_get_around_two_touches_in_a_duel(table_factory):
+    d = table_factory("mindful", "harmony-duels", ["Ann", "Ben"], free_row(4),
+                      ["bamboo-1", "bamboo-2", "bamboo-1", "bamboo-2"])
+    d.touch("Ann", 0)
+    d.touch("Ann", 2)                     # a matching pair touched: it must be removed
+    with pytest.raises(IllegalMove, match="touch is claimed"):
+        G.resolve_simple(d.state, "pass", "Ann")
+
+
+@pytest.mark.parametrize("variant, mode, faces", [
+    ("mindful", "zen-solitaire", ["bamboo-1", "bamboo-2", "bamboo-1", "bamboo-2"]),
+    ("mindful", "garden-restoration", ["bamboo-1", "bamboo-2", "bamboo-1", "bamboo-2"]),
+    ("word", "scholars-path", ["A", "B", "A", "B"]),
+])
+def test_a_touch_binds_nothing_outside_competitive_play(table_factory, variant, mode, faces):
+    # Mindful 2.9 "Two-Touch Commitment" holds "in competitive turn-based
+    # play" (Harmony Duels) only; Word Mahjong's book has no touch rule.
+    # Touching two tiles that do not match is no attempt, and the next pair
+    # may leave them out: no streak is broken
+    players = ["Ann", "Ben"] if mode == "garden-restoration" else ["Ann"]
+    g = table_factory(variant, mode, players, free_row(4), faces, words=frozenset())
+    g.touch("Ann", 0)
+    g.touch("Ann", 1)
+    st = g.json()
+    assert not any(e.type == "invalid" for e in g.events)
+    assert "binds nothing" in st["last_events"][-1]["text"]
+    g.claim("Ann", 1, 3)                  # leaves out tile 0, touched first: a valid claim
+    assert [e.type for e in g.events][-1] == "claim" and g.json()["tiles_left"] == 2
+
+
 def test_mindful_reshuffle_needs_a_token(table_factory):
+    # a free circles-1 pair, then two stacks whose tops do not match: Mia
+    # spends both Zen Focus tokens on hints while a move exists, claims the
+    # pair (+100), and is stuck with no token for a Zen Reshuffle
+    faces = ["circles-1", "circles-1", "circles-9", "bamboo-4", "bamboo-4", "circles-9"]
+    slots = [Slot(0, 0, 0), Slot(4, 0, 0), Slot(100, 0, 0), Slot(100, 0, 1), Slot(104, 0, 0), Slot(104, 0, 1)]
+    g = table_factory("mindful", "zen-solitaire", ["Mia"], slots, faces,
+                      shuffler=fixed_shuffler({2: "circles-9", 3: "bamboo-4", 4: "circles-9", 5: "bamboo-4"}))
+    g.hint("Mia")
+    g.hint("Mia")
+    assert g.json()["players"][0]["tokens"] == 0 and not g.json()["ended"]
+    g.claim("Mia", 0, 1)
+    st = g.json()
+    assert st["ended"] and st["end_reason"] == "stalemate"     # no token left for a reshuffle
+    assert g.scores() == {"Mia": 100 - 4 * 50}                  # the pair, less 50 a tile left
+    with pytest.raises(IllegalMove, match="ended"):
+        G.resolve_reshuffle(g.state, "Mia")
+
+
+def test_a_hint_that_shows_nothing_costs_nothing(table_factory):
+    # two stacks whose tops do not match: no move to show, so no Zen Focus
+    # token is spent; the player can still reshuffle with it
     faces = ["circles-9", "bamboo-4", "bamboo-4", "circles-9"]
     slots = [Slot(100, 0, 0), Slot(100, 0, 1), Slot(104, 0, 0), Slot(104, 0, 1)]
     g = table_factory("mindful", "zen-solitaire", ["Mia"], slots, faces,
                       shuffler=fixed_shuffler({0: "circles-9", 1: "bamboo-4", 2: "circles-9", 3: "bamboo-4"}))
-    g.hint("Mia")
-    g.hint("Mia")
-    st = g.json()
-    assert st["ended"] and st["end_reason"] == "stalemate"     # no token left for a reshuffle
-    assert g.scores() == {"Mia": -200}
-    with pytest.raises(IllegalMove, match="ended"):
-        G.resolve_reshuffle(g.state, "Mia")
+    with pytest.raises(IllegalMove, match="no move to hint.*nothing is spent; a Zen Reshuffle may help"):
+        G.resolve_hint(g.state, "Mia")
+    assert g.json()["players"][0]["tokens"] == 2 and not any(e.type == "hint" for e in g.events)
 
 
 def test_word_errors(table_factory):
