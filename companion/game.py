@@ -1410,7 +1410,16 @@ def resolve_hint(state: GameState, player: str, index=None) -> Outcome:
     _open(state)
     data: dict = {"player": p.name, "pair": None, "word": None}
     check_pending(state, Pending("hint", data))     # the rules first, then the solver
-    pair = solver_hint(state)
+    if state.touched:
+        # a touch binds (docs/RULES.md 1.2): only a pair with the touched
+        # tile(s) may be played, so only such a pair is worth a token
+        pair = next((pr for pr in state.free_pairs() if set(state.touched) <= set(pr)), None)
+        if pair is None:
+            need = ", ".join(str(state.slot(i)) for i in state.touched)
+            raise IllegalMove(f"no move to hint: the turn's next pair must include {need} (touch is claimed), and "
+                              f"no free tile matches it; no hint is given and nothing is spent")
+    else:
+        pair = solver_hint(state)
     if pair is not None:
         data["pair"] = [list(state.slot(pair[0])), list(state.slot(pair[1]))]
     elif isinstance(state.rules, WordRules) and index is not None:

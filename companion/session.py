@@ -129,7 +129,11 @@ class GameSession:
             written += self.commit(G.tick(self.state, self.t))
         outcome = make(self.state)
         written += self.commit(outcome.events)
-        return Result(written, outcome.message, outcome.error)
+        message = outcome.message
+        if not message and written:      # what the engine made of the last event (a touch's "must be ...")
+            entry = self.state.entries.get(written[-1].id)
+            message = entry.text if entry is not None else ""
+        return Result(written, message, outcome.error)
 
     # ------------------------------------------------------------------ what is allowed
 

@@ -230,6 +230,9 @@ def start():
             seed = int(seed_text) if seed_text else secrets.randbelow(10**6)
         except ValueError:
             raise BadInput(f"seed must be a whole number, got {seed_text!r}") from None
+        if seed < 0:      # as the command line (companion.cli.seed_value): -N would deal N's tiles
+            raise BadInput(f"seed must be a whole number 0 or more, got {seed} (it would deal the same tiles "
+                           f"as {-seed})")
         opts: dict = {}
         if _field("difficulty", required=False):
             opts["difficulty"] = _field("difficulty")
@@ -323,6 +326,8 @@ def reshuffle():
             n = int(seed) if seed else None
         except ValueError:
             raise BadInput(f"seed must be a whole number, got {seed!r}") from None
+        if n is not None and n < 0:
+            raise BadInput(f"seed must be a whole number 0 or more, got {n}")
         return _session().reshuffle(_field("player"), n)
     return _act(go)
 

@@ -621,6 +621,25 @@ def test_a_touch_binds_nothing_outside_competitive_play(table_factory, variant, 
     assert [e.type for e in g.events][-1] == "claim" and g.json()["tiles_left"] == 2
 
 
+def test_a_hint_in_a_duel_keeps_to_the_touched_tile(table_factory):
+    # Harmony Duels: after a binding touch only a pair with the touched tile
+    # may be played, so the hint shows such a pair, or nothing (and costs
+    # nothing) when the touched tile has no free partner
+    g = table_factory("mindful", "harmony-duels", ["Ann", "Ben"], free_row(6),
+                      ["bamboo-1", "bamboo-2", "bamboo-3", "bamboo-2", "bamboo-1", "bamboo-4"])
+    g.touch("Ann", 3)
+    out = G.resolve_hint(g.state, "Ann")
+    assert out.events[0].data["pair"] == [list(g.s(1)), list(g.s(3))]
+    g.run(out)
+    g.claim("Ann", 1, 3)
+    assert [e.type for e in g.events][-1] == "claim"
+    g.touch("Ben", 5)                     # bamboo-4: no partner anywhere
+    tokens = g.json()["players"][1]["tokens"]
+    with pytest.raises(IllegalMove, match="must include 20,0,0 .* no free tile matches it; .* nothing is spent"):
+        G.resolve_hint(g.state, "Ben")
+    assert g.json()["players"][1]["tokens"] == tokens
+
+
 def test_mindful_reshuffle_needs_a_token(table_factory):
     # a free circles-1 pair, then two stacks whose tops do not match: Mia
     # spends both Zen Focus tokens on hints while a move exists, claims the

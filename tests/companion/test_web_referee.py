@@ -155,6 +155,8 @@ def test_start_a_game(client, referee, web_ledger):
     ({"variant": "love", "mode": "sprint", "layout": "nowhere", "players": "A,B"}, "unknown layout"),
     ({"variant": "love", "mode": "hand-builder", "layout": "turtle", "players": "A"}, "2 to 4 player"),
     ({"variant": "love", "mode": "sprint", "layout": "turtle", "players": "A", "seed": "x"}, "seed"),
+    # as on the command line: seed -1 would deal the tiles of seed 1
+    ({"variant": "love", "mode": "sprint", "layout": "turtle", "players": "A", "seed": "-1"}, "0 or more"),
 ])
 def test_start_refuses_bad_forms(client, referee, web_ledger, form, error):
     referee.login()
@@ -178,6 +180,26 @@ def test_move_claim_touch_pass(client, referee, mini_game):
     assert rv.json["ok"] and [e["type"] for e in rv.json["events"]] == ["claim"]
     st = state(mini_game)
     assert st.scores() == {"Ann": 10_200, "Ben": 10_000}
+
+
+def test_a_touch_answers_with_what_it_binds_and_a_pass_after_it_is_refused(client, referee, mini_game):
+    referee.login()
+    rv = referee.post("/referee/move", {"game": "g1", "kind": "touch", "player": "Ann", "slots": slots_text(A)})
+    assert rv.json["ok"] and "must be part of the next pair (touch is claimed)" in rv.json["message"]
+    n = len(mini_game.events("g1"))
+    rv = referee.post("/referee/move", {"game": "g1", "kind": "pass", "player": "Ann"})
+    assert rv.status_code == 400 and "touch is claimed" in rv.json["error"]
+    assert len(mini_game.events("g1")) == n                          # nothing recorded
+
+
+def test_the_panel_carries_the_turn_and_undo_for_the_forms_below_it(client, referee, mini_game):
+    # referee.js copies these onto the move form's player and the undo button
+    referee.login()
+    html = client.get("/referee/panel?game=g1").get_data(as_text=True)
+    assert 'id="panel-state" hidden data-turn="Ann" data-can-undo="0"' in html
+    referee.post("/referee/move", {"game": "g1", "kind": "pass", "player": "Ann"})
+    html = client.get("/referee/panel?game=g1").get_data(as_text=True)
+    assert 'data-turn="Ben" data-can-undo="1"' in html
 
 
 def test_touching_a_blocked_tile_is_a_penalty(client, referee, mini_game):

@@ -10,9 +10,32 @@
   const panel = document.getElementById("panel");
   const toast = document.getElementById("toast");
 
-  function say(ok, text) {
-    toast.replaceChildren(C.el("p", { class: "flash " + (ok ? "flash-ok" : "flash-error") }, [
-      C.el("span", { "aria-hidden": "true", text: ok ? "\u2713 " : "\u2717 " }), text]));
+  // kind: "ok", "warn" (recorded, but an invalid attempt or a penalty) or
+  // "error" (refused).  The toast sits at the foot of the window (app.css),
+  // so the answer shows next to the buttons however far the page scrolled;
+  // a click dismisses it.
+  let hideTimer = null;
+  function say(kind, text) {
+    const mark = { ok: "\u2713 ", warn: "! ", error: "\u2717 " }[kind];
+    const cls = { ok: "flash-ok", warn: "flash-info", error: "flash-error" }[kind];
+    toast.replaceChildren(C.el("p", { class: "flash " + cls }, [
+      C.el("span", { "aria-hidden": "true", text: mark }), text]));
+    toast.classList.add("floating");
+    clearTimeout(hideTimer);
+    if (kind === "ok") hideTimer = setTimeout(() => toast.replaceChildren(), 8000);
+  }
+  toast.addEventListener("click", () => toast.replaceChildren());
+
+  // the forms outside the live panel follow the game: whose turn the move
+  // form names, and whether there is a move to undo
+  function syncForms() {
+    const st = document.getElementById("panel-state");
+    if (!st) return;
+    const turn = st.dataset.turn;
+    document.querySelectorAll('form[action$="/move"] select[name=player]').forEach((sel) => {
+      if (turn && sel !== document.activeElement && Array.from(sel.options).some((o) => o.value === turn)) sel.value = turn;
+    });
+    document.querySelectorAll('form[action$="/undo"] button').forEach((b) => { b.disabled = st.dataset.canUndo !== "1"; });
   }
 
   let busy = false, again = false;
@@ -26,6 +49,7 @@
       if (res.ok) {
         const doc = new DOMParser().parseFromString(await res.text(), "text/html");
         panel.replaceChildren(...Array.from(doc.body.childNodes).map((n) => document.importNode(n, true)));
+        syncForms();
       }
     } finally {
       busy = false;
@@ -44,7 +68,8 @@
     });
     let body = {};
     try { body = await res.json(); } catch (err) { body = { ok: false, error: "HTTP " + res.status }; }
-    say(body.ok, body.ok ? (body.message || "done") : body.error || "refused");
+    const warn = body.ok && (body.events || []).some((ev) => ev.type === "invalid" || ev.type === "penalty");
+    say(body.ok ? (warn ? "warn" : "ok") : "error", body.ok ? (body.message || "done") : body.error || "refused");
     if (document.activeElement) document.activeElement.blur();
     refreshPanel();
   });
