@@ -264,8 +264,9 @@ def new_setup(variant: str, mode: str, layout: Layout, faces: Sequence[str | Non
     given = dict(options or {})
     unknown = sorted(str(k) for k in given if k not in MODE_OPTIONS)
     if unknown and new_game:
+        shown = [k for k in MODE_OPTIONS if k not in ("frame", "source")]     # those two the camera writes
         raise BadInput(f"unknown option{'s' if len(unknown) > 1 else ''} {', '.join(unknown)} "
-                       f"(known: {', '.join(MODE_OPTIONS)})")
+                       f"(known: {', '.join(shown)})")
     if rules.name == "mindful" and "difficulty" in given:
         diff = given["difficulty"]
         if diff not in MindfulRules.reshuffles_by_difficulty:
