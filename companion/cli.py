@@ -71,10 +71,9 @@ def seed_value(text: str) -> int:
     """
     import argparse
 
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, not {text!r}") from None
+    if not re.fullmatch(r"-?[0-9]+", text):      # (int() would also take " 5", "1_000" and other scripts' digits)
+        raise argparse.ArgumentTypeError(f"expected a whole number, not {text!r}")
+    value = int(text)
     if value < 0:
         raise argparse.ArgumentTypeError(f"expected a whole number 0 or more, not {value} "
                                          f"(a seed of {value} would deal the same tiles as {-value})")
@@ -88,6 +87,10 @@ def print_json(obj) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the console script; returns (and exits with) the exit code."""
+    import os
+    for name in ("stdout", "stderr"):      # a closed stream (`companion ... >&-`): nowhere to write, no traceback
+        if getattr(sys, name) is None:
+            setattr(sys, name, open(os.devnull, "w", encoding="utf-8"))
     parser = build_parser()
     args = parser.parse_args(argv)
     try:

@@ -220,6 +220,26 @@ MODE_OPTIONS = ("base_points", "countdown_seconds", "difficulty", "frame", "leve
                 "source", "target_seconds", "turn_limit")
 
 
+#: the tools a Word Mahjong game may limit (Word 2.5; docs/RULES.md 4.4)
+LIMIT_KEYS = ("hints", "reshuffles", "undos")
+
+
+def _check_limits(limits) -> None:
+    """``limits``: a mapping of some of :data:`LIMIT_KEYS` to a whole number
+    >= 0 (that many uses) or null (no limit).
+
+    Raises:
+        BadInput: anything else, in one line.
+    """
+    if not isinstance(limits, Mapping):
+        raise BadInput(f"option limits must be an object such as {{\"hints\": 3, \"undos\": null}}, got {limits!r}")
+    for k, v in limits.items():
+        if k not in LIMIT_KEYS:
+            raise BadInput(f"option limits: unknown tool {k!r} (known: {', '.join(LIMIT_KEYS)})")
+        if v is not None and (not isinstance(v, int) or isinstance(v, bool) or v < 0):
+            raise BadInput(f"option limits: {k} must be a whole number >= 0 or null, got {v!r}")
+
+
 def new_setup(variant: str, mode: str, layout: Layout, faces: Sequence[str | None],
               players: Sequence[str], seed: int | None = None, options: Mapping | None = None,
               new_game: bool = True) -> Setup:
@@ -277,6 +297,8 @@ def new_setup(variant: str, mode: str, layout: Layout, faces: Sequence[str | Non
     for key in ("turn_limit", "reshuffles", "level", "target_seconds", "countdown_seconds", "base_points"):
         if key in opts and (not isinstance(opts[key], int) or isinstance(opts[key], bool) or opts[key] < 0):
             raise BadInput(f"option {key} must be a whole number >= 0, got {opts[key]!r}")
+    if new_game and "limits" in given:
+        _check_limits(given["limits"])
     return Setup(variant, mode, layout, tuple(faces), tuple(names),
                  None if seed is None else int(seed), opts)
 

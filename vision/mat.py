@@ -212,6 +212,16 @@ class MatSpec:
             if _quad_area_mm2(quad) < MIN_MARKER_AREA_MM2:
                 raise BadInput(f"mat.json: markers[{k}].corners_mm enclose {_quad_area_mm2(quad):g} mm^2: a marker's "
                                f"four corners must span a square of at least {MIN_MARKER_AREA_MM2:g} mm^2")
+            side = min(math.dist(quad[i], quad[(i + 1) % 4]) for i in range(4))
+            if side < MIN_MARKER_SIDE_MM:
+                raise BadInput(f"mat.json: markers[{k}].corners_mm have a side of {side:g} mm: a printed marker's "
+                               f"sides are at least {MIN_MARKER_SIDE_MM:g} mm")
+            centre = (sum(p2[0] for p2 in quad) / 4, sum(p2[1] for p2 in quad) / 4)
+            for j, other in enumerate(markers):
+                oc = (sum(p2[0] for p2 in other.corners_mm) / 4, sum(p2[1] for p2 in other.corners_mm) / 4)
+                if math.dist(centre, oc) < MIN_MARKER_SIDE_MM:
+                    raise BadInput(f"mat.json: markers[{j}] and markers[{k}] lie at the same place "
+                                   f"(centres {math.dist(centre, oc):g} mm apart)")
             markers.append(MarkerSpec(d, mid, quad))
         return cls(size_mm=(size[0], size[1]), grid_origin_mm=(origin[0], origin[1]),
                    grid_tiles=(int(tiles[0]), int(tiles[1])), tile_mm=(tile_mm[0], tile_mm[1], tile_mm[2]),
@@ -221,6 +231,9 @@ class MatSpec:
 #: the smallest marker a mat.json may describe, mm^2: four corners that
 #: coincide or lie on a line give no pose (the printed markers are 40 mm wide)
 MIN_MARKER_AREA_MM2 = 25.0
+#: and the shortest side it may have, mm (a 1000 x 0.03 mm sliver has area
+#: enough); two markers whose centres lie closer than this are one place
+MIN_MARKER_SIDE_MM = 5.0
 
 
 def _quad_area_mm2(quad) -> float:

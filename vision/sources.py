@@ -44,6 +44,37 @@ def decoder_refusal(exc: Exception) -> str:
     return "OpenCV cannot decode it (" + (lines[-1] if lines else "no reason given") + ")"
 
 
+def jpeg_complete(data: np.ndarray) -> bool:
+    """Whether JPEG bytes end with the end-of-image marker ``FF D9`` (after
+    any trailing padding): a file cut short lacks it.  ``cv2.imread`` fills
+    the missing rows with grey and says so only through libjpeg's message
+    on stderr, so a cut frame would be judged as a board half hidden."""
+    tail = bytes(data[-64:].tobytes()).rstrip(b"\x00\r\n\t ")
+    return tail.endswith(b"\xff\xd9")
+
+
+def _decode_frame(path: Path) -> np.ndarray | None:
+    """One frame file as ``(H, W, 3) uint8`` BGR, or None where OpenCV
+    cannot decode it.
+
+    Raises:
+        BadInput: a JPEG cut short (:func:`jpeg_complete`), or a picture
+            OpenCV refuses outright (:func:`decoder_refusal`).
+    """
+    try:
+        data = np.fromfile(str(path), np.uint8)
+    except OSError as exc:
+        raise BadInput(f"cannot read frame {path}: {exc.strerror or exc}") from None
+    if data.size == 0:
+        return None
+    if path.suffix.lower() in (".jpg", ".jpeg") and not jpeg_complete(data):
+        raise BadInput(f"cannot read frame {path}: the JPEG file is cut short (no end-of-image marker)")
+    try:
+        return cv2.imdecode(data, cv2.IMREAD_COLOR)
+    except cv2.error as exc:
+        raise BadInput(f"cannot read frame {path}: {decoder_refusal(exc)}") from None
+
+
 @contextlib.contextmanager
 def quiet_stderr():
     """Send file descriptor 2 to /dev/null for the block (OpenCV and FFmpeg
@@ -130,10 +161,7 @@ class FrameSource:
     def _decode(self) -> Iterator[tuple[int, np.ndarray]]:
         if self._files is not None:
             for i, path in enumerate(self._files):
-                try:
-                    img = cv2.imread(str(path), cv2.IMREAD_COLOR)
-                except cv2.error as exc:
-                    raise BadInput(f"cannot read frame {path}: {decoder_refusal(exc)}") from None
+                img = _decode_frame(path)
                 if img is None:
                     raise BadInput(f"cannot read frame {path}: not an image OpenCV can decode")
                 yield i, img

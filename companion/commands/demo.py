@@ -246,6 +246,26 @@ def ensure_recording(folder: Path, log=None) -> tuple[Path, dict]:
     return frames, truth
 
 
+def _check_events_out(events_out: str | None, folder: Path) -> None:
+    """Refuse an ``--events-out`` the demo would destroy or that would spoil
+    its cache: empty, or anywhere in the cache folder (the recording, its
+    truth, the demo's ledger and its SQLite files, the evidence), which the
+    demo rewrites and deletes as it likes.
+
+    Raises:
+        BadInput: as above.
+    """
+    if events_out is None:
+        return
+    if not events_out.strip():
+        raise BadInput("--events-out needs a file name, e.g. --events-out demo.jsonl")
+    out = Path(events_out).resolve()
+    cache = folder.resolve()
+    if out == cache or cache in out.parents:
+        raise BadInput(f"--events-out {events_out} lies in the demo's cache folder {folder}, which the demo "
+                       "rewrites; give a file name outside it")
+
+
 def _demo(args) -> int:
     from companion.commands.referee import run_referee
     from vision.sources import open_source
@@ -253,6 +273,7 @@ def _demo(args) -> int:
     if not 0 <= args.port <= 65535:
         raise BadInput(f"bad --port {args.port}: expected 0 to 65535")
     folder = cache_dir(args.cache)
+    _check_events_out(args.events_out, folder)
     frames, truth = ensure_recording(folder)
     ledger_path = folder / "demo-ledger.sqlite"
     evidence = folder / "demo-evidence"

@@ -35,7 +35,7 @@ def register(sub) -> None:
                         "(see print-enrollment-sheet) laid on the mat")
     p.add_argument("--variant", help="the sheet's variant (with --sheet)")
     p.add_argument("--camera", type=Path, default=None, help="camera JSON (with --sheet)")
-    p.add_argument("--out", required=True, type=Path, help="profile file to write (.npz)")
+    p.add_argument("--out", required=True, help="profile file to write (.npz)")
     p.add_argument("--model", type=Path, default=None, help="embedding .onnx (default: bundled)")
     p.add_argument("--json", action="store_true", help="print a JSON summary")
     p.set_defaults(func=cmd_enroll)
@@ -108,6 +108,9 @@ def cmd_enroll(args) -> int:
     from vision.enroll import enroll
 
     t0 = time.perf_counter()
+    if not args.out.strip():           # (Path("") would name the current folder)
+        raise BadInput("--out needs a file name, e.g. --out my-tiles.npz")
+    args.out = Path(args.out)
     if args.sheet:
         if args.crops or args.labels:
             raise BadInput("give either --sheet PHOTO... --variant V or --crops DIR --labels CSV")

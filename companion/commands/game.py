@@ -14,6 +14,7 @@ wall clock (``time.time()``), the only clock read in the game path.
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import sys
 import time
@@ -450,24 +451,29 @@ def _ledger_cmd(args) -> int:
 
 
 def _export(args) -> int:
-    if args.out:
-        from companion.commands.paths import refuse_overwriting_inputs
-        refuse_overwriting_inputs("--out", args.out,
-                                  [args.ledger, *(args.ledger + x for x in ("-wal", "-shm", "-journal"))])
+    if args.out is not None:
+        from companion.commands.paths import refuse_ledger_files
+        if not args.out.strip():
+            raise BadInput("--out needs a file name, e.g. --out game.csv (or leave --out out for stdout)")
+        if Path(args.out).is_dir():
+            raise BadInput(f"cannot write {args.out}: it is a folder; give a file name such as game.csv")
+        refuse_ledger_files("--out", args.out, args.ledger)
     s = _Session(args)
     try:
         if args.format == "csv":
-            if args.out:
-                with open(args.out, "w", encoding="utf-8", newline="") as f:
-                    s.ledger.export_csv(s.game.game_id, f)
-            else:
-                s.ledger.export_csv(s.game.game_id, sys.stdout)
+            buf = io.StringIO(newline="")
+            s.ledger.export_csv(s.game.game_id, buf)
+            text = buf.getvalue()
         else:
-            text = json.dumps(s.ledger.export_json(s.game.game_id), indent=1)
-            if args.out:
-                Path(args.out).write_text(text + "\n", encoding="utf-8")
-            else:
-                sys.stdout.write(text + "\n")
+            text = json.dumps(s.ledger.export_json(s.game.game_id), indent=1) + "\n"
+        if args.out:
+            try:       # (built whole first: a failed export leaves an existing file as it was)
+                with open(args.out, "w", encoding="utf-8", newline="") as f:
+                    f.write(text)
+            except OSError as exc:
+                raise BadInput(f"cannot write {args.out}: {exc.strerror or exc}") from None
+        else:
+            sys.stdout.write(text)
     finally:
         s.close()
     return 0

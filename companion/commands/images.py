@@ -24,8 +24,10 @@ def read_image(path: str | os.PathLike):
     p = Path(path)
     if p.is_dir():
         raise BadInput(f"cannot read image {path}: it is a folder; give the image files (e.g. {p}/*.png)")
-    if not p.is_file():
+    if not p.exists():
         raise BadInput(f"cannot read image {path}: no such file")
+    if not p.is_file():
+        raise BadInput(f"cannot read image {path}: not a regular file (a pipe or a device)")
     try:
         data = np.fromfile(str(p), np.uint8)
     except OSError as exc:

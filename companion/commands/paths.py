@@ -52,6 +52,30 @@ def refuse_overwriting_inputs(option: str, out: str, inputs, frame_folder: str |
                        "give a file name outside that folder")
 
 
+#: the files SQLite keeps beside a database while it is open or was left
+#: unclean (write-ahead log, shared memory, rollback journal)
+SQLITE_SIDECARS = ("-wal", "-shm", "-journal")
+
+
+def refuse_ledger_files(option: str, out: str, ledger: str | None) -> None:
+    """Refuse an output path that names the ledger or one of SQLite's files
+    beside it (``LEDGER-wal``, ``-shm``, ``-journal``), whether or not they
+    exist now: writing there would corrupt the ledger or be deleted by
+    SQLite.  Compared by resolved path, and by ``os.path.samefile`` for
+    links to existing files.
+
+    Raises:
+        BadInput: ``out`` is one of those files.
+    """
+    if not out or not ledger:
+        return
+    names = [str(ledger) + x for x in ("", *SQLITE_SIDECARS)]
+    target = Path(out).resolve()
+    for name in names:
+        if target == Path(name).resolve() or _same(Path(out), Path(name)):
+            raise BadInput(f"{option} {out} would overwrite {name}, the ledger's own file; give another file name")
+
+
 def make_parent_folder(option: str, out: str) -> None:
     """Create the folder an output file goes to (and the folders above it).
 

@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 from companion import jsontext
-from companion.commands.paths import make_parent_folder, refuse_overwriting_inputs
+from companion.commands.paths import make_parent_folder, refuse_ledger_files, refuse_overwriting_inputs
 from companion.errors import BadInput
 from companion.tiles import VARIANTS
 
@@ -258,6 +258,7 @@ def _check_outputs(args) -> None:
     for option, out, others in (("--events-out", events_out, inputs + [ledger]), ("--ledger", ledger, inputs)):
         if out:
             refuse_overwriting_inputs(option, out, others, folder, IMAGE_SUFFIXES)
+    refuse_ledger_files("--events-out", events_out, ledger)
     evidence = getattr(args, "evidence", None)
     if evidence and folder is not None and Path(evidence).exists() and os.path.samefile(evidence, folder):
         raise BadInput(f"--evidence {evidence} is the folder of frames being read; give another folder")

@@ -173,10 +173,18 @@ def _distinct_views(paths) -> tuple[list[str], list[str]]:
 def _calibrate(args: argparse.Namespace) -> int:
     from vision.calibration import calibrate
 
+    if not str(args.out).strip():
+        raise BadInput("--out needs a file name, e.g. --out camera.json")
     refuse_overwriting_inputs("--out", str(args.out), [str(p) for p in args.images])
     paths, repeated = _distinct_views(args.images)
     images = [read_image(p) for p in paths]
-    cam, rms, n = calibrate(images, names=paths)
+    try:
+        cam, rms, n = calibrate(images, names=paths)
+    except BadInput as exc:
+        if not repeated:
+            raise
+        raise BadInput(f"{exc} ({len(repeated)} view{'s' if len(repeated) > 1 else ''} given twice counted once: "
+                       f"{', '.join(repeated)})") from None
     out = Path(args.out)
     try:
         out.write_text(json.dumps(cam.to_json(), indent=1) + "\n", encoding="utf-8")

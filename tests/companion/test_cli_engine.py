@@ -159,3 +159,20 @@ def test_a_reader_that_goes_away_ends_the_command_quietly(monkeypatch, capsys):
     assert main(["layouts", "show", "turtle", "--json"]) == 0
     assert capsys.readouterr().err == ""
 
+
+@pytest.mark.parametrize("text", [" 5", "1_000", "\u0663", "5.0", ""])
+def test_a_seed_is_written_in_ascii_digits(text, capsys):
+    # int() would take " 5", "1_000" and the Arabic-Indic digit three
+    with pytest.raises(SystemExit) as e:
+        main(["deal", "--variant", "love", "--layout", "turtle", "--seed", text, "--json"])
+    assert e.value.code == 2 and "expected a whole number" in capsys.readouterr().err
+
+
+def test_a_closed_stdout_is_no_traceback(monkeypatch, capsys):
+    # `companion layouts show turtle --json >&-`: Python starts with sys.stdout None
+    import sys
+    monkeypatch.setattr(sys, "stdout", None)
+    assert main(["layouts", "show", "turtle", "--json"]) == 0
+    assert sys.stdout.name == "/dev/null"        # main pointed it there
+    sys.stdout.close()
+

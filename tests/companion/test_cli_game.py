@@ -160,10 +160,16 @@ def test_cli_export_never_overwrites_the_ledger(love, capsys, tmp_path):
     before = Path(love).read_bytes()
     link = tmp_path / "same.sqlite"
     link.symlink_to(love)
-    for out in (love, link):
-        code, _, err = run(capsys, "game", "export", "--ledger", love, "--format", "json", "--out", out)
-        assert code == 2 and "would overwrite" in err and "which is being read" in err
+    # nor SQLite's files beside it, which need not exist yet (SQLite would
+    # delete or map them: a lost export, or a crash), nor an empty name
+    for out in (love, link, love + "-wal", love + "-shm", love + "-journal"):
+        code, _, err = run(capsys, "game", "export", "--ledger", love, "--format", "csv", "--out", out)
+        assert code == 2 and "would overwrite" in err and "the ledger's own file" in err
         assert len(err.strip().splitlines()) == 1
+    code, out, err = run(capsys, "game", "export", "--ledger", love, "--format", "csv", "--out", "")
+    assert code == 2 and out == "" and "--out needs a file name" in err
+    code, _, err = run(capsys, "game", "export", "--ledger", love, "--format", "csv", "--out", tmp_path)
+    assert code == 2 and "it is a folder" in err
     assert Path(love).read_bytes() == before
     code, out, _ = run(capsys, "game", "show", "--ledger", love, "--json")
     assert code == 0 and json.loads(out)["players"]

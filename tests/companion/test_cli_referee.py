@@ -230,8 +230,12 @@ def test_demo_refuses_events_out_among_its_own_frames(tiny_demo, capsys):
         code = main(["demo", "--no-serve", "--cache", str(tiny_demo), "--quiet", "--events-out", str(out)])
         err = capsys.readouterr().err
         assert code == 2 and len(err.strip().splitlines()) == 1
-        assert "which is being read" in err or "lies among the frames" in err
+        assert "lies in the demo's cache folder" in err
     assert first.read_bytes() == before and not (frames / "new.png").exists()
+    # nor anywhere else in the cache (its ledger's SQLite files included), nor empty
+    for out in (tiny_demo / "demo-ledger.sqlite-wal", tiny_demo / "notes.jsonl", ""):
+        assert main(["demo", "--no-serve", "--cache", str(tiny_demo), "--quiet", "--events-out", str(out)]) == 2
+    assert len(capsys.readouterr().err.strip().splitlines()) == 3
     assert main(["demo", "--no-serve", "--cache", str(tiny_demo), "--quiet"]) == 0
 
 
@@ -337,6 +341,12 @@ def test_events_out_and_ledger_must_differ_and_one_is_needed(tmp_path, capsys, f
     same = str(tmp_path / "out.x")
     assert main(_args(frames, layout_file, "--quiet", "--events-out", same, "--ledger", same)) == 2
     assert "both name" in _one_line(capsys)
+    # nor SQLite's files beside the ledger (existing or not): events written
+    # there would corrupt the ledger or be deleted by SQLite
+    for side in ("-wal", "-shm", "-journal"):
+        assert main(_args(frames, layout_file, "--quiet", "--events-out", same + side, "--ledger", same)) == 2
+        assert "the ledger's own file" in _one_line(capsys)
+    assert not (tmp_path / "out.x").exists()
     assert main(_args(frames, layout_file, "--quiet")) == 2
     assert "nothing would be kept" in _one_line(capsys)
     assert main(_args(frames, layout_file, "--quiet", "--events-out", "")) == 2

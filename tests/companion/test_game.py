@@ -739,6 +739,11 @@ def test_setup_errors():
         G.start_data("mindful", "zen-solitaire", lay, ["bamboo-1"] * 2, ["Ann"], options={"difficulty": "x"})
     with pytest.raises(BadInput, match="no game_started"):
         G.replay([])
+    for limits, words in (([1, 2], "must be an object"), ({"hint": 1}, "unknown tool 'hint'"),
+                          ({"hints": -1}, "hints must be a whole number"), ({"undos": "a"}, "undos must be")):
+        with pytest.raises(BadInput, match=f"option limits: {words}" if "object" not in words else words):
+            G.start_data("word", "scholars-path", lay, ["A"] * 2, ["Ann"], options={"limits": limits})
+    G.start_data("word", "scholars-path", lay, ["A"] * 2, ["Ann"], options={"limits": {"hints": 0, "undos": None}})
     with pytest.raises(BadInput, match=r"unknown option turn_limt \(known: .*turn_limit"):
         G.start_data("love", "solo-quest", lay, ["hearts-1"] * 2, ["Ann"], options={"turn_limt": 5})
 

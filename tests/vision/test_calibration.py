@@ -147,6 +147,12 @@ def test_calibrate_cli(page, tmp_path, capsys):
     info = json.loads(captured.out)
     assert info["views_used"] == 4 and info["views"] == 4
     assert "2 views given twice left out" in captured.err and "copy.png" in captured.err
+    # too few views once the repeats are left out: the refusal says so
+    assert main(["calibrate", *paths[:3], paths[0], str(copy), "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "2 views given twice counted once" in err
+    assert main(["calibrate", *paths[:4], "--out", ""]) == 2
+    assert "--out needs a file name" in capsys.readouterr().err
 
 
 def test_calibrate_cli_errors_exit_2(page, tmp_path, capsys):

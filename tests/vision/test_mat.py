@@ -95,6 +95,11 @@ def _spoil(path, value):
     (_spoil(["markers", 0, "corners_mm"], [[0, 0], [10, 0], [20, 0], [30, 0]]), "enclose 0 mm"),
     # a 4 x 4 mm square (16 mm^2) is too small to be a printed marker
     (_spoil(["markers", 0, "corners_mm"], [[0, 0], [4, 0], [4, 4], [0, 4]]), "enclose 16 mm"),
+    # a 1000 x 0.03 mm sliver has 30 mm^2 but no printable side
+    (_spoil(["markers", 0, "corners_mm"], [[0, 0], [1000, 0], [1000, 0.03], [0, 0.03]]), "a side of 0.03 mm"),
+    # two markers at one place
+    (_spoil(["markers", 1, "corners_mm"], MatSpec.default().to_json()["markers"][0]["corners_mm"]),
+     r"markers\[0\] and markers\[1\] lie at the same place"),
 ])
 def test_malformed_mat_json_is_bad_input(obj, words):
     with pytest.raises(BadInput, match=words) as exc:

@@ -71,6 +71,22 @@ def test_a_frame_larger_than_opencv_reads(tmp_path):
         list(open_source(str(folder)).frames(prefetch=0))
 
 
+def test_a_jpeg_frame_cut_short_is_refused_without_libjpeg_noise(tmp_path, capfd):
+    # cv2.imread would fill the missing rows with grey (and libjpeg would say
+    # "Premature end of JPEG file" on stderr): the referee would judge half a
+    # board.  The frame is refused by name instead, as single photos are.
+    folder = tmp_path / "frames"
+    folder.mkdir()
+    img = (np.random.default_rng(0).random((120, 160, 3)) * 255).astype(np.uint8)
+    for k in range(3):
+        assert cv2.imwrite(str(folder / f"f_{k:03d}.jpg"), img)
+    whole = (folder / "f_001.jpg").read_bytes()
+    (folder / "f_001.jpg").write_bytes(whole[:len(whole) // 2])
+    with pytest.raises(BadInput, match=r"cannot read frame .*f_001.jpg: the JPEG file is cut short"):
+        list(open_source(str(folder)).frames(prefetch=0))
+    assert "Premature end" not in capfd.readouterr().err
+
+
 def test_text_file_named_mp4(tmp_path, capfd):
     bad = tmp_path / "x.mp4"
     bad.write_text("hello, I am not a video\n")
