@@ -180,6 +180,14 @@ def _sheet_images(args) -> tuple[list, list[str]]:
     if len(args.sheet) > 2:
         raise BadInput("--sheet takes one or two photos")
     camera = load_camera(args.camera) if args.camera else None
+    if len(args.sheet) == 2:
+        try:
+            same = Path(args.sheet[0]).read_bytes() == Path(args.sheet[1]).read_bytes()
+        except OSError:
+            same = False          # (read_image below names the unreadable one)
+        if same:
+            raise BadInput(f"--sheet {args.sheet[0]} and {args.sheet[1]} are the same photo; give two photos "
+                           "of the sheet, or one")
     images, labels = [], []
     for path in args.sheet:
         images += sheet_crops(read_image(path), MatSpec.default(), len(faces), camera)

@@ -317,6 +317,24 @@ def test_enrollment_sheet_round_trip(capsys, tmp_path):
     out = _classify(capsys, prof, queries)
     assert [r["label"] for r in out] == [faces[i] for i in (0, 5, 13, 26)]
 
+    # a cell left empty would enrol its face from a picture of paper: refused,
+    # naming the cell (column, row of the grid); so is the bare mat, and the
+    # same photo given twice
+    holed = photo.copy()
+    mask = cv2.warpPerspective(np.full((320, 240), 255, np.uint8),
+                               cv2.getPerspectiveTransform(src, np.float32(quads[5])), (photo.shape[1], photo.shape[0]))
+    holed[mask > 0] = mat[mask > 0]
+    for picture, says in ((holed, "1 of the sheet's 27 cells show the bare mat, e.g. column, row (8, 2)"),
+                          (mat, "27 of the sheet's 27 cells show the bare mat")):
+        cv2.imwrite(str(path), picture)
+        code, err = _run(["enroll", "--sheet", str(path), "--variant", "word", "--out", str(tmp_path / "x.npz")],
+                         capsys)
+        assert code == 2 and says in err and err.count("\n") == 1
+    code, err = _run(["enroll", "--sheet", str(path), str(path), "--variant", "word", "--out",
+                      str(tmp_path / "x.npz")], capsys)
+    assert code == 2 and "are the same photo" in err
+    assert not (tmp_path / "x.npz").exists()
+
 
 def test_sheet_without_mat_exits_3(capsys, tmp_path):
     path = tmp_path / "blank.png"
