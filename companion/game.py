@@ -240,6 +240,29 @@ def _check_limits(limits) -> None:
             raise BadInput(f"option limits: {k} must be a whole number >= 0 or null, got {v!r}")
 
 
+def name_is_printable(name: str) -> bool:
+    """Whether a player's name shows as itself on every screen: no Unicode
+    control or format characters (category Cc / Cf: tabs, newlines,
+    zero-width spaces, right-to-left overrides that make "evil" show as
+    "live"), no line or paragraph separators, and at least one visible
+    character."""
+    import unicodedata
+    joiners = "\u200c\u200d"        # ZWNJ and ZWJ join letters (Persian, Indic) and emoji inside a name
+    for i, c in enumerate(name):
+        cat = unicodedata.category(c)
+        if c in joiners and 0 < i < len(name) - 1:
+            continue
+        if cat in ("Cc", "Cf", "Zl", "Zp", "Co", "Cs", "Cn"):
+            return False
+    return any(not unicodedata.category(c).startswith(("Z", "C")) for c in name)
+
+
+def _shown(name: str, limit: int = 48) -> str:
+    """A name as quoted in an error: repr, cut to ``limit`` characters."""
+    r = repr(name)
+    return r if len(r) <= limit else r[:limit - 4] + "...'"
+
+
 def new_setup(variant: str, mode: str, layout: Layout, faces: Sequence[str | None],
               players: Sequence[str], seed: int | None = None, options: Mapping | None = None,
               new_game: bool = True) -> Setup:
@@ -269,7 +292,10 @@ def new_setup(variant: str, mode: str, layout: Layout, faces: Sequence[str | Non
         raise BadInput(f"{m.title} is for {span} player(s), got {len(names)}")
     for n in names:
         if not n or "," in n or len(n) > 40:
-            raise BadInput(f"bad player name {n!r}: 1-40 characters, no comma")
+            raise BadInput(f"bad player name {_shown(n)}: 1-40 characters, no comma")
+        if new_game and not name_is_printable(n):
+            raise BadInput(f"bad player name {_shown(n)}: letters, digits, spaces and punctuation only "
+                           f"(no control, zero-width or text-direction characters)")
     if len(set(names)) != len(names):
         raise BadInput(f"player names must differ: {', '.join(names)}")
     if len(layout) == 0 or len(layout) % 2:
@@ -703,7 +729,8 @@ class GameState:
         p.penalties += 1
         pts = self.rules.blocked_penalty
         done = self._add(p, e.id, [("blocked tile touched", pts)]) if pts else []
-        return (f"{p.name} touched blocked tile {r.slot} ({r.describe()})"
+        why = r.describe().split(" is blocked: ", 1)[-1]          # "covered by ..." / "pinched between ..."
+        return (f"{p.name} touched blocked tile {r.slot} ({why})"
                 + (": " + ", ".join(done) if done else ": recorded, no points in this game"))
 
     def _on_touch(self, e: Event) -> str:
@@ -1559,6 +1586,11 @@ def _caused_by(state: GameState, target: int) -> bool:
     return ent is not None and ent.data.get("cause") == target
 
 
+def _plain(v):
+    """Tuples as lists, all the way down (event data as JSON holds it)."""
+    return [_plain(x) for x in v] if isinstance(v, (list, tuple)) else v
+
+
 def resolve_correction(state: GameState, target: int, changes: Mapping | None = None,
                        void: bool = False, reason: str = "", events: Sequence[Event] = ()) -> Outcome:
     """A referee correction of event ``target``: new data fields laid over it
@@ -1566,20 +1598,46 @@ def resolve_correction(state: GameState, target: int, changes: Mapping | None = 
     ledger.
 
     Raises:
-        BadInput: no such event in this game, nothing to change, the start
-        event voided, or a change of ``player`` to an unknown name.
+        BadInput: no such event in this game, nothing to change (no changes,
+        or only values the event already has), the start event voided or
+        corrected, a correction corrected (voiding one is allowed: it brings
+        back what it changed), a change of ``player`` to an unknown name, of
+        ``faces`` to ids not in the variant's tile set, or of ``word`` to
+        anything but letters (at most one per slot of the layout).
     """
     known = {e.id: e for e in events} if events else {}
     if target not in known and target not in state.entries:
         raise BadInput(f"no event #{target} in game {state.game_id!r}")
     ev = known.get(target)
     etype = ev.type if ev is not None else state.entries[target].type
-    if void and etype == "game_started":
-        raise BadInput("the game_started event cannot be voided; start a new game instead")
+    if etype == "game_started":
+        raise BadInput(f"the game_started event cannot be {'voided' if void else 'corrected'}; "
+                       f"start a new game instead")
+    if etype == "correction" and not void:
+        ref = ev.ref if ev is not None else state.entries[target].ref
+        raise BadInput(f"event #{target} is itself a correction: correct the event it points at (#{ref}), "
+                       f"or void this correction")
     if not void and not changes:
         raise BadInput("a correction needs changes (key=value) or --void")
     if changes and "player" in changes and changes["player"] is not None:
         state.player(changes["player"])
+    if changes and changes.get("faces") is not None:
+        faces = changes["faces"]
+        if isinstance(faces, str) or not isinstance(faces, (list, tuple)):
+            raise BadInput(f"faces must be a list of face ids, got {faces!r}")
+        for f in faces:
+            if f is not None:
+                state.tiles.face(str(f))
+    if changes and changes.get("word") is not None:
+        w = changes["word"]
+        if not isinstance(w, str) or not w.isalpha() or not w.isascii() or len(w) > len(state.setup.layout):
+            raise BadInput(f"word must be letters A-Z, at most {len(state.setup.layout)} of them, got "
+                           f"{str(w)[:30]!r}{'...' if len(str(w)) > 30 else ''}")
+    if changes:
+        data_now = ev.data if ev is not None else state.entries[target].data
+        if all(_plain(data_now.get(k)) == _plain(v) for k, v in changes.items()):
+            raise BadInput(f"nothing to change: event #{target} already has "
+                           f"{', '.join(f'{k}={v!r}' for k, v in changes.items())}")
     if changes and "type" in changes and (changes["type"] not in RETYPABLE or etype not in RETYPABLE):
         raise BadInput(f"a correction can change a {etype} into one of {', '.join(sorted(RETYPABLE))} "
                        f"only when it is one of them itself")

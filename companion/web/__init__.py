@@ -96,7 +96,8 @@ def _errors(app: Flask) -> None:
             headers["Retry-After"] = str(exc.retry_after)
         if wants_json():
             return jsonify(error=exc.description, status=exc.code), exc.code, headers
-        return render_template("error.html", code=exc.code, name=exc.name, message=exc.description), \
+        return render_template("error.html", code=exc.code, name=getattr(exc, "title", exc.name),
+                               message=exc.description), \
             exc.code, headers
 
     @app.errorhandler(CompanionError)

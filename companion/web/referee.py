@@ -109,8 +109,26 @@ def _answer(result: Result | None = None, message: str = "", error: str | None =
     return redirect(url_for(".console", game=request.form.get("game") or None), code=303)
 
 
+def _check_fresh() -> None:
+    """A form drawn when the game's last event was #N sends ``after=N``; if the
+    ledger has moved on since (a double tap, the camera's referee, another
+    referee), the action is refused rather than applied to a game the
+    referee has not seen.  Forms without the field are not checked."""
+    after = (request.form.get("after") or "").strip()
+    if not after:
+        return
+    led = get_db()
+    gid = request.form.get("game") or led.latest_game_id()
+    evs = led.events(gid) if gid else []
+    last = evs[-1].id if evs else 0
+    if after != str(last):
+        raise BadInput(f"the game has changed since this form was shown (event #{last} is new): "
+                       f"look at the ledger, then send it again")
+
+
 def _act(fn: Callable[[], Result]):
     try:
+        _check_fresh()
         return _answer(fn())
     except CompanionError as exc:
         return _answer(error=" ".join(str(exc).split()), status=400)
@@ -148,7 +166,7 @@ def _event_id(name: str = "event_id") -> int:
 def _console_data(game: str | None) -> dict:
     led = get_db()
     gid = game or led.latest_game_id()
-    data = {"game": gid, "state": None, "items": [], "caps": {}, "rows": [], "games": led.games()}
+    data = {"game": gid, "state": None, "items": [], "caps": {}, "rows": [], "games": led.games(), "last_id": 0}
     if gid and led.events(gid):
         s = GameSession(led, gid)
         evs = s.events
@@ -156,6 +174,7 @@ def _console_data(game: str | None) -> dict:
         data["items"] = s.open_items()
         data["caps"] = s.capabilities()
         data["rows"] = list(reversed(led.export_json(gid)["events"]))
+        data["last_id"] = evs[-1].id
     return data
 
 
@@ -170,7 +189,7 @@ def console():
 
 @bp.get("/panel")
 def panel():
-    return render_template("referee/_panel.html", **_console_data(request.args.get("game")))
+    return render_template("referee/_live.html", **_console_data(request.args.get("game")))
 
 
 def _variants() -> list[dict]:
@@ -199,14 +218,20 @@ def login():
     if verdict.allowed:
         verdict = lim.fail(addr)
         if verdict.allowed:
+            left = lim.tries_left(addr)
+            mins = max(1, round(lim.lockout / 60))
+            warn = f"{left} more wrong PIN{'s' if left != 1 else ''} and PIN entry locks for {mins} minute" \
+                   f"{'s' if mins != 1 else ''}"
             if _json_wanted():
-                return jsonify(ok=False, error="wrong PIN"), 401
-            return render_template("referee/login.html", error="Wrong PIN. Look at the host's terminal."), 401
+                return jsonify(ok=False, error=f"wrong PIN ({warn})"), 401
+            return render_template("referee/login.html",
+                                   error=f"Wrong PIN: look at the host's terminal. {warn}."), 401
     minutes = max(1, round(verdict.retry_after / 60))
     who = "from this device" if verdict.scope == "client" else "on this server"
     exc = TooManyRequests(f"Too many wrong PINs {who}: PIN entry is locked. "
                           f"Try again in {minutes} minute{'s' if minutes != 1 else ''}.")
     exc.retry_after = verdict.retry_after
+    exc.title = "PIN entry locked"
     raise exc
 
 

@@ -127,6 +127,14 @@ class RateLimiter:
                 self._all.clear()
         return self.check(addr)
 
+    def tries_left(self, addr: str) -> int:
+        """Wrong PINs ``addr`` may still give before a lock-out (the smaller
+        of its own allowance and the server's)."""
+        with self._lock:
+            self._prune(self.clock())
+            own = self.per_client - len(self._fails.get(addr, ()))
+            return max(0, min(own, self.global_limit - len(self._all)))
+
     def succeed(self, addr: str) -> None:
         """Forget ``addr``'s failures after a right PIN."""
         with self._lock:

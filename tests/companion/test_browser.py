@@ -173,3 +173,57 @@ def test_stream_reconnects_and_replays(served, phone):
             break
         page.wait_for_timeout(50)
     assert got == ["2"]
+
+
+def test_console_on_a_phone_a_refused_claim_with_penalties_says_so_and_cannot_be_sent_twice(served, phone,
+                                                                                            artifacts):
+    # a claim of a blocked tile is refused, but its -100 stands (Love 2.7):
+    # the answer must say what was recorded (not a bare refusal, which
+    # invites a second tap), the tiles field is emptied, and the page stays
+    # within the phone's width with a correction form open
+    srv, path = served
+    page = phone.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(srv.url + "referee/")
+    page.fill("input[name=pin]", "123456")
+    page.click("form[action$='/login'] button")
+    page.wait_for_selector("form[action$='/move']", timeout=10_000)
+    slots = "%d,%d,%d %d,%d,%d" % (*A, *B)                           # B lies under 2,0,1
+    page.fill("form[action$='/move'] input[name=slots]", slots)
+    page.click("form[action$='/move'] button")
+    page.wait_for_selector("#toast .flash", timeout=5_000)
+    toast = page.inner_text("#toast")
+    assert "Recorded: #" in toast and "penalty" in toast and "\u2717" not in toast, toast
+    assert page.input_value("form[action$='/move'] input[name=slots]") == ""
+    with Ledger(path) as led:
+        n = len(led.events("g1"))
+        ann = __import__("companion.game", fromlist=["replay"]).replay(led.events("g1")).scores()["Ann"]
+    assert ann == 9_900
+    page.click("#toast")                                                # dismiss
+    page.wait_for_function("document.querySelector('#ledger').innerText.includes('penalty')", timeout=5_000)
+    page.locator("#ledger details summary").first.click()
+    width = page.evaluate("document.documentElement.scrollWidth")
+    _shot(page, artifacts, "console-phone-correct-open.png")
+    assert width <= PHONE["width"], f"the console is {width} px wide on a {PHONE['width']} px phone"
+    with Ledger(path) as led:
+        assert len(led.events("g1")) == n                               # nothing sent twice
+    # a start refused (Hand Builder needs 2-4 players) keeps what was typed;
+    # g1 is still being played, so the console asks first
+    dialogs: list[str] = []
+    page.on("dialog", lambda d: (dialogs.append(d.message), d.accept()))
+    start = "form[action$='/start']"
+    page.fill(f"{start} input[name=players]", "Solo Sam")
+    page.fill(f"{start} input[name=seed]", "77")
+    page.click(f"{start} button")
+    page.wait_for_selector("#toast .flash-error", timeout=5_000)
+    assert dialogs and "still being played" in dialogs[0]
+    assert page.input_value(f"{start} input[name=players]") == "Solo Sam"
+    assert page.input_value(f"{start} input[name=seed]") == "77"
+    page.fill(f"{start} input[name=players]", "Sam, Tia")
+    page.click(f"{start} button")
+    page.wait_for_url("**/referee/?game=*", timeout=5_000)
+    new_game = page.url.split("game=")[1]
+    page.wait_for_selector(f"text=Ledger of {new_game}", timeout=5_000)
+    assert "Games in this ledger (2)" in page.inner_text("body")
+    assert errors == []

@@ -471,6 +471,50 @@ def test_correction_changes_score_and_keeps_original(table_factory):
     assert g.scores() == {"Ann": 10_000, "Ben": 9_900}
 
 
+def test_corrections_that_say_nothing_or_nonsense_are_refused(table_factory):
+    slots = free_row(4) + [Slot(100, 0, 0), Slot(100, 0, 1)]
+    faces = ["hearts-5"] * 2 + ["roses-3"] * 2 + ["cupid-bow", "cupid-bow"]
+    g = table_factory("love", "sprint", ["Ann", "Ben"], slots, faces)
+    (pev,) = g.run(G.resolve_touch(g.state, "Ann", g.s(4)))
+    start = g.events[0].id
+    with pytest.raises(BadInput, match="not in|unknown"):                 # not a Love face
+        G.resolve_correction(g.state, pev.id, {"faces": ["nonsense-face"]})
+    with pytest.raises(BadInput, match="cannot be corrected"):
+        G.resolve_correction(g.state, start, {"player": "Ben"})
+    with pytest.raises(BadInput, match="nothing to change"):
+        G.resolve_correction(g.state, pev.id, {"player": "Ann"})      # it already says Ann
+    with pytest.raises(BadInput, match="letters"):
+        G.resolve_correction(g.state, pev.id, {"word": "x" * 5000})
+    with pytest.raises(BadInput, match="letters"):
+        G.resolve_correction(g.state, pev.id, {"word": "AB1"})
+    (cev,) = g.run(G.resolve_correction(g.state, pev.id, {"player": "Ben"}))
+    with pytest.raises(BadInput, match="itself a correction"):
+        G.resolve_correction(g.state, cev.id, {"player": "Ann"})
+    assert g.scores() == {"Ann": 10_000, "Ben": 9_900}              # nothing refused was written
+    g.run(G.resolve_correction(g.state, cev.id, void=True))         # voiding a correction is allowed
+    assert g.scores() == {"Ann": 9_900, "Ben": 10_000}
+
+
+@pytest.mark.parametrize("name", ["\u200b\u200b", "\u202eevil", "Ann\tB", "Ann\nB", "\u200dAnn"])
+def test_names_that_do_not_show_as_themselves_are_refused(name):
+    from companion.layouts import Layout
+    layout = Layout("row", tuple(free_row(2)), "test")
+    with pytest.raises(BadInput, match="bad player name"):
+        G.new_setup("love", "sprint", layout, ["hearts-5", "hearts-5"], ["Ann", name], 1)
+    # a ledger written before the check still replays
+    G.new_setup("love", "sprint", layout, ["hearts-5", "hearts-5"], ["Ann", name], 1, new_game=False)
+    # joiners inside a name (Persian, emoji) are letters' business, not tricks
+    G.new_setup("love", "sprint", layout, ["hearts-5", "hearts-5"], ["Ann", "\u0645\u06cc\u200c\u062e"], 1)
+
+
+def test_an_overlong_bad_name_is_not_echoed_whole():
+    from companion.layouts import Layout
+    layout = Layout("row", tuple(free_row(2)), "test")
+    with pytest.raises(BadInput) as err:
+        G.new_setup("love", "sprint", layout, ["hearts-5", "hearts-5"], ["Ann", "x" * 60_000], 1)
+    assert len(str(err.value)) < 120
+
+
 def test_undo_reverses_the_last_claim_and_the_end_it_caused(table_factory):
     faces = ["hearts-5"] * 2 + ["roses-3"] * 2
     g = table_factory("love", "sprint", ["Ann", "Ben"], free_row(4), faces)

@@ -7,6 +7,7 @@ tokens; a pair of 1s is a terminal pair, +200)."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 import os
 import threading
 
@@ -57,6 +58,10 @@ def test_index_shows_game_state_and_board(client, mini_game):
     assert html.count('class="tile ') == 6            # every tile drawn
     assert 'data-slot="2,0,0"' in html
     assert "Love Mahjong" in html
+    # board.js marks the clock "low" under 30 s; app.css reds ".timer.low"
+    assert 'class="stat timer" id="timer"' in html
+    assert ".timer.low .num" in Path(__file__).resolve().parents[2].joinpath(
+        "companion/web/static/app.css").read_text()
 
 
 def test_index_unknown_game_404(client, mini_game):

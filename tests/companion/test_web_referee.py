@@ -63,11 +63,16 @@ def test_login_without_csrf_token_is_refused(client):
 
 
 def test_wrong_pins_beyond_the_limit_lock_the_client_out(client, referee):
-    for _ in range(4):
-        assert referee.login("111111").status_code == 401
+    for k in range(4):
+        rv = referee.login("111111")
+        left = 4 - k                                              # each refusal says how many remain
+        assert rv.status_code == 401
+        assert f"{left} more wrong PIN{'s' if left != 1 else ''} and PIN entry locks for 5 minutes" \
+            in rv.get_data(as_text=True)
     rv = referee.login("111111")                                  # the 5th failure locks
     assert rv.status_code == 429
-    assert "Too many wrong PINs from this device" in rv.get_data(as_text=True)
+    page = rv.get_data(as_text=True)
+    assert "Too many wrong PINs from this device" in page and "PIN entry locked" in page
     assert 280 <= int(rv.headers["Retry-After"]) <= 300
     rv = referee.login(PIN)                                       # even the right PIN now
     assert rv.status_code == 429
@@ -200,6 +205,42 @@ def test_the_panel_carries_the_turn_and_undo_for_the_forms_below_it(client, refe
     referee.post("/referee/move", {"game": "g1", "kind": "pass", "player": "Ann"})
     html = client.get("/referee/panel?game=g1").get_data(as_text=True)
     assert 'data-turn="Ben" data-can-undo="1"' in html
+
+
+def test_a_form_that_saw_an_older_ledger_is_refused(client, referee, mini_game):
+    # every console form carries the last event id the page showed
+    # (referee.js keeps it current); a double tap, or a move recorded by
+    # the camera meanwhile, makes the second post stale: refused, nothing written
+    import re
+    referee.login()
+    html = client.get("/referee/panel?game=g1").get_data(as_text=True)
+    last = re.search(r'data-last="(\d+)"', html).group(1)
+    assert last == str(mini_game.events("g1")[-1].id)
+    assert f'name="after" value="{last}"' in client.get("/referee/?game=g1").get_data(as_text=True)
+    form = {"game": "g1", "kind": "touch", "player": "Ann", "slots": slots_text(B), "after": last}
+    rv = referee.post("/referee/move", form)
+    assert [e["type"] for e in rv.json["events"]] == ["penalty"]            # Ann -100
+    n = len(mini_game.events("g1"))
+    rv = referee.post("/referee/move", form)                                 # the same form again
+    assert rv.status_code == 400 and "has changed since this form was shown" in rv.json["error"]
+    assert len(mini_game.events("g1")) == n and state(mini_game).scores()["Ann"] == 9_900
+    rv = referee.post("/referee/undo", {"game": "g1", "after": last})        # an undo drawn before it, too
+    assert rv.status_code == 400 and len(mini_game.events("g1")) == n
+    rv = referee.post("/referee/undo", {"game": "g1", "after": str(mini_game.events("g1")[-1].id)})
+    assert rv.json["ok"] and state(mini_game).scores()["Ann"] == 10_000
+
+
+def test_the_console_lists_the_games_and_refreshes_panel_and_ledger(client, referee, mini_game):
+    referee.login()
+    rv = referee.post("/referee/start", {"variant": "love", "mode": "sprint", "layout": "turtle",
+                                          "players": "Cy, Di", "seed": "3"})
+    new = rv.json["game_id"]
+    html = client.get("/referee/?game=g1").get_data(as_text=True)
+    assert "Games in this ledger (2)" in html and f'href="/referee/?game={new}"' in html
+    assert "(shown)" in html and html.index("Record a move by hand") < html.index("Ledger of g1")
+    live = client.get("/referee/panel?game=g1").get_data(as_text=True)
+    assert '<div data-part="panel">' in live and '<div data-part="ledger">' in live
+    assert live.index("g1: ") < live.index("Ledger of g1")
 
 
 def test_touching_a_blocked_tile_is_a_penalty(client, referee, mini_game):

@@ -38,7 +38,7 @@
     const winner = st.ended && (st.winners || []).includes(p.name);
     const head = el("h2", {}, [
       el("span", { class: "seat-mark", "aria-hidden": "true", text: p.mark.symbol }),
-      el("span", { text: p.name }),
+      el("span", { class: "pname", text: p.name }),
       el("span", { class: "seat-label", text: p.mark.label }),
       turn ? el("span", { class: "flag", text: "\u25B6 TO PLAY" }) : null,
       winner ? el("span", { class: "flag win", text: "\u2605 WINNER" }) : null,

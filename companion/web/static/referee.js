@@ -21,10 +21,15 @@
     toast.replaceChildren(C.el("p", { class: "flash " + cls }, [
       C.el("span", { "aria-hidden": "true", text: mark }), text]));
     toast.classList.add("floating");
+    document.body.classList.add("toast-open");       // room below the last button (app.css)
     clearTimeout(hideTimer);
-    if (kind === "ok") hideTimer = setTimeout(() => toast.replaceChildren(), 8000);
+    if (kind === "ok") hideTimer = setTimeout(hide, 8000);
   }
-  toast.addEventListener("click", () => toast.replaceChildren());
+  function hide() {
+    toast.replaceChildren();
+    document.body.classList.remove("toast-open");
+  }
+  toast.addEventListener("click", hide);
 
   // the forms outside the live panel follow the game: whose turn the move
   // form names, and whether there is a move to undo
@@ -36,11 +41,18 @@
       if (turn && sel !== document.activeElement && Array.from(sel.options).some((o) => o.value === turn)) sel.value = turn;
     });
     document.querySelectorAll('form[action$="/undo"] button').forEach((b) => { b.disabled = st.dataset.canUndo !== "1"; });
+    // the last event the page has shown: the server refuses a form that
+    // saw an older one (a double tap, or a move recorded meanwhile)
+    document.querySelectorAll("form input[name=after]").forEach((inp) => {
+      if (!panel.contains(inp)) inp.value = st.dataset.last || "";
+    });
   }
 
+  const ledger = document.getElementById("ledger");
+  const inLive = (el) => el && el !== document.body && (panel.contains(el) || (ledger && ledger.contains(el)));
   let busy = false, again = false;
   async function refreshPanel() {
-    if (panel.contains(document.activeElement) && document.activeElement !== document.body) { again = true; return; }
+    if (inLive(document.activeElement)) { again = true; return; }
     if (busy) { again = true; return; }
     busy = true;
     try {
@@ -48,7 +60,12 @@
       const res = await fetch(box.dataset.panelUrl + q, { cache: "no-store", credentials: "same-origin" });
       if (res.ok) {
         const doc = new DOMParser().parseFromString(await res.text(), "text/html");
-        panel.replaceChildren(...Array.from(doc.body.childNodes).map((n) => document.importNode(n, true)));
+        const put = (box, part) => {
+          const src = doc.querySelector('[data-part="' + part + '"]');
+          if (box && src) box.replaceChildren(...Array.from(src.childNodes).map((n) => document.importNode(n, true)));
+        };
+        put(panel, "panel");
+        put(ledger, "ledger");
         syncForms();
       }
     } finally {
@@ -56,20 +73,40 @@
       if (again) { again = false; setTimeout(refreshPanel, 200); }
     }
   }
-  panel.addEventListener("focusout", () => { if (again) setTimeout(refreshPanel, 300); });
+  [panel, ledger].forEach((box) => box && box.addEventListener("focusout", () => { if (again) setTimeout(refreshPanel, 300); }));
 
   document.addEventListener("submit", async (e) => {
     const form = e.target;
     if (!form.classList.contains("js")) return;
     e.preventDefault();
+    if (form.dataset.confirm && !window.confirm(form.dataset.confirm)) return;
     const res = await fetch(form.action, {
       method: "POST", body: new FormData(form), credentials: "same-origin",
       headers: { "X-CSRF-Token": csrf, Accept: "application/json" },
     });
     let body = {};
     try { body = await res.json(); } catch (err) { body = { ok: false, error: "HTTP " + res.status }; }
-    const warn = body.ok && (body.events || []).some((ev) => ev.type === "invalid" || ev.type === "penalty");
-    say(body.ok ? (warn ? "warn" : "ok") : "error", body.ok ? (body.message || "done") : body.error || "refused");
+    const written = body.events || [];
+    if (body.ok && form.dataset.go === "game" && body.game_id) {
+      // a new game: open the console on it (the form's values are kept on a refusal)
+      window.location.assign(window.location.pathname + "?game=" + encodeURIComponent(body.game_id));
+      return;
+    }
+    if (body.ok) {
+      const warn = written.some((ev) => ev.type === "invalid" || ev.type === "penalty");
+      say(warn ? "warn" : "ok", body.message || "done");
+    } else if (written.length) {
+      // refused, but what it cost stands (e.g. a claim of blocked tiles:
+      // the penalties are recorded): say both, so it is not sent again
+      say("warn", (body.error || "refused") + " Recorded: " +
+          written.map((ev) => "#" + ev.id + " " + ev.type).join(", ") + ".");
+    } else {
+      say("error", body.error || "refused");
+    }
+    if (written.length && form.action.endsWith("/move")) {
+      // the move is in the ledger: clear its tiles so a second tap cannot send it again
+      form.querySelectorAll("input[name=slots], input[name=faces]").forEach((inp) => { inp.value = ""; });
+    }
     if (document.activeElement) document.activeElement.blur();
     refreshPanel();
   });
