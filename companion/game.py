@@ -240,6 +240,21 @@ def _check_limits(limits) -> None:
             raise BadInput(f"option limits: {k} must be a whole number >= 0 or null, got {v!r}")
 
 
+def _option_applies(key: str, rules: Variant, mode: Mode) -> str:
+    """"" when option ``key`` means something in ``mode`` of ``rules``, else
+    where it does: an option a mode never reads would be kept in the ledger
+    and silently ignored."""
+    if key in ("difficulty", "reshuffles") and not isinstance(rules, MindfulRules):
+        return "Mindful Mahjong only"
+    if key == "turn_limit" and mode.kind != "solo":
+        return "solo modes only"
+    if key == "countdown_seconds" and not (isinstance(rules, WordRules) and mode.kind == "timed"):
+        return "Word Mahjong's timed mode only"
+    if key in ("target_seconds", "base_points", "level") and not isinstance(rules, WordRules):
+        return "Word Mahjong only"
+    return ""
+
+
 def name_is_printable(name: str) -> bool:
     """Whether a player's name shows as itself on every screen: no Unicode
     control or format characters (category Cc / Cf: tabs, newlines,
@@ -313,6 +328,11 @@ def new_setup(variant: str, mode: str, layout: Layout, faces: Sequence[str | Non
         shown = [k for k in MODE_OPTIONS if k not in ("frame", "source")]     # those two the camera writes
         raise BadInput(f"unknown option{'s' if len(unknown) > 1 else ''} {', '.join(unknown)} "
                        f"(known: {', '.join(shown)})")
+    if new_game:
+        for key in given:
+            where = _option_applies(key, rules, m)
+            if where:
+                raise BadInput(f"option {key} does not apply to {rules.title}: {m.title} ({where})")
     if rules.name == "mindful" and "difficulty" in given:
         diff = given["difficulty"]
         if diff not in MindfulRules.reshuffles_by_difficulty:

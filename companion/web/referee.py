@@ -197,7 +197,7 @@ def _variants() -> list[dict]:
     for v in VARIANTS:
         r = find_variant(v)
         out.append({"id": v, "title": r.title,
-                    "modes": [{"id": m.id, "title": m.title, "players": (m.min_players, m.max_players)}
+                    "modes": [{"id": m.id, "title": m.title, "players": (m.min_players, m.max_players), "kind": m.kind}
                               for m in r.modes]})
     return out
 

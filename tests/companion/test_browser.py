@@ -213,6 +213,13 @@ def test_console_on_a_phone_a_refused_claim_with_penalties_says_so_and_cannot_be
     dialogs: list[str] = []
     page.on("dialog", lambda d: (dialogs.append(d.message), d.accept()))
     start = "form[action$='/start']"
+    # only the options the chosen mode reads are shown (companion.game._option_applies)
+    assert page.is_hidden(f"{start} label[data-only=mindful]") and page.is_hidden(f"{start} label[data-only=solo]")
+    page.select_option(f"{start} select[name=mode]", index=[o.get_attribute("data-variant") for o in
+                       page.locator(f"{start} select[name=mode] option").all()].index("mindful"))
+    assert page.is_visible(f"{start} label[data-only=mindful]")
+    assert page.is_hidden(f"{start} label[data-only=word-timed]")
+    page.select_option(f"{start} select[name=mode]", index=0)
     page.fill(f"{start} input[name=players]", "Solo Sam")
     page.fill(f"{start} input[name=seed]", "77")
     page.click(f"{start} button")

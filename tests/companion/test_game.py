@@ -507,6 +507,32 @@ def test_names_that_do_not_show_as_themselves_are_refused(name):
     G.new_setup("love", "sprint", layout, ["hearts-5", "hearts-5"], ["Ann", "\u0645\u06cc\u200c\u062e"], 1)
 
 
+@pytest.mark.parametrize("variant,mode,option,where", [
+    ("love", "sprint", {"difficulty": "hard"}, "Mindful Mahjong only"),
+    ("love", "sprint", {"level": 999}, "Word Mahjong only"),
+    ("mindful", "harmony-duels", {"turn_limit": 5}, "solo modes only"),
+    ("word", "zen-archives", {"countdown_seconds": 60}, "timed mode only"),
+])
+def test_an_option_the_mode_never_reads_is_refused_at_start(variant, mode, option, where):
+    from companion.codex import builtin
+    layout = builtin("turtle")
+    faces = [None] * len(layout)
+    with pytest.raises(BadInput, match=where):
+        G.new_setup(variant, mode, layout, faces, ["Ann", "Ben"], 1, option)
+    G.new_setup(variant, mode, layout, faces, ["Ann", "Ben"], 1, option, new_game=False)   # replays as written
+
+
+def test_options_the_mode_reads_are_taken():
+    from companion.codex import builtin
+    layout = builtin("turtle")
+    faces = [None] * len(layout)
+    assert G.new_setup("love", "solo-quest", layout, faces, ["Ann"], 1, {"turn_limit": 50}).options["turn_limit"] == 50
+    assert G.new_setup("mindful", "zen-solitaire", layout, faces, ["Ann"], 1,
+                       {"difficulty": "hard"}).options["difficulty"] == "hard"
+    assert G.new_setup("word", "word-sprint", layout, faces, ["Ann"], 1,
+                       {"countdown_seconds": 90}).options["countdown_seconds"] == 90
+
+
 def test_an_overlong_bad_name_is_not_echoed_whole():
     from companion.layouts import Layout
     layout = Layout("row", tuple(free_row(2)), "test")

@@ -114,7 +114,21 @@
   const mode = document.getElementById("mode");
   const variant = document.getElementById("variant");
   if (mode && variant) {
-    const sync = () => { const o = mode.selectedOptions[0]; if (o) variant.value = o.dataset.variant; };
+    // the option fields a mode reads (companion.game._option_applies): the
+    // others are hidden and emptied, so they are never sent
+    const applies = (only, o) => only === "mindful" ? o.dataset.variant === "mindful"
+      : only === "solo" ? o.dataset.kind === "solo"
+      : only === "word-timed" ? o.dataset.variant === "word" && o.dataset.kind === "timed" : true;
+    const sync = () => {
+      const o = mode.selectedOptions[0];
+      if (!o) return;
+      variant.value = o.dataset.variant;
+      mode.form.querySelectorAll("label[data-only]").forEach((lab) => {
+        const on = applies(lab.dataset.only, o);
+        lab.hidden = !on;
+        if (!on) lab.querySelectorAll("input, select").forEach((f) => { f.value = ""; });
+      });
+    };
     mode.addEventListener("change", sync);
     sync();
   }
