@@ -187,6 +187,14 @@
   }
 
   const board = C.bindBoard($("board"), app.dataset.checkUrl, () => (game ? { game: game } : {}), $("check"));
+  const zoom = $("zoom");
+  if (zoom) {
+    zoom.addEventListener("click", () => {
+      const on = $("board").classList.toggle("zoomed");
+      zoom.setAttribute("aria-pressed", on ? "true" : "false");
+      zoom.textContent = on ? "Whole board" : "Bigger tiles";
+    });
+  }
   render(state);
   connect();
 })();
