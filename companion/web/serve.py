@@ -26,9 +26,24 @@ CHANNEL_TIMEOUT = 60          # seconds without traffic (streams send keep-alive
 
 
 def lan_address() -> str:
-    """This host's LAN (IPv4) address, found without sending any packet: the
-    addresses ``getaddrinfo`` gives for the host's own name, the first that is
-    not a loopback one; ``127.0.0.1`` when there is none."""
+    """This host's LAN (IPv4) address, found without sending any packet.
+
+    First the address the kernel would send from towards a private-network
+    destination: ``connect`` on a UDP socket only picks a route and a source
+    address, nothing leaves the machine (the usual way, since a host's own
+    name often resolves to 127.0.1.1 on Debian and Ubuntu).  Then the
+    addresses ``getaddrinfo`` gives for the host's name.  The first that is
+    not a loopback one; ``127.0.0.1`` when there is none.
+    """
+    for probe in ("10.255.255.255", "192.168.255.255", "172.31.255.255"):
+        try:
+            with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+                s.connect((probe, 9))
+                ip = s.getsockname()[0]
+        except OSError:
+            continue
+        if ip and not ip.startswith("127.") and ip != "0.0.0.0":
+            return ip
     try:
         infos = socket.getaddrinfo(socket.gethostname(), None, socket.AF_INET, socket.SOCK_STREAM)
     except OSError:
@@ -73,6 +88,9 @@ def print_announcement(app: Flask, url: str, host: str, out: IO[str] | None = No
     lines = ["", "Companion scoreboard", f"  players, open: {url}   (or scan the code below)"]
     if host in ("127.0.0.1", "localhost", "::1"):
         lines.append("  (listening on this computer only: phones cannot reach it; use --host 0.0.0.0)")
+    elif "//127." in url:
+        lines.append("  (this computer has no network address phones could use: join the players' Wi-Fi, "
+                     "then start again)")
     out.write("\n".join(lines) + "\n")
     out.write(qr_text(url))
     out.write(f"  referee console: {url}referee/   PIN {app.config['REFEREE_PIN']}\n"

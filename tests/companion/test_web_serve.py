@@ -24,6 +24,39 @@ def test_lan_address_is_an_ipv4_address():
     assert ip.version == 4
 
 
+def test_lan_address_prefers_the_routed_address_to_the_host_name(monkeypatch):
+    # Debian and Ubuntu map the host's name to 127.0.1.1: the address phones
+    # can reach is the one the kernel routes from (no packet is sent)
+    import socket as _socket
+
+    class Routed:
+        def __init__(self, *a):
+            pass
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *a):
+            return False
+
+        def connect(self, addr):
+            pass
+
+        def getsockname(self):
+            return ("192.168.1.20", 40000)
+
+    monkeypatch.setattr(_socket, "socket", Routed)
+    monkeypatch.setattr(_socket, "getaddrinfo", lambda *a, **k: [(0, 0, 0, "", ("127.0.1.1", 0))])
+    assert lan_address() == "192.168.1.20"
+
+    class Offline(Routed):
+        def connect(self, addr):
+            raise OSError("Network is unreachable")
+
+    monkeypatch.setattr(_socket, "socket", Offline)
+    assert lan_address() == "127.0.0.1"                      # 127.0.1.1 is loopback too
+
+
 def test_join_url():
     assert join_url("127.0.0.1", 8000) == "http://127.0.0.1:8000/"
     assert join_url("0.0.0.0", 81) == f"http://{lan_address()}:81/"
