@@ -16,6 +16,7 @@ from pathlib import Path
 
 from companion import codex
 from companion.errors import BadInput
+from companion.files import check_input_file
 from companion.layouts import (Layout, normalise_name, parse_gnome_map, parse_kmahjongg,
                                parse_layout_json, parse_mah_boards)
 
@@ -57,6 +58,7 @@ def load_layout(spec: str, map_name: str | None = None) -> Layout:
                 raise BadInput(f"--map-name applies to .map and boards.json files, not to the "
                                f"built-in layout {spec!r}")
             return codex.builtin(spec)
+        check_input_file(spec, "layout file")
         if not Path(spec).is_file():
             codex.builtin(spec)  # raises BadInput with the closest names
     return read_layout_file(spec, map_name)
@@ -70,6 +72,7 @@ def read_layout_file(path: str | os.PathLike, map_name: str | None = None) -> La
         BadInput: as for :func:`load_layout`.
     """
     source = os.fspath(path)
+    check_input_file(source, "layout file")
     try:
         with open(source, "rb") as fh:
             raw = fh.read()

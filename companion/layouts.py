@@ -34,6 +34,11 @@ MAT_MAX_LAYERS = 16
 #: largest slot coordinate accepted from a file or the command line (half-units
 #: and layers far beyond any table; keeps every coordinate a 32-bit integer)
 COORD_MAX = 2**31 - 1
+#: a layout file may hold at most this many slots (the rule books' layouts
+#: hold 144 tiles, the largest KMahjongg, GNOME and mah layouts under 400):
+#: a file with more is refused before it is expanded, so a run length of a
+#: billion cannot fill the memory
+MAX_SLOTS = 2048
 
 
 class Slot(NamedTuple):
@@ -263,6 +268,13 @@ KMAHJONGG_V10_SIZE = (32, 16, 5)
 _KM_CHARS = frozenset(".1234")  # empty, and a tile's top-left, top-right, bottom-right, bottom-left
 
 
+def _check_count(n: int, source: str, line: int | None, what: str = "the layout") -> None:
+    """Refuse a layout of more than :data:`MAX_SLOTS` slots (before expanding it)."""
+    if n > MAX_SLOTS:
+        raise _fault(source, line, f"{what} would hold more than {MAX_SLOTS} slots ({n:,} at least): "
+                                   "not a tile layout")
+
+
 def _fault(source: str, line: int | None, text: str) -> BadInput:
     where = f"{source}:{line}" if line is not None else source
     return BadInput(f"{where}: {text}")
@@ -360,6 +372,8 @@ def parse_kmahjongg(text: str, source: str = "<layout>", name: str | None = None
                                  f"tile at column {x + 1} of layer {z} sticks out of the "
                                  f"{w} x {h} board")
                 slots.append(Slot(x, y, z))
+                if len(slots) > MAX_SLOTS:
+                    _check_count(len(slots), source, rows[z * h + y][0])
     return Layout(name if name is not None else _stem(source), tuple(slots), source)
 
 
@@ -452,18 +466,21 @@ def _gnome_maps(text: str, source: str) -> list[_GnomeMap]:
             if x2 < x1:
                 raise _fault(source, line, f"<row> left={attrs['left']} is right of "
                                            f"right={attrs['right']}")
+            _check_count(len(m.slots) + len(range(x1, x2 + 1, 2)), source, line)
             xs, ys = list(range(x1, x2 + 1, 2)), [half(tag, attrs, "y", line)]
         elif tag in ("column", "col"):
             y1, y2 = half(tag, attrs, "top", line), half(tag, attrs, "bottom", line)
             if y2 < y1:
                 raise _fault(source, line, f"<{tag}> top={attrs['top']} is below "
                                            f"bottom={attrs['bottom']}")
+            _check_count(len(m.slots) + len(range(y1, y2 + 1, 2)), source, line)
             xs, ys = [half(tag, attrs, "x", line)], list(range(y1, y2 + 1, 2))
         else:  # block
             x1, x2 = half(tag, attrs, "left", line), half(tag, attrs, "right", line)
             y1, y2 = half(tag, attrs, "top", line), half(tag, attrs, "bottom", line)
             if x2 < x1 or y2 < y1:
                 raise _fault(source, line, "<block> has left > right or top > bottom")
+            _check_count(len(m.slots) + len(range(x1, x2 + 1, 2)) * len(range(y1, y2 + 1, 2)), source, line)
             xs, ys = list(range(x1, x2 + 1, 2)), list(range(y1, y2 + 1, 2))
         for x in xs:
             for y in ys:
@@ -633,6 +650,7 @@ def parse_layout_json(text: str, source: str = "<json>") -> Layout:
         raise _fault(source, 1, "\"name\" must be a non-empty string")
     if not isinstance(doc.get("slots"), list):
         raise _fault(source, 1, "layout JSON needs a \"slots\" list of [x, y, z]")
+    _check_count(len(doc["slots"]), source, 1)
     m = re.search(r'"slots"\s*:\s*\[', text)
     items = _array_items(text, m.end() - 1, source)[0] if m else [(v, 0) for v in doc["slots"]]
     slots: list[Slot] = []
@@ -710,6 +728,7 @@ def parse_mah_boards(text: str, source: str = "boards.json") -> list[Layout]:
                         xs = [cell]
                     elif (isinstance(cell, list) and len(cell) == 2 and all(_is_int(c) for c in cell)
                           and cell[1] > 0):
+                        _check_count(len(slots) + cell[1], source, line, label)
                         xs = [cell[0] + 2 * i for i in range(cell[1])]
                     else:
                         raise bad(f"cell {json.dumps(cell)[:30]} in row y={y} layer {z} is not "

@@ -167,11 +167,21 @@ class Profile:
         Raises:
             BadInput: missing, unreadable or not a profile.
         """
+        from companion.files import check_input_file
         path = Path(path)
+        check_input_file(path, "tile profile", 512 * 2**20)
+        if path.is_dir():
+            raise BadInput(f"tile profile {path} is a folder: give the .npz file companion enroll wrote")
         if not path.is_file():
             raise BadInput(f"profile not found: {path}")
         try:
-            with np.load(path, allow_pickle=False) as z:
+            z = np.load(path, allow_pickle=False)
+        except (OSError, ValueError, EOFError, zipfile.BadZipFile, zlib.error) as exc:
+            raise BadInput(f"not a tile profile: {path} ({exc.__class__.__name__})") from None
+        if not isinstance(z, np.lib.npyio.NpzFile):           # a bare .npy array, whatever its name
+            raise BadInput(f"not a tile profile: {path} (one array, not the .npz file companion enroll writes)")
+        try:
+            with z:
                 meta = json.loads(str(z["meta"]))
                 labels = [str(s) for s in z["labels"]]
                 protos = np.asarray(z["prototypes"], np.float32)

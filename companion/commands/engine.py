@@ -14,6 +14,7 @@ from pathlib import Path
 from companion import jsontext
 from companion.cli import seed_value
 from companion.errors import BadInput
+from companion.files import check_input_file
 from companion.layouts import Slot, check_layout
 from companion.tiles import VARIANTS
 
@@ -97,9 +98,16 @@ def _layouts_show(args) -> int:
     return 0
 
 
+#: the widest top view ``layouts show`` draws (half-tile cells a side)
+ASCII_MAX = 400
+
+
 def _ascii(lay) -> str:
     """Top view: each cell shows the height of the stack (number of tiles over it)."""
     x0, y0, x1, y1 = lay.bounds()
+    if x1 - x0 > ASCII_MAX or y1 - y0 > ASCII_MAX:
+        return (f"(no top view: the layout spans {x1 - x0:,} x {y1 - y0:,} half-tiles, more than "
+                f"{ASCII_MAX} x {ASCII_MAX})")
     grid = [[0] * (x1 - x0) for _ in range(y1 - y0)]
     for s in lay.slots:
         for i in (0, 1):
@@ -142,6 +150,7 @@ def _deal(args) -> int:
 def _read_deal(path: str):
     from companion.deals import Deal
     p = Path(path)
+    check_input_file(p, "deal")
     try:
         text = p.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:

@@ -23,6 +23,7 @@ from pathlib import Path
 from companion.commands.images import read_image
 from companion.commands.paths import refuse_overwriting_inputs
 from companion.errors import BadInput
+from companion.files import check_input_file
 
 
 def register(sub) -> None:
@@ -61,6 +62,9 @@ def read_labels_csv(path: Path) -> list[tuple[str, str]]:
         BadInput: missing or unreadable file, no ``image``/``label`` header,
             an empty image or label cell, or no rows.
     """
+    check_input_file(path, "labels CSV")
+    if path.is_dir():
+        raise BadInput(f"labels CSV {path} is a folder: give the CSV file (columns image,label)")
     if not path.is_file():
         raise BadInput(f"labels CSV not found: {path}")
     try:
@@ -85,6 +89,8 @@ def read_labels_csv(path: Path) -> list[tuple[str, str]]:
         image, label = rec[ii].strip(), rec[li].strip()   # ("image, label": no leading space kept)
         if not image or not label.strip():
             raise BadInput(f"{path} line {n}: empty image or label")
+        if not label.isprintable():
+            raise BadInput(f"{path} line {n}: label {label[:40]!r} holds a control character")
         rows.append((image, label))
     if not rows:
         raise BadInput(f"labels CSV {path} lists no images")

@@ -24,6 +24,7 @@ from companion import jsontext
 from companion import game as G
 from companion.cli import seed_value
 from companion.errors import BadInput, IllegalMove
+from companion.files import check_input_file
 from companion.layouts import Layout, Slot
 from companion.tiles import VARIANTS
 from companion.variants import find_variant
@@ -265,6 +266,7 @@ def _note_sprint_layout(variant: str, mode: str, layout) -> None:
 
 def _read_deal(path: str) -> tuple[str | None, Layout, list[str | None]]:
     p = Path(path)
+    check_input_file(p, "deal")
     try:
         obj = jsontext.loads(p.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as exc:
@@ -301,7 +303,6 @@ def _start(args) -> int:
             opts[key] = getattr(args, key)
     players = [n.strip() for n in args.players.split(",")]
     data = G.start_data(args.variant, args.mode, layout, faces, players, seed, opts)
-    _note_sprint_layout(args.variant, args.mode, layout)
     t = args.t if args.t is not None else time.time()
     with Ledger(args.ledger) as led:
         gid = args.game or led.new_game_id()
@@ -309,6 +310,7 @@ def _start(args) -> int:
             raise BadInput(f"game {gid!r} already exists in {args.ledger}")
         ev = led.append(gid, "game_started", data, None, t)
         evs = led.events(gid)
+    _note_sprint_layout(args.variant, args.mode, layout)        # once started: a refusal stays one line
     st = G.replay(evs)
     if args.json:
         from companion.cli import print_json

@@ -17,6 +17,7 @@ from companion import jsontext
 from companion.commands.images import read_image
 from companion.commands.paths import refuse_overwriting_inputs
 from companion.errors import BadInput
+from companion.files import check_input_file
 from companion.tiles import VARIANTS
 
 
@@ -36,6 +37,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _read_json(path: str, what: str):
+    check_input_file(path, what)
     try:
         return jsontext.loads(Path(path).read_text())
     except OSError as exc:

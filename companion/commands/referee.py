@@ -21,6 +21,7 @@ from pathlib import Path
 from companion import jsontext
 from companion.commands.paths import make_parent_folder, refuse_ledger_files, refuse_overwriting_inputs
 from companion.errors import BadInput
+from companion.files import check_input_file
 from companion.tiles import VARIANTS
 
 
@@ -157,12 +158,12 @@ def run_referee(args, source, on_event=None, on_start=None, require_output: bool
         raise BadInput("nothing would be kept: give --events-out FILE.jsonl (one JSON line per event) "
                        "and/or --ledger FILE")
     _check_outputs(args)
-    out_file = None
     ledger = None
     append = None
     game_id = None
     evidence_dir = getattr(args, "evidence", None)
     base = None
+    opened: list = []         # the events file, once this run writes to it
     try:
         if args.ledger:       # first: a file that is no ledger is refused before the events file is emptied
             from companion.ledger import Ledger
@@ -171,10 +172,16 @@ def run_referee(args, source, on_event=None, on_start=None, require_output: bool
             game_id = ledger.new_game_id()
         if args.events_out:
             make_parent_folder("--events-out", args.events_out)
-            try:
-                out_file = open(args.events_out, "w", encoding="utf-8")
+            try:      # writable? (appending writes nothing: an old file stays whole until an event comes)
+                open(args.events_out, "a", encoding="utf-8").close()
             except OSError as exc:
                 raise BadInput(f"cannot write {args.events_out}: {exc.strerror or exc}") from None
+
+        def events_file():
+            """The events file, emptied when the first event of this run is written."""
+            if not opened:
+                opened.append(open(args.events_out, "w", encoding="utf-8"))
+            return opened[0]
         if ledger is not None:
             base = Path(args.ledger).resolve().parent
 
@@ -192,9 +199,10 @@ def run_referee(args, source, on_event=None, on_start=None, require_output: bool
             return read_board(frame, args.variant, layout, camera, classifier, spec, face_reader=reader)
 
         def emit(obj):
-            if out_file is not None:
-                out_file.write(json.dumps(obj, separators=(",", ":")) + "\n")
-                out_file.flush()
+            if args.events_out:
+                f = events_file()
+                f.write(json.dumps(obj, separators=(",", ":")) + "\n")
+                f.flush()
             if on_event is not None:
                 on_event(obj)
 
@@ -221,11 +229,13 @@ def run_referee(args, source, on_event=None, on_start=None, require_output: bool
         elapsed = time.perf_counter() - t0
         if ref.status.mat_seen:       # else the command fails with its own line (exit 3)
             status.done(ref.status, frames / max(1e-9, elapsed))
+            if args.events_out:
+                events_file()         # a game without events: the file holds none
         else:
             status.abandon()
     finally:
-        if out_file is not None:
-            out_file.close()
+        for f in opened:
+            f.close()
         if ledger is not None:
             ledger.close()
     return {"frames": frames, "seconds": elapsed, "fps": frames / max(1e-9, elapsed),
@@ -265,6 +275,7 @@ def _check_outputs(args) -> None:
 
 
 def _read_json(path: str, what: str):
+    check_input_file(path, what)
     try:
         text = Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:

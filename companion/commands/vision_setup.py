@@ -22,10 +22,12 @@ from companion.cli import print_json
 from companion.commands.images import read_image
 from companion.commands.paths import refuse_overwriting_inputs
 from companion.errors import BadInput
+from companion.files import check_input_file
 
 
 def _read_json(path: str | os.PathLike, what: str):
     p = Path(path)
+    check_input_file(p, what)
     try:
         text = p.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:

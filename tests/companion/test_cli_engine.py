@@ -176,3 +176,36 @@ def test_a_closed_stdout_is_no_traceback(monkeypatch, capsys):
     assert sys.stdout.name == "/dev/null"        # main pointed it there
     sys.stdout.close()
 
+
+
+def test_layout_files_that_would_fill_the_memory_are_refused_before_they_are_expanded(capsys, tmp_path):
+    # a GNOME <row> or a mah [x0, count] of a billion tiles, and a JSON list
+    # of thousands of slots: refused in one line (layouts hold 144 tiles; the
+    # largest known under 400), before any slot is made
+    rows = tmp_path / "h.map"
+    rows.write_text('<?xml version="1.0"?><mahjongg><map name="A">'
+                    '<row left="0" right="999999999" y="0" layer="0"/></map></mahjongg>')
+    boards = tmp_path / "b.json"
+    boards.write_text('[{"id":"1","name":"A","cat":"x","map":[[0,[[0,[[0,999999999]]]]]]}]')
+    many = tmp_path / "many.json"
+    many.write_text(json.dumps({"name": "many", "slots": [[2 * i, 0, 0] for i in range(3000)]}))
+    for path in (rows, boards, many):
+        code, out, err = run(capsys, "layouts", "show", str(path), "--json")
+        assert code == 2 and "more than 2048 slots" in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_a_layout_far_from_its_origin_shows_without_a_top_view(capsys, tmp_path):
+    far = tmp_path / "far.json"
+    far.write_text('{"name":"far","slots":[[0,0,0],[2147483640,2147483640,2147483640]]}')
+    code, out, err = run(capsys, "layouts", "show", str(far))
+    assert code == 0 and "no top view: the layout spans 2,147,483,642 x 2,147,483,642 half-tiles" in out
+
+
+def test_pipes_and_devices_are_refused_as_layout_and_deal_files(capsys, tmp_path):
+    import os
+    fifo = tmp_path / "ff.json"
+    os.mkfifo(fifo)                                   # reading it would wait for a writer for ever
+    code, out, err = run(capsys, "free", "--layout", str(fifo), "--json")
+    assert code == 2 and "not a regular file (a pipe or a device)" in err
+    code, out, err = run(capsys, "solve", "/dev/zero", "--json")      # reading it would never end
+    assert code == 2 and "cannot read deal /dev/zero: not a regular file" in err

@@ -373,6 +373,11 @@ def test_no_mat_in_any_frame_exits_3_and_keeps_the_empty_events_file(tmp_path, c
     err = _one_line(capsys)
     assert "the mat was not found in any of the 12 frames" in err
     assert events.is_file() and events.read_text() == ""
+    # an events file from an earlier run is not emptied by a run that saw nothing
+    events.write_text('{"type":"claim","frame":57}\n')
+    assert main(_args(frames, layout_file, "--events-out", str(events), "--fps", "10")) == 3
+    _one_line(capsys)
+    assert events.read_text() == '{"type":"claim","frame":57}\n'
 
 
 def test_a_bad_frame_mid_run_gives_one_line_and_keeps_the_events(tmp_path, capsys, fake_vision, layout_file):

@@ -220,6 +220,27 @@ def test_bad_profile_exits_2(enrolled, capsys, tmp_path):
     junk.write_bytes(b"not a zip")
     code, err = _run(["classify", "--profile", str(junk), img, "--json"], capsys)
     assert code == 2 and "not a tile profile" in err
+    for name in ("arr.npy", "arr.npz"):                      # one array, whatever the file is called
+        with open(tmp_path / name, "wb") as fh:
+            np.save(fh, np.zeros(3))
+        code, err = _run(["classify", "--profile", str(tmp_path / name), img, "--json"], capsys)
+        assert code == 2 and "one array, not the .npz file companion enroll writes" in err
+    code, err = _run(["classify", "--profile", "/dev/zero", img, "--json"], capsys)
+    assert code == 2 and "not a regular file" in err
+    code, err = _run(["classify", "--profile", str(tmp_path), img, "--json"], capsys)
+    assert code == 2 and "is a folder" in err
+
+
+def test_labels_with_control_characters_and_a_folder_for_the_csv_exit_2(enrolled, capsys, tmp_path):
+    _, crops, _ = enrolled
+    csv_path = tmp_path / "labels.csv"
+    csv_path.write_bytes(b"image,label\ntile 0.png,a\x00\n")          # a NUL at the end of a label
+    code, err = _run(["enroll", "--crops", str(crops), "--labels", str(csv_path),
+                      "--out", str(tmp_path / "p.npz")], capsys)
+    assert code == 2 and "holds a control character" in err and "Traceback" not in err
+    code, err = _run(["enroll", "--crops", str(crops), "--labels", str(tmp_path),
+                      "--out", str(tmp_path / "p.npz")], capsys)
+    assert code == 2 and "is a folder" in err
 
 
 @pytest.fixture(scope="module")
