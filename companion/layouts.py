@@ -17,6 +17,8 @@ paths; :mod:`companion.layout_files` opens files): KMahjongg ``.layout``
 
 from __future__ import annotations
 
+import re
+
 from dataclasses import dataclass, field
 from typing import NamedTuple, Iterable
 
@@ -39,6 +41,7 @@ COORD_MAX = 2**31 - 1
 #: a file with more is refused before it is expanded, so a run length of a
 #: billion cannot fill the memory
 MAX_SLOTS = 2048
+_INT = re.compile(r"[+-]?[0-9]+")
 
 
 class Slot(NamedTuple):
@@ -60,8 +63,8 @@ class Slot(NamedTuple):
         """
         parts = text.replace(" ", "").split(",")
         try:
-            if len(parts) != 3:
-                raise ValueError
+            if len(parts) != 3 or not all(_INT.fullmatch(p) for p in parts):
+                raise ValueError          # (int() would also take "５", "٣" or "1_0")
             x, y, z = (int(p) for p in parts)
         except ValueError:
             raise BadInput(f"bad slot {text!r}: expected x,y,z integers") from None

@@ -130,11 +130,11 @@ def calibrate(images: list[np.ndarray], names: list[str] | None = None) -> tuple
             point, distortion).
     """
     if not images:
-        raise BadInput("calibrate: no images given")
+        raise BadInput("no images given")
     names = names or [f"image {i + 1}" for i in range(len(images))]
     sizes = {(im.shape[1], im.shape[0]) for im in images}
     if len(sizes) != 1:
-        raise BadInput(f"calibrate: images differ in size ({', '.join(f'{w}x{h}' for w, h in sorted(sizes))})")
+        raise BadInput(f"images differ in size ({', '.join(f'{w}x{h}' for w, h in sorted(sizes))})")
     size = sizes.pop()
     board = charuco_board()
     objs, imgs, unusable = [], [], []
@@ -148,7 +148,7 @@ def calibrate(images: list[np.ndarray], names: list[str] | None = None) -> tuple
     n = len(objs)
     if n < MIN_VIEWS:
         shown = ", ".join(unusable[:3]) + (", ..." if len(unusable) > 3 else "")
-        raise BadInput(f"calibrate: only {n} of {len(images)} images show the {BOARD_SQUARES[0]}x{BOARD_SQUARES[1]} "
+        raise BadInput(f"only {n} of {len(images)} images show the {BOARD_SQUARES[0]}x{BOARD_SQUARES[1]} "
                        f"ChArUco board with {MIN_CORNERS}+ corners (need {MIN_VIEWS}; print "
                        f"calibration/charuco_board.pdf)" + (f"; no board in {shown}" if unusable else ""))
     f_nominal = math.hypot(*size)
@@ -158,7 +158,7 @@ def calibrate(images: list[np.ndarray], names: list[str] | None = None) -> tuple
         H, _ = cv2.findHomography(obj[:, :2], img, 0)
         tilts.append(homography_tilt_deg(H, f_nominal, cx, cy) if H is not None else 0.0)
     if max(tilts) < MIN_MAX_TILT_DEG:
-        raise BadInput(f"calibrate: all {n} views face the camera nearly straight on (max tilt {max(tilts):.0f} deg); "
+        raise BadInput(f"all {n} views face the camera nearly straight on (max tilt {max(tilts):.0f} deg); "
                        f"tilt the board 20-45 degrees in different directions")
     flags = cv2.CALIB_FIX_K3
     crit = (cv2.TERM_CRITERIA_COUNT + cv2.TERM_CRITERIA_EPS, 100, 1e-9)
@@ -166,12 +166,12 @@ def calibrate(images: list[np.ndarray], names: list[str] | None = None) -> tuple
         rms, K, dist, _, _, std_in, _, _ = cv2.calibrateCameraExtended(
             objs, imgs, size, None, None, flags=flags, criteria=crit)
     except cv2.error as exc:
-        raise BadInput(f"calibrate: OpenCV could not calibrate from these {n} views "
+        raise BadInput(f"OpenCV could not calibrate from these {n} views "
                        f"({str(exc).strip().splitlines()[-1][:120]})") from None
     std = np.asarray(std_in, np.float64).reshape(-1)
     fx, fy = float(K[0, 0]), float(K[1, 1])
     if not (np.all(np.isfinite(K)) and fx > 0 and fy > 0) or max(std[0] / fx, std[1] / fy) > MAX_FOCAL_REL_STD:
-        raise BadInput(f"calibrate: the {n} views do not pin down the focal length "
+        raise BadInput(f"the {n} views do not pin down the focal length "
                        f"(fx {fx:.0f} +/- {std[0]:.0f} px); add views tilted 20-45 degrees in different directions")
     d = np.zeros(5)
     flat = np.asarray(dist, np.float64).reshape(-1)
@@ -180,7 +180,7 @@ def calibrate(images: list[np.ndarray], names: list[str] | None = None) -> tuple
     try:
         Camera.from_json(cam.to_json())    # the checks every camera file meets (vision.pose)
     except BadInput as exc:
-        raise BadInput(f"calibrate: implausible result ({str(exc).removeprefix('camera JSON: ')}); add views "
+        raise BadInput(f"implausible result ({str(exc).removeprefix('camera JSON: ')}); add views "
                        "that reach the picture's corners, tilted 20-45 degrees") from None
     return cam, float(rms), n
 

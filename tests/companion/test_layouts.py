@@ -440,3 +440,11 @@ def test_check_on_mat_refuses_an_empty_layout_and_slots_off_the_grid():
         check_on_mat(Layout("too-tall", (Slot(0, 0, 16),), "test"))
     with pytest.raises(BadInput, match=r"slot \(0, 0, -1\) lies on layer -1"):
         check_on_mat(Layout("sunk", (Slot(0, 0, -1),), "test"))
+
+
+@pytest.mark.parametrize("text", ["\uff15,0,0", "1_0,0,0", "1,2", "a,b,c", "1.5,0,0"])
+def test_a_slot_is_three_ascii_integers(text):
+    # int() alone would read a full-width 5 or "1_0" as numbers
+    with pytest.raises(BadInput, match="expected x,y,z integers"):
+        Slot.parse(text)
+    assert Slot.parse(" -2, +4 ,1") == Slot(-2, 4, 1)

@@ -151,6 +151,7 @@ def test_calibrate_cli(page, tmp_path, capsys):
     assert main(["calibrate", *paths[:3], paths[0], str(copy), "--out", str(out)]) == 2
     err = capsys.readouterr().err
     assert len(err.strip().splitlines()) == 1 and "2 views given twice counted once" in err
+    assert err.startswith("companion calibrate: only 3 of 3 images")      # the command named once
     assert main(["calibrate", *paths[:4], "--out", ""]) == 2
     assert "--out needs a file name" in capsys.readouterr().err
 
