@@ -345,6 +345,8 @@ def new_setup(variant: str, mode: str, layout: Layout, faces: Sequence[str | Non
             raise BadInput(f"option {key} must be a whole number >= 0, got {opts[key]!r}")
     if new_game and "limits" in given:
         _check_limits(given["limits"])
+    if new_game and "level" in given and opts["level"] < 1:
+        raise BadInput(f"option level must be 1 or more (Scholar's Path starts at level 1), got {opts['level']}")
     return Setup(variant, mode, layout, tuple(faces), tuple(names),
                  None if seed is None else int(seed), opts)
 

@@ -208,7 +208,7 @@ def open_source(spec: str, fps: float | None = None) -> FrameSource:
         BadInput: missing path, empty folder, unreadable video, camera not present.
     """
     if fps is not None and not 0 < fps <= 1000:
-        raise BadInput(f"bad frame rate {fps}: expected a number of frames per second above 0")
+        raise BadInput(f"bad frame rate {fps:g}: expected frames per second above 0 and at most 1000")
     if spec.isdigit():
         src = _camera(int(spec))
         if fps:

@@ -272,6 +272,8 @@ def _demo(args) -> int:
 
     if not 0 <= args.port <= 65535:
         raise BadInput(f"bad --port {args.port}: expected 0 to 65535")
+    if args.cache is not None and not args.cache.strip():
+        raise BadInput("--cache needs a folder name")
     folder = cache_dir(args.cache)
     _check_events_out(args.events_out, folder)
     frames, truth = ensure_recording(folder)

@@ -127,6 +127,8 @@ def cmd_enroll(args) -> int:
         if not args.crops or not args.labels:
             raise BadInput("enroll needs --crops DIR and --labels CSV (or --sheet PHOTO... --variant V)")
         crops: Path = args.crops
+        if crops.exists() and not crops.is_dir():
+            raise BadInput(f"--crops {crops} is a file: give the folder that holds the crops")
         if not crops.is_dir():
             raise BadInput(f"crops folder not found: {crops}")
         rows = read_labels_csv(args.labels)

@@ -10,6 +10,7 @@ code and the referee PIN.  Ctrl+C stops it.
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from companion.errors import BadInput
@@ -48,5 +49,10 @@ def _serve(args) -> int:
     if not 0 <= args.port <= 65535:
         raise BadInput(f"bad --port {args.port}: expected 0 to 65535")
     from companion.web.serve import serve
+    if not (args.ledger or "").strip():
+        raise BadInput("--ledger needs a file name")
+    if not Path(args.ledger).exists():      # a typo would otherwise serve an empty ledger without a word
+        sys.stderr.write(f"companion serve: note: {args.ledger} does not exist yet: a new, empty ledger is "
+                         f"made there\n")
     serve(app_config(args.ledger, args.evidence), args.host, args.port)
     return 0

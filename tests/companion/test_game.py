@@ -522,6 +522,15 @@ def test_an_option_the_mode_never_reads_is_refused_at_start(variant, mode, optio
     G.new_setup(variant, mode, layout, faces, ["Ann", "Ben"], 1, option, new_game=False)   # replays as written
 
 
+def test_scholars_path_starts_at_level_1():
+    from companion.codex import builtin
+    layout = builtin("turtle")
+    with pytest.raises(BadInput, match="level must be 1 or more"):
+        G.new_setup("word", "scholars-path", layout, [None] * len(layout), ["Ann"], 1, {"level": 0})
+    assert G.new_setup("word", "scholars-path", layout, [None] * len(layout), ["Ann"], 1,
+                       {"level": 2}).options["level"] == 2
+
+
 def test_options_the_mode_reads_are_taken():
     from companion.codex import builtin
     layout = builtin("turtle")
