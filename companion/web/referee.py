@@ -166,8 +166,11 @@ def _event_id(name: str = "event_id") -> int:
 def _console_data(game: str | None) -> dict:
     led = get_db()
     gid = game or led.latest_game_id()
-    data = {"game": gid, "state": None, "items": [], "caps": {}, "rows": [], "games": led.games(), "last_id": 0}
-    if gid and led.events(gid):
+    data = {"game": gid, "state": None, "items": [], "caps": {}, "rows": [], "games": led.games(), "last_id": 0,
+            "unknown_game": None}
+    if game and not led.events(game):
+        data["unknown_game"] = game
+    elif gid and led.events(gid):
         s = GameSession(led, gid)
         evs = s.events
         data["state"] = scoreboard.player_state(evs, now=time.time())

@@ -238,6 +238,8 @@ def test_the_console_lists_the_games_and_refreshes_panel_and_ledger(client, refe
     html = client.get("/referee/?game=g1").get_data(as_text=True)
     assert "Games in this ledger (2)" in html and f'href="/referee/?game={new}"' in html
     assert "(shown)" in html and html.index("Record a move by hand") < html.index("Ledger of g1")
+    nope = client.get("/referee/?game=nope").get_data(as_text=True)
+    assert "No game nope in this ledger" in nope and f'href="/referee/?game={new}"' in nope
     live = client.get("/referee/panel?game=g1").get_data(as_text=True)
     assert '<div data-part="panel">' in live and '<div data-part="ledger">' in live
     assert live.index("g1: ") < live.index("Ledger of g1")
