@@ -263,6 +263,9 @@ def name_is_printable(name: str) -> bool:
     character."""
     import unicodedata
     joiners = "\u200c\u200d"        # ZWNJ and ZWJ join letters (Persian, Indic) and emoji inside a name
+    blanks = "\u034f\u115f\u1160\u3164\uffa0\u2800"   # letters and marks that draw nothing (fillers)
+    if any(c in blanks for c in name):
+        return False
     for i, c in enumerate(name):
         cat = unicodedata.category(c)
         if c in joiners and 0 < i < len(name) - 1:
@@ -1628,6 +1631,8 @@ def resolve_correction(state: GameState, target: int, changes: Mapping | None = 
         anything but letters (at most one per slot of the layout).
     """
     known = {e.id: e for e in events} if events else {}
+    if void and getattr(state, "status", {}).get(target) == "voided":
+        raise BadInput(f"event #{target} is already voided (void the correction that voided it to bring it back)")
     if target not in known and target not in state.entries:
         raise BadInput(f"no event #{target} in game {state.game_id!r}")
     ev = known.get(target)
@@ -1655,8 +1660,10 @@ def resolve_correction(state: GameState, target: int, changes: Mapping | None = 
         if not isinstance(w, str) or not w.isalpha() or not w.isascii() or len(w) > len(state.setup.layout):
             raise BadInput(f"word must be letters A-Z, at most {len(state.setup.layout)} of them, got "
                            f"{str(w)[:30]!r}{'...' if len(str(w)) > 30 else ''}")
+    entry = state.entries.get(target)
     if changes:
-        data_now = ev.data if ev is not None else state.entries[target].data
+        # what the event says now: its data with earlier corrections laid over
+        data_now = entry.data if entry is not None else ev.data
         if all(_plain(data_now.get(k)) == _plain(v) for k, v in changes.items()):
             raise BadInput(f"nothing to change: event #{target} already has "
                            f"{', '.join(f'{k}={v!r}' for k, v in changes.items())}")

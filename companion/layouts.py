@@ -41,6 +41,9 @@ COORD_MAX = 2**31 - 1
 #: a file with more is refused before it is expanded, so a run length of a
 #: billion cannot fill the memory
 MAX_SLOTS = 2048
+#: and a file of several layouts (a boards.json, a .map of many maps) at most
+#: this many in all (mah's boards.json holds a few hundred boards)
+MAX_FILE_SLOTS = 200_000
 _INT = re.compile(r"[+-]?[0-9]+")
 
 
@@ -271,10 +274,11 @@ KMAHJONGG_V10_SIZE = (32, 16, 5)
 _KM_CHARS = frozenset(".1234")  # empty, and a tile's top-left, top-right, bottom-right, bottom-left
 
 
-def _check_count(n: int, source: str, line: int | None, what: str = "the layout") -> None:
-    """Refuse a layout of more than :data:`MAX_SLOTS` slots (before expanding it)."""
-    if n > MAX_SLOTS:
-        raise _fault(source, line, f"{what} would hold more than {MAX_SLOTS} slots ({n:,} at least): "
+def _check_count(n: int, source: str, line: int | None, what: str = "the layout", limit: int = MAX_SLOTS) -> None:
+    """Refuse a layout of more than :data:`MAX_SLOTS` slots, or a file of more
+    than :data:`MAX_FILE_SLOTS` in all (before expanding them)."""
+    if n > limit:
+        raise _fault(source, line, f"{what} would hold more than {limit:,} slots ({n:,} at least): "
                                    "not a tile layout")
 
 
@@ -485,6 +489,8 @@ def _gnome_maps(text: str, source: str) -> list[_GnomeMap]:
                 raise _fault(source, line, "<block> has left > right or top > bottom")
             _check_count(len(m.slots) + len(range(x1, x2 + 1, 2)) * len(range(y1, y2 + 1, 2)), source, line)
             xs, ys = list(range(x1, x2 + 1, 2)), list(range(y1, y2 + 1, 2))
+        state["total"] = state.get("total", 0) + len(xs) * len(ys)
+        _check_count(state["total"], source, line, "the file", MAX_FILE_SLOTS)
         for x in xs:
             for y in ys:
                 m.slots.append((Slot(x, y, z), line))
@@ -700,6 +706,7 @@ def parse_mah_boards(text: str, source: str = "boards.json") -> list[Layout]:
     if text[end:].strip():
         raise _fault(source, _line_at(text, end), "malformed JSON: extra data after the list")
     out: list[Layout] = []
+    total = [0]                   # slots of the boards before this one
     for k, (board, off) in enumerate(items):
         line = _line_at(text, off)
         if not isinstance(board, dict):
@@ -732,6 +739,8 @@ def parse_mah_boards(text: str, source: str = "boards.json") -> list[Layout]:
                     elif (isinstance(cell, list) and len(cell) == 2 and all(_is_int(c) for c in cell)
                           and cell[1] > 0):
                         _check_count(len(slots) + cell[1], source, line, label)
+                        _check_count(total[0] + len(slots) + cell[1], source, line, "the file",
+                                     MAX_FILE_SLOTS)
                         xs = [cell[0] + 2 * i for i in range(cell[1])]
                     else:
                         raise bad(f"cell {json.dumps(cell)[:30]} in row y={y} layer {z} is not "
@@ -742,5 +751,7 @@ def parse_mah_boards(text: str, source: str = "boards.json") -> list[Layout]:
                             raise bad(f"slot {s} given twice")
                         seen.add(s)
                         slots.append(s)
+        total[0] += len(slots)
+        _check_count(total[0], source, line, "the file", MAX_FILE_SLOTS)
         out.append(Layout(name, tuple(slots), f"{source}#{name}"))
     return out

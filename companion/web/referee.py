@@ -27,6 +27,7 @@ import io
 import json
 import re
 import secrets
+import threading
 import time
 from typing import Callable
 
@@ -126,10 +127,18 @@ def _check_fresh() -> None:
                        f"look at the ledger, then send it again")
 
 
+#: one console action at a time in this process (waitress serves requests on
+#: several threads): the freshness check and the write it guards must not
+#: interleave with another request's, or two posts of one form both pass
+_ACTION_LOCK = threading.Lock()
+
+
 def _act(fn: Callable[[], Result]):
     try:
-        _check_fresh()
-        return _answer(fn())
+        with _ACTION_LOCK:
+            _check_fresh()
+            result = fn()
+        return _answer(result)
     except CompanionError as exc:
         return _answer(error=" ".join(str(exc).split()), status=400)
 

@@ -191,7 +191,16 @@ def test_layout_files_that_would_fill_the_memory_are_refused_before_they_are_exp
     many.write_text(json.dumps({"name": "many", "slots": [[2 * i, 0, 0] for i in range(3000)]}))
     for path in (rows, boards, many):
         code, out, err = run(capsys, "layouts", "show", str(path), "--json")
-        assert code == 2 and "more than 2048 slots" in err and len(err.strip().splitlines()) == 1, err
+        assert code == 2 and "more than 2,048 slots" in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_a_file_of_many_layouts_is_limited_in_all(capsys, tmp_path):
+    # 20,000 boards of 2,000 slots each: every board is within the limit, the
+    # file is not (it would take 40 million slots)
+    many = tmp_path / "many.json"
+    many.write_text("[" + ",".join('{"name":"b%d","map":[[0,[[0,[[0,2000]]]]]]}' % i for i in range(20000)) + "]")
+    code, out, err = run(capsys, "layouts", "show", str(many))
+    assert code == 2 and "the file would hold more than 200,000 slots" in err
 
 
 def test_a_layout_far_from_its_origin_shows_without_a_top_view(capsys, tmp_path):

@@ -491,11 +491,19 @@ def test_corrections_that_say_nothing_or_nonsense_are_refused(table_factory):
     with pytest.raises(BadInput, match="itself a correction"):
         G.resolve_correction(g.state, cev.id, {"player": "Ann"})
     assert g.scores() == {"Ann": 10_000, "Ben": 9_900}              # nothing refused was written
-    g.run(G.resolve_correction(g.state, cev.id, void=True))         # voiding a correction is allowed
+    with pytest.raises(BadInput, match="nothing to change"):          # it says Ben now, as corrected
+        G.resolve_correction(g.state, pev.id, {"player": "Ben"})
+    g.run(G.resolve_correction(g.state, pev.id, {"player": "Ann"}))   # back to Ann: a change
+    assert g.scores() == {"Ann": 9_900, "Ben": 10_000}
+    (vev,) = g.run(G.resolve_correction(g.state, pev.id, void=True))
+    with pytest.raises(BadInput, match="already voided"):            # a second void would do nothing
+        G.resolve_correction(g.state, pev.id, void=True)
+    g.run(G.resolve_correction(g.state, vev.id, void=True))          # voiding the void brings it back
     assert g.scores() == {"Ann": 9_900, "Ben": 10_000}
 
 
-@pytest.mark.parametrize("name", ["\u200b\u200b", "\u202eevil", "Ann\tB", "Ann\nB", "\u200dAnn"])
+@pytest.mark.parametrize("name", ["\u200b\u200b", "\u202eevil", "Ann\tB", "Ann\nB", "\u200dAnn", "\u3164",
+                                  "Ann\u034fB"])
 def test_names_that_do_not_show_as_themselves_are_refused(name):
     from companion.layouts import Layout
     layout = Layout("row", tuple(free_row(2)), "test")

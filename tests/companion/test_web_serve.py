@@ -129,3 +129,45 @@ def test_serve_command_port_in_use(tmp_path, capsys):
         assert "companion serve:" in capsys.readouterr().err
     finally:
         srv.stop()
+
+
+def test_one_form_posted_six_times_at_once_is_recorded_once(tmp_path):
+    # waitress answers on several threads: the console's freshness check
+    # (``after``) and the write it guards are one step, so of six posts of
+    # one form sent together exactly one is written
+    import http.cookiejar
+    import re
+    import threading
+    path = tmp_path / "l.db"
+    with Ledger(path) as led:
+        start_mini(led)
+    srv = start_server({"LEDGER": str(path), "REFEREE_PIN": "123456"}, "127.0.0.1", 0)
+    try:
+        jar = http.cookiejar.CookieJar()
+        opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
+        page = opener.open(srv.url + "referee/", timeout=10).read().decode()
+        token = re.search(r'name="csrf_token" value="([^"]+)"', page).group(1)
+        data = urllib.parse.urlencode({"pin": "123456", "csrf_token": token}).encode()
+        page = opener.open(srv.url + "referee/login", data=data, timeout=10).read().decode()
+        token = re.search(r'data-csrf="([^"]+)"', page).group(1)
+        last = re.search(r'data-last="(\d+)"', page).group(1)
+        form = urllib.parse.urlencode({"game": "g1", "kind": "pass", "player": "Ann", "after": last}).encode()
+        codes: list[int] = []
+
+        def post():
+            req = urllib.request.Request(srv.url + "referee/move", data=form,
+                                         headers={"X-CSRF-Token": token, "Accept": "application/json"})
+            try:
+                codes.append(opener.open(req, timeout=20).status)
+            except urllib.error.HTTPError as exc:
+                codes.append(exc.code)
+        threads = [threading.Thread(target=post) for _ in range(6)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert sorted(codes) == [200, 400, 400, 400, 400, 400], codes
+        with Ledger(path) as led:
+            assert [e.type for e in led.events("g1")].count("pass") == 1
+    finally:
+        srv.stop()

@@ -36,6 +36,11 @@
   function syncForms() {
     const st = document.getElementById("panel-state");
     if (!st) return;
+    if (st.dataset.ended !== box.dataset.ended) {
+      // the game ended (or an end was voided): the page's forms no longer fit it
+      window.location.reload();
+      return;
+    }
     const turn = st.dataset.turn;
     document.querySelectorAll('form[action$="/move"] select[name=player]').forEach((sel) => {
       if (turn && sel !== document.activeElement && Array.from(sel.options).some((o) => o.value === turn)) sel.value = turn;
@@ -79,13 +84,21 @@
     const form = e.target;
     if (!form.classList.contains("js")) return;
     e.preventDefault();
+    if (form.dataset.busy) return;              // a second tap while the first is on its way
     if (form.dataset.confirm && !window.confirm(form.dataset.confirm)) return;
-    const res = await fetch(form.action, {
-      method: "POST", body: new FormData(form), credentials: "same-origin",
-      headers: { "X-CSRF-Token": csrf, Accept: "application/json" },
-    });
-    let body = {};
-    try { body = await res.json(); } catch (err) { body = { ok: false, error: "HTTP " + res.status }; }
+    form.dataset.busy = "1";
+    let res, body = {};
+    try {
+      res = await fetch(form.action, {
+        method: "POST", body: new FormData(form), credentials: "same-origin",
+        headers: { "X-CSRF-Token": csrf, Accept: "application/json" },
+      });
+      try { body = await res.json(); } catch (err) { body = { ok: false, error: "HTTP " + res.status }; }
+    } catch (err) {
+      body = { ok: false, error: "no answer from the server: check the connection, then look at the ledger" };
+    } finally {
+      delete form.dataset.busy;
+    }
     const written = body.events || [];
     if (body.ok && form.dataset.go === "game" && body.game_id) {
       // a new game: open the console on it (the form's values are kept on a refusal)
@@ -98,7 +111,7 @@
     } else if (written.length) {
       // refused, but what it cost stands (e.g. a claim of blocked tiles:
       // the penalties are recorded): say both, so it is not sent again
-      say("warn", (body.error || "refused") + " Recorded: " +
+      say("warn", (body.error || "refused").replace(/[.\s]*$/, ".") + " Recorded: " +
           written.map((ev) => "#" + ev.id + " " + ev.type).join(", ") + ".");
     } else {
       say("error", body.error || "refused");
