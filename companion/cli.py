@@ -51,9 +51,20 @@ class _Parser(argparse.ArgumentParser):
         raise SystemExit(2)
 
 
+def _version() -> str:
+    """The installed package's version (``pyproject.toml``), or "unknown" in a
+    checkout that was never installed."""
+    from importlib import metadata
+    try:
+        return metadata.version("companion-referee")
+    except metadata.PackageNotFoundError:
+        return "unknown (not installed)"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="companion", description="A referee, score ledger and scoreboard for "
                      "Mahjong-solitaire-family games played on a real table.")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
     for name in COMMAND_MODULES:

@@ -133,7 +133,11 @@ def _free(args) -> int:
 
 def _deal(args) -> int:
     from companion import deals
+    from companion.layouts import check_layout
     lay = _load(args)
+    report = check_layout(lay)
+    if not report.playable:       # (layouts show lists every problem)
+        raise BadInput(f"layout {lay.name!r} is not playable: {report.problems[0]}")
     if args.solvable:
         deal = deals.solvable_deal(args.variant, lay, args.seed)
     else:

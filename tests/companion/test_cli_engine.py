@@ -218,3 +218,25 @@ def test_pipes_and_devices_are_refused_as_layout_and_deal_files(capsys, tmp_path
     assert code == 2 and "not a regular file (a pipe or a device)" in err
     code, out, err = run(capsys, "solve", "/dev/zero", "--json")      # reading it would never end
     assert code == 2 and "cannot read deal /dev/zero: not a regular file" in err
+
+
+def test_version_and_python_dash_m(capsys):
+    import subprocess
+    import sys
+    from importlib import metadata
+    want = metadata.version("companion-referee")
+    try:
+        code = main(["--version"])
+    except SystemExit as exc:          # argparse's version action exits
+        code = exc.code
+    assert code == 0 and capsys.readouterr().out.strip() == f"companion {want}"
+    done = subprocess.run([sys.executable, "-m", "companion", "layouts", "list"], capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 0 and done.stdout.startswith("turtle")
+
+
+def test_deal_refuses_a_layout_that_cannot_be_played(capsys, tmp_path):
+    ov = tmp_path / "ov.json"
+    ov.write_text('{"name":"ov","slots":[[0,0,0],[1,0,0],[4,0,0],[6,0,0]]}')   # two tiles overlap
+    code, out, err = run(capsys, "deal", "--layout", str(ov), "--variant", "love", "--seed", "1", "--json")
+    assert code == 2 and "is not playable: tiles 0,0,0 and 1,0,0 overlap on layer 0" in err and out == ""
