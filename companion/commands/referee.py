@@ -62,6 +62,9 @@ def _referee(args) -> int:
     if not done["mat_seen"] and done["mat_missed"]:
         raise MatNotFound(f"the mat was not found in any of the {done['frames']} frames of {args.SOURCE}")
     if not done["mat_seen"]:
+        if done["mat_in_last"] is False:
+            raise MatNotFound(f"the mat was not found in {args.SOURCE} (not in its last frame, and the picture "
+                              f"was never still in its {done['frames']} frame(s))")
         raise BadInput(f"{args.SOURCE}: the picture was never still in its {done['frames']} frame(s), so nothing "
                        "was judged (a still moment of 0.3 s is needed; for one photo use companion recognize)")
     return 0
@@ -142,6 +145,7 @@ def run_referee(args, source, on_event=None, on_start=None, require_output: bool
             path, or an output that would overwrite an input
             (:func:`_check_outputs`).
     """
+    from companion.errors import CompanionError, MatNotFound
     from vision.faces import ProfileFaceReader, TileClassifier
     from vision.mat import MatSpec
     from vision.pose import Camera
@@ -214,9 +218,12 @@ def run_referee(args, source, on_event=None, on_start=None, require_output: bool
         t0 = time.perf_counter()
         frames = 0
         elapsed = 0.0
+        last_frame = None
+        mat_in_last = None
         try:
             try:
                 for index, frame in source.frames():
+                    last_frame = frame
                     ref.feed(index, frame)
                     frames += 1
                     status.show(ref.status, frames / max(1e-9, time.perf_counter() - t0))
@@ -227,6 +234,15 @@ def run_referee(args, source, on_event=None, on_start=None, require_output: bool
             status.abandon()          # the error's own line follows on a line of its own
             raise
         elapsed = time.perf_counter() - t0
+        if not ref.status.mat_seen and not ref.status.mat_missed and last_frame is not None:
+            # never still, so never judged: does the picture show the mat at all? (exit 3 or 2)
+            try:
+                recognize_fn(last_frame)
+                mat_in_last = True
+            except MatNotFound:
+                mat_in_last = False
+            except CompanionError:
+                pass
         if ref.status.mat_seen:       # else the command fails with its own line (exit 3)
             status.done(ref.status, frames / max(1e-9, elapsed))
             if args.events_out:
@@ -241,7 +257,7 @@ def run_referee(args, source, on_event=None, on_start=None, require_output: bool
     return {"frames": frames, "seconds": elapsed, "fps": frames / max(1e-9, elapsed),
             "judged": ref.status.judged, "events": ref.status.events, "state": ref.state, "game_id": game_id,
             "stopped": ref.status.state == "stopped", "mat_seen": ref.status.mat_seen,
-            "mat_missed": ref.status.mat_missed}
+            "mat_missed": ref.status.mat_missed, "mat_in_last": mat_in_last}
 
 
 def _check_outputs(args) -> None:

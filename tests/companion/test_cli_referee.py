@@ -398,6 +398,24 @@ def test_a_source_never_still_is_bad_input_not_a_missing_mat(tmp_path, capsys, f
     assert "never still in its 1 frame(s)" in _one_line(capsys)
 
 
+def test_a_short_source_without_the_mat_exits_3(tmp_path, capsys, fake_vision, layout_file, monkeypatch):
+    # too short to be still, so nothing was judged: its last frame says
+    # whether the mat is there at all (exit 3, as for a photo without it)
+    import vision.referee
+    from companion.errors import MatNotFound
+
+    def no_mat(*a, **k):
+        raise MatNotFound("only 0 of 12 mat markers found (need 2)")
+    monkeypatch.setattr(vision.referee, "read_board", no_mat)
+    one = tmp_path / "one.png"
+    assert cv2.imwrite(str(one), _frame(1))
+    events = tmp_path / "e.jsonl"
+    events.write_text("kept\n")
+    assert main(_args(one, layout_file, "--events-out", str(events))) == 3
+    assert "the mat was not found in" in _one_line(capsys)
+    assert events.read_text() == "kept\n"
+
+
 def test_the_bundled_demo_is_refereed_as_its_truth(tmp_path, capsys):
     """The README's main job, end to end: the bundled game rendered afresh
     (about 15 s) and refereed with the real models; every event of the
