@@ -1689,9 +1689,17 @@ def followups(state: GameState, cause: Event, index=None, shuffler=None) -> list
         free = [state.faces[i] for i in state.board.free_indices()]
         if not index.find(free, limit=1):
             if state.mode.kind == "endless":
-                res = resolve_reshuffle(state, state.players[0].name, auto=True, shuffler=shuffler)
-                pend = res.events[0]
-                out.append(Pending(pend.type, dict(pend.data, cause=cause.id)))
+                try:
+                    res = resolve_reshuffle(state, state.players[0].name, auto=True, shuffler=shuffler)
+                except (BadInput, IllegalMove):
+                    # no arrangement of what is left can be cleared (tiles of a
+                    # letter an odd number of times, or stacked on one another
+                    # only): the game ends instead of the word being refused
+                    # (docs/RULES.md 4.6)
+                    out.append(Pending("game_ended", {"reason": "no-moves", "cause": cause.id}))
+                else:
+                    pend = res.events[0]
+                    out.append(Pending(pend.type, dict(pend.data, cause=cause.id)))
             elif not state.reshuffle_allowed():
                 out.append(Pending("game_ended", {"reason": "no-moves", "cause": cause.id}))
     if state.ended and not state.end_recorded and not out:

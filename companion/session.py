@@ -140,12 +140,13 @@ class GameSession:
     def capabilities(self) -> dict:
         """Which console actions fit this game now: ``undo`` (something to take
         back), ``hint`` and ``reshuffle`` (the mode has them), ``moves`` (the
-        game is open), ``melds`` (hand-builder modes)."""
+        game is open), ``melds`` (hand-builder modes), ``words`` (Word Mahjong)."""
         st = self.state
         variant = st.setup.variant
         return {"undo": G.undo_target(st) is not None, "hint": variant in ("mindful", "word") and not st.ended,
                 "reshuffle": variant in ("mindful", "word") and not st.ended, "moves": not st.ended,
-                "melds": st.mode.kind == "hand" and not st.ended, "end": not st.ended}
+                "melds": st.mode.kind == "hand" and not st.ended, "end": not st.ended,
+                "words": variant == "word" and not st.ended}
 
     def open_items(self) -> list[dict]:
         """Referee items still open: the engine's ``needs_referee`` list plus
@@ -178,6 +179,16 @@ class GameSession:
               extra: Mapping | None = None) -> Result:
         """A pair taken by ``player`` (:func:`companion.game.resolve_claim`)."""
         return self.run(lambda s: G.resolve_claim(s, player, list(slots), faces, extra))
+
+    def word(self, player: str, slots: Sequence, word: str, faces: Sequence[str] | None = None) -> Result:
+        """A word spelt with free tiles, in spelling order (:func:`companion.game.resolve_word`).
+
+        Raises:
+            BadInput: not a Word Mahjong game (or no word list loaded).
+        """
+        if self.words is None:
+            raise BadInput("words are played in Word Mahjong only")
+        return self.run(lambda s: G.resolve_word(s, player, list(slots), word, self.words, faces))
 
     def touch(self, player: str, slot) -> Result:
         """A tile touched (:func:`companion.game.resolve_touch`): a blocked one is a penalty."""

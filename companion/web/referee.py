@@ -12,7 +12,7 @@ the console and a flashed message; a fetch call (``X-CSRF-Token`` header or
 * ``GET /referee/panel``: the console's live part (HTML fragment).
 * ``POST /referee/login``, ``/logout``.
 * ``POST /referee/start``: variant, mode, layout, players, seed (+ options).
-* ``POST /referee/move``: a claim, touch or pass entered by hand.
+* ``POST /referee/move``: a claim, touch, word (Word Mahjong) or pass entered by hand.
 * ``POST /referee/correct``, ``/void``: a correction event pointing at an
   event (the original stays in the ledger).
 * ``POST /referee/settle``: settle a "needs referee" item, with the claim or
@@ -309,7 +309,9 @@ def move():
             return s.touch(player, slots[0])
         if kind == "pass":
             return s.pass_turn(player)
-        raise BadInput(f"unknown move {kind!r} (claim, touch or pass)")
+        if kind == "word":
+            return s.word(player, _slots(_field("slots")), _field("word"), _faces(_field("faces", required=False)))
+        raise BadInput(f"unknown move {kind!r} (claim, touch, word or pass)")
     return _act(go)
 
 

@@ -47,7 +47,7 @@ def test_blocked_touch_is_a_penalty_with_an_error(led):
 def test_capabilities(led):
     s = GameSession(led)
     assert s.capabilities() == {"undo": False, "hint": False, "reshuffle": False, "moves": True,
-                                "melds": True, "end": True}
+                                "melds": True, "end": True, "words": False}
     s.pass_turn("Ann")
     assert s.capabilities()["undo"] is True
 

@@ -378,6 +378,18 @@ def test_word_game_uses_the_dictionary(client, referee, web_ledger):
     referee.login()
     rv = referee.post("/referee/hint", {"game": "g1", "player": "Wil"})
     assert rv.json["ok"] and rv.json["message"] == "spell DOG with 2,0,1 8,0,0 12,0,0"   # D, O, G are free
+    html = client.get("/referee/?game=g1").get_data(as_text=True)
+    assert '<option value="word">spell a word</option>' in html and 'name="word"' in html
+    rv = referee.post("/referee/move", {"game": "g1", "kind": "word", "player": "Wil", "slots": "2,0,1 8,0,0"})
+    assert rv.status_code == 400 and rv.json["error"] == "word is required"
+    # DOG leaves C and T free and A pinched between them: no pair, no word;
+    # Zen Archives would reshuffle, but C, A, T can be laid out no way that
+    # clears them, so the game ends (docs/RULES.md 4.6) and the word stands
+    rv = referee.post("/referee/move", {"game": "g1", "kind": "word", "player": "Wil",
+                                         "slots": "2,0,1 8,0,0 12,0,0", "word": "DOG"})
+    assert rv.json["ok"] and [e["type"] for e in rv.json["events"]] == ["word", "game_ended"], rv.json
+    st = state(web_ledger)
+    assert st.ended and st.end_reason == "no-moves" and st.board.n_present == 3
 
 
 def test_exports(client, referee, mini_game):

@@ -118,7 +118,7 @@
     }
     if (written.length && form.action.endsWith("/move")) {
       // the move is in the ledger: clear its tiles so a second tap cannot send it again
-      form.querySelectorAll("input[name=slots], input[name=faces]").forEach((inp) => { inp.value = ""; });
+      form.querySelectorAll("input[name=slots], input[name=faces], input[name=word]").forEach((inp) => { inp.value = ""; });
     }
     if (document.activeElement) document.activeElement.blur();
     refreshPanel();
