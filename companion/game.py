@@ -53,6 +53,7 @@ from __future__ import annotations
 import copy
 import math
 import random
+import unicodedata
 from collections import Counter
 from dataclasses import dataclass, field
 from itertools import combinations_with_replacement
@@ -261,7 +262,6 @@ def name_is_printable(name: str) -> bool:
     zero-width spaces, right-to-left overrides that make "evil" show as
     "live"), no line or paragraph separators, and at least one visible
     character."""
-    import unicodedata
     joiners = "\u200c\u200d"        # ZWNJ and ZWJ join letters (Persian, Indic) and emoji inside a name
     blanks = "\u034f\u115f\u1160\u3164\uffa0\u2800"   # letters and marks that draw nothing (fillers)
     if any(c in blanks for c in name):

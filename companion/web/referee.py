@@ -177,9 +177,10 @@ def _console_data(game: str | None) -> dict:
     gid = game or led.latest_game_id()
     data = {"game": gid, "state": None, "items": [], "caps": {}, "rows": [], "games": led.games(), "last_id": 0,
             "unknown_game": None}
-    if game and not led.events(game):
+    known = bool(gid) and bool(led.events(gid))
+    if game and not known:
         data["unknown_game"] = game
-    elif gid and led.events(gid):
+    elif known:
         s = GameSession(led, gid)
         evs = s.events
         data["state"] = scoreboard.player_state(evs, now=time.time())
