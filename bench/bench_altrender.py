@@ -46,7 +46,13 @@ def main(argv=None) -> int:
     ap.add_argument("--assets", type=Path, default=altrender.DEFAULT_ASSETS)
     ap.add_argument("--verbose", action="store_true", help="print each photo's errors")
     ap.add_argument("--presence", type=Path, default=None, help="presence.onnx to use (default: models/presence.onnx)")
+    ap.add_argument("--settings", default="{}", help="JSON object of ReconstructSettings fields to change")
     args = ap.parse_args(argv)
+    from tune_reconstruct import parse_settings
+    try:
+        settings = parse_settings(args.settings)
+    except ValueError as e:
+        ap.error(str(e))
     if args.presence is not None and not args.presence.is_file():
         ap.error(f"no presence model at {args.presence}")
 
@@ -78,7 +84,7 @@ def main(argv=None) -> int:
         img, tr = altrender.render(assets, variant, layout, faces, present, rng)
         t0 = time.perf_counter()
         try:
-            rec = recognize(img, variant, layout, classifier=clf, spec=spec, presence=presence)
+            rec = recognize(img, variant, layout, classifier=clf, spec=spec, presence=presence, settings=settings)
         except MatNotFound:
             rec = None
         ms = (time.perf_counter() - t0) * 1000

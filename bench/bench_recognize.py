@@ -145,7 +145,13 @@ def main(argv=None) -> int:
                     help="presence.onnx to use (default: models/presence.onnx), or 'none' for the classifier alone")
     ap.add_argument("--failures", type=Path, default=None, help="write failing photos' crops and overlays here")
     ap.add_argument("--json", type=Path, default=None, help="write per-photo results")
+    ap.add_argument("--settings", default="{}", help="JSON object of ReconstructSettings fields to change")
     args = ap.parse_args(argv)
+    from tune_reconstruct import parse_settings
+    try:
+        settings = parse_settings(args.settings)
+    except ValueError as e:
+        ap.error(str(e))
 
     import cv2
     from vision.crops import extract_raw
@@ -175,7 +181,7 @@ def main(argv=None) -> int:
     # warm-up (first-run allocations in OpenCV / onnxruntime)
     warm = render_scene(SceneSpec("love", layouts[0], tilt_deg=(20, 20)), np.random.default_rng(1))
     try:
-        recognize(warm.image, "love", layouts[0], classifier=clf, spec=spec, presence=presence)
+        recognize(warm.image, "love", layouts[0], classifier=clf, spec=spec, presence=presence, settings=settings)
     except MatNotFound:
         pass
     # each layout's table of removal odds is built once, like loading a model
@@ -192,7 +198,8 @@ def main(argv=None) -> int:
         cam = Camera(tr.camera.K, np.zeros(5), tr.camera.image_size) if args.camera else None
         t0 = time.perf_counter()
         try:
-            rec = recognize(scene.image, variant, layout, camera=cam, classifier=clf, spec=spec, presence=presence)
+            rec = recognize(scene.image, variant, layout, camera=cam, classifier=clf, spec=spec, presence=presence,
+                            settings=settings)
         except MatNotFound:
             rec = None
         dt = time.perf_counter() - t0

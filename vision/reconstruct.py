@@ -263,6 +263,40 @@ class ReconstructSettings:
             132 / 125 without, 91 / 134 / 130 / 123 with; on the
             independent renderer (tiles squarely on their slots) 82 against
             84 of 160 photos entirely right.
+        placement_faces, placement_min_faces, placement_face_min,
+            placement_min_score, placement_gain, placement_floor_mm,
+            placement_below_tilt_deg, placement_min_corr: the spread of the
+            parallax evidence taken from the photo itself (session 16).
+            ``art_parallax_sigma_mm`` is what hand-placed tiles need (up to
+            3 mm off their slots); where the tiles lie squarely, a face's
+            position tells its height far better.  In a view tilted less
+            than ``placement_below_tilt_deg`` (where the walls round a slot
+            barely show and the presence model is least sure), when raised
+            slots are judged, :func:`placement_spread` locates up to
+            ``placement_faces`` sure faces on layer 0 (at least
+            ``placement_min_faces``, else nothing changes); the evidence's
+            spread becomes ``placement_gain`` times theirs, at least
+            ``placement_floor_mm`` and at most ``art_parallax_sigma_mm``.
+            With a spread ``s`` under the default, the evidence is
+            ``(art_parallax_sigma_mm / s)^2`` times stronger, and so are the
+            band of log-odds it is asked within and its clip; its art must
+            then correlate at least ``placement_min_corr``.  On the bench's
+            renderer (tiles up to 3 mm off) the spread found is 1.3-2.1 mm,
+            so the default stands and development photos 1000-1199 and
+            1400-1559 read the same (126 / 131 / 127 / 107 and 105 / 107 /
+            86 / 82 against 105 / 108 / 87 / 83).  On the independent
+            renderer (``bench/bench_altrender.py``: tiles squarely on their
+            slots, spread found 0.02-0.25 mm), photos 0-159 (chosen on;
+            photos entirely right, and those tilted under 12 degrees): 93
+            -> 120 and 14 -> 40 of 51 (floor 0.5 mm: 110 and 30; 0.3: 117
+            and 37; 0.12: 124 and 44); photos 160-479 (kept apart): 215 ->
+            249 and 45 -> 76 of 102, presence 99.10 -> 99.59 %, faces 98.33
+            -> 99.44 % (floor 0.5: 235 and 62; 0.12: 252 and 79).  No photo
+            read right before is read wrong.  Without the tilt limit or
+            ``placement_min_corr`` (floor 0.5), 104 and 109 on 0-159 against
+            110: in steep views the art found in a slot's window is as often
+            a neighbour's face, and a sharp spread turned those into sure
+            readings.
         parity_max_cost: in a game whose tiles leave the board in pairs
             (``reconstruct(removes_in_pairs=True)``), a board read with a count
             of tiles of the wrong parity has one decision wrong: the least sure
@@ -385,6 +419,14 @@ class ReconstructSettings:
     art_parallax_unsure: float = 3.0
     art_parallax_sigma_mm: float = 2.5
     art_parallax_clip: float = 4.0
+    placement_faces: int = 10
+    placement_min_faces: int = 4
+    placement_face_min: float = 0.9
+    placement_min_score: float = 0.5
+    placement_gain: float = 1.5
+    placement_floor_mm: float = 0.2
+    placement_below_tilt_deg: float = 15.0
+    placement_min_corr: float = 0.5
 
 
 @dataclass(frozen=True)
@@ -1386,13 +1428,35 @@ def recognize(image_bgr: np.ndarray, variant: str, layout: Layout, camera=None,
         if settings.art_parallax_weight and face_reader is None:
             from vision.artcheck import parallax_evidence
             labels = sc.labels[:-2]
-            for k, i in enumerate(idx):
-                if layout.slots[i].z >= 1 and abs(q[k]) < settings.art_parallax_unsure and fp[i].sum() > 0.5:
+            raised = [k for k, i in enumerate(idx) if layout.slots[i].z >= 1 and fp[i].sum() > 0.5]
+            sigma = settings.art_parallax_sigma_mm
+            if raised and settings.placement_faces:
+                sigma = placement_sigma()
+            scale = (settings.art_parallax_sigma_mm / sigma) ** 2
+            unsure, clip = settings.art_parallax_unsure * scale, settings.art_parallax_clip * scale
+            min_corr = settings.art_min_score if scale == 1.0 else max(settings.art_min_score, settings.placement_min_corr)
+            for k in raised:
+                i = idx[k]
+                if abs(q[k]) < unsure:
                     e = parallax_evidence(grey_photo(), variant, layout.slots[i], labels[int(np.argmax(fp[i]))],
-                                          spec, pose, settings.art_parallax_sigma_mm, settings.art_min_score)
-                    q[k] += settings.art_parallax_weight * float(np.clip(e, -settings.art_parallax_clip,
-                                                                          settings.art_parallax_clip))
+                                          spec, pose, sigma, min_corr)
+                    q[k] += settings.art_parallax_weight * float(np.clip(e, -clip, clip))
         return q
+
+    placement: list = []
+
+    def placement_sigma() -> float:
+        """The parallax evidence's spread of a face about its slot, mm, from
+        how far this photo's surest faces on layer 0 lie off their slots."""
+        if not placement:
+            placement.append(settings.art_parallax_sigma_mm)
+            if pose.tilt_deg < settings.placement_below_tilt_deg:
+                s = placement_spread(grey_photo(), variant, layout, fp, sc.labels[:-2], in_view, spec, pose,
+                                     settings)
+                if s is not None:
+                    placement[0] = min(settings.art_parallax_sigma_mm,
+                                       max(settings.placement_floor_mm, settings.placement_gain * s))
+        return placement[0]
 
     def face_check(idx: list[int], standing: list[bool]) -> np.ndarray:
         from vision.artcheck import check_faces
@@ -1412,6 +1476,48 @@ def recognize(image_bgr: np.ndarray, variant: str, layout: Layout, camera=None,
         stray = stray_tiles(image_bgr, variant, layout, spec, pose, classifier)
     return Recognition(variant, layout, tuple(states), quads, pose,
                        photo_advice(layout, states, spec, pose, stray))
+
+
+def placement_spread(grey: np.ndarray, variant: str, layout: Layout, face_probs: np.ndarray, labels, in_view,
+                     spec, pose, settings: ReconstructSettings = ReconstructSettings()) -> float | None:
+    """How far tiles lie off their slots in this photo, mm per axis.
+
+    Up to ``settings.placement_faces`` faces on layer 0 with no slot of the
+    layout above them, read with at least ``settings.placement_face_min``
+    probability, spread over the mat (:func:`_spread_order`), are located by
+    their print art (:func:`vision.artcheck.face_offset`, peaks at least
+    ``settings.placement_min_score``).  Their offsets from the slots' centres,
+    taken as a 2-D Gaussian, give ``sigma = sqrt(median(|o|^2) / ln 4)``
+    (the median of a chi-square of 2 degrees is ``2 ln 2``).  The offsets
+    hold the pose's own error at the mat's plane as well as the placement.
+
+    Args:
+        grey: ``(H, W)`` uint8 grey photo.
+        variant, layout: the tile set and layout.
+        face_probs: ``(N, K)`` the classifier's face probabilities, ``labels``
+            their face ids; in_view: ``(N,)`` bool.
+        spec, pose: the mat and its pose.
+
+    Returns:
+        sigma in mm, or None where fewer than ``settings.placement_min_faces``
+        faces were located.
+    """
+    from vision.artcheck import face_offset
+    fp = np.asarray(face_probs)
+    covered = geometry_of(layout).covered_by
+    offsets = []
+    for i in _spread_order(len(layout.slots)):
+        if len(offsets) >= settings.placement_faces:
+            break
+        s = layout.slots[i]
+        if s.z != 0 or covered[i] or not in_view[i] or fp[i].max() < settings.placement_face_min:
+            continue
+        dx, dy, score = face_offset(grey, variant, s, labels[int(np.argmax(fp[i]))], spec, pose)
+        if score >= settings.placement_min_score:
+            offsets.append(dx * dx + dy * dy)
+    if len(offsets) < settings.placement_min_faces:
+        return None
+    return math.sqrt(float(np.median(offsets)) / math.log(4.0))
 
 
 #: a stack whose two heights land closer than this share of its face's width

@@ -317,3 +317,61 @@ def test_a_layout_off_the_mat_is_refused_before_the_photo_is_read(tmp_path, caps
                           "--json"], capsys)
     assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
     assert "does not fit the mat: slot (100, 0, 0)" in err
+
+
+def test_placement_spread_reads_how_squarely_the_tiles_lie():
+    # The same scene twice, 8 degrees of tilt, the pose from the photo: tiles
+    # squarely on their slots, then every tile 1.5 mm off along both axes
+    # (signs varying), so |offset|^2 = 4.5 mm^2 for every face and the
+    # spread sqrt(4.5 / ln 4) = 1.80 mm.  Measured when written: 0.04 and
+    # 1.79 mm.
+    from companion import codex
+    from vision.artcheck import grey_of
+    from vision.faces import TileClassifier
+    from vision.mat import MatSpec
+    from vision.reconstruct import ReconstructSettings, placement_spread, read_slots
+    from vision.synth import Augment, Placement, SceneSpec, render_scene
+
+    layout = codex.builtin("sprint-2layer")
+    n = len(layout.slots)
+    signs = np.where(np.random.default_rng(0).random((n, 2)) < 0.5, -1.0, 1.0)
+    off = np.zeros((n, 3))
+    off[:, :2] = 1.5 * signs
+    spec, clf, settings = MatSpec.default(), TileClassifier(), ReconstructSettings()
+    spreads = []
+    for jitter in (np.zeros((n, 3)), off):
+        scene = render_scene(SceneSpec("mindful", layout, n_removed=20, tilt_deg=(8, 8), hfov_deg=(55, 55),
+                                       augment=Augment.none(), placement=Placement(jitter, np.zeros(n, bool))),
+                             np.random.default_rng(4))
+        r = read_slots(scene.image, "mindful", layout, None, clf, spec, settings)
+        spreads.append(placement_spread(grey_of(scene.image), "mindful", layout, r.face_probs,
+                                        r.scores.labels[:-2], r.in_view, spec, r.pose, settings))
+    assert spreads[0] < 0.3, spreads
+    assert abs(spreads[1] - 1.80) < 0.3, spreads
+    # too few faces to locate: no answer, and recognize keeps the default spread
+    assert placement_spread(grey_of(scene.image), "mindful", layout, r.face_probs, r.scores.labels[:-2],
+                            r.in_view, spec, r.pose, ReconstructSettings(placement_min_faces=10_000)) is None
+
+
+def test_squarely_placed_stacks_nearly_overhead_read_by_where_the_faces_lie():
+    # Two photos 3-9 degrees off straight down, every tile squarely on its
+    # slot: the spread found from the photo sharpens the parallax evidence,
+    # and every slot is read right; with the spread hand-placed tiles need
+    # (placement_faces=0, as before session 16) 2 slots of each are wrong.
+    from companion import codex
+    from vision.faces import TileClassifier
+    from vision.mat import MatSpec
+    from vision.reconstruct import ReconstructSettings, recognize
+    from vision.synth import Placement, SceneSpec, render_scene
+
+    spec, clf = MatSpec.default(), TileClassifier()
+    for seed, name in ((102, "pagoda-of-peace"), (103, "turtle")):
+        layout = codex.builtin(name)
+        m = len(layout.slots)
+        scene = render_scene(SceneSpec("love", layout, n_removed=(20, 60), tilt_deg=(3, 9),
+                                       placement=Placement(np.zeros((m, 3)), np.zeros(m, bool))),
+                             np.random.default_rng(seed))
+        wrong = [sum(t.present != bool(p) for t, p in zip(
+            recognize(scene.image, "love", layout, classifier=clf, spec=spec, settings=st).tiles,
+            scene.truth.present)) for st in (ReconstructSettings(), ReconstructSettings(placement_faces=0))]
+        assert wrong == [0, 2], (name, wrong)
