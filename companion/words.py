@@ -57,6 +57,53 @@ def spell(word: str, faces: Sequence[str]) -> list[str]:
     return list(w)
 
 
+def inflection_bases(word: str) -> list[str]:
+    """The words ``word`` could be a regular inflection of, by English
+    spelling rules: plurals and third persons (-s, -es, -ies), past forms
+    (-ed, -d, -ied, a doubled consonant), present participles (-ing, a dropped
+    e, a doubled consonant, -ying for -ie) and comparisons (-er, -est, -ier,
+    -iest).  Over-generates on purpose (``"sing"`` gives ``"s"``): the
+    dictionary decides which bases exist, and a corpus which inflections are
+    real (:func:`companion.wordlist.words`).
+
+    Args:
+        word: lower-case letters.
+
+    Returns:
+        Candidate bases of two letters or more, in no particular order (may
+        repeat).
+    """
+    w = word
+    out: list[str] = []
+    if w.endswith("ies"):
+        out.append(w[:-3] + "y")
+    if w.endswith("es"):
+        out.append(w[:-2])
+    if w.endswith("s") and not w.endswith("ss"):
+        out.append(w[:-1])
+    if w.endswith("ied"):
+        out.append(w[:-3] + "y")
+    if w.endswith("ed"):
+        out += [w[:-2], w[:-1]]
+        if len(w) > 4 and w[-3] == w[-4]:
+            out.append(w[:-3])
+    if w.endswith("ing"):
+        out += [w[:-3], w[:-3] + "e"]
+        if len(w) > 5 and w[-4] == w[-5]:
+            out.append(w[:-4])
+        if w.endswith("ying"):
+            out.append(w[:-4] + "ie")
+    for suffix in ("er", "est"):
+        if w.endswith(suffix):
+            stem = w[:-len(suffix)]
+            out += [stem, stem + "e"]
+            if stem.endswith("i"):
+                out.append(stem[:-1] + "y")
+            if len(stem) > 2 and stem[-1] == stem[-2]:
+                out.append(stem[:-1])
+    return [b for b in out if len(b) >= 2]
+
+
 def in_dictionary(word: str, words: AbstractSet[str]) -> bool:
     """True when ``word`` (any case) is in ``words`` (a set of lower-case words)."""
     return word.strip().lower() in words

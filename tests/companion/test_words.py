@@ -48,6 +48,7 @@ def test_assign_uses_letters_before_wildcards():
 
 def test_english_words_dictionary():
     pytest.importorskip("english_words", reason="english-words is a project dependency")
+    pytest.importorskip("spellchecker", reason="pyspellchecker is a project dependency")
     from companion import wordlist
     words = wordlist.words()
     assert wordlist.words() is words                      # loaded once
@@ -56,4 +57,20 @@ def test_english_words_dictionary():
         assert W.in_dictionary(w, words), w
     for w in ("xqz", "zzzt"):
         assert not W.in_dictionary(w, words)
+    # regular inflections the word-frequency list attests (RULES.md 4.2)
+    for w in ("trees", "walked", "babies", "running", "stopped", "happier", "lying", "foxes"):
+        assert W.in_dictionary(w, words), w
+    # no names, abbreviations, affixes or made-up inflections
+    for w in ("london", "texas", "abc", "pre", "est", "ed", "informations", "childs", "goed"):
+        assert not W.in_dictionary(w, words), w
     assert wordlist.index().find(["Q", "U", "I", "Z"], limit=1) == ["QUIZ"]
+
+
+def test_inflection_bases_follow_english_spelling():
+    for word, base in (("trees", "tree"), ("foxes", "fox"), ("babies", "baby"), ("walked", "walk"),
+                       ("baked", "bake"), ("stopped", "stop"), ("carried", "carry"), ("making", "make"),
+                       ("running", "run"), ("lying", "lie"), ("happier", "happy"), ("biggest", "big"),
+                       ("nicer", "nice")):
+        assert base in W.inflection_bases(word), (word, W.inflection_bases(word))
+    assert W.inflection_bases("glass") == []           # -ss is no plural
+    assert W.inflection_bases("tree") == []
