@@ -447,6 +447,10 @@ class GameState:
         self.end_t: float | None = None
         self.end_recorded = False
         self.declarer: int | None = None
+        # (cause id, steal window at the end): a claim or steal that cleared the
+        # board or left it stuck in the Hand Builder still admits its
+        # claimant's declaration and an opponent's steal (RULES.md 2.4)
+        self.last_call: tuple[int, tuple[int, int, str] | None] | None = None
         self.result: dict = {}
         self.entries: dict[int, _Entry] = {}
         self.actions: list[int] = []        # effective undoable events, in order
@@ -596,9 +600,12 @@ class GameState:
         """
         e = as_event(event)
         handler = getattr(self, "_on_" + e.type.replace("-", "_"), None)   # "needs-referee" too
+        last_call = None
         if e.type in PLAY_TYPES:
             if self.ended:
-                raise IllegalMove(f"the game has ended ({self.end_reason})")
+                if self.last_call is None or e.type not in ("declare", "steal"):
+                    raise IllegalMove(f"the game has ended ({self.end_reason})")
+                last_call = self._reopen(e.type)
             dl = self.deadline()
             rt = self.rel_t(e.t)
             if dl is not None and rt is not None and rt > dl:
@@ -607,7 +614,12 @@ class GameState:
         if e.type == "game_started":
             raise IllegalMove("a game has only one game_started event")
         window = self.steal_window
-        text = handler(e) if handler is not None else f"{e.type} (not a game event; kept)"
+        try:
+            text = handler(e) if handler is not None else f"{e.type} (not a game event; kept)"
+        except Exception:
+            if last_call is not None:
+                self.__dict__.update(last_call)      # refused: the game stays ended as it was
+            raise
         if e.type in _CLOSES_STEAL and self.steal_window is window:
             self.steal_window = None
         if e.t is not None:
@@ -616,6 +628,22 @@ class GameState:
             self.actions.append(e.id)
         self._log(e, text)
         self._check_end(e)
+
+    def _reopen(self, etype: str) -> dict:
+        """Reopen a Hand Builder game that a claim or steal just ended by
+        clearing the board or a stalemate, for that claimant's declaration or
+        a steal of that claim (Love/Candy 2.4 Phase 3: "Match Valid: ... Check
+        if the claim completes a 14-tile hand. If so, call 'Love Mahjong!'";
+        Law 3).  Returns the fields to restore if the event is refused."""
+        keep = ("ended", "end_reason", "end_cause", "end_t", "end_recorded", "result", "last_call",
+                "steal_window")
+        saved = {k: getattr(self, k) for k in keep}
+        saved["result"] = copy.deepcopy(self.result)
+        window = self.last_call[1] if self.last_call else None
+        self.ended, self.end_reason, self.end_cause, self.end_recorded = False, None, None, False
+        self.last_call = None
+        self.steal_window = window if etype == "steal" else None
+        return saved
 
     def _log(self, e: Event, text: str, status: str = "ok") -> None:
         player = e.data.get("player") if isinstance(e.data.get("player"), str) else None
@@ -1008,12 +1036,15 @@ class GameState:
     def _check_end(self, e: Event) -> None:
         if self.ended:
             return
+        window = self.steal_window
         if self.board.n_present == 0:
             self._end("cleared", e.id, e.t)
         elif self.mode.kind == "solo" and self.turns_used >= int(self.setup.options.get("turn_limit", 0) or 0):
             self._end("turn-limit", e.id, e.t)
         elif isinstance(self.rules, LoveRules) and self.stuck():
             self._end("stalemate", e.id, e.t)
+        if self.ended and self.mode.kind == "hand" and e.type in ("claim", "steal"):
+            self.last_call = (e.id, window)
         elif isinstance(self.rules, MindfulRules) and self.stuck() and not self.reshuffle_allowed():
             self._end("stalemate", e.id, e.t)
 
@@ -1422,7 +1453,8 @@ def resolve_simple(state: GameState, etype: str, player: str, **data) -> Outcome
         BadInput / IllegalMove: as the event's rule says.
     """
     p = state.player(player)
-    _open(state)
+    if etype not in ("declare", "steal"):       # these two may follow the claim that ended the game
+        _open(state)
     pend = Pending(etype, {"player": p.name, **data})
     check_pending(state, pend)
     return Outcome((pend,))

@@ -869,3 +869,60 @@ def test_default_reshuffle_is_a_winnable_permutation(table_factory):
     assert sorted(ev.data["faces"]) == sorted(faces) and ev.data["seed"] == 7 * 1009 + 1
     st = g.state
     assert solver.solve(G._deal_like(st)).solvable and not st.stuck()
+
+
+def test_the_claim_that_ends_the_game_can_still_be_declared(table_factory):
+    # Love 2.4 Phase 3: "Match Valid: Place the matched pair into your display
+    # rack. Check if the claim completes a 14-tile hand. If so, call 'Love
+    # Mahjong!'" -- also when that claim cleared the board (RULES.md 2.4).
+    faces = ["hearts-1", "hearts-1", "hearts-2", "hearts-2", "hearts-3", "hearts-3", "roses-4", "roses-4",
+             "roses-5", "roses-5", "roses-6", "roses-6", "letters-9", "letters-9"]
+    g = table_factory("love", "hand-builder", ["Ann", "Ben"], free_row(14), faces)
+    for k in range(7):
+        g.claim("Ann", 2 * k, 2 * k + 1)
+    st = g.json()
+    assert st["ended"] and st["end_reason"] == "cleared"
+    # two terminal pairs 2 x 200, five simple pairs 5 x 100, six chained extra turns 6 x 200
+    assert g.scores() == {"Ann": 10_000 + 400 + 500 + 1_200, "Ben": 10_000}
+    with pytest.raises(IllegalMove, match="Ann's turn, not Ben's"):
+        G.resolve_simple(g.state, "declare", "Ben")
+    with pytest.raises(IllegalMove, match="the game has ended"):
+        G.resolve_simple(g.state, "pass", "Ann")
+    g.simple("declare", "Ann")
+    # four chows 4 x 300, the hand 5,000, Ben pays 4 x 300 + 200 (terminal pair) = 1,400
+    st = g.json()
+    assert st["end_reason"] == "declared" and st["winner"] == "Ann"
+    assert g.scores() == {"Ann": 12_100 + 1_200 + 5_000 + 1_400, "Ben": 10_000 - 1_400}
+    assert [e.type for e in g.events][-3:] == ["game_ended", "declare", "game_ended"]
+    # undoing the declaration leaves the game as the claim ended it
+    g.undo()
+    st = g.json()
+    assert st["ended"] and st["end_reason"] == "cleared" and g.scores()["Ann"] == 12_100
+    # and nothing else than the claimant's declaration or a steal reopens it
+    with pytest.raises(IllegalMove, match="the game has ended"):
+        G.resolve_simple(g.state, "meld", "Ann", kind="chow", faces=["hearts-1", "hearts-2", "hearts-3"])
+
+
+def test_the_claim_that_ends_the_game_can_still_be_stolen(table_factory):
+    # Law 3: "If an opponent unblocks and claims a tile that completes a 3-tile
+    # Passion Pong set with a pair already sitting exposed on your display
+    # rack, you may declare 'Passion Pong!'" -- also when that claim left the
+    # board stuck (RULES.md 2.3).
+    faces = ["hearts-7", "roses-8", "letters-5", "letters-5", "letters-5", "letters-5"]
+    g = table_factory("love", "hand-builder", ["Ann", "Ben"], free_row(6), faces)
+    g.claim("Ann", 0, 1)            # no match: the tiles go back, Ben's turn
+    g.claim("Ben", 2, 3)            # Ben's rack: letters-5 x2, exposed
+    g.simple("pass", "Ben")
+    g.claim("Ann", 4, 5)            # hearts-7 and roses-8 left: a stalemate
+    st = g.json()
+    assert st["ended"] and st["end_reason"] == "stalemate"
+    with pytest.raises(IllegalMove, match="cannot steal from their own claim"):
+        G.resolve_simple(g.state, "steal", "Ann")
+    g.simple("steal", "Ben")        # simple pong +300
+    st = g.json()
+    assert st["ended"] and st["end_reason"] == "stalemate" and st["winner"] == "Ben"
+    assert g.scores() == {"Ann": 10_000 + 100, "Ben": 10_000 + 100 + 300}
+    assert [e.type for e in g.events][-3:] == ["game_ended", "steal", "game_ended"]
+    # the steal happened once; nothing more to take
+    with pytest.raises(IllegalMove, match="no claim to steal"):
+        G.resolve_simple(g.state, "steal", "Ben")
