@@ -932,6 +932,8 @@ class GameState:
 
     def _on_hint(self, e: Event) -> str:
         p = self.player(e.data.get("player"))
+        if self.mode.kind == "duel":
+            p = self._turn_player(e)      # a hint shows the asker's next pair: on their own turn (RULES.md 3.2)
         if isinstance(self.rules, MindfulRules):
             if p.focus_tokens <= 0:
                 raise IllegalMove(f"{p.name} has no Zen Focus token left")
@@ -1081,7 +1083,7 @@ class GameState:
             if cleared:
                 self._add(p, cause, rules.settlement_lines(
                     base_points=int(self.setup.options.get("base_points", 0)), focus_seconds=secs,
-                    hints=p.hints, reshuffles=p.reshuffles))
+                    hints=p.hints, reshuffles=p.reshuffles, tiles=total))
             res.update(focus_seconds=secs, boosters=boosters, quills=rules.quills(
                 cleared=cleared, focus_seconds=secs, target=int(self.setup.options.get("target_seconds", 0)),
                 boosters=boosters, longest_word=max((len(w) for w in p.words), default=0)))
@@ -1092,14 +1094,15 @@ class GameState:
 
     def winners(self) -> list[str]:
         """The winner(s) once the game has ended (several on a tie; ``["team"]``
-        for a cleared cooperative game); empty while it goes on or when nobody
-        wins (a solo game not cleared, a cooperative game not cleared)."""
+        for a cooperative game cleared without a Zen Reshuffle); empty while it
+        goes on or when nobody wins (a solo game not cleared, a cooperative
+        game not cleared or cleared only after a reshuffle)."""
         if not self.ended:
             return []
         if self.declarer is not None:
             return [self.players[self.declarer].name]
-        if self.coop:
-            return [TEAM] if self.board.n_present == 0 else []
+        if self.coop:           # Mindful 2.6.2: "clear the entire board without requiring a single Zen Reshuffle"
+            return [TEAM] if self.board.n_present == 0 and self.reshuffles == 0 else []
         if len(self.players) == 1:
             return [self.players[0].name] if self.board.n_present == 0 else []
         sc = self.scores()

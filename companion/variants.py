@@ -284,6 +284,7 @@ class WordRules(Variant):
     base_multiplier = 1_000             # 2.7 "(Base Layout Points x 1000)"
     second_cost = 10                    # 2.7 "(Focus Seconds x 10)"
     pure_scholar = 2_500                # 2.7 "Pure Scholar Bonus: 2,500 Points"
+    pure_scholar_tiles = 144            # 2.7 "for clearing a complete 144-tile layout"
     sprint_word_seconds = 5             # 2.6.2 "+5 seconds back to your clock"
     #: Boosters per game outside Zen Archives (our numbers, docs/RULES.md).
     booster_limits = {"hints": 3, "reshuffles": 2, "undos": 3}
@@ -315,13 +316,15 @@ class WordRules(Variant):
         return lines
 
     def settlement_lines(self, *, base_points: int, focus_seconds: int, hints: int,
-                         reshuffles: int) -> list[Line]:
+                         reshuffles: int, tiles: int = 144) -> list[Line]:
         """Stage settlement on a clear (2.7): base layout points x 1000, minus
         focus seconds x 10, plus the Pure Scholar Bonus when no hint and no
-        reshuffle was used.  (Words x 200 and vowel boosters were paid live.)"""
+        reshuffle was used on a layout of at least 144 ``tiles`` ("clearing a
+        complete 144-tile layout"; docs/RULES.md 4.3).  (Words x 200 and vowel
+        boosters were paid live.)"""
         lines: list[Line] = [("base layout points", base_points * self.base_multiplier),
                              ("focus seconds", -focus_seconds * self.second_cost)]
-        if hints == 0 and reshuffles == 0:
+        if hints == 0 and reshuffles == 0 and tiles >= self.pure_scholar_tiles:
             lines.append(("Pure Scholar Bonus", self.pure_scholar))
         return lines
 

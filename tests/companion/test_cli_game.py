@@ -196,8 +196,9 @@ def test_cli_word_game_with_the_real_dictionary(tmp_path, capsys):
     assert code == 0 and "game over (cleared), winner: Sam, 2 quill(s)" in out
     code, out, _ = run(capsys, "game", "show", *L, "--json")
     st = json.loads(out)
-    # base ceil(10/8) = 2 -> 2,000; 2 words -> 400; 30 s -> -300; Pure Scholar 2,500
-    assert st["players"][0]["score"] == 2000 + 400 - 300 + 2500
+    # base ceil(10/8) = 2 -> 2,000; 2 words -> 400; 30 s -> -300; no Pure
+    # Scholar Bonus on a 10-tile layout (RULES.md 4.3)
+    assert st["players"][0]["score"] == 2000 + 400 - 300
     code, out, _ = run(capsys, "game", "campaign", *L, "--player", "Sam", "--json")
     assert json.loads(out)["next_level"] == 5
 

@@ -313,6 +313,24 @@ def test_mindful_zen_solitaire_with_hint_and_reshuffle(table_factory):
     assert "match" in hint["text"]
 
 
+def test_mindful_cooperative_clear_after_a_reshuffle_is_no_win(table_factory):
+    # Mindful 2.6.2: "The team works as a unified council to clear the entire
+    # board without requiring a single Zen Reshuffle": cleared after one, the
+    # team scores but does not win (RULES.md 3.3).
+    faces = ["bamboo-3", "bamboo-3", "circles-2", "bamboo-1", "bamboo-1", "circles-2"]
+    g = table_factory("mindful", "garden-restoration", ["Ann", "Ben"], mindful_stack_slots(2), faces,
+                      shuffler=fixed_shuffler({2: "circles-2", 3: "bamboo-1", 4: "circles-2", 5: "bamboo-1"}))
+    g.claim("Ann", 0, 1)          # +100; only 3 (bamboo-1) and 5 (circles-2) are free
+    assert g.json()["stuck"]
+    g.reshuffle("Ben")            # Ben's token 2 -> 1
+    g.claim("Ben", 3, 5)          # +100
+    g.claim("Ann", 2, 4)          # +100, cleared
+    st = g.json()
+    assert st["ended"] and st["end_reason"] == "cleared" and st["reshuffles"] == 1
+    assert st["winners"] == [] and st["winner"] is None
+    assert st["team"] == {"score": 300 + 3 * 500}        # no flawless bonus either
+
+
 def test_mindful_cooperative_flawless_clear(table_factory):
     faces = (["characters-1"] * 2 + ["characters-2"] * 2 + ["characters-3"] * 2 + ["wind-east"] * 2
              + ["circles-5"] * 2)
@@ -340,6 +358,8 @@ def test_mindful_harmony_duels_stagnation(table_factory):
              + ["circles-9", "bamboo-4", "bamboo-4", "circles-9"])
     g = table_factory("mindful", "harmony-duels", ["Ann", "Ben"], mindful_stack_slots(6), faces,
                       options={"difficulty": "expert"})
+    with pytest.raises(IllegalMove, match="Ann's turn, not Ben's"):
+        G.resolve_hint(g.state, "Ben")    # a hint on another's turn (RULES.md 3.2)
     g.claim("Ann", 0, 1)          # +100
     g.hint("Ben")
     g.claim("Ben", 2, 3)          # +200
@@ -359,7 +379,8 @@ def test_mindful_harmony_duels_stagnation(table_factory):
 
 def test_word_scholars_path_settlement_and_campaign(table_factory):
     # Word 2.7: (base 2 x 1000) + words 2 x 200 - 40 s x 10, vowel boosters
-    # (O, E in STONE: +400), Pure Scholar +2,500; 3 Golden Quills.
+    # (O, E in STONE: +400); no Pure Scholar Bonus on a 12-tile layout ("for
+    # clearing a complete 144-tile layout"); 3 Golden Quills.
     faces = list("STONE") + list("TEA") + ["Q", "Q", "wild", "wild"]
     words = frozenset({"stone", "tea", "notes"})
     g = table_factory("word", "scholars-path", ["Sam"], free_row(12), faces, t=1000.0, words=words)
@@ -369,7 +390,7 @@ def test_word_scholars_path_settlement_and_campaign(table_factory):
     g.claim("Sam", 10, 11, t=1040)
     st = g.json()
     assert st["options"]["base_points"] == 2 and st["options"]["target_seconds"] == 60
-    assert g.scores() == {"Sam": 600 + 200 + 2000 - 400 + 2500}
+    assert g.scores() == {"Sam": 600 + 200 + 2000 - 400}
     assert st["result"] == {"reason": "cleared", "tiles_left": 0, "focus_seconds": 40, "boosters": 0,
                             "quills": 3}
     assert st["timer"]["elapsed"] == 40 and not st["timer"]["running"]

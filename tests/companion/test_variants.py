@@ -125,6 +125,8 @@ def test_word_scores():
     lines = r.settlement_lines(base_points=18, focus_seconds=600, hints=0, reshuffles=0)
     assert pts(lines) == 18_000 - 6_000 + 2_500
     assert pts(r.settlement_lines(base_points=18, focus_seconds=600, hints=1, reshuffles=0)) == 12_000
+    # "for clearing a complete 144-tile layout": not on a smaller one
+    assert pts(r.settlement_lines(base_points=9, focus_seconds=60, hints=0, reshuffles=0, tiles=72)) == 9_000 - 600
     assert not r.scored(r.mode("zen-archives")) and r.scored(r.mode("word-sprint"))
 
 
