@@ -192,10 +192,13 @@ class CandyRules(LoveRules):
     seat_flavors = ("wind-strawberry", "wind-vanilla", "wind-chocolate", "wind-mint")
 
     def pong_points(self, face: Face, seat: int) -> int:
-        """+800 only for a pong of the player's own seat flavour; another
-        flavour wind pong earns the plain +300 of a completed pong."""
+        """+800 for a pong of the player's own seat flavour ("+800 Points for
+        Seat Flavor Pong"); another flavour wind pong earns the terminal
+        pong's +500, since an honour pong never earns less than a terminal
+        one (Technique 3: "Honor tiles yield massive bonus points when
+        completed as Pongs"; docs/RULES.md 2.1)."""
         if face.cls == "wind":
-            return self.pong_bonus["wind"] if self.seat_flavors[seat % 4] == face.id else self.chow_bonus
+            return self.pong_bonus["wind"] if self.seat_flavors[seat % 4] == face.id else self.pong_bonus["terminal"]
         return self.pong_bonus[face.cls]
 
 

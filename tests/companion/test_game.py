@@ -207,7 +207,8 @@ def test_love_solo_quest_three_stars(table_factory):
 
 def test_candy_hand_builder_seat_flavor_scripted_game(table_factory):
     # Candy 2.5: flavor wind pair 300, "+800 Points for Seat Flavor Pong" (seat 1
-    # strawberry, 2 vanilla, 3 chocolate; another flavour: +300), cupcake 400,
+    # strawberry, 2 vanilla, 3 chocolate; another flavour: +500, as a terminal
+    # pong, RULES.md 2.1), cupcake 400,
     # terminal pong +500, bonus pair +600.
     faces = (["wind-strawberry"] * 4 + ["chocolate-2"] * 2 + ["chocolate-3"] * 2 + ["chocolate-4"] * 2
              + ["hardcandy-9"] * 4 + ["gummy-5"] * 2 + ["wind-chocolate"] * 4
@@ -219,7 +220,7 @@ def test_candy_hand_builder_seat_flavor_scripted_game(table_factory):
     g.claim("Cat", 4, 6)          # chocolate-2 / chocolate-3: invalid -> Dan
     g.claim("Dan", 16, 17)        # +300
     g.claim("Dan", 18, 19)        # +300 +200
-    g.simple("meld", "Dan", kind="pong", faces=["wind-chocolate"] * 3)    # not Dan's flavour: +300
+    g.simple("meld", "Dan", kind="pong", faces=["wind-chocolate"] * 3)    # not Dan's flavour: +500
     g.simple("pass", "Dan")
     g.claim("Eve", 20, 21)        # cupcake +400
     g.claim("Eve", 22, 23)        # bonus +600 +200
@@ -234,7 +235,7 @@ def test_candy_hand_builder_seat_flavor_scripted_game(table_factory):
     pay = 800 + 300 + 300 + 500 + 100
     cat = 300 + 500 + 800 + 100 + 300 + 300 + 400 + 400 + 300 + 1100 + 5000 + 2 * pay
     assert pay == 2000 and cat == 13_500
-    assert g.scores() == {"Cat": 23_500, "Dan": 10_000 + 300 + 500 + 300 - pay,
+    assert g.scores() == {"Cat": 23_500, "Dan": 10_000 + 300 + 500 + 500 - pay,
                           "Eve": 10_000 + 400 + 800 - pay}
     st = g.json()
     assert st["winner"] == "Cat" and st["end_reason"] == "declared"

@@ -74,8 +74,8 @@ def test_candy_seat_flavor_pong():
     r = CandyRules()
     F = lambda fid: face("candy", fid)  # noqa: E731
     # seats in the book's order: Strawberry, Vanilla, Chocolate, Mint
-    assert [r.pong_points(F("wind-strawberry"), s) for s in range(4)] == [800, 300, 300, 300]
-    assert [r.pong_points(F("wind-mint"), s) for s in range(4)] == [300, 300, 300, 800]
+    assert [r.pong_points(F("wind-strawberry"), s) for s in range(4)] == [800, 500, 500, 500]
+    assert [r.pong_points(F("wind-mint"), s) for s in range(4)] == [500, 500, 500, 800]
     assert r.pong_points(F("cupcake-doublefudge"), 2) == 1000
     assert r.pong_points(F("gummy-1"), 2) == 500
     f = F("sugarglass-3")
