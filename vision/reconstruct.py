@@ -1434,7 +1434,8 @@ def recognize(image_bgr: np.ndarray, variant: str, layout: Layout, camera=None,
                 sigma = placement_sigma()
             scale = (settings.art_parallax_sigma_mm / sigma) ** 2
             unsure, clip = settings.art_parallax_unsure * scale, settings.art_parallax_clip * scale
-            min_corr = settings.art_min_score if scale == 1.0 else max(settings.art_min_score, settings.placement_min_corr)
+            min_corr = (settings.art_min_score if scale == 1.0
+                        else max(settings.art_min_score, settings.placement_min_corr))
             for k in raised:
                 i = idx[k]
                 if abs(q[k]) < unsure:
