@@ -4,8 +4,17 @@
 a folder is read in name order (image files only), anything else is opened as
 a video with OpenCV's VideoCapture (FFmpeg backend).  Errors are
 :class:`BadInput` with one line; OpenCV's and FFmpeg's own log lines are kept
-off the terminal while a source is opened (they would break the one-line
-error rule).
+off the terminal (they would break the one-line error rule): while a source
+is opened, by sending file descriptor 2 to /dev/null, and while a video is
+decoded (on a background thread, while the referee writes its status line),
+by FFmpeg's log level, which this module sets to quiet through
+``OPENCV_FFMPEG_LOGLEVEL`` before OpenCV opens any video, unless that
+variable is set already.
+
+A video file that ends clearly before the frame count its container
+declares is cut short (a copy that stopped, a recording whose writer died):
+the frames read are yielded and then :class:`VideoCutShort` is raised
+(:func:`cut_short`).
 
 Frames are decoded on a background thread (OpenCV releases the GIL while it
 decodes), a few frames ahead of the referee, so decoding and judging share
@@ -23,14 +32,48 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator
 
-import cv2
-import numpy as np
+# FFmpeg's messages on a damaged video ("[mjpeg @ 0x...] overread 8") come
+# from its decoding thread: quiet them at the source.  OpenCV reads the
+# variable once, when its FFmpeg backend first opens a video (-8 is
+# AV_LOG_QUIET); a value the user set is kept.
+os.environ.setdefault("OPENCV_FFMPEG_LOGLEVEL", "-8")
 
-from companion.errors import BadInput
+import cv2  # noqa: E402
+import numpy as np  # noqa: E402
+
+from companion.errors import BadInput  # noqa: E402
 
 IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp"}
 FOLDER_FPS = 30.0        # frames per second assumed for a folder of frames
 PREFETCH = 4             # frames decoded ahead
+CUT_SHORT_FRAMES = 3     # a video is cut short when more than this many frames
+CUT_SHORT_FRACTION = 0.05  # ... and more than this fraction of its declared count are missing
+
+
+class VideoCutShort(BadInput):
+    """A video file ended clearly before its container's declared frame
+    count (:func:`cut_short`).  Exit code 2, like any unreadable input."""
+
+
+def cut_short(read: int, declared: int | None) -> bool:
+    """Whether a video that gave ``read`` frames before it ended is cut
+    short of the ``declared`` frame count its container states.
+
+    Some containers only estimate the count (from the duration and the frame
+    rate, for a file without a frame index), so a few frames' difference is
+    not taken as a cut: the video is cut short only when more than
+    :data:`CUT_SHORT_FRAMES` frames and more than :data:`CUT_SHORT_FRACTION`
+    of the declared count are missing.  A source without a count (a camera,
+    a stream) is never cut short.
+
+    Args:
+        read: frames decoded, 0 or more.
+        declared: the container's frame count, or None / 0 when unknown.
+    """
+    if not declared or declared <= 0:
+        return False
+    missing = declared - read
+    return missing > CUT_SHORT_FRAMES and missing > CUT_SHORT_FRACTION * declared
 
 
 def decoder_refusal(exc: Exception) -> str:
@@ -121,6 +164,8 @@ class FrameSource:
 
         Raises:
             BadInput: a frame file in the folder cannot be read.
+            VideoCutShort: a video file ended clearly before the frame count
+                its container declares (after its frames were yielded).
         """
         if prefetch <= 0:
             yield from self._decode()
@@ -178,6 +223,9 @@ class FrameSource:
                 i += 1
         finally:
             cap.release()
+        if self.kind == "video" and cut_short(i, self.length):
+            raise VideoCutShort(f"video {self.name} is cut short: it ended after {i} of the "
+                                f"{self.length} frames its container declares")
 
 
 def _camera(index: int) -> FrameSource:

@@ -168,6 +168,8 @@ def run_referee(args, source, on_event=None, on_start=None, require_output: bool
     evidence_dir = getattr(args, "evidence", None)
     base = None
     opened: list = []         # the events file, once this run writes to it
+    made_evidence: Path | None = None
+    kept = False              # the run ended normally: the events file is written even without events
     try:
         if args.ledger:       # first: a file that is no ledger is refused before the events file is emptied
             from companion.ledger import Ledger
@@ -176,10 +178,7 @@ def run_referee(args, source, on_event=None, on_start=None, require_output: bool
             game_id = ledger.new_game_id()
         if args.events_out:
             make_parent_folder("--events-out", args.events_out)
-            try:      # writable? (appending writes nothing: an old file stays whole until an event comes)
-                open(args.events_out, "a", encoding="utf-8").close()
-            except OSError as exc:
-                raise BadInput(f"cannot write {args.events_out}: {exc.strerror or exc}") from None
+            _check_writable("--events-out", args.events_out)
 
         def events_file():
             """The events file, emptied when the first event of this run is written."""
@@ -197,6 +196,8 @@ def run_referee(args, source, on_event=None, on_start=None, require_output: bool
             evidence_dir = str(Path(args.events_out).with_suffix("")) + "-evidence"
         if evidence_dir and base is None:
             base = Path(evidence_dir).resolve().parent
+        if evidence_dir and not Path(evidence_dir).exists():
+            made_evidence = Path(evidence_dir)      # removed again if the run fails before any evidence
         evidence = EvidenceWriter(Path(evidence_dir), base) if evidence_dir else None
 
         def recognize_fn(frame):
@@ -247,17 +248,54 @@ def run_referee(args, source, on_event=None, on_start=None, require_output: bool
             status.done(ref.status, frames / max(1e-9, elapsed))
             if args.events_out:
                 events_file()         # a game without events: the file holds none
+            kept = True
         else:
             status.abandon()
     finally:
         for f in opened:
             f.close()
+        if not kept and made_evidence is not None:
+            _remove_if_empty(made_evidence)   # a failed run leaves no empty evidence folder behind
         if ledger is not None:
             ledger.close()
     return {"frames": frames, "seconds": elapsed, "fps": frames / max(1e-9, elapsed),
             "judged": ref.status.judged, "events": ref.status.events, "state": ref.state, "game_id": game_id,
             "stopped": ref.status.state == "stopped", "mat_seen": ref.status.mat_seen,
             "mat_missed": ref.status.mat_missed, "mat_in_last": mat_in_last}
+
+
+def _check_writable(option: str, out: str) -> None:
+    """Refuse an output file that cannot be written, without creating it or
+    changing it: an existing file is opened for appending (which writes
+    nothing), a new one is created and removed again at once.  The events
+    file itself is created (or emptied) only when this run writes its first
+    event, or ends normally; a run that fails before leaves no file behind
+    and an old one untouched.
+
+    Raises:
+        BadInput: the file cannot be opened for writing (permission, a
+            read-only file system, a folder of that name).
+    """
+    existed = os.path.lexists(out)
+    try:
+        open(out, "a", encoding="utf-8").close()
+    except IsADirectoryError:
+        raise BadInput(f"cannot write {option} {out}: it is a folder") from None
+    except OSError as exc:
+        raise BadInput(f"cannot write {option} {out}: {exc.strerror or exc}") from None
+    if not existed:
+        try:
+            os.unlink(out)
+        except OSError:
+            pass
+
+
+def _remove_if_empty(folder: Path) -> None:
+    """Remove ``folder`` if it exists and is empty (no error otherwise)."""
+    try:
+        folder.rmdir()
+    except OSError:
+        pass
 
 
 def _check_outputs(args) -> None:

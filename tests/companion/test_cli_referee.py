@@ -359,8 +359,8 @@ def test_events_out_and_ledger_must_differ_and_one_is_needed(tmp_path, capsys, f
     assert "folder of frames being read" in _one_line(capsys)
 
 
-def test_no_mat_in_any_frame_exits_3_and_keeps_the_empty_events_file(tmp_path, capsys, monkeypatch, fake_vision,
-                                                                      layout_file):
+def test_no_mat_in_any_frame_exits_3_and_creates_no_events_file(tmp_path, capsys, monkeypatch, fake_vision,
+                                                                 layout_file):
     import vision.referee
     from companion.errors import MatNotFound
 
@@ -372,7 +372,8 @@ def test_no_mat_in_any_frame_exits_3_and_keeps_the_empty_events_file(tmp_path, c
     assert main(_args(frames, layout_file, "--events-out", str(events), "--fps", "10")) == 3
     err = _one_line(capsys)
     assert "the mat was not found in any of the 12 frames" in err
-    assert events.is_file() and events.read_text() == ""
+    assert not events.exists()                                   # no empty file left behind
+    assert not (tmp_path / "e-evidence").exists()                # nor an empty evidence folder
     # an events file from an earlier run is not emptied by a run that saw nothing
     events.write_text('{"type":"claim","frame":57}\n')
     assert main(_args(frames, layout_file, "--events-out", str(events), "--fps", "10")) == 3
@@ -431,3 +432,76 @@ def test_the_bundled_demo_is_refereed_as_its_truth(tmp_path, capsys):
         return e["type"], e["player"], frozenset(tuple(s) for s in (e.get("slots") or [e.get("slot")]))
     assert [key(e) for e in got] == [key(e) for e in truth]
     assert "Ada 10,100" in capsys.readouterr().out
+
+
+def test_a_bad_first_frame_creates_no_events_file_and_keeps_an_old_one(tmp_path, capsys, fake_vision, layout_file):
+    frames = _recording(tmp_path / "frames", [(1, 6)])
+    (frames / "frame_00000.png").write_bytes(b"not a png")
+    events = tmp_path / "e.jsonl"
+    assert main(_args(frames, layout_file, "--events-out", str(events), "--fps", "10")) == 2
+    assert "frame_00000.png" in _one_line(capsys)
+    assert not events.exists() and not (tmp_path / "e-evidence").exists()
+    events.write_text('{"type":"claim","frame":57}\n')
+    assert main(_args(frames, layout_file, "--events-out", str(events), "--fps", "10")) == 2
+    _one_line(capsys)
+    assert events.read_text() == '{"type":"claim","frame":57}\n'
+
+
+def test_a_run_without_events_that_ends_normally_writes_an_empty_file(tmp_path, capsys, fake_vision, layout_file):
+    frames = _recording(tmp_path / "frames", [(1, 12)])
+    events = tmp_path / "e.jsonl"
+    assert main(_args(frames, layout_file, "--events-out", str(events), "--fps", "10")) == 0
+    assert events.is_file() and events.read_text() == ""
+
+
+def test_an_unwritable_events_file_is_refused_before_the_run(tmp_path, capsys, fake_vision, layout_file):
+    frames = _recording(tmp_path / "frames", [(1, 6)])
+    (tmp_path / "dir.jsonl").mkdir()
+    assert main(_args(frames, layout_file, "--quiet", "--events-out", str(tmp_path / "dir.jsonl"))) == 2
+    assert "is a folder" in _one_line(capsys)
+
+
+# ----------------------------------------------------------------- a video cut short
+
+
+def test_a_video_cut_short_keeps_its_events_and_exits_2(tmp_path, capfd, monkeypatch, fake_vision, layout_file):
+    """A recording cut short (a copy that stopped) is not a game that ended:
+    the events found before the cut stay written and the command exits 2
+    with one line saying so, without FFmpeg's messages."""
+    import vision.referee
+    import vision.sources   # noqa: F401  (quiets FFmpeg before this test's writer starts it)
+    path = tmp_path / "game.avi"
+    writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), 10.0, (64, 36))
+    if not writer.isOpened():
+        pytest.skip("no MJPG encoder in this OpenCV build")
+    bulk = (np.random.default_rng(1).random((6, 14, 3)) * 255).astype(np.uint8)   # the same in every frame
+    script = [(1, 6), (9, 4), (2, 12), (9, 4), (1, 12), (9, 4), (3, 12)] + [(3, 1)] * 60
+    for code, n in script:
+        for j in range(n):
+            img = _frame(code if code != 9 else j, code == 9)
+            img[:8, :8] = 20 * img[0, 0, 0]                 # the scene code, as a block JPEG keeps
+            img[30:, 50:] = bulk
+            writer.write(img)
+    writer.release()
+    inner = vision.referee.read_board
+
+    def read_board(frame, *a, **k):
+        frame = frame.copy()
+        frame[0, 0, 0] = int(round(float(frame[:8, :8, 0].mean()) / 20))
+        return inner(frame, *a, **k)
+    monkeypatch.setattr(vision.referee, "read_board", read_board)
+
+    events = tmp_path / "e.jsonl"
+    assert main(_args(path, layout_file, "--events-out", str(events))) == 0        # the whole video
+    whole = [json.loads(x)["type"] for x in events.read_text().splitlines()]
+    assert whole == ["penalty", "claim"]
+    capfd.readouterr()
+    data = path.read_bytes()
+    cut = tmp_path / "cut.avi"
+    cut.write_bytes(data[:int(len(data) * 0.6)])       # past the penalty (frame 10), before the end (frame 114)
+    events.unlink()
+    assert main(_args(cut, layout_file, "--events-out", str(events))) == 2
+    err = _one_line(capfd)
+    assert "cut.avi is cut short: it ended after" in err and "of the 114 frames its container declares" in err
+    assert "mjpeg" not in err and "[" not in err
+    assert [json.loads(x)["type"] for x in events.read_text().splitlines()] == ["penalty"]

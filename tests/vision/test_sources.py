@@ -127,3 +127,64 @@ def test_quiet_stderr_restores_the_descriptor(capfd):
         os.write(2, b"hidden\n")
     os.write(2, b"shown\n")
     assert capfd.readouterr().err == "shown\n"
+
+
+def _noise_video(path, n=40, size=(64, 48), fps=10.0):
+    """An MJPG .avi of ``n`` frames of noise (large frames, so a cut lands mid-video)."""
+    writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), fps, size)
+    if not writer.isOpened():
+        pytest.skip("no MJPG encoder in this OpenCV build")
+    rng = np.random.default_rng(0)
+    for _ in range(n):
+        writer.write((rng.random((size[1], size[0], 3)) * 255).astype(np.uint8))
+    writer.release()
+    return path
+
+
+def test_cut_short_rule_tolerates_estimated_counts():
+    from vision.sources import cut_short
+    assert cut_short(150, 496) and cut_short(3, 496) and cut_short(0, 40)
+    assert not cut_short(496, 496) and not cut_short(500, 496)
+    assert not cut_short(493, 496)            # 3 frames: an estimated count may be that far off
+    assert not cut_short(475, 496)            # 21 frames, under 5 % of 496
+    assert cut_short(470, 496)                # 26 frames, over 5 %
+    assert not cut_short(7, 10)               # 3 frames of a short clip
+    assert cut_short(6, 10)
+    assert not cut_short(0, None) and not cut_short(0, 0)   # no count (a camera): never cut short
+
+
+def test_a_video_cut_short_yields_its_frames_then_says_so(tmp_path):
+    from vision.sources import VideoCutShort
+    whole = _noise_video(tmp_path / "clip.avi")
+    data = whole.read_bytes()
+    cut = tmp_path / "cut.avi"
+    cut.write_bytes(data[:len(data) // 2])
+    assert [i for i, _ in open_source(str(whole)).frames()] == list(range(40))
+    src = open_source(str(cut))
+    assert src.length == 40                   # what the container declares
+    got = []
+    with pytest.raises(VideoCutShort, match=r"video .*cut.avi is cut short: it ended after \d+ of the 40 frames"):
+        for i, _ in src.frames():
+            got.append(i)
+    assert 10 <= len(got) < 30 and got == list(range(len(got)))
+    assert isinstance(VideoCutShort("x"), BadInput)
+
+
+def test_ffmpeg_messages_on_a_damaged_video_stay_off_stderr(tmp_path):
+    # FFmpeg complains from its decoding thread ("[mjpeg @ 0x...] dqt: invalid
+    # len", "overread 8"): a fresh process, as the command line runs
+    import subprocess
+    import sys
+    from pathlib import Path
+    whole = _noise_video(tmp_path / "clip.avi")
+    data = whole.read_bytes()
+    (tmp_path / "cut.avi").write_bytes(data[:len(data) // 2 + 37])
+    code = ("from vision.sources import open_source\n"
+            f"src = open_source({str(tmp_path / 'cut.avi')!r})\n"
+            "try:\n    print(sum(1 for _ in src.frames()))\nexcept Exception as e:\n    print(e)\n")
+    root = Path(__file__).resolve().parents[2]
+    env = {k: v for k, v in __import__("os").environ.items() if not k.startswith("OPENCV_")}
+    proc = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True,
+                          timeout=120, env=env)
+    assert "is cut short" in proc.stdout
+    assert proc.stderr == ""
