@@ -287,6 +287,20 @@ def _fault(source: str, line: int | None, text: str) -> BadInput:
     return BadInput(f"{where}: {text}")
 
 
+def _check_name(name: str, source: str, line: int | None, what: str = "\"name\"") -> None:
+    """Refuse a layout name holding a lone surrogate (a JSON ``"\\ud800"``
+    escape without its pair): it is no character, no output can print it,
+    and the layout would fail later wherever its name is shown.
+
+    Raises:
+        BadInput: ``"SOURCE:LINE: ... holds \\ud800 ..."``.
+    """
+    bad = next((ch for ch in name if "\ud800" <= ch <= "\udfff"), None)
+    if bad is not None:
+        raise _fault(source, line, f"{what} holds \\u{ord(bad):04x}, half of a UTF-16 surrogate pair "
+                                   "and no character on its own; give a name of real characters")
+
+
 def _stem(source: str) -> str:
     base = source.replace("\\", "/").rsplit("/", 1)[-1]
     return base.rsplit(".", 1)[0] if "." in base else base
@@ -657,6 +671,8 @@ def parse_layout_json(text: str, source: str = "<json>") -> Layout:
     name = doc.get("name", _stem(source))
     if not isinstance(name, str) or not name:
         raise _fault(source, 1, "\"name\" must be a non-empty string")
+    if "name" in doc:
+        _check_name(name, source, 1)
     if not isinstance(doc.get("slots"), list):
         raise _fault(source, 1, "layout JSON needs a \"slots\" list of [x, y, z]")
     _check_count(len(doc["slots"]), source, 1)
@@ -715,6 +731,7 @@ def parse_mah_boards(text: str, source: str = "boards.json") -> list[Layout]:
         name = board.get("name")
         if not isinstance(name, str) or not name:
             raise _fault(source, line, f"board {k} has no \"name\" string")
+        _check_name(name, source, line, f"board {k}'s \"name\"")
 
         def bad(what: str) -> BadInput:
             return _fault(source, line, f"{label}: {what}")

@@ -240,3 +240,25 @@ def test_deal_refuses_a_layout_that_cannot_be_played(capsys, tmp_path):
     ov.write_text('{"name":"ov","slots":[[0,0,0],[1,0,0],[4,0,0],[6,0,0]]}')   # two tiles overlap
     code, out, err = run(capsys, "deal", "--layout", str(ov), "--variant", "love", "--seed", "1", "--json")
     assert code == 2 and "is not playable: tiles 0,0,0 and 1,0,0 overlap on layer 0" in err and out == ""
+
+
+def test_a_layout_name_with_a_lone_surrogate_is_refused_at_load(capsys, tmp_path):
+    # JSON's "\ud800" escape decodes to half a surrogate pair: no output can
+    # print it, so the file is refused when it is read, for every command
+    bad = tmp_path / "s.json"
+    bad.write_text('{"name":"\\ud800","slots":[[0,0,0],[2,0,0]]}')
+    for argv in (["layouts", "show", str(bad)], ["layouts", "show", str(bad), "--json"],
+                 ["deal", "--layout", str(bad), "--variant", "love", "--seed", "1", "--json"],
+                 ["free", "--layout", str(bad), "--json"]):
+        code, out, err = run(capsys, *argv)
+        assert code == 2 and out == ""
+        assert "s.json:1: \"name\" holds \\ud800, half of a UTF-16 surrogate pair" in one_line_error(err, argv[0])
+    boards = tmp_path / "boards.json"
+    boards.write_text('[{"id": "a", "name": "\\udc00a", "map": [[0, [[0, 0]]]]}]')
+    code, _, err = run(capsys, "layouts", "show", str(boards), "--map-name", "a")
+    assert code == 2 and "board 0's \"name\" holds \\udc00" in one_line_error(err, "layouts")
+    # a whole pair is a real character (U+1F004, the red dragon tile)
+    good = tmp_path / "g.json"
+    good.write_text('{"name":"\\ud83c\\udc04","slots":[[0,0,0]]}')
+    code, out, _ = run(capsys, "layouts", "show", str(good), "--json")
+    assert code == 0 and json.loads(out)["name"] == "\U0001F004"
