@@ -64,12 +64,15 @@ class Camera:
             which the raised tiles' faces line up best,
             ``vision.reconstruct.focal_from_faces``) or ``"fitted"`` (to
             points off the mat, :func:`refine_with_points`).
+        file: the camera file these intrinsics were read from, for
+            messages (None when not read from a file).
     """
 
     K: np.ndarray
     dist: np.ndarray
     image_size: tuple[int, int]
     source: str = "calibrated"
+    file: str | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "K", _ro(np.asarray(self.K, np.float64).reshape(3, 3)))
@@ -177,23 +180,25 @@ class Camera:
             return self
         sx, sy = w / self.image_size[0], h / self.image_size[1]
         if abs(sx / sy - 1) > 0.01:
-            raise BadInput(f"camera calibrated for {self.image_size[0]}x{self.image_size[1]} images, "
-                           f"got {w}x{h} (different aspect ratio)")
+            raise BadInput(f"{self.named} is for {self.image_size[0]}x{self.image_size[1]} images and this "
+                           f"picture is {w}x{h}: another aspect ratio, so its intrinsics cannot be scaled to it "
+                           "(calibrate at this resolution, or leave out --camera)")
         K = self.K.copy()
         K[0, :] *= sx
         K[1, :] *= sy
         # pixel-centre convention: u' = s (u + 0.5) - 0.5
         K[0, 2] += 0.5 * sx - 0.5
         K[1, 2] += 0.5 * sy - 0.5
-        return Camera(K, self.dist, (w, h), self.source)
+        return Camera(K, self.dist, (w, h), self.source, self.file)
+
+    @property
+    def named(self) -> str:
+        """``"the camera file NAME"`` (or ``"the camera file"``), for messages."""
+        return f"the camera file {self.file}" if self.file else "the camera file"
 
 
 #: the largest image side a camera file may name, px
 MAX_IMAGE_SIDE = 100_000
-#: a calibrated camera's principal point must lie within this share of the
-#: image's width and height from its centre (real lenses: a few per cent;
-#: a matrix written for another resolution puts it near a corner)
-PRINCIPAL_POINT_OFF_CENTRE = 0.25
 #: the distortion may scale a point's distance from the principal point by
 #: at most this factor either way, anywhere in the picture
 MAX_DISTORTION_FACTOR = 4.0
@@ -206,8 +211,10 @@ CALIBRATED_DIAGONAL_FOV_DEG = (1.0, 170.0)
 def _check_intrinsics(K: np.ndarray, image_size: tuple[int, int]) -> None:
     """Refuse intrinsics that cannot belong to ``image_size`` images: a
     diagonal field of view outside :data:`CALIBRATED_DIAGONAL_FOV_DEG`, focal
-    lengths more than twice apart, or the principal point further from the
-    image centre than :data:`PRINCIPAL_POINT_OFF_CENTRE` of its size.
+    lengths more than twice apart, or the principal point outside the image
+    (anywhere inside it is accepted: a cropped photo's true principal point
+    lies far from its centre, and ``calibrate`` finds it there; a matrix
+    written for a larger resolution puts it outside).
 
     Raises:
         BadInput: one line naming the value and the likely cause.
@@ -223,10 +230,10 @@ def _check_intrinsics(K: np.ndarray, image_size: tuple[int, int]) -> None:
                        f"image_size?")
     if not 0.5 <= fx / fy <= 2.0:
         raise BadInput(f"camera JSON: fx {fx:.4g} and fy {fy:.4g} px are more than twice apart")
-    off = PRINCIPAL_POINT_OFF_CENTRE
-    if abs(cx - (w - 1) / 2) > off * w or abs(cy - (h - 1) / 2) > off * h:
-        raise BadInput(f"camera JSON: principal point ({cx:.4g}, {cy:.4g}) px lies far from the centre of the "
-                       f"{w}x{h} image (more than {off:g} of its size); is camera_matrix for another resolution?")
+    # pixel centres at integer coordinates: the image spans [-0.5, w - 0.5] x [-0.5, h - 0.5]
+    if not (-0.5 <= cx <= w - 0.5 and -0.5 <= cy <= h - 0.5):
+        raise BadInput(f"camera JSON: principal point ({cx:.4g}, {cy:.4g}) px lies outside the {w}x{h} image; "
+                       "is camera_matrix for another resolution?")
 
 
 def _check_distortion(K: np.ndarray, dist: np.ndarray, image_size: tuple[int, int]) -> None:
@@ -463,6 +470,41 @@ def _fit_focal(obj: np.ndarray, img: np.ndarray, cam: Camera, source: str):
     return Camera(K2, np.zeros(5), cam.image_size, source), r, t, float(rms)
 
 
+def _refuse_camera_that_does_not_fit(obj: np.ndarray, img: np.ndarray, size: tuple[int, int], camera: Camera,
+                                     rms: float) -> None:
+    """The markers found do not fit together under the calibrated ``camera``
+    (RMS ``rms`` px): if they fit well under guessed intrinsics (half of
+    :data:`MAX_REPROJECTION_PX` or better), the mat is there and the camera
+    file is wrong for this picture (intrinsics for another camera, or for
+    another resolution under this one's ``image_size``): say so.  Returns
+    when the guess does not fit either (the mat is then not believed).
+
+    Args:
+        obj: ``(N, 3)`` marker corners, mat mm; img: ``(N, 2)`` their image px.
+        size: ``(w, h)`` of the picture, px.
+
+    Raises:
+        BadInput: the camera file does not fit the picture.
+    """
+    H, _ = cv2.findHomography(obj[:, :2], img, 0)
+    if H is None:
+        return
+    guess = Camera.guess(size, H)
+    try:
+        fit = _fit_focal(obj, img, guess, guess.source) if guess.source == "estimated" else None
+        g_rms = fit[3] if fit is not None else _solve(obj, img, guess)[2]
+    except MatNotFound:
+        return
+    if not g_rms <= MAX_REPROJECTION_PX / 2:
+        return
+    w0, h0 = camera.image_size
+    scaled = "" if (w0, h0) == size else f" (written for {w0}x{h0} images, scaled to {size[0]}x{size[1]})"
+    raise BadInput(f"{camera.named} does not fit this picture: the mat is found, but with its intrinsics"
+                   f"{scaled} the markers lie {rms:.1f} px RMS from where they should (without the file "
+                   f"{g_rms:.1f} px); was it calibrated for another camera, or at another resolution than its "
+                   "image_size? Calibrate again, or leave out --camera")
+
+
 def estimate_pose(image_bgr: np.ndarray, spec: MatSpec, camera: Camera | None = None,
                   min_markers: int = 2) -> MatPose:
     """Find the mat in an image and the camera's pose relative to it.
@@ -486,7 +528,9 @@ def estimate_pose(image_bgr: np.ndarray, spec: MatSpec, camera: Camera | None = 
         MatNotFound: fewer than ``min_markers`` consistent markers, an RMS
             reprojection error above :data:`MAX_REPROJECTION_PX`, or a pose
             with the camera below the mat.
-        BadInput: not an image, or a camera for another aspect ratio.
+        BadInput: not an image, a camera for another aspect ratio, or a
+            camera whose intrinsics do not fit the picture (the markers fit
+            guessed intrinsics but not these).
     """
     gray = as_gray(image_bgr)
     size = (gray.shape[1], gray.shape[0])
@@ -514,6 +558,8 @@ def estimate_pose(image_bgr: np.ndarray, spec: MatSpec, camera: Camera | None = 
     except MatNotFound as exc:
         raise MatNotFound(f"{exc}{hint}") from None
     if not rms <= MAX_REPROJECTION_PX:
+        if camera is not None and cam.source == "calibrated":
+            _refuse_camera_that_does_not_fit(obj, img, size, camera, rms)
         raise MatNotFound(f"mat markers inconsistent: reprojection error {rms:.1f} px{hint}")
     return MatPose(rvec, tvec, cam, rms, len(matches), tuple(m[0] for m in matches), obj, img)
 

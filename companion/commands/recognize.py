@@ -13,11 +13,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from companion import jsontext
 from companion.commands.images import read_image
 from companion.commands.paths import refuse_overwriting_inputs
 from companion.errors import BadInput
-from companion.files import check_input_file
 from companion.tiles import VARIANTS
 
 
@@ -36,16 +34,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=_recognize)
 
 
-def _read_json(path: str, what: str):
-    check_input_file(path, what)
-    try:
-        return jsontext.loads(Path(path).read_text())
-    except OSError as exc:
-        raise BadInput(f"cannot read {what} {path}: {exc.strerror or exc}") from None
-    except ValueError as exc:
-        raise BadInput(f"{what} {path} is not valid JSON: {exc}") from None
-
-
 def _recognize(args) -> int:
     from companion.cli import print_json
     from companion.layout_files import load_layout
@@ -60,12 +48,9 @@ def _recognize(args) -> int:
     from companion.layouts import check_on_mat
     check_on_mat(layout)
     image = read_image(args.image)
-    camera = None
-    if args.camera:
-        from vision.pose import Camera
-        camera = Camera.from_json(_read_json(args.camera, "camera file"))
-    from vision.mat import MatSpec
-    spec = MatSpec.from_json(_read_json(args.mat, "mat file")) if args.mat else MatSpec.default()
+    from companion.commands.vision_setup import load_camera, load_mat
+    camera = load_camera(args.camera) if args.camera else None
+    spec = load_mat(args.mat) if args.mat else load_mat(None)
     from vision.faces import ProfileFaceReader, TileClassifier
     classifier = TileClassifier()
     reader = ProfileFaceReader(args.tiles, args.variant) if args.tiles else None

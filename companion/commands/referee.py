@@ -18,10 +18,8 @@ import sys
 import time
 from pathlib import Path
 
-from companion import jsontext
 from companion.commands.paths import make_parent_folder, refuse_ledger_files, refuse_overwriting_inputs
 from companion.errors import BadInput
-from companion.files import check_input_file
 from companion.tiles import VARIANTS
 
 
@@ -147,14 +145,13 @@ def run_referee(args, source, on_event=None, on_start=None, require_output: bool
     """
     from companion.errors import CompanionError, MatNotFound
     from vision.faces import ProfileFaceReader, TileClassifier
-    from vision.mat import MatSpec
-    from vision.pose import Camera
+    from companion.commands.vision_setup import load_camera, load_mat
     from vision.referee import EvidenceWriter, Referee, read_board
 
     layout = load_layout(args.layout, getattr(args, "map_name", None))
     players = parse_players(args.players)
-    camera = Camera.from_json(_read_json(args.camera, "camera file")) if getattr(args, "camera", None) else None
-    spec = MatSpec.from_json(_read_json(args.mat, "mat file")) if getattr(args, "mat", None) else MatSpec.default()
+    camera = load_camera(args.camera) if getattr(args, "camera", None) else None
+    spec = load_mat(args.mat) if getattr(args, "mat", None) else load_mat(None)
     classifier = TileClassifier()
     reader = ProfileFaceReader(args.tiles, args.variant) if getattr(args, "tiles", None) else None
 
@@ -326,18 +323,6 @@ def _check_outputs(args) -> None:
     evidence = getattr(args, "evidence", None)
     if evidence and folder is not None and Path(evidence).exists() and os.path.samefile(evidence, folder):
         raise BadInput(f"--evidence {evidence} is the folder of frames being read; give another folder")
-
-
-def _read_json(path: str, what: str):
-    check_input_file(path, what)
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise BadInput(f"cannot read {what} {path}: {getattr(exc, 'strerror', None) or exc}") from None
-    try:
-        return jsontext.loads(text)
-    except json.JSONDecodeError as exc:
-        raise BadInput(f"{what} {path} is not JSON (line {exc.lineno}: {exc.msg})") from None
 
 
 class StatusLine:

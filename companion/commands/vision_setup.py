@@ -32,11 +32,11 @@ def _read_json(path: str | os.PathLike, what: str):
         text = p.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         why = exc.strerror if isinstance(exc, OSError) else "not UTF-8 text"
-        raise BadInput(f"cannot read {what} {str(p)!r}: {why}") from None
+        raise BadInput(f"cannot read {what} {p}: {why}") from None
     try:
         return jsontext.loads(text)
     except json.JSONDecodeError as exc:
-        raise BadInput(f"{what} {str(p)!r} is not valid JSON (line {exc.lineno}: {exc.msg})") from None
+        raise BadInput(f"{what} {p} is not valid JSON (line {exc.lineno}: {exc.msg})") from None
 
 
 def load_camera(path: str | os.PathLike | None):
@@ -50,11 +50,14 @@ def load_camera(path: str | os.PathLike | None):
         return None
     from vision.pose import Camera
 
+    import dataclasses
+
     obj = _read_json(path, "camera file")
     try:
-        return Camera.from_json(obj)
+        camera = Camera.from_json(obj)
     except BadInput as exc:
-        raise BadInput(f"{path}: {exc}") from None
+        raise BadInput(f"camera file {path}: {str(exc).removeprefix('camera JSON: ')}") from None
+    return dataclasses.replace(camera, file=os.fspath(path))
 
 
 def load_mat(path: str | os.PathLike | None):
@@ -62,7 +65,8 @@ def load_mat(path: str | os.PathLike | None):
     default A2 mat when ``path`` is None.
 
     Raises:
-        BadInput: unreadable file, bad JSON or malformed mat.json.
+        BadInput: unreadable file, bad JSON or malformed mat spec (the
+            message names the file given).
     """
     from vision.mat import MatSpec
 
@@ -75,7 +79,7 @@ def load_mat(path: str | os.PathLike | None):
     try:
         return MatSpec.from_json(obj)
     except BadInput as exc:
-        raise BadInput(f"{p}: {exc}") from None
+        raise BadInput(f"mat file {p}: {str(exc).removeprefix('mat.json: ')}") from None
 
 
 # --------------------------------------------------------------------------- handlers

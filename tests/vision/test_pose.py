@@ -257,9 +257,9 @@ def test_malformed_camera_json_is_bad_input(change):
     ([[60, 0, 639.5], [0, 60, 479.5], [0, 0, 1]], "171.4-degree diagonal field of view on 1280x960"),
     ([[2e6, 0, 639.5], [0, 2e6, 479.5], [0, 0, 1]], "0.0-degree diagonal field of view"),
     ([[1100, 0, 639.5], [0, 3000, 479.5], [0, 0, 1]], "fx 1100 and fy 3000 px are more than twice apart"),
-    # a 1280 x 960 matrix labelled as 640 x 480 puts the principal point in a corner
-    ([[1100, 0, 1280], [0, 1100, 479.5], [0, 0, 1]], "principal point (1280, 479.5) px lies far from the centre"),
-    ([[1100, 0, 639.5], [0, 1100, -3], [0, 0, 1]], "principal point (639.5, -3) px lies far from the centre"),
+    # a 2560 x 1920 matrix labelled as 1280 x 960 puts the principal point outside the image
+    ([[1100, 0, 1280], [0, 1100, 479.5], [0, 0, 1]], "principal point (1280, 479.5) px lies outside the 1280x960 image"),
+    ([[1100, 0, 639.5], [0, 1100, -3], [0, 0, 1]], "principal point (639.5, -3) px lies outside the 1280x960 image"),
     ([[1100, 5, 639.5], [0, 1100, 479.5], [0, 0, 1]], "camera_matrix has skew 5; OpenCV's camera model has none"),
     ([["1100", 0, 639.5], [0, 1100, 479.5], [0, 0, 1]], "camera_matrix must be 3 x 3 numbers"),
 ])
@@ -268,10 +268,22 @@ def test_intrinsics_that_cannot_belong_to_the_images_are_refused(matrix, message
     with pytest.raises(BadInput, match=re.escape(message)):
         Camera.from_json(obj)
     # just inside the limits: 170 degrees, focal lengths twice apart, the principal
-    # point a quarter of the image off centre
+    # point anywhere inside the image (a cropped photo's lies far from its centre)
     for ok in ([[70.2, 0, 639.5], [0, 70.2, 479.5], [0, 0, 1]], [[1100, 0, 639.5], [0, 2200, 479.5], [0, 0, 1]],
-               [[1100, 0, 959], [0, 1100, 239.5], [0, 0, 1]]):
+               [[1100, 0, 959], [0, 1100, 239.5], [0, 0, 1]], [[1100, 0, 1279.5], [0, 1100, -0.5], [0, 0, 1]],
+               [[1100, 0, 0], [0, 1100, 959], [0, 0, 1]]):
         Camera.from_json({**obj, "camera_matrix": ok})
+
+
+def test_a_cropped_photos_principal_point_is_accepted():
+    # the left 800 px of a 1280 x 720 frame: calibrate finds the principal
+    # point where it was, 645 px from the left, 245 px right of the crop's centre
+    cam = Camera.from_json({"camera_matrix": [[1224.25, 0, 645.28], [0, 1224.25, 371.19], [0, 0, 1]],
+                            "dist_coeffs": [0, 0, 0, 0, 0], "image_size": [800, 720]})
+    assert cam.K[0, 2] == 645.28 and cam.image_size == (800, 720)
+    with pytest.raises(BadInput, match=re.escape("principal point (800.5, 371.2) px lies outside the 800x720")):
+        Camera.from_json({"camera_matrix": [[1224.25, 0, 800.5], [0, 1224.25, 371.19], [0, 0, 1]],
+                          "dist_coeffs": [0, 0, 0, 0, 0], "image_size": [800, 720]})
 
 
 @pytest.mark.parametrize("dist, message", [

@@ -270,8 +270,9 @@ def test_truncated_png_gives_one_line_even_from_libpng(tmp_path):
 
 
 def test_a_camera_file_that_fits_no_pose_is_named_in_the_message(tmp_path, capsys):
-    # the mat is in the photo, but a 150 px focal length (157 degrees of
-    # view) cannot map it onto its markers: exit 3, and the line says what to check
+    # the mat is in the photo (its markers fit guessed intrinsics), but a 150
+    # px focal length (157 degrees of view) cannot map it onto its markers:
+    # the camera file is at fault, not the photo: exit 2, naming the file
     from companion import codex
     from vision.synth import SceneSpec, render_scene
 
@@ -288,8 +289,8 @@ def test_a_camera_file_that_fits_no_pose_is_named_in_the_message(tmp_path, capsy
                     "--camera", str(cam), "--json"], capsys)
 
     code, out, err = read_with_focal(150.0)
-    assert code == 3 and out == "" and len(err.strip().splitlines()) == 1
-    assert "check the camera file" in err
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
+    assert f"the camera file {cam} does not fit this picture: the mat is found" in err
     # a 5 px focal length is no lens at all (179 degrees of view): refused as
     # bad input before the photo is read
     code, out, err = read_with_focal(5.0)
@@ -375,3 +376,69 @@ def test_squarely_placed_stacks_nearly_overhead_read_by_where_the_faces_lie():
             recognize(scene.image, "love", layout, classifier=clf, spec=spec, settings=st).tiles,
             scene.truth.present)) for st in (ReconstructSettings(), ReconstructSettings(placement_faces=0))]
         assert wrong == [0, 2], (name, wrong)
+
+
+def _rendered_photo(tmp_path):
+    """A 1280 x 720 generated photo of the mat and its true camera."""
+    from companion import codex
+    from vision.synth import SceneSpec, render_scene
+
+    scene = render_scene(SceneSpec("word", codex.builtin("sprint-2layer"), n_removed=20, tilt_deg=(20, 30)),
+                         np.random.default_rng(11))
+    photo = tmp_path / "photo.png"
+    cv2.imwrite(str(photo), scene.image)
+    return photo, scene
+
+
+def test_a_camera_file_for_another_resolution_is_scaled_or_refused(tmp_path, capsys):
+    photo, scene = _rendered_photo(tmp_path)
+    K = np.asarray(scene.truth.camera.K, np.float64)
+    h, w = scene.image.shape[:2]
+    assert (w, h) == (1280, 720)
+    cam = tmp_path / "camera.json"
+    argv = ["recognize", str(photo), "--variant", "word", "--layout", "sprint-2layer", "--camera", str(cam), "--json"]
+
+    def write(K2, size):
+        cam.write_text(json.dumps({"camera_matrix": K2.tolist(), "dist_coeffs": [0, 0, 0, 0, 0],
+                                   "image_size": list(size)}))
+    # the same camera calibrated at 1920 x 1080 (K x 1.5, pixel centres kept): scaled down, read as well
+    write(K, (w, h))
+    code, out, _ = run(argv, capsys)
+    assert code == 0
+    same = json.loads(out)["tiles"]
+    big = K.copy()
+    big[:2] *= 1.5
+    big[0, 2] += 0.25
+    big[1, 2] += 0.25
+    write(big, (1920, 1080))
+    code, out, err = run(argv, capsys)
+    assert code == 0, err
+    assert [t["present"] for t in json.loads(out)["tiles"]] == [t["present"] for t in same]
+    # another aspect ratio cannot be scaled: exit 2, both sizes named
+    write(big, (1920, 1440))
+    code, out, err = run(argv, capsys)
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
+    assert f"the camera file {cam} is for 1920x1440 images and this picture is 1280x720: another aspect ratio" in err
+    # 1280 x 720 numbers labelled 1920 x 1080: the markers fit only without the file
+    write(K, (1920, 1080))
+    code, out, err = run(argv, capsys)
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
+    assert "(written for 1920x1080 images, scaled to 1280x720)" in err and "does not fit this picture" in err
+
+
+def test_mat_and_camera_file_errors_name_the_file_given(tmp_path, capsys):
+    photo = tmp_path / "photo.png"
+    cv2.imwrite(str(photo), np.full((72, 128, 3), 200, np.uint8))
+    cam = tmp_path / "cam.json"
+    cam.write_text(json.dumps({"camera_matrix": [[100, 0, 64], [0, 100, 36], [0, 0, 1]],
+                               "dist_coeffs": [0, 0, 0, 0, 0], "image_size": [128, 72]}))
+    empty = tmp_path / "nokeys.json"
+    empty.write_text("{}")
+    for argv in (["recognize", str(photo), "--variant", "love", "--layout", "turtle", "--json"],
+                 ["find-mat", str(photo)]):
+        code, out, err = run(argv + ["--mat", str(cam)], capsys)
+        assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
+        assert f"mat file {cam}: size_mm must be a list of 2 numbers" in err and "mat.json" not in err
+        code, out, err = run(argv + ["--camera", str(empty)], capsys)
+        assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
+        assert f"camera file {empty}: camera_matrix must be 3 x 3 numbers" in err and "camera JSON" not in err
