@@ -134,7 +134,11 @@ def _pick_board(boards: list[Layout], source: str, map_name: str | None) -> Layo
         raise BadInput(f"{source}: holds {len(boards)} boards, choose one with --map-name: "
                        f"{names}{more}")
     want = normalise_name(map_name)
-    for b in boards:
-        if normalise_name(b.name) == want:
-            return b
+    found = [b for b in boards if normalise_name(b.name) == want]
+    if len(found) > 1:
+        names = ", ".join(dict.fromkeys(repr(b.name) for b in found))
+        raise BadInput(f"{source}: holds {len(found)} boards named {names}, so --map-name {map_name!r} cannot "
+                       "tell them apart; give each board its own name")
+    if found:
+        return found[0]
     raise BadInput(f"{source}: no board named {map_name!r}")

@@ -572,7 +572,8 @@ def parse_gnome_map(text: str, source: str = "<map>", map_name: str | None = Non
         BadInput: ``"SOURCE:LINE: fault"``: malformed XML, a shape outside a
             map, a missing or non-numeric attribute, a position that is not a
             whole or half tile, a slot given twice; or several maps and no
-            (or an unknown) ``map_name``, listing the names.
+            (or an unknown) ``map_name``, listing the names; or a
+            ``map_name`` that names several maps.
     """
     maps = _gnome_maps(text, source)
     if map_name is None:
@@ -587,6 +588,12 @@ def parse_gnome_map(text: str, source: str = "<map>", map_name: str | None = Non
         if not found:
             names = ", ".join(repr(m.name) for m in maps)
             raise _fault(source, None, f"no map named {map_name!r}; the maps are: {names}")
+        if len(found) > 1:
+            names = ", ".join(dict.fromkeys(repr(m.name) for m in found))
+            lines = [m.line for m in found]
+            where = f" (lines {', '.join(map(str, lines))})" if len(set(lines)) == len(lines) else ""
+            raise _fault(source, None, f"holds {len(found)} maps named {names}{where}, so --map-name "
+                                       f"{map_name!r} cannot tell them apart; give each map its own name")
         m = found[0]
     return Layout(m.name, tuple(s for s, _ in m.slots), source)
 

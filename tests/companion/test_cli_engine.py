@@ -262,3 +262,18 @@ def test_a_layout_name_with_a_lone_surrogate_is_refused_at_load(capsys, tmp_path
     good.write_text('{"name":"\\ud83c\\udc04","slots":[[0,0,0]]}')
     code, out, _ = run(capsys, "layouts", "show", str(good), "--json")
     assert code == 0 and json.loads(out)["name"] == "\U0001F004"
+
+
+def test_a_map_name_held_by_two_maps_or_boards_is_refused(capsys, tmp_path):
+    gnome = tmp_path / "dup.map"
+    gnome.write_text('<mahjongg><map name="A"><tile x="0" y="0"/></map><map name="A"><tile x="1" y="0"/></map>'
+                     '</mahjongg>')
+    code, out, err = run(capsys, "layouts", "show", str(gnome), "--map-name", "A", "--json")
+    assert code == 2 and out == ""
+    assert f"{gnome}: holds 2 maps named 'A', so --map-name 'A' cannot tell them apart" in one_line_error(err, "layouts")
+    boards = tmp_path / "boards.json"
+    boards.write_text(json.dumps([{"id": "a1", "name": "A", "map": [[0, [[0, 0]]]]},
+                                  {"id": "a2", "name": "A", "map": [[0, [[0, 2]]]]}]))
+    code, out, err = run(capsys, "free", "--layout", str(boards), "--map-name", "A", "--json")
+    assert code == 2 and out == ""
+    assert "holds 2 boards named 'A', so --map-name 'A' cannot tell them apart" in one_line_error(err, "free")

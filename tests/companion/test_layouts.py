@@ -145,6 +145,20 @@ class TestGnomeMap:
         assert msg.startswith("m.map: holds 2 maps")
         assert "'Tiny Bridge'" in msg and "'Solo'" in msg
 
+    def test_a_name_that_several_maps_hold_is_refused(self):
+        two = ('<mahjongg>\n<map name="A">\n<tile x="0" y="0"/>\n</map>\n'
+               '<map name="A">\n<tile x="1" y="0"/>\n</map>\n<map name="B"><tile x="0" y="0"/></map>\n</mahjongg>')
+        for asked in ("A", "a"):
+            with pytest.raises(BadInput) as exc:
+                parse_gnome_map(two, "m.map", asked)
+            assert str(exc.value) == (f"m.map: holds 2 maps named 'A' (lines 2, 5), so --map-name {asked!r} "
+                                      "cannot tell them apart; give each map its own name")
+        assert parse_gnome_map(two, "m.map", "B").slots == (Slot(0, 0, 0),)
+        # names that differ only in what a lookup ignores are the same name to --map-name
+        alike = '<mahjongg><map name="Twin Peaks"><tile x="0" y="0"/></map><map name="twin-peaks"><tile x="1" y="0"/></map></mahjongg>'
+        with pytest.raises(BadInput, match=r"holds 2 maps named 'Twin Peaks', 'twin-peaks', so"):
+            parse_gnome_map(alike, "m.map", "twin peaks")
+
     def test_unknown_map_name_lists_the_names(self):
         with pytest.raises(BadInput, match=r"no map named 'Nope'; the maps are: 'Tiny Bridge', 'Solo'"):
             parse_gnome_map(MAP, "m.map", "Nope")
