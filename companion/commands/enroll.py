@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import csv
 import io
+import os
 import time
 from pathlib import Path
 
@@ -97,6 +98,38 @@ def read_labels_csv(path: Path) -> list[tuple[str, str]]:
     return rows
 
 
+def refuse_two_labels(csv_path: Path, paths: list[Path], labels: list[str]) -> None:
+    """Refuse a labels CSV that gives one image two different labels: the
+    same file named twice (another spelling, a link) or two files with the
+    same bytes (a copy).  A photo shows one tile, so one of the labels is a
+    mistake, and enrolling both would teach the profile that one look is two
+    faces.  The same image listed again with the same label is accepted.
+
+    Args:
+        csv_path: the CSV, for the message.
+        paths: each row's image file.
+        labels: each row's label.
+
+    Raises:
+        BadInput: one line naming the image(s) and both labels.
+    """
+    import hashlib
+
+    seen: dict[object, tuple[Path, str]] = {}
+    for path, label in zip(paths, labels):
+        try:
+            key: object = hashlib.sha256(path.read_bytes()).hexdigest()
+        except OSError:               # missing or unreadable: read_image refuses it by name
+            continue
+        if key in seen and seen[key][1] != label:
+            first, other = seen[key]
+            same = (f"image {path}" if os.path.abspath(first) == os.path.abspath(path)
+                    else f"images {first} and {path} (the same picture)")
+            raise BadInput(f"{csv_path} labels the {same} both {other!r} and {label!r}; a photo shows one tile: "
+                           "give it one label")
+        seen.setdefault(key, (path, label))
+
+
 def _embedder(model: Path | None):
     from vision.embedding import Embedder
 
@@ -134,6 +167,7 @@ def cmd_enroll(args) -> int:
         rows = read_labels_csv(args.labels)
         paths = [Path(img) if Path(img).is_absolute() else crops / img for img, _ in rows]
         refuse_overwriting_inputs("--out", str(args.out), [str(args.labels), *map(str, paths)])
+        refuse_two_labels(args.labels, paths, [lab for _, lab in rows])
         images = [read_image(p) for p in paths]
         labels = [lab for _, lab in rows]
     profile = enroll(images, labels, _embedder(args.model))

@@ -449,3 +449,25 @@ def test_enroll_out_may_not_overwrite_an_input(tmp_path, capsys):
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "would overwrite" in err
     assert labels.read_text(encoding="utf-8") == "image,label\na.png,one\n"
+
+
+def test_one_image_with_two_labels_is_refused(enrolled, capsys, tmp_path):
+    _, crops, _ = enrolled
+    out = tmp_path / "p.npz"
+    copy = tmp_path / "copy.png"
+    copy.write_bytes((crops / "tile 0.png").read_bytes())
+    for rows, says in (
+            ("tile 0.png,a\ntile 1.png,c\ntile 0.png,b\n",
+             f"labels the image {crops / 'tile 0.png'} both 'a' and 'b'"),
+            (f"tile 0.png,a\n./tile 0.png,b\n", "both 'a' and 'b'"),               # another spelling
+            (f"tile 0.png,a\n{copy},b\n",                                          # a copy of the file
+             f"labels the images {crops / 'tile 0.png'} and {copy} (the same picture) both 'a' and 'b'")):
+        labels = tmp_path / "labels.csv"
+        labels.write_text("image,label\n" + rows, encoding="utf-8")
+        code, err = _run(["enroll", "--crops", str(crops), "--labels", str(labels), "--out", str(out)], capsys)
+        assert code == 2 and err.count("\n") == 1 and says in err, err
+        assert not out.exists()
+    # the same image listed twice with the same label is consistent: accepted
+    labels.write_text("image,label\ntile 0.png,a\ntile 1.png,b\ntile 0.png,a\n", encoding="utf-8")
+    code, err = _run(["enroll", "--crops", str(crops), "--labels", str(labels), "--out", str(out)], capsys)
+    assert code == 0 and out.is_file()
