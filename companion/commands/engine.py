@@ -131,13 +131,28 @@ def _free(args) -> int:
     return 0
 
 
+def refuse_unplayable(lay, where: str = "") -> None:
+    """Refuse a layout the engine cannot play (:func:`companion.layouts.check_layout`:
+    no tiles, an odd number, a slot twice, tiles overlapping on a layer):
+    ``deal`` would deal it and ``solve`` would decide it as if it were a board.
+
+    Args:
+        lay: the layout.
+        where: a prefix for the message (``"d.json: "``), or "".
+
+    Raises:
+        BadInput: ``"layout 'NAME' is not playable: PROBLEM"`` (the first
+            problem; ``layouts show`` lists them all).
+    """
+    report = check_layout(lay)
+    if not report.playable:
+        raise BadInput(f"{where}layout {lay.name!r} is not playable: {report.problems[0]}")
+
+
 def _deal(args) -> int:
     from companion import deals
-    from companion.layouts import check_layout
     lay = _load(args)
-    report = check_layout(lay)
-    if not report.playable:       # (layouts show lists every problem)
-        raise BadInput(f"layout {lay.name!r} is not playable: {report.problems[0]}")
+    refuse_unplayable(lay)
     if args.solvable:
         deal = deals.solvable_deal(args.variant, lay, args.seed)
     else:
@@ -152,18 +167,41 @@ def _deal(args) -> int:
 
 
 def _read_deal(path: str):
+    """The deal in the JSON file ``path`` (``companion deal``'s output), its
+    layout checked as ``deal`` checks it (:func:`refuse_unplayable`).
+
+    Raises:
+        BadInput: one line naming ``path``: missing, a folder, unreadable,
+            not UTF-8, not JSON, a layout file or other JSON that is no deal,
+            a malformed deal (:meth:`companion.deals.Deal.from_json`), or an
+            unplayable layout.
+    """
     from companion.deals import Deal
     p = Path(path)
     check_input_file(p, "deal")
     try:
         text = p.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise BadInput(f"cannot read deal {path}: {exc.__class__.__name__}: {exc}") from None
+    except FileNotFoundError:
+        raise BadInput(f"deal file {path} not found") from None
+    except IsADirectoryError:
+        raise BadInput(f"deal file {path} is a folder, not a deal file") from None
+    except UnicodeDecodeError as exc:
+        raise BadInput(f"cannot read deal file {path}: not UTF-8 text (byte {exc.start})") from None
+    except OSError as exc:
+        raise BadInput(f"cannot read deal file {path}: {exc.strerror or 'unreadable'}") from None
     try:
         obj = jsontext.loads(text)
     except json.JSONDecodeError as exc:
         raise BadInput(f"{path}: not JSON (line {exc.lineno}: {exc.msg})") from None
-    return Deal.from_json(obj, source=path)
+    if isinstance(obj, dict) and "variant" not in obj:
+        if "slots" in obj:
+            raise BadInput(f"{path} is a layout, not a deal (it has \"slots\" and no \"variant\"); make a deal "
+                           f"from it with companion deal --layout {path} --variant V --seed N --json")
+        raise BadInput(f"{path} is not a deal: it has no \"variant\" (a deal is what companion deal --json "
+                       "prints: \"variant\", \"layout\", \"tiles\")")
+    deal = Deal.from_json(obj, source=path)
+    refuse_unplayable(deal.layout, f"{path}: ")
+    return deal
 
 
 def _solve(args) -> int:

@@ -277,3 +277,43 @@ def test_a_map_name_held_by_two_maps_or_boards_is_refused(capsys, tmp_path):
     code, out, err = run(capsys, "free", "--layout", str(boards), "--map-name", "A", "--json")
     assert code == 2 and out == ""
     assert "holds 2 boards named 'A', so --map-name 'A' cannot tell them apart" in one_line_error(err, "free")
+
+
+def test_solve_refuses_a_deal_whose_tiles_overlap_as_deal_refuses_its_layout(capsys, tmp_path):
+    deal = tmp_path / "ov.json"
+    deal.write_text(json.dumps({"variant": "love", "layout": "ov",
+                                "tiles": [{"slot": [0, 0, 0], "face": "hearts-1"},
+                                          {"slot": [1, 0, 0], "face": "hearts-1"}]}))
+    code, out, err = run(capsys, "solve", str(deal), "--json")
+    assert code == 2 and out == ""
+    assert one_line_error(err, "solve") == (f"companion solve: {deal}: layout 'ov' is not playable: "
+                                            "tiles 0,0,0 and 1,0,0 overlap on layer 0\n")
+    # the same two tiles side by side are a board: solvable in one move
+    deal.write_text(json.dumps({"variant": "love", "layout": "ok",
+                                "tiles": [{"slot": [0, 0, 0], "face": "hearts-1"},
+                                          {"slot": [2, 0, 0], "face": "hearts-1"}]}))
+    code, out, _ = run(capsys, "solve", str(deal), "--json")
+    assert code == 0 and json.loads(out)["moves"] == [[[0, 0, 0], [2, 0, 0]]]
+
+
+def test_solve_says_plainly_what_a_file_that_is_no_deal_is(capsys, tmp_path):
+    layout = tmp_path / "layout.json"
+    layout.write_text('{"name": "row", "slots": [[0, 0, 0], [2, 0, 0]]}')
+    code, out, err = run(capsys, "solve", str(layout), "--json")
+    assert code == 2 and out == ""
+    err = one_line_error(err, "solve")
+    assert f"{layout} is a layout, not a deal" in err and "None" not in err
+    other = tmp_path / "other.json"
+    other.write_text('{"tiles": []}')
+    code, _, err = run(capsys, "solve", str(other), "--json")
+    assert code == 2 and f"{other} is not a deal: it has no \"variant\"" in one_line_error(err, "solve")
+    code, _, err = run(capsys, "solve", str(tmp_path / "missing.json"), "--json")
+    assert one_line_error(err, "solve") == f"companion solve: deal file {tmp_path / 'missing.json'} not found\n"
+    code, _, err = run(capsys, "solve", str(tmp_path), "--json")
+    assert code == 2 and "is a folder" in one_line_error(err, "solve")
+    latin = tmp_path / "latin.json"
+    latin.write_bytes(b'{"variant": "love", "layout": "caf\xe9"}')
+    code, _, err = run(capsys, "solve", str(latin), "--json")
+    assert code == 2
+    err = one_line_error(err, "solve")
+    assert "not UTF-8 text" in err and "UnicodeDecodeError" not in err and "codec" not in err
