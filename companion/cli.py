@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import os
 import re
 import sys
 
@@ -117,7 +118,7 @@ def main(argv: list[str] | None = None) -> int:
         _stdout_to_devnull()
         code = 0
     except OSError as exc:
-        sys.stderr.write(f"companion {args.command}: {_one_line(exc)}\n")
+        sys.stderr.write(f"companion {args.command}: {_one_line(os_error_text(exc))}\n")
         code = 2
     except KeyboardInterrupt:
         sys.stderr.write(f"companion {args.command}: interrupted\n")
@@ -125,6 +126,17 @@ def main(argv: list[str] | None = None) -> int:
     if argv is None:
         raise SystemExit(code or 0)
     return code or 0
+
+
+def os_error_text(exc: OSError) -> str:
+    """An ``OSError`` in words: ``"cannot read or write FILE: No such file or
+    directory"``, without Python's ``[Errno 2]`` and quotes (the last resort
+    for an OSError a command did not turn into its own message)."""
+    reason = exc.strerror or "the operating system refused it"
+    if exc.filename is not None:
+        name = os.fsdecode(exc.filename) if isinstance(exc.filename, bytes) else str(exc.filename)
+        return f"cannot read or write {name}: {reason}"
+    return reason
 
 
 def _stdout_to_devnull() -> None:

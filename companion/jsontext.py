@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 
-__all__ = ["loads", "raw_decode"]
+__all__ = ["loads", "raw_decode", "show"]
 
 _TOO_DEEP = "nested too deeply"
 _TOO_LONG = "an integer of more than 4300 digits"
@@ -57,3 +57,17 @@ def raw_decode(decoder: json.JSONDecoder, text: str, pos: int):
         raise
     except ValueError:
         raise json.JSONDecodeError(_TOO_LONG, text, pos) from None
+
+
+def show(value, limit: int = 60) -> str:
+    """A decoded JSON value as its file wrote it, for one-line messages:
+    ``true``, ``null``, ``"1000"`` and ``[1, 2]`` rather than Python's
+    ``True``, ``None``, ``'1000'``; a missing value (None) is ``nothing``.
+    Cut to ``limit`` characters with ``...``."""
+    if value is None:
+        return "nothing"
+    try:
+        text = json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        text = repr(value)
+    return text if len(text) <= limit else text[:limit - 3] + "..."

@@ -175,21 +175,33 @@ class Profile:
         if not path.is_file():
             raise BadInput(f"profile not found: {path}")
         try:
-            z = np.load(path, allow_pickle=False)
-        except (OSError, ValueError, EOFError, zipfile.BadZipFile, zlib.error) as exc:
-            raise BadInput(f"not a tile profile: {path} ({exc.__class__.__name__})") from None
-        if not isinstance(z, np.lib.npyio.NpzFile):           # a bare .npy array, whatever its name
-            raise BadInput(f"not a tile profile: {path} (one array, not the .npz file companion enroll writes)")
-        try:
-            with z:
-                meta = json.loads(str(z["meta"]))
-                labels = [str(s) for s in z["labels"]]
-                protos = np.asarray(z["prototypes"], np.float32)
-                samples = np.asarray(z["samples"], np.float16)
-                sample_label = np.asarray(z["sample_label"], np.int32)
-        except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile, zlib.error) as exc:
-            # (a truncated or damaged file: numpy reads profiles through zipfile)
-            raise BadInput(f"not a tile profile: {path} ({exc.__class__.__name__})") from None
+            fh = open(path, "rb")   # (np.load leaves a file it opened itself open when it is no zip)
+        except OSError as exc:
+            raise BadInput(f"cannot read tile profile {path}: {exc.strerror or 'unreadable'}") from None
+        with fh:
+            try:
+                z = np.load(fh, allow_pickle=False)
+            except (OSError, ValueError, EOFError, zipfile.BadZipFile, zlib.error):
+                raise BadInput(f"not a tile profile: {path} (not an .npz file numpy can open, "
+                               "or a damaged one)") from None
+            if not isinstance(z, np.lib.npyio.NpzFile):           # a bare .npy array, whatever its name
+                raise BadInput(f"not a tile profile: {path} (one array, not the .npz file companion "
+                               "enroll writes)")
+            try:
+                with z:
+                    meta = json.loads(str(z["meta"]))
+                    labels = [str(s) for s in z["labels"]]
+                    protos = np.asarray(z["prototypes"], np.float32)
+                    samples = np.asarray(z["samples"], np.float16)
+                    sample_label = np.asarray(z["sample_label"], np.int32)
+            except KeyError:
+                missing = [k for k in ("meta", "labels", "prototypes", "samples", "sample_label")
+                           if k not in z.files]
+                raise BadInput(f"not a tile profile: {path} (it has no {', '.join(missing) or 'such'} "
+                               f"{'array' if len(missing) == 1 else 'arrays'})") from None
+            except (OSError, ValueError, EOFError, zipfile.BadZipFile, zlib.error):
+                # (a truncated or damaged file: numpy reads profiles through zipfile)
+                raise BadInput(f"not a tile profile: {path} (its arrays are damaged or cut short)") from None
         if not isinstance(meta, dict) or meta.get("format") != PROFILE_FORMAT:
             raise BadInput(f"not a tile profile: {path}")
         if int(meta.get("version", 0)) > PROFILE_VERSION:

@@ -116,8 +116,10 @@ class TileClassifier:
         s = self.settings
         try:
             meta = json.loads(Path(s.meta).read_text())
-        except (OSError, ValueError) as exc:
-            raise BadInput(f"cannot read model description {s.meta}: {exc}") from None
+        except OSError as exc:
+            raise BadInput(f"cannot read model description {s.meta}: {exc.strerror or 'unreadable'}") from None
+        except ValueError:
+            raise BadInput(f"cannot read model description {s.meta}: not JSON text") from None
         self.meta = meta
         self.classes: tuple[str, ...] = tuple(meta["classes"])
         self.crop = CropSettings.from_json(meta["input"])

@@ -29,6 +29,7 @@ import cv2
 import numpy as np
 
 from companion.errors import BadInput
+from companion.jsontext import show
 
 DEFAULT_DICTIONARY = "DICT_4X4_50"
 DEFAULT_PX_PER_MM = 5.0
@@ -178,14 +179,14 @@ class MatSpec:
         origin = _numbers(obj, "grid_origin_mm", 2)
         tiles = _numbers(obj, "grid_tiles", 2, positive=True)
         if any(t != int(t) for t in tiles):
-            raise BadInput(f"mat.json: grid_tiles must be integers, got {obj['grid_tiles']!r}")
+            raise BadInput(f"mat.json: grid_tiles must be integers, got {show(obj['grid_tiles'])}")
         tile_mm = _numbers(obj, "tile_mm", 3, positive=True)
         p = obj.get("px_per_mm")
         if not _is_number(p) or p < 4:
-            raise BadInput(f"mat.json: px_per_mm must be a number >= 4, got {p!r}")
+            raise BadInput(f"mat.json: px_per_mm must be a number >= 4, got {show(p)}")
         image = obj.get("image", "mat.png")
         if not isinstance(image, str) or not image:
-            raise BadInput(f"mat.json: image must be a file name, got {image!r}")
+            raise BadInput(f"mat.json: image must be a file name, got {show(image)}")
         raw = obj.get("markers")
         if not isinstance(raw, list) or not raw:
             raise BadInput("mat.json: markers must be a non-empty list")
@@ -200,7 +201,7 @@ class MatSpec:
             aruco_dictionary(d)
             mid = m.get("id")
             if not isinstance(mid, int) or isinstance(mid, bool) or not 0 <= mid < _dictionary_size(d):
-                raise BadInput(f"mat.json: markers[{k}].id {mid!r} is not an id of {d}")
+                raise BadInput(f"mat.json: markers[{k}].id {show(mid)} is not an id of {d}")
             if (d, mid) in seen:
                 raise BadInput(f"mat.json: marker {d} id {mid} appears twice")
             seen.add((d, mid))
@@ -251,9 +252,9 @@ def _is_number(v) -> bool:
 def _numbers(obj: dict, key: str, n: int, positive: bool = False) -> list[float]:
     v = obj.get(key)
     if not isinstance(v, list) or len(v) != n or not all(map(_is_number, v)):
-        raise BadInput(f"mat.json: {key} must be a list of {n} numbers, got {v!r}")
+        raise BadInput(f"mat.json: {key} must be a list of {n} numbers, got {show(v)}")
     if positive and any(x <= 0 for x in v):
-        raise BadInput(f"mat.json: {key} must be positive, got {v!r}")
+        raise BadInput(f"mat.json: {key} must be positive, got {show(v)}")
     return [float(x) for x in v]
 
 

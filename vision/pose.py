@@ -279,9 +279,10 @@ def _check_distortion(K: np.ndarray, dist: np.ndarray, image_size: tuple[int, in
 
 
 def _short(v, limit: int = 60) -> str:
-    """``repr(v)`` cut to ``limit`` characters, for one-line error messages."""
-    r = repr(v)
-    return r if len(r) <= limit else r[:limit - 3] + "..."
+    """``v`` as JSON text (``true``, not ``True``; ``nothing`` when missing)
+    cut to ``limit`` characters, for one-line error messages."""
+    from companion.jsontext import show
+    return show(v, limit)
 
 
 def _has_non_number(v) -> bool:

@@ -166,8 +166,11 @@ class PresenceModel:
         path = Path(self.settings.model_path)
         try:
             self.meta = json.loads(path.with_suffix(".json").read_text())
-        except (OSError, ValueError) as exc:
-            raise BadInput(f"cannot read model description {path.with_suffix('.json')}: {exc}") from None
+        except OSError as exc:
+            raise BadInput(f"cannot read model description {path.with_suffix('.json')}: "
+                           f"{exc.strerror or 'unreadable'}") from None
+        except ValueError:
+            raise BadInput(f"cannot read model description {path.with_suffix('.json')}: not JSON text") from None
         crop = CropSettings.from_json(self.meta["input"])
         if crop != PRESENCE_CROP:
             raise BadInput(f"{path}: window geometry {crop} is not this version's {PRESENCE_CROP}")

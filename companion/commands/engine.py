@@ -194,7 +194,8 @@ def _read_deal(path: str):
     except json.JSONDecodeError as exc:
         raise BadInput(f"{path}: not JSON (line {exc.lineno}: {exc.msg})") from None
     if isinstance(obj, dict) and "variant" not in obj:
-        if "slots" in obj:
+        slots = obj.get("slots")
+        if isinstance(slots, list) and all(isinstance(v, list) for v in slots[:1]):
             raise BadInput(f"{path} is a layout, not a deal (it has \"slots\" and no \"variant\"); make a deal "
                            f"from it with companion deal --layout {path} --variant V --seed N --json")
         raise BadInput(f"{path} is not a deal: it has no \"variant\" (a deal is what companion deal --json "

@@ -70,8 +70,11 @@ def read_labels_csv(path: Path) -> list[tuple[str, str]]:
         raise BadInput(f"labels CSV not found: {path}")
     try:
         text = path.read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise BadInput(f"unreadable labels CSV: {path} ({exc.__class__.__name__})") from None
+    except UnicodeDecodeError as exc:
+        raise BadInput(f"cannot read labels CSV {path}: not UTF-8 text (byte {exc.start}); "
+                       "save it as UTF-8") from None
+    except OSError as exc:
+        raise BadInput(f"cannot read labels CSV {path}: {exc.strerror or 'unreadable'}") from None
     reader = csv.reader(io.StringIO(text, newline=""))
     header = next(reader, None)
     if header is None:
@@ -135,10 +138,10 @@ def _embedder(model: Path | None):
 
     try:
         return Embedder(model)
-    except FileNotFoundError as exc:
-        raise BadInput(str(exc)) from None
-    except Exception as exc:  # onnxruntime raises its own types for a bad file
-        raise BadInput(f"cannot load embedding model {model}: {exc.__class__.__name__}") from None
+    except FileNotFoundError:
+        raise BadInput(f"embedding model not found: {model or 'the bundled one'}") from None
+    except Exception:  # onnxruntime raises its own types for a bad file
+        raise BadInput(f"cannot load embedding model {model}: not an ONNX model this companion can run") from None
 
 
 def cmd_enroll(args) -> int:

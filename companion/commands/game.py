@@ -269,8 +269,14 @@ def _read_deal(path: str) -> tuple[str | None, Layout, list[str | None]]:
     check_input_file(p, "deal")
     try:
         obj = jsontext.loads(p.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as exc:
-        raise BadInput(f"cannot read deal {path}: {exc.__class__.__name__}") from None
+    except FileNotFoundError:
+        raise BadInput(f"deal file {path} not found") from None
+    except IsADirectoryError:
+        raise BadInput(f"deal file {path} is a folder, not a deal file") from None
+    except UnicodeDecodeError as exc:
+        raise BadInput(f"cannot read deal file {path}: not UTF-8 text (byte {exc.start})") from None
+    except OSError as exc:
+        raise BadInput(f"cannot read deal file {path}: {exc.strerror or 'unreadable'}") from None
     except json.JSONDecodeError as exc:
         raise BadInput(f"{path}: not JSON (line {exc.lineno}: {exc.msg})") from None
     try:

@@ -95,8 +95,11 @@ def _out_dir(path: str) -> Path:
         raise BadInput("--out needs a folder name, e.g. --out mat/")
     out = Path(path)
     if out.exists() and not out.is_dir():
-        raise BadInput(f"--out {str(out)!r} is not a folder")
-    out.mkdir(parents=True, exist_ok=True)
+        raise BadInput(f"--out {out} is not a folder")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise BadInput(f"cannot create the --out folder {out}: {exc.strerror or 'the system refused'}") from None
     return out
 
 

@@ -317,3 +317,20 @@ def test_solve_says_plainly_what_a_file_that_is_no_deal_is(capsys, tmp_path):
     assert code == 2
     err = one_line_error(err, "solve")
     assert "not UTF-8 text" in err and "UnicodeDecodeError" not in err and "codec" not in err
+
+
+def test_an_os_error_no_command_words_itself_is_still_plain():
+    import errno
+
+    from companion.cli import os_error_text
+    exc = FileNotFoundError(errno.ENOENT, "No such file or directory", "/proc/nope")
+    assert os_error_text(exc) == "cannot read or write /proc/nope: No such file or directory"
+    assert "Errno" not in os_error_text(exc) and os_error_text(OSError("odd")) == "the operating system refused it"
+
+
+def test_print_mat_into_a_folder_that_cannot_be_made(capsys):
+    for command in ("print-mat", "print-board"):
+        code, out, err = run(capsys, command, "--out", "/proc/nope")
+        assert code == 2 and out == ""
+        assert one_line_error(err, command) == (f"companion {command}: cannot create the --out folder /proc/nope: "
+                                                "No such file or directory\n")

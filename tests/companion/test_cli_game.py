@@ -252,3 +252,15 @@ def test_cli_hand_builder_meld_and_declare(tmp_path, capsys):
     assert {p["name"]: p["score"] for p in st["players"]} == {
         "Ann": 10_000 + pairs + 4 * 300 + 5_000 + 1_400, "Ben": 10_000 - 1_400}
     assert st["result"]["hand"]["payment"] == 1_400
+
+
+def test_cli_unreadable_deal_files_are_named_in_plain_words(tmp_path, capsys):
+    led = str(tmp_path / "l.db")
+    start = ["game", "start", "--ledger", led, "--variant", "love", "--mode", "sprint", "--players", "Ann"]
+    code, _, err = run(capsys, *start, "--deal", tmp_path / "missing.json")
+    assert code == 2 and err.strip() == f"companion game: deal file {tmp_path / 'missing.json'} not found"
+    latin = tmp_path / "latin.json"
+    latin.write_bytes(b'{"variant": "love", "layout": "caf\xe9", "tiles": []}')
+    code, _, err = run(capsys, *start, "--deal", latin)
+    assert code == 2 and "not UTF-8 text" in err and "UnicodeDecodeError" not in err
+    assert len(err.strip().splitlines()) == 1

@@ -471,3 +471,23 @@ def test_one_image_with_two_labels_is_refused(enrolled, capsys, tmp_path):
     labels.write_text("image,label\ntile 0.png,a\ntile 1.png,b\ntile 0.png,a\n", encoding="utf-8")
     code, err = _run(["enroll", "--crops", str(crops), "--labels", str(labels), "--out", str(out)], capsys)
     assert code == 0 and out.is_file()
+
+
+def test_unreadable_labels_and_profiles_are_named_in_plain_words(enrolled, capsys, tmp_path):
+    _, crops, _ = enrolled
+    latin = tmp_path / "latin.csv"
+    latin.write_bytes(b"image,label\ntile 0.png,caf\xe9\n")
+    code, err = _run(["enroll", "--crops", str(crops), "--labels", str(latin), "--out", str(tmp_path / "p.npz")],
+                     capsys)
+    assert code == 2 and err.count("\n") == 1
+    assert f"cannot read labels CSV {latin}: not UTF-8 text (byte 26); save it as UTF-8" in err and "Error" not in err
+    other = tmp_path / "other.npz"
+    np.savez(other, a=np.zeros(3))
+    code, err = _run(["classify", "--profile", str(other), str(crops / "tile 0.png")], capsys)
+    assert code == 2 and err.count("\n") == 1
+    assert f"not a tile profile: {other} (it has no meta, labels, prototypes, samples, sample_label arrays)" in err
+    assert "KeyError" not in err
+    damaged = tmp_path / "damaged.npz"
+    damaged.write_bytes(b"PK\x03\x04 not really a zip")
+    code, err = _run(["classify", "--profile", str(damaged), str(crops / "tile 0.png")], capsys)
+    assert code == 2 and "not a tile profile" in err and "Error" not in err

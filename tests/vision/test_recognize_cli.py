@@ -442,3 +442,16 @@ def test_mat_and_camera_file_errors_name_the_file_given(tmp_path, capsys):
         code, out, err = run(argv + ["--camera", str(empty)], capsys)
         assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
         assert f"camera file {empty}: camera_matrix must be 3 x 3 numbers" in err and "camera JSON" not in err
+
+
+def test_values_in_camera_and_mat_messages_are_shown_as_json(tmp_path, capsys):
+    # a JSON true is "true", not Python's "True"; a missing key is "nothing", not "None"
+    photo = tmp_path / "photo.png"
+    cv2.imwrite(str(photo), np.full((72, 128, 3), 200, np.uint8))
+    cam = tmp_path / "cam.json"
+    cam.write_text('{"camera_matrix": [[true, 0, 64], [0, 100, 36], [0, 0, 1]], "dist_coeffs": [0, 0, 0, 0, 0], '
+                   '"image_size": [128, 72]}')
+    code, out, err = run(["find-mat", str(photo), "--camera", str(cam)], capsys)
+    assert code == 2 and "got [[true, 0, 64], [0, 100, 36], [0, 0, 1]]" in err and "True" not in err
+    code, out, err = run(["find-mat", str(photo), "--mat", str(cam)], capsys)
+    assert code == 2 and err.strip().endswith("size_mm must be a list of 2 numbers, got nothing")
