@@ -751,14 +751,31 @@ def entries() -> tuple[CodexEntry, ...]:
     return tuple(CodexEntry(k, v[0], v[1], v[2]) for k, v in _CODEX.items())
 
 
-def _key(name: str) -> str | None:
-    want = normalise_name(name)
-    if want.startswith("the-"):
-        want = want[4:]
+@lru_cache(maxsize=None)
+def _lookup_keys() -> dict[str, str]:
+    """Every folded spelling (:func:`companion.layouts.normalise_name`) that
+    names a built-in layout -> its id: the id, the title, and the title
+    without a leading "The".
+
+    Raises:
+        AssertionError: two built-in layouts share a spelling (a codex bug).
+    """
+    keys: dict[str, str] = {}
     for k, (title, *_rest) in _CODEX.items():
-        t = normalise_name(title)
-        if want in (k, t, t[4:] if t.startswith("the-") else t):
-            return k
+        bare = title[4:] if title.lower().startswith("the ") else title
+        for spelling in (k, title, bare):
+            key = normalise_name(spelling)
+            assert keys.setdefault(key, k) == k, f"built-in layouts {keys[key]} and {k} are both {key!r}"
+    return keys
+
+
+def _key(name: str) -> str | None:
+    keys = _lookup_keys()
+    want = normalise_name(name)
+    if want in keys:
+        return keys[want]
+    if want.startswith("the") and want[3:] in keys:      # "The Turtle", "the cupid's citadel"
+        return keys[want[3:]]
     return None
 
 
@@ -777,7 +794,8 @@ def suggest(name: str, n: int = 3) -> list[str]:
         if pool[m] not in out:
             out.append(pool[m])
     if not out:  # a word of the name, e.g. "pagoda"
-        out = [k for k in _CODEX if any(w and w in k for w in want.split("-") if len(w) > 3)]
+        words = ["".join(ch for ch in w if ch.isalnum()) for w in name.casefold().split()]
+        out = [k for k in _CODEX if any(w in normalise_name(k) for w in words if len(w) > 3)]
     return out[:n]
 
 
@@ -819,9 +837,9 @@ def _unknown(name: str) -> BadInput:
 
 
 def builtin(name: str) -> Layout:
-    """A built-in layout by id or title, ignoring case, spaces, underscores,
-    hyphens, apostrophes and a leading "The" (``"Cupid's Citadel"`` ==
-    ``"cupids-citadel"``).  The layout's name is its id, its source
+    """A built-in layout by id or title, ignoring case, every character that
+    is not a letter or a digit, and a leading "The" (``"Cupid's Citadel"`` ==
+    ``"cupids-citadel"`` == ``"cupidscitadel"``).  The layout's name is its id, its source
     ``"builtin"``.
 
     Raises:

@@ -31,8 +31,8 @@ def _looks_like_path(spec: str) -> bool:
 
 def load_layout(spec: str, map_name: str | None = None) -> Layout:
     """The layout named by ``spec``: a built-in name (see
-    :func:`companion.codex.builtin`; case, spaces, underscores, hyphens,
-    apostrophes and a leading "The" are ignored) or a path to a layout file.
+    :func:`companion.codex.builtin`; case, every character that is not a
+    letter or a digit, and a leading "The" are ignored) or a path to a layout file.
 
     A spec that ends in ``.layout``/``.map``/``.json`` or holds a path
     separator is always read as a file; otherwise a built-in name wins over a

@@ -599,17 +599,12 @@ def parse_gnome_map(text: str, source: str = "<map>", map_name: str | None = Non
 
 
 def normalise_name(name: str) -> str:
-    """Fold a layout name for lookups: lower case; spaces, underscores and
-    hyphens become one ``-``; apostrophes vanish (``"Cupid's Citadel"`` ->
-    ``"cupids-citadel"``)."""
-    out = name.strip().lower()
-    for ch in "'\u2019`\"":
-        out = out.replace(ch, "")
-    for ch in " _.":
-        out = out.replace(ch, "-")
-    while "--" in out:
-        out = out.replace("--", "-")
-    return out.strip("-")
+    """Fold a layout name for lookups: case folded, and every character that
+    is not a letter or a digit dropped (spaces, hyphens, underscores,
+    apostrophes, brackets, dots ...): ``"Cupid's Citadel"``,
+    ``"cupids-citadel"`` and ``"cupidscitadel"`` all give
+    ``"cupidscitadel"``."""
+    return "".join(ch for ch in name.casefold() if ch.isalnum())
 
 
 # --- JSON: the contract's layout and mah's boards.json ----------------------

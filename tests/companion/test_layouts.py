@@ -246,7 +246,26 @@ class TestLoadLayout:
     def test_titles_with_the(self):
         assert load_layout("The Dragon's Tail").name == "dragons-tail"
         assert load_layout("dragons tail").name == "dragons-tail"
-        assert normalise_name("The Scholar's Bookrest") == "the-scholars-bookrest"
+        assert normalise_name("The Scholar's Bookrest") == "thescholarsbookrest"
+
+    @pytest.mark.parametrize("spec, name", [
+        ("twinhearts", "twin-hearts"), ("cupidscitadel", "cupids-citadel"), ("TwinHearts", "twin-hearts"),
+        ("thetwinhearts", "twin-hearts"), ("twin_hearts", "twin-hearts"), ("Sprint (flat)", "sprint-flat"),
+        ("sprintflat", "sprint-flat"), ("sprint 2layer", "sprint-2layer"), ("Sprint (2 layers)", "sprint-2layer"),
+        ("dragon's.tail", "dragons-tail"), ("Cupid\u2019s  Citadel!", "cupids-citadel")])
+    def test_only_letters_and_digits_of_a_name_count(self, spec, name):
+        assert load_layout(spec).name == name
+
+    def test_no_two_builtin_layouts_share_a_spelling(self):
+        from companion import codex
+        keys = {}
+        for k in codex.BUILTIN_NAMES:
+            title = codex.title(k)
+            bare = title[4:] if title.startswith("The ") else title
+            for spelling in {normalise_name(k), normalise_name(title), normalise_name(bare)}:
+                assert keys.setdefault(spelling, k) == k, (spelling, keys[spelling], k)
+            assert load_layout(k).name == k and load_layout(title).name == k
+            assert load_layout(normalise_name(title)).name == k
 
     def test_unknown_name_suggests_the_closest(self):
         with pytest.raises(BadInput) as exc:
