@@ -24,6 +24,7 @@ from typing import NamedTuple, Iterable
 
 from companion import jsontext
 from companion.errors import BadInput
+from companion.wording import count
 from companion.tiles import TILES_PER_SET
 
 MAT_HALF_UNITS = (36, 16)  # (width, height) of the mat grid in half-tile units
@@ -202,7 +203,7 @@ def check_layout(layout: Layout) -> LayoutReport:
     if slots:
         floating = floating_slots(slots)
         if floating:
-            build_problems.append(f"{len(floating)} tile(s) not resting on tiles below, e.g. {floating[0]}")
+            build_problems.append(f"{count(len(floating), 'tile')} not resting on tiles below, e.g. {floating[0]}")
         x0, y0, x1, y1 = layout.bounds()
         if x1 - x0 > MAT_HALF_UNITS[0] or y1 - y0 > MAT_HALF_UNITS[1]:
             build_problems.append(
@@ -364,12 +365,13 @@ def parse_kmahjongg(text: str, source: str = "<layout>", name: str | None = None
             continue
         rows.append((lineno, line))
     if v11 and seen_header != {"w", "h", "d"}:
-        missing = ", ".join(sorted({"w", "h", "d"} - seen_header))
-        raise _fault(source, 1, f"version 1.1 layout without header line(s) {missing}")
+        lacking = sorted({"w", "h", "d"} - seen_header)
+        raise _fault(source, 1, f"version 1.1 layout without header {'line' if len(lacking) == 1 else 'lines'} "
+                                f"{', '.join(lacking)}")
     if len(rows) != h * d:
         at = rows[h * d][0] if len(rows) > h * d else (rows[-1][0] if rows else len(lines))
-        raise _fault(source, at, f"{len(rows)} board rows, expected {h * d} "
-                                 f"({d} layers of {h} rows)")
+        raise _fault(source, at, f"{count(len(rows), 'board row')}, expected {h * d} "
+                                 f"({count(d, 'layer')} of {count(h, 'row')})")
     grid: list[str] = []
     for lineno, line in rows:
         if len(line) != w:

@@ -40,6 +40,7 @@ import numpy as np
 
 from companion import game as G
 from companion.errors import BadInput, CompanionError, MatNotFound
+from companion.wording import count
 from companion.layouts import Layout
 from companion.rules import Board
 from companion.tiles import tileset
@@ -506,7 +507,7 @@ class Referee:
                     slots = [self.layout.slots[i] for i in suspects]
                     faces = [self.tracker.state.faces[i] for i in suspects]
                     flag = self._needs(run_start, slots, faces,
-                                       f"the camera moved and {len(slots)} slot(s) now read differently: "
+                                       f"the camera moved and {count(len(slots), 'slot')} now read differently: "
                                        "check whether tiles left or came back", {"frame": run_start})
                     out.append(self._output(flag, run_start))
             was_busy = self.tracker.busy

@@ -30,6 +30,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from companion.errors import BadInput
+from companion.wording import count
 
 DEMO_VERSION = 2
 DEMO_SEED = 20261129
@@ -313,8 +314,8 @@ def _demo(args) -> int:
         st = summary["state"]
         if st is not None:
             scores = ", ".join(f"{p.name} {st.score(p):,}" for p in st.players)
-            print(f"demo: refereed {summary['frames']} frames at {summary['fps']:.1f} fps, "
-                  f"{summary['events']} events; scores: {scores}; ledger {ledger_path}", flush=True)
+            print(f"demo: refereed {count(summary['frames'], 'frame')} at {summary['fps']:.1f} fps, "
+                  f"{count(summary['events'], 'event')}; scores: {scores}; ledger {ledger_path}", flush=True)
         if server is not None and not summary.get("stopped"):
             # (a Ctrl+C during the recording stops the referee, which judges what
             # it saw, and then the demo: one Ctrl+C is enough)

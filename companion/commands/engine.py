@@ -14,6 +14,7 @@ from pathlib import Path
 from companion import jsontext
 from companion.cli import seed_value
 from companion.errors import BadInput
+from companion.wording import count
 from companion.files import check_input_file
 from companion.layouts import Slot, check_layout
 from companion.tiles import VARIANTS
@@ -76,7 +77,7 @@ def _layouts_list(args) -> int:
     else:
         for r in rows:
             books = ", ".join(r["books"])
-            print(f"{r['name']:<22} {r['title']:<26} {r['tiles']:>3} tiles {r['layers']} layers"
+            print(f"{r['name']:<22} {r['title']:<26} {r['tiles']:>3} tiles {count(r['layers'], 'layer')}"
                   + (f"  ({books})" if books else ""))
     return 0
 
@@ -89,7 +90,7 @@ def _layouts_show(args) -> int:
         print_json(lay.to_json())
         return 0
     rep = check_layout(lay)
-    print(f"{lay.name}: {len(lay)} tiles, {lay.depth} layers, "
+    print(f"{lay.name}: {count(len(lay), 'tile')}, {count(lay.depth, 'layer')}, "
           f"{'buildable on the mat' if rep.buildable else 'NOT buildable on the mat'}"
           + ("" if rep.playable else " and NOT playable"))
     for problem in rep.problems:
@@ -220,5 +221,5 @@ def _solve(args) -> int:
             print_json(obj)
         else:
             print(f"{path}: {'solvable' if result.solvable else 'not solvable'} "
-                  f"({len(moves)} moves, {ms:.2f} ms)")
+                  f"({count(len(moves), 'move')}, {ms:.2f} ms)")
     return 0

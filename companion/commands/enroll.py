@@ -24,6 +24,7 @@ from pathlib import Path
 from companion.commands.images import read_image
 from companion.commands.paths import refuse_overwriting_inputs
 from companion.errors import BadInput
+from companion.wording import count
 from companion.files import check_input_file
 
 
@@ -184,7 +185,7 @@ def cmd_enroll(args) -> int:
         print_json({"profile": str(args.out), "images": len(images), "labels": profile.labels,
                     "seconds": round(secs, 3)})
     else:
-        print(f"enrolled {len(profile.labels)} labels from {len(images)} images into "
+        print(f"enrolled {count(len(profile.labels), 'label')} from {count(len(images), 'image')} into "
               f"{args.out} in {secs:.1f}s")
     return 0
 

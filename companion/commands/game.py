@@ -24,6 +24,7 @@ from companion import jsontext
 from companion import game as G
 from companion.cli import seed_value
 from companion.errors import BadInput, IllegalMove
+from companion.wording import count
 from companion.files import check_input_file
 from companion.layouts import Layout, Slot
 from companion.tiles import VARIANTS
@@ -205,9 +206,9 @@ def _summary(st: G.GameState) -> str:
         win = st.winners()
         line += f"; game over ({st.end_reason})" + (f", winner: {', '.join(win)}" if win else "")
         if st.result.get("stars"):
-            line += f", {st.result['stars']} star(s)"
+            line += f", {count(st.result['stars'], 'star')}"
         if "quills" in st.result:
-            line += f", {st.result['quills']} quill(s)"
+            line += f", {count(st.result['quills'], 'quill')}"
     else:
         line += f"; turn: {st.whose_turn()}; tiles left {st.board.n_present}; free pairs {len(st.free_pairs())}"
     return line
@@ -495,9 +496,9 @@ def _campaign(args) -> int:
         from companion.cli import print_json
         print_json(prog)
     else:
-        print(f"{prog['player']}: next level {prog['next_level']}, {prog['quills']} quill(s)")
+        print(f"{prog['player']}: next level {prog['next_level']}, {count(prog['quills'], 'quill')}")
         for lv in prog["levels"]:
-            print(f"  level {lv['level']} ({lv['layout']}): {lv['quills']} quill(s), best score {lv['score']:,}")
+            print(f"  level {lv['level']} ({lv['layout']}): {count(lv['quills'], 'quill')}, best score {lv['score']:,}")
     return 0
 
 
@@ -510,5 +511,5 @@ def _games(args) -> int:
     else:
         for g in rows:
             print(f"{g['game_id']}: {g['variant']} {g['mode']} on {g['layout']}, "
-                  f"players {', '.join(g['players'] or [])}, {g['events']} events")
+                  f"players {', '.join(g['players'] or [])}, {count(g['events'], 'event')}")
     return 0

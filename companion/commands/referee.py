@@ -20,6 +20,7 @@ from pathlib import Path
 
 from companion.commands.paths import make_parent_folder, refuse_ledger_files, refuse_overwriting_inputs
 from companion.errors import BadInput
+from companion.wording import count
 from companion.tiles import VARIANTS
 
 
@@ -58,12 +59,13 @@ def _referee(args) -> int:
     if done["frames"] == 0:
         raise BadInput(f"no frame could be read from {args.SOURCE}")
     if not done["mat_seen"] and done["mat_missed"]:
-        raise MatNotFound(f"the mat was not found in any of the {done['frames']} frames of {args.SOURCE}")
+        raise MatNotFound(f"the mat was not found in any of the {count(done['frames'], 'frame')} of {args.SOURCE}"
+                          if done["frames"] != 1 else f"the mat was not found in the one frame of {args.SOURCE}")
     if not done["mat_seen"]:
         if done["mat_in_last"] is False:
             raise MatNotFound(f"the mat was not found in {args.SOURCE} (not in its last frame, and the picture "
-                              f"was never still in its {done['frames']} frame(s))")
-        raise BadInput(f"{args.SOURCE}: the picture was never still in its {done['frames']} frame(s), so nothing "
+                              f"was never still in its {count(done['frames'], 'frame')})")
+        raise BadInput(f"{args.SOURCE}: the picture was never still in its {count(done['frames'], 'frame')}, so nothing "
                        "was judged (a still moment of 0.3 s is needed; for one photo use companion recognize)")
     return 0
 
@@ -119,7 +121,8 @@ def check_args(args) -> None:
     m = find_variant(args.variant).mode(mode)
     if not m.min_players <= len(players) <= m.max_players:
         span = str(m.min_players) if m.min_players == m.max_players else f"{m.min_players} to {m.max_players}"
-        raise BadInput(f"{m.title} ({args.variant}) is for {span} player(s), got {len(players)}")
+        raise BadInput(f"{m.title} ({args.variant}) is for {span} {'player' if span == '1' else 'players'}, "
+                       f"got {len(players)}")
 
 
 def run_referee(args, source, on_event=None, on_start=None, require_output: bool = False) -> dict:

@@ -334,3 +334,20 @@ def test_print_mat_into_a_folder_that_cannot_be_made(capsys):
         assert code == 2 and out == ""
         assert one_line_error(err, command) == (f"companion {command}: cannot create the --out folder /proc/nope: "
                                                 "No such file or directory\n")
+
+
+def test_counts_in_the_output_take_the_right_plural(capsys, tmp_path):
+    from companion.wording import count
+    assert (count(1, "layer"), count(2, "layer"), count(0, "move")) == ("1 layer", "2 layers", "0 moves")
+    assert count(1, "penalty", "penalties") == "1 penalty" and count(3, "penalty", "penalties") == "3 penalties"
+    code, out, _ = run(capsys, "layouts", "list")
+    flat = next(line for line in out.splitlines() if line.startswith("sprint-flat "))
+    assert code == 0 and " 1 layer" in flat and "1 layers" not in out
+    code, out, _ = run(capsys, "layouts", "show", "sprint-flat")
+    assert code == 0 and out.startswith("sprint-flat: 144 tiles, 1 layer, buildable")
+    deal = tmp_path / "d.json"
+    deal.write_text(json.dumps({"variant": "love", "layout": "two",
+                                "tiles": [{"slot": [0, 0, 0], "face": "hearts-1"},
+                                          {"slot": [2, 0, 0], "face": "hearts-1"}]}))
+    code, out, _ = run(capsys, "solve", str(deal))
+    assert code == 0 and f"{deal}: solvable (1 move, " in out

@@ -193,7 +193,7 @@ def test_cli_word_game_with_the_real_dictionary(tmp_path, capsys):
                          "16,0,0", "20,0,0", "24,0,0", "28,0,0", "--t", 120)
     assert code == 0
     code, out, err = run(capsys, "game", "claim", *L, "--player", "Sam", "32,0,0", "36,0,0", "--t", 130)
-    assert code == 0 and "game over (cleared), winner: Sam, 2 quill(s)" in out
+    assert code == 0 and "game over (cleared), winner: Sam, 2 quills" in out
     code, out, _ = run(capsys, "game", "show", *L, "--json")
     st = json.loads(out)
     # base ceil(10/8) = 2 -> 2,000; 2 words -> 400; 30 s -> -300; no Pure

@@ -119,7 +119,7 @@ def test_bad_sources_exit_2_with_one_line(tmp_path, capsys, source, message):
 @pytest.mark.parametrize("extra, message", [
     (["--players", "Ada,Ada"], "a name appears twice"),
     (["--players", "A,B,C,D,E"], "at most 4 players"),
-    (["--mode", "zen-solitaire", "--variant", "mindful"], "Zen Solitaire (mindful) is for 1 player(s), got 2"),
+    (["--mode", "zen-solitaire", "--variant", "mindful"], "Zen Solitaire (mindful) is for 1 player, got 2"),
     (["--mode", "nope"], "unknown mode 'nope'"),
 ])
 def test_bad_options_exit_2_before_opening_the_source(tmp_path, capsys, extra, message):
@@ -396,7 +396,7 @@ def test_a_source_never_still_is_bad_input_not_a_missing_mat(tmp_path, capsys, f
     one = tmp_path / "one.png"
     assert cv2.imwrite(str(one), _frame(1))
     assert main(_args(one, layout_file, "--events-out", str(tmp_path / "e.jsonl"))) == 2
-    assert "never still in its 1 frame(s)" in _one_line(capsys)
+    assert "never still in its 1 frame, so nothing was judged" in _one_line(capsys)
 
 
 def test_a_short_source_without_the_mat_exits_3(tmp_path, capsys, fake_vision, layout_file, monkeypatch):

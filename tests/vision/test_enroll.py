@@ -491,3 +491,12 @@ def test_unreadable_labels_and_profiles_are_named_in_plain_words(enrolled, capsy
     damaged.write_bytes(b"PK\x03\x04 not really a zip")
     code, err = _run(["classify", "--profile", str(damaged), str(crops / "tile 0.png")], capsys)
     assert code == 2 and "not a tile profile" in err and "Error" not in err
+
+
+def test_enroll_summary_counts_in_words(enrolled, capsys, tmp_path):
+    _, crops, _ = enrolled
+    labels = tmp_path / "one.csv"
+    labels.write_text("image,label\ntile 0.png,a\n", encoding="utf-8")
+    capsys.readouterr()
+    assert main(["enroll", "--crops", str(crops), "--labels", str(labels), "--out", str(tmp_path / "p.npz")]) == 0
+    assert capsys.readouterr().out.startswith(f"enrolled 1 label from 1 image into {tmp_path / 'p.npz'}")
