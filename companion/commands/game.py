@@ -441,6 +441,27 @@ def _show(args) -> int:
     return 0
 
 
+#: event times at or after this many seconds are Unix times (2001-09-09 and
+#: later): the wall clock the game shell reads; smaller ones count from the
+#: start of a recording (the referee's frames) or are a --t the user gave
+WALL_CLOCK_FROM = 1e9
+
+
+def event_time(t: float) -> str:
+    """An event's time ``t`` (the ledger's ``t``: the caller's clock in
+    seconds) for people: a wall-clock time as local ISO 8601 to the second
+    with its UTC offset (``2026-12-01T09:15:02+01:00``), a time from the
+    start of a recording, or one given with ``--t``, as seconds with two
+    decimals (``4.20s``)."""
+    if t >= WALL_CLOCK_FROM:
+        from datetime import datetime
+        try:
+            return datetime.fromtimestamp(t).astimezone().isoformat(timespec="seconds")
+        except (OverflowError, OSError, ValueError):     # beyond the platform's calendar
+            pass
+    return f"{t:.2f}s"
+
+
 def _ledger_cmd(args) -> int:
     s = _Session(args)
     try:
@@ -453,7 +474,7 @@ def _ledger_cmd(args) -> int:
         return 0
     for e in data["events"]:
         ref = f" ->#{e['ref']}" if e["ref"] is not None else ""
-        t = "" if e["t"] is None else f" t={e['t']:g}"
+        t = "" if e["t"] is None else f" t={event_time(e['t'])}"
         flag = "" if e["status"] == "ok" else f" [{e['status']}]"
         print(f"#{e['id']} {e['type']}{ref}{t}{flag}: {e['text']}")
     return 0

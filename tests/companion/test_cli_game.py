@@ -264,3 +264,23 @@ def test_cli_unreadable_deal_files_are_named_in_plain_words(tmp_path, capsys):
     code, _, err = run(capsys, *start, "--deal", latin)
     assert code == 2 and "not UTF-8 text" in err and "UnicodeDecodeError" not in err
     assert len(err.strip().splitlines()) == 1
+
+
+def test_cli_ledger_prints_times_readably(tmp_path, capsys):
+    from datetime import datetime
+
+    from companion.commands.game import event_time
+    faces = ["hearts-5"] * 2 + ["roses-9"] * 2 + ["season-summer"] * 2 + ["emotion-2", "passion-4"]
+    deal = write_deal(tmp_path / "deal.json", "love", faces)
+    led = str(tmp_path / "l.db")
+    wall = 1_796_092_800.25                       # a wall-clock time, as the shell reads by default
+    code, _, err = run(capsys, "game", "start", "--ledger", led, "--variant", "love", "--mode", "sprint",
+                       "--deal", deal, "--players", "Ann,Ben", "--t", wall)
+    assert code == 0, err
+    code, _, _ = run(capsys, "game", "claim", "--ledger", led, "--player", "Ann", "0,0,0", "4,0,0", "--t", 4.2)
+    code, out, _ = run(capsys, "game", "ledger", "--ledger", led)
+    first, second = out.splitlines()[:2]
+    iso = datetime.fromtimestamp(wall).astimezone().isoformat(timespec="seconds")
+    assert first.startswith(f"#1 game_started t={iso}: ") and "e+09" not in out
+    assert second.startswith("#2 claim t=4.20s: ")
+    assert event_time(0) == "0.00s" and event_time(12.345) == "12.35s"
