@@ -93,3 +93,36 @@ def make_parent_folder(option: str, out: str) -> None:
         parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise BadInput(f"cannot write {out}: {exc.strerror or exc}") from None
+
+
+def check_writable(option: str, out: str) -> None:
+    """Refuse an output file that cannot be written, without creating it or
+    changing it: an existing file is opened for appending (which writes
+    nothing), a new one is created and removed again at once, so a command
+    that fails later leaves no file behind and an old one untouched.
+
+    Args:
+        option: the option's name for the message (``--out``).
+        out: the output file.
+
+    Raises:
+        BadInput: the folder it goes in does not exist (or is a file), or
+            the file cannot be opened for writing (permission, a read-only
+            file system, a folder of that name).
+    """
+    parent = Path(out).parent
+    if not parent.is_dir():
+        what = "is a file, not a folder" if parent.exists() else "does not exist"
+        raise BadInput(f"cannot write {option} {out}: the folder {parent} {what}")
+    existed = os.path.lexists(out)
+    try:
+        open(out, "a", encoding="utf-8").close()
+    except IsADirectoryError:
+        raise BadInput(f"cannot write {option} {out}: it is a folder") from None
+    except OSError as exc:
+        raise BadInput(f"cannot write {option} {out}: {exc.strerror or exc}") from None
+    if not existed:
+        try:
+            os.unlink(out)
+        except OSError:
+            pass

@@ -18,7 +18,8 @@ import sys
 import time
 from pathlib import Path
 
-from companion.commands.paths import make_parent_folder, refuse_ledger_files, refuse_overwriting_inputs
+from companion.commands.paths import (check_writable, make_parent_folder, refuse_ledger_files,
+                                      refuse_overwriting_inputs)
 from companion.errors import BadInput
 from companion.wording import count
 from companion.tiles import VARIANTS
@@ -178,7 +179,7 @@ def run_referee(args, source, on_event=None, on_start=None, require_output: bool
             game_id = ledger.new_game_id()
         if args.events_out:
             make_parent_folder("--events-out", args.events_out)
-            _check_writable("--events-out", args.events_out)
+            check_writable("--events-out", args.events_out)
 
         def events_file():
             """The events file, emptied when the first event of this run is written."""
@@ -262,32 +263,6 @@ def run_referee(args, source, on_event=None, on_start=None, require_output: bool
             "judged": ref.status.judged, "events": ref.status.events, "state": ref.state, "game_id": game_id,
             "stopped": ref.status.state == "stopped", "mat_seen": ref.status.mat_seen,
             "mat_missed": ref.status.mat_missed, "mat_in_last": mat_in_last}
-
-
-def _check_writable(option: str, out: str) -> None:
-    """Refuse an output file that cannot be written, without creating it or
-    changing it: an existing file is opened for appending (which writes
-    nothing), a new one is created and removed again at once.  The events
-    file itself is created (or emptied) only when this run writes its first
-    event, or ends normally; a run that fails before leaves no file behind
-    and an old one untouched.
-
-    Raises:
-        BadInput: the file cannot be opened for writing (permission, a
-            read-only file system, a folder of that name).
-    """
-    existed = os.path.lexists(out)
-    try:
-        open(out, "a", encoding="utf-8").close()
-    except IsADirectoryError:
-        raise BadInput(f"cannot write {option} {out}: it is a folder") from None
-    except OSError as exc:
-        raise BadInput(f"cannot write {option} {out}: {exc.strerror or exc}") from None
-    if not existed:
-        try:
-            os.unlink(out)
-        except OSError:
-            pass
 
 
 def _remove_if_empty(folder: Path) -> None:

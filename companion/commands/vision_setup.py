@@ -20,7 +20,7 @@ from pathlib import Path
 from companion import jsontext
 from companion.cli import print_json
 from companion.commands.images import read_image
-from companion.commands.paths import refuse_overwriting_inputs
+from companion.commands.paths import check_writable, refuse_overwriting_inputs
 from companion.errors import BadInput
 from companion.files import check_input_file
 
@@ -185,6 +185,7 @@ def _calibrate(args: argparse.Namespace) -> int:
     if not str(args.out).strip():
         raise BadInput("--out needs a file name, e.g. --out camera.json")
     refuse_overwriting_inputs("--out", str(args.out), [str(p) for p in args.images])
+    check_writable("--out", str(args.out))          # before the work: calibration takes a while
     paths, repeated = _distinct_views(args.images)
     images = [read_image(p) for p in paths]
     try:

@@ -179,3 +179,21 @@ def test_calibrate_out_may_not_overwrite_a_view_and_a_folder_is_named(tmp_path, 
     assert err.count("\n") == 1 and "would overwrite" in err and view.read_bytes() == b"not really a png"
     assert main(["calibrate", str(tmp_path), "--out", str(tmp_path / "cam.json")]) == 2
     assert "it is a folder" in capsys.readouterr().err
+
+
+def test_calibrate_out_that_cannot_be_written_is_refused_before_the_work(page, tmp_path, capsys, monkeypatch):
+    import vision.calibration
+    paths = _write(_views(page, POSES[:4]), tmp_path)
+
+    def never(*a, **k):
+        raise AssertionError("calibrated before checking --out")
+    monkeypatch.setattr(vision.calibration, "calibrate", never)
+    (tmp_path / "afile").write_text("x")
+    (tmp_path / "adir").mkdir()
+    for out, says in ((tmp_path / "nonexist" / "c.json", f"the folder {tmp_path / 'nonexist'} does not exist"),
+                      (tmp_path / "afile" / "c.json", f"the folder {tmp_path / 'afile'} is a file, not a folder"),
+                      (tmp_path / "adir", "it is a folder")):
+        assert main(["calibrate", *paths, "--out", str(out)]) == 2
+        err = capsys.readouterr().err
+        assert err == f"companion calibrate: cannot write --out {out}: {says}\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["afile", "adir", *(Path(p).name for p in paths)])
