@@ -57,6 +57,27 @@ def register(sub) -> None:
     p.set_defaults(func=cmd_sheet)
 
 
+#: the smallest photo of one tile read (px on its shorter side): under this a
+#: picture cannot hold a tile face worth telling apart (the embedding model
+#: resizes whatever it gets, so a 1 x 1 dot would still get a label)
+MIN_TILE_PX = 16
+
+
+def read_tile_photo(path: Path):
+    """One photo of a single tile, ``(H, W, 3) uint8`` BGR.
+
+    Raises:
+        BadInput: unreadable (:func:`companion.commands.images.read_image`),
+            or smaller than :data:`MIN_TILE_PX` on a side.
+    """
+    img = read_image(path)
+    h, w = img.shape[:2]
+    if min(h, w) < MIN_TILE_PX:
+        raise BadInput(f"{path} is {w}x{h} px: too small to hold a tile face (a photo of one tile needs at least "
+                       f"{MIN_TILE_PX} px on each side)")
+    return img
+
+
 def read_labels_csv(path: Path) -> list[tuple[str, str]]:
     """Rows (image, label) of a labels CSV.
 
@@ -172,7 +193,7 @@ def cmd_enroll(args) -> int:
         paths = [Path(img) if Path(img).is_absolute() else crops / img for img, _ in rows]
         refuse_overwriting_inputs("--out", str(args.out), [str(args.labels), *map(str, paths)])
         refuse_two_labels(args.labels, paths, [lab for _, lab in rows])
-        images = [read_image(p) for p in paths]
+        images = [read_tile_photo(p) for p in paths]
         labels = [lab for _, lab in rows]
     profile = enroll(images, labels, _embedder(args.model))
     try:
@@ -196,7 +217,7 @@ def cmd_classify(args) -> int:
     from vision.enroll import Profile, classify
 
     profile = Profile.load(args.profile)
-    images = [read_image(p) for p in args.images]
+    images = [read_tile_photo(p) for p in args.images]
     results = classify(images, profile, _embedder(args.model))
     out = [{"image": str(p), "label": lab, "confidence": round(conf, 4)}
            for p, (lab, conf) in zip(args.images, results)]

@@ -500,3 +500,25 @@ def test_enroll_summary_counts_in_words(enrolled, capsys, tmp_path):
     capsys.readouterr()
     assert main(["enroll", "--crops", str(crops), "--labels", str(labels), "--out", str(tmp_path / "p.npz")]) == 0
     assert capsys.readouterr().out.startswith(f"enrolled 1 label from 1 image into {tmp_path / 'p.npz'}")
+
+
+def test_pictures_too_small_to_hold_a_tile_face_are_refused(enrolled, capsys, tmp_path):
+    # the embedding resizes anything: a 1 x 1 black dot got a label at 0.97
+    _, crops, profile = enrolled
+    tiny = tmp_path / "tiny.png"
+    cv2.imwrite(str(tiny), np.zeros((1, 1, 3), np.uint8))
+    thin = tmp_path / "thin.png"
+    cv2.imwrite(str(thin), cv2.resize(_tile(0), (40, 15)))
+    for path, size in ((tiny, "1x1"), (thin, "40x15")):
+        code, err = _run(["classify", "--profile", str(profile), str(path), "--json"], capsys)
+        assert err == (f"companion classify: {path} is {size} px: too small to hold a tile face (a photo of one "
+                       "tile needs at least 16 px on each side)\n") and code == 2
+    small = tmp_path / "small.png"                  # 16 px on its shorter side: read
+    cv2.imwrite(str(small), cv2.resize(_tile(0), (16, 21)))
+    assert len(_classify(capsys, profile, [small])) == 1
+    # nor is such a picture enrolled
+    labels = tmp_path / "labels.csv"
+    labels.write_text(f"image,label\ntile 0.png,a\n{tiny},b\n", encoding="utf-8")
+    code, err = _run(["enroll", "--crops", str(crops), "--labels", str(labels), "--out", str(tmp_path / "p.npz")],
+                     capsys)
+    assert code == 2 and "is 1x1 px: too small to hold a tile face" in err and not (tmp_path / "p.npz").exists()
