@@ -29,6 +29,13 @@ class IllegalMove(BadInput):
     that is not on the board, claiming a covered tile).  Exit code 2."""
 
 
+class CameraMisfit(BadInput):
+    """The mat is in the picture, but the camera file's intrinsics do not fit
+    it (another camera, or another resolution).  Exit code 2.  The referee
+    stops on it only before the mat was ever seen with that file; after,
+    one such frame counts as a frame without the mat."""
+
+
 class MatNotFound(CompanionError):
     """No mat could be found in the image(s).  Exit code 3."""
 

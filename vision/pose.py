@@ -31,7 +31,7 @@ from typing import Iterable
 import cv2
 import numpy as np
 
-from companion.errors import BadInput, MatNotFound
+from companion.errors import BadInput, CameraMisfit, MatNotFound
 from vision.mat import MatSpec, slot_face_corners_mm
 from vision.markers import as_gray, detect_markers_by_dictionary
 
@@ -500,7 +500,7 @@ def _refuse_camera_that_does_not_fit(obj: np.ndarray, img: np.ndarray, size: tup
         return
     w0, h0 = camera.image_size
     scaled = "" if (w0, h0) == size else f" (written for {w0}x{h0} images, scaled to {size[0]}x{size[1]})"
-    raise BadInput(f"{camera.named} does not fit this picture: the mat is found, but with its intrinsics"
+    raise CameraMisfit(f"{camera.named} does not fit this picture: the mat is found, but with its intrinsics"
                    f"{scaled} the markers lie {rms:.1f} px RMS from where they should (without the file "
                    f"{g_rms:.1f} px); was it calibrated for another camera, or at another resolution than its "
                    "image_size? Calibrate again, or leave out --camera")

@@ -39,7 +39,7 @@ import cv2
 import numpy as np
 
 from companion import game as G
-from companion.errors import BadInput, CompanionError, MatNotFound
+from companion.errors import BadInput, CameraMisfit, CompanionError, MatNotFound
 from companion.wording import count
 from companion.layouts import Layout
 from companion.rules import Board
@@ -407,7 +407,12 @@ class Referee:
     def _judge_frame(self, index: int, frame: np.ndarray, relaxed: bool) -> list[dict]:
         run_start = index - self.gate.still
         try:
-            rec = self.recognize_fn(frame)
+            try:
+                rec = self.recognize_fn(frame)
+            except CameraMisfit:
+                if not self.status.mat_seen:
+                    raise              # the file is wrong for this recording
+                raise MatNotFound("the camera file does not fit this frame") from None
         except MatNotFound:
             self.status.state = "mat not found"
             self.status.mat_missed += 1

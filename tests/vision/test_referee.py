@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 from companion import game as G
-from companion.errors import MatNotFound
+from companion.errors import CameraMisfit, MatNotFound
 from companion.layouts import Layout
 from vision.reconstruct import Recognition, SlotState
 from vision.referee import EvidenceWriter, Referee, RefereeSettings
@@ -74,6 +74,8 @@ class Script:
         rec = self.scenes[int(img[0, 0, 0])]
         if rec is None:
             raise MatNotFound("no mat")
+        if rec == "misfit":
+            raise CameraMisfit("the camera file cam.json does not fit this picture")
         return rec
 
 
@@ -262,6 +264,19 @@ def test_mat_lost_then_found_again():
     frames = [frame(1)] * 5 + hand_frames(5) + [frame(5)] * 5 + hand_frames(5) + [frame(2)] * 5
     play(ref, frames)
     assert [o["type"] for o in out] == ["claim"]
+
+
+def test_a_camera_misfit_stops_the_run_only_before_the_mat_was_seen():
+    # after frames read well with the camera file, one frame it does not fit
+    # (a bad marker detection) is a frame without the mat, not the end
+    ref, out = referee({1: recognition(), 5: "misfit", 2: recognition(absent=[E, F])})
+    frames = [frame(1)] * 5 + hand_frames(5) + [frame(5)] * 5 + hand_frames(5) + [frame(2)] * 5
+    play(ref, frames)
+    assert [o["type"] for o in out] == ["claim"] and ref.status.mat_missed >= 1
+    # from the first frame on: the file is wrong for this recording
+    ref, out = referee({5: "misfit"})
+    with pytest.raises(CameraMisfit, match="does not fit"):
+        play(ref, [frame(5)] * 6)
 
 
 def test_unreturned_unsure_pair_needs_the_referee_and_scores_nothing():
