@@ -21,8 +21,15 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 typedef uint64_t u64;
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
 
 #define MAXW 16 /* up to 1024 slots */
 #define CAPSULE_NAME "companion._solvercore.Geom"
@@ -247,6 +254,8 @@ typedef struct {
     int nlog, caplog;
     long long nodes, limit;
     int exhausted, oom;
+    double deadline; /* 0: none */
+    int timeup;
     TT tt;
     u64 *keybuf; /* TT key scratch */
     long long *wt; /* per group: how often it took part in a dead end */
@@ -644,7 +653,8 @@ static int search(S *s) {
     const int W = s->W;
     s->nodes++;
     if (s->limit >= 0 && s->nodes > s->limit) { s->exhausted = 1; return -1; }
-    if (s->oom) return -1;
+    if (s->deadline > 0 && (s->nodes & 63) == 0 && now_s() > s->deadline) { s->timeup = 1; return -1; }
+    if (s->timeup || s->oom) return -1;
     int mark = s->nlog;
     if (propagate(s) < 0) { undo(s, mark); return s->oom ? -1 : 0; }
     int empty = 1;
@@ -688,7 +698,9 @@ static PyObject *py_solve(PyObject *self, PyObject *args) {
     PyObject *cap, *keys_o, *pres_o;
     long long limit;
     long long lazy_budget = 0, restart0 = 0;
-    if (!PyArg_ParseTuple(args, "OOOL|LL", &cap, &keys_o, &pres_o, &limit, &lazy_budget, &restart0)) return NULL;
+    double seconds = -1.0;
+    if (!PyArg_ParseTuple(args, "OOOL|LLd", &cap, &keys_o, &pres_o, &limit, &lazy_budget, &restart0, &seconds))
+        return NULL;
     Geom *g = PyCapsule_GetPointer(cap, CAPSULE_NAME);
     if (!g) return NULL;
     const int n = g->n, W = g->W;
@@ -705,6 +717,7 @@ static PyObject *py_solve(PyObject *self, PyObject *args) {
     memset(&st, 0, sizeof(st));
     S *s = &st;
     s->g = g; s->n = n; s->W = W; s->limit = limit;
+    if (seconds >= 0) { s->deadline = now_s() + seconds; if (s->deadline <= 0) s->deadline = 1e-9; }
     s->key = malloc(sizeof(int) * (n + 1));
     int *pres = malloc(sizeof(int) * (n + 1));
     if (!s->key || !pres) { free(s->key); free(pres); Py_DECREF(kf); Py_DECREF(pf); return PyErr_NoMemory(); }
@@ -830,19 +843,19 @@ static PyObject *py_solve(PyObject *self, PyObject *args) {
         }
         s->lazy = 0;
         long long budget = restart0;
-        while (r < 0 && !s->oom && !(limit >= 0 && s->nodes >= limit)) {
+        while (r < 0 && !s->oom && !s->timeup && !(limit >= 0 && s->nodes >= limit)) {
             long long lim = budget > 0 ? s->nodes + budget : -1;
             if (limit >= 0 && (lim < 0 || lim > limit)) lim = limit;
             s->limit = lim;
             s->exhausted = 0;
             r = search(s);
-            if (r >= 0 || s->oom || lim < 0 || (limit >= 0 && lim == limit)) break;
+            if (r >= 0 || s->oom || s->timeup || lim < 0 || (limit >= 0 && lim == limit)) break;
             undo(s, 0);
             budget *= 2;
         }
         Py_END_ALLOW_THREADS
         if (s->oom) { PyErr_NoMemory(); goto done; }
-        code = r > 0 ? 1 : (r == 0 ? 0 : -1);
+        code = r > 0 ? 1 : (r == 0 ? 0 : (s->timeup ? -2 : -1));
     }
     PyObject *moves = PyList_New(0);
     if (!moves) goto done;
@@ -864,12 +877,403 @@ done:
     return result;
 }
 
+/* ------------------------------------------------------------------ position search
+ *
+ * companion.solver._position_search in C (read its docstring): a depth-first
+ * search over positions (the bitset of standing tiles) that removes free
+ * matching pairs, plays safe groups at once (every standing tile of the
+ * group free: any pairing of them is as good as another, and removing tiles
+ * never blocks one), prunes positions the relaxed look-ahead proves dead
+ * (every free tile with a possible partner free or gone leaves, round after
+ * round, partners reused: a tile that never leaves can never leave in a real
+ * line either) and remembers dead positions in full (no verdict rests on a
+ * hash).  The object keeps its table of dead positions from one run to the
+ * next, so a run with a larger budget starts better informed.
+ *
+ *   pos_new(capsule, keys, present) -> pcapsule
+ *   pos_run(pcapsule, budget, seconds) -> (code, moves, nodes)
+ *       code 1 solvable, 0 not, -1 budget spent (budget < 0: none), -2 time
+ *       up (seconds < 0: none); nodes: positions expanded in this run.
+ */
+
+#define PCAPSULE_NAME "companion._solvercore.Pos"
+
+typedef struct {
+    PyObject *geom_ref;
+    const Geom *g;
+    int n, W, K;
+    int *key;
+    u64 *gmask;   /* K * W */
+    u64 *cand;    /* n * W: same group, not in the same stack (static) */
+    u64 P[MAXW], F[MAXW];
+    int *ncov, *nl, *nr;
+    int *rcov, *rnl, *rnr;
+    int *mv;      /* moves: 2 per pair */
+    int nmv;
+    int *pbuf;    /* candidate pairs of every open node: (score, a, b) triples */
+    long long *sbuf;
+    size_t pcap;
+    long long nodes, limit;
+    double deadline;
+    int stop;     /* -1 budget, -2 time, -3 out of memory */
+    TT tt;
+} PS;
+
+
+static inline int ps_is_free(const PS *s, int j) {
+    return BIT(s->P, j) && s->ncov[j] == 0 && (s->nl[j] == 0 || s->nr[j] == 0);
+}
+
+static inline void ps_refresh(PS *s, int j) {
+    if (ps_is_free(s, j)) SETB(s->F, j); else CLRB(s->F, j);
+}
+
+static void ps_take(PS *s, int i) {
+    const Geom *g = s->g;
+    CLRB(s->P, i);
+    CLRB(s->F, i);
+    for (int k = g->off[0][i]; k < g->off[0][i + 1]; k++) { int j = g->adj[0][k]; s->ncov[j]--; ps_refresh(s, j); }
+    for (int k = g->off[2][i]; k < g->off[2][i + 1]; k++) { int j = g->adj[2][k]; s->nr[j]--; ps_refresh(s, j); }
+    for (int k = g->off[3][i]; k < g->off[3][i + 1]; k++) { int j = g->adj[3][k]; s->nl[j]--; ps_refresh(s, j); }
+}
+
+static void ps_put(PS *s, int i) {
+    const Geom *g = s->g;
+    SETB(s->P, i);
+    for (int k = g->off[0][i]; k < g->off[0][i + 1]; k++) { int j = g->adj[0][k]; s->ncov[j]++; ps_refresh(s, j); }
+    for (int k = g->off[2][i]; k < g->off[2][i + 1]; k++) { int j = g->adj[2][k]; s->nr[j]++; ps_refresh(s, j); }
+    for (int k = g->off[3][i]; k < g->off[3][i + 1]; k++) { int j = g->adj[3][k]; s->nl[j]++; ps_refresh(s, j); }
+    ps_refresh(s, i);
+}
+
+static void ps_move(PS *s, int a, int b) {
+    ps_take(s, a);
+    ps_take(s, b);
+    s->mv[2 * s->nmv] = a;
+    s->mv[2 * s->nmv + 1] = b;
+    s->nmv++;
+}
+
+static void ps_unmove_to(PS *s, int mark) {
+    while (s->nmv > mark) {
+        s->nmv--;
+        ps_put(s, s->mv[2 * s->nmv + 1]);
+        ps_put(s, s->mv[2 * s->nmv]);
+    }
+}
+
+/* Relaxed look-ahead: every free tile with a possible partner (same group,
+   not in its stack, standing) that is free or already gone leaves, round
+   after round.  Returns -1 when some tile never leaves (a dead position),
+   else the sum over tiles of the round each leaves in (small = easy). */
+static long long ps_relax(PS *s) {
+    const Geom *g = s->g;
+    const int W = s->W, n = s->n;
+    u64 Fr[MAXW], R[MAXW], check[MAXW], avail[MAXW], rem[MAXW], nw[MAXW];
+    memcpy(s->rcov, s->ncov, sizeof(int) * n);
+    memcpy(s->rnl, s->nl, sizeof(int) * n);
+    memcpy(s->rnr, s->nr, sizeof(int) * n);
+    int *ncov = s->rcov, *nl = s->rnl, *nr = s->rnr;
+    for (int w = 0; w < W; w++) { Fr[w] = s->F[w]; R[w] = 0; check[w] = Fr[w]; }
+    long long rnd = 0, total = 0;
+    for (;;) {
+        int cnt = 0;
+        for (int w = 0; w < W; w++) { avail[w] = Fr[w] | R[w]; rem[w] = 0; check[w] &= Fr[w]; }
+        FOR_BITS(t, check, W) {
+            const u64 *cm = ROW(s->cand, t);
+            for (int w = 0; w < W; w++) if (cm[w] & avail[w]) { SETB(rem, t); cnt++; break; }
+        }
+        if (!cnt) break;
+        rnd++;
+        total += rnd * cnt;
+        for (int w = 0; w < W; w++) { R[w] |= rem[w]; Fr[w] &= ~rem[w]; nw[w] = 0; }
+        FOR_BITS(t, rem, W) {
+            for (int k = g->off[0][t]; k < g->off[0][t + 1]; k++) {
+                int j = g->adj[0][k];
+                if (--ncov[j] == 0 && (nl[j] == 0 || nr[j] == 0) && BIT(s->P, j) && !BIT(R, j)) SETB(nw, j);
+            }
+            for (int k = g->off[2][t]; k < g->off[2][t + 1]; k++) {
+                int j = g->adj[2][k];
+                if (--nr[j] == 0 && ncov[j] == 0 && BIT(s->P, j) && !BIT(R, j)) SETB(nw, j);
+            }
+            for (int k = g->off[3][t]; k < g->off[3][t + 1]; k++) {
+                int j = g->adj[3][k];
+                if (--nl[j] == 0 && ncov[j] == 0 && BIT(s->P, j) && !BIT(R, j)) SETB(nw, j);
+            }
+        }
+        /* only tiles of groups that gained an available tile can change */
+        for (int w = 0; w < W; w++) { nw[w] &= ~Fr[w] & ~R[w]; Fr[w] |= nw[w]; check[w] = nw[w]; }
+        FOR_BITS(t, nw, W) {
+            const u64 *gm = ROW(s->gmask, s->key[t]);
+            for (int w = 0; w < W; w++) check[w] |= gm[w];
+        }
+    }
+    for (int w = 0; w < W; w++) if (R[w] != s->P[w]) return -1;
+    return total;
+}
+
+static int ps_reserve(PS *s, size_t need) {
+    if (need <= s->pcap) return 0;
+    size_t nc = s->pcap ? s->pcap : 1024;
+    while (nc < need) nc *= 2;
+    int *np = realloc(s->pbuf, sizeof(int) * 2 * nc);
+    if (!np) return -1;
+    s->pbuf = np;
+    long long *ns = realloc(s->sbuf, sizeof(long long) * nc);
+    if (!ns) return -1;
+    s->sbuf = ns;
+    s->pcap = nc;
+    return 0;
+}
+
+/* 1 won (moves on the stack), 0 dead, < 0 stopped (state restored by caller) */
+static int ps_search(PS *s, size_t base) {
+    const int W = s->W, K = s->K;
+    int start = s->nmv;
+    for (;;) { /* safe groups leave at once */
+        int empty = 1;
+        for (int w = 0; w < W; w++) if (s->P[w]) { empty = 0; break; }
+        if (empty) return 1;
+        int found = -1;
+        for (int k = 0; k < K && found < 0; k++) {
+            const u64 *gm = ROW(s->gmask, k);
+            int any = 0, ok = 1;
+            for (int w = 0; w < W; w++) {
+                u64 st = gm[w] & s->P[w];
+                any |= st != 0;
+                if (st & ~s->F[w]) { ok = 0; break; }
+            }
+            if (any && ok) found = k;
+        }
+        if (found < 0) break;
+        u64 G[MAXW];
+        for (int w = 0; w < W; w++) G[w] = ROW(s->gmask, found)[w] & s->P[w];
+        int first = -1;
+        FOR_BITS(t, G, W) {
+            if (first < 0) first = t;
+            else { ps_move(s, first, t); first = -1; }
+        }
+    }
+    u64 h = key_hash(s->P, (size_t)W);
+    if (tt_find(&s->tt, h, s->P, (size_t)W)) { ps_unmove_to(s, start); return 0; }
+    s->nodes++;
+    if (s->limit >= 0 && s->nodes > s->limit) { s->stop = -1; return -1; }
+    if (s->deadline > 0 && (s->nodes & 255) == 0 && now_s() > s->deadline) { s->stop = -2; return -1; }
+    int r = 0;
+    if (ps_relax(s) >= 0) {
+        /* the pairs of free tiles, each scored by the look-ahead after it */
+        size_t cnt = 0;
+        for (int k = 0; k < K; k++) {
+            u64 f[MAXW];
+            int c = 0;
+            for (int w = 0; w < W; w++) { f[w] = ROW(s->gmask, k)[w] & s->F[w]; c += popc(f[w]); }
+            if (c < 2) continue;
+            if (ps_reserve(s, base + cnt + (size_t)c * (size_t)(c - 1) / 2 + 1) < 0) { s->stop = -3; return -1; }
+            FOR_BITS(a, f, W) {
+                FOR_BITS(b, f, W) {
+                    if (b <= a) continue;
+                    ps_move(s, a, b);
+                    long long sc = ps_relax(s);
+                    ps_unmove_to(s, s->nmv - 1);
+                    if (sc < 0) continue;
+                    size_t i = base + cnt++;
+                    s->pbuf[2 * i] = a;
+                    s->pbuf[2 * i + 1] = b;
+                    s->sbuf[i] = sc;
+                }
+            }
+        }
+        /* insertion sort by score (stable: slot order among equals) */
+        for (size_t i = 1; i < cnt; i++) {
+            long long sv = s->sbuf[base + i];
+            int a = s->pbuf[2 * (base + i)], b = s->pbuf[2 * (base + i) + 1];
+            size_t j = i;
+            while (j > 0 && s->sbuf[base + j - 1] > sv) {
+                s->sbuf[base + j] = s->sbuf[base + j - 1];
+                s->pbuf[2 * (base + j)] = s->pbuf[2 * (base + j - 1)];
+                s->pbuf[2 * (base + j) + 1] = s->pbuf[2 * (base + j - 1) + 1];
+                j--;
+            }
+            s->sbuf[base + j] = sv;
+            s->pbuf[2 * (base + j)] = a;
+            s->pbuf[2 * (base + j) + 1] = b;
+        }
+        for (size_t i = 0; i < cnt; i++) {
+            int a = s->pbuf[2 * (base + i)], b = s->pbuf[2 * (base + i) + 1];
+            ps_move(s, a, b);
+            r = ps_search(s, base + cnt);
+            if (r) break;
+            ps_unmove_to(s, s->nmv - 1);
+        }
+        if (r == 1) return 1;
+        if (r < 0) return r;
+    }
+    tt_insert(&s->tt, h, s->P, (size_t)W);
+    ps_unmove_to(s, start);
+    return 0;
+}
+
+static void ps_free(PS *s) {
+    if (!s) return;
+    Py_XDECREF(s->geom_ref);
+    free(s->key); free(s->gmask); free(s->cand);
+    free(s->ncov); free(s->nl); free(s->nr); free(s->rcov); free(s->rnl); free(s->rnr);
+    free(s->mv); free(s->pbuf); free(s->sbuf);
+    tt_free(&s->tt);
+    free(s);
+}
+
+static void pcapsule_destructor(PyObject *cap) {
+    ps_free((PS *)PyCapsule_GetPointer(cap, PCAPSULE_NAME));
+}
+
+static PyObject *py_pos_new(PyObject *self, PyObject *args) {
+    PyObject *cap, *keys_o, *pres_o;
+    if (!PyArg_ParseTuple(args, "OOO", &cap, &keys_o, &pres_o)) return NULL;
+    Geom *g = PyCapsule_GetPointer(cap, CAPSULE_NAME);
+    if (!g) return NULL;
+    const int n = g->n, W = g->W;
+    PyObject *kf = PySequence_Fast(keys_o, "keys must be a sequence");
+    if (!kf) return NULL;
+    PyObject *pf = PySequence_Fast(pres_o, "present must be a sequence");
+    if (!pf) { Py_DECREF(kf); return NULL; }
+    if (PySequence_Fast_GET_SIZE(kf) != n || PySequence_Fast_GET_SIZE(pf) != n) {
+        Py_DECREF(kf); Py_DECREF(pf);
+        PyErr_SetString(PyExc_ValueError, "keys/present length differs from the layout");
+        return NULL;
+    }
+    PS *s = calloc(1, sizeof(PS));
+    if (!s) { Py_DECREF(kf); Py_DECREF(pf); return PyErr_NoMemory(); }
+    Py_INCREF(cap);
+    s->geom_ref = cap;
+    s->g = g; s->n = n; s->W = W;
+    s->key = malloc(sizeof(int) * (n + 1));
+    int *pres = malloc(sizeof(int) * (n + 1));
+    int *order = malloc(sizeof(int) * (n + 1));
+    u64 *above = calloc((size_t)n * W + 1, sizeof(u64)), *below = calloc((size_t)n * W + 1, sizeof(u64));
+    PyObject *result = NULL;
+    if (!s->key || !pres || !order || !above || !below) { PyErr_NoMemory(); goto fail; }
+    int K = 0;
+    for (int i = 0; i < n; i++) {
+        pres[i] = PyObject_IsTrue(PySequence_Fast_GET_ITEM(pf, i));
+        long v = PyLong_AsLong(PySequence_Fast_GET_ITEM(kf, i));
+        if ((v == -1 && PyErr_Occurred()) || pres[i] < 0) goto fail;
+        if (pres[i] && (v < 0 || v > 1000000)) { PyErr_SetString(PyExc_ValueError, "match key out of range"); goto fail; }
+        s->key[i] = pres[i] ? (int)v : -1;
+        if (pres[i] && v + 1 > K) K = (int)v + 1;
+    }
+    s->K = K;
+    s->gmask = calloc((size_t)(K ? K : 1) * W, sizeof(u64));
+    s->cand = calloc((size_t)n * W + 1, sizeof(u64));
+    s->ncov = calloc(n + 1, sizeof(int)); s->nl = calloc(n + 1, sizeof(int)); s->nr = calloc(n + 1, sizeof(int));
+    s->rcov = calloc(n + 1, sizeof(int)); s->rnl = calloc(n + 1, sizeof(int)); s->rnr = calloc(n + 1, sizeof(int));
+    s->mv = malloc(sizeof(int) * (n + 2));
+    if (!s->gmask || !s->cand || !s->ncov || !s->nl || !s->nr || !s->rcov || !s->rnl || !s->rnr || !s->mv ||
+        tt_init(&s->tt) < 0 || ps_reserve(s, 4096) < 0) { PyErr_NoMemory(); goto fail; }
+    for (int i = 0; i < n; i++) {
+        if (!pres[i]) continue;
+        SETB(s->P, i);
+        SETB(ROW(s->gmask, s->key[i]), i);
+        for (int k = g->off[1][i]; k < g->off[1][i + 1]; k++) s->ncov[i] += pres[g->adj[1][k]];
+        for (int k = g->off[2][i]; k < g->off[2][i + 1]; k++) s->nl[i] += pres[g->adj[2][k]];
+        for (int k = g->off[3][i]; k < g->off[3][i + 1]; k++) s->nr[i] += pres[g->adj[3][k]];
+    }
+    for (int i = 0; i < n; i++) if (ps_is_free(s, i)) SETB(s->F, i);
+    /* transitive covering among standing tiles (as in solve): a tile above
+       another stays standing until that one has left, so the two are never
+       free together */
+    for (int i = 0; i < n; i++) order[i] = i;
+    for (int i = 1; i < n; i++) {
+        int v = order[i], j = i - 1;
+        while (j >= 0 && g->z[order[j]] > g->z[v]) { order[j + 1] = order[j]; j--; }
+        order[j + 1] = v;
+    }
+    for (int r = n - 1; r >= 0; r--) {
+        int i = order[r];
+        if (!pres[i]) continue;
+        u64 *ai = above + (size_t)i * W;
+        for (int k = g->off[1][i]; k < g->off[1][i + 1]; k++) {
+            int j = g->adj[1][k];
+            if (!pres[j]) continue;
+            SETB(ai, j);
+            for (int w = 0; w < W; w++) ai[w] |= above[(size_t)j * W + w];
+        }
+    }
+    for (int r = 0; r < n; r++) {
+        int i = order[r];
+        if (!pres[i]) continue;
+        u64 *bi = below + (size_t)i * W;
+        for (int k = g->off[0][i]; k < g->off[0][i + 1]; k++) {
+            int j = g->adj[0][k];
+            if (!pres[j]) continue;
+            SETB(bi, j);
+            for (int w = 0; w < W; w++) bi[w] |= below[(size_t)j * W + w];
+        }
+    }
+    for (int i = 0; i < n; i++) {
+        if (!pres[i]) continue;
+        u64 *ci = ROW(s->cand, i);
+        for (int w = 0; w < W; w++)
+            ci[w] = ROW(s->gmask, s->key[i])[w] & ~above[(size_t)i * W + w] & ~below[(size_t)i * W + w];
+        CLRB(ci, i);
+    }
+    result = PyCapsule_New(s, PCAPSULE_NAME, pcapsule_destructor);
+fail:
+    Py_DECREF(kf); Py_DECREF(pf);
+    free(pres); free(order); free(above); free(below);
+    if (!result) ps_free(s);
+    return result;
+}
+
+static PyObject *py_pos_run(PyObject *self, PyObject *args) {
+    PyObject *cap;
+    long long budget;
+    double seconds;
+    if (!PyArg_ParseTuple(args, "OLd", &cap, &budget, &seconds)) return NULL;
+    PS *s = PyCapsule_GetPointer(cap, PCAPSULE_NAME);
+    if (!s) return NULL;
+    int r = 0, odd = 0;
+    for (int k = 0; k < s->K; k++) {
+        int c = 0;
+        for (int w = 0; w < s->W; w++) c += popc(ROW(s->gmask, k)[w] & s->P[w]);
+        if (c % 2) odd = 1;
+    }
+    s->nodes = 0;
+    s->limit = budget;
+    s->stop = 0;
+    s->deadline = seconds >= 0 ? now_s() + seconds : 0;
+    if (seconds >= 0 && s->deadline <= 0) s->deadline = 1e-9;
+    if (!odd) {
+        Py_BEGIN_ALLOW_THREADS
+        r = ps_search(s, 0);
+        Py_END_ALLOW_THREADS
+    }
+    if (r < 0 && s->stop == -3) { ps_unmove_to(s, 0); return PyErr_NoMemory(); }
+    PyObject *moves = PyList_New(0);
+    if (!moves) { ps_unmove_to(s, 0); return NULL; }
+    if (r == 1) {
+        for (int i = 0; i < s->nmv; i++) {
+            PyObject *m = Py_BuildValue("(ii)", s->mv[2 * i], s->mv[2 * i + 1]);
+            if (!m || PyList_Append(moves, m) < 0) { Py_XDECREF(m); Py_DECREF(moves); ps_unmove_to(s, 0); return NULL; }
+            Py_DECREF(m);
+        }
+    }
+    ps_unmove_to(s, 0);
+    return Py_BuildValue("(iNL)", r == 1 ? 1 : (r == 0 ? 0 : s->stop), moves, s->nodes);
+}
+
 static PyMethodDef methods[] = {
     {"prepare", py_prepare, METH_VARARGS,
      "prepare(z, covers, covered_by, left, right) -> capsule holding the geometry tables"},
     {"solve", py_solve, METH_VARARGS,
-     "solve(capsule, keys, present, node_limit) -> (code, moves, nodes); code 1 solvable, "
-     "0 not, -1 node limit hit (node_limit < 0: no limit)"},
+     "solve(capsule, keys, present, node_limit, lazy_budget=0, restart0=0, seconds=-1) -> (code, moves, "
+     "nodes); code 1 solvable, 0 not, -1 node limit hit (node_limit < 0: no limit), -2 time up "
+     "(seconds < 0: no time limit)"},
+    {"pos_new", py_pos_new, METH_VARARGS,
+     "pos_new(capsule, keys, present) -> capsule of a position search (keeps its dead positions)"},
+    {"pos_run", py_pos_run, METH_VARARGS,
+     "pos_run(pcapsule, budget, seconds) -> (code, moves, nodes); code 1 solvable, 0 not, "
+     "-1 budget spent (budget < 0: none), -2 time up (seconds < 0: none)"},
     {NULL, NULL, 0, NULL},
 };
 

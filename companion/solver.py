@@ -62,6 +62,7 @@ stay exact.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import TYPE_CHECKING, Sequence
@@ -93,6 +94,10 @@ RESTART_BUDGET = 200
 #: unwinnable; the position search rarely helps there)
 ALTERNATE_BUDGETS = (5_000, 240_000)
 ALTERNATE_BUDGETS_STACKED = (200_000, 60_000)
+#: the same with the C cores, whose position search (pruned by the relaxed
+#: look-ahead, pairs tried easiest first) is often the faster of the two on
+#: any layout (on the Turtle too): both start small and take turns
+ALTERNATE_BUDGETS_C = (2_000, 2_000)
 #: dead positions kept by the position search (about 100 bytes each); beyond
 #: it the table starts afresh (a cache only: verdicts stay exact)
 DEAD_POSITIONS_MAX = 4_000_000
@@ -111,15 +116,21 @@ class SolveResult:
             and matching at its turn.
         nodes: search nodes visited.
         exhausted: True only when ``node_limit`` was hit (then ``solvable`` is None).
+        timed_out: True only when ``max_seconds`` ran out (then ``solvable`` is None).
     """
 
     solvable: bool | None
     moves: list[tuple[int, int]] = field(default_factory=list)
     nodes: int = 0
     exhausted: bool = False
+    timed_out: bool = False
 
 
 class _Exhausted(Exception):
+    pass
+
+
+class _TimeUp(Exception):
     pass
 
 
@@ -189,7 +200,7 @@ def match_keys(variant: str, faces: Sequence[str | None],
 # --------------------------------------------------------------------------- public API
 
 def solve(deal: "Deal", present: Sequence[bool] | None = None,
-          node_limit: int | None = None) -> SolveResult:
+          node_limit: int | None = None, max_seconds: float | None = None) -> SolveResult:
     """Decide a deal (or a position of it) exactly.
 
     Args:
@@ -198,6 +209,9 @@ def solve(deal: "Deal", present: Sequence[bool] | None = None,
             None means the full deal.
         node_limit: stop after this many search nodes (then ``solvable`` is
             None and ``exhausted`` True).  None: no limit, exact verdict.
+        max_seconds: stop after about this many seconds (then ``solvable``
+            is None and ``timed_out`` True: no verdict, never a guess).  None:
+            no time limit.
 
     Returns:
         :class:`SolveResult`; ``moves`` index ``deal.layout.slots``.
@@ -209,20 +223,21 @@ def solve(deal: "Deal", present: Sequence[bool] | None = None,
     if present is not None and len(present) != n:
         raise BadInput(f"present has {len(present)} entries for {n} slots of {deal.layout.name!r}")
     return _solve(deal.layout, match_keys(deal.variant, deal.faces, present), present,
-                  node_limit, use_c=None)
+                  node_limit, use_c=None, max_seconds=max_seconds)
 
 
 def solve_keys(layout: Layout, keys: Sequence[int], present: Sequence[bool] | None = None,
-               node_limit: int | None = None, use_c: bool | None = None) -> SolveResult:
+               node_limit: int | None = None, use_c: bool | None = None,
+               max_seconds: float | None = None) -> SolveResult:
     """Same as :func:`solve` with small-int match keys per slot (equal keys match;
     ignored where ``present`` is False).  ``use_c``: None = the C core when built,
     False = the pure-Python core, True = the C core (ImportError if not built).
 
     Raises:
         BadInput: ``keys`` or ``present`` of the wrong length, a negative key
-            at a present slot, a negative ``node_limit``.
+            at a present slot, a negative ``node_limit`` or ``max_seconds``.
     """
-    return _solve(layout, list(keys), present, node_limit, use_c)
+    return _solve(layout, list(keys), present, node_limit, use_c, max_seconds)
 
 
 def hint(deal: "Deal", present: Sequence[bool] | None = None) -> tuple[int, int] | None:
@@ -235,7 +250,7 @@ def hint(deal: "Deal", present: Sequence[bool] | None = None) -> tuple[int, int]
 
 
 def _solve(layout: Layout, keys: list[int], present: Sequence[bool] | None,
-           node_limit: int | None, use_c: bool | None) -> SolveResult:
+           node_limit: int | None, use_c: bool | None, max_seconds: float | None = None) -> SolveResult:
     n = len(layout)
     if present is None:
         pres = [True] * n
@@ -249,6 +264,8 @@ def _solve(layout: Layout, keys: list[int], present: Sequence[bool] | None,
         raise BadInput("match keys of present tiles must be >= 0")
     if node_limit is not None and node_limit < 0:
         raise BadInput("node_limit must be >= 0")
+    if max_seconds is not None and not max_seconds >= 0:
+        raise BadInput("max_seconds must be >= 0")
     tabs = _tables(layout)
     if use_c is None:
         use_c = tabs.handle is not None
@@ -256,26 +273,49 @@ def _solve(layout: Layout, keys: list[int], present: Sequence[bool] | None,
         raise ImportError("companion._solvercore is not built (python setup.py build_ext --inplace)"
                           if _c is None else f"layout {layout.name!r} is too large for the C core")
 
+    deadline = None if max_seconds is None else time.monotonic() + max_seconds
+
+    def seconds_left() -> float:
+        return -1.0 if deadline is None else max(0.0, deadline - time.monotonic())
+
     def pairing(limit: int | None) -> SolveResult:
         if use_c:
             code, moves, nodes = _c.solve(tabs.handle, keys, pres, -1 if limit is None else limit,
-                                          LAZY_BUDGET, RESTART_BUDGET)
+                                          LAZY_BUDGET, RESTART_BUDGET, seconds_left())
+            if code == -2:
+                return SolveResult(None, [], nodes, False, True)
             if code < 0:
                 return SolveResult(None, [], nodes, True)
             return SolveResult(bool(code), [tuple(m) for m in moves] if code else [], nodes, False)
-        return _PyCore(tabs, keys, pres, limit).run(LAZY_BUDGET, RESTART_BUDGET)
+        return _PyCore(tabs, keys, pres, limit, deadline).run(LAZY_BUDGET, RESTART_BUDGET)
 
     if node_limit is not None or tabs.n > POSITION_SEARCH_MAX_SLOTS:
         return pairing(node_limit)
-    budget, positions = ALTERNATE_BUDGETS if layout.depth <= 1 else ALTERNATE_BUDGETS_STACKED
-    dead: set[int] = set()
+    if use_c:
+        budget, positions = ALTERNATE_BUDGETS_C
+        pos = _c.pos_new(tabs.handle, keys, pres)
+
+        def position(limit: int) -> SolveResult:
+            code, moves, nodes = _c.pos_run(pos, limit, seconds_left())
+            if code == -2:
+                return SolveResult(None, [], nodes, False, True)
+            if code < 0:
+                return SolveResult(None, [], nodes, True)
+            return SolveResult(bool(code), [tuple(m) for m in moves] if code else [], nodes, False)
+    else:
+        budget, positions = ALTERNATE_BUDGETS if layout.depth <= 1 else ALTERNATE_BUDGETS_STACKED
+        dead: set[int] = set()
+
+        def position(limit: int) -> SolveResult:
+            return _position_search(tabs, keys, pres, limit, dead, deadline)
+
     nodes = 0
     while True:
         res = pairing(budget)
         nodes += res.nodes
         if not res.exhausted:
             return replace(res, nodes=nodes)
-        res = _position_search(tabs, keys, pres, positions, dead)
+        res = position(positions)
         nodes += res.nodes
         if not res.exhausted:
             return replace(res, nodes=nodes)
@@ -286,17 +326,26 @@ def _solve(layout: Layout, keys: list[int], present: Sequence[bool] | None,
 # --------------------------------------------------------------------------- position search
 
 def _position_search(tabs: _Tables, keys: list[int], present: list[bool], budget: int,
-                     dead: set[int]) -> SolveResult:
+                     dead: set[int], deadline: float | None = None) -> SolveResult:
     """Depth-first search over positions: is every standing tile removable?
 
-    A position is the bit mask of standing tiles.  In each one, a group (equal
-    match keys) whose standing tiles are all free and even in number leaves at
-    once, paired in slot order (any pairing of free tiles of one group is as
-    good as another, and removing tiles never blocks one); then every free
-    matching pair is tried, groups with the fewest free tiles first.  A
-    position found dead is remembered in ``dead`` (shared between calls,
+    A position is the bit mask of standing tiles.  In each one:
+
+    * a group (equal match keys) whose standing tiles are all free leaves at
+      once (the lowest key first), paired in slot order: any pairing of free
+      tiles of one group is as good as another, and removing tiles never
+      blocks one (the group's count is even: the root checks every group, and
+      tiles leave in pairs);
+    * the relaxed look-ahead (:func:`_pos_relax`) proves some positions dead;
+    * every free matching pair (groups in key order, pairs in slot order) is
+      scored by the look-ahead of the position it leaves; pairs after which
+      the look-ahead proves a dead end are dropped, the others tried easiest
+      first (smallest score; ties in the order above).
+
+    A position found dead is remembered in ``dead`` (shared between calls,
     emptied past :data:`DEAD_POSITIONS_MAX`), so the search is exhaustive:
-    ``False`` is a proof.
+    ``False`` is a proof.  The C core's ``pos_run`` takes the same steps in the
+    same order (same moves and node counts).
 
     Args:
         tabs: the layout's geometry tables.
@@ -304,6 +353,8 @@ def _position_search(tabs: _Tables, keys: list[int], present: list[bool], budget
         present: per slot, whether a tile stands there.
         budget: positions to expand before giving up (then ``exhausted``).
         dead: dead positions found so far (updated).
+        deadline: a ``time.monotonic()`` instant past which the search stops
+            (then ``timed_out``); None: none.
 
     Returns:
         :class:`SolveResult` (``nodes``: positions expanded).
@@ -319,54 +370,63 @@ def _position_search(tabs: _Tables, keys: list[int], present: list[bool], budget
             gmask[keys[i]] = gmask.get(keys[i], 0) | (1 << i)
     if any(m.bit_count() % 2 for m in gmask.values()):
         return SolveResult(False, [], 0, False)
+    groups = [gmask[k] for k in sorted(gmask)]
+    cand = _stack_free_partners(tabs, keys, present, gmask)
 
     def free_at(i: int, p: int) -> bool:
         return not (cov[i] & p) and (not (lm[i] & p) or not (rm[i] & p))
 
-    def take(p: int, free: frozenset, a: int, b: int) -> tuple[int, frozenset]:
+    def take(p: int, free: int, a: int, b: int) -> tuple[int, int]:
         p &= ~((1 << a) | (1 << b))
-        f = set(free)
-        f.discard(a)
-        f.discard(b)
+        free &= ~((1 << a) | (1 << b))
         for i in near[a] + near[b]:
             if (p >> i) & 1:
                 if free_at(i, p):
-                    f.add(i)
+                    free |= 1 << i
                 else:
-                    f.discard(i)
-        return p, frozenset(f)
+                    free &= ~(1 << i)
+        return p, free
 
     moves: list[tuple[int, int]] = []
     count = [0]
 
-    def search(p: int, free: frozenset) -> bool:
+    def search(p: int, free: int) -> bool:
         start = len(moves)
         while True:                                   # safe groups leave at once
             if p == 0:
                 return True
-            by_key: dict[int, list[int]] = {}
-            for i in free:
-                by_key.setdefault(keys[i], []).append(i)
-            safe = next((v for k, v in by_key.items()
-                         if len(v) % 2 == 0 and len(v) == (gmask[k] & p).bit_count()), None)
-            if safe is None:
+            safe = next((g & p for g in groups if g & p and not (g & p & ~free)), 0)
+            if not safe:
                 break
-            safe.sort()
-            for a, b in zip(safe[0::2], safe[1::2]):
+            it = _bits(safe)
+            for a in it:
+                b = next(it)
                 p, free = take(p, free, a, b)
                 moves.append((a, b))
         if p not in dead:
             count[0] += 1
             if count[0] > budget:
                 raise _Exhausted
-            pairs = sorted((len(v), a, b) for v in by_key.values() if len(v) > 1
-                           for x, a in enumerate(sorted(v)) for b in sorted(v)[x + 1:])
-            for _, a, b in pairs:
-                p2, f2 = take(p, free, a, b)
-                moves.append((a, b))
-                if search(p2, f2):
-                    return True
-                moves.pop()
+            if deadline is not None and count[0] % 256 == 0 and time.monotonic() > deadline:
+                raise _TimeUp
+            if _pos_relax(tabs, cand, p, free, keys) is not None:
+                scored = []
+                for g in groups:
+                    f = g & free
+                    if f & (f - 1):
+                        fl = list(_bits(f))
+                        for x, a in enumerate(fl):
+                            for b in fl[x + 1:]:
+                                p2, f2 = take(p, free, a, b)
+                                sc = _pos_relax(tabs, cand, p2, f2, keys)
+                                if sc is not None:
+                                    scored.append((sc, len(scored), a, b, p2, f2))
+                scored.sort()
+                for _, _, a, b, p2, f2 in scored:
+                    moves.append((a, b))
+                    if search(p2, f2):
+                        return True
+                    moves.pop()
             if len(dead) >= DEAD_POSITIONS_MAX:
                 dead.clear()
             dead.add(p)
@@ -374,12 +434,74 @@ def _position_search(tabs: _Tables, keys: list[int], present: list[bool], budget
         return False
 
     p0 = sum(1 << i for i in range(n) if present[i])
-    free0 = frozenset(i for i in range(n) if present[i] and free_at(i, p0))
+    free0 = sum(1 << i for i in range(n) if present[i] and free_at(i, p0))
     try:
         ok = search(p0, free0)
     except _Exhausted:
         return SolveResult(None, [], count[0], True)
+    except _TimeUp:
+        return SolveResult(None, [], count[0], False, timed_out=True)
     return SolveResult(ok, list(moves) if ok else [], count[0], False)
+
+
+def _stack_free_partners(tabs: _Tables, keys: list[int], present: list[bool],
+                         gmask: dict[int, int]) -> list[int]:
+    """Per present tile, the present tiles it could ever leave with: same
+    group, not in its stack (one above the other, directly or through
+    present tiles between: a tile stays standing until every tile above it
+    has left, so the two are never free together)."""
+    n = tabs.n
+    order = sorted(range(n), key=lambda i: tabs.z[i])
+    above = [0] * n
+    for i in reversed(order):
+        if present[i]:
+            a = 0
+            for j in tabs.covered_by[i]:
+                if present[j]:
+                    a |= (1 << j) | above[j]
+            above[i] = a
+    below = [0] * n
+    for i in order:
+        if present[i]:
+            b = 0
+            for j in tabs.covers[i]:
+                if present[j]:
+                    b |= (1 << j) | below[j]
+            below[i] = b
+    return [gmask[keys[i]] & ~above[i] & ~below[i] & ~(1 << i) if present[i] else 0 for i in range(n)]
+
+
+def _pos_relax(tabs: _Tables, cand: list[int], P: int, F: int, keys: list[int]) -> int | None:
+    """The relaxed look-ahead of a position (standing tiles ``P``, free ``F``):
+    every free tile with a possible partner (``cand``, standing) that is free
+    or already gone leaves, round after round, partners reused.  A real line
+    removes no tile earlier (by induction on its moves), so a tile that never
+    leaves proves the position dead: None.  Otherwise the sum over tiles of
+    the round each one leaves in (small = easy)."""
+    covers, left, right, covered_by = tabs.covers, tabs.left, tabs.right, tabs.covered_by
+    R = 0
+    Fr = F
+    rnd = total = 0
+    while True:
+        avail = Fr | R
+        rem = 0
+        for t in _bits(Fr):
+            if cand[t] & P & avail:
+                rem |= 1 << t
+        if not rem:
+            break
+        rnd += 1
+        total += rnd * rem.bit_count()
+        R |= rem
+        Fr &= ~rem
+        gone = ~P | R
+        for t in _bits(rem):
+            for j in covers[t] + left[t] + right[t]:
+                if (P >> j) & 1 and not (R >> j) & 1 and not (Fr >> j) & 1:
+                    if all((gone >> c) & 1 for c in covered_by[j]) and (
+                            all((gone >> c) & 1 for c in left[j]) or all((gone >> c) & 1 for c in right[j])):
+                        Fr |= 1 << j
+    return total if R == P else None
 
 
 # --------------------------------------------------------------------------- pure-Python core
@@ -402,11 +524,12 @@ class _PyCore:
     moves, same node counts).  Sets of tiles are Python ints used as bitsets."""
 
     def __init__(self, tabs: _Tables, keys: list[int], present: list[bool],
-                 node_limit: int | None) -> None:
+                 node_limit: int | None, deadline: float | None = None) -> None:
         n = tabs.n
         self.n = n
         self.covers, self.left, self.right = tabs.covers, tabs.left, tabs.right
         self.node_limit = node_limit
+        self.deadline = deadline
         P = 0
         for i in range(n):
             if present[i]:
@@ -756,6 +879,8 @@ class _PyCore:
         self.nodes += 1
         if self.limit >= 0 and self.nodes > self.limit:
             raise _Exhausted
+        if self.deadline is not None and self.nodes % 64 == 0 and time.monotonic() > self.deadline:
+            raise _TimeUp
         mark = len(self.log)
         if self._propagate() is None:
             self._undo(mark)
@@ -791,6 +916,13 @@ class _PyCore:
             return None
 
     def run(self, lazy_budget: int, restart0: int) -> SolveResult:
+        """:meth:`_runs`; past the deadline, ``timed_out`` (no verdict)."""
+        try:
+            return self._runs(lazy_budget, restart0)
+        except _TimeUp:
+            return SolveResult(None, [], self.nodes, False, True)
+
+    def _runs(self, lazy_budget: int, restart0: int) -> SolveResult:
         """Run 0: lazy lookahead for ``lazy_budget`` nodes (0: skip it); then
         full lookahead from the root with node budgets ``restart0``,
         ``2 restart0``, ... (0: one unbounded run).  The table of dead

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
 from pathlib import Path
 
@@ -51,7 +52,21 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("solve", help="decide deals exactly, with a winning sequence")
     p.add_argument("deals", nargs="+", metavar="DEAL.json")
     p.add_argument("--json", action="store_true", help="print one JSON object per deal")
+    p.add_argument("--max-seconds", type=_seconds, metavar="S",
+                   help="give up on a deal after about S seconds (default: no limit, every verdict exact); "
+                        "a deal left undecided prints \"solvable\": null, \"decided\": false and the "
+                        "command exits 4 after the last deal")
     p.set_defaults(func=_solve)
+
+
+def _seconds(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not (v > 0 and v < float("inf")):
+        raise argparse.ArgumentTypeError(f"--max-seconds must be a positive number, not {text!r}")
+    return v
 
 
 def _layout_args(p: argparse.ArgumentParser) -> None:
@@ -210,16 +225,29 @@ def _solve(args) -> int:
     from companion.solver import solve
     from companion.cli import print_json
     deals_read = [(p, _read_deal(p)) for p in args.deals]  # all read first: bad input loses nothing
+    limit = getattr(args, "max_seconds", None)
+    undecided = []
     for path, deal in deals_read:
         t0 = time.perf_counter()
-        result = solve(deal)
+        result = solve(deal, max_seconds=limit)
         ms = (time.perf_counter() - t0) * 1000.0
         slots = deal.layout.slots
         moves = [[list(slots[i]), list(slots[j])] for i, j in result.moves]
-        obj = {"deal": path, "solvable": bool(result.solvable), "moves": moves, "ms": round(ms, 3)}
+        decided = result.solvable is not None
+        obj = {"deal": path, "solvable": bool(result.solvable) if decided else None, "moves": moves,
+               "ms": round(ms, 3)}
+        if limit is not None:  # an extra field, only with --max-seconds
+            obj["decided"] = decided
+        if not decided:
+            undecided.append(path)
         if args.json:
             print_json(obj)
         else:
-            print(f"{path}: {'solvable' if result.solvable else 'not solvable'} "
-                  f"({count(len(moves), 'move')}, {ms:.2f} ms)")
+            verdict = ("solvable" if result.solvable else "not solvable") if decided else \
+                f"undecided after {limit:g} s"
+            print(f"{path}: {verdict} ({count(len(moves), 'move')}, {ms:.2f} ms)")
+    if undecided:
+        print(f"companion solve: no verdict within --max-seconds {limit:g} for {count(len(undecided), 'deal')}: "
+              + ", ".join(undecided), file=sys.stderr)
+        return 4
     return 0

@@ -131,6 +131,26 @@ def test_solve_an_unwinnable_deal_and_bad_files(capsys, tmp_path):
     assert code == 2 and "missing.json" in one_line_error(err, "solve")
 
 
+def test_solve_max_seconds_marks_a_deal_left_undecided(capsys, tmp_path):
+    # Love on the Turtle, seed 15: unwinnable, and proving it takes seconds
+    code, out, _ = run(capsys, "deal", "--variant", "love", "--layout", "turtle", "--seed", "15", "--json")
+    hard = tmp_path / "hard.json"
+    hard.write_text(out)
+    code, out, _ = run(capsys, "deal", "--variant", "word", "--layout", "sprint-2layer", "--seed", "48", "--json")
+    easy = tmp_path / "easy.json"
+    easy.write_text(out)
+    code, out, err = run(capsys, "solve", str(hard), str(easy), "--json", "--max-seconds", "1")
+    first, second = (json.loads(line) for line in out.splitlines())
+    assert code == 4 and str(hard) in one_line_error(err, "solve")
+    assert first["solvable"] is None and first["decided"] is False and first["moves"] == []
+    assert second["solvable"] is True and second["decided"] is True and len(second["moves"]) == 72
+    for bad in ("0", "-1", "nan", "inf", "soon"):
+        with pytest.raises(SystemExit) as e:
+            main(["solve", str(easy), "--max-seconds", bad])
+        err = capsys.readouterr().err
+        assert e.value.code == 2 and "--max-seconds" in err and len(err.strip().splitlines()) == 1
+
+
 def test_deal_refuses_a_negative_seed(capsys):
     # random.Random(-1) deals exactly what random.Random(1) deals, so a
     # negative seed would silently repeat another deal

@@ -220,7 +220,8 @@ def random_small(rng: random.Random, max_tiles: int):
     return Layout("rnd", tuple(slots), "test"), keys
 
 
-@pytest.mark.parametrize("use_c", CORES + [pytest.param("position", id="position-search")])
+@pytest.mark.parametrize("use_c", CORES + [pytest.param("position", id="position-search"),
+                                            pytest.param("position-C", id="position-search-C", marks=needs_c)])
 def test_verdicts_equal_brute_force_on_random_tiny_layouts(use_c):
     rng = random.Random(20240601)
     seen = {True: 0, False: 0}
@@ -241,6 +242,8 @@ def test_verdicts_equal_brute_force_on_random_tiny_layouts(use_c):
         if use_c == "position":         # the second search alone, without a budget
             res = solver._position_search(solver._tables(layout), keys, present or [True] * len(keys), 10**9,
                                           set())
+        elif use_c == "position-C":
+            res = position_c(layout, keys, present)
         else:
             res = solve_keys(layout, pres_keys, present, use_c=use_c)
         assert res.solvable is want and not res.exhausted, (layout.slots, keys, present)
@@ -275,6 +278,76 @@ def test_a_flat_word_deal_the_pairing_search_drowns_in_is_solved_by_turns():
     res = solve(d)
     assert res.solvable is True
     replay(d.layout, keys, res.moves)
+
+
+def position_c(layout, keys, present=None, budget=-1, seconds=-1.0):
+    """The C core's position search alone, as a SolveResult."""
+    ps = solver._c.pos_new(solver._tables(layout).handle, keys, present or [True] * len(keys))
+    code, moves, nodes = solver._c.pos_run(ps, budget, seconds)
+    return solver.SolveResult(None if code < 0 else bool(code), [tuple(m) for m in moves], nodes, code == -1,
+                              code == -2)
+
+
+@needs_c
+def test_position_search_c_and_python_agree_move_for_move():
+    rng = random.Random(11)
+    for _ in range(80):
+        layout, keys = random_small(rng, 24)
+        if not keys:
+            continue
+        a = position_c(layout, keys)
+        b = solver._position_search(solver._tables(layout), keys, [True] * len(keys), 10**9, set())
+        assert (a.solvable, a.moves, a.nodes) == (b.solvable, b.moves, b.nodes)
+    # and on full-size deals where both finish quickly
+    from companion import codex
+    for variant, name, seed in (("word", "sprint-2layer", 48), ("mindful", "sprint-2layer", 80),
+                                ("word", "sprint-flat", 18), ("love", "turtle", 3)):
+        d = random_deal(variant, codex.builtin(name), seed)
+        keys = solver.match_keys(variant, d.faces)
+        a = position_c(d.layout, keys, budget=3000)
+        b = solver._position_search(solver._tables(d.layout), keys, [True] * len(keys), 3000, set())
+        assert (a.solvable, a.moves, a.nodes, a.exhausted) == (b.solvable, b.moves, b.nodes, b.exhausted)
+        if a.solvable:
+            replay(d.layout, keys, a.moves)
+
+
+@needs_c
+def test_c_position_search_keeps_its_dead_positions_between_runs():
+    from companion import codex
+    d = random_deal("word", codex.builtin("sprint-flat"), 92)   # unwinnable, about 130,000 positions
+    keys = solver.match_keys("word", d.faces)
+    ps = solver._c.pos_new(solver._tables(d.layout).handle, keys, [True] * len(keys))
+    code, moves, first = solver._c.pos_run(ps, 20_000, -1.0)
+    assert code == -1 and moves == [] and first == 20_001
+    code, moves, second = solver._c.pos_run(ps, 20_000, -1.0)
+    assert code == -1 and second == 20_001                       # 20,000 new positions: it went further
+    code, _, _ = solver._c.pos_run(ps, -1, 0.0)
+    assert code == -2                                            # time up at once
+
+
+@pytest.mark.parametrize("use_c", CORES)
+def test_max_seconds_stops_without_a_verdict(use_c):
+    from companion import codex
+    d = random_deal("love", codex.builtin("turtle"), 15)        # unwinnable: seconds to prove it
+    keys = solver.match_keys("love", d.faces)
+    res = solve_keys(d.layout, keys, use_c=use_c, max_seconds=0.2)
+    assert res.solvable is None and res.timed_out and not res.exhausted and res.moves == []
+    with pytest.raises(BadInput):
+        solve_keys(d.layout, keys, max_seconds=-1)
+
+
+@needs_c
+@pytest.mark.parametrize("variant,name,seed", [("word", "sprint-2layer", 48), ("mindful", "sprint-2layer", 80),
+                                               ("word", "sprint-flat", 85), ("word", "sprint-flat", 32),
+                                               ("love", "sundae-mountain", 12)])
+def test_deals_the_alternation_used_to_drown_in(variant, name, seed):
+    # the previous solver took 2-28 s on each (word sprint-2layer 48: still undecided
+    # after 15 minutes); now each is decided in under a second
+    from companion import codex
+    d = random_deal(variant, codex.builtin(name), seed)
+    res = solve(d, max_seconds=20)
+    assert res.solvable is True
+    replay(d.layout, solver.match_keys(variant, d.faces), res.moves)
 
 
 @needs_c
