@@ -256,6 +256,10 @@ typedef struct {
     int exhausted, oom;
     double deadline; /* 0: none */
     int timeup;
+    int odd;                         /* some group has an odd count: no win */
+    int phase;                       /* 0: nothing run yet; 1: the lazy run is done */
+    long long lazy_budget, restart0, next_budget;
+    PyObject *geom_ref;              /* the geometry capsule, held by a kept search */
     TT tt;
     u64 *keybuf; /* TT key scratch */
     long long *wt; /* per group: how often it took part in a dead end */
@@ -694,47 +698,40 @@ static int search(S *s) {
 
 /* ------------------------------------------------------------------ entry point */
 
-static PyObject *py_solve(PyObject *self, PyObject *args) {
-    PyObject *cap, *keys_o, *pres_o;
-    long long limit;
-    long long lazy_budget = 0, restart0 = 0;
-    double seconds = -1.0;
-    if (!PyArg_ParseTuple(args, "OOOL|LLd", &cap, &keys_o, &pres_o, &limit, &lazy_budget, &restart0, &seconds))
-        return NULL;
-    Geom *g = PyCapsule_GetPointer(cap, CAPSULE_NAME);
-    if (!g) return NULL;
+static void pair_free(S *s) {
+    if (!s) return;
+    free(s->key); free(s->gmask); free(s->above); free(s->incompat); free(s->candmask);
+    free(s->ncov); free(s->nl); free(s->nr); free(s->rcov); free(s->rnl); free(s->rnr);
+    free(s->partner); free(s->wt); free(s->log);
+    free(s->c_known); free(s->c_stamp); free(s->c_reg); free(s->c_nv); free(s->c_a); free(s->c_off); free(s->c_vals);
+    free(s->keybuf);
+    if (s->tt.hashes || s->tt.offs || s->tt.arena) tt_free(&s->tt);
+    Py_XDECREF(s->geom_ref);
+    free(s);
+}
+
+/* the search state for keys / present (sequences of the layout's length); NULL with an exception set */
+static S *pair_setup(Geom *g, PyObject *kf, PyObject *pf) {
     const int n = g->n, W = g->W;
-    PyObject *kf = PySequence_Fast(keys_o, "keys must be a sequence");
-    if (!kf) return NULL;
-    PyObject *pf = PySequence_Fast(pres_o, "present must be a sequence");
-    if (!pf) { Py_DECREF(kf); return NULL; }
-    if (PySequence_Fast_GET_SIZE(kf) != n || PySequence_Fast_GET_SIZE(pf) != n) {
-        Py_DECREF(kf); Py_DECREF(pf);
-        PyErr_SetString(PyExc_ValueError, "keys/present length differs from the layout");
-        return NULL;
-    }
-    S st;
-    memset(&st, 0, sizeof(st));
-    S *s = &st;
-    s->g = g; s->n = n; s->W = W; s->limit = limit;
-    if (seconds >= 0) { s->deadline = now_s() + seconds; if (s->deadline <= 0) s->deadline = 1e-9; }
+    S *s = calloc(1, sizeof(S));
+    if (!s) return (S *)PyErr_NoMemory();
+    s->g = g; s->n = n; s->W = W; s->limit = -1;
     s->key = malloc(sizeof(int) * (n + 1));
     int *pres = malloc(sizeof(int) * (n + 1));
-    if (!s->key || !pres) { free(s->key); free(pres); Py_DECREF(kf); Py_DECREF(pf); return PyErr_NoMemory(); }
+    if (!s->key || !pres) { free(s->key); free(pres); free(s); return (S *)PyErr_NoMemory(); }
     int K = 0;
     for (int i = 0; i < n; i++) {
         pres[i] = PyObject_IsTrue(PySequence_Fast_GET_ITEM(pf, i));
         long v = PyLong_AsLong(PySequence_Fast_GET_ITEM(kf, i));
-        if ((v == -1 && PyErr_Occurred()) || pres[i] < 0) { free(s->key); free(pres); Py_DECREF(kf); Py_DECREF(pf); return NULL; }
+        if ((v == -1 && PyErr_Occurred()) || pres[i] < 0) { free(s->key); free(pres); free(s); return NULL; }
         if (pres[i] && (v < 0 || v > 1000000)) {
-            free(s->key); free(pres); Py_DECREF(kf); Py_DECREF(pf);
+            free(s->key); free(pres); free(s);
             PyErr_SetString(PyExc_ValueError, "match key out of range");
             return NULL;
         }
         s->key[i] = pres[i] ? (int)v : -1;
         if (pres[i] && v + 1 > K) K = (int)v + 1;
     }
-    Py_DECREF(kf); Py_DECREF(pf);
     s->K = K;
     size_t nw = (size_t)W;
     s->gmask = calloc((size_t)(K ? K : 1) * nw, sizeof(u64));
@@ -758,12 +755,12 @@ static PyObject *py_solve(PyObject *self, PyObject *args) {
     s->keybuf = malloc(sizeof(u64) * (nw + n + 1));
     int *order = malloc(sizeof(int) * (n + 1));
     int ttok = tt_init(&s->tt);
-    PyObject *result = NULL;
+    int ok = 0;
     if (!s->gmask || !s->above || !s->incompat || !s->candmask || !below || !s->ncov || !s->nl || !s->nr || !s->rcov ||
         !s->rnl || !s->rnr || !s->partner || !s->wt || !s->c_known || !s->c_stamp || !s->c_reg || !s->c_nv ||
         !s->c_a || !s->c_off || !s->c_vals || !s->log || !s->keybuf || !order || ttok < 0) {
         PyErr_NoMemory();
-        goto done;
+        goto fail;
     }
     for (int k = 0; k <= K; k++) s->wt[k] = 1;
     for (int i = 0; i < n; i++) {
@@ -823,58 +820,163 @@ static PyObject *py_solve(PyObject *self, PyObject *args) {
         s->c_off[k] = off;
         off += c;
     }
-    int code;
-    if (odd) {
-        code = 0;
-    } else {
-        int r;
-        Py_BEGIN_ALLOW_THREADS
-        /* run 0: lazy lookahead, lazy_budget nodes (0: skip); then full
-           lookahead from the root with budgets restart0, 2 restart0, ...
-           (restart0 0: one unbounded run).  The table of dead positions and
-           the weights carry over from run to run. */
-        r = -1;
-        if (lazy_budget > 0) {
+    s->odd = odd;
+    ok = 1;
+fail:
+    free(pres); free(below); free(order);
+    if (!ok) { pair_free(s); return NULL; }
+    return s;
+}
+
+/* Continue the runs (run 0: lazy lookahead, lazy_budget nodes, 0: skip; then
+   full lookahead from the root with budgets restart0, 2 restart0, ...;
+   restart0 0: one unbounded run) until a verdict, or until ``cap`` nodes in
+   all (cap < 0: none; a run cut short by the cap is run again from the root
+   at the next call, with what it learnt), or the deadline.  The table of
+   dead positions and the weights carry over from run to run and call to
+   call.  Returns 1 solvable, 0 not, -1 cap reached, -2 time up, -3 out of
+   memory.  Without a cap, the same steps as before calls could resume. */
+static int pair_continue(S *s, long long cap) {
+    if (s->odd) return 0;
+    int r = -1;
+    s->timeup = 0;
+    if (s->phase == 0) {
+        s->phase = 1;
+        s->next_budget = s->restart0;
+        if (s->lazy_budget > 0) {
             s->lazy = 1;
-            s->limit = (limit >= 0 && limit < lazy_budget) ? limit : lazy_budget;
+            s->limit = (cap >= 0 && cap < s->lazy_budget) ? cap : s->lazy_budget;
             r = search(s);
-            if (r < 0 && !s->oom) undo(s, 0);
-            if (limit >= 0 && s->nodes >= limit) s->limit = limit; /* spent */
-        }
-        s->lazy = 0;
-        long long budget = restart0;
-        while (r < 0 && !s->oom && !s->timeup && !(limit >= 0 && s->nodes >= limit)) {
-            long long lim = budget > 0 ? s->nodes + budget : -1;
-            if (limit >= 0 && (lim < 0 || lim > limit)) lim = limit;
-            s->limit = lim;
-            s->exhausted = 0;
-            r = search(s);
-            if (r >= 0 || s->oom || s->timeup || lim < 0 || (limit >= 0 && lim == limit)) break;
+            if (r >= 0) return r;
+            if (s->oom) return -3;
             undo(s, 0);
-            budget *= 2;
+            if (s->timeup) return -2;
         }
-        Py_END_ALLOW_THREADS
-        if (s->oom) { PyErr_NoMemory(); goto done; }
-        code = r > 0 ? 1 : (r == 0 ? 0 : (s->timeup ? -2 : -1));
     }
+    s->lazy = 0;
+    for (;;) {
+        if (cap >= 0 && s->nodes >= cap) return -1;
+        long long lim = s->next_budget > 0 ? s->nodes + s->next_budget : -1;
+        int capped = 0;
+        if (cap >= 0 && (lim < 0 || lim >= cap)) { capped = 1; lim = cap; }
+        s->limit = lim;
+        s->exhausted = 0;
+        r = search(s);
+        if (r >= 0) return r;
+        if (s->oom) return -3;
+        undo(s, 0);
+        if (s->timeup) return -2;
+        if (capped || lim < 0) return -1;
+        s->next_budget *= 2;
+    }
+}
+
+static PyObject *pair_moves(S *s) {
     PyObject *moves = PyList_New(0);
-    if (!moves) goto done;
-    if (code == 1) {
-        for (int i = 0; i < s->nlog; i++) {
-            if (s->log[i].kind == 1 || s->log[i].kind == 3) continue;
-            PyObject *m = Py_BuildValue("(ii)", s->log[i].a, s->log[i].b);
-            if (!m || PyList_Append(moves, m) < 0) { Py_XDECREF(m); Py_DECREF(moves); goto done; }
-            Py_DECREF(m);
-        }
+    if (!moves) return NULL;
+    for (int i = 0; i < s->nlog; i++) {
+        if (s->log[i].kind == 1 || s->log[i].kind == 3) continue;
+        PyObject *m = Py_BuildValue("(ii)", s->log[i].a, s->log[i].b);
+        if (!m || PyList_Append(moves, m) < 0) { Py_XDECREF(m); Py_DECREF(moves); return NULL; }
+        Py_DECREF(m);
     }
-    result = Py_BuildValue("(iNL)", code, moves, s->nodes);
-done:
-    free(s->key); free(pres); free(s->gmask); free(s->above); free(s->incompat); free(s->candmask); free(below);
-    free(s->ncov); free(s->nl); free(s->nr); free(s->rcov); free(s->rnl); free(s->rnr);
-    free(s->partner); free(s->wt); free(s->log);
-    free(s->c_known); free(s->c_stamp); free(s->c_reg); free(s->c_nv); free(s->c_a); free(s->c_off); free(s->c_vals); free(s->keybuf); free(order);
-    tt_free(&s->tt);
+    return moves;
+}
+
+static void set_deadline(S *s, double seconds) {
+    s->deadline = 0;
+    if (seconds >= 0) { s->deadline = now_s() + seconds; if (s->deadline <= 0) s->deadline = 1e-9; }
+}
+
+static PyObject *py_solve(PyObject *self, PyObject *args) {
+    PyObject *cap, *keys_o, *pres_o;
+    long long limit;
+    long long lazy_budget = 0, restart0 = 0;
+    double seconds = -1.0;
+    if (!PyArg_ParseTuple(args, "OOOL|LLd", &cap, &keys_o, &pres_o, &limit, &lazy_budget, &restart0, &seconds))
+        return NULL;
+    Geom *g = PyCapsule_GetPointer(cap, CAPSULE_NAME);
+    if (!g) return NULL;
+    PyObject *kf = PySequence_Fast(keys_o, "keys must be a sequence");
+    if (!kf) return NULL;
+    PyObject *pf = PySequence_Fast(pres_o, "present must be a sequence");
+    if (!pf) { Py_DECREF(kf); return NULL; }
+    if (PySequence_Fast_GET_SIZE(kf) != g->n || PySequence_Fast_GET_SIZE(pf) != g->n) {
+        Py_DECREF(kf); Py_DECREF(pf);
+        PyErr_SetString(PyExc_ValueError, "keys/present length differs from the layout");
+        return NULL;
+    }
+    S *s = pair_setup(g, kf, pf);
+    Py_DECREF(kf); Py_DECREF(pf);
+    if (!s) return NULL;
+    s->lazy_budget = lazy_budget;
+    s->restart0 = restart0;
+    set_deadline(s, seconds);
+    int r;
+    Py_BEGIN_ALLOW_THREADS
+    r = pair_continue(s, limit);
+    Py_END_ALLOW_THREADS
+    PyObject *result = NULL;
+    if (r == -3) {
+        PyErr_NoMemory();
+    } else {
+        PyObject *moves = r == 1 ? pair_moves(s) : PyList_New(0);
+        if (moves) result = Py_BuildValue("(iNL)", r, moves, s->nodes);
+    }
+    pair_free(s);
     return result;
+}
+
+#define QCAPSULE_NAME "companion._solvercore.Pair"
+
+static void qcapsule_destructor(PyObject *cap) {
+    pair_free((S *)PyCapsule_GetPointer(cap, QCAPSULE_NAME));
+}
+
+static PyObject *py_pair_new(PyObject *self, PyObject *args) {
+    PyObject *cap, *keys_o, *pres_o;
+    long long lazy_budget, restart0;
+    if (!PyArg_ParseTuple(args, "OOOLL", &cap, &keys_o, &pres_o, &lazy_budget, &restart0)) return NULL;
+    Geom *g = PyCapsule_GetPointer(cap, CAPSULE_NAME);
+    if (!g) return NULL;
+    PyObject *kf = PySequence_Fast(keys_o, "keys must be a sequence");
+    if (!kf) return NULL;
+    PyObject *pf = PySequence_Fast(pres_o, "present must be a sequence");
+    if (!pf) { Py_DECREF(kf); return NULL; }
+    if (PySequence_Fast_GET_SIZE(kf) != g->n || PySequence_Fast_GET_SIZE(pf) != g->n) {
+        Py_DECREF(kf); Py_DECREF(pf);
+        PyErr_SetString(PyExc_ValueError, "keys/present length differs from the layout");
+        return NULL;
+    }
+    S *s = pair_setup(g, kf, pf);
+    Py_DECREF(kf); Py_DECREF(pf);
+    if (!s) return NULL;
+    s->lazy_budget = lazy_budget;
+    s->restart0 = restart0;
+    Py_INCREF(cap);
+    s->geom_ref = cap;
+    PyObject *q = PyCapsule_New(s, QCAPSULE_NAME, qcapsule_destructor);
+    if (!q) pair_free(s);
+    return q;
+}
+
+static PyObject *py_pair_run(PyObject *self, PyObject *args) {
+    PyObject *q;
+    long long cap;
+    double seconds;
+    if (!PyArg_ParseTuple(args, "OLd", &q, &cap, &seconds)) return NULL;
+    S *s = PyCapsule_GetPointer(q, QCAPSULE_NAME);
+    if (!s) return NULL;
+    if (s->oom) return PyErr_NoMemory();
+    set_deadline(s, seconds);
+    int r;
+    Py_BEGIN_ALLOW_THREADS
+    r = pair_continue(s, cap);
+    Py_END_ALLOW_THREADS
+    if (r == -3) return PyErr_NoMemory();
+    PyObject *moves = r == 1 ? pair_moves(s) : PyList_New(0);
+    if (!moves) return NULL;
+    return Py_BuildValue("(iNL)", r, moves, s->nodes);
 }
 
 /* ------------------------------------------------------------------ position search
@@ -1269,6 +1371,11 @@ static PyMethodDef methods[] = {
      "solve(capsule, keys, present, node_limit, lazy_budget=0, restart0=0, seconds=-1) -> (code, moves, "
      "nodes); code 1 solvable, 0 not, -1 node limit hit (node_limit < 0: no limit), -2 time up "
      "(seconds < 0: no time limit)"},
+    {"pair_new", py_pair_new, METH_VARARGS,
+     "pair_new(capsule, keys, present, lazy_budget, restart0) -> capsule of a pairing search that resumes"},
+    {"pair_run", py_pair_run, METH_VARARGS,
+     "pair_run(qcapsule, node_cap, seconds) -> (code, moves, nodes in all); code 1 solvable, 0 not, "
+     "-1 node cap reached (node_cap < 0: none), -2 time up (seconds < 0: none)"},
     {"pos_new", py_pos_new, METH_VARARGS,
      "pos_new(capsule, keys, present) -> capsule of a position search (keeps its dead positions)"},
     {"pos_run", py_pos_run, METH_VARARGS,

@@ -47,17 +47,27 @@ The search lives in the C extension :mod:`companion._solvercore` (built by
 ``setup.py``); :class:`_PyCore` is the same algorithm in pure Python, used when
 the extension is not built.  Both give the same moves and node counts.
 
-A second, plainer search takes turns with it when the verdict must be exact
-(no node limit): a depth-first search over positions (which tiles still stand)
-that removes free matching pairs, plays safe groups at once, and remembers
-dead positions (:func:`_position_search`).  The pairing search can drown on a
-layout with few layers and many copies of a face (Word Mahjong on a flat
-layout: 14 copies of one letter, and pairings multiply), where the positions
-reachable stay few (on a flat layout, each row is an interval); the position
-search drowns where stacks interlock.  Each runs for a budget, then the other,
-budgets growing four-fold (``ALTERNATE_BUDGETS``, ``ALTERNATE_BUDGETS_STACKED``),
-so a deal takes at most a few times what the better of the two needs, and both
-stay exact.
+A second search takes turns with it when the verdict must be exact (no node
+limit): a depth-first search over positions (which tiles still stand) that
+removes free matching pairs, plays safe groups at once (every standing tile of
+a group free: any pairing of them is as good as another, since removing a tile
+never blocks one and the group's tiles all match each other, wild groups
+included), prunes every position the relaxed look-ahead above proves dead
+(with no commitments: a tile whose possible partners all lie in its own stack
+never leaves, nor one that waits for itself), tries the pairs easiest first
+(by the look-ahead's score of the position each leaves) and remembers dead
+positions in full (:func:`_position_search`; in C, ``pos_run``, which keeps
+its table from one turn to the next).  The pairing search can drown where
+many copies of a face make pairings multiply (Word Mahjong: 14 copies of one
+letter; Word on sprint-2layer, seed 48, was undecided after 15 minutes) and
+the position search where stacks interlock (Mindful on the Turtle).  Each
+runs for a budget, then the other, budgets growing four-fold
+(``ALTERNATE_BUDGETS_C[_STACKED]`` with the C core, ``ALTERNATE_BUDGETS`` and
+``ALTERNATE_BUDGETS_STACKED`` without), so a deal takes at most a few times
+what the better of the two needs, and both stay exact.
+
+``max_seconds`` stops either search after about that long: the result then
+has no verdict (``solvable`` None, ``timed_out`` True), never a guess.
 """
 
 from __future__ import annotations
@@ -94,10 +104,18 @@ RESTART_BUDGET = 200
 #: unwinnable; the position search rarely helps there)
 ALTERNATE_BUDGETS = (5_000, 240_000)
 ALTERNATE_BUDGETS_STACKED = (200_000, 60_000)
-#: the same with the C cores, whose position search (pruned by the relaxed
-#: look-ahead, pairs tried easiest first) is often the faster of the two on
-#: any layout (on the Turtle too): both start small and take turns
-ALTERNATE_BUDGETS_C = (2_000, 2_000)
+#: the same with the C cores, whose turns resume where they stopped: pairing-
+#: search nodes (100-400 us each on a 2-core machine) and positions (10-40 us
+#: each).  The C position search, pruned by the relaxed look-ahead and trying
+#: the easiest pairs first, is often the faster of the two on layouts of one
+#: or two layers and sometimes on deeper ones, so both start small and take
+#: turns from the first; it is given more on the flatter layouts (chosen by
+#: replaying each search's measured cost alone on 630 Word, Mindful and Love
+#: deals, then checked on 100 seeds of each variant on every built-in layout:
+#: bench/bench_solver_sweep.py)
+ALTERNATE_BUDGETS_C = (1_000, 20_000)
+ALTERNATE_BUDGETS_C_STACKED = (2_000, 4_000)   # three layers or more
+ALTERNATE_GROWTH = 4
 #: dead positions kept by the position search (about 100 bytes each); beyond
 #: it the table starts afresh (a cache only: verdicts stay exact)
 DEAD_POSITIONS_MAX = 4_000_000
@@ -292,22 +310,13 @@ def _solve(layout: Layout, keys: list[int], present: Sequence[bool] | None,
     if node_limit is not None or tabs.n > POSITION_SEARCH_MAX_SLOTS:
         return pairing(node_limit)
     if use_c:
-        budget, positions = ALTERNATE_BUDGETS_C
-        pos = _c.pos_new(tabs.handle, keys, pres)
+        return _alternate_c(tabs, keys, pres, seconds_left,
+                            ALTERNATE_BUDGETS_C if layout.depth <= 2 else ALTERNATE_BUDGETS_C_STACKED)
+    budget, positions = ALTERNATE_BUDGETS if layout.depth <= 1 else ALTERNATE_BUDGETS_STACKED
+    dead: set[int] = set()
 
-        def position(limit: int) -> SolveResult:
-            code, moves, nodes = _c.pos_run(pos, limit, seconds_left())
-            if code == -2:
-                return SolveResult(None, [], nodes, False, True)
-            if code < 0:
-                return SolveResult(None, [], nodes, True)
-            return SolveResult(bool(code), [tuple(m) for m in moves] if code else [], nodes, False)
-    else:
-        budget, positions = ALTERNATE_BUDGETS if layout.depth <= 1 else ALTERNATE_BUDGETS_STACKED
-        dead: set[int] = set()
-
-        def position(limit: int) -> SolveResult:
-            return _position_search(tabs, keys, pres, limit, dead, deadline)
+    def position(limit: int) -> SolveResult:
+        return _position_search(tabs, keys, pres, limit, dead, deadline)
 
     nodes = 0
     while True:
@@ -321,6 +330,33 @@ def _solve(layout: Layout, keys: list[int], present: Sequence[bool] | None,
             return replace(res, nodes=nodes)
         budget *= 4
         positions *= 4
+
+
+def _alternate_c(tabs: _Tables, keys: list[int], pres: list[bool], seconds_left,
+                 budgets: tuple[int, int]) -> SolveResult:
+    """The two C searches taking turns, each resuming where its last turn
+    stopped (the pairing search from its current restart, the position
+    search with its table of dead positions): ``budgets`` nodes first, then
+    ``ALTERNATE_GROWTH`` times more each turn."""
+    pq = _c.pair_new(tabs.handle, keys, pres, LAZY_BUDGET, RESTART_BUDGET)
+    ps = _c.pos_new(tabs.handle, keys, pres)
+    budget, positions = budgets
+    pair_cap = pos_nodes = 0
+    while True:
+        pair_cap += budget
+        code, moves, pair_nodes = _c.pair_run(pq, pair_cap, seconds_left())
+        if code >= 0 or code == -2:
+            break
+        code, moves, n = _c.pos_run(ps, positions, seconds_left())
+        pos_nodes += n
+        if code >= 0 or code == -2:
+            break
+        budget *= ALTERNATE_GROWTH
+        positions *= ALTERNATE_GROWTH
+    nodes = pair_nodes + pos_nodes
+    if code == -2:
+        return SolveResult(None, [], nodes, False, True)
+    return SolveResult(bool(code), [tuple(m) for m in moves] if code else [], nodes, False)
 
 
 # --------------------------------------------------------------------------- position search

@@ -325,6 +325,34 @@ def test_c_position_search_keeps_its_dead_positions_between_runs():
     assert code == -2                                            # time up at once
 
 
+@needs_c
+def test_c_pairing_search_resumes_to_the_same_result():
+    # cut into turns of a few nodes, the pairing search ends where one unbroken call ends
+    rng = random.Random(5)
+    from companion import codex
+    cases = [random_small(rng, 24) for _ in range(30)]
+    d = random_deal("love", codex.builtin("sundae-mountain"), 59)     # unwinnable: about 5,000 nodes
+    cases.append((d.layout, solver.match_keys("love", d.faces)))
+    for k, (layout, keys) in enumerate(cases):
+        if not keys:
+            continue
+        h, pres = solver._tables(layout).handle, [True] * len(keys)
+        whole = solver._c.solve(h, keys, pres, -1, solver.LAZY_BUDGET, solver.RESTART_BUDGET)
+        q = solver._c.pair_new(h, keys, pres, solver.LAZY_BUDGET, solver.RESTART_BUDGET)
+        cap = 0
+        while True:
+            cap += 37 if k < 30 else 700
+            code, moves, nodes = solver._c.pair_run(q, cap, -1.0)
+            if code >= 0:
+                break
+            assert code == -1 and moves == [] and nodes <= cap + 1
+        assert code == whole[0] and code in (0, 1)
+        if code:
+            replay(layout, keys, moves)
+        assert solver._c.pair_run(solver._c.pair_new(h, keys, pres, solver.LAZY_BUDGET, solver.RESTART_BUDGET),
+                                  -1, -1.0) == whole
+
+
 @pytest.mark.parametrize("use_c", CORES)
 def test_max_seconds_stops_without_a_verdict(use_c):
     from companion import codex
@@ -348,6 +376,40 @@ def test_deals_the_alternation_used_to_drown_in(variant, name, seed):
     res = solve(d, max_seconds=20)
     assert res.solvable is True
     replay(d.layout, solver.match_keys(variant, d.faces), res.moves)
+
+
+#: verdicts of the previous solver (the pairing search taking turns with the
+#: pure-Python position search, before the C position search), seeds 0-29:
+#: S winnable, U not
+PREVIOUS_VERDICTS = {
+    ("word", "sprint-flat"): "SSSUSSUUSSSSSSSSUSSSSSSUSSSSSS",
+    ("word", "sprint-2layer"): "SSSSSSSSSSSUSSSUSSSSSSUSSSSSSS",
+    ("word", "turtle"): "USSSSSUSSSSSSSSSSSSSSSSSUUSSSS",
+    ("mindful", "sprint-flat"): "UUUUUUUUUUUUUUUUUUUUUUUUUUUUUU",
+    ("mindful", "sprint-2layer"): "SSSSSSSSSSSSSSSSSSSSSSSSSSSSSS",
+    ("mindful", "turtle"): "SSSSUSSSSSSSSSSUSSSSSUSSSSSSSS",
+    ("love", "sprint-flat"): "UUUUUUUUUUUUUUUUUSUUUUUUUUUUUU",
+    ("love", "sprint-2layer"): "SSSSSSSSSSSSSSSSSSSSSSSSSSSSSS",
+    ("love", "turtle"): "SSSSUSSSSSSSSSSUSSSSSUSSSSSSSS",
+}
+
+
+@needs_c
+@pytest.mark.parametrize("variant,name", list(PREVIOUS_VERDICTS))
+def test_verdicts_equal_the_previous_solvers_and_every_line_is_a_win(variant, name):
+    from companion import codex
+    layout = codex.builtin(name)
+    got = ""
+    for seed in range(30):
+        d = random_deal(variant, layout, seed)
+        res = solve(d, max_seconds=60)
+        assert res.solvable is not None, seed
+        got += "S" if res.solvable else "U"
+        if res.solvable:
+            replay(layout, solver.match_keys(variant, d.faces), res.moves)
+        else:
+            assert res.moves == []
+    assert got == PREVIOUS_VERDICTS[variant, name]
 
 
 @needs_c
