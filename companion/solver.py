@@ -96,14 +96,14 @@ HAVE_C = _c is not None
 LAZY_BUDGET = 60
 #: node budget of the first full-lookahead run; each further run doubles it
 RESTART_BUDGET = 200
-#: first budgets when the two searches take turns: pairing-search nodes (about
-#: 60 us each in C), positions (about 20 us each); both grow four-fold a turn.
-#: On a flat layout the position search leads (its positions stay few: each
-#: row is an interval); on a stacked one the pairing search runs long first
-#: (on the Turtle, Love seed 15 needs about 170,000 nodes, 10 s, to prove
-#: unwinnable; the position search rarely helps there)
-ALTERNATE_BUDGETS = (5_000, 240_000)
-ALTERNATE_BUDGETS_STACKED = (200_000, 60_000)
+#: first budgets when the two searches take turns in pure Python (no C core):
+#: pairing-search nodes (about 8 ms each) and positions (about 4 ms each, with
+#: the look-ahead's pruning); both grow four-fold a turn.  Until session 17
+#: the pairing search ran 200,000 nodes first on a stacked layout, and Word on
+#: sprint-2layer seed 48, which the position search wins in 44 positions,
+#: drowned in it
+ALTERNATE_BUDGETS = (500, 1_000)
+ALTERNATE_BUDGETS_STACKED = (2_000, 1_000)     # three layers or more
 #: the same with the C cores, whose turns resume where they stopped: pairing-
 #: search nodes (100-400 us each on a 2-core machine) and positions (10-40 us
 #: each).  The C position search, pruned by the relaxed look-ahead and trying
@@ -312,7 +312,7 @@ def _solve(layout: Layout, keys: list[int], present: Sequence[bool] | None,
     if use_c:
         return _alternate_c(tabs, keys, pres, seconds_left,
                             ALTERNATE_BUDGETS_C if layout.depth <= 2 else ALTERNATE_BUDGETS_C_STACKED)
-    budget, positions = ALTERNATE_BUDGETS if layout.depth <= 1 else ALTERNATE_BUDGETS_STACKED
+    budget, positions = ALTERNATE_BUDGETS if layout.depth <= 2 else ALTERNATE_BUDGETS_STACKED
     dead: set[int] = set()
 
     def position(limit: int) -> SolveResult:
