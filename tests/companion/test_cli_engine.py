@@ -141,7 +141,7 @@ def test_solve_max_seconds_marks_a_deal_left_undecided(capsys, tmp_path):
     easy.write_text(out)
     code, out, err = run(capsys, "solve", str(hard), str(easy), "--json", "--max-seconds", "1")
     first, second = (json.loads(line) for line in out.splitlines())
-    assert code == 4 and str(hard) in one_line_error(err, "solve")
+    assert code == 0 and str(hard) in one_line_error(err, "solve")     # a note, not a failure
     assert first["solvable"] is None and first["decided"] is False and first["moves"] == []
     assert second["solvable"] is True and second["decided"] is True and len(second["moves"]) == 72
     for bad in ("0", "-1", "nan", "inf", "soon"):
