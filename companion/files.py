@@ -44,3 +44,37 @@ def check_input_file(path: str | os.PathLike, what: str, limit: int = MAX_INPUT_
     if st.st_size > limit:
         raise BadInput(f"cannot read {what} {os.fspath(path)}: {st.st_size:,} bytes, more than any "
                        f"{what} holds ({limit // 2**20} MiB at most)")
+
+
+def read_json_file(path: str | os.PathLike, what: str):
+    """The JSON object in the text file ``path`` (UTF-8, a byte order mark
+    allowed: :func:`companion.jsontext.loads`), after :func:`check_input_file`.
+
+    Args:
+        path: the file.
+        what: what it should be, for messages (``"deal file"``).
+
+    Raises:
+        BadInput: one line naming ``path``: missing, a folder, unreadable, not
+            UTF-8, or not JSON.
+    """
+    import json
+
+    from companion import jsontext
+    name = os.fspath(path)
+    check_input_file(path, what)
+    try:
+        with open(path, encoding="utf-8") as fh:
+            text = fh.read()
+    except FileNotFoundError:
+        raise BadInput(f"{what} {name} not found") from None
+    except IsADirectoryError:
+        raise BadInput(f"{what} {name} is a folder, not a {what}") from None
+    except UnicodeDecodeError as exc:
+        raise BadInput(f"cannot read {what} {name}: not UTF-8 text (byte {exc.start})") from None
+    except OSError as exc:
+        raise BadInput(f"cannot read {what} {name}: {exc.strerror or 'unreadable'}") from None
+    try:
+        return jsontext.loads(text)
+    except json.JSONDecodeError as exc:
+        raise BadInput(f"{name}: not JSON (line {exc.lineno}: {exc.msg})") from None

@@ -7,18 +7,14 @@ Thin shells: parse arguments, read files, call the engine, print JSON
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
-from pathlib import Path
 
-from companion import jsontext
 from companion.cli import seed_value
 from companion.errors import BadInput
-from companion.wording import count
-from companion.files import check_input_file
 from companion.layouts import Slot, check_layout
 from companion.tiles import VARIANTS
+from companion.wording import count
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -193,22 +189,8 @@ def _read_deal(path: str):
             unplayable layout.
     """
     from companion.deals import Deal
-    p = Path(path)
-    check_input_file(p, "deal")
-    try:
-        text = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise BadInput(f"deal file {path} not found") from None
-    except IsADirectoryError:
-        raise BadInput(f"deal file {path} is a folder, not a deal file") from None
-    except UnicodeDecodeError as exc:
-        raise BadInput(f"cannot read deal file {path}: not UTF-8 text (byte {exc.start})") from None
-    except OSError as exc:
-        raise BadInput(f"cannot read deal file {path}: {exc.strerror or 'unreadable'}") from None
-    try:
-        obj = jsontext.loads(text)
-    except json.JSONDecodeError as exc:
-        raise BadInput(f"{path}: not JSON (line {exc.lineno}: {exc.msg})") from None
+    from companion.files import read_json_file
+    obj = read_json_file(path, "deal file")
     if isinstance(obj, dict) and "variant" not in obj:
         slots = obj.get("slots")
         if isinstance(slots, list) and all(isinstance(v, list) for v in slots[:1]):

@@ -24,11 +24,10 @@ from companion import jsontext
 from companion import game as G
 from companion.cli import seed_value
 from companion.errors import BadInput, IllegalMove
-from companion.wording import count
-from companion.files import check_input_file
 from companion.layouts import Layout, Slot
 from companion.tiles import VARIANTS
 from companion.variants import find_variant
+from companion.wording import count
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -266,20 +265,9 @@ def _note_sprint_layout(variant: str, mode: str, layout) -> None:
 
 
 def _read_deal(path: str) -> tuple[str | None, Layout, list[str | None]]:
+    from companion.files import read_json_file
     p = Path(path)
-    check_input_file(p, "deal")
-    try:
-        obj = jsontext.loads(p.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise BadInput(f"deal file {path} not found") from None
-    except IsADirectoryError:
-        raise BadInput(f"deal file {path} is a folder, not a deal file") from None
-    except UnicodeDecodeError as exc:
-        raise BadInput(f"cannot read deal file {path}: not UTF-8 text (byte {exc.start})") from None
-    except OSError as exc:
-        raise BadInput(f"cannot read deal file {path}: {exc.strerror or 'unreadable'}") from None
-    except json.JSONDecodeError as exc:
-        raise BadInput(f"{path}: not JSON (line {exc.lineno}: {exc.msg})") from None
+    obj = read_json_file(p, "deal file")
     try:
         tiles = obj["tiles"]
         slots = [Slot(*map(int, t["slot"])) for t in tiles]

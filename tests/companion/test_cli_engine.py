@@ -237,7 +237,7 @@ def test_pipes_and_devices_are_refused_as_layout_and_deal_files(capsys, tmp_path
     code, out, err = run(capsys, "free", "--layout", str(fifo), "--json")
     assert code == 2 and "not a regular file (a pipe or a device)" in err
     code, out, err = run(capsys, "solve", "/dev/zero", "--json")      # reading it would never end
-    assert code == 2 and "cannot read deal /dev/zero: not a regular file" in err
+    assert code == 2 and "cannot read deal file /dev/zero: not a regular file" in err
 
 
 def test_version_and_python_dash_m(capsys):
