@@ -46,9 +46,34 @@ def check_input_file(path: str | os.PathLike, what: str, limit: int = MAX_INPUT_
                        f"{what} holds ({limit // 2**20} MiB at most)")
 
 
+
+def read_input_bytes(path: str | os.PathLike, what: str) -> bytes:
+    """The bytes of the input file ``path`` after :func:`check_input_file`.
+
+    Args:
+        path: the file.
+        what: what it should be, for messages (``"deal file"``).
+
+    Raises:
+        BadInput: one line naming ``path``: missing, a folder or unreadable.
+    """
+    name = os.fspath(path)
+    check_input_file(path, what)
+    try:
+        with open(path, "rb") as fh:
+            return fh.read()
+    except FileNotFoundError:
+        raise BadInput(f"{what} {name} not found") from None
+    except IsADirectoryError:
+        raise BadInput(f"{what} {name} is a folder, not a {what}") from None
+    except OSError as exc:
+        raise BadInput(f"cannot read {what} {name}: {exc.strerror or 'unreadable'}") from None
+
+
 def read_json_file(path: str | os.PathLike, what: str):
     """The JSON object in the text file ``path`` (UTF-8, a byte order mark
-    allowed: :func:`companion.jsontext.loads`), after :func:`check_input_file`.
+    allowed: :func:`companion.jsontext.loads`), read by
+    :func:`read_input_bytes`.
 
     Args:
         path: the file.
@@ -62,18 +87,11 @@ def read_json_file(path: str | os.PathLike, what: str):
 
     from companion import jsontext
     name = os.fspath(path)
-    check_input_file(path, what)
+    raw = read_input_bytes(path, what)
     try:
-        with open(path, encoding="utf-8") as fh:
-            text = fh.read()
-    except FileNotFoundError:
-        raise BadInput(f"{what} {name} not found") from None
-    except IsADirectoryError:
-        raise BadInput(f"{what} {name} is a folder, not a {what}") from None
+        text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise BadInput(f"cannot read {what} {name}: not UTF-8 text (byte {exc.start})") from None
-    except OSError as exc:
-        raise BadInput(f"cannot read {what} {name}: {exc.strerror or 'unreadable'}") from None
     try:
         return jsontext.loads(text)
     except json.JSONDecodeError as exc:

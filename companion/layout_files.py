@@ -16,7 +16,7 @@ from pathlib import Path
 
 from companion import codex
 from companion.errors import BadInput
-from companion.files import check_input_file
+from companion.files import check_input_file, read_input_bytes
 from companion.layouts import (Layout, normalise_name, parse_gnome_map, parse_kmahjongg,
                                parse_layout_json, parse_mah_boards)
 
@@ -72,16 +72,7 @@ def read_layout_file(path: str | os.PathLike, map_name: str | None = None) -> La
         BadInput: as for :func:`load_layout`.
     """
     source = os.fspath(path)
-    check_input_file(source, "layout file")
-    try:
-        with open(source, "rb") as fh:
-            raw = fh.read()
-    except FileNotFoundError:
-        raise BadInput(f"layout file {source!r} not found") from None
-    except IsADirectoryError:
-        raise BadInput(f"layout file {source!r} is a folder") from None
-    except OSError as exc:
-        raise BadInput(f"cannot read layout file {source!r}: {exc.strerror or exc}") from None
+    raw = read_input_bytes(source, "layout file")
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError:
