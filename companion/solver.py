@@ -98,7 +98,7 @@ LAZY_BUDGET = 60
 RESTART_BUDGET = 200
 #: first budgets when the two searches take turns in pure Python (no C core):
 #: pairing-search nodes (about 8 ms each) and positions (about 4 ms each, with
-#: the look-ahead's pruning); both grow four-fold a turn.  Until session 17
+#: the look-ahead's pruning); both grow four-fold a turn.  Until session 16
 #: the pairing search ran 200,000 nodes first on a stacked layout, and Word on
 #: sprint-2layer seed 48, which the position search wins in 44 positions,
 #: drowned in it
