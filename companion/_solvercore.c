@@ -31,6 +31,13 @@ static double now_s(void) {
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* the now_s() instant `seconds` from now; 0 (no deadline) when seconds < 0 */
+static double deadline_after(double seconds) {
+    if (seconds < 0) return 0;
+    double d = now_s() + seconds;
+    return d > 0 ? d : 1e-9;
+}
+
 #define MAXW 16 /* up to 1024 slots */
 #define CAPSULE_NAME "companion._solvercore.Geom"
 
@@ -43,7 +50,9 @@ static __inline int popc(u64 x) {
     return (int)((x * 0x0101010101010101ULL) >> 56);
 }
 static __inline int ctz(u64 x) { unsigned long i; _BitScanForward64(&i, x); return (int)i; }
+#define ALWAYS_INLINE __forceinline
 #else
+#define ALWAYS_INLINE inline __attribute__((always_inline))
 static inline int popc(u64 x) { return __builtin_popcountll(x); }
 static inline int ctz(u64 x) { return __builtin_ctzll(x); }
 #endif
@@ -233,23 +242,247 @@ static void tt_insert(TT *t, u64 h, const u64 *key, size_t len) {
     t->count++;
 }
 
+/* ------------------------------------------------------------------ board
+ *
+ * The position both searches play on: the standing tiles (P) and the free
+ * ones (F), and per tile how many standing tiles lie on it (ncov) and beside
+ * it on the left (nl) and on the right (nr); a tile is free when it stands,
+ * nothing lies on it and one of its sides is clear.  Also the match groups
+ * (key, gmask) and the scratch counters of the relaxed look-ahead.
+ */
+
+#define ROWW(arr, i, W) ((arr) + (size_t)(i) * (size_t)(W))
+
+typedef struct {
+    PyObject *geom_ref; /* the geometry capsule, held while the board lives */
+    const Geom *g;
+    int n, W, K;
+    int *key;          /* match group per slot, -1 where absent */
+    u64 *gmask;        /* K * W: the tiles of each group */
+    u64 P[MAXW], F[MAXW];
+    int *ncov, *nl, *nr;
+    int *rcov, *rnl, *rnr; /* relaxation scratch */
+} Board;
+
+static inline int board_is_free(const Board *bd, int j) {
+    return BIT(bd->P, j) && bd->ncov[j] == 0 && (bd->nl[j] == 0 || bd->nr[j] == 0);
+}
+
+static inline void board_refresh(Board *bd, int j) {
+    if (board_is_free(bd, j)) SETB(bd->F, j); else CLRB(bd->F, j);
+}
+
+static void board_take(Board *bd, int i) {
+    const Geom *g = bd->g;
+    CLRB(bd->P, i);
+    CLRB(bd->F, i);
+    for (int k = g->off[0][i]; k < g->off[0][i + 1]; k++) { int j = g->adj[0][k]; bd->ncov[j]--; board_refresh(bd, j); }
+    for (int k = g->off[2][i]; k < g->off[2][i + 1]; k++) { int j = g->adj[2][k]; bd->nr[j]--; board_refresh(bd, j); }
+    for (int k = g->off[3][i]; k < g->off[3][i + 1]; k++) { int j = g->adj[3][k]; bd->nl[j]--; board_refresh(bd, j); }
+}
+
+static void board_put(Board *bd, int i) {
+    const Geom *g = bd->g;
+    SETB(bd->P, i);
+    for (int k = g->off[0][i]; k < g->off[0][i + 1]; k++) { int j = g->adj[0][k]; bd->ncov[j]++; board_refresh(bd, j); }
+    for (int k = g->off[2][i]; k < g->off[2][i + 1]; k++) { int j = g->adj[2][k]; bd->nr[j]++; board_refresh(bd, j); }
+    for (int k = g->off[3][i]; k < g->off[3][i + 1]; k++) { int j = g->adj[3][k]; bd->nl[j]++; board_refresh(bd, j); }
+    board_refresh(bd, i);
+}
+
+static inline int board_empty(const Board *bd) {
+    for (int w = 0; w < bd->W; w++) if (bd->P[w]) return 0;
+    return 1;
+}
+
+/* Relaxed look-ahead: every free tile with a possible partner available (free
+   or already gone) leaves, round after round, partners reused.  A tile in U
+   (uncommitted) may pair with the tiles of its row of cand that are in U; any
+   other one only with its partner (U NULL: no commitments, every tile pairs
+   with its row of cand; inlined, each caller gets its own copy).  Returns -1 when some tile never leaves (a
+   dead position; the free tiles that never found a partner are put in
+   starved), else the sum over tiles of the round each leaves in (small =
+   easy). */
+static ALWAYS_INLINE long long board_relax(Board *bd, const u64 *U, const u64 *cand, const int *partner, u64 *starved) {
+    const Geom *g = bd->g;
+    const int W = bd->W, n = bd->n;
+    u64 Fr[MAXW], R[MAXW], check[MAXW], avail[MAXW], rem[MAXW], nw[MAXW];
+    memcpy(bd->rcov, bd->ncov, sizeof(int) * n);
+    memcpy(bd->rnl, bd->nl, sizeof(int) * n);
+    memcpy(bd->rnr, bd->nr, sizeof(int) * n);
+    int *ncov = bd->rcov, *nl = bd->rnl, *nr = bd->rnr;
+    for (int w = 0; w < W; w++) { Fr[w] = bd->F[w]; R[w] = 0; check[w] = Fr[w]; }
+    long long rnd = 0, total = 0;
+    u64 ua[MAXW];
+    for (;;) {
+        int cnt = 0;
+        for (int w = 0; w < W; w++) { avail[w] = Fr[w] | R[w]; ua[w] = U ? avail[w] & U[w] : avail[w]; rem[w] = 0; check[w] &= Fr[w]; }
+        FOR_BITS(t, check, W) {
+            int ok = 0;
+            if (!U || BIT(U, t)) {
+                const u64 *cm = ROWW(cand, t, W);
+                for (int w = 0; w < W; w++) if (cm[w] & ua[w]) { ok = 1; break; }
+            } else {
+                ok = (int)BIT(avail, partner[t]);
+            }
+            if (ok) { SETB(rem, t); cnt++; }
+        }
+        if (!cnt) break;
+        rnd++;
+        total += rnd * cnt;
+        for (int w = 0; w < W; w++) { R[w] |= rem[w]; Fr[w] &= ~rem[w]; nw[w] = 0; }
+        FOR_BITS(t, rem, W) {
+            for (int k = g->off[0][t]; k < g->off[0][t + 1]; k++) {
+                int j = g->adj[0][k];
+                if (--ncov[j] == 0 && (nl[j] == 0 || nr[j] == 0) && BIT(bd->P, j) && !BIT(R, j)) SETB(nw, j);
+            }
+            for (int k = g->off[2][t]; k < g->off[2][t + 1]; k++) {
+                int j = g->adj[2][k];
+                if (--nr[j] == 0 && ncov[j] == 0 && BIT(bd->P, j) && !BIT(R, j)) SETB(nw, j);
+            }
+            for (int k = g->off[3][t]; k < g->off[3][t + 1]; k++) {
+                int j = g->adj[3][k];
+                if (--nl[j] == 0 && ncov[j] == 0 && BIT(bd->P, j) && !BIT(R, j)) SETB(nw, j);
+            }
+        }
+        /* only tiles of groups that gained an available tile can change */
+        for (int w = 0; w < W; w++) { nw[w] &= ~Fr[w] & ~R[w]; Fr[w] |= nw[w]; check[w] = 0; }
+        FOR_BITS(t, nw, W) {
+            const u64 *gm = ROWW(bd->gmask, bd->key[t], W);
+            for (int w = 0; w < W; w++) check[w] |= gm[w];
+        }
+    }
+    int dead = 0;
+    for (int w = 0; w < W; w++) if (R[w] != bd->P[w]) dead = 1;
+    if (!dead) return total;
+    for (int w = 0; w < W; w++) starved[w] = Fr[w] & ~R[w];
+    return -1;
+}
+
+static void board_free(Board *bd) {
+    Py_XDECREF(bd->geom_ref);
+    free(bd->key); free(bd->gmask);
+    free(bd->ncov); free(bd->nl); free(bd->nr); free(bd->rcov); free(bd->rnl); free(bd->rnr);
+}
+
+/* The board of keys / present (objects the caller owns) on the geometry of
+   the capsule geom (made by prepare): 0, or -1 with an exception set (what
+   was allocated is freed by board_free). */
+static int board_setup(Board *bd, PyObject *geom, PyObject *keys_o, PyObject *pres_o) {
+    const Geom *g = PyCapsule_GetPointer(geom, CAPSULE_NAME);
+    if (!g) return -1;
+    Py_INCREF(geom);
+    bd->geom_ref = geom;
+    const int n = g->n, W = g->W;
+    bd->g = g; bd->n = n; bd->W = W;
+    PyObject *kf = PySequence_Fast(keys_o, "keys must be a sequence");
+    if (!kf) return -1;
+    PyObject *pf = PySequence_Fast(pres_o, "present must be a sequence");
+    if (!pf) { Py_DECREF(kf); return -1; }
+    int ret = -1;
+    if (PySequence_Fast_GET_SIZE(kf) != n || PySequence_Fast_GET_SIZE(pf) != n) {
+        PyErr_SetString(PyExc_ValueError, "keys/present length differs from the layout");
+        goto out;
+    }
+    bd->key = malloc(sizeof(int) * (n + 1));
+    if (!bd->key) { PyErr_NoMemory(); goto out; }
+    int K = 0;
+    for (int i = 0; i < n; i++) {
+        int pres = PyObject_IsTrue(PySequence_Fast_GET_ITEM(pf, i));
+        long v = PyLong_AsLong(PySequence_Fast_GET_ITEM(kf, i));
+        if ((v == -1 && PyErr_Occurred()) || pres < 0) goto out;
+        if (pres && (v < 0 || v > 1000000)) { PyErr_SetString(PyExc_ValueError, "match key out of range"); goto out; }
+        bd->key[i] = pres ? (int)v : -1;
+        if (pres && v + 1 > K) K = (int)v + 1;
+    }
+    bd->K = K;
+    bd->gmask = calloc((size_t)(K ? K : 1) * (size_t)W, sizeof(u64));
+    bd->ncov = calloc(n + 1, sizeof(int)); bd->nl = calloc(n + 1, sizeof(int)); bd->nr = calloc(n + 1, sizeof(int));
+    bd->rcov = calloc(n + 1, sizeof(int)); bd->rnl = calloc(n + 1, sizeof(int)); bd->rnr = calloc(n + 1, sizeof(int));
+    if (!bd->gmask || !bd->ncov || !bd->nl || !bd->nr || !bd->rcov || !bd->rnl || !bd->rnr) { PyErr_NoMemory(); goto out; }
+    for (int i = 0; i < n; i++) {
+        if (bd->key[i] < 0) continue;
+        SETB(bd->P, i);
+        SETB(ROWW(bd->gmask, bd->key[i], W), i);
+    }
+    for (int i = 0; i < n; i++) {
+        if (!BIT(bd->P, i)) continue;
+        for (int k = g->off[1][i]; k < g->off[1][i + 1]; k++) bd->ncov[i] += (int)BIT(bd->P, g->adj[1][k]);
+        for (int k = g->off[2][i]; k < g->off[2][i + 1]; k++) bd->nl[i] += (int)BIT(bd->P, g->adj[2][k]);
+        for (int k = g->off[3][i]; k < g->off[3][i + 1]; k++) bd->nr[i] += (int)BIT(bd->P, g->adj[3][k]);
+    }
+    for (int i = 0; i < n; i++) if (board_is_free(bd, i)) SETB(bd->F, i);
+    ret = 0;
+out:
+    Py_DECREF(kf); Py_DECREF(pf);
+    return ret;
+}
+
+/* Transitive closure of geometry table t (0 covers, 1 covered_by) among the
+   standing tiles: out[i] (n * W, zeroed) gets the standing tiles of row i and,
+   through standing tiles, theirs.  order: the slots by z; taken from the last
+   (reverse) or from the first, so that every row is complete before it is
+   used. */
+static void board_closure(const Board *bd, const int *order, int reverse, int t, u64 *out) {
+    const Geom *g = bd->g;
+    const int n = bd->n, W = bd->W;
+    for (int r = 0; r < n; r++) {
+        int i = order[reverse ? n - 1 - r : r];
+        if (!BIT(bd->P, i)) continue;
+        u64 *oi = ROWW(out, i, W);
+        for (int k = g->off[t][i]; k < g->off[t][i + 1]; k++) {
+            int j = g->adj[t][k];
+            if (!BIT(bd->P, j)) continue;
+            SETB(oi, j);
+            for (int w = 0; w < W; w++) oi[w] |= ROWW(out, j, W)[w];
+        }
+    }
+}
+
+/* Per standing tile, the standing tiles it could ever leave with (cand, n * W,
+   zeroed): same group, not in its stack (one above the other, directly or
+   through standing tiles between: a tile stays standing until every tile
+   above it has left, so the two are never free together).  above (n * W,
+   zeroed) gets, per tile, the standing tiles that must leave before it can be
+   free.  0, or -1 out of memory. */
+static int board_partners(const Board *bd, u64 *above, u64 *cand) {
+    const Geom *g = bd->g;
+    const int n = bd->n, W = bd->W;
+    int *order = calloc((size_t)n + 1, sizeof(int));
+    u64 *below = calloc((size_t)n * W + 1, sizeof(u64));
+    if (!order || !below) { free(order); free(below); return -1; }
+    /* order by z (stable), then transitive covers */
+    for (int i = 0; i < n; i++) order[i] = i;
+    for (int i = 1; i < n; i++) { /* insertion sort, stable; n is small */
+        int v = order[i], j = i - 1;
+        while (j >= 0 && g->z[order[j]] > g->z[v]) { order[j + 1] = order[j]; j--; }
+        order[j + 1] = v;
+    }
+    board_closure(bd, order, 1, 1, above); /* covered_by, from the top down */
+    board_closure(bd, order, 0, 0, below); /* covers, from the bottom up */
+    for (int i = 0; i < n; i++) {
+        if (!BIT(bd->P, i)) continue;
+        u64 *ci = ROWW(cand, i, W);
+        for (int w = 0; w < W; w++)
+            ci[w] = ROWW(bd->gmask, bd->key[i], W)[w] & ~ROWW(above, i, W)[w] & ~ROWW(below, i, W)[w];
+        CLRB(ci, i);
+    }
+    free(order); free(below);
+    return 0;
+}
+
 /* ------------------------------------------------------------------ search state */
 
 typedef struct { int kind, a, b; } LogE; /* kind 0 remove, 1 commit, 2 remove committed, 3 dead pair */
 
 typedef struct {
-    const Geom *g;
-    int n, W, K;
-    int *key;          /* -1 where absent */
-    u64 *gmask;        /* K * W */
+    Board bd;          /* the position, match groups and relaxation scratch */
     u64 *above;        /* n * W */
-    u64 *incompat;     /* n * W */
     u64 *candmask;     /* n * W: possible partners: same group, not in the same stack,
                           not known to lead to a dead end from the current position */
-    u64 P[MAXW], F[MAXW], U[MAXW];
+    u64 U[MAXW];
     u64 dirtyT[MAXW];  /* tiles of groups changed since their last check in propagate's step C */
-    int *ncov, *nl, *nr, *partner;
-    int *rcov, *rnl, *rnr; /* relaxation scratch */
+    int *partner;
     LogE *log;
     int nlog, caplog;
     long long nodes, limit;
@@ -259,7 +492,6 @@ typedef struct {
     int odd;                         /* some group has an odd count: no win */
     int phase;                       /* 0: nothing run yet; 1: the lazy run is done */
     long long lazy_budget, restart0, next_budget;
-    PyObject *geom_ref;              /* the geometry capsule, held by a kept search */
     TT tt;
     u64 *keybuf; /* TT key scratch */
     long long *wt; /* per group: how often it took part in a dead end */
@@ -271,33 +503,7 @@ typedef struct {
     int *c_nv, *c_a, *c_off, *c_vals;
 } S;
 
-#define ROW(arr, i) ((arr) + (size_t)(i) * (size_t)s->W)
-
-static inline int is_free(const S *s, int j) {
-    return BIT(s->P, j) && s->ncov[j] == 0 && (s->nl[j] == 0 || s->nr[j] == 0);
-}
-
-static inline void refresh(S *s, int j) {
-    if (is_free(s, j)) SETB(s->F, j); else CLRB(s->F, j);
-}
-
-static void take(S *s, int i) {
-    const Geom *g = s->g;
-    CLRB(s->P, i);
-    CLRB(s->F, i);
-    for (int k = g->off[0][i]; k < g->off[0][i + 1]; k++) { int j = g->adj[0][k]; s->ncov[j]--; refresh(s, j); }
-    for (int k = g->off[2][i]; k < g->off[2][i + 1]; k++) { int j = g->adj[2][k]; s->nr[j]--; refresh(s, j); }
-    for (int k = g->off[3][i]; k < g->off[3][i + 1]; k++) { int j = g->adj[3][k]; s->nl[j]--; refresh(s, j); }
-}
-
-static void put(S *s, int i) {
-    const Geom *g = s->g;
-    SETB(s->P, i);
-    for (int k = g->off[0][i]; k < g->off[0][i + 1]; k++) { int j = g->adj[0][k]; s->ncov[j]++; refresh(s, j); }
-    for (int k = g->off[2][i]; k < g->off[2][i + 1]; k++) { int j = g->adj[2][k]; s->nr[j]++; refresh(s, j); }
-    for (int k = g->off[3][i]; k < g->off[3][i + 1]; k++) { int j = g->adj[3][k]; s->nl[j]++; refresh(s, j); }
-    refresh(s, i);
-}
+#define ROW(arr, i) ROWW(arr, i, s->bd.W)
 
 static int log_push(S *s, int kind, int a, int b) {
     if (s->nlog == s->caplog) {
@@ -312,15 +518,15 @@ static int log_push(S *s, int kind, int a, int b) {
 }
 
 static inline void mark_dirty(S *s, int a) {
-    const u64 *gm = ROW(s->gmask, s->key[a]);
-    for (int w = 0; w < s->W; w++) s->dirtyT[w] |= gm[w];
+    const u64 *gm = ROW(s->bd.gmask, s->bd.key[a]);
+    for (int w = 0; w < s->bd.W; w++) s->dirtyT[w] |= gm[w];
 }
 
 static void do_remove(S *s, int a, int b) {
     int committed = s->partner[a] == b;
     mark_dirty(s, a);
-    take(s, a);
-    take(s, b);
+    board_take(&s->bd, a);
+    board_take(&s->bd, b);
     CLRB(s->U, a); CLRB(s->U, b);
     log_push(s, committed ? 2 : 0, a, b);
 }
@@ -352,8 +558,8 @@ static void undo(S *s, int mark) {
             s->partner[e.a] = s->partner[e.b] = -1;
             SETB(s->U, e.a); SETB(s->U, e.b);
         } else {
-            put(s, e.b);
-            put(s, e.a);
+            board_put(&s->bd, e.b);
+            board_put(&s->bd, e.a);
             if (e.kind == 0) { SETB(s->U, e.a); SETB(s->U, e.b); }
         }
     }
@@ -362,9 +568,9 @@ static void undo(S *s, int mark) {
 /* ------------------------------------------------------------------ reasoning */
 
 static int cycle(S *s, int a, int b) {
-    const int W = s->W;
+    const int W = s->bd.W;
     u64 Sx[MAXW], done[MAXW];
-    for (int w = 0; w < W; w++) { Sx[w] = (ROW(s->above, a)[w] | ROW(s->above, b)[w]) & s->P[w]; done[w] = 0; }
+    for (int w = 0; w < W; w++) { Sx[w] = (ROW(s->above, a)[w] | ROW(s->above, b)[w]) & s->bd.P[w]; done[w] = 0; }
     for (;;) {
         u64 todo[MAXW];
         int any = 0;
@@ -374,91 +580,43 @@ static int cycle(S *s, int a, int b) {
             SETB(done, x);
             int y = s->partner[x];
             const u64 *ay = ROW(s->above, y);
-            for (int w = 0; w < W; w++) Sx[w] |= ay[w] & s->P[w];
-            if (BIT(s->P, y)) SETB(Sx, y);
+            for (int w = 0; w < W; w++) Sx[w] |= ay[w] & s->bd.P[w];
+            if (BIT(s->bd.P, y)) SETB(Sx, y);
         }
     }
-    if (BIT(Sx, a) || BIT(Sx, b)) { s->wt[s->key[a]]++; return 1; }
+    if (BIT(Sx, a) || BIT(Sx, b)) { s->wt[s->bd.key[a]]++; return 1; }
     return 0;
 }
 
-/* returns score >= 0, or -1 on a dead end */
+/* the relaxed look-ahead of the current position (commitments included):
+   score >= 0, or -1 on a dead end, where the starved tiles (free, but no
+   partner ever available) get the blame */
 static long long relax(S *s) {
-    const Geom *g = s->g;
-    const int W = s->W, n = s->n;
-    u64 Fr[MAXW], R[MAXW], check[MAXW], avail[MAXW], rem[MAXW], nw[MAXW];
-    memcpy(s->rcov, s->ncov, sizeof(int) * n);
-    memcpy(s->rnl, s->nl, sizeof(int) * n);
-    memcpy(s->rnr, s->nr, sizeof(int) * n);
-    int *ncov = s->rcov, *nl = s->rnl, *nr = s->rnr;
-    for (int w = 0; w < W; w++) { Fr[w] = s->F[w]; R[w] = 0; check[w] = Fr[w]; }
-    long long rnd = 0, total = 0;
-    u64 ua[MAXW];
-    for (;;) {
-        int cnt = 0;
-        for (int w = 0; w < W; w++) { avail[w] = Fr[w] | R[w]; ua[w] = avail[w] & s->U[w]; rem[w] = 0; check[w] &= Fr[w]; }
-        FOR_BITS(t, check, W) {
-            int ok = 0;
-            if (BIT(s->U, t)) {
-                const u64 *cm = ROW(s->candmask, t);
-                for (int w = 0; w < W; w++) if (cm[w] & ua[w]) { ok = 1; break; }
-            } else {
-                ok = (int)BIT(avail, s->partner[t]);
-            }
-            if (ok) { SETB(rem, t); cnt++; }
-        }
-        if (!cnt) break;
-        rnd++;
-        total += rnd * cnt;
-        for (int w = 0; w < W; w++) { R[w] |= rem[w]; Fr[w] &= ~rem[w]; nw[w] = 0; }
-        FOR_BITS(t, rem, W) {
-            for (int k = g->off[0][t]; k < g->off[0][t + 1]; k++) {
-                int j = g->adj[0][k];
-                if (--ncov[j] == 0 && (nl[j] == 0 || nr[j] == 0) && BIT(s->P, j) && !BIT(R, j)) SETB(nw, j);
-            }
-            for (int k = g->off[2][t]; k < g->off[2][t + 1]; k++) {
-                int j = g->adj[2][k];
-                if (--nr[j] == 0 && ncov[j] == 0 && BIT(s->P, j) && !BIT(R, j)) SETB(nw, j);
-            }
-            for (int k = g->off[3][t]; k < g->off[3][t + 1]; k++) {
-                int j = g->adj[3][k];
-                if (--nl[j] == 0 && ncov[j] == 0 && BIT(s->P, j) && !BIT(R, j)) SETB(nw, j);
-            }
-        }
-        for (int w = 0; w < W; w++) { nw[w] &= ~Fr[w] & ~R[w]; Fr[w] |= nw[w]; check[w] = 0; }
-        FOR_BITS(t, nw, W) {
-            const u64 *gm = ROW(s->gmask, s->key[t]);
-            for (int w = 0; w < W; w++) check[w] |= gm[w];
-        }
-    }
-    int dead = 0;
-    for (int w = 0; w < W; w++) if (R[w] != s->P[w]) dead = 1;
-    if (!dead) return total;
-    /* the starved tiles (free, but no partner ever available) get the blame */
-    for (int w = 0; w < W; w++) rem[w] = Fr[w] & ~R[w];
-    FOR_BITS(t, rem, W) s->wt[s->key[t]]++;
-    return -1;
+    u64 starved[MAXW];
+    long long r = board_relax(&s->bd, s->U, s->candmask, s->partner, starved);
+    if (r < 0) FOR_BITS(t, starved, s->bd.W) s->wt[s->bd.key[t]]++;
+    return r;
 }
 
 static long long propagate(S *s) {
-    const int W = s->W;
+    const int W = s->bd.W;
     u64 snap[MAXW];
     for (;;) {
         int progress = 0;
         /* A */
-        for (int w = 0; w < W; w++) snap[w] = s->F[w] & ~s->U[w];
+        for (int w = 0; w < W; w++) snap[w] = s->bd.F[w] & ~s->U[w];
         FOR_BITS(t, snap, W) {
             int p = s->partner[t];
-            if (t < p && BIT(s->F, p) && BIT(s->F, t)) { do_remove(s, t, p); progress = 1; }
+            if (t < p && BIT(s->bd.F, p) && BIT(s->bd.F, t)) { do_remove(s, t, p); progress = 1; }
         }
         /* B */
-        for (int k = 0; k < s->K; k++) {
-            const u64 *gm = ROW(s->gmask, k);
+        for (int k = 0; k < s->bd.K; k++) {
+            const u64 *gm = ROW(s->bd.gmask, k);
             int any = 0, allfree = 1;
             for (int w = 0; w < W; w++) {
                 snap[w] = gm[w] & s->U[w];
                 any |= snap[w] != 0;
-                if (snap[w] & ~s->F[w]) allfree = 0;
+                if (snap[w] & ~s->bd.F[w]) allfree = 0;
             }
             if (any && allfree) {
                 int first = -1;
@@ -480,7 +638,7 @@ static long long propagate(S *s) {
                 u64 x = cm[w] & s->U[w];
                 if (x) { c += (x & (x - 1)) ? 2 : 1; u = w * 64 + ctz(x); }
             }
-            if (c == 0) s->wt[s->key[t]]++;
+            if (c == 0) s->wt[s->bd.key[t]]++;
             if (c == 0 || (c == 1 && (do_commit(s, t, u), cycle(s, t, u)))) {
                 for (int w = 0; w < W; w++) s->dirtyT[w] |= snap[w];
                 return -1;
@@ -492,10 +650,10 @@ static long long propagate(S *s) {
 }
 
 static size_t state_key(S *s) {
-    const int W = s->W;
+    const int W = s->bd.W;
     size_t len = 0;
     u64 C[MAXW];
-    for (int w = 0; w < W; w++) { s->keybuf[len++] = s->P[w]; C[w] = s->P[w] & ~s->U[w]; }
+    for (int w = 0; w < W; w++) { s->keybuf[len++] = s->bd.P[w]; C[w] = s->bd.P[w] & ~s->U[w]; }
     FOR_BITS(t, C, W) s->keybuf[len++] = (u64)(unsigned)s->partner[t];
     return len;
 }
@@ -518,11 +676,11 @@ static int cmp_opt(const void *x, const void *y) {
 /* group k's branching tile (*a_out) and its viable partners, best first;
    returns their number (0: dead end).  -1: group k is decided. */
 static int eval_group(S *s, int k, int *a_out, Opt *viable) {
-    const int W = s->W;
-    const u64 *gm = ROW(s->gmask, k);
+    const int W = s->bd.W;
+    const u64 *gm = ROW(s->bd.gmask, k);
     u64 G[MAXW], FU[MAXW];
     int anyG = 0, anyF = 0;
-    for (int w = 0; w < W; w++) { G[w] = gm[w] & s->U[w]; FU[w] = G[w] & s->F[w]; anyG |= G[w] != 0; anyF |= FU[w] != 0; }
+    for (int w = 0; w < W; w++) { G[w] = gm[w] & s->U[w]; FU[w] = G[w] & s->bd.F[w]; anyG |= G[w] != 0; anyF |= FU[w] != 0; }
     if (!anyG) return -1;
     int a = -1;
     const u64 *src = anyF ? FU : G;
@@ -566,16 +724,11 @@ static int force(S *s, int a, int c) {
     return !(cycle(s, a, c) || propagate(s) < 0);
 }
 
-static int board_empty(const S *s) {
-    for (int w = 0; w < s->W; w++) if (s->P[w]) return 0;
-    return 1;
-}
-
 #define LAZY_UNKNOWN_NV 2
 
 /* returns 0 dead, 1 done, 2 branch (tile in *a_out, partners in opts[], *nopt of them) */
 static int lookahead(S *s, int *a_out, int *opts, int *nopt) {
-    Opt *viable = malloc(sizeof(Opt) * (s->n + 1));
+    Opt *viable = malloc(sizeof(Opt) * (s->bd.n + 1));
     if (!viable) { s->oom = 1; return 0; }
     int ret;
     for (;;) {
@@ -584,7 +737,7 @@ static int lookahead(S *s, int *a_out, int *opts, int *nopt) {
         if (!s->lazy) {
             int best_a = -1, best_nv = 0;
             long long best_reg = 0, best_w = 1;
-            for (int k = 0; k < s->K && !forced; k++) {
+            for (int k = 0; k < s->bd.K && !forced; k++) {
                 int a;
                 int nv = eval_group(s, k, &a, viable);
                 if (nv < 0) continue;
@@ -601,7 +754,7 @@ static int lookahead(S *s, int *a_out, int *opts, int *nopt) {
                 }
             }
             if (!forced) {
-                if (best_a < 0) { ret = board_empty(s) ? 1 : 0; goto out; }
+                if (best_a < 0) { ret = board_empty(&s->bd) ? 1 : 0; goto out; }
                 *a_out = best_a; *nopt = best_nv; ret = 2; goto out;
             }
         } else {
@@ -610,10 +763,10 @@ static int lookahead(S *s, int *a_out, int *opts, int *nopt) {
             for (;;) {
                 int best = -1, best_nv = 0;
                 long long best_reg = 0, best_w = 1;
-                for (int k = 0; k < s->K; k++) {
-                    const u64 *gm = ROW(s->gmask, k);
+                for (int k = 0; k < s->bd.K; k++) {
+                    const u64 *gm = ROW(s->bd.gmask, k);
                     int any = 0;
-                    for (int w = 0; w < s->W; w++) if (gm[w] & s->U[w]) { any = 1; break; }
+                    for (int w = 0; w < s->bd.W; w++) if (gm[w] & s->U[w]) { any = 1; break; }
                     if (!any) continue;
                     int nv = s->c_known[k] ? s->c_nv[k] : LAZY_UNKNOWN_NV;
                     long long reg = s->c_known[k] ? s->c_reg[k] : 0;
@@ -621,7 +774,7 @@ static int lookahead(S *s, int *a_out, int *opts, int *nopt) {
                         best = k; best_nv = nv; best_reg = reg; best_w = s->wt[k];
                     }
                 }
-                if (best < 0) { ret = board_empty(s) ? 1 : 0; goto out; }
+                if (best < 0) { ret = board_empty(&s->bd) ? 1 : 0; goto out; }
                 if (s->c_stamp[best] == s->la_id) {
                     *a_out = s->c_a[best];
                     *nopt = s->c_nv[best];
@@ -645,7 +798,7 @@ static int lookahead(S *s, int *a_out, int *opts, int *nopt) {
             }
         }
         /* a forced commitment changed the position: look again */
-        if (board_empty(s)) { ret = 1; goto out; }
+        if (board_empty(&s->bd)) { ret = 1; goto out; }
     }
 out:
     free(viable);
@@ -654,21 +807,18 @@ out:
 
 /* 1 solved, 0 failed, -1 limit / out of memory */
 static int search(S *s) {
-    const int W = s->W;
     s->nodes++;
     if (s->limit >= 0 && s->nodes > s->limit) { s->exhausted = 1; return -1; }
     if (s->deadline > 0 && (s->nodes & 63) == 0 && now_s() > s->deadline) { s->timeup = 1; return -1; }
     if (s->timeup || s->oom) return -1;
     int mark = s->nlog;
     if (propagate(s) < 0) { undo(s, mark); return s->oom ? -1 : 0; }
-    int empty = 1;
-    for (int w = 0; w < W; w++) if (s->P[w]) empty = 0;
-    if (empty) return 1;
+    if (board_empty(&s->bd)) return 1;
     size_t len = state_key(s);
     u64 h = key_hash(s->keybuf, len);
     if (tt_find(&s->tt, h, s->keybuf, len)) { undo(s, mark); return 0; }
     /* one block per node: the options, then a copy of the entry key */
-    size_t nopt_bytes = sizeof(u64) * (size_t)((s->n + 2) / 2 + 1);
+    size_t nopt_bytes = sizeof(u64) * (size_t)((s->bd.n + 2) / 2 + 1);
     char *blk = malloc(nopt_bytes + sizeof(u64) * len);
     if (!blk) { s->oom = 1; return -1; }
     int *opts = (int *)blk;
@@ -700,47 +850,25 @@ static int search(S *s) {
 
 static void pair_free(S *s) {
     if (!s) return;
-    free(s->key); free(s->gmask); free(s->above); free(s->incompat); free(s->candmask);
-    free(s->ncov); free(s->nl); free(s->nr); free(s->rcov); free(s->rnl); free(s->rnr);
+    board_free(&s->bd);
+    free(s->above); free(s->candmask);
     free(s->partner); free(s->wt); free(s->log);
     free(s->c_known); free(s->c_stamp); free(s->c_reg); free(s->c_nv); free(s->c_a); free(s->c_off); free(s->c_vals);
     free(s->keybuf);
     if (s->tt.hashes || s->tt.offs || s->tt.arena) tt_free(&s->tt);
-    Py_XDECREF(s->geom_ref);
     free(s);
 }
 
 /* the search state for keys / present (sequences of the layout's length); NULL with an exception set */
-static S *pair_setup(Geom *g, PyObject *kf, PyObject *pf) {
-    const int n = g->n, W = g->W;
+static S *pair_setup(PyObject *geom, PyObject *keys_o, PyObject *pres_o) {
     S *s = calloc(1, sizeof(S));
     if (!s) return (S *)PyErr_NoMemory();
-    s->g = g; s->n = n; s->W = W; s->limit = -1;
-    s->key = malloc(sizeof(int) * (n + 1));
-    int *pres = malloc(sizeof(int) * (n + 1));
-    if (!s->key || !pres) { free(s->key); free(pres); free(s); return (S *)PyErr_NoMemory(); }
-    int K = 0;
-    for (int i = 0; i < n; i++) {
-        pres[i] = PyObject_IsTrue(PySequence_Fast_GET_ITEM(pf, i));
-        long v = PyLong_AsLong(PySequence_Fast_GET_ITEM(kf, i));
-        if ((v == -1 && PyErr_Occurred()) || pres[i] < 0) { free(s->key); free(pres); free(s); return NULL; }
-        if (pres[i] && (v < 0 || v > 1000000)) {
-            free(s->key); free(pres); free(s);
-            PyErr_SetString(PyExc_ValueError, "match key out of range");
-            return NULL;
-        }
-        s->key[i] = pres[i] ? (int)v : -1;
-        if (pres[i] && v + 1 > K) K = (int)v + 1;
-    }
-    s->K = K;
+    s->limit = -1;
+    if (board_setup(&s->bd, geom, keys_o, pres_o) < 0) { pair_free(s); return NULL; }
+    const int n = s->bd.n, W = s->bd.W, K = s->bd.K;
     size_t nw = (size_t)W;
-    s->gmask = calloc((size_t)(K ? K : 1) * nw, sizeof(u64));
     s->above = calloc((size_t)n * nw + 1, sizeof(u64));
-    s->incompat = calloc((size_t)n * nw + 1, sizeof(u64));
     s->candmask = calloc((size_t)n * nw + 1, sizeof(u64));
-    u64 *below = calloc((size_t)n * nw + 1, sizeof(u64));
-    s->ncov = calloc(n + 1, sizeof(int)); s->nl = calloc(n + 1, sizeof(int)); s->nr = calloc(n + 1, sizeof(int));
-    s->rcov = calloc(n + 1, sizeof(int)); s->rnl = calloc(n + 1, sizeof(int)); s->rnr = calloc(n + 1, sizeof(int));
     s->partner = malloc(sizeof(int) * (n + 1));
     s->wt = malloc(sizeof(long long) * (size_t)(K + 1));
     s->c_known = calloc((size_t)K + 1, 1);
@@ -753,78 +881,26 @@ static S *pair_setup(Geom *g, PyObject *kf, PyObject *pf) {
     s->caplog = 2 * n + 16;
     s->log = malloc(sizeof(LogE) * s->caplog);
     s->keybuf = malloc(sizeof(u64) * (nw + n + 1));
-    int *order = malloc(sizeof(int) * (n + 1));
     int ttok = tt_init(&s->tt);
-    int ok = 0;
-    if (!s->gmask || !s->above || !s->incompat || !s->candmask || !below || !s->ncov || !s->nl || !s->nr || !s->rcov ||
-        !s->rnl || !s->rnr || !s->partner || !s->wt || !s->c_known || !s->c_stamp || !s->c_reg || !s->c_nv ||
-        !s->c_a || !s->c_off || !s->c_vals || !s->log || !s->keybuf || !order || ttok < 0) {
+    if (!s->above || !s->candmask || !s->partner || !s->wt || !s->c_known || !s->c_stamp || !s->c_reg || !s->c_nv ||
+        !s->c_a || !s->c_off || !s->c_vals || !s->log || !s->keybuf || ttok < 0 ||
+        board_partners(&s->bd, s->above, s->candmask) < 0) {
         PyErr_NoMemory();
-        goto fail;
+        pair_free(s);
+        return NULL;
     }
     for (int k = 0; k <= K; k++) s->wt[k] = 1;
-    for (int i = 0; i < n; i++) {
-        s->partner[i] = -1;
-        if (!pres[i]) continue;
-        SETB(s->P, i);
-        SETB(s->U, i);
-        SETB(ROW(s->gmask, s->key[i]), i);
-        for (int k = g->off[1][i]; k < g->off[1][i + 1]; k++) s->ncov[i] += pres[g->adj[1][k]];
-        for (int k = g->off[2][i]; k < g->off[2][i + 1]; k++) s->nl[i] += pres[g->adj[2][k]];
-        for (int k = g->off[3][i]; k < g->off[3][i + 1]; k++) s->nr[i] += pres[g->adj[3][k]];
-    }
-    for (int i = 0; i < n; i++) if (is_free(s, i)) SETB(s->F, i);
-    /* order by z (stable), then transitive covers */
-    for (int i = 0; i < n; i++) order[i] = i;
-    for (int i = 1; i < n; i++) { /* insertion sort, stable; n is small */
-        int v = order[i], j = i - 1;
-        while (j >= 0 && g->z[order[j]] > g->z[v]) { order[j + 1] = order[j]; j--; }
-        order[j + 1] = v;
-    }
-    for (int r = n - 1; r >= 0; r--) {
-        int i = order[r];
-        if (!pres[i]) continue;
-        u64 *ai = ROW(s->above, i);
-        for (int k = g->off[1][i]; k < g->off[1][i + 1]; k++) {
-            int j = g->adj[1][k];
-            if (!pres[j]) continue;
-            SETB(ai, j);
-            for (int w = 0; w < W; w++) ai[w] |= ROW(s->above, j)[w];
-        }
-    }
-    for (int r = 0; r < n; r++) {
-        int i = order[r];
-        if (!pres[i]) continue;
-        u64 *bi = below + (size_t)i * nw;
-        for (int k = g->off[0][i]; k < g->off[0][i + 1]; k++) {
-            int j = g->adj[0][k];
-            if (!pres[j]) continue;
-            SETB(bi, j);
-            for (int w = 0; w < W; w++) bi[w] |= below[(size_t)j * nw + w];
-        }
-    }
-    for (int i = 0; i < n; i++) {
-        for (int w = 0; w < W; w++) ROW(s->incompat, i)[w] = ROW(s->above, i)[w] | below[(size_t)i * nw + w];
-        SETB(ROW(s->incompat, i), i);
-    }
-    for (int i = 0; i < n; i++) {
-        if (!pres[i]) continue;
-        for (int w = 0; w < W; w++) ROW(s->candmask, i)[w] = ROW(s->gmask, s->key[i])[w] & ~ROW(s->incompat, i)[w];
-    }
-    for (int w = 0; w < W; w++) s->dirtyT[w] = s->P[w];
+    for (int i = 0; i < n; i++) s->partner[i] = -1;
+    for (int w = 0; w < W; w++) { s->U[w] = s->bd.P[w]; s->dirtyT[w] = s->bd.P[w]; }
     int odd = 0, off = 0;
     for (int k = 0; k < K; k++) {
         int c = 0;
-        for (int w = 0; w < W; w++) c += popc(ROW(s->gmask, k)[w]);
+        for (int w = 0; w < W; w++) c += popc(ROW(s->bd.gmask, k)[w]);
         if (c % 2) odd = 1;
         s->c_off[k] = off;
         off += c;
     }
     s->odd = odd;
-    ok = 1;
-fail:
-    free(pres); free(below); free(order);
-    if (!ok) { pair_free(s); return NULL; }
     return s;
 }
 
@@ -871,21 +947,35 @@ static int pair_continue(S *s, long long cap) {
     }
 }
 
+/* append the move (a, b) to the list moves: 0, or -1 with an exception set */
+static int moves_append(PyObject *moves, int a, int b) {
+    PyObject *m = Py_BuildValue("(ii)", a, b);
+    int r = m ? PyList_Append(moves, m) : -1;
+    Py_XDECREF(m);
+    return r;
+}
+
 static PyObject *pair_moves(S *s) {
     PyObject *moves = PyList_New(0);
     if (!moves) return NULL;
     for (int i = 0; i < s->nlog; i++) {
         if (s->log[i].kind == 1 || s->log[i].kind == 3) continue;
-        PyObject *m = Py_BuildValue("(ii)", s->log[i].a, s->log[i].b);
-        if (!m || PyList_Append(moves, m) < 0) { Py_XDECREF(m); Py_DECREF(moves); return NULL; }
-        Py_DECREF(m);
+        if (moves_append(moves, s->log[i].a, s->log[i].b) < 0) { Py_DECREF(moves); return NULL; }
     }
     return moves;
 }
 
-static void set_deadline(S *s, double seconds) {
-    s->deadline = 0;
-    if (seconds >= 0) { s->deadline = now_s() + seconds; if (s->deadline <= 0) s->deadline = 1e-9; }
+/* the arguments of pair_run / pos_run: (capsule, budget, seconds) */
+typedef struct { long long budget; double deadline; } RunArgs;
+
+/* the capsule's pointer (name: its kind) and, in *ra, the budget and the
+   deadline the seconds give; NULL with an exception set */
+static void *run_args(PyObject *args, const char *name, RunArgs *ra) {
+    PyObject *cap;
+    double seconds;
+    if (!PyArg_ParseTuple(args, "OLd", &cap, &ra->budget, &seconds)) return NULL;
+    ra->deadline = deadline_after(seconds);
+    return PyCapsule_GetPointer(cap, name);
 }
 
 static PyObject *py_solve(PyObject *self, PyObject *args) {
@@ -895,23 +985,11 @@ static PyObject *py_solve(PyObject *self, PyObject *args) {
     double seconds = -1.0;
     if (!PyArg_ParseTuple(args, "OOOL|LLd", &cap, &keys_o, &pres_o, &limit, &lazy_budget, &restart0, &seconds))
         return NULL;
-    Geom *g = PyCapsule_GetPointer(cap, CAPSULE_NAME);
-    if (!g) return NULL;
-    PyObject *kf = PySequence_Fast(keys_o, "keys must be a sequence");
-    if (!kf) return NULL;
-    PyObject *pf = PySequence_Fast(pres_o, "present must be a sequence");
-    if (!pf) { Py_DECREF(kf); return NULL; }
-    if (PySequence_Fast_GET_SIZE(kf) != g->n || PySequence_Fast_GET_SIZE(pf) != g->n) {
-        Py_DECREF(kf); Py_DECREF(pf);
-        PyErr_SetString(PyExc_ValueError, "keys/present length differs from the layout");
-        return NULL;
-    }
-    S *s = pair_setup(g, kf, pf);
-    Py_DECREF(kf); Py_DECREF(pf);
+    S *s = pair_setup(cap, keys_o, pres_o);
     if (!s) return NULL;
     s->lazy_budget = lazy_budget;
     s->restart0 = restart0;
-    set_deadline(s, seconds);
+    s->deadline = deadline_after(seconds);
     int r;
     Py_BEGIN_ALLOW_THREADS
     r = pair_continue(s, limit);
@@ -937,41 +1015,24 @@ static PyObject *py_pair_new(PyObject *self, PyObject *args) {
     PyObject *cap, *keys_o, *pres_o;
     long long lazy_budget, restart0;
     if (!PyArg_ParseTuple(args, "OOOLL", &cap, &keys_o, &pres_o, &lazy_budget, &restart0)) return NULL;
-    Geom *g = PyCapsule_GetPointer(cap, CAPSULE_NAME);
-    if (!g) return NULL;
-    PyObject *kf = PySequence_Fast(keys_o, "keys must be a sequence");
-    if (!kf) return NULL;
-    PyObject *pf = PySequence_Fast(pres_o, "present must be a sequence");
-    if (!pf) { Py_DECREF(kf); return NULL; }
-    if (PySequence_Fast_GET_SIZE(kf) != g->n || PySequence_Fast_GET_SIZE(pf) != g->n) {
-        Py_DECREF(kf); Py_DECREF(pf);
-        PyErr_SetString(PyExc_ValueError, "keys/present length differs from the layout");
-        return NULL;
-    }
-    S *s = pair_setup(g, kf, pf);
-    Py_DECREF(kf); Py_DECREF(pf);
+    S *s = pair_setup(cap, keys_o, pres_o);
     if (!s) return NULL;
     s->lazy_budget = lazy_budget;
     s->restart0 = restart0;
-    Py_INCREF(cap);
-    s->geom_ref = cap;
     PyObject *q = PyCapsule_New(s, QCAPSULE_NAME, qcapsule_destructor);
     if (!q) pair_free(s);
     return q;
 }
 
 static PyObject *py_pair_run(PyObject *self, PyObject *args) {
-    PyObject *q;
-    long long cap;
-    double seconds;
-    if (!PyArg_ParseTuple(args, "OLd", &q, &cap, &seconds)) return NULL;
-    S *s = PyCapsule_GetPointer(q, QCAPSULE_NAME);
+    RunArgs ra;
+    S *s = run_args(args, QCAPSULE_NAME, &ra);
     if (!s) return NULL;
     if (s->oom) return PyErr_NoMemory();
-    set_deadline(s, seconds);
+    s->deadline = ra.deadline;
     int r;
     Py_BEGIN_ALLOW_THREADS
-    r = pair_continue(s, cap);
+    r = pair_continue(s, ra.budget);
     Py_END_ALLOW_THREADS
     if (r == -3) return PyErr_NoMemory();
     PyObject *moves = r == 1 ? pair_moves(s) : PyList_New(0);
@@ -1001,15 +1062,8 @@ static PyObject *py_pair_run(PyObject *self, PyObject *args) {
 #define PCAPSULE_NAME "companion._solvercore.Pos"
 
 typedef struct {
-    PyObject *geom_ref;
-    const Geom *g;
-    int n, W, K;
-    int *key;
-    u64 *gmask;   /* K * W */
+    Board bd;     /* the position, match groups and relaxation scratch */
     u64 *cand;    /* n * W: same group, not in the same stack (static) */
-    u64 P[MAXW], F[MAXW];
-    int *ncov, *nl, *nr;
-    int *rcov, *rnl, *rnr;
     int *mv;      /* moves: 2 per pair */
     int nmv;
     int *pbuf;    /* candidate pairs of every open node: (score, a, b) triples */
@@ -1022,35 +1076,9 @@ typedef struct {
 } PS;
 
 
-static inline int ps_is_free(const PS *s, int j) {
-    return BIT(s->P, j) && s->ncov[j] == 0 && (s->nl[j] == 0 || s->nr[j] == 0);
-}
-
-static inline void ps_refresh(PS *s, int j) {
-    if (ps_is_free(s, j)) SETB(s->F, j); else CLRB(s->F, j);
-}
-
-static void ps_take(PS *s, int i) {
-    const Geom *g = s->g;
-    CLRB(s->P, i);
-    CLRB(s->F, i);
-    for (int k = g->off[0][i]; k < g->off[0][i + 1]; k++) { int j = g->adj[0][k]; s->ncov[j]--; ps_refresh(s, j); }
-    for (int k = g->off[2][i]; k < g->off[2][i + 1]; k++) { int j = g->adj[2][k]; s->nr[j]--; ps_refresh(s, j); }
-    for (int k = g->off[3][i]; k < g->off[3][i + 1]; k++) { int j = g->adj[3][k]; s->nl[j]--; ps_refresh(s, j); }
-}
-
-static void ps_put(PS *s, int i) {
-    const Geom *g = s->g;
-    SETB(s->P, i);
-    for (int k = g->off[0][i]; k < g->off[0][i + 1]; k++) { int j = g->adj[0][k]; s->ncov[j]++; ps_refresh(s, j); }
-    for (int k = g->off[2][i]; k < g->off[2][i + 1]; k++) { int j = g->adj[2][k]; s->nr[j]++; ps_refresh(s, j); }
-    for (int k = g->off[3][i]; k < g->off[3][i + 1]; k++) { int j = g->adj[3][k]; s->nl[j]++; ps_refresh(s, j); }
-    ps_refresh(s, i);
-}
-
 static void ps_move(PS *s, int a, int b) {
-    ps_take(s, a);
-    ps_take(s, b);
+    board_take(&s->bd, a);
+    board_take(&s->bd, b);
     s->mv[2 * s->nmv] = a;
     s->mv[2 * s->nmv + 1] = b;
     s->nmv++;
@@ -1059,59 +1087,17 @@ static void ps_move(PS *s, int a, int b) {
 static void ps_unmove_to(PS *s, int mark) {
     while (s->nmv > mark) {
         s->nmv--;
-        ps_put(s, s->mv[2 * s->nmv + 1]);
-        ps_put(s, s->mv[2 * s->nmv]);
+        board_put(&s->bd, s->mv[2 * s->nmv + 1]);
+        board_put(&s->bd, s->mv[2 * s->nmv]);
     }
 }
 
-/* Relaxed look-ahead: every free tile with a possible partner (same group,
-   not in its stack, standing) that is free or already gone leaves, round
-   after round.  Returns -1 when some tile never leaves (a dead position),
-   else the sum over tiles of the round each leaves in (small = easy). */
+/* the relaxed look-ahead of the current position (no commitments: every
+   standing tile may pair with its possible partners, cand): -1 dead, else
+   the score (small = easy) */
 static long long ps_relax(PS *s) {
-    const Geom *g = s->g;
-    const int W = s->W, n = s->n;
-    u64 Fr[MAXW], R[MAXW], check[MAXW], avail[MAXW], rem[MAXW], nw[MAXW];
-    memcpy(s->rcov, s->ncov, sizeof(int) * n);
-    memcpy(s->rnl, s->nl, sizeof(int) * n);
-    memcpy(s->rnr, s->nr, sizeof(int) * n);
-    int *ncov = s->rcov, *nl = s->rnl, *nr = s->rnr;
-    for (int w = 0; w < W; w++) { Fr[w] = s->F[w]; R[w] = 0; check[w] = Fr[w]; }
-    long long rnd = 0, total = 0;
-    for (;;) {
-        int cnt = 0;
-        for (int w = 0; w < W; w++) { avail[w] = Fr[w] | R[w]; rem[w] = 0; check[w] &= Fr[w]; }
-        FOR_BITS(t, check, W) {
-            const u64 *cm = ROW(s->cand, t);
-            for (int w = 0; w < W; w++) if (cm[w] & avail[w]) { SETB(rem, t); cnt++; break; }
-        }
-        if (!cnt) break;
-        rnd++;
-        total += rnd * cnt;
-        for (int w = 0; w < W; w++) { R[w] |= rem[w]; Fr[w] &= ~rem[w]; nw[w] = 0; }
-        FOR_BITS(t, rem, W) {
-            for (int k = g->off[0][t]; k < g->off[0][t + 1]; k++) {
-                int j = g->adj[0][k];
-                if (--ncov[j] == 0 && (nl[j] == 0 || nr[j] == 0) && BIT(s->P, j) && !BIT(R, j)) SETB(nw, j);
-            }
-            for (int k = g->off[2][t]; k < g->off[2][t + 1]; k++) {
-                int j = g->adj[2][k];
-                if (--nr[j] == 0 && ncov[j] == 0 && BIT(s->P, j) && !BIT(R, j)) SETB(nw, j);
-            }
-            for (int k = g->off[3][t]; k < g->off[3][t + 1]; k++) {
-                int j = g->adj[3][k];
-                if (--nl[j] == 0 && ncov[j] == 0 && BIT(s->P, j) && !BIT(R, j)) SETB(nw, j);
-            }
-        }
-        /* only tiles of groups that gained an available tile can change */
-        for (int w = 0; w < W; w++) { nw[w] &= ~Fr[w] & ~R[w]; Fr[w] |= nw[w]; check[w] = nw[w]; }
-        FOR_BITS(t, nw, W) {
-            const u64 *gm = ROW(s->gmask, s->key[t]);
-            for (int w = 0; w < W; w++) check[w] |= gm[w];
-        }
-    }
-    for (int w = 0; w < W; w++) if (R[w] != s->P[w]) return -1;
-    return total;
+    u64 starved[MAXW];
+    return board_relax(&s->bd, NULL, s->cand, NULL, starved);
 }
 
 static int ps_reserve(PS *s, size_t need) {
@@ -1130,34 +1116,32 @@ static int ps_reserve(PS *s, size_t need) {
 
 /* 1 won (moves on the stack), 0 dead, < 0 stopped (state restored by caller) */
 static int ps_search(PS *s, size_t base) {
-    const int W = s->W, K = s->K;
+    const int W = s->bd.W, K = s->bd.K;
     int start = s->nmv;
     for (;;) { /* safe groups leave at once */
-        int empty = 1;
-        for (int w = 0; w < W; w++) if (s->P[w]) { empty = 0; break; }
-        if (empty) return 1;
+        if (board_empty(&s->bd)) return 1;
         int found = -1;
         for (int k = 0; k < K && found < 0; k++) {
-            const u64 *gm = ROW(s->gmask, k);
+            const u64 *gm = ROW(s->bd.gmask, k);
             int any = 0, ok = 1;
             for (int w = 0; w < W; w++) {
-                u64 st = gm[w] & s->P[w];
+                u64 st = gm[w] & s->bd.P[w];
                 any |= st != 0;
-                if (st & ~s->F[w]) { ok = 0; break; }
+                if (st & ~s->bd.F[w]) { ok = 0; break; }
             }
             if (any && ok) found = k;
         }
         if (found < 0) break;
         u64 G[MAXW];
-        for (int w = 0; w < W; w++) G[w] = ROW(s->gmask, found)[w] & s->P[w];
+        for (int w = 0; w < W; w++) G[w] = ROW(s->bd.gmask, found)[w] & s->bd.P[w];
         int first = -1;
         FOR_BITS(t, G, W) {
             if (first < 0) first = t;
             else { ps_move(s, first, t); first = -1; }
         }
     }
-    u64 h = key_hash(s->P, (size_t)W);
-    if (tt_find(&s->tt, h, s->P, (size_t)W)) { ps_unmove_to(s, start); return 0; }
+    u64 h = key_hash(s->bd.P, (size_t)W);
+    if (tt_find(&s->tt, h, s->bd.P, (size_t)W)) { ps_unmove_to(s, start); return 0; }
     s->nodes++;
     if (s->limit >= 0 && s->nodes > s->limit) { s->stop = -1; return -1; }
     if (s->deadline > 0 && (s->nodes & 255) == 0 && now_s() > s->deadline) { s->stop = -2; return -1; }
@@ -1168,7 +1152,7 @@ static int ps_search(PS *s, size_t base) {
         for (int k = 0; k < K; k++) {
             u64 f[MAXW];
             int c = 0;
-            for (int w = 0; w < W; w++) { f[w] = ROW(s->gmask, k)[w] & s->F[w]; c += popc(f[w]); }
+            for (int w = 0; w < W; w++) { f[w] = ROW(s->bd.gmask, k)[w] & s->bd.F[w]; c += popc(f[w]); }
             if (c < 2) continue;
             if (ps_reserve(s, base + cnt + (size_t)c * (size_t)(c - 1) / 2 + 1) < 0) { s->stop = -3; return -1; }
             FOR_BITS(a, f, W) {
@@ -1210,18 +1194,16 @@ static int ps_search(PS *s, size_t base) {
         if (r == 1) return 1;
         if (r < 0) return r;
     }
-    tt_insert(&s->tt, h, s->P, (size_t)W);
+    tt_insert(&s->tt, h, s->bd.P, (size_t)W);
     ps_unmove_to(s, start);
     return 0;
 }
 
 static void ps_free(PS *s) {
     if (!s) return;
-    Py_XDECREF(s->geom_ref);
-    free(s->key); free(s->gmask); free(s->cand);
-    free(s->ncov); free(s->nl); free(s->nr); free(s->rcov); free(s->rnl); free(s->rnr);
-    free(s->mv); free(s->pbuf); free(s->sbuf);
-    tt_free(&s->tt);
+    board_free(&s->bd);
+    free(s->cand); free(s->mv); free(s->pbuf); free(s->sbuf);
+    if (s->tt.hashes || s->tt.offs || s->tt.arena) tt_free(&s->tt);
     free(s);
 }
 
@@ -1232,119 +1214,39 @@ static void pcapsule_destructor(PyObject *cap) {
 static PyObject *py_pos_new(PyObject *self, PyObject *args) {
     PyObject *cap, *keys_o, *pres_o;
     if (!PyArg_ParseTuple(args, "OOO", &cap, &keys_o, &pres_o)) return NULL;
-    Geom *g = PyCapsule_GetPointer(cap, CAPSULE_NAME);
-    if (!g) return NULL;
-    const int n = g->n, W = g->W;
-    PyObject *kf = PySequence_Fast(keys_o, "keys must be a sequence");
-    if (!kf) return NULL;
-    PyObject *pf = PySequence_Fast(pres_o, "present must be a sequence");
-    if (!pf) { Py_DECREF(kf); return NULL; }
-    if (PySequence_Fast_GET_SIZE(kf) != n || PySequence_Fast_GET_SIZE(pf) != n) {
-        Py_DECREF(kf); Py_DECREF(pf);
-        PyErr_SetString(PyExc_ValueError, "keys/present length differs from the layout");
-        return NULL;
-    }
     PS *s = calloc(1, sizeof(PS));
-    if (!s) { Py_DECREF(kf); Py_DECREF(pf); return PyErr_NoMemory(); }
-    Py_INCREF(cap);
-    s->geom_ref = cap;
-    s->g = g; s->n = n; s->W = W;
-    s->key = malloc(sizeof(int) * (n + 1));
-    int *pres = malloc(sizeof(int) * (n + 1));
-    int *order = malloc(sizeof(int) * (n + 1));
-    u64 *above = calloc((size_t)n * W + 1, sizeof(u64)), *below = calloc((size_t)n * W + 1, sizeof(u64));
-    PyObject *result = NULL;
-    if (!s->key || !pres || !order || !above || !below) { PyErr_NoMemory(); goto fail; }
-    int K = 0;
-    for (int i = 0; i < n; i++) {
-        pres[i] = PyObject_IsTrue(PySequence_Fast_GET_ITEM(pf, i));
-        long v = PyLong_AsLong(PySequence_Fast_GET_ITEM(kf, i));
-        if ((v == -1 && PyErr_Occurred()) || pres[i] < 0) goto fail;
-        if (pres[i] && (v < 0 || v > 1000000)) { PyErr_SetString(PyExc_ValueError, "match key out of range"); goto fail; }
-        s->key[i] = pres[i] ? (int)v : -1;
-        if (pres[i] && v + 1 > K) K = (int)v + 1;
-    }
-    s->K = K;
-    s->gmask = calloc((size_t)(K ? K : 1) * W, sizeof(u64));
+    PyObject *result = s ? PyCapsule_New(s, PCAPSULE_NAME, pcapsule_destructor) : PyErr_NoMemory();
+    if (!result) { free(s); return NULL; }
+    /* from here on the capsule owns s: dropping it frees s */
+    if (board_setup(&s->bd, cap, keys_o, pres_o) < 0) { Py_DECREF(result); return NULL; }
+    const int n = s->bd.n, W = s->bd.W;
     s->cand = calloc((size_t)n * W + 1, sizeof(u64));
-    s->ncov = calloc(n + 1, sizeof(int)); s->nl = calloc(n + 1, sizeof(int)); s->nr = calloc(n + 1, sizeof(int));
-    s->rcov = calloc(n + 1, sizeof(int)); s->rnl = calloc(n + 1, sizeof(int)); s->rnr = calloc(n + 1, sizeof(int));
     s->mv = malloc(sizeof(int) * (n + 2));
-    if (!s->gmask || !s->cand || !s->ncov || !s->nl || !s->nr || !s->rcov || !s->rnl || !s->rnr || !s->mv ||
-        tt_init(&s->tt) < 0 || ps_reserve(s, 4096) < 0) { PyErr_NoMemory(); goto fail; }
-    for (int i = 0; i < n; i++) {
-        if (!pres[i]) continue;
-        SETB(s->P, i);
-        SETB(ROW(s->gmask, s->key[i]), i);
-        for (int k = g->off[1][i]; k < g->off[1][i + 1]; k++) s->ncov[i] += pres[g->adj[1][k]];
-        for (int k = g->off[2][i]; k < g->off[2][i + 1]; k++) s->nl[i] += pres[g->adj[2][k]];
-        for (int k = g->off[3][i]; k < g->off[3][i + 1]; k++) s->nr[i] += pres[g->adj[3][k]];
-    }
-    for (int i = 0; i < n; i++) if (ps_is_free(s, i)) SETB(s->F, i);
-    /* transitive covering among standing tiles (as in solve): a tile above
-       another stays standing until that one has left, so the two are never
-       free together */
-    for (int i = 0; i < n; i++) order[i] = i;
-    for (int i = 1; i < n; i++) {
-        int v = order[i], j = i - 1;
-        while (j >= 0 && g->z[order[j]] > g->z[v]) { order[j + 1] = order[j]; j--; }
-        order[j + 1] = v;
-    }
-    for (int r = n - 1; r >= 0; r--) {
-        int i = order[r];
-        if (!pres[i]) continue;
-        u64 *ai = above + (size_t)i * W;
-        for (int k = g->off[1][i]; k < g->off[1][i + 1]; k++) {
-            int j = g->adj[1][k];
-            if (!pres[j]) continue;
-            SETB(ai, j);
-            for (int w = 0; w < W; w++) ai[w] |= above[(size_t)j * W + w];
-        }
-    }
-    for (int r = 0; r < n; r++) {
-        int i = order[r];
-        if (!pres[i]) continue;
-        u64 *bi = below + (size_t)i * W;
-        for (int k = g->off[0][i]; k < g->off[0][i + 1]; k++) {
-            int j = g->adj[0][k];
-            if (!pres[j]) continue;
-            SETB(bi, j);
-            for (int w = 0; w < W; w++) bi[w] |= below[(size_t)j * W + w];
-        }
-    }
-    for (int i = 0; i < n; i++) {
-        if (!pres[i]) continue;
-        u64 *ci = ROW(s->cand, i);
-        for (int w = 0; w < W; w++)
-            ci[w] = ROW(s->gmask, s->key[i])[w] & ~above[(size_t)i * W + w] & ~below[(size_t)i * W + w];
-        CLRB(ci, i);
-    }
-    result = PyCapsule_New(s, PCAPSULE_NAME, pcapsule_destructor);
-fail:
-    Py_DECREF(kf); Py_DECREF(pf);
-    free(pres); free(order); free(above); free(below);
-    if (!result) ps_free(s);
+    /* the possible partners by transitive covering among standing tiles (as
+       in solve): a tile above another stays standing until that one has
+       left, so the two are never free together */
+    u64 *above = calloc((size_t)n * W + 1, sizeof(u64));
+    int ok = above && s->cand && s->mv && tt_init(&s->tt) == 0 && ps_reserve(s, 4096) == 0 &&
+             board_partners(&s->bd, above, s->cand) == 0;
+    free(above);
+    if (!ok) { Py_DECREF(result); return PyErr_NoMemory(); }
     return result;
 }
 
 static PyObject *py_pos_run(PyObject *self, PyObject *args) {
-    PyObject *cap;
-    long long budget;
-    double seconds;
-    if (!PyArg_ParseTuple(args, "OLd", &cap, &budget, &seconds)) return NULL;
-    PS *s = PyCapsule_GetPointer(cap, PCAPSULE_NAME);
+    RunArgs ra;
+    PS *s = run_args(args, PCAPSULE_NAME, &ra);
     if (!s) return NULL;
     int r = 0, odd = 0;
-    for (int k = 0; k < s->K; k++) {
+    for (int k = 0; k < s->bd.K; k++) {
         int c = 0;
-        for (int w = 0; w < s->W; w++) c += popc(ROW(s->gmask, k)[w] & s->P[w]);
+        for (int w = 0; w < s->bd.W; w++) c += popc(ROW(s->bd.gmask, k)[w] & s->bd.P[w]);
         if (c % 2) odd = 1;
     }
     s->nodes = 0;
-    s->limit = budget;
+    s->limit = ra.budget;
     s->stop = 0;
-    s->deadline = seconds >= 0 ? now_s() + seconds : 0;
-    if (seconds >= 0 && s->deadline <= 0) s->deadline = 1e-9;
+    s->deadline = ra.deadline;
     if (!odd) {
         Py_BEGIN_ALLOW_THREADS
         r = ps_search(s, 0);
@@ -1355,9 +1257,7 @@ static PyObject *py_pos_run(PyObject *self, PyObject *args) {
     if (!moves) { ps_unmove_to(s, 0); return NULL; }
     if (r == 1) {
         for (int i = 0; i < s->nmv; i++) {
-            PyObject *m = Py_BuildValue("(ii)", s->mv[2 * i], s->mv[2 * i + 1]);
-            if (!m || PyList_Append(moves, m) < 0) { Py_XDECREF(m); Py_DECREF(moves); ps_unmove_to(s, 0); return NULL; }
-            Py_DECREF(m);
+            if (moves_append(moves, s->mv[2 * i], s->mv[2 * i + 1]) < 0) { Py_DECREF(moves); ps_unmove_to(s, 0); return NULL; }
         }
     }
     ps_unmove_to(s, 0);
