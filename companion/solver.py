@@ -407,7 +407,7 @@ def _position_search(tabs: _Tables, keys: list[int], present: list[bool], budget
     if any(m.bit_count() % 2 for m in gmask.values()):
         return SolveResult(False, [], 0, False)
     groups = [gmask[k] for k in sorted(gmask)]
-    cand = _stack_free_partners(tabs, keys, present, gmask)
+    cand, _ = _stack_free_partners(tabs, keys, present, gmask)
 
     def free_at(i: int, p: int) -> bool:
         return not (cov[i] & p) and (not (lm[i] & p) or not (rm[i] & p))
@@ -480,31 +480,38 @@ def _position_search(tabs: _Tables, keys: list[int], present: list[bool], budget
     return SolveResult(ok, list(moves) if ok else [], count[0], False)
 
 
-def _stack_free_partners(tabs: _Tables, keys: list[int], present: list[bool],
-                         gmask: dict[int, int]) -> list[int]:
-    """Per present tile, the present tiles it could ever leave with: same
-    group, not in its stack (one above the other, directly or through
-    present tiles between: a tile stays standing until every tile above it
-    has left, so the two are never free together)."""
+def _stacks(tabs: _Tables, present: list[bool]) -> tuple[list[int], list[int]]:
+    """Transitive covering among present tiles: per tile, ``above`` = the
+    present tiles that must leave before it can be free (over it, directly or
+    through present tiles between), ``below`` = those that can only be free
+    after it has left (0 for an absent tile)."""
     n = tabs.n
     order = sorted(range(n), key=lambda i: tabs.z[i])
-    above = [0] * n
-    for i in reversed(order):
-        if present[i]:
-            a = 0
-            for j in tabs.covered_by[i]:
-                if present[j]:
-                    a |= (1 << j) | above[j]
-            above[i] = a
-    below = [0] * n
-    for i in order:
-        if present[i]:
-            b = 0
-            for j in tabs.covers[i]:
-                if present[j]:
-                    b |= (1 << j) | below[j]
-            below[i] = b
-    return [gmask[keys[i]] & ~above[i] & ~below[i] & ~(1 << i) if present[i] else 0 for i in range(n)]
+
+    def closure(rows: tuple[tuple[int, ...], ...], slots) -> list[int]:
+        out = [0] * n
+        for i in slots:       # every row used is complete by then
+            if present[i]:
+                m = 0
+                for j in rows[i]:
+                    if present[j]:
+                        m |= (1 << j) | out[j]
+                out[i] = m
+        return out
+
+    return closure(tabs.covered_by, reversed(order)), closure(tabs.covers, order)
+
+
+def _stack_free_partners(tabs: _Tables, keys: list[int], present: list[bool],
+                         gmask: dict[int, int] | list[int]) -> tuple[list[int], list[int]]:
+    """Per present tile, the present tiles it could ever leave with: same
+    group (``gmask``: the tiles of each match key), not in its stack (one
+    above the other, directly or through present tiles between: a tile stays
+    standing until every tile above it has left, so the two are never free
+    together).  Returns them and ``above`` (:func:`_stacks`)."""
+    above, below = _stacks(tabs, present)
+    return [gmask[keys[i]] & ~above[i] & ~below[i] & ~(1 << i) if present[i] else 0
+            for i in range(tabs.n)], above
 
 
 def _pos_relax(tabs: _Tables, cand: list[int], P: int, F: int, keys: list[int]) -> int | None:
@@ -515,21 +522,16 @@ def _pos_relax(tabs: _Tables, cand: list[int], P: int, F: int, keys: list[int]) 
     leaves proves the position dead: None.  Otherwise the sum over tiles of
     the round each one leaves in (small = easy)."""
     covers, left, right, covered_by = tabs.covers, tabs.left, tabs.right, tabs.covered_by
-    R = 0
-    Fr = F
-    rnd = total = 0
-    while True:
+
+    def leave(Fr: int, R: int) -> int:
         avail = Fr | R
         rem = 0
         for t in _bits(Fr):
             if cand[t] & P & avail:
                 rem |= 1 << t
-        if not rem:
-            break
-        rnd += 1
-        total += rnd * rem.bit_count()
-        R |= rem
-        Fr &= ~rem
+        return rem
+
+    def unblock(rem: int, Fr: int, R: int) -> int:
         gone = ~P | R
         for t in _bits(rem):
             for j in covers[t] + left[t] + right[t]:
@@ -537,7 +539,30 @@ def _pos_relax(tabs: _Tables, cand: list[int], P: int, F: int, keys: list[int]) 
                     if all((gone >> c) & 1 for c in covered_by[j]) and (
                             all((gone >> c) & 1 for c in left[j]) or all((gone >> c) & 1 for c in right[j])):
                         Fr |= 1 << j
+        return Fr
+
+    total, _, R = _relax_rounds(F, leave, unblock)
     return total if R == P else None
+
+
+def _relax_rounds(F: int, leave, unblock) -> tuple[int, int, int]:
+    """The rounds of a relaxed look-ahead from the free tiles ``F``: in each,
+    the free tiles ``leave(Fr, R)`` picks (those with a partner available)
+    leave, into ``R``, and the free tiles become ``unblock(rem, Fr, R)``
+    (``Fr`` less the tiles ``rem`` that just left, plus those they uncover),
+    until no tile leaves.  Returns ``(total, Fr, R)``: ``total`` is the sum
+    over the tiles that left of the round each one left in."""
+    R = 0
+    Fr = F
+    rnd = total = 0
+    while True:
+        rem = leave(Fr, R)
+        if not rem:
+            return total, Fr, R
+        rnd += 1
+        total += rnd * rem.bit_count()
+        R |= rem
+        Fr = unblock(rem, Fr & ~rem, R)
 
 
 # --------------------------------------------------------------------------- pure-Python core
@@ -588,30 +613,9 @@ class _PyCore:
                 gm[keys[i]] |= 1 << i
         self.gmask = gm
         self.key = [keys[i] if present[i] else -1 for i in range(n)]
-        # Transitive covering among present tiles: above[i] = the present tiles
-        # that must leave before i can be free, below[i] = those that can only
-        # be free after i has left.
-        order = sorted(range(n), key=lambda i: tabs.z[i])
-        above = [0] * n
-        for i in reversed(order):
-            if present[i]:
-                a = 0
-                for j in tabs.covered_by[i]:
-                    if present[j]:
-                        a |= (1 << j) | above[j]
-                above[i] = a
-        below = [0] * n
-        for i in order:
-            if present[i]:
-                b = 0
-                for j in tabs.covers[i]:
-                    if present[j]:
-                        b |= (1 << j) | below[j]
-                below[i] = b
-        self.above = above
-        incompat = [above[i] | below[i] | (1 << i) for i in range(n)]
-        # possible partners: same group, not in the same stack
-        self.candmask = [gm[keys[i]] & ~incompat[i] if present[i] else 0 for i in range(n)]
+        # possible partners: same group, not in the same stack; above[i]: the
+        # present tiles that must leave before i can be free
+        self.candmask, self.above = _stack_free_partners(tabs, keys, present, gm)
         self.log: list[tuple[int, int, int]] = []
         self.tt: set = set()
         self.nodes = 0
@@ -722,14 +726,12 @@ class _PyCore:
         tiles (free but never given a partner) gain weight.  Otherwise returns
         the sum over tiles of the round each one leaves in (small = easy)."""
         P, U = self.P, self.U
-        Fr = self.F
         covers, left, right = self.covers, self.left, self.right
         ncov, nl, nr = self.ncov[:], self.nl[:], self.nr[:]
         partner, gmask, key, candmask = self.partner, self.gmask, self.key, self.candmask
-        R = 0
-        rnd = total = 0
-        check = Fr
-        while True:
+        check = self.F
+
+        def leave(Fr: int, R: int) -> int:
             avail = Fr | R
             ua = avail & U
             rem = 0
@@ -739,12 +741,10 @@ class _PyCore:
                         rem |= 1 << t
                 elif (avail >> partner[t]) & 1:
                     rem |= 1 << t
-            if not rem:
-                break
-            rnd += 1
-            total += rnd * rem.bit_count()
-            R |= rem
-            Fr &= ~rem
+            return rem
+
+        def unblock(rem: int, Fr: int, R: int) -> int:
+            nonlocal check
             new = 0
             for t in _bits(rem):
                 for j in covers[t]:
@@ -760,11 +760,13 @@ class _PyCore:
                     if nl[j] == 0 and ncov[j] == 0 and (P >> j) & 1 and not (R >> j) & 1:
                         new |= 1 << j
             new &= ~Fr & ~R
-            Fr |= new
             # only tiles of groups that gained an available tile can change
             check = 0
             for t in _bits(new):
                 check |= gmask[key[t]]
+            return Fr | new
+
+        total, Fr, R = _relax_rounds(self.F, leave, unblock)
         if R == P:
             return total
         for t in _bits(Fr & ~R):
