@@ -220,15 +220,26 @@ def random_small(rng: random.Random, max_tiles: int):
     return Layout("rnd", tuple(slots), "test"), keys
 
 
+def random_smalls(rng: random.Random, count: int, max_tiles: int):
+    """``count`` draws of :func:`random_small` from ``rng`` (lazily: the caller
+    may draw from ``rng`` between them), the empty layouts left out."""
+    for _ in range(count):
+        layout, keys = random_small(rng, max_tiles)
+        if keys:
+            yield layout, keys
+
+
+def outcome(res: solver.SolveResult):
+    """What two searches that take the same steps must agree on."""
+    return res.solvable, res.moves, res.nodes
+
+
 @pytest.mark.parametrize("use_c", CORES + [pytest.param("position", id="position-search"),
                                             pytest.param("position-C", id="position-search-C", marks=needs_c)])
 def test_verdicts_equal_brute_force_on_random_tiny_layouts(use_c):
     rng = random.Random(20240601)
     seen = {True: 0, False: 0}
-    for _ in range(250):
-        layout, keys = random_small(rng, 12)
-        if not keys:
-            continue
+    for layout, keys in random_smalls(rng, 250, 12):
         present = None
         if rng.random() < 0.3:  # a position in progress: drop a few tiles
             present = [rng.random() > 0.2 for _ in keys]
@@ -290,14 +301,10 @@ def position_c(layout, keys, present=None, budget=-1, seconds=-1.0):
 
 @needs_c
 def test_position_search_c_and_python_agree_move_for_move():
-    rng = random.Random(11)
-    for _ in range(80):
-        layout, keys = random_small(rng, 24)
-        if not keys:
-            continue
+    for layout, keys in random_smalls(random.Random(11), 80, 24):
         a = position_c(layout, keys)
         b = solver._position_search(solver._tables(layout), keys, [True] * len(keys), 10**9, set())
-        assert (a.solvable, a.moves, a.nodes) == (b.solvable, b.moves, b.nodes)
+        assert outcome(a) == outcome(b)
     # and on full-size deals where both finish quickly
     from companion import codex
     for variant, name, seed in (("word", "sprint-2layer", 48), ("mindful", "sprint-2layer", 80),
@@ -306,7 +313,7 @@ def test_position_search_c_and_python_agree_move_for_move():
         keys = solver.match_keys(variant, d.faces)
         a = position_c(d.layout, keys, budget=3000)
         b = solver._position_search(solver._tables(d.layout), keys, [True] * len(keys), 3000, set())
-        assert (a.solvable, a.moves, a.nodes, a.exhausted) == (b.solvable, b.moves, b.nodes, b.exhausted)
+        assert (outcome(a), a.exhausted) == (outcome(b), b.exhausted)
         if a.solvable:
             replay(d.layout, keys, a.moves)
 
@@ -414,14 +421,10 @@ def test_verdicts_equal_the_previous_solvers_and_every_line_is_a_win(variant, na
 
 @needs_c
 def test_c_and_python_cores_agree_move_for_move():
-    rng = random.Random(7)
-    for _ in range(60):
-        layout, keys = random_small(rng, 24)
-        if not keys:
-            continue
+    for layout, keys in random_smalls(random.Random(7), 60, 24):
         a = solve_keys(layout, keys, use_c=True)
         b = solve_keys(layout, keys, use_c=False)
-        assert (a.solvable, a.moves, a.nodes) == (b.solvable, b.moves, b.nodes)
+        assert outcome(a) == outcome(b)
 
 
 # --------------------------------------------------------------------------- a full-size layout
@@ -453,7 +456,7 @@ def test_turtle_c_and_python_agree():
     keys = solver.match_keys("mindful", d.faces)
     a = solve_keys(t, keys, use_c=True)
     b = solve_keys(t, keys, use_c=False, node_limit=a.nodes + 10)
-    assert (a.solvable, a.moves, a.nodes) == (b.solvable, b.moves, b.nodes)
+    assert outcome(a) == outcome(b)
 
 
 def test_mid_game_position_and_hint_on_turtle():
