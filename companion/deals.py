@@ -34,6 +34,7 @@ Everything here is pure: randomness only from ``random.Random(seed)``.
 
 from __future__ import annotations
 
+import json
 import random
 from collections import Counter
 from dataclasses import dataclass
@@ -128,14 +129,14 @@ class Deal:
             s = t.get("slot")
             if (not isinstance(s, list) or len(s) != 3
                     or not all(isinstance(v, int) and not isinstance(v, bool) for v in s)):
-                raise BadInput(f"{source}: tiles[{k}].slot must be [x, y, z] integers, got {s!r}")
+                raise BadInput(f"{source}: tiles[{k}].slot must be [x, y, z] integers, got {json.dumps(s)[:40]}")
             slot = Slot(*s)
             if slot in seen:
                 raise BadInput(f"{source}: slot {slot} appears twice")
             seen.add(slot)
             f = t.get("face")
             if not isinstance(f, str):
-                raise BadInput(f"{source}: tiles[{k}].face must be a face id string, got {f!r}")
+                raise BadInput(f"{source}: tiles[{k}].face must be a face id string, got {json.dumps(f)[:40]}")
             slots.append(slot)
             faces.append(f)
         layout = Layout(name, tuple(slots), source)

@@ -42,6 +42,12 @@ def get_db(path: str | Path) -> sqlite3.Connection:
     Raises:
         BadInput: the file cannot be opened or is not an SQLite database.
     """
+    p = Path(path)
+    if str(path) != ":memory:":
+        if p.is_dir():
+            raise BadInput(f"cannot open ledger {path}: it is a folder, not a ledger file")
+        if not p.parent.is_dir():
+            raise BadInput(f"cannot open ledger {path}: its folder {p.parent} does not exist")
     try:
         conn = sqlite3.connect(str(path), isolation_level=None, timeout=10.0,
                                check_same_thread=False)

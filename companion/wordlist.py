@@ -4,14 +4,16 @@ packages (both project dependencies).
 This is the I/O shell around :mod:`companion.words` (which is pure and takes a
 word set).  The dictionary is
 
-* the entries of ``english-words``' two lists, ``web2`` (Webster's Second
-  International) and ``gcide`` (the GNU Collaborative International Dictionary
-  of English), written in lower-case letters only as the lists give them
-  (package docs: ``get_english_words_set(sources)``): capitalised entries are
-  names ("Paris" the city, "John"), and entries with hyphens, spaces or
-  capitals are affixes ("-ing"), compounds or abbreviations, none of them a
-  word a player spells; and
-* the regular inflections of those words (plurals, past forms, -ing forms,
+* the words of ``english-words``' two lists (package docs:
+  ``get_english_words_set(sources)``): ``web2`` (Webster's Second
+  International), whose entries are written as words are (a capital for a
+  name: "Paris" the city, "John"), in its lower-case entries; and ``gcide``
+  (the GNU Collaborative International Dictionary of English), whose
+  headwords all start with a capital ("Box"), in its headwords of letters
+  only, less the names ``web2`` writes with a capital.  Entries with
+  hyphens, spaces or inner capitals are affixes ("-ing"), compounds or
+  abbreviations, none of them a word a player spells; and
+* the inflections of those words (plurals, past forms, -ing forms,
   comparisons: :func:`companion.words.inflection_bases`) that English text
   actually uses, as attested by the English word-frequency list of
   ``pyspellchecker`` (``SpellChecker().word_frequency``): neither dictionary
@@ -29,12 +31,14 @@ from companion.errors import BadInput
 
 SOURCES = ("web2", "gcide")
 _LOWER = re.compile(r"[a-z]+")
+_NAME = re.compile(r"[A-Z][a-z]+")
+_HEADWORD = re.compile(r"[A-Za-z][a-z]+")
 
 
 @lru_cache(maxsize=1)
 def words() -> frozenset[str]:
     """The dictionary as a frozenset of lower-case words (loaded on first
-    call, about 0.5 s).
+    call, about 0.7 s).
 
     Raises:
         BadInput: the ``english-words`` or ``pyspellchecker`` package is not
@@ -47,7 +51,10 @@ def words() -> frozenset[str]:
         raise BadInput("the Word Mahjong dictionary needs the 'english-words' and 'pyspellchecker' packages "
                        "(pip install english-words pyspellchecker)") from None
     from companion.words import inflection_bases
-    base = {w for w in get_english_words_set(list(SOURCES)) if _LOWER.fullmatch(w)}
+    web2 = get_english_words_set(["web2"])
+    base = {w for w in web2 if _LOWER.fullmatch(w)}
+    names = {w.lower() for w in web2 if _NAME.fullmatch(w)} - base
+    base |= {w.lower() for w in get_english_words_set(["gcide"]) if _HEADWORD.fullmatch(w)} - names
     used = SpellChecker(language="en", distance=1).word_frequency.dictionary
     inflected = {w for w in used if w not in base and _LOWER.fullmatch(w)
                  and any(b in base for b in inflection_bases(w))}

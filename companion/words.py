@@ -58,11 +58,12 @@ def spell(word: str, faces: Sequence[str]) -> list[str]:
 
 
 def inflection_bases(word: str) -> list[str]:
-    """The words ``word`` could be a regular inflection of, by English
-    spelling rules: plurals and third persons (-s, -es, -ies), past forms
-    (-ed, -d, -ied, a doubled consonant), present participles (-ing, a dropped
-    e, a doubled consonant, -ying for -ie) and comparisons (-er, -est, -ier,
-    -iest).  Over-generates on purpose (``"sing"`` gives ``"s"``): the
+    """The words ``word`` could be an inflection of, by English spelling
+    rules: plurals and third persons (-s, -es, -ies, -ves for -f and -fe, a
+    doubled consonant as in quizzes, -ren as in children), past forms (-ed,
+    -d, -ied, a doubled consonant) and past participles in -en (taken,
+    eaten, written), present participles (-ing, a dropped e, a doubled
+    consonant, -ying for -ie) and comparisons (-er, -est, -ier, -iest).  Over-generates on purpose (``"sing"`` gives ``"s"``): the
     dictionary decides which bases exist, and a corpus which inflections are
     real (:func:`companion.wordlist.words`).
 
@@ -77,8 +78,12 @@ def inflection_bases(word: str) -> list[str]:
     out: list[str] = []
     if w.endswith("ies"):
         out.append(w[:-3] + "y")
+    if w.endswith("ves"):
+        out += [w[:-3] + "f", w[:-3] + "fe"]
     if w.endswith("es"):
         out.append(w[:-2])
+        if len(w) > 4 and w[-3] == w[-4]:
+            out.append(w[:-3])
     if w.endswith("s") and not w.endswith("ss"):
         out.append(w[:-1])
     if w.endswith("ied"):
@@ -87,6 +92,12 @@ def inflection_bases(word: str) -> list[str]:
         out += [w[:-2], w[:-1]]
         if len(w) > 4 and w[-3] == w[-4]:
             out.append(w[:-3])
+    if w.endswith("en"):
+        out += [w[:-1], w[:-2]]
+        if len(w) > 4 and w[-3] == w[-4]:
+            out.append(w[:-3] + "e")
+    if w.endswith("ren"):
+        out.append(w[:-3])
     if w.endswith("ing"):
         out += [w[:-3], w[:-3] + "e"]
         if len(w) > 5 and w[-4] == w[-5]:

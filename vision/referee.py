@@ -738,6 +738,8 @@ class EvidenceWriter:
 
     def __init__(self, folder: Path, base: Path | None = None) -> None:
         self.folder = Path(folder)
+        if self.folder.exists() and not self.folder.is_dir():
+            raise BadInput(f"evidence folder {folder} is a file, not a folder")
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
         except OSError as exc:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from pathlib import Path
 
 from companion.cli import seed_value
 from companion.errors import BadInput
@@ -190,12 +191,17 @@ def _read_deal(path: str):
     """
     from companion.deals import Deal
     from companion.files import read_json_file
+    make = f"make a deal from it with companion deal --layout {path} --variant V --seed N --json"
+    if Path(path).suffix.lower() in (".layout", ".map"):
+        raise BadInput(f"{path} is a layout file, not a deal; {make}")
     obj = read_json_file(path, "deal file")
+    if isinstance(obj, list):
+        raise BadInput(f"{path} holds a list, not a deal (mah's boards.json is a list of layouts: {make} "
+                       "--map-name NAME)")
     if isinstance(obj, dict) and "variant" not in obj:
         slots = obj.get("slots")
         if isinstance(slots, list) and all(isinstance(v, list) for v in slots[:1]):
-            raise BadInput(f"{path} is a layout, not a deal (it has \"slots\" and no \"variant\"); make a deal "
-                           f"from it with companion deal --layout {path} --variant V --seed N --json")
+            raise BadInput(f"{path} is a layout, not a deal (it has \"slots\" and no \"variant\"); {make}")
         raise BadInput(f"{path} is not a deal: it has no \"variant\" (a deal is what companion deal --json "
                        "prints: \"variant\", \"layout\", \"tiles\")")
     deal = Deal.from_json(obj, source=path)

@@ -44,7 +44,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         if player:
             q.add_argument("--player", required=player is True, help="the player acting")
         if t:
-            q.add_argument("--t", type=float, help="event time in seconds (default: the wall clock)")
+            q.add_argument("--t", type=time_arg, help="event time in seconds (default: the wall clock)")
         q.add_argument("--json", action="store_true", help="print the game state as JSON")
         q.set_defaults(func=func)
         return q
@@ -262,6 +262,26 @@ def _note_sprint_layout(variant: str, mode: str, layout) -> None:
     if rules.name in ("love", "candy") and m.kind == "sprint" and layers > 2:
         sys.stderr.write(f"companion game: note: {m.title}'s set-up in the {rules.title} book is a flat or 2-layer "
                          f"layout (2.6.2); {layout.name!r} has {layers} layers (played all the same)\n")
+
+
+#: the latest event time accepted, seconds (the year 5138 on the wall clock)
+MAX_EVENT_T = 1e11
+
+
+def time_arg(text: str) -> float:
+    """``--t``: an event time in seconds, a finite number from 0 to
+    :data:`MAX_EVENT_T` (a clock of seconds, the wall clock's or any other).
+
+    Raises:
+        argparse.ArgumentTypeError: not a number, not finite, negative or later.
+    """
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a time in seconds, not {text!r}") from None
+    if not 0.0 <= value <= MAX_EVENT_T:
+        raise argparse.ArgumentTypeError(f"expected a time from 0 to {MAX_EVENT_T:.0e} seconds, not {text}")
+    return value
 
 
 def _read_deal(path: str) -> tuple[str | None, Layout, list[str | None]]:

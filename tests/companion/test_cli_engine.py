@@ -371,3 +371,21 @@ def test_counts_in_the_output_take_the_right_plural(capsys, tmp_path):
                                           {"slot": [2, 0, 0], "face": "hearts-1"}]}))
     code, out, _ = run(capsys, "solve", str(deal))
     assert code == 0 and f"{deal}: solvable (1 move, " in out
+
+
+def test_solve_names_layout_files_and_bad_tiles_plainly(capsys, tmp_path):
+    lay = tmp_path / "star.layout"
+    lay.write_text("kmahjongg-layout-v1.0\n")
+    code, _, err = run(capsys, "solve", str(lay), "--json")
+    assert code == 2 and "is a layout file, not a deal" in one_line_error(err, "solve")
+    boards = tmp_path / "boards.json"
+    boards.write_text('[{"name": "a", "slots": [[0, 0, 0]]}]')
+    code, _, err = run(capsys, "solve", str(boards), "--json")
+    assert code == 2 and "holds a list, not a deal" in one_line_error(err, "solve")
+    deal = tmp_path / "d.json"
+    deal.write_text('{"variant": "love", "layout": "x", "tiles": [{"slot": [0, 0, true], "face": "hearts-1"}]}')
+    code, _, err = run(capsys, "solve", str(deal), "--json")
+    assert code == 2 and "got [0, 0, true]" in one_line_error(err, "solve")      # JSON's words, not Python's
+    deal.write_text('{"variant": "love", "layout": "x", "tiles": [{"slot": [0, 0, 0], "face": null}]}')
+    code, _, err = run(capsys, "solve", str(deal), "--json")
+    assert code == 2 and "got null" in one_line_error(err, "solve")

@@ -284,3 +284,19 @@ def test_cli_ledger_prints_times_readably(tmp_path, capsys):
     assert first.startswith(f"#1 game_started t={iso}: ") and "e+09" not in out
     assert second.startswith("#2 claim t=4.20s: ")
     assert event_time(0) == "0.00s" and event_time(12.345) == "12.35s"
+
+
+def test_event_times_and_ledger_paths_are_checked(love, tmp_path, capsys):
+    led = love
+    for bad in ("-5", "1e300", "nan", "inf", "soon"):
+        with pytest.raises(SystemExit) as e:
+            main(["game", "pass", "--ledger", led, "--player", "Ann", f"--t={bad}"])
+        assert e.value.code == 2 and "--t" in capsys.readouterr().err
+    assert run(capsys, "game", "pass", "--ledger", led, "--player", "Ann", "--t", 12.5)[0] == 0
+    (tmp_path / "adir").mkdir()
+    code, _, err = run(capsys, "game", "show", "--ledger", tmp_path / "adir")
+    assert code == 2 and "is a folder, not a ledger file" in err and len(err.strip().splitlines()) == 1
+    deal = write_deal(tmp_path / "d.json", "love", ["hearts-5"] * 2)
+    code, _, err = run(capsys, "game", "start", "--ledger", tmp_path / "nope" / "x.db", "--variant", "love",
+                       "--mode", "sprint", "--deal", deal, "--players", "Ann")
+    assert code == 2 and "its folder" in err and "does not exist" in err and not (tmp_path / "nope").exists()

@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 from companion import game as G
-from companion.errors import CameraMisfit, MatNotFound
+from companion.errors import BadInput, CameraMisfit, MatNotFound
 from companion.layouts import Layout
 from vision.reconstruct import Recognition, SlotState
 from vision.referee import EvidenceWriter, Referee, RefereeSettings
@@ -328,6 +328,9 @@ def test_evidence_files_and_paths(tmp_path):
     assert evd["reason"].startswith("2,0,0 is blocked")
     led = [e for e in ref.events if e.type == "penalty"][0]
     assert led.data["evidence"] == evd and led.data["frame"] == p["frame"]
+    (tmp_path / "f0.jpg").write_bytes(b"x")
+    with pytest.raises(BadInput, match="is a file, not a folder"):
+        EvidenceWriter(tmp_path / "f0.jpg")
 
 
 def test_start_with_tiles_already_gone_uses_the_board_as_found():
