@@ -268,9 +268,12 @@ class AltTruth:
 
 
 def render(assets: Assets, variant: str, layout, faces: Sequence[str], present: Sequence[bool],
-           rng: np.random.Generator, size=IMAGE_SIZE) -> tuple[np.ndarray, AltTruth]:
+           rng: np.random.Generator, size=IMAGE_SIZE, face_scale: float = 1.0) -> tuple[np.ndarray, AltTruth]:
     """One photo of ``layout`` (slots already in mat grid coordinates) with the
-    tiles where ``present`` is true, showing ``faces``.  Returns (BGR image, truth)."""
+    tiles where ``present`` is true, showing ``faces``.  ``face_scale`` below 1
+    prints each face that much smaller, centred on a blank tile of the body
+    colour (stickers printed with a printer's "fit to page" shrink).
+    Returns (BGR image, truth)."""
     W, H = size
     mw, mh = assets.mat["size_mm"]
     gx, gy = assets.grid_origin
@@ -352,10 +355,19 @@ def render(assets: Assets, variant: str, layout, faces: Sequence[str], present: 
         fh_px, fw_px = face.shape[:2]
         if turned[i]:
             face = cv2.rotate(face, cv2.ROTATE_180)
-        # face px -> mm on the slot (face image spans the whole top face)
-        sx, sy = tw / fw_px, th / fh_px
-        A = np.array([[sx, 0, X0 + 0.5 * sx], [0, sy, Y0 + 0.5 * sy], [0, 0, 1.0]])
-        _warp_into(img, face, Ht @ A, qt, label, int(i), top_factor * rng.uniform(0.97, 1.03))
+        # face px -> mm on the slot (face image spans the whole top face,
+        # or face_scale of it about its centre on a blank top)
+        gain = top_factor * rng.uniform(0.97, 1.03)
+        fx0, fy0 = X0 + tw * (1 - face_scale) / 2, Y0 + th * (1 - face_scale) / 2
+        sx, sy = tw * face_scale / fw_px, th * face_scale / fh_px
+        A = np.array([[sx, 0, fx0 + 0.5 * sx], [0, sy, fy0 + 0.5 * sy], [0, 0, 1.0]])
+        if face_scale != 1.0:
+            _poly(img, qt, tuple(float(v) for v in np.clip(body * gain, 0, 255)), label, int(i))
+            inner = np.array([[fx0, fy0, zt], [fx0 + tw * face_scale, fy0, zt],
+                              [fx0 + tw * face_scale, fy0 + th * face_scale, zt], [fx0, fy0 + th * face_scale, zt]])
+            _warp_into(img, face, Ht @ A, cam.project(inner), None, int(i), gain)
+        else:
+            _warp_into(img, face, Ht @ A, qt, label, int(i), gain)
         if edges:
             cv2.polylines(img, [np.round(qt * 16).astype(np.int32)], True, edge_col, 1, cv2.LINE_AA, 4)
         full_area[i] = max(cv2.contourArea(qt.astype(np.float32)), 1.0)

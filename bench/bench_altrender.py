@@ -47,12 +47,16 @@ def main(argv=None) -> int:
     ap.add_argument("--verbose", action="store_true", help="print each photo's errors")
     ap.add_argument("--presence", type=Path, default=None, help="presence.onnx to use (default: models/presence.onnx)")
     ap.add_argument("--settings", default="{}", help="JSON object of ReconstructSettings fields to change")
+    ap.add_argument("--face-scale", type=float, default=1.0,
+                    help="print the faces this much smaller on blank tiles (0.9-1; a printer's 'fit to page')")
     args = ap.parse_args(argv)
     from tune_reconstruct import parse_settings
     try:
         settings = parse_settings(args.settings)
     except ValueError as e:
         ap.error(str(e))
+    if not 0.5 <= args.face_scale <= 1.0:
+        ap.error("--face-scale must be from 0.5 to 1")
     if args.presence is not None and not args.presence.is_file():
         ap.error(f"no presence model at {args.presence}")
 
@@ -81,7 +85,7 @@ def main(argv=None) -> int:
         layout = layouts[(k // 4) % len(layouts)]
         faces = deal(variant, len(layout), rng)
         present = altrender.remove_free_pairs(layout, faces, rng.uniform(0.0, 0.6), rng, assets.match[variant])
-        img, tr = altrender.render(assets, variant, layout, faces, present, rng)
+        img, tr = altrender.render(assets, variant, layout, faces, present, rng, face_scale=args.face_scale)
         t0 = time.perf_counter()
         try:
             rec = recognize(img, variant, layout, classifier=clf, spec=spec, presence=presence, settings=settings)

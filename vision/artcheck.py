@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import functools
 import math
+from typing import NamedTuple
 
 import cv2
 import numpy as np
@@ -108,14 +109,23 @@ CORE_INSET_MM = 3.5
 
 def _window_frame(slot, spec, margin_mm: float, angle: float):
     """Centre (mat mm), half sizes (mm) and axes of a slot's window, and its
-    face's height."""
+    face's height (read-only arrays, cached: a photo asks for the same
+    slots' windows many times)."""
+    return _window_frame_of(tuple(int(v) for v in slot), spec, float(margin_mm), float(angle))
+
+
+@functools.lru_cache(maxsize=4096)
+def _window_frame_of(slot: tuple, spec, margin_mm: float, angle: float):
     from vision.mat import slot_face_corners_mm
 
-    face = slot_face_corners_mm([tuple(slot)], spec)[0]
+    face = slot_face_corners_mm([slot], spec)[0]
     centre = face[:, :2].mean(axis=0)
     hw, hh = float(spec.tile_mm[0]) / 2 + margin_mm, float(spec.tile_mm[1]) / 2 + margin_mm
     c, s = math.cos(angle), math.sin(angle)
-    return centre, hw, hh, np.array([[c, s], [-s, c]]), float(face[0, 2])
+    rot = np.array([[c, s], [-s, c]])
+    centre.setflags(write=False)
+    rot.setflags(write=False)
+    return centre, hw, hh, rot, float(face[0, 2])
 
 
 def window_points_mm(slot, spec, margin_mm: float = MARGIN_MM, px_per_mm: float = ART_PX_PER_MM,
@@ -158,6 +168,13 @@ def face_window(image_bgr: np.ndarray, slot, spec, pose, margin_mm: float = MARG
         ``(round((40 + 2 m) p), round((30 + 2 m) p)) float32`` grey levels
         0-255 (rows down the 40 mm side).
     """
+    H, w, h = _window_homography(slot, spec, pose, margin_mm, px_per_mm, angle)
+    return _warp_window(image_bgr, H, w, h)
+
+
+def _window_homography(slot, spec, pose, margin_mm: float, px_per_mm: float, angle: float):
+    """``(H, w, h)``: the homography from :func:`face_window`'s window pixels
+    to the photo's, and the window's size."""
     from vision.pose import project_points
 
     centre, hw, hh, rot, z = _window_frame(slot, spec, margin_mm, angle)
@@ -166,7 +183,10 @@ def face_window(image_bgr: np.ndarray, slot, spec, pose, margin_mm: float = MARG
     img = project_points(np.column_stack([xy, np.full(4, z)]), pose).astype(np.float32)
     w, h = int(round(2 * hw * px_per_mm)), int(round(2 * hh * px_per_mm))
     dst = np.float32([[0, 0], [w, 0], [w, h], [0, h]]) - 0.5
-    H = cv2.getPerspectiveTransform(dst, img)
+    return cv2.getPerspectiveTransform(dst, img), w, h
+
+
+def _warp_window(image_bgr: np.ndarray, H: np.ndarray, w: int, h: int) -> np.ndarray:
     win = cv2.warpPerspective(image_bgr, H, (w, h), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
                               borderMode=cv2.BORDER_REPLICATE)
     if win.ndim == 3:
@@ -324,7 +344,8 @@ def _peak_subpixel(r: np.ndarray) -> tuple[float, float, float]:
 
 
 def face_offset(grey: np.ndarray, variant: str, slot, face_id: str, spec, pose,
-                margin_mm: float = MARGIN_MM, px_per_mm: float = ART_PX_PER_MM) -> tuple[float, float, float]:
+                margin_mm: float = MARGIN_MM, px_per_mm: float = ART_PX_PER_MM,
+                scale: float = 1.0) -> tuple[float, float, float]:
     """Where a face lies on its slot: the offset of its print art's centre from
     the slot's centre, found by normalised cross-correlation in the window
     rectified at the slot's height (:func:`face_window`), both ways round, the
@@ -334,13 +355,16 @@ def face_offset(grey: np.ndarray, variant: str, slot, face_id: str, spec, pose,
         grey: ``(H, W)`` uint8 grey photo (:func:`grey_of`).
         variant, face_id: the face expected there.
         slot: ``(x, y, z)``; spec: ``vision.mat.MatSpec``; pose: ``vision.pose.MatPose``.
+        scale: the photo's faces' size against their art (:func:`face_scale`):
+            the window is cut at ``px_per_mm / scale``, so the art fits.
 
     Returns:
         ``(dx, dy, score)``: the offset in mm along the mat's x and y axes, in
         the plane of the slot's face as this pose sees it, and the peak
         correlation in [-1, 1].
     """
-    win = face_window(grey, slot, spec, pose, margin_mm, px_per_mm)
+    p = px_per_mm / scale
+    win = face_window(grey, slot, spec, pose, margin_mm, p)
     art = art_template(variant, face_id, px_per_mm, 1.0)
     best = (0.0, 0.0, -2.0)
     for t in (art, art[::-1, ::-1]):
@@ -348,12 +372,12 @@ def face_offset(grey: np.ndarray, variant: str, slot, face_id: str, spec, pose,
         if v > best[2]:
             best = (x, y, v)
     x, y, v = best
-    return ((x - (win.shape[1] - art.shape[1]) / 2) / px_per_mm,
-            (y - (win.shape[0] - art.shape[0]) / 2) / px_per_mm, min(v, 1.0))
+    return ((x - (win.shape[1] - art.shape[1]) / 2) / p,
+            (y - (win.shape[0] - art.shape[0]) / 2) / p, min(v, 1.0))
 
 
 def parallax_evidence(grey: np.ndarray, variant: str, slot, face_id: str, spec, pose,
-                      sigma_mm: float = 1.7, min_score: float = MIN_SCORE) -> float:
+                      sigma_mm: float = 1.7, min_score: float = MIN_SCORE, scale: float = 1.0) -> float:
     """Log-likelihood ratio that the face in a raised slot's window lies at
     the slot's height rather than one layer lower, from where it lies.
 
@@ -366,6 +390,8 @@ def parallax_evidence(grey: np.ndarray, variant: str, slot, face_id: str, spec, 
     placement taken as Gaussian, ``sigma_mm`` per axis, the ratio is
     ``(|o - p|^2 - |o|^2) / (2 sigma^2)`` for the offset ``o``.
 
+    ``scale`` is the photo's faces' size against their art (:func:`face_scale`).
+
     Returns:
         The log-likelihood ratio (positive: at the slot's height), 0 where
         the art is not found (correlation under ``min_score``) or the view
@@ -375,7 +401,7 @@ def parallax_evidence(grey: np.ndarray, variant: str, slot, face_id: str, spec, 
     from vision.pose import project_points
 
     try:
-        dx, dy, score = face_offset(grey, variant, slot, face_id, spec, pose)
+        dx, dy, score = face_offset(grey, variant, slot, face_id, spec, pose, scale=scale)
         if score < min_score:
             return 0.0
         c = slot_face_corners_mm([tuple(slot)], spec)[0]
@@ -490,8 +516,105 @@ def _checked_row(image_bgr, variant, slot, row, labels, spec, pose, weight, cand
     return row
 
 
+class FaceFit(NamedTuple):
+    """How a face sits in its window: :func:`face_scale`'s answer."""
+
+    ratio: float       # the face's size over its art's
+    score: float       # the best correlation over the ratios tried, in [-1, 1] (-1: no window)
+    dx_mm: float       # the art's centre off the slot's centre, mm, along the window's axes,
+    dy_mm: float       # where it fits best
+
+
+def face_scale(grey: np.ndarray, variant: str, slot, face_id: str, spec, pose,
+               scales: tuple[float, ...] = (0.92, 0.96, 1.0, 1.04, 1.08), search_px: int = 2) -> FaceFit:
+    """How large a face looks against its print art, at the slot's height,
+    and where it lies.
+
+    The art is found in the window at the slot's height (:func:`face_window`,
+    turned by :func:`tile_angle`, both ways round); for each other ratio
+    ``s`` of ``scales`` the part of the window round it is cut again from the
+    photo at ``ART_PX_PER_MM / s`` px/mm (the same homography, its pixels
+    rescaled: a face ``s`` times the art's size then fills the art at
+    :data:`ART_PX_PER_MM`) and the art, the same way round, is correlated
+    within ``search_px`` of where it was found.  A parabola through the best
+    ratio and its neighbours refines it.  Faces printed smaller than
+    ``print-tiles`` prints (a printer's "fit to page"), another renderer's
+    faces, or a pose whose scale is a little off read under or over 1 on
+    every face of the photo alike.
+
+    Args:
+        grey: ``(H, W)`` uint8 grey photo (:func:`grey_of`).
+        variant, face_id: the face expected there.
+        slot: ``(x, y, z)``; spec: ``vision.mat.MatSpec``; pose: ``vision.pose.MatPose``.
+        scales: the ratios tried: ascending, evenly spaced, holding 1.0.
+        search_px: how far from the first peak the others are looked for, px.
+
+    Returns:
+        :class:`FaceFit`; ratio 1 and score -1 where the view is degenerate.
+    """
+    try:
+        ang = tile_angle(face_window(grey, slot, spec, pose))
+        H1, w1, h1 = _window_homography(slot, spec, pose, MARGIN_MM, ART_PX_PER_MM, ang)
+        win = _warp_window(grey, H1, w1, h1)
+        _, hw, hh, _, _ = _window_frame(slot, spec, MARGIN_MM, ang)
+        art = art_template(variant, face_id, ART_PX_PER_MM, 1.0)
+        best = (0.0, 0.0, -2.0, art)
+        for t in (art, np.ascontiguousarray(art[::-1, ::-1])):
+            x, y, v = _peak_subpixel(cv2.matchTemplate(win, t, cv2.TM_CCOEFF_NORMED))
+            if v > best[2]:
+                best = (x, y, v, t)
+        x1, y1, v1, t = best
+        th, tw = t.shape
+        # the art's centre, mm from the window's centre (the same at every ratio)
+        ox = (x1 + tw / 2 - win.shape[1] / 2) / ART_PX_PER_MM
+        oy = (y1 + th / 2 - win.shape[0] / 2) / ART_PX_PER_MM
+        sc, where = [], []
+        for s in scales:
+            if s == 1.0:
+                sc.append(v1)
+                where.append((ox, oy))
+                continue
+            # the part of face_window(px_per_mm = ART_PX_PER_MM / s) around
+            # where the art lies: the window of ratio 1's homography, its
+            # pixels rescaled (both windows span the same mm) and shifted
+            p = ART_PX_PER_MM / s
+            ws, hs = int(round(2 * hw * p)), int(round(2 * hh * p))
+            cx = int(round(ws / 2 + ox * p - tw / 2))
+            cy = int(round(hs / 2 + oy * p - th / 2))
+            r0, c0 = max(0, cy - search_px), max(0, cx - search_px)
+            r1, c1 = min(hs, cy + search_px + th), min(ws, cx + search_px + tw)
+            if r1 - r0 < th or c1 - c0 < tw:
+                return FaceFit(1.0, -1.0, 0.0, 0.0)
+            ax, ay = w1 / ws, h1 / hs
+            A = np.array([[ax, 0.0, (c0 + 0.5) * ax - 0.5], [0.0, ay, (r0 + 0.5) * ay - 0.5], [0.0, 0.0, 1.0]])
+            r = cv2.matchTemplate(_warp_window(grey, H1 @ A, c1 - c0, r1 - r0), t, cv2.TM_CCOEFF_NORMED)
+            sc.append(float(r.max()))
+            where.append((r, c0, r0, p, ws, hs))
+        k = int(np.argmax(sc))
+        if len(where[k]) > 2:       # the best fit at another ratio: where the art lies there
+            r, c0, r0, p, ws, hs = where[k]
+            x, y, _ = _peak_subpixel(r)
+            where[k] = ((c0 + x + tw / 2 - ws / 2) / p, (r0 + y + th / 2 - hs / 2) / p)
+    except (cv2.error, np.linalg.LinAlgError, ValueError):
+        return FaceFit(1.0, -1.0, 0.0, 0.0)
+    ratio = _parabola_vertex(np.asarray(scales, np.float64), np.asarray(sc, np.float64))
+    return FaceFit(ratio, float(min(sc[k], 1.0)), float(where[k][0]), float(where[k][1]))
+
+
+def _parabola_vertex(x: np.ndarray, y: np.ndarray) -> float:
+    """``x`` at the top of the parabola through the best sample of ``y`` and
+    its two neighbours (evenly spaced ``x``); the best ``x`` itself at an end."""
+    k = int(np.argmax(y))
+    if k == 0 or k == len(y) - 1:
+        return float(x[k])
+    a, b, c = y[k - 1], y[k], y[k + 1]
+    den = a - 2.0 * b + c
+    off = 0.0 if den >= 0 else float(np.clip(0.5 * (a - c) / den, -0.5, 0.5))
+    return float(x[k] + off * (x[1] - x[0]))
+
+
 def height_evidence(image_bgr: np.ndarray, variant: str, slot, face_id: str, spec, pose,
-                    min_score: float = MIN_SCORE) -> float:
+                    min_score: float = MIN_SCORE, scale: float = 1.0) -> float:
     """Does the face in a raised slot's window lie at the slot's height or
     one layer lower?
 
@@ -511,6 +634,10 @@ def height_evidence(image_bgr: np.ndarray, variant: str, slot, face_id: str, spe
         slot: ``(x, y, z)`` with ``z >= 1``.
         face_id: the face read in the slot's window.
         spec, pose: the mat and its pose.
+        scale: the size of this photo's faces against their art
+            (:func:`face_scale` on faces known to lie at their slot's
+            height): both windows are cut that much finer, so a face
+            printed or seen a little small is not taken for a lower one.
 
     Returns:
         The correlation at the slot's height less that one layer lower
@@ -520,12 +647,12 @@ def height_evidence(image_bgr: np.ndarray, variant: str, slot, face_id: str, spe
         correlation reaches ``min_score``.
     """
     try:
-        return _height_evidence(image_bgr, variant, slot, face_id, spec, pose, min_score)
+        return _height_evidence(image_bgr, variant, slot, face_id, spec, pose, min_score, scale)
     except (cv2.error, np.linalg.LinAlgError, ValueError):
         return 0.0
 
 
-def _height_evidence(image_bgr, variant, slot, face_id, spec, pose, min_score) -> float:
+def _height_evidence(image_bgr, variant, slot, face_id, spec, pose, min_score, scale=1.0) -> float:
     tt = float(spec.tile_mm[2])
     h = tt * (slot[2] + 1)
     cam_h = -float(pose.camera_centre_mm[2])
@@ -534,8 +661,8 @@ def _height_evidence(image_bgr, variant, slot, face_id, spec, pose, min_score) -
     k = (cam_h - h) / (cam_h - h + tt)
     win = face_window(image_bgr, slot, spec, pose)
     ang = tile_angle(win)
-    top = face_window(image_bgr, slot, spec, pose, angle=ang)
-    low = face_window(image_bgr, slot, spec, pose, px_per_mm=ART_PX_PER_MM / k, angle=ang)
+    top = face_window(image_bgr, slot, spec, pose, px_per_mm=ART_PX_PER_MM / scale, angle=ang)
+    low = face_window(image_bgr, slot, spec, pose, px_per_mm=ART_PX_PER_MM / (k * scale), angle=ang)
     a = [art_scores(top, variant, [face_id], ART_PX_PER_MM, (1.0,), turns=(turn,))[0] for turn in (False, True)]
     turn = bool(a[1] > a[0])             # the face lies this way round, at either height
     b = art_scores(low, variant, [face_id], ART_PX_PER_MM, (1.0,), turns=(turn,))[0]

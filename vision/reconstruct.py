@@ -64,6 +64,7 @@ rule).
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 from dataclasses import dataclass
@@ -297,6 +298,29 @@ class ReconstructSettings:
             110: in steep views the art found in a slot's window is as often
             a neighbour's face, and a sharp spread turned those into sure
             readings.
+        art_scale, art_scale_faces, art_scale_probe, art_scale_tolerance,
+            art_scale_min_score: the size of this photo's faces against
+            their print art (session 17, :func:`photo_art_fit`), by which the
+            height evidence and the parallax evidence cut their windows.  The
+            height evidence tells a top face from the one 20 mm below by 2-3 %
+            of size, so faces printed a few per cent small (a printer's "fit
+            to page") read as lower ones everywhere.  ``art_scale_probe`` sure
+            faces on layer 0 whose art correlates at least
+            ``art_scale_min_score`` are sized
+            (:func:`vision.artcheck.face_scale`); when their median lies
+            ``art_scale_tolerance`` or more from 1, up to ``art_scale_faces``
+            are, and their median is the scale; else it is 1.  False leaves
+            it out.  The independent renderer with its faces printed smaller
+            (``bench/bench_altrender.py --face-scale``; photos entirely right,
+            0-159 chosen on / 160-479 kept apart): at 95 %, 91 -> 116 and 205
+            -> 244; at 97 %, 234 -> 254 on 160-479; at 100 %, 120 -> 122 and
+            249 -> 250.  Development photos 1000-1179 and 1400-1579 (right /
+            wrong slots / faces missed / wrong faces): off 232 / 242 / 237 /
+            201; sizing 8 faces always 232 / 237 / 232 / 200 (about 6 ms a
+            photo with stacks); 5 faces 231 / 240 / 234 / 202; the probe of 4
+            within 1.5 % 232 / 243 / 237 / 201, about 3 ms.  A minimum
+            correlation of 0.5 instead of 0.6 read a blurred bench photo's
+            scale 1.03 from four weak faces and turned it wrong.
         parity_max_cost: in a game whose tiles leave the board in pairs
             (``reconstruct(removes_in_pairs=True)``), a board read with a count
             of tiles of the wrong parity has one decision wrong: the least sure
@@ -427,6 +451,11 @@ class ReconstructSettings:
     placement_floor_mm: float = 0.2
     placement_below_tilt_deg: float = 15.0
     placement_min_corr: float = 0.5
+    art_scale: bool = True
+    art_scale_faces: int = 8
+    art_scale_probe: int = 4
+    art_scale_tolerance: float = 0.015
+    art_scale_min_score: float = 0.6
 
 
 @dataclass(frozen=True)
@@ -1423,7 +1452,7 @@ def recognize(image_bgr: np.ndarray, variant: str, layout: Layout, camera=None,
                 i = idx[k]
                 q[k] += settings.art_height_weight * height_evidence(
                     grey_photo(), variant, layout.slots[i], labels[int(np.argmax(fp[i]))], spec, pose,
-                    settings.art_min_score)
+                    settings.art_min_score, art_scale_of())
                 height_budget[0] -= 1
         if settings.art_parallax_weight and face_reader is None:
             from vision.artcheck import parallax_evidence
@@ -1432,6 +1461,7 @@ def recognize(image_bgr: np.ndarray, variant: str, layout: Layout, camera=None,
             sigma = settings.art_parallax_sigma_mm
             if raised and settings.placement_faces:
                 sigma = placement_sigma()
+            ratio = art_scale_of() if raised else 1.0
             scale = (settings.art_parallax_sigma_mm / sigma) ** 2
             unsure, clip = settings.art_parallax_unsure * scale, settings.art_parallax_clip * scale
             min_corr = (settings.art_min_score if scale == 1.0
@@ -1440,24 +1470,35 @@ def recognize(image_bgr: np.ndarray, variant: str, layout: Layout, camera=None,
                 i = idx[k]
                 if abs(q[k]) < unsure:
                     e = parallax_evidence(grey_photo(), variant, layout.slots[i], labels[int(np.argmax(fp[i]))],
-                                          spec, pose, sigma, min_corr)
+                                          spec, pose, sigma, min_corr, ratio)
                     q[k] += settings.art_parallax_weight * float(np.clip(e, -clip, clip))
         return q
 
-    placement: list = []
+    fitted: list = []
+
+    def art_fit() -> ArtFit:
+        """This photo's faces' size against their art and the tiles' spread
+        about their slots, read once, when an art comparison first needs them."""
+        if not fitted:
+            fitted.append(photo_art_fit(grey_photo(), variant, layout, fp, sc.labels[:-2], in_view, spec, pose,
+                                        settings, placement=bool(settings.placement_faces)
+                                        and pose.tilt_deg < settings.placement_below_tilt_deg))
+        return fitted[0]
+
+    def art_scale_of() -> float:
+        """How large this photo's faces look against their print art (1.0
+        where too few sure faces on layer 0 were located)."""
+        found = art_fit().scale if settings.art_scale else None
+        return 1.0 if found is None else found
 
     def placement_sigma() -> float:
         """The parallax evidence's spread of a face about its slot, mm, from
         how far this photo's surest faces on layer 0 lie off their slots."""
-        if not placement:
-            placement.append(settings.art_parallax_sigma_mm)
-            if pose.tilt_deg < settings.placement_below_tilt_deg:
-                s = placement_spread(grey_photo(), variant, layout, fp, sc.labels[:-2], in_view, spec, pose,
-                                     settings)
-                if s is not None:
-                    placement[0] = min(settings.art_parallax_sigma_mm,
-                                       max(settings.placement_floor_mm, settings.placement_gain * s))
-        return placement[0]
+        if (not settings.placement_faces or pose.tilt_deg >= settings.placement_below_tilt_deg
+                or art_fit().spread_mm is None):
+            return settings.art_parallax_sigma_mm
+        return min(settings.art_parallax_sigma_mm,
+                   max(settings.placement_floor_mm, settings.placement_gain * art_fit().spread_mm))
 
     def face_check(idx: list[int], standing: list[bool]) -> np.ndarray:
         from vision.artcheck import check_faces
@@ -1479,18 +1520,50 @@ def recognize(image_bgr: np.ndarray, variant: str, layout: Layout, camera=None,
                        photo_advice(layout, states, spec, pose, stray))
 
 
-def placement_spread(grey: np.ndarray, variant: str, layout: Layout, face_probs: np.ndarray, labels, in_view,
-                     spec, pose, settings: ReconstructSettings = ReconstructSettings()) -> float | None:
-    """How far tiles lie off their slots in this photo, mm per axis.
+@dataclass(frozen=True)
+class ArtFit:
+    """What this photo's surest faces on layer 0 say about all its faces
+    (:func:`photo_art_fit`).
+
+    Attributes:
+        scale: the faces' size against their print art (median ratio), or
+            None where too few faces were located.
+        spread_mm: how far the tiles lie off their slots, mm per axis, or None.
+        faces: how many faces were located.
+    """
+
+    scale: float | None
+    spread_mm: float | None
+    faces: int
+
+
+def photo_art_fit(grey: np.ndarray, variant: str, layout: Layout, face_probs: np.ndarray, labels, in_view,
+                  spec, pose, settings: ReconstructSettings = ReconstructSettings(),
+                  placement: bool = True) -> ArtFit:
+    """How large this photo's faces look against their print art, and how
+    far the tiles lie off their slots.
 
     Up to ``settings.placement_faces`` faces on layer 0 with no slot of the
-    layout above them, read with at least ``settings.placement_face_min``
-    probability, spread over the mat (:func:`_spread_order`), are located by
-    their print art (:func:`vision.artcheck.face_offset`, peaks at least
-    ``settings.placement_min_score``).  Their offsets from the slots' centres,
-    taken as a 2-D Gaussian, give ``sigma = sqrt(median(|o|^2) / ln 4)``
-    (the median of a chi-square of 2 degrees is ``2 ln 2``).  The offsets
-    hold the pose's own error at the mat's plane as well as the placement.
+    layout above them (so surely at that height), read with at least
+    ``settings.placement_face_min`` probability and spread over the mat
+    (:func:`_spread_order`), are sized and located by their print art
+    (:func:`vision.artcheck.face_scale`, best correlation at least
+    ``settings.art_scale_min_score`` to be sized; then, where the spread
+    needs more, :func:`vision.artcheck.face_offset` at the scale found;
+    at least ``settings.placement_min_score`` to be located).
+
+    * The scale is the median of their size ratios.  It holds what differs
+      between the art and the table (faces printed a little small, as a
+      printer's "fit to page" does, another renderer's faces) and the pose's
+      own error of scale, which a raised face shares; the height evidence
+      and the parallax evidence cut their windows by it.  The first
+      ``settings.art_scale_probe`` faces sized decide whether to size more
+      (up to ``settings.art_scale_faces``, tried on at most twice as many):
+      a median within ``settings.art_scale_tolerance`` of 1 gives 1.
+    * The spread: their offsets from the slots' centres, taken as a 2-D
+      Gaussian, give ``sigma = sqrt(median(|o|^2) / ln 4)`` (the median of a
+      chi-square of 2 degrees is ``2 ln 2``).  The offsets hold the pose's
+      own error at the mat's plane as well as the placement.
 
     Args:
         grey: ``(H, W)`` uint8 grey photo.
@@ -1498,27 +1571,60 @@ def placement_spread(grey: np.ndarray, variant: str, layout: Layout, face_probs:
         face_probs: ``(N, K)`` the classifier's face probabilities, ``labels``
             their face ids; in_view: ``(N,)`` bool.
         spec, pose: the mat and its pose.
+        settings: the numbers above.
+        placement: read the spread too (up to ``settings.placement_faces``
+            faces located, those sized first).
 
     Returns:
-        sigma in mm, or None where fewer than ``settings.placement_min_faces``
-        faces were located.
+        :class:`ArtFit`, with None for either where fewer than
+        ``settings.placement_min_faces`` faces were sized or located
+        (``settings.art_scale`` False: no scale).
     """
-    from vision.artcheck import face_offset
+    from vision.artcheck import face_offset, face_scale
     fp = np.asarray(face_probs)
     covered = geometry_of(layout).covered_by
-    offsets = []
+    n_sized = settings.art_scale_faces if settings.art_scale else 0
+    n_probe = min(settings.art_scale_probe, n_sized)
+    n_placed = settings.placement_faces if placement else 0
+    ratios, offsets = [], []
+    tries = 0                   # faces sized, found or not: a blurred photo finds few
     for i in _spread_order(len(layout.slots)):
-        if len(offsets) >= settings.placement_faces:
+        if len(ratios) >= n_sized and len(offsets) >= n_placed:
             break
         s = layout.slots[i]
         if s.z != 0 or covered[i] or not in_view[i] or fp[i].max() < settings.placement_face_min:
             continue
-        dx, dy, score = face_offset(grey, variant, s, labels[int(np.argmax(fp[i]))], spec, pose)
-        if score >= settings.placement_min_score:
+        face = labels[int(np.argmax(fp[i]))]
+        if n_probe and len(ratios) == n_probe and abs(float(np.median(ratios)) - 1.0) < settings.art_scale_tolerance:
+            n_sized = n_probe     # as large as the art, near enough: no more faces to size
+        if len(ratios) < n_sized and tries < 2 * n_sized:
+            tries += 1
+            ratio, score, dx, dy = face_scale(grey, variant, s, face, spec, pose)
+            if score >= settings.art_scale_min_score:
+                ratios.append(ratio)
+        elif len(offsets) >= n_placed:
+            break
+        else:
+            dx, dy, score = face_offset(grey, variant, s, face, spec, pose,
+                                        scale=float(np.median(ratios)) if ratios else 1.0)
+        if score >= settings.placement_min_score and len(offsets) < n_placed:
             offsets.append(dx * dx + dy * dy)
-    if len(offsets) < settings.placement_min_faces:
-        return None
-    return math.sqrt(float(np.median(offsets)) / math.log(4.0))
+    enough = settings.placement_min_faces
+    scale = float(np.median(ratios)) if ratios and len(ratios) >= min(enough, n_sized) else None
+    if scale is not None and abs(scale - 1.0) < settings.art_scale_tolerance:
+        scale = 1.0
+    return ArtFit(scale,
+                  math.sqrt(float(np.median(offsets)) / math.log(4.0)) if len(offsets) >= enough else None,
+                  max(len(ratios), len(offsets)))
+
+
+def placement_spread(grey: np.ndarray, variant: str, layout: Layout, face_probs: np.ndarray, labels, in_view,
+                     spec, pose, settings: ReconstructSettings = ReconstructSettings()) -> float | None:
+    """How far tiles lie off their slots in this photo, mm per axis
+    (:func:`photo_art_fit`'s spread), or None where too few faces were
+    located."""
+    return photo_art_fit(grey, variant, layout, face_probs, labels, in_view, spec, pose,
+                         dataclasses.replace(settings, art_scale=False)).spread_mm
 
 
 #: a stack whose two heights land closer than this share of its face's width

@@ -69,3 +69,47 @@ def project(points_mm: np.ndarray, K: np.ndarray, rvec, tvec) -> np.ndarray:
     """Ground-truth projection ``(N, 2)`` of ``(N, 3)`` points, no distortion."""
     pts = np.asarray(points_mm, np.float64).reshape(-1, 3)
     return cv2.projectPoints(pts, np.asarray(rvec, np.float64), np.asarray(tvec, np.float64), K, None)[0].reshape(-1, 2)
+
+
+def printed_faces_view(shrink: float, tilt_deg: float = 0.0):
+    """A camera view of faces on layer 0 (their tops 20 mm above the mat),
+    each printed ``shrink`` times the size ``print-tiles`` prints, centred on
+    a blank ivory top, the rest of the plane a grey table.  Rendered as the
+    plane of the faces (a flat print) under a pinhole camera 700 mm away:
+    nothing but the faces' size differs from the art's.
+
+    Returns:
+        ``(grey, slots, faces, pose, spec)``: the ``(720, 1280) uint8`` grey
+        photo, 8 slots on layer 0, their Mindful faces, the true pose (no
+        distortion) and the default mat.
+    """
+    from companion.layouts import Slot
+    from vision.artcheck import art_template
+    from vision.mat import MatSpec, slot_face_corners_mm
+    from vision.pose import Camera, MatPose
+    spec = MatSpec.default()
+    faces = ["circles-5", "bamboo-7", "characters-3", "circles-8", "bamboo-3", "characters-7",
+             "circles-2", "bamboo-9"]
+    slots = [Slot(10 + 4 * (k % 4), 4 + 4 * (k // 4), 0) for k in range(len(faces))]
+    p = 4.0                                                       # print px per mm
+    corners = slot_face_corners_mm(slots, spec)
+    w_mm, h_mm = float(corners[..., 0].max()) + 30, float(corners[..., 1].max()) + 30
+    canvas = np.full((int(h_mm * p), int(w_mm * p), 3), 120, np.uint8)
+    for face, c in zip(faces, corners):
+        x0, y0 = c[0, 0], c[0, 1]
+        cv2.rectangle(canvas, (int(x0 * p), int(y0 * p)), (int((x0 + 30) * p) - 1, int((y0 + 40) * p) - 1),
+                      (225, 235, 240), -1)
+        art = cv2.cvtColor(art_template("mindful", face, p, shrink), cv2.COLOR_GRAY2BGR)
+        ah, aw = art.shape[:2]
+        cx, cy = int(round((x0 + 15) * p - aw / 2)), int(round((y0 + 20) * p - ah / 2))
+        canvas[cy:cy + ah, cx:cx + aw] = np.clip(art, 0, 255).astype(np.uint8)
+    size = (1280, 720)
+    K = camera_matrix(size, 1000.0)
+    z_face = float(corners[0, 0, 2])                              # -20 mm: the faces' plane
+    target = np.array([corners[..., 0].mean(), corners[..., 1].mean(), 0.0])
+    rvec, tvec = look_at_pose(target, 700.0, tilt_deg)
+    # the print's plane is the faces' plane: the same camera sees it shifted by z_face
+    R = cv2.Rodrigues(rvec)[0]
+    img = render_view(canvas, p, K, rvec, tvec + R @ np.array([0.0, 0.0, z_face]), size)
+    pose = MatPose(rvec, tvec, Camera(K, np.zeros(5), size), 0.0, 4)
+    return cv2.cvtColor(img, cv2.COLOR_BGR2GRAY), slots, faces, pose, spec

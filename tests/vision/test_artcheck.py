@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from companion.layouts import Layout, Slot
+from tests.vision.synthetic_views import printed_faces_view
 from vision.artcheck import (ART_PX_PER_MM, art_scores, art_template, check_faces, core_mask, face_window,
                              reweigh, tile_angle, unsure_faces, visible_region, window_points_mm)
 
@@ -286,3 +287,42 @@ def test_a_grey_photo_gives_the_same_window_as_the_colour_one(flat_scene):
     grey = face_window(grey_of(scene.image), layout.slots[2], spec, pose, angle=0.03)
     assert grey.shape == colour.shape
     assert np.abs(grey - colour).max() <= 2.0          # interpolation before or after the conversion
+
+
+@pytest.mark.parametrize("shrink", [1.0, 0.95])
+def test_face_scale_reads_how_large_the_faces_are_printed(shrink):
+    from vision.artcheck import face_scale
+    grey, slots, faces, pose, spec = printed_faces_view(shrink, tilt_deg=10.0)
+    fits = [face_scale(grey, "mindful", s, f, spec, pose) for s, f in zip(slots, faces)]
+    assert all(f.score > 0.7 for f in fits)
+    assert np.median([f.ratio for f in fits]) == pytest.approx(shrink, abs=0.01)
+    # the faces lie centred on their slots
+    assert max(abs(f.dx_mm) for f in fits) < 0.5 and max(abs(f.dy_mm) for f in fits) < 0.5
+
+
+def test_face_scale_sees_a_face_one_layer_down_as_smaller():
+    """Read at layer 1's height, a face on layer 0 is k = (H - 40) / (H - 20)
+    times the size a face there would have (camera H mm above the mat)."""
+    from vision.artcheck import face_scale
+    grey, slots, faces, pose, spec = printed_faces_view(1.0)
+    H = -float(pose.camera_centre_mm[2])
+    k = (H - 40.0) / (H - 20.0)
+    fits = [face_scale(grey, "mindful", (s.x, s.y, 1), f, spec, pose) for s, f in zip(slots, faces)]
+    assert np.median([f.ratio for f in fits]) == pytest.approx(k, abs=0.006)
+
+
+def test_height_evidence_with_the_photos_scale_is_not_fooled_by_small_prints():
+    """Faces printed at 95 % seen straight down: against the art's own size the
+    faces on layer 0, asked as if they stood on layer 1, are... what they are
+    (smaller: the lower height); and a face at its own height printed small
+    looks like a lower one unless the photo's scale is given."""
+    from vision.artcheck import face_scale, height_evidence
+    grey, slots, faces, pose, spec = printed_faces_view(0.95)
+    scale = float(np.median([face_scale(grey, "mindful", s, f, spec, pose).ratio for s, f in zip(slots, faces)]))
+    # ask about layer 0's faces as raised slots would be asked about a face one
+    # layer down: z = 0 read at z = 0 (its own height) against z = -1
+    own = [height_evidence(grey, "mindful", (s.x, s.y, 0), f, spec, pose) for s, f in zip(slots, faces)]
+    fixed = [height_evidence(grey, "mindful", (s.x, s.y, 0), f, spec, pose, scale=scale)
+             for s, f in zip(slots, faces)]
+    assert np.median(own) < 0                 # printed small: taken for a face lower down
+    assert min(fixed) > 0                     # with the photo's scale: at its own height

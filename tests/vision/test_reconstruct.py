@@ -797,3 +797,45 @@ def test_slots_to_check_take_in_the_stack_under_a_marked_tile():
     assert slots_to_check(states, g) == [1, 2, 3]
     sure_top = states[:3] + (SlotState(s[3], True, "bamboo-2", 0.9, True, "face"),)
     assert slots_to_check(sure_top, g) == [2]
+
+
+def _art_fit_of(shrink: float, settings: ReconstructSettings = ReconstructSettings(), placement: bool = False):
+    from tests.vision.synthetic_views import printed_faces_view
+    from vision.reconstruct import photo_art_fit
+    grey, slots, faces, pose, spec = printed_faces_view(shrink, tilt_deg=10.0)
+    layout = Layout("eight", tuple(slots), "test")
+    labels = [f.id for f in tileset("mindful").faces]
+    fp = np.zeros((len(slots), len(labels)))
+    for i, f in enumerate(faces):
+        fp[i, labels.index(f)] = 0.97                     # sure faces
+    return photo_art_fit(grey, "mindful", layout, fp, labels, np.ones(len(slots), bool), spec, pose, settings,
+                         placement=placement)
+
+
+def test_the_photos_art_scale_is_read_from_sure_faces_on_layer_0():
+    """Faces printed at 95 %: the probe of 4 lies outside the 1.5 % tolerance,
+    so all 8 faces are sized and their median is the scale."""
+    fit = _art_fit_of(0.95)
+    assert fit.scale == pytest.approx(0.95, abs=0.01)
+    assert fit.faces == 8
+    assert fit.spread_mm is None                          # the spread was not asked for
+
+
+def test_faces_printed_at_the_arts_size_stop_at_the_probe_and_read_1():
+    fit = _art_fit_of(1.0)
+    assert fit.scale == 1.0 and fit.faces == 4
+    # with the tolerance at 0 all eight are sized, and they read within 1 %
+    exact = _art_fit_of(1.0, ReconstructSettings(art_scale_tolerance=0.0))
+    assert exact.faces == 8 and exact.scale == pytest.approx(1.0, abs=0.01)
+
+
+def test_faces_printed_small_are_located_at_their_own_size():
+    """The faces lie squarely on their slots.  Located at the photo's scale,
+    all 8 are found and their spread is hundredths of a millimetre; with the
+    scale left out, the art 5 % too large finds 7 and spreads them 0.5 mm,
+    a fifth of what hand-placed tiles show."""
+    fit = _art_fit_of(0.95, placement=True)
+    assert fit.faces == 8 and fit.spread_mm < 0.1
+    off = _art_fit_of(0.95, ReconstructSettings(art_scale=False), placement=True)
+    assert off.scale is None
+    assert off.spread_mm > 0.3
