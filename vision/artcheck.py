@@ -450,7 +450,7 @@ def unsure_faces(face_probs: np.ndarray, idx, below: float = 0.6) -> list[int]:
 
 def check_faces(image_bgr: np.ndarray, variant: str, slots, face_probs: np.ndarray, labels, spec, pose,
                 weight: float = 10.0, candidates: int = 3, occluders=None, visible_min: float = 0.3,
-                min_score: float = MIN_SCORE) -> np.ndarray:
+                min_score: float = MIN_SCORE, scale: float = 1.0) -> np.ndarray:
     """Face probabilities of some slots looked at again.
 
     Each slot's ``candidates`` most probable faces are scored by
@@ -474,6 +474,8 @@ def check_faces(image_bgr: np.ndarray, variant: str, slots, face_probs: np.ndarr
         spec, pose: the mat and its pose.
         occluders: None, or ``M`` lists of slots: the tiles standing on
             higher layers that may hide each slot's face.
+        scale: the photo's faces' size against their art (:func:`face_scale`):
+            the windows are cut at ``ART_PX_PER_MM / scale``.
 
     Returns:
         ``(M, K) float64``: the rows reweighed (row sums unchanged); a slot
@@ -483,27 +485,28 @@ def check_faces(image_bgr: np.ndarray, variant: str, slots, face_probs: np.ndarr
     for i, slot in enumerate(slots):
         try:
             fp[i] = _checked_row(image_bgr, variant, slot, fp[i], labels, spec, pose, weight, candidates,
-                                 None if occluders is None else occluders[i], visible_min, min_score)
+                                 None if occluders is None else occluders[i], visible_min, min_score, scale)
         except (cv2.error, np.linalg.LinAlgError, ValueError):
             pass                # a window the camera cannot give (degenerate view): the row stands
     return fp
 
 
 def _checked_row(image_bgr, variant, slot, row, labels, spec, pose, weight, candidates, occluders, visible_min,
-                 min_score):
+                 min_score, scale=1.0):
     """One row of :func:`check_faces` (a copy, reweighed)."""
     from vision.reconstruct import hidden_points
 
     row = row.copy()
     cand = np.argsort(-row)[:candidates]
-    win = face_window(image_bgr, slot, spec, pose)
+    p = ART_PX_PER_MM / scale          # the window at the photo's faces' size
+    win = face_window(image_bgr, slot, spec, pose, px_per_mm=p)
     ang = tile_angle(win)
     if abs(ang) > 1e-3:
-        win = face_window(image_bgr, slot, spec, pose, angle=ang)
+        win = face_window(image_bgr, slot, spec, pose, px_per_mm=p, angle=ang)
     region = None
     if occluders is not None and len(occluders):
-        core = core_mask(win.shape, spec)
-        pts = window_points_mm(slot, spec, angle=ang)
+        core = core_mask(win.shape, spec, px_per_mm=p)
+        pts = window_points_mm(slot, spec, px_per_mm=p, angle=ang)
         hidden = hidden_points(slot, pts[::2, ::2], occluders, pose.camera_centre_mm, spec)
         hidden = np.repeat(np.repeat(hidden, 2, axis=0), 2, axis=1)[:win.shape[0], :win.shape[1]]
         if (core & hidden).any():

@@ -312,9 +312,10 @@ class ReconstructSettings:
             are, and their median is the scale; else it is 1.  False leaves
             it out.  The independent renderer with its faces printed smaller
             (``bench/bench_altrender.py --face-scale``; photos entirely right,
-            0-159 chosen on / 160-479 kept apart): at 95 %, 91 -> 116 and 205
-            -> 244; at 97 %, 234 -> 254 on 160-479; at 100 %, 120 -> 122 and
-            249 -> 250.  Development photos 1000-1179 and 1400-1579 (right /
+            0-159 chosen on / 160-479 kept apart): at 95 %, 91 -> 118 and 205
+            -> 243; at 97 %, 234 -> 248 on 160-479; at 100 %, 120 -> 123 and
+            249 -> 250 (the unsure faces' second look at the scale too: +2 and
+            +1 on 0-159, the same on 160-479).  Development photos 1000-1179 and 1400-1579 (right /
             wrong slots / faces missed / wrong faces): off 232 / 242 / 237 /
             201; sizing 8 faces always 232 / 237 / 232 / 200 (about 6 ms a
             photo with stacks); 5 faces 231 / 240 / 234 / 202; the probe of 4
@@ -1501,12 +1502,14 @@ def recognize(image_bgr: np.ndarray, variant: str, layout: Layout, camera=None,
                    max(settings.placement_floor_mm, settings.placement_gain * art_fit().spread_mm))
 
     def face_check(idx: list[int], standing: list[bool]) -> np.ndarray:
+        """Unsure faces against their art, at the photo's scale where the
+        stacks' evidence has read it (a flat board is not sized for this)."""
         from vision.artcheck import check_faces
         slots = layout.slots
         occluders = [[slots[j] for j in range(len(slots)) if standing[j] and slots[j].z > slots[i].z] for i in idx]
         return check_faces(grey_photo(), variant, [slots[i] for i in idx], fp[idx], sc.labels[:-2], spec, pose,
                            settings.art_check_weight, settings.art_check_candidates, occluders,
-                           min_score=settings.art_min_score)
+                           min_score=settings.art_min_score, scale=art_scale_of() if fitted else 1.0)
 
     states = reconstruct(layout, variant, fp, sc.p_none, sc.p_occluded, in_view, settings,
                          camera_mm=pose.camera_centre_mm, spec=spec,
