@@ -534,7 +534,9 @@ def face_scale(grey: np.ndarray, variant: str, slot, face_id: str, spec, pose,
     and where it lies.
 
     The art is found in the window at the slot's height (:func:`face_window`,
-    turned by :func:`tile_angle`, both ways round); for each other ratio
+    unturned and turned by :func:`tile_angle`, the better correlation of the
+    two: an unturned tile's art can read as turned by the 8 degree clip;
+    both ways round); for each other ratio
     ``s`` of ``scales`` the part of the window round it is cut again from the
     photo at ``ART_PX_PER_MM / s`` px/mm (the same homography, its pixels
     rescaled: a face ``s`` times the art's size then fills the art at
@@ -556,17 +558,18 @@ def face_scale(grey: np.ndarray, variant: str, slot, face_id: str, spec, pose,
         :class:`FaceFit`; ratio 1 and score -1 where the view is degenerate.
     """
     try:
-        ang = tile_angle(face_window(grey, slot, spec, pose))
-        H1, w1, h1 = _window_homography(slot, spec, pose, MARGIN_MM, ART_PX_PER_MM, ang)
-        win = _warp_window(grey, H1, w1, h1)
-        _, hw, hh, _, _ = _window_frame(slot, spec, MARGIN_MM, ang)
+        win0 = face_window(grey, slot, spec, pose)
         art = art_template(variant, face_id, ART_PX_PER_MM, 1.0)
-        best = (0.0, 0.0, -2.0, art)
-        for t in (art, np.ascontiguousarray(art[::-1, ::-1])):
-            x, y, v = _peak_subpixel(cv2.matchTemplate(win, t, cv2.TM_CCOEFF_NORMED))
-            if v > best[2]:
-                best = (x, y, v, t)
-        x1, y1, v1, t = best
+        best = None
+        for ang in _angles_to_try(win0):
+            H, w, h = _window_homography(slot, spec, pose, MARGIN_MM, ART_PX_PER_MM, ang)
+            win = win0 if ang == 0.0 else _warp_window(grey, H, w, h)
+            for t in (art, np.ascontiguousarray(art[::-1, ::-1])):
+                x, y, v = _peak_subpixel(cv2.matchTemplate(win, t, cv2.TM_CCOEFF_NORMED))
+                if best is None or v > best[2]:
+                    best = (x, y, v, t, ang, win, (H, w, h))
+        x1, y1, v1, t, ang, win, (H1, w1, h1) = best
+        _, hw, hh, _, _ = _window_frame(slot, spec, MARGIN_MM, ang)
         th, tw = t.shape
         # the art's centre, mm from the window's centre (the same at every ratio)
         ox = (x1 + tw / 2 - win.shape[1] / 2) / ART_PX_PER_MM
@@ -602,6 +605,13 @@ def face_scale(grey: np.ndarray, variant: str, slot, face_id: str, spec, pose,
         return FaceFit(1.0, -1.0, 0.0, 0.0)
     ratio = _parabola_vertex(np.asarray(scales, np.float64), np.asarray(sc, np.float64))
     return FaceFit(ratio, float(min(sc[k], 1.0)), float(where[k][0]), float(where[k][1]))
+
+
+def _angles_to_try(win0: np.ndarray) -> tuple[float, ...]:
+    """The window's turns :func:`face_scale` tries: unturned, and
+    :func:`tile_angle`'s reading where it differs."""
+    ang = tile_angle(win0)
+    return (0.0,) if abs(ang) <= 1e-3 else (0.0, ang)
 
 
 def _parabola_vertex(x: np.ndarray, y: np.ndarray) -> float:

@@ -1591,6 +1591,7 @@ def photo_art_fit(grey: np.ndarray, variant: str, layout: Layout, face_probs: np
     n_placed = settings.placement_faces if placement else 0
     ratios, offsets = [], []
     tries = 0                   # faces sized, found or not: a blurred photo finds few
+    enough = max(1, settings.placement_min_faces)     # (a median needs one value at least)
     for i in _spread_order(len(layout.slots)):
         if len(ratios) >= n_sized and len(offsets) >= n_placed:
             break
@@ -1608,11 +1609,10 @@ def photo_art_fit(grey: np.ndarray, variant: str, layout: Layout, face_probs: np
         elif len(offsets) >= n_placed:
             break
         else:
-            dx, dy, score = face_offset(grey, variant, s, face, spec, pose,
-                                        scale=float(np.median(ratios)) if ratios else 1.0)
+            found = float(np.median(ratios)) if ratios and len(ratios) >= min(enough, n_sized) else 1.0
+            dx, dy, score = face_offset(grey, variant, s, face, spec, pose, scale=found)
         if score >= settings.placement_min_score and len(offsets) < n_placed:
             offsets.append(dx * dx + dy * dy)
-    enough = settings.placement_min_faces
     scale = float(np.median(ratios)) if ratios and len(ratios) >= min(enough, n_sized) else None
     if scale is not None and abs(scale - 1.0) < settings.art_scale_tolerance:
         scale = 1.0

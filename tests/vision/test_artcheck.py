@@ -326,3 +326,38 @@ def test_height_evidence_with_the_photos_scale_is_not_fooled_by_small_prints():
              for s, f in zip(slots, faces)]
     assert np.median(own) < 0                 # printed small: taken for a face lower down
     assert min(fixed) > 0                     # with the photo's scale: at its own height
+
+
+def test_face_scale_is_not_led_astray_by_a_wrong_tile_angle(monkeypatch):
+    """tile_angle can read an unturned tile as turned by its 8 degree clip (the
+    independent renderer's 'love' faces, break-test of session 17): turned
+    that far the window correlated 0.43-0.70 instead of 0.7-0.85 and the
+    ratios scattered 0.92-0.98 about a true 0.95.  The unturned window is
+    tried too, and the better correlation wins."""
+    import math
+
+    import vision.artcheck as ac
+    grey, slots, faces, pose, spec = printed_faces_view(0.95, tilt_deg=10.0)
+    monkeypatch.setattr(ac, "tile_angle", lambda win: math.radians(ac.MAX_ANGLE_DEG))
+    fits = [ac.face_scale(grey, "mindful", s, f, spec, pose) for s, f in zip(slots, faces)]
+    assert all(f.score > 0.7 for f in fits)
+    assert np.median([f.ratio for f in fits]) == pytest.approx(0.95, abs=0.01)
+    assert max(abs(f.dx_mm) for f in fits) < 0.5 and max(abs(f.dy_mm) for f in fits) < 0.5
+
+
+@pytest.mark.parametrize("how", ["black", "tiny", "off the mat", "unknown face", "no scales"])
+def test_face_scale_degrades_to_no_fit(how):
+    from vision.artcheck import FaceFit, face_scale
+    grey, slots, faces, pose, spec = printed_faces_view(1.0)
+    slot, face, scales = slots[0], faces[0], (0.92, 0.96, 1.0, 1.04, 1.08)
+    if how == "black":
+        grey = np.zeros_like(grey)
+    elif how == "tiny":
+        grey = cv2.resize(grey, (40, 30))
+    elif how == "off the mat":
+        slot = (500, 500, 0)
+    elif how == "unknown face":
+        face = "no-such-face"
+    else:
+        scales = ()
+    assert face_scale(grey, "mindful", slot, face, spec, pose, scales=scales) == FaceFit(1.0, -1.0, 0.0, 0.0)

@@ -839,3 +839,45 @@ def test_faces_printed_small_are_located_at_their_own_size():
     off = _art_fit_of(0.95, ReconstructSettings(art_scale=False), placement=True)
     assert off.scale is None
     assert off.spread_mm > 0.3
+
+
+def _fit_with(monkeypatch, fits, settings=ReconstructSettings(), n=40, placement=True):
+    """photo_art_fit on ``n`` sure faces on layer 0 whose face_scale answers
+    are ``fits(k)`` (k from 1); returns the fit and the scales face_offset was
+    asked at."""
+    import vision.artcheck as ac
+    from vision.reconstruct import photo_art_fit
+    asked = []
+    monkeypatch.setattr(ac, "face_scale", lambda *a, **k: fits(len(asked.append(None) or asked)))
+    offset_scales = []
+    monkeypatch.setattr(ac, "face_offset", lambda *a, scale=1.0, **k: offset_scales.append(scale) or (0.3, 0.4, 0.9))
+    layout = Layout("flat", tuple(Slot(2 * (k % 10), 4 * (k // 10), 0) for k in range(n)), "test")
+    fp = np.tile([0.97, 0.03], (n, 1))
+    fit = photo_art_fit(None, "mindful", layout, fp, ["a", "b"], np.ones(n, bool), None, None, settings, placement)
+    return fit, len(asked), offset_scales
+
+
+def test_the_art_fit_caps_its_tries_and_takes_no_scale_from_too_few_faces(monkeypatch):
+    from vision.artcheck import FaceFit
+    # every face too weak to size: 2 x art_scale_faces tries, then located at 1
+    fit, tries, at = _fit_with(monkeypatch, lambda k: FaceFit(1.0, 0.3, 0.0, 0.0))
+    assert tries == 16 and fit.scale is None and set(at) == {1.0} and fit.spread_mm is not None
+    # one face sized at 0.92 among weak ones: no scale, and the rest are
+    # located at the art's size, not at that one face's
+    fit, tries, at = _fit_with(monkeypatch, lambda k: FaceFit(0.92, 0.9 if k == 1 else 0.3, 0.0, 0.0))
+    assert fit.scale is None and set(at) == {1.0}
+    # enough faces: the rest are located at their median
+    fit, tries, at = _fit_with(monkeypatch, lambda k: FaceFit(0.95, 0.9, 0.3, 0.4))
+    assert tries == 8 and fit.scale == 0.95 and set(at) == {0.95}
+
+
+def test_the_art_fit_with_no_minimum_of_faces_takes_no_median_of_nothing(monkeypatch):
+    import warnings
+
+    from vision.artcheck import FaceFit
+    from vision.reconstruct import ArtFit
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        fit, _, _ = _fit_with(monkeypatch, lambda k: FaceFit(1.0, 0.9, 0.0, 0.0), n=0,
+                              settings=ReconstructSettings(placement_min_faces=0))
+    assert fit == ArtFit(None, None, 0)
