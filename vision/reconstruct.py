@@ -312,10 +312,9 @@ class ReconstructSettings:
             are, and their median is the scale; else it is 1.  False leaves
             it out.  The independent renderer with its faces printed smaller
             (``bench/bench_altrender.py --face-scale``; photos entirely right,
-            0-159 chosen on / 160-479 kept apart): at 95 %, 91 -> 118 and 205
-            -> 243; at 97 %, 234 -> 248 on 160-479; at 100 %, 120 -> 123 and
-            249 -> 250 (the unsure faces' second look at the scale too: +2 and
-            +1 on 0-159, the same on 160-479).  Development photos 1000-1179 and 1400-1579 (right /
+            0-159 chosen on / 160-479 kept apart): at 95 %, 91 -> 120 and 205
+            -> 248; at 97 %, 108 -> 123 and 234 -> 255; at 100 %, 120 -> 124
+            and 249 -> 249.  Development photos 1000-1179 and 1400-1579 (right /
             wrong slots / faces missed / wrong faces): off 232 / 242 / 237 /
             201; sizing 8 faces always 232 / 237 / 232 / 200 (about 6 ms a
             photo with stacks); 5 faces 231 / 240 / 234 / 202; the probe of 4
