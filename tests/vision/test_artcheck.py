@@ -361,3 +361,66 @@ def test_face_scale_degrades_to_no_fit(how):
     else:
         scales = ()
     assert face_scale(grey, "mindful", slot, face, spec, pose, scales=scales) == FaceFit(1.0, -1.0, 0.0, 0.0)
+
+
+def test_size_evidence_places_a_face_between_the_two_heights():
+    """Faces on layer 0 seen straight down, 700 mm away.  Asked at their own
+    height (the slot z = 0 against the mat plane below it) they have the size
+    of a face at that height: place 1, log-likelihood ratio
+    ((1 + 0.2)^2 - (1 - 0.9)^2) / (2 0.42^2) = 4.05 for a sharp fit.  Asked
+    as the top of a stack (layer 1) they have the size of the face one layer
+    lower: place 0, ((0.2)^2 - (0.9)^2) / (2 0.42^2) = -2.18.  The ratio's
+    error is well under the 2.9 % between the two heights (camera H mm above
+    the mat: k = (H - 40) / (H - 20) at layer 1)."""
+    from vision.artcheck import face_scale, size_evidence
+    grey, slots, faces, pose, spec = printed_faces_view(1.0)
+    assert all(face_scale(grey, "mindful", s, f, spec, pose).score >= 0.8 for s, f in zip(slots, faces))
+    own = [size_evidence(grey, "mindful", (s.x, s.y, 0), f, spec, pose) for s, f in zip(slots, faces)]
+    raised = [size_evidence(grey, "mindful", (s.x, s.y, 1), f, spec, pose) for s, f in zip(slots, faces)]
+    assert np.median(own) == pytest.approx(4.05, abs=1.5)
+    assert np.median(raised) == pytest.approx(-2.18, abs=1.0)
+    assert min(own) > 0 > max(raised)
+
+
+def test_size_evidence_reads_small_prints_at_the_photos_scale():
+    """Faces printed at 95 % look 5 % small, more than the 2.9 % a face one
+    layer lower loses: without the photo's scale every face is placed under
+    the lower height (place < 0: evidence under -0.91 even at the widest
+    spread, 0.65 for these fits); with it they are where they stand."""
+    from vision.artcheck import face_scale, size_evidence
+    grey, slots, faces, pose, spec = printed_faces_view(0.95)
+    scale = float(np.median([face_scale(grey, "mindful", s, f, spec, pose).ratio for s, f in zip(slots, faces)]))
+    blind = [size_evidence(grey, "mindful", (s.x, s.y, 0), f, spec, pose) for s, f in zip(slots, faces)]
+    seen = [size_evidence(grey, "mindful", (s.x, s.y, 0), f, spec, pose, scale=scale) for s, f in zip(slots, faces)]
+    assert max(blind) < -1.5
+    # place about 1: 4.05 at a sharp fit's spread, 1.69 at 0.65's
+    assert min(seen) > 0 and np.median(seen) > 1.5
+
+
+def test_size_evidence_gives_nothing_for_a_size_beyond_the_ratios_tried(monkeypatch):
+    """A best fit at the end of the ratios tried is no measurement (a face
+    read wrongly, or sized against the wrong art): no evidence."""
+    import vision.artcheck as ac
+    grey, slots, faces, pose, spec = printed_faces_view(1.0)
+    slot = (slots[0].x, slots[0].y, 1)
+    for ratio, silent in ((0.92, True), (1.08, True), (0.95, False)):
+        monkeypatch.setattr(ac, "face_scale", lambda *a, r=ratio, **k: ac.FaceFit(r, 0.9, 0.0, 0.0))
+        assert (ac.size_evidence(grey, "mindful", slot, faces[0], spec, pose) == 0.0) == silent
+
+
+@pytest.mark.parametrize("how", ["camera too low", "black", "unknown face", "no scale"])
+def test_size_evidence_is_silent_without_a_face_or_a_view(how):
+    from types import SimpleNamespace
+
+    from vision.artcheck import size_evidence
+    grey, slots, faces, pose, spec = printed_faces_view(1.0)
+    slot, face, scale = (slots[0].x, slots[0].y, 1), faces[0], 1.0
+    if how == "camera too low":
+        pose = SimpleNamespace(camera_centre_mm=np.array([100.0, 100.0, -50.0]))
+    elif how == "black":
+        grey = np.zeros_like(grey)
+    elif how == "unknown face":
+        face = "no-such-face"
+    else:
+        scale = 0.0
+    assert size_evidence(grey, "mindful", slot, face, spec, pose, scale=scale) == 0.0

@@ -881,3 +881,46 @@ def test_the_art_fit_with_no_minimum_of_faces_takes_no_median_of_nothing(monkeyp
         fit, _, _ = _fit_with(monkeypatch, lambda k: FaceFit(1.0, 0.9, 0.0, 0.0), n=0,
                               settings=ReconstructSettings(placement_min_faces=0))
     assert fit == ArtFit(None, None, 0)
+
+
+class _EvenPresence:
+    """A presence model with no opinion: log-odds 0 for every slot asked."""
+
+    def slot_logits(self, image_bgr, slots, spec, pose):
+        return np.zeros(len(slots), np.float32)
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_the_faces_size_alone_tells_both_stacks_heights_seen_straight_down(seed):
+    """Two stacks of two near the middle of the mat, the camera right above
+    them (no parallax): with a presence model of no opinion and every other
+    height cue off, the size evidence (the lower face looks 2-3 % smaller)
+    decides whether each top tile stands; without it both tops read the
+    same however the stacks stand."""
+    from vision.artcheck import preload
+    from vision.faces import TileClassifier
+    from vision.reconstruct import recognize
+    from vision.synth import SceneSpec, render_scene
+    from vision.synth.scene import Augment
+    slots = (Slot(14, 6, 0), Slot(14, 6, 1), Slot(18, 6, 0), Slot(18, 6, 1))
+    layout = Layout("two-stacks", slots, "test")
+    faces = ("circles-5", "bamboo-7", "characters-3", "circles-8")
+    aug = Augment(jitter_mm=1.0, jitter_deg=2.0, flip=0.5, lighting=0, shadows=0, glare=0, blur=0, noise=0, jpeg=0)
+    size_only = ReconstructSettings(presence_weights=(1.0, 0.0, 0.0, 0.0), presence_prior_weight=0.0,
+                                    layout_prior_weight=0.0, art_height_weight=0.0, art_parallax_weight=0.0,
+                                    art_size_weight=1.0, presence_unsure=0.0)
+    blind = ReconstructSettings(**{**size_only.__dict__, "art_size_weight": 0.0})
+    clf = TileClassifier()
+    preload("mindful")
+    reads = {}
+    for removed in ((), (slots[1], slots[3])):
+        scene = render_scene(SceneSpec("mindful", layout, faces=faces, removed=removed, tilt_deg=(0.0, 0.0),
+                                       fill=(0.9, 0.95), augment=aug), np.random.default_rng(seed))
+        pose = scene.truth.pose()
+        for name, settings in (("size", size_only), ("blind", blind)):
+            rec = recognize(scene.image, "mindful", layout, camera=pose.camera, classifier=clf,
+                            settings=settings, presence=_EvenPresence())
+            reads[name, bool(removed)] = [rec.tiles[i].present for i in (1, 3)]
+    assert reads["size", False] == [True, True]
+    assert reads["size", True] == [False, False]
+    assert reads["blind", False] == reads["blind", True]
