@@ -726,13 +726,17 @@ def size_evidence(grey: np.ndarray, variant: str, slot, face_id: str, spec, pose
         scale: the size of this photo's faces against their art
             (:class:`~vision.reconstruct.ArtFit`), 1 when unknown.
         min_score: no evidence where the art correlates less (a blurred,
-            hidden or wrongly read face).
+            hidden or wrongly read face); :func:`face_scale`'s answer for a
+            view it cannot size (correlation -1) is never evidence.
 
     Returns:
         The log-likelihood ratio (positive: the size of a face at the slot's
-        height; about -8 to +10 at the clip, 0 at the place midway); 0 where
-        the camera is no higher than the lower face's plane, the art is not
-        found, or the best fit lies at the end of the ratios tried.
+        height; at the clip -8.4 to +10.3 for a sharp fit, -2.9 to +3.5 at
+        the widest spread; 0 at place 0.35, midway between
+        :data:`SIZE_PLACE_TAKEN` and :data:`SIZE_PLACE_STANDING`); 0 where
+        the camera is no more than a tile's thickness above the slot's face
+        (as :func:`height_evidence`), ``scale`` is not above 0, the art is
+        not found, or the best fit lies at the end of the ratios tried.
     """
     tt = float(spec.tile_mm[2])
     h = tt * (int(slot[2]) + 1)
@@ -742,8 +746,8 @@ def size_evidence(grey: np.ndarray, variant: str, slot, face_id: str, spec, pose
     k = (cam_h - h) / (cam_h - h + tt)
     scales = (0.92, 0.96, 1.0, 1.04, 1.08)
     fit = face_scale(grey, variant, slot, face_id, spec, pose, scales)
-    if not fit.score >= min_score or not scales[0] < fit.ratio < scales[-1]:
-        return 0.0                     # no art to see, or its size beyond the range tried
+    if not fit.score >= min_score or not fit.score > -1.0 or not scales[0] < fit.ratio < scales[-1]:
+        return 0.0                     # no art to see (-1: no view), or its size beyond the range tried
     place = float(np.clip((fit.ratio / scale - k) / (1.0 - k), *SIZE_PLACE_CLIP))
     sigma = next(s for lowest, s in SIZE_PLACE_SPREAD if fit.score >= lowest)
     return ((place - SIZE_PLACE_TAKEN) ** 2 - (place - SIZE_PLACE_STANDING) ** 2) / (2.0 * sigma * sigma)

@@ -424,3 +424,19 @@ def test_size_evidence_is_silent_without_a_face_or_a_view(how):
     else:
         scale = 0.0
     assert size_evidence(grey, "mindful", slot, face, spec, pose, scale=scale) == 0.0
+
+
+@pytest.mark.parametrize("min_score", [-1.0, float("-inf")])
+def test_size_evidence_takes_no_fit_for_a_size_even_with_no_minimum_correlation(min_score):
+    """face_scale's answer for a view it cannot size (ratio 1, correlation -1:
+    a black photo, an unknown face, a slot out of the picture) is no
+    measurement, even where every correlation is accepted: it would place the
+    face at the slot's height (+1.38 at the widest spread)."""
+    from vision.artcheck import size_evidence
+    grey, slots, faces, pose, spec = printed_faces_view(1.0)
+    slot = (slots[0].x, slots[0].y, 1)
+    assert size_evidence(np.zeros_like(grey), "mindful", slot, faces[0], spec, pose, min_score=min_score) == 0.0
+    assert size_evidence(grey, "mindful", slot, "no-such-face", spec, pose, min_score=min_score) == 0.0
+    assert size_evidence(grey, "mindful", (1e6, 0, 1), faces[0], spec, pose, min_score=min_score) == 0.0
+    # a face that is there is still sized
+    assert size_evidence(grey, "mindful", slot, faces[0], spec, pose, min_score=min_score) < 0
