@@ -1404,6 +1404,10 @@ def read_slots(image_bgr: np.ndarray, variant: str, layout: Layout, camera=None,
     from vision.mat import MatSpec
     from vision.pose import estimate_pose, project_slot_faces
 
+    if isinstance(image_bgr, np.ndarray) and image_bgr.size and (image_bgr.ndim != 3 or image_bgr.shape[2] != 3):
+        from companion.errors import BadInput
+        # (the markers are found in grey or BGRA too; the tiles' crops are cut as BGR)
+        raise BadInput(f"expected a (H, W, 3) uint8 BGR photo, not an array of shape {image_bgr.shape}")
     spec = spec or MatSpec.default()
     classifier = classifier or TileClassifier()
     pose = estimate_pose(image_bgr, spec, camera)

@@ -924,3 +924,26 @@ def test_the_faces_size_alone_tells_both_stacks_heights_seen_straight_down(seed)
     assert reads["size", False] == [True, True]
     assert reads["size", True] == [False, False]
     assert reads["blind", False] == reads["blind", True]
+
+
+@pytest.mark.parametrize("form", ["grey", "grey, one channel", "BGRA"])
+def test_recognize_refuses_a_photo_that_is_not_bgr_as_bad_input(form):
+    """The mat's markers are found in a grey or BGRA array too, but the
+    tiles' crops are cut as three channels: such a photo is refused as
+    BadInput (documented), not left to fail as a ValueError in the crops."""
+    import cv2
+
+    from companion.errors import BadInput
+    from vision.faces import TileClassifier
+    from vision.reconstruct import recognize
+    from vision.synth import SceneSpec, render_scene
+    layout = Layout("two-stacks", (Slot(14, 6, 0), Slot(14, 6, 1), Slot(18, 6, 0), Slot(18, 6, 1)), "test")
+    scene = render_scene(SceneSpec("mindful", layout, tilt_deg=(0.0, 0.0), fill=(0.9, 0.95)),
+                         np.random.default_rng(1))
+    image = {"grey": cv2.cvtColor(scene.image, cv2.COLOR_BGR2GRAY),
+             "grey, one channel": cv2.cvtColor(scene.image, cv2.COLOR_BGR2GRAY)[..., None],
+             "BGRA": cv2.cvtColor(scene.image, cv2.COLOR_BGR2BGRA)}[form]
+    clf = TileClassifier()
+    assert len(recognize(scene.image, "mindful", layout, classifier=clf).tiles) == 4
+    with pytest.raises(BadInput, match="BGR"):
+        recognize(image, "mindful", layout, classifier=clf)
