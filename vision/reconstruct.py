@@ -425,7 +425,15 @@ class ReconstructSettings:
             log-odds: 231 / 238; 40 within 5: 232 / 236; 60 within 5: 232 /
             236; within 5 at 20: 230 / 246; ``art_height_weight`` 150: 229 /
             247; ``art_parallax_weight`` 1.0: 230 / 242; ``art_check_max``
-            24: 231 / 238.  All within noise: the defaults stay.
+            24: 231 / 238.  All within noise: the defaults stay.  Session 18,
+            with the size evidence (``art_size_weight``), on 1000-1179 and
+            1400-1579 (right / wrong slots / faces missed / wrong faces):
+            within 3 log-odds 233 / 231 / 225 / 190, 4: 234 / 223 / 218 / 185,
+            5: 234 / 221 / 218 / 182; weight 70 and 130 within 3: 233 / 237 and
+            232 / 233; on 1200-1349 and 1600-1749: 185 / 226 / 196 / 174, 188
+            / 222 / 194 / 171, 187 / 217 / 193 / 170; the independent
+            renderer's photos 0-159: 126, 125, -; in alternating runs 4 costs
+            0.4 ms a photo and 5 costs 1.7 ms: within 4.
     """
 
     occluded_above: float = 0.5
@@ -467,7 +475,7 @@ class ReconstructSettings:
     art_check_weight: float = 10.0
     art_check_candidates: int = 3
     art_height_weight: float = 100.0
-    art_height_unsure: float = 3.0
+    art_height_unsure: float = 4.0
     art_min_score: float = 0.3
     art_check_max: int = 12
     art_height_max: int = 20
