@@ -1510,8 +1510,8 @@ def recognize(image_bgr: np.ndarray, variant: str, layout: Layout, camera=None,
                       and fp[i].sum() > 0.2]
             if unsure and settings.art_size_below_px < float("inf"):
                 from vision.pose import project_slot_faces
-                s_ = [layout.slots[idx[k]] for k in unsure]
-                lower = project_slot_faces([(x, y, z - 1) for x, y, z in s_], spec, pose)
+                asked = [layout.slots[idx[k]] for k in unsure]
+                lower = project_slot_faces([(x, y, z - 1) for x, y, z in asked], spec, pose)
                 shift = np.abs(quads[[idx[k] for k in unsure]] - lower).max(axis=(1, 2))
                 unsure = [k for k, d in zip(unsure, shift) if d < settings.art_size_below_px]
             for k in sorted(unsure, key=lambda k: abs(q[k]))[:max(0, settings.art_size_max)]:
