@@ -106,7 +106,7 @@ def square_to_quad(quads: np.ndarray) -> np.ndarray:
 
 def sampling_maps(quads: np.ndarray, settings: CropSettings = CropSettings(),
                   scale: float = 1.0) -> np.ndarray:
-    """The remap grid of every patch.
+    """The remap grid of every patch, x and y interleaved.
 
     Args:
         quads: ``(N, 4, 2)`` projected faces (TL, TR, BR, BL) in image px.
@@ -115,23 +115,57 @@ def sampling_maps(quads: np.ndarray, settings: CropSettings = CropSettings(),
 
     Returns:
         ``(N * h, w, 2)`` float32 image coordinates (x, y) in px, patch ``i``
-        in rows ``i*h .. (i+1)*h``.
+        in rows ``i*h .. (i+1)*h`` (:func:`sampling_maps_xy`, stacked).
+    """
+    mx, my = sampling_maps_xy(quads, settings, scale)
+    return np.stack([mx, my], axis=-1)
+
+
+def sampling_maps_xy(quads: np.ndarray, settings: CropSettings = CropSettings(),
+                     scale: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
+    """The remap grid of every patch as two maps, ``cv2.remap``'s
+    ``map1``/``map2`` form (x, y).
+
+    Each patch's grid is the unit square's homography (:func:`square_to_quad`)
+    at the pixel centres of a ``w x h`` grid spanning the face plus the
+    margin.  A homography's numerator and denominator are separable sums of
+    a part in ``u`` and a part in ``v``, so each map costs one broadcast sum
+    and one product over the ``(N, h, w)`` grid.
+
+    Args:
+        quads: ``(N, 4, 2)`` projected faces (TL, TR, BR, BL) in image px.
+        settings: patch geometry.
+        scale: multiply the image coordinates by this (0.5 after a ``pyrDown``).
+
+    Returns:
+        ``(mx, my)``, each ``(N * h, w)`` float32 image px, patch ``i`` in
+        rows ``i*h .. (i+1)*h``.
     """
     h, w, m = settings.height, settings.width, settings.margin
     H = square_to_quad(quads)                                    # (N,3,3)
     if scale != 1.0:   # x' = (x + 0.5) * scale - 0.5, folded into H
         S = np.array([[scale, 0, 0.5 * scale - 0.5], [0, scale, 0.5 * scale - 0.5], [0, 0, 1]])
         H = S @ H
-    H = H.astype(np.float32)[:, :, :, None, None]                # (N,3,3,1,1)
-    u = ((np.arange(w) + 0.5) / w * (1 + 2 * m) - m).astype(np.float32)[None, :]   # (1,w)
-    v = ((np.arange(h) + 0.5) / h * (1 + 2 * m) - m).astype(np.float32)[:, None]   # (h,1)
-    z = H[:, 2, 0] * u + H[:, 2, 1] * v + H[:, 2, 2]             # (N,h,w), separable sums
-    np.copysign(np.maximum(np.abs(z), 1e-9), z, out=z)
-    np.divide(1.0, z, out=z)
-    out = np.empty((len(H), h, w, 2), np.float32)
-    np.multiply(H[:, 0, 0] * u + H[:, 0, 1] * v + H[:, 0, 2], z, out=out[..., 0])
-    np.multiply(H[:, 1, 0] * u + H[:, 1, 1] * v + H[:, 1, 2], z, out=out[..., 1])
-    return out.reshape(len(H) * h, w, 2)
+    n = len(H)
+    u = (np.arange(w) + 0.5) / w * (1 + 2 * m) - m               # (w,)
+    v = (np.arange(h) + 0.5) / h * (1 + 2 * m) - m               # (h,)
+    U = H[:, :, 0, None] * u                                     # (N,3,w): each row of H times u
+    V = H[:, :, 1, None] * v + H[:, :, 2, None]                  # (N,3,h): times v, plus the constant
+    # the denominator is affine in (u, v): its extremes lie at the grid's
+    # corners, so where those four share a sign and stay clear of 0 (a face
+    # in front of the camera: always) so does every sample
+    zc = U[:, 2][:, None, [0, -1]] + V[:, 2][:, [0, -1], None]   # (N,2,2)
+    safe = bool(np.all(zc > 1e-9)) or bool(np.all(zc < -1e-9))
+    U, V = U.astype(np.float32), V.astype(np.float32)
+    z = np.add(U[:, 2, None, :], V[:, 2, :, None])               # (N,h,w)
+    if not safe:
+        np.copysign(np.maximum(np.abs(z), 1e-9), z, out=z)
+    np.reciprocal(z, out=z)
+    mx = np.add(U[:, 0, None, :], V[:, 0, :, None])
+    mx *= z
+    my = np.add(U[:, 1, None, :], V[:, 1, :, None])
+    my *= z
+    return mx.reshape(n * h, w), my.reshape(n * h, w)
 
 
 def _px_per_patch_px(quads: np.ndarray, settings: CropSettings) -> float:
@@ -181,8 +215,8 @@ def extract_raw(image_bgr: np.ndarray, quads: np.ndarray,
     per_call = max(1, (SHRT_MAX - 1) // h)
     out = np.empty((n, h, w, 3), np.uint8)
     for a in range(0, n, per_call):
-        maps = sampling_maps(quads[a:a + per_call], settings, scale)
-        part = cv2.remap(src, maps, None, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        mx, my = sampling_maps_xy(quads[a:a + per_call], settings, scale)
+        part = cv2.remap(src, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
         out[a:a + per_call] = part.reshape(-1, h, w, 3)
     return out
 

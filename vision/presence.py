@@ -134,20 +134,44 @@ class PresenceSettings:
         model_path: the ``.onnx`` file (its JSON beside it, same stem).
         threads: onnxruntime intra-op threads.
         symmetric_below: a slot whose log-odds lie within this of even is
-            looked at again with both windows turned 180 degrees, mirrored,
-            and both, and the four log-odds are averaged (test-time
-            augmentation by the symmetries the model was trained with,
-            ``train_presence._augment``).  Measured on the validation windows
-            (:mod:`vision.training.presence_data`, seed 1 with shadows, 21 349
-            windows; seed 5 without, 10 242): 98.31 -> 98.51 % and 97.15 ->
-            97.38 % (under 12 degrees of tilt 97.10 -> 97.48 % and 96.32 ->
-            96.68 %); averaging every window gives the same, and 2 looks
-            again at 4.3 % and 5.8 % of the windows.  0 looks again at none.
+            looked at again with both windows turned 180 degrees (the tile
+            placed the other way round), and with ``symmetric_looks`` 3 also
+            mirrored left-right and top-bottom, and the log-odds of the looks
+            are averaged (test-time augmentation by the symmetries the model
+            was trained with, ``train_presence._augment``).  0 looks again
+            at none.
+        symmetric_looks: 1 (turned; the default since session 19), 2 (and
+            mirrored left-right) or 3 (and mirrored top-bottom); 0 as
+            ``symmetric_below`` 0.  Session 11 chose four looks within 2 of
+            even on the validation windows
+            (:mod:`vision.training.presence_data`, seed 1 with shadows,
+            21 349 windows; seed 5 without, 10 242): 98.31 -> 98.51 % and
+            97.15 -> 97.38 %; averaging every window gave the same.  Session
+            19 measured whole photos (``bench/tune_reconstruct.py``'s counts:
+            right / wrong slots / faces missed / wrong faces): development
+            photos 1000-1179 and 1400-1579, four looks within 2: 234 / 223 /
+            218 / 185, about 3.7 ms a photo more than one look within 2
+            (234 / 226 / 218 / 187); none: 232 / 245 / 226 / 194; one look
+            within 3 (chosen): 234 / 221 / 214 / 185, 3.1 ms a photo less
+            than four within 2; on photos 1200-1349 and 1600-1749, 188 / 222
+            / 194 / 171 (four within 2) against 188 / 224 / 195 / 173 (one
+            within 3; within 4: 187 / 226 / 197 / 176; two looks within 2:
+            188 / 217 / 192 / 169, 0.8 ms dearer); on the independent renderer's
+            photos 0-159 (``bench/bench_altrender.py``) 125 against 128
+            entirely right.
+
+    Raises:
+        ValueError: ``symmetric_looks`` outside 0-3.
     """
 
     model_path: Path = MODELS_DIR / "presence.onnx"
     threads: int = 2
-    symmetric_below: float = 2.0
+    symmetric_below: float = 3.0
+    symmetric_looks: int = 1
+
+    def __post_init__(self) -> None:
+        if self.symmetric_looks not in (0, 1, 2, 3):
+            raise ValueError(f"symmetric_looks must be 0-3, not {self.symmetric_looks!r}")
 
 
 @dataclass
@@ -206,8 +230,9 @@ class PresenceModel:
     def window_logits(self, raw: np.ndarray) -> np.ndarray:
         """Log-odds of presence for windows cut by :func:`presence_raw`
         (``(N, 2, h, w, 3) uint8``), those within
-        ``settings.symmetric_below`` of even averaged over the four looks
-        (as cut, turned 180 degrees, mirrored left-right, mirrored top-bottom).
+        ``settings.symmetric_below`` of even averaged over their looks (as
+        cut, turned 180 degrees, then with ``settings.symmetric_looks`` 2 or
+        3 mirrored left-right, mirrored top-bottom).
 
         Returns:
             ``(N,) float32``.
@@ -215,13 +240,13 @@ class PresenceModel:
         raw = np.asarray(raw)
         q = self.logits(presence_input(raw))
         unsure = np.flatnonzero(np.abs(q) < self.settings.symmetric_below)
-        if len(unsure):
+        if len(unsure) and self.settings.symmetric_looks:
             r = raw[unsure]
             # turned, mirrored left-right, mirrored top-bottom (= turned and
             # mirrored): (3k, 2, h, w, 3), both heights' windows alike
-            looks = np.concatenate([r[:, :, ::-1, ::-1], r[:, :, :, ::-1], r[:, :, ::-1, :]])
-            more = self.logits(presence_input(np.ascontiguousarray(looks))).reshape(3, len(unsure))
-            q[unsure] = (q[unsure] + more.sum(axis=0)) / 4.0
+            looks = [r[:, :, ::-1, ::-1], r[:, :, :, ::-1], r[:, :, ::-1, :]][:self.settings.symmetric_looks]
+            more = self.logits(presence_input(np.ascontiguousarray(np.concatenate(looks)))).reshape(len(looks), -1)
+            q[unsure] = (q[unsure] + more.sum(axis=0)) / (1.0 + len(looks))
         return q
 
 

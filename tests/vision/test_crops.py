@@ -6,7 +6,8 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.crops import CropSettings, extract_patches, extract_raw, normalise, sampling_maps, square_to_quad
+from vision.crops import (CropSettings, extract_patches, extract_raw, normalise, sampling_maps, sampling_maps_xy,
+                          square_to_quad)
 from vision.mat import MatSpec
 from vision.pose import Camera, MatPose, project_slot_faces
 
@@ -117,3 +118,34 @@ def test_more_patches_than_one_remap_can_hold():
     assert raw.shape == (800, 48, 36, 3)
     for k in (0, 681, 682, 799):
         np.testing.assert_array_equal(raw[k], extract_raw(img, quads[k:k + 1])[0])
+
+
+def test_sampling_maps_of_an_upright_rectangle_by_hand():
+    # a face 36 px wide and 48 px tall with its top-left corner at (10, 20):
+    # the patch's 36 x 48 grid (margin 0.1) samples pixel centres u = (j +
+    # 0.5) / 36 * 1.2 - 0.1 across and v = (i + 0.5) / 48 * 1.2 - 0.1 down,
+    # so x = 10 + 36 u = 7.0 + 1.2 j and y = 20 + 48 v = 15.8 + 1.2 i
+    quad = np.array([[[10, 20], [46, 20], [46, 68], [10, 68]]], np.float32)
+    mx, my = sampling_maps_xy(quad, CropSettings(margin=0.1))
+    assert mx.shape == my.shape == (48, 36) and mx.dtype == my.dtype == np.float32
+    np.testing.assert_allclose(mx[0, :3], [7.0, 8.2, 9.4], atol=1e-4)
+    np.testing.assert_allclose(mx[:, 5], 13.0, atol=1e-4)
+    np.testing.assert_allclose(my[:3, 0], [15.8, 17.0, 18.2], atol=1e-4)
+    np.testing.assert_allclose(my[47], 15.8 + 1.2 * 47, atol=1e-4)
+    # after a pyrDown (scale 0.5) the same pixel centres in the half image
+    hx, hy = sampling_maps_xy(quad, CropSettings(margin=0.1), scale=0.5)
+    np.testing.assert_allclose(hx, (mx + 0.5) * 0.5 - 0.5, atol=1e-4)
+    np.testing.assert_allclose(hy, (my + 0.5) * 0.5 - 0.5, atol=1e-4)
+    # the interleaved form is the same grid
+    np.testing.assert_array_equal(sampling_maps(quad, CropSettings(margin=0.1)), np.stack([mx, my], axis=-1))
+
+
+def test_sampling_maps_of_a_degenerate_quad_stay_finite():
+    # a "face" whose corners cross (a pose gone wrong): the homography's
+    # denominator changes sign inside the patch; the maps stay finite and
+    # remap samples the border instead of failing
+    quad = np.array([[[0, 0], [40, 40], [40, 0], [0, 40]]], np.float32)
+    mx, my = sampling_maps_xy(quad)
+    assert np.isfinite(mx).all() and np.isfinite(my).all()
+    img = np.full((60, 60, 3), 7, np.uint8)
+    assert (extract_raw(img, quad) == 7).all()

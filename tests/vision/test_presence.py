@@ -87,10 +87,11 @@ def test_bundled_model_tells_an_exposed_tile_from_the_one_above():
     assert all(q[list(idx).index(layout.slots.index(s))] < 0 for s in removed)
 
 
-def test_unsure_windows_are_averaged_over_the_four_looks(pose):
+def test_unsure_windows_are_averaged_over_their_looks(pose):
     # the model was trained on windows turned and mirrored at random (both
-    # heights together); within symmetric_below of even the four looks are
-    # averaged, so turning or mirroring the windows leaves the log-odds alone
+    # heights together); within symmetric_below of even the window is read
+    # again turned 180 degrees (and, with symmetric_looks 3, mirrored both
+    # ways) and the looks averaged, so those symmetries leave the log-odds alone
     if not PresenceSettings().model_path.exists():
         pytest.skip("models/presence.onnx is not bundled in this checkout")
     spec, p = pose
@@ -98,18 +99,27 @@ def test_unsure_windows_are_averaged_over_the_four_looks(pose):
     img = rng.integers(0, 256, (720, 1280, 3), dtype=np.uint8)
     raw = presence_raw(img, window_quads([(4, 2, 0), (10, 6, 2), (30, 12, 1), (20, 8, 1)], spec, p))
     plain = PresenceModel(PresenceSettings(symmetric_below=0.0))
-    every = PresenceModel(PresenceSettings(symmetric_below=1e9))
+    every = PresenceModel(PresenceSettings(symmetric_below=1e9, symmetric_looks=3))
+    turned = PresenceModel(PresenceSettings(symmetric_below=1e9))          # the default: one look more
     looks = [raw, raw[:, :, ::-1, ::-1], raw[:, :, :, ::-1], raw[:, :, ::-1, :]]
     q = [plain.logits(presence_input(np.ascontiguousarray(r))) for r in looks]
     assert max(np.abs(q[0] - q[k]).max() for k in (1, 2, 3)) > 1e-3
     np.testing.assert_allclose(plain.window_logits(raw), q[0], atol=1e-5)
     np.testing.assert_allclose(every.window_logits(raw), np.mean(q, axis=0), atol=1e-4)
+    np.testing.assert_allclose(turned.window_logits(raw), (q[0] + q[1]) / 2, atol=1e-4)
     for r in looks[1:]:
         np.testing.assert_allclose(every.window_logits(np.ascontiguousarray(r)), every.window_logits(raw), atol=1e-4)
+    np.testing.assert_allclose(turned.window_logits(np.ascontiguousarray(looks[1])), turned.window_logits(raw),
+                               atol=1e-4)
     # only windows within the margin are looked at again
     cut = float(np.median(np.abs(q[0])))
-    some = PresenceModel(PresenceSettings(symmetric_below=cut)).window_logits(raw)
+    some = PresenceModel(PresenceSettings(symmetric_below=cut, symmetric_looks=3)).window_logits(raw)
     low = np.abs(q[0]) < cut
     assert 0 < low.sum() < len(low)
     np.testing.assert_allclose(some[~low], q[0][~low], atol=1e-6)
     np.testing.assert_allclose(some[low], np.mean(q, axis=0)[low], atol=1e-4)
+
+
+def test_looks_out_of_range_are_refused():
+    with pytest.raises(ValueError, match="symmetric_looks"):
+        PresenceSettings(symmetric_looks=4)
