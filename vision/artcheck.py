@@ -561,10 +561,13 @@ def face_scale(grey: np.ndarray, variant: str, slot, face_id: str, spec, pose,
         win0 = face_window(grey, slot, spec, pose)
         art = art_template(variant, face_id, ART_PX_PER_MM, 1.0)
         best = None
+        turns = (art, art_turned(variant, face_id))
         for ang in _angles_to_try(win0):
             H, w, h = _window_homography(slot, spec, pose, MARGIN_MM, ART_PX_PER_MM, ang)
             win = win0 if ang == 0.0 else _warp_window(grey, H, w, h)
-            for t in (art, np.ascontiguousarray(art[::-1, ::-1])):
+            # the way round is told by the unturned window; the turned one
+            # is tried that way round only
+            for t in (turns if best is None else (best[3],)):
                 x, y, v = _peak_subpixel(cv2.matchTemplate(win, t, cv2.TM_CCOEFF_NORMED))
                 if best is None or v > best[2]:
                     best = (x, y, v, t, ang, win, (H, w, h))
@@ -607,11 +610,26 @@ def face_scale(grey: np.ndarray, variant: str, slot, face_id: str, spec, pose,
     return FaceFit(ratio, float(min(sc[k], 1.0)), float(where[k][0]), float(where[k][1]))
 
 
+#: :func:`face_scale` tries the window turned by :func:`tile_angle`'s reading
+#: only where it reads at least this much (radians): half a degree moves the
+#: art's corners by a third of a window pixel
+MIN_ANGLE = math.radians(0.5)
+
+
 def _angles_to_try(win0: np.ndarray) -> tuple[float, ...]:
     """The window's turns :func:`face_scale` tries: unturned, and
-    :func:`tile_angle`'s reading where it differs."""
+    :func:`tile_angle`'s reading where it is at least :data:`MIN_ANGLE`."""
     ang = tile_angle(win0)
-    return (0.0,) if abs(ang) <= 1e-3 else (0.0, ang)
+    return (0.0,) if abs(ang) < MIN_ANGLE else (0.0, ang)
+
+
+@functools.lru_cache(maxsize=1024)
+def art_turned(variant: str, face_id: str) -> np.ndarray:
+    """:func:`art_template` at :data:`ART_PX_PER_MM` turned 180 degrees
+    (contiguous, read-only; cached)."""
+    out = np.ascontiguousarray(art_template(variant, face_id, ART_PX_PER_MM, 1.0)[::-1, ::-1])
+    out.setflags(write=False)
+    return out
 
 
 def _parabola_vertex(x: np.ndarray, y: np.ndarray) -> float:

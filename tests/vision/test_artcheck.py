@@ -345,6 +345,37 @@ def test_face_scale_is_not_led_astray_by_a_wrong_tile_angle(monkeypatch):
     assert max(abs(f.dx_mm) for f in fits) < 0.5 and max(abs(f.dy_mm) for f in fits) < 0.5
 
 
+@pytest.mark.parametrize("angle,tries", [(0.0, 1), (0.3, 1), (-0.3, 1), (2.0, 2), (-4.0, 2)])
+def test_face_scale_turns_the_window_only_for_a_turn_worth_it(angle, tries):
+    # half a degree moves the art's corners by a third of a window pixel:
+    # below that (MIN_ANGLE) the unturned window alone is searched
+    from vision.artcheck import _angles_to_try
+    got = _angles_to_try(_window_of("bamboo-3", angle_deg=angle))
+    assert len(got) == tries and got[0] == 0.0
+    if tries == 2:
+        assert math.degrees(got[1]) == pytest.approx(angle, abs=0.8)
+
+
+def test_face_scale_tries_the_turned_window_one_way_round(monkeypatch):
+    # tile_angle reading 3 degrees: the unturned window tells the way round
+    # (both arts tried), the turned window tries that way round only, and
+    # the four other ratios follow: 7 correlations instead of 8
+    import vision.artcheck as ac
+    grey, slots, faces, pose, spec = printed_faces_view(1.0, tilt_deg=10.0)
+    calls = []
+    real = ac.cv2.matchTemplate
+
+    def counted(img, templ, method):
+        calls.append(templ.shape)
+        return real(img, templ, method)
+    monkeypatch.setattr(ac.cv2, "matchTemplate", counted)
+    monkeypatch.setattr(ac, "tile_angle", lambda win: math.radians(3.0))
+    fit = ac.face_scale(grey, "mindful", slots[0], faces[0], spec, pose)
+    # 2 ways round unturned + 1 turned + 4 other ratios
+    assert len(calls) == 7
+    assert fit.score > 0.6 and fit.ratio == pytest.approx(1.0, abs=0.03)
+
+
 @pytest.mark.parametrize("how", ["black", "tiny", "off the mat", "unknown face", "no scales"])
 def test_face_scale_degrades_to_no_fit(how):
     from vision.artcheck import FaceFit, face_scale
