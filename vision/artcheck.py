@@ -177,13 +177,25 @@ def _window_homography(slot, spec, pose, margin_mm: float, px_per_mm: float, ang
     to the photo's, and the window's size."""
     from vision.pose import project_points
 
+    obj, dst, w, h = _window_corners_of(tuple(int(v) for v in slot), spec, float(margin_mm), float(px_per_mm),
+                                        float(angle))
+    img = project_points(obj, pose).astype(np.float32)
+    return cv2.getPerspectiveTransform(dst, img), w, h
+
+
+@functools.lru_cache(maxsize=8192)
+def _window_corners_of(slot: tuple, spec, margin_mm: float, px_per_mm: float, angle: float):
+    """The window's corners on the mat (``(4, 3)`` mm, at the face's height)
+    and in the window (``(4, 2) float32`` px, pixel edges), and its size
+    (read-only, cached: the same windows are cut many times a photo)."""
     centre, hw, hh, rot, z = _window_frame(slot, spec, margin_mm, angle)
     uv = np.array([[-hw, -hh], [hw, -hh], [hw, hh], [-hw, hh]])
-    xy = centre + uv @ rot
-    img = project_points(np.column_stack([xy, np.full(4, z)]), pose).astype(np.float32)
+    obj = np.column_stack([centre + uv @ rot, np.full(4, z)])
     w, h = int(round(2 * hw * px_per_mm)), int(round(2 * hh * px_per_mm))
     dst = np.float32([[0, 0], [w, 0], [w, h], [0, h]]) - 0.5
-    return cv2.getPerspectiveTransform(dst, img), w, h
+    obj.setflags(write=False)
+    dst.setflags(write=False)
+    return obj, dst, w, h
 
 
 def _warp_window(image_bgr: np.ndarray, H: np.ndarray, w: int, h: int) -> np.ndarray:
@@ -333,13 +345,13 @@ def art_scores(window: np.ndarray, variant: str, face_ids, px_per_mm: float = AR
 def _peak_subpixel(r: np.ndarray) -> tuple[float, float, float]:
     """Column, row and value of the maximum of a correlation map, the position
     refined by a parabola through the peak and its neighbours on each axis."""
-    y, x = np.unravel_index(int(r.argmax()), r.shape)
+    y, x = divmod(int(r.argmax()), r.shape[1])
 
     def vertex(a: float, b: float, c: float) -> float:
         den = a - 2.0 * b + c
-        return 0.0 if den >= 0 else float(np.clip(0.5 * (a - c) / den, -0.5, 0.5))
-    ox = vertex(r[y, x - 1], r[y, x], r[y, x + 1]) if 0 < x < r.shape[1] - 1 else 0.0
-    oy = vertex(r[y - 1, x], r[y, x], r[y + 1, x]) if 0 < y < r.shape[0] - 1 else 0.0
+        return 0.0 if den >= 0 else min(0.5, max(-0.5, 0.5 * (a - c) / den))
+    ox = vertex(float(r[y, x - 1]), float(r[y, x]), float(r[y, x + 1])) if 0 < x < r.shape[1] - 1 else 0.0
+    oy = vertex(float(r[y - 1, x]), float(r[y, x]), float(r[y + 1, x])) if 0 < y < r.shape[0] - 1 else 0.0
     return x + ox, y + oy, float(r[y, x])
 
 
