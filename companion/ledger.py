@@ -21,7 +21,9 @@ from __future__ import annotations
 import csv
 import json
 import math
+import os
 import sqlite3
+import stat
 import threading
 from importlib import resources
 from pathlib import Path
@@ -35,25 +37,49 @@ __all__ = ["Event", "Ledger", "get_db", "init_db"]
 MAX_TYPE_LEN = 40
 
 
-def get_db(path: str | Path) -> sqlite3.Connection:
-    """Open the ledger database at ``path`` (created if absent) in WAL mode with
+#: the first bytes of every SQLite database file (SQLite's "Database File
+#: Format", 1.3: the header string)
+SQLITE_HEADER = b"SQLite format 3\x00"
+
+#: the columns the ledger's table starts with (``schema.sql``)
+LEDGER_COLUMNS = ["id", "game_id", "type", "data", "ref", "t"]
+
+
+def get_db(path: str | Path, create: bool = True) -> sqlite3.Connection:
+    """Open the ledger database at ``path`` in WAL mode with
     ``synchronous=FULL``, autocommit (explicit transactions), rows as tuples.
 
+    An existing file is looked at before SQLite opens it: one that is not an
+    SQLite database, or an SQLite database holding other tables than a
+    ledger's, is refused and left exactly as it was (SQLite would otherwise
+    switch it to WAL mode, or write a new database over an empty file).
+
+    Args:
+        path: the database file.
+        create: make a new ledger where there is no file yet, or only an
+            empty one (SQLite's own behaviour); False: the file must already
+            be a ledger (an empty file is refused, untouched).
+
     Raises:
-        BadInput: the file cannot be opened or is not an SQLite database.
+        BadInput: the file cannot be opened, is missing or empty (with
+            ``create`` False) or is not a ledger.
     """
     p = Path(path)
+    existing = False
     if str(path) != ":memory:":
         if p.is_dir():
             raise BadInput(f"cannot open ledger {path}: it is a folder, not a ledger file")
         if not p.parent.is_dir():
             raise BadInput(f"cannot open ledger {path}: its folder {p.parent} does not exist")
+        existing = _look_at_file(p, create)
     try:
         conn = sqlite3.connect(str(path), isolation_level=None, timeout=10.0,
                                check_same_thread=False)
     except sqlite3.Error as exc:
         raise BadInput(f"cannot open ledger {path}: {exc}") from None
     try:
+        if existing:
+            _refuse_other_tables(conn, path)
         mode = conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
         conn.execute("PRAGMA synchronous=FULL")
         conn.execute("PRAGMA foreign_keys=ON")
@@ -61,10 +87,63 @@ def get_db(path: str | Path) -> sqlite3.Connection:
     except sqlite3.Error as exc:
         conn.close()
         raise BadInput(f"cannot open ledger {path}: {exc}") from None
+    except BadInput:
+        conn.close()
+        raise
     if str(mode).lower() != "wal" and str(path) != ":memory:":
         conn.close()
         raise BadInput(f"ledger {path}: cannot switch to WAL mode (got {mode})")
     return conn
+
+
+def _look_at_file(p: Path, create: bool) -> bool:
+    """Whether ``p`` holds an SQLite database already (False: no file, or an
+    empty one, which SQLite makes a new database in).
+
+    Raises:
+        BadInput: no file or an empty one while ``create`` is False; not a
+            regular file; a file that is not an SQLite database.
+    """
+    try:
+        st = os.stat(p)
+    except FileNotFoundError:
+        if create:
+            return False
+        raise BadInput(f"no ledger at {p}") from None
+    except OSError as exc:
+        raise BadInput(f"cannot open ledger {p}: {exc.strerror or exc}") from None
+    if not stat.S_ISREG(st.st_mode):
+        raise BadInput(f"cannot open ledger {p}: not a regular file (a pipe or a device)")
+    if st.st_size == 0:
+        if create:
+            return False
+        raise BadInput(f"cannot open ledger {p}: it is an empty file, not a ledger")
+    try:
+        with open(p, "rb") as fh:
+            head = fh.read(len(SQLITE_HEADER))
+    except OSError as exc:
+        raise BadInput(f"cannot open ledger {p}: {exc.strerror or exc}") from None
+    if head != SQLITE_HEADER:
+        raise BadInput(f"cannot open ledger {p}: not an SQLite database, so not a ledger")
+    return True
+
+
+def _refuse_other_tables(conn: sqlite3.Connection, path) -> None:
+    """Refuse an existing SQLite database that is not a ledger (tables, but no
+    ``events`` table of the ledger's columns), before anything is written to it.
+
+    Raises:
+        BadInput: as above.
+    """
+    tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+    if not tables:
+        return
+    cols = [r[1] for r in conn.execute("PRAGMA table_info(events)")]
+    if "events" not in tables:
+        raise BadInput(f"not a companion ledger: {path} holds tables {', '.join(sorted(tables))}, "
+                       "but no events")
+    if cols[:6] != LEDGER_COLUMNS:
+        raise BadInput(f"not a companion ledger: table events of {path} has columns {cols}")
 
 
 def init_db(conn: sqlite3.Connection) -> None:
@@ -79,7 +158,7 @@ def init_db(conn: sqlite3.Connection) -> None:
         cols = [r[1] for r in conn.execute("PRAGMA table_info(events)")]
     except sqlite3.Error as exc:
         raise BadInput(f"not a companion ledger: {exc}") from None
-    if cols[:6] != ["id", "game_id", "type", "data", "ref", "t"]:
+    if cols[:6] != LEDGER_COLUMNS:
         raise BadInput(f"not a companion ledger: table events has columns {cols}")
 
 
@@ -95,15 +174,17 @@ class Ledger:
 
     Args:
         path: the database file (created with its schema if absent).
+        create: make a new ledger where there is no file, or an empty one;
+            False: the file must be a ledger already (:func:`get_db`).
 
     Raises:
         BadInput: the file cannot be opened or is not a ledger.
     """
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, create: bool = True) -> None:
         self.path = str(path)
         self._lock = threading.RLock()
-        self._conn = get_db(self.path)
+        self._conn = get_db(self.path, create)
         try:
             init_db(self._conn)
         except BadInput:

@@ -29,6 +29,7 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
+from companion.commands.paths import check_can_write
 from companion.errors import BadInput
 from companion.wording import count
 
@@ -251,7 +252,9 @@ def _check_events_out(events_out: str | None, folder: Path) -> None:
     """Refuse an ``--events-out`` the demo would destroy or that would spoil
     its cache: empty, or anywhere in the cache folder (the recording, its
     truth, the demo's ledger and its SQLite files, the evidence), which the
-    demo rewrites and deletes as it likes.
+    demo rewrites and deletes as it likes; or one that cannot be written
+    (:func:`companion.commands.paths.check_can_write`), told before the
+    recording is rendered and refereed, not after.
 
     Raises:
         BadInput: as above.
@@ -265,18 +268,38 @@ def _check_events_out(events_out: str | None, folder: Path) -> None:
     if out == cache or cache in out.parents:
         raise BadInput(f"--events-out {events_out} lies in the demo's cache folder {folder}, which the demo "
                        "rewrites; give a file name outside it")
+    check_can_write("--events-out", events_out)
 
 
 def _demo(args) -> int:
-    from companion.commands.referee import run_referee
-    from vision.sources import open_source
-
+    """Check the options and outputs before any work (rendering the
+    recording takes a minute the first time), then run the demo."""
     if not 0 <= args.port <= 65535:
         raise BadInput(f"bad --port {args.port}: expected 0 to 65535")
     if args.cache is not None and not args.cache.strip():
         raise BadInput("--cache needs a folder name")
     folder = cache_dir(args.cache)
     _check_events_out(args.events_out, folder)
+    sock = None
+    if not args.no_serve:     # the address first, too: a port in use is told before any work
+        from companion.web.serve import bind_socket
+        try:
+            sock = bind_socket(args.host, args.port)
+        except OSError as exc:
+            raise BadInput(f"cannot serve on {args.host}:{args.port}: {exc.strerror or exc}") from None
+    try:
+        return _run_demo(args, folder, sock)
+    finally:
+        if sock is not None:
+            sock.close()      # (the server closes it too; closing twice does nothing)
+
+
+def _run_demo(args, folder: Path, sock) -> int:
+    """The demo once its options are checked (and its address bound to
+    ``sock``, when it serves)."""
+    from companion.commands.referee import run_referee
+    from vision.sources import open_source
+
     frames, truth = ensure_recording(folder)
     ledger_path = folder / "demo-ledger.sqlite"
     evidence = folder / "demo-evidence"
@@ -303,7 +326,7 @@ def _demo(args) -> int:
         from companion.web.serve import start_background
         try:
             server = start_background(app_config(str(ledger_path), [str(evidence)]), args.host, args.port,
-                                      announce=True)
+                                      announce=True, sock=sock)
         except OSError as exc:
             raise BadInput(f"cannot serve on {args.host}:{args.port}: {exc.strerror or exc}") from None
     source = open_source(str(frames), DEMO_FPS)

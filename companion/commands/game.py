@@ -182,15 +182,16 @@ class _Session:
 def _existing_ledger(path):
     """The ledger at ``path``, which must exist: every command but ``start``
     works on a game already there, and a mistyped path must not leave a new,
-    empty ledger behind.
+    empty ledger behind, nor a failed command turn an empty file into one.
 
     Raises:
-        BadInput: no file at ``path`` (or not a ledger).
+        BadInput: no file at ``path``, an empty file, or not a ledger (the
+            file is left as it was).
     """
     from companion.ledger import Ledger
     if not Path(path).exists():
         raise BadInput(f"no ledger at {path}: 'companion game start --ledger {path} ...' makes one")
-    return Ledger(path)
+    return Ledger(path, create=False)
 
 
 def _load_words():

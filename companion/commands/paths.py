@@ -126,3 +126,30 @@ def check_writable(option: str, out: str) -> None:
             os.unlink(out)
         except OSError:
             pass
+
+
+def check_can_write(option: str, out: str) -> None:
+    """Refuse an output file that could not be written, before any work and
+    creating nothing: :func:`check_writable` when its folder is there, else
+    the nearest folder above it that is there must be a folder the missing
+    ones can be made in (:func:`make_parent_folder` makes them later, when
+    the file is written).
+
+    Args:
+        option: the option's name for the message (``--events-out``).
+        out: the output file.
+
+    Raises:
+        BadInput: as :func:`check_writable`; or a name on the way is a file,
+            or the folder above the missing ones cannot be written.
+    """
+    parent = Path(out).parent
+    for p in (parent, *parent.parents):
+        if p.exists():
+            if not p.is_dir():
+                raise BadInput(f"cannot write {option} {out}: {p} is a file, not a folder")
+            break
+    if p == parent:
+        check_writable(option, out)
+    elif not os.access(p, os.W_OK | os.X_OK):
+        raise BadInput(f"cannot write {option} {out}: the folder {parent} cannot be made in {p} (not writable)")

@@ -94,7 +94,9 @@ def print_announcement(app: Flask, url: str, host: str, out: IO[str] | None = No
     out.write("\n".join(lines) + "\n")
     out.write(qr_text(url))
     out.write(f"  referee console: {url}referee/   PIN {app.config['REFEREE_PIN']}\n"
-              f"  ledger: {app.config['LEDGER']}\n  stop with Ctrl+C\n\n")
+              f"  ledger: {app.config['LEDGER']}"
+              + ("   (new: there was no file, so an empty ledger was made)" if app.config.get("LEDGER_NEW") else "")
+              + "\n  stop with Ctrl+C\n\n")
     out.flush()
 
 
@@ -112,9 +114,11 @@ def _app(app_or_config: Flask | Mapping[str, Any] | str | os.PathLike | None,
     return create_app(config)
 
 
-def _bind(host: str, port: int) -> socket.socket:
+def bind_socket(host: str, port: int) -> socket.socket:
     """A listening-ready socket bound to ``host:port`` (bound here, not by
-    waitress, so that a failed bind leaves nothing open).
+    waitress, so that a failed bind leaves nothing open, and so that
+    ``companion serve`` knows the address is its own before it makes a
+    ledger).
 
     Raises:
         OSError: the address cannot be bound (in use, not this host's ...).
@@ -131,9 +135,10 @@ def _bind(host: str, port: int) -> socket.socket:
     return sock
 
 
-def _server(app: Flask, host: str, port: int):
+def _server(app: Flask, host: str, port: int, sock: socket.socket | None = None):
     from waitress import create_server
-    sock = _bind(host, port)
+    if sock is None:
+        sock = bind_socket(host, port)
     try:
         return create_server(app, sockets=[sock], threads=THREADS, connection_limit=CONNECTION_LIMIT,
                              channel_timeout=CHANNEL_TIMEOUT, ident="companion",
@@ -144,7 +149,8 @@ def _server(app: Flask, host: str, port: int):
 
 
 def serve(app_or_config: Flask | Mapping[str, Any] | str | os.PathLike | None, host: str = "0.0.0.0",
-          port: int = 8000, announce: bool = True, evidence_roots: Sequence[str] | None = None) -> None:
+          port: int = 8000, announce: bool = True, evidence_roots: Sequence[str] | None = None,
+          sock: socket.socket | None = None) -> None:
     """Serve the scoreboard under waitress until Ctrl+C.
 
     Args:
@@ -153,12 +159,14 @@ def serve(app_or_config: Flask | Mapping[str, Any] | str | os.PathLike | None, h
             path of a ledger file.
         host, port: where to listen (port 0: any free port).
         announce: print the join address, its QR code and the referee PIN.
+        sock: a socket already bound to ``host:port`` (:func:`bind_socket`)
+            to serve on, instead of binding one here.
 
     Raises:
         OSError: the address cannot be bound (e.g. the port is in use).
     """
     app = _app(app_or_config, evidence_roots)
-    server = _server(app, host, port)
+    server = _server(app, host, port, sock)
     url = join_url(host, server.effective_port)
     app.config.setdefault("JOIN_URL", None)
     app.config["JOIN_URL"] = app.config["JOIN_URL"] or url
@@ -197,7 +205,8 @@ class RunningServer:
 
 def start_background(app_or_config: Flask | Mapping[str, Any] | str | os.PathLike | None,
                      host: str = "127.0.0.1", port: int = 0, announce: bool = True,
-                     evidence_roots: Sequence[str] | None = None) -> RunningServer:
+                     evidence_roots: Sequence[str] | None = None,
+                     sock: socket.socket | None = None) -> RunningServer:
     """Serve on a background (daemon) thread and return at once (``companion
     demo``): as :func:`serve`, but ``stop()`` (or a ``with`` block) ends it.
 
@@ -207,12 +216,14 @@ def start_background(app_or_config: Flask | Mapping[str, Any] | str | os.PathLik
             ``RunningServer.port`` and ``.url``).
         announce: print the join address, its QR code and the referee PIN.
         evidence_roots: more folders evidence files may be served from.
+        sock: a socket already bound to ``host:port`` (:func:`bind_socket`)
+            to serve on, instead of binding one here.
 
     Raises:
         OSError: the address cannot be bound.
     """
     app = _app(app_or_config, evidence_roots)
-    server = _server(app, host, port)
+    server = _server(app, host, port, sock)
     eff = server.effective_port
     url = join_url(host, eff)
     app.config["JOIN_URL"] = app.config.get("JOIN_URL") or url

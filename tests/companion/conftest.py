@@ -57,3 +57,31 @@ def mini_game(web_ledger):
 @pytest.fixture
 def referee(client):
     return RefereeActions(client)
+
+
+@pytest.fixture
+def unprivileged(tmp_path):
+    """A command prefix that runs a program without the power to ignore file
+    permissions (root's CAP_DAC_OVERRIDE: ``setpriv`` empties its capability
+    sets), so that a folder made read-only with ``chmod`` is read-only to it
+    as to any user; the test is skipped where that cannot be had."""
+    import os
+    import shutil
+    import subprocess
+    prefix = []
+    if os.geteuid() == 0:
+        if shutil.which("setpriv") is None:
+            pytest.skip("running as root without setpriv: permissions cannot be tested")
+        prefix = ["setpriv", "--bounding-set=-all", "--inh-caps=-all"]
+    probe = tmp_path / "probe-read-only"
+    probe.mkdir()
+    probe.chmod(0o555)
+    try:
+        done = subprocess.run([*prefix, sys.executable, "-c", "import sys; open(sys.argv[1], 'w')",
+                               str(probe / "x")], capture_output=True, timeout=60)
+    finally:
+        probe.chmod(0o755)
+    if done.returncode == 0:
+        pytest.skip("a read-only folder can be written here (permissions cannot be tested)")
+    return prefix
+

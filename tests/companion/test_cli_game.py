@@ -300,3 +300,41 @@ def test_event_times_and_ledger_paths_are_checked(love, tmp_path, capsys):
     code, _, err = run(capsys, "game", "start", "--ledger", tmp_path / "nope" / "x.db", "--variant", "love",
                        "--mode", "sprint", "--deal", deal, "--players", "Ann")
     assert code == 2 and "its folder" in err and "does not exist" in err and not (tmp_path / "nope").exists()
+
+
+def test_a_failed_action_leaves_a_file_that_is_no_ledger_as_it_was(tmp_path, capsys):
+    # an empty file, a text file or another program's SQLite database named
+    # by --ledger is refused with one line and not touched: SQLite would
+    # otherwise write a new database over the empty file (or switch the
+    # other database to WAL mode) before the command found no game there
+    import sqlite3
+    empty = tmp_path / "empty.json"
+    empty.write_bytes(b"")
+    text = tmp_path / "notes.txt"
+    text.write_text("hello, I am not a database\n")
+    other = tmp_path / "other.db"
+    conn = sqlite3.connect(other)
+    conn.execute("CREATE TABLE scores (name, points)")
+    conn.commit()
+    conn.close()
+    files = {p: p.read_bytes() for p in (empty, text, other)}
+    for path, why in ((empty, "it is an empty file, not a ledger"), (text, "not an SQLite database"),
+                      (other, "holds tables scores, but no events")):
+        for argv in (("claim", "--player", "Ada", "5,0,0", "27,0,0"), ("pass", "--player", "Ada"), ("show",),
+                     ("games",), ("ledger",), ("campaign", "--player", "Ada"),
+                     ("export", "--format", "csv", "--out", str(tmp_path / "out.csv"))):
+            code, out, err = run(capsys, "game", argv[0], "--ledger", path, *argv[1:])
+            assert code == 2 and out == "", (path, argv)
+            assert err.startswith("companion game: ") and err.count("\n") == 1 and why in err, (path, argv, err)
+    assert {p: p.read_bytes() for p in files} == files
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["empty.json", "notes.txt", "other.db"]
+    # start, which makes a ledger, still makes one in an empty file (and
+    # refuses the others, untouched)
+    deal = write_deal(tmp_path / "deal.json", "love", ["hearts-5"] * 2)
+    start = ("game", "start", "--variant", "love", "--mode", "sprint", "--deal", deal, "--players", "Ann", "--t", 0)
+    for path in (text, other):
+        code, _, err = run(capsys, *start, "--ledger", path)
+        assert code == 2 and err.count("\n") == 1 and path.read_bytes() == files[path]
+    code, out, _ = run(capsys, *start, "--ledger", empty)
+    assert code == 0 and "game-1" in out
+    assert [e.type for e in events(empty)] == ["game_started"]

@@ -7,6 +7,7 @@ bench/bench_referee.py)."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -285,6 +286,57 @@ def test_one_ctrl_c_during_the_recording_stops_the_demo(tiny_demo, capsys, monke
 def test_demo_bad_port(capsys):
     assert main(["demo", "--port", "70000"]) == 2
     assert "bad --port" in capsys.readouterr().err
+
+
+def test_demo_refuses_an_unwritable_events_out_or_a_busy_port_before_any_work(tmp_path, capsys, monkeypatch):
+    # as referee and calibrate do: the outputs and the address are checked
+    # before the recording is rendered (a minute) or refereed
+    import socket
+
+    import companion.commands.demo as demo
+
+    def no_work(folder, log=None):
+        raise AssertionError("the demo started its work")
+    monkeypatch.setattr(demo, "ensure_recording", no_work)
+    cache = tmp_path / "cache"
+    (tmp_path / "afile").write_text("x")
+    for out, why in ((tmp_path / "afile" / "ev.jsonl", f"{tmp_path / 'afile'} is a file, not a folder"),
+                     (tmp_path / "afile" / "sub" / "ev.jsonl", f"{tmp_path / 'afile'} is a file, not a folder"),
+                     (tmp_path / "adir", "it is a folder")):
+        (tmp_path / "adir").mkdir(exist_ok=True)
+        code = main(["demo", "--no-serve", "--cache", str(cache), "--quiet", "--events-out", str(out)])
+        err = capsys.readouterr().err
+        assert code == 2 and err == f"companion demo: cannot write --events-out {out}: {why}\n"
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        code = main(["demo", "--cache", str(cache), "--quiet", "--host", "127.0.0.1", "--port", str(port),
+                     "--events-out", str(tmp_path / "ev.jsonl")])
+        err = capsys.readouterr().err
+    assert code == 2 and err.startswith(f"companion demo: cannot serve on 127.0.0.1:{port}: ")
+    assert err.count("\n") == 1
+    assert not cache.exists() and sorted(p.name for p in tmp_path.iterdir()) == ["adir", "afile"]
+
+
+def test_demo_refuses_events_out_in_a_read_only_folder_at_once(tmp_path, unprivileged):
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    folder.chmod(0o555)
+    cache = tmp_path / "cache"
+    try:
+        for out, why in ((folder / "ev.jsonl", "Permission denied"),
+                         (folder / "sub" / "ev.jsonl", f"the folder {folder / 'sub'} cannot be made in {folder} "
+                                                       "(not writable)")):
+            proc = subprocess.run([*unprivileged, sys.executable, "-m", "companion", "demo", "--no-serve", "--quiet",
+                                   "--cache", str(cache), "--events-out", str(out)], cwd=ROOT,
+                                  env=dict(os.environ, PYTHONPATH=str(ROOT)), capture_output=True, text=True,
+                                  timeout=120)
+            assert proc.returncode == 2 and proc.stdout == ""
+            assert proc.stderr == f"companion demo: cannot write --events-out {out}: {why}\n"
+            assert not cache.exists() and list(folder.iterdir()) == []
+    finally:
+        folder.chmod(0o755)
 
 
 def test_scripted_games_follow_the_turns():

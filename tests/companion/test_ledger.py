@@ -197,3 +197,28 @@ def test_sigkill_mid_game_loses_no_committed_event(tmp_path):
             assert not st.needs                                  # every event still fits
     with Ledger(path) as led:
         assert [g["game_id"] for g in led.games()] == [f"g{k}" for k in range(len(kill_after))]
+
+
+def test_an_existing_file_is_looked_at_before_sqlite_opens_it(tmp_path):
+    empty = tmp_path / "empty.db"
+    empty.write_bytes(b"")
+    with pytest.raises(BadInput, match="empty file, not a ledger"):
+        Ledger(empty, create=False)
+    assert empty.read_bytes() == b""
+    with pytest.raises(BadInput, match="no ledger at"):
+        Ledger(tmp_path / "missing.db", create=False)
+    assert not (tmp_path / "missing.db").exists()
+    other = tmp_path / "other.db"
+    conn = sqlite3.connect(other)
+    conn.execute("CREATE TABLE scores (name, points)")
+    conn.commit()
+    conn.close()
+    before = other.read_bytes()
+    for create in (True, False):      # not switched to WAL mode, no ledger table added
+        with pytest.raises(BadInput, match="holds tables scores, but no events"):
+            Ledger(other, create)
+        assert other.read_bytes() == before
+    with Ledger(empty) as led:        # SQLite's own way: an empty file becomes a new ledger
+        led.append("g1", "game_started", {})
+    with Ledger(empty, create=False) as led:
+        assert [e.type for e in led.events()] == ["game_started"]

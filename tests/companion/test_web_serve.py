@@ -122,13 +122,79 @@ def test_serve_command_bad_ledger(tmp_path, capsys):
 
 
 def test_serve_command_port_in_use(tmp_path, capsys):
+    # the address is bound before a new ledger is made: one line naming it,
+    # and no ledger file left behind (nor a note about one)
     srv = start_server({"LEDGER": str(tmp_path / "a.db")}, "127.0.0.1", 0)
     try:
         assert main(["serve", "--ledger", str(tmp_path / "b.db"), "--host", "127.0.0.1",
                      "--port", str(srv.port)]) == 2
-        assert "companion serve:" in capsys.readouterr().err
+        err = capsys.readouterr().err
+        assert err == f"companion serve: cannot serve on 127.0.0.1:{srv.port}: Address already in use\n"
+        assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("b.db")) == []
     finally:
         srv.stop()
+
+
+def test_serve_command_refuses_a_bad_ledger_before_making_or_changing_a_file(tmp_path, capsys):
+    missing = tmp_path / "nodir" / "x.sqlite"
+    empty = tmp_path / "empty.json"
+    empty.write_bytes(b"")
+    text = tmp_path / "notes.txt"
+    text.write_text("hello, I am not a database\n")
+    for ledger, why in ((missing, f"the folder {missing.parent} does not exist"),
+                        (empty, "it is an empty file, not a ledger"),
+                        (text, "not an SQLite database")):
+        assert main(["serve", "--ledger", str(ledger), "--host", "127.0.0.1", "--port", "0"]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("companion serve: ") and err.count("\n") == 1 and why in err, err
+    assert not missing.parent.exists()
+    assert empty.read_bytes() == b"" and text.read_text() == "hello, I am not a database\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["empty.json", "notes.txt"]
+
+
+def test_serve_command_refuses_a_ledger_in_a_read_only_folder(tmp_path, unprivileged):
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[2]
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    folder.chmod(0o555)
+    try:
+        proc = subprocess.run([*unprivileged, sys.executable, "-m", "companion", "serve", "--host", "127.0.0.1",
+                               "--port", "0", "--ledger", str(folder / "x.sqlite")], cwd=root,
+                              env=dict(os.environ, PYTHONPATH=str(root)), capture_output=True, text=True,
+                              timeout=60)
+        assert proc.returncode == 2
+        assert proc.stderr == f"companion serve: cannot write --ledger {folder / 'x.sqlite'}: Permission denied\n"
+        assert list(folder.iterdir()) == []
+    finally:
+        folder.chmod(0o755)
+
+
+def test_serve_command_makes_a_new_ledger_once_bound_and_says_so_in_the_banner(tmp_path, capsys, monkeypatch):
+    import companion.web.serve as web_serve
+    ledger = tmp_path / "new.sqlite"
+    seen = {}
+
+    def fake_serve(app, host, port, sock=None):
+        seen.update(app=app, port=sock.getsockname()[1], made=ledger.is_file())
+        out = io.StringIO()
+        print_announcement(app, "http://192.0.2.1:8000/", host, out)
+        seen["banner"] = out.getvalue()
+        sock.close()
+
+    monkeypatch.setattr(web_serve, "serve", fake_serve)
+    assert main(["serve", "--ledger", str(ledger), "--host", "127.0.0.1", "--port", "0"]) == 0
+    assert capsys.readouterr().err == ""
+    assert seen["made"] and seen["port"] > 0 and seen["app"].config["LEDGER_NEW"] is True
+    assert f"ledger: {ledger}   (new: there was no file, so an empty ledger was made)" in seen["banner"]
+    with Ledger(ledger, create=False) as led:
+        assert led.events() == []
+    # served again, the ledger is no longer new
+    assert main(["serve", "--ledger", str(ledger), "--host", "127.0.0.1", "--port", "0"]) == 0
+    assert seen["app"].config["LEDGER_NEW"] is False and "(new:" not in seen["banner"]
 
 
 def test_one_form_posted_six_times_at_once_is_recorded_once(tmp_path):
