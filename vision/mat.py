@@ -183,9 +183,12 @@ class MatSpec:
         """Parse the contract's ``mat.json`` object (already decoded JSON).
 
         Raises:
-            BadInput: a missing or malformed field, a non-positive size,
-                ``px_per_mm < 4``, an unknown dictionary, an id outside its
-                dictionary, a repeated marker, or no markers at all.
+            BadInput: a missing or malformed field, a size that is not
+                positive or larger than :data:`MAX_MAT_MM`, a grid or a
+                marker reaching outside the sheet, ``px_per_mm < 4``, an
+                unknown dictionary, an id outside its dictionary, a repeated
+                marker, or fewer markers than a pose needs
+                (:data:`MIN_MARKERS`): such a mat could never be found.
         """
         if not isinstance(obj, dict):
             raise BadInput("mat.json: expected a JSON object")
@@ -195,6 +198,15 @@ class MatSpec:
         if any(t != int(t) for t in tiles):
             raise BadInput(f"mat.json: grid_tiles must be integers, got {show(obj['grid_tiles'])}")
         tile_mm = _numbers(obj, "tile_mm", 3, positive=True)
+        for key, values in (("size_mm", size), ("tile_mm", tile_mm)):
+            if max(values) > MAX_MAT_MM:
+                raise BadInput(f"mat.json: {key} {show(obj[key])} is larger than any mat "
+                               f"({MAX_MAT_MM:g} mm at most)")
+        grid_end = (origin[0] + tiles[0] * tile_mm[0], origin[1] + tiles[1] * tile_mm[1])
+        if min(origin) < 0 or grid_end[0] > size[0] + _EDGE_MM or grid_end[1] > size[1] + _EDGE_MM:
+            raise BadInput(f"mat.json: the grid ({show(obj['grid_tiles'])} tiles of {tile_mm[0]:g} x "
+                           f"{tile_mm[1]:g} mm from grid_origin_mm {show(obj['grid_origin_mm'])}) does not lie "
+                           f"on the {size[0]:g} x {size[1]:g} mm sheet")
         p = obj.get("px_per_mm")
         if not _is_number(p) or p < 4:
             raise BadInput(f"mat.json: px_per_mm must be a number >= 4, got {show(p)}")
@@ -204,6 +216,9 @@ class MatSpec:
         raw = obj.get("markers")
         if not isinstance(raw, list) or not raw:
             raise BadInput("mat.json: markers must be a non-empty list")
+        if len(raw) < MIN_MARKERS:
+            raise BadInput(f"mat.json: {len(raw)} marker given; finding the mat in a photo needs at least "
+                           f"{MIN_MARKERS} markers")
         markers = []
         seen = set()
         for k, m in enumerate(raw):
@@ -231,6 +246,10 @@ class MatSpec:
             if side < MIN_MARKER_SIDE_MM:
                 raise BadInput(f"mat.json: markers[{k}].corners_mm have a side of {side:g} mm: a printed marker's "
                                f"sides are at least {MIN_MARKER_SIDE_MM:g} mm")
+            if not all(-_EDGE_MM <= x <= size[0] + _EDGE_MM and -_EDGE_MM <= y <= size[1] + _EDGE_MM
+                       for x, y in quad):
+                raise BadInput(f"mat.json: markers[{k}].corners_mm {show(c)} reach outside the "
+                               f"{size[0]:g} x {size[1]:g} mm sheet")
             centre = (sum(p2[0] for p2 in quad) / 4, sum(p2[1] for p2 in quad) / 4)
             for j, other in enumerate(markers):
                 oc = (sum(p2[0] for p2 in other.corners_mm) / 4, sum(p2[1] for p2 in other.corners_mm) / 4)
@@ -243,6 +262,16 @@ class MatSpec:
                    px_per_mm=float(p), markers=tuple(markers), image=image)
 
 
+#: the fewest markers a mat.json may describe: a pose rests on at least two
+#: markers seen (:func:`vision.pose.estimate_pose`), so a mat with one could
+#: never be found
+MIN_MARKERS = 2
+#: the largest sheet or tile side a mat.json may give, mm (a 10 m mat; beyond
+#: it the numbers are a mistake, and near float's limit they overflow)
+MAX_MAT_MM = 10_000.0
+#: how far the grid or a marker may reach past the sheet's edge, mm (rounding
+#: in a file written by another tool)
+_EDGE_MM = 1e-6
 #: the smallest marker a mat.json may describe, mm^2: four corners that
 #: coincide or lie on a line give no pose (the printed markers are 40 mm wide)
 MIN_MARKER_AREA_MM2 = 25.0

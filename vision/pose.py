@@ -32,7 +32,7 @@ import cv2
 import numpy as np
 
 from companion.errors import BadInput, CameraMisfit, MatNotFound
-from vision.mat import MatSpec, slot_face_corners_mm
+from vision.mat import MIN_MARKERS, MatSpec, slot_face_corners_mm
 from vision.markers import as_gray, detect_markers_by_dictionary
 
 FALLBACK_DIAGONAL_FOV_DEG = 60.0
@@ -97,8 +97,9 @@ class Camera:
         Raises:
             BadInput: missing or malformed ``camera_matrix`` (3 x 3, positive
                 focal lengths, last row ``[0, 0, 1]``), ``dist_coeffs`` (4, 5,
-                8, 12 or 14 numbers; 4 are padded with k3 = 0) or
-                ``image_size`` (two positive integers).
+                8, 12 or 14 numbers; 4 are padded with k3 = 0; missing or
+                null means no distortion) or ``image_size`` (two positive
+                integers).
         """
         if not isinstance(obj, dict):
             raise BadInput("camera JSON: expected an object")
@@ -114,7 +115,9 @@ class Camera:
         if abs(K[0, 1]) > 1e-6 * K[0, 0]:
             raise BadInput(f"camera JSON: camera_matrix has skew {K[0, 1]:.4g}; OpenCV's camera model has none "
                            "(the entry after fx must be 0)")
-        dm = obj.get("dist_coeffs", [0, 0, 0, 0, 0])
+        dm = obj.get("dist_coeffs")
+        if dm is None:          # missing, or null: no distortion
+            dm = [0, 0, 0, 0, 0]
         try:
             d = np.array(dm, dtype=np.float64).reshape(-1) if isinstance(dm, list) and not _has_non_number(dm) else None
         except (TypeError, ValueError, OverflowError):
@@ -507,7 +510,7 @@ def _refuse_camera_that_does_not_fit(obj: np.ndarray, img: np.ndarray, size: tup
 
 
 def estimate_pose(image_bgr: np.ndarray, spec: MatSpec, camera: Camera | None = None,
-                  min_markers: int = 2) -> MatPose:
+                  min_markers: int = MIN_MARKERS) -> MatPose:
     """Find the mat in an image and the camera's pose relative to it.
 
     Works from whichever markers are visible (a hand or a stack over some of

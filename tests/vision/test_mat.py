@@ -97,6 +97,19 @@ def _spoil(path, value):
     (_spoil(["markers", 0, "corners_mm"], [[0, 0], [4, 0], [4, 4], [0, 4]]), "enclose 16 mm"),
     # a 1000 x 0.03 mm sliver has 30 mm^2 but no printable side
     (_spoil(["markers", 0, "corners_mm"], [[0, 0], [1000, 0], [1000, 0.03], [0, 0.03]]), "a side of 0.03 mm"),
+    # one marker can never give a pose (it needs two seen): refused when read
+    (_spoil(["markers"], MatSpec.default().to_json()["markers"][:1]), "needs at least 2 markers"),
+    # a grid or a marker off the sheet, and sizes no mat has
+    (_spoil(["grid_origin_mm"], [1e308, 1e308]), "does not lie on the 594 x 420 mm sheet"),
+    (_spoil(["grid_origin_mm"], [-1, 50]), "does not lie on the 594 x 420 mm sheet"),
+    (_spoil(["grid_origin_mm"], [60, 50]), "does not lie on the 594 x 420 mm sheet"),
+    (_spoil(["grid_tiles"], [18, 10]), "does not lie on the 594 x 420 mm sheet"),
+    (_spoil(["size_mm"], [1e308, 1e308]), "larger than any mat"),
+    (_spoil(["tile_mm"], [30, 40, 1e300]), "larger than any mat"),
+    (_spoil(["size_mm"], [594, float("inf")]), "size_mm must be a list of 2 numbers"),
+    (_spoil(["markers", 4, "corners_mm"], [[551, 7], [587, 7], [600, 43], [551, 43]]),
+     r"markers\[4\].corners_mm .* reach outside the 594 x 420 mm sheet"),
+    (_spoil(["markers", 0, "corners_mm"], [[-7, 7], [29, 7], [29, 43], [-7, 43]]), "reach outside"),
     # two markers at one place
     (_spoil(["markers", 1, "corners_mm"], MatSpec.default().to_json()["markers"][0]["corners_mm"]),
      r"markers\[0\] and markers\[1\] lie at the same place"),

@@ -231,6 +231,15 @@ def test_camera_json_round_trip():
     assert four.dist.tolist() == [0.1, 0, 0, 0, 0]
 
 
+def test_camera_json_without_distortion_missing_or_null():
+    # "dist_coeffs": null means what a missing key means: no distortion
+    obj = Camera(K, np.zeros(5), SIZE).to_json()
+    del obj["dist_coeffs"]
+    for cam in (Camera.from_json(obj), Camera.from_json({**obj, "dist_coeffs": None})):
+        assert cam.dist.tolist() == [0, 0, 0, 0, 0]
+        np.testing.assert_array_equal(cam.K, K)
+
+
 @pytest.mark.parametrize("change", [
     {"camera_matrix": [[1, 0, 0], [0, 1, 0]]},
     {"camera_matrix": [[-5, 0, 1], [0, 5, 1], [0, 0, 1]]},

@@ -455,3 +455,46 @@ def test_values_in_camera_and_mat_messages_are_shown_as_json(tmp_path, capsys):
     assert code == 2 and "got [[true, 0, 64], [0, 100, 36], [0, 0, 1]]" in err and "True" not in err
     code, out, err = run(["find-mat", str(photo), "--mat", str(cam)], capsys)
     assert code == 2 and err.strip().endswith("size_mm must be a list of 2 numbers, got nothing")
+
+
+@pytest.mark.parametrize("spoil, says", [
+    ({"markers": "one"}, "1 marker given; finding the mat in a photo needs at least 2 markers"),
+    ({"grid_origin_mm": [1e308, 1e308]}, "the grid ([18, 8] tiles of 30 x 40 mm from grid_origin_mm "
+                                         "[1e+308, 1e+308]) does not lie on the 594 x 420 mm sheet"),
+])
+def test_a_mat_file_that_can_never_work_is_refused_when_read(tmp_path, capsys, spoil, says):
+    # exit 2 naming the file, before any photo is searched (a blank photo
+    # would otherwise be exit 3), and the referee alike: no events file
+    from vision.mat import MatSpec
+
+    obj = MatSpec.default().to_json()
+    for key, value in spoil.items():
+        obj[key] = obj["markers"][:1] if value == "one" else value
+    mat = tmp_path / "mat.json"
+    mat.write_text(json.dumps(obj))
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    photo = frames / "0000.png"
+    cv2.imwrite(str(photo), np.full((72, 128, 3), 200, np.uint8))
+    events = tmp_path / "events.jsonl"
+    for argv in (["recognize", str(photo), "--variant", "love", "--layout", "turtle", "--json"],
+                 ["find-mat", str(photo)],
+                 ["referee", str(frames), "--variant", "love", "--layout", "turtle", "--players", "A,B",
+                  "--events-out", str(events)]):
+        code, out, err = run(argv + ["--mat", str(mat)], capsys)
+        assert code == 2 and out == "" and len(err.strip().splitlines()) == 1, (argv[0], err)
+        assert f"mat file {mat}: {says}" in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["frames", "mat.json"]
+
+
+def test_a_camera_file_with_null_dist_coeffs_means_no_distortion(tmp_path, capsys):
+    # as a missing dist_coeffs does: the file is read, and a photo without
+    # the mat is exit 3, not a refusal of the camera file
+    photo = tmp_path / "photo.png"
+    cv2.imwrite(str(photo), np.full((72, 128, 3), 200, np.uint8))
+    cam = tmp_path / "cam.json"
+    for extra in ({}, {"dist_coeffs": None}):
+        cam.write_text(json.dumps({"camera_matrix": [[100, 0, 64], [0, 100, 36], [0, 0, 1]],
+                                   "image_size": [128, 72], **extra}))
+        code, out, err = run(["find-mat", str(photo), "--camera", str(cam)], capsys)
+        assert code == 3 and out == "" and len(err.strip().splitlines()) == 1 and "camera" not in err, err
