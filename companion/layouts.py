@@ -413,6 +413,49 @@ class _GnomeMap:
     scorename: str = ""            # GNOME's short name ("easy" for "Turtle"), also accepted by --map-name
 
 
+def _blank_doctype(body: str, source: str) -> str:
+    """``body`` with a bare document type declaration in its prolog
+    (``<!DOCTYPE mahjongg>``, also with a ``SYSTEM`` or ``PUBLIC`` id, which
+    is never fetched) blanked out, newlines kept so line numbers stay true:
+    the parser reads the text inside a synthetic root, where a DOCTYPE is not
+    allowed.  A DOCTYPE anywhere else stays malformed XML.
+
+    Raises:
+        BadInput: the DOCTYPE has an internal subset (``[...]``: entity or
+            element declarations), which is not accepted.
+    """
+    i, n = 0, len(body)
+    while True:                     # past blanks, comments and processing instructions
+        while i < n and body[i] in " \t\r\n":
+            i += 1
+        if body.startswith("<!--", i) or body.startswith("<?", i):
+            close = "-->" if body.startswith("<!--", i) else "?>"
+            end = body.find(close, i + 2)
+            if end < 0:
+                return body         # unterminated: the parser says so
+            i = end + len(close)
+        else:
+            break
+    if not body.startswith("<!DOCTYPE", i):
+        return body
+    j, quote = i + len("<!DOCTYPE"), None
+    while j < n:
+        c = body[j]
+        if quote is not None:
+            if c == quote:
+                quote = None
+        elif c in "\"'":
+            quote = c
+        elif c == "[":
+            raise _fault(source, body.count("\n", 0, j) + 1,
+                         "a DOCTYPE with an internal subset ([...]: entity or element declarations) "
+                         "is not accepted; remove the [...] part or the whole DOCTYPE line")
+        elif c == ">":
+            return body[:i] + "".join(ch if ch == "\n" else " " for ch in body[i:j + 1]) + body[j + 1:]
+        j += 1
+    return body                     # unterminated: the parser says so
+
+
 def _gnome_maps(text: str, source: str) -> list[_GnomeMap]:
     """All maps of a GNOME Mahjongg ``.map`` text, slots in half-tile units."""
     import xml.parsers.expat  # stdlib, string parsing only
@@ -426,6 +469,7 @@ def _gnome_maps(text: str, source: str) -> list[_GnomeMap]:
         # blank the declaration out (keeping newlines) so line numbers stay true
         decl = body[start:end + 2]
         body = body[:start] + "".join(c if c == "\n" else " " for c in decl) + body[end + 2:]
+    body = _blank_doctype(body, source)
     parser = xml.parsers.expat.ParserCreate()
     maps: list[_GnomeMap] = []
     state = {"map": None, "layer_z": 0, "in_layer": False}

@@ -34,6 +34,20 @@ def test_layouts_list_and_show(capsys):
     assert len(doc["slots"]) == 144 and [16, 7, 4] in doc["slots"]      # the Turtle's cap tile
 
 
+def test_layouts_show_a_gnome_map_with_a_doctype(tmp_path, capsys):
+    # a bare <!DOCTYPE mahjongg> is well-formed XML and read; an internal
+    # subset (entity declarations) is refused in one line that says so
+    body = ('<mahjongg>\n<map name="Pair">\n<row y="0" left="0" right="1"/>\n</map>\n</mahjongg>\n')
+    dt = tmp_path / "dt.map"
+    dt.write_text('<?xml version="1.0"?>\n<!DOCTYPE mahjongg>\n' + body)
+    code, out, err = run(capsys, "layouts", "show", str(dt), "--json")
+    assert code == 0 and err == "" and json.loads(out) == {"name": "Pair", "slots": [[0, 0, 0], [2, 0, 0]]}
+    dt.write_text('<!DOCTYPE mahjongg [<!ENTITY x "y">]>\n' + body)
+    code, out, err = run(capsys, "layouts", "show", str(dt), "--json")
+    assert code == 2 and out == ""
+    assert f"{dt}:1: a DOCTYPE with an internal subset" in one_line_error(err, "layouts")
+
+
 # ----------------------------------------------------------------- free
 
 

@@ -182,6 +182,19 @@ class TestGnomeMap:
     def test_malformed_names_file_and_line(self, text, line, fault):
         _fails(parse_gnome_map, text, "bad.map", line, fault)
 
+    def test_a_bare_doctype_is_read_and_an_internal_subset_refused_by_name(self):
+        # a DOCTYPE in the prolog (after the XML declaration and comments) is
+        # well-formed XML: read as without it, line numbers kept
+        body = MAP.split("\n", 1)[1]
+        for doctype in ("<!DOCTYPE mahjongg>", '<!DOCTYPE mahjongg SYSTEM "mahjongg.dtd">'):
+            for text in (MAP.replace("<mahjongg>", doctype + "\n<mahjongg>"), doctype + "\n" + body):
+                assert parse_gnome_map(text, "dt.map", "tiny").slots == parse_gnome_map(MAP, "m.map", "tiny").slots
+        bad = MAP.replace("<mahjongg>", "<!DOCTYPE mahjongg>\n<mahjongg>").replace('right="2"', 'right="x"')
+        _fails(parse_gnome_map, bad, "dt.map", 7, "attribute right='x' is not a number")
+        # entity declarations are not expanded: refused, saying why
+        subset = MAP.replace("<mahjongg>", '<!DOCTYPE mahjongg [\n<!ENTITY big "x">\n]>\n<mahjongg>')
+        _fails(parse_gnome_map, subset, "dt.map", 3, "a DOCTYPE with an internal subset")
+
     def test_no_map_at_all(self):
         with pytest.raises(BadInput, match=r"^empty\.map: no <map> element found$"):
             parse_gnome_map("<mahjongg></mahjongg>", "empty.map")
