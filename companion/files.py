@@ -1,16 +1,24 @@
-"""Checks on input files before they are read.
+"""Checks on input files before they are read, and output files written
+all together or not at all.
 
 Every file the command line reads (layouts, deals, camera and mat JSON,
 labels, profiles) goes through :func:`check_input_file` first, so that a
 pipe, a device such as ``/dev/zero`` or a file far larger than any real input
 is refused in one line instead of hanging or filling the memory.  Photos have
 their own reader (:mod:`companion.commands.images`).
+
+A set of files a command writes (``print-mat``'s mat.png, mat.json and PDFs,
+``print-board``'s, ``print-tiles``', ``calibrate``'s camera file) goes through
+:class:`OutputFiles`, so a command that fails leaves no file half-written, no
+new file and no old one changed.
 """
 
 from __future__ import annotations
 
 import os
+import secrets
 import stat
+from pathlib import Path
 
 from companion.errors import BadInput
 
@@ -96,3 +104,201 @@ def read_json_file(path: str | os.PathLike, what: str):
         return jsontext.loads(text)
     except json.JSONDecodeError as exc:
         raise BadInput(f"{name}: not JSON (line {exc.lineno}: {exc.msg})") from None
+
+
+class OutputFiles:
+    """Files written into one folder all together or not at all.
+
+    Entering the ``with`` block checks every file named (and creates the
+    folder, and the folders above it, where missing), before any work: each
+    gets an empty temporary file beside it.  :meth:`write` fills a file's
+    temporary; leaving the block normally renames the temporaries into
+    place, and leaving it by an exception (a refusal, a full disk, Ctrl-C)
+    removes them, and the folders the set created, so the folder is left as
+    it was::
+
+        with OutputFiles(out, ["mat.png", "mat.json"]) as files:
+            png = render(...)                # the work, after the checks
+            files.write("mat.png", png)
+            files.write("mat.json", text.encode())
+
+    A file that exists is replaced keeping its permissions; a symbolic link
+    is followed (the file it names is replaced).  Where the folder itself
+    cannot be written but the existing file can, that file is written in
+    place, as a plain write would.
+
+    Args:
+        folder: the folder written into.
+        names: the files' names in ``folder`` (``sheets/a.png`` for one in a
+            folder below it), checked on entering; :meth:`write` takes other
+            names too, checked then.
+        create: create ``folder`` where missing; when False a missing folder
+            is refused.
+
+    Raises:
+        BadInput: (one line naming the file or folder) a name on the way is
+            a file, a folder cannot be created, a target is a folder, a pipe
+            or a device, or cannot be written (the system's reason).
+    """
+
+    def __init__(self, folder: str | os.PathLike, names=(), create: bool = True):
+        self.folder = Path(folder)
+        self.names = list(names)
+        self.create = create
+        self._made: list[Path] = []                  # folders created, outermost first
+        self._temps: dict[str, tuple[Path, Path | None]] = {}   # name -> (target, temporary or None: in place)
+        self._written: set[str] = set()              # the names given their contents
+        self._in_place: dict[str, bytes] = {}        # contents of the files written in place at the end
+
+    def __enter__(self) -> "OutputFiles":
+        try:
+            self._make_folder(self.folder)
+            for name in self.names:
+                self._reserve(name)
+        except BaseException:
+            self._discard()
+            raise
+        return self
+
+    def __exit__(self, kind, exc, tb) -> bool:
+        if kind is not None:
+            self._discard()
+            return False
+        try:
+            self._commit()
+        except BaseException:
+            self._discard()
+            raise
+        return False
+
+    def path(self, name: str) -> Path:
+        """Where ``name`` ends up (``folder / name``)."""
+        return self.folder / name
+
+    def reserve(self, name: str) -> Path:
+        """Check the file ``name`` now (as entering the block checks those
+        named then), before its contents are made.
+
+        Returns:
+            ``folder / name``.
+
+        Raises:
+            BadInput: as entering the block.
+        """
+        if name not in self._temps:
+            self._reserve(name)
+        return self.path(name)
+
+    def write(self, name: str, data: bytes) -> Path:
+        """Give the file ``name`` its contents (in place when the block ends).
+
+        Returns:
+            ``folder / name``.
+
+        Raises:
+            BadInput: the file cannot be written (a full disk: the system's reason).
+        """
+        self.reserve(name)
+        target, temp = self._temps[name]
+        if temp is None:
+            self._in_place[name] = bytes(data)
+        else:
+            try:
+                with open(temp, "wb") as fh:
+                    fh.write(data)
+            except OSError as exc:
+                raise BadInput(f"cannot write {self.path(name)}: {exc.strerror or exc}") from None
+        self._written.add(name)
+        return self.path(name)
+
+    def _make_folder(self, folder: Path) -> None:
+        missing = []
+        for p in (folder, *folder.parents):
+            if os.path.lexists(p) and not p.is_dir():
+                raise BadInput(f"cannot write to {folder}: {p} is a file, not a folder")
+            if p.is_dir():
+                break
+            missing.append(p)
+        if missing and not self.create:
+            raise BadInput(f"cannot write to {folder}: the folder {missing[-1]} does not exist")
+        for p in reversed(missing):
+            try:
+                os.mkdir(p)
+            except OSError as exc:
+                raise BadInput(f"cannot write to {folder}: cannot create the folder {p}: "
+                               f"{exc.strerror or exc}") from None
+            self._made.append(p)
+
+    def _reserve(self, name: str) -> None:
+        shown = self.path(name)
+        self._make_folder(shown.parent)
+        if os.path.isdir(shown):
+            raise BadInput(f"cannot write {shown}: it is a folder")
+        target = Path(os.path.realpath(shown))
+        existing = None
+        try:
+            existing = os.stat(target)
+        except FileNotFoundError:
+            pass
+        except OSError as exc:
+            raise BadInput(f"cannot write {shown}: {exc.strerror or exc}") from None
+        if existing is not None:
+            if not stat.S_ISREG(existing.st_mode):
+                raise BadInput(f"cannot write {shown}: it is not a plain file (a pipe or a device)")
+            try:
+                open(target, "ab").close()          # writes nothing, changes nothing
+            except OSError as exc:
+                raise BadInput(f"cannot write {shown}: {exc.strerror or exc}") from None
+        for _ in range(100):
+            temp = target.with_name(f".{target.name}.{secrets.token_hex(4)}.tmp")
+            try:
+                fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+            except FileExistsError:
+                continue
+            except OSError as exc:
+                if existing is not None:            # a folder that cannot be written: the file in place
+                    self._temps[name] = (target, None)
+                    return
+                raise BadInput(f"cannot write {shown}: {exc.strerror or exc}") from None
+            os.close(fd)
+            self._temps[name] = (target, temp)
+            if existing is not None:
+                try:
+                    os.chmod(temp, stat.S_IMODE(existing.st_mode))
+                except OSError:
+                    pass
+            return
+        raise BadInput(f"cannot write {shown}: no free name for a temporary file beside it")  # pragma: no cover
+
+    def _commit(self) -> None:
+        for name, data in self._in_place.items():
+            try:
+                with open(self._temps[name][0], "wb") as fh:
+                    fh.write(data)
+            except OSError as exc:
+                raise BadInput(f"cannot write {self.path(name)}: {exc.strerror or exc}") from None
+        for name, (target, temp) in list(self._temps.items()):
+            if temp is None or name not in self._written:     # (reserved, never written: no empty file left)
+                continue
+            try:
+                os.replace(temp, target)
+            except OSError as exc:
+                raise BadInput(f"cannot write {self.path(name)}: {exc.strerror or exc}") from None
+            self._temps[name] = (target, None)
+        self._discard(folders=False)
+
+    def _discard(self, folders: bool = True) -> None:
+        for target, temp in self._temps.values():
+            if temp is not None:
+                try:
+                    os.unlink(temp)
+                except OSError:
+                    pass
+        self._temps = {}
+        if folders:
+            for p in reversed(self._made):
+                try:
+                    os.rmdir(p)
+                except OSError:
+                    pass
+        self._made = []

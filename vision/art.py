@@ -1601,26 +1601,6 @@ def tiles_document(variant: str) -> dict:
                       for f in ts.faces]}
 
 
-def _prepare_dir(out_dir: Path) -> Path:
-    out = Path(out_dir)
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except FileExistsError:
-        raise BadInput(f"cannot write to {out}: it exists and is not a folder") from None
-    except OSError as exc:
-        raise BadInput(f"cannot write to {out}: {exc.strerror or exc}") from None
-    if not out.is_dir():
-        raise BadInput(f"cannot write to {out}: not a folder")
-    return out
-
-
-def _write_bytes(path: Path, data: bytes) -> None:
-    try:
-        path.write_bytes(data)
-    except OSError as exc:
-        raise BadInput(f"cannot write {path}: {exc.strerror or exc}") from None
-
-
 def _png_bytes(img: np.ndarray) -> bytes:
     ok, buf = cv2.imencode(".png", img, [cv2.IMWRITE_PNG_COMPRESSION, 6])
     if not ok:  # pragma: no cover - cv2 failure
@@ -1634,7 +1614,8 @@ def write_tiles(variant: str, out_dir: Path, px_per_mm: float = DEFAULT_PX_PER_M
 
     Writes one PNG per distinct face (``<id>.png``, upright, ``px_per_mm`` >= 10 as
     CONTRACT.md asks), ``tiles.json`` (see :func:`tiles_document`) and, unless
-    ``sheets=False``, the printable A4 sheets of :func:`write_sheets`.
+    ``sheets=False``, the printable A4 sheets of :func:`write_sheets`: all
+    together or none (:func:`write_tile_set`).
 
     Returns:
         The ``tiles.json`` document that was written.
@@ -1643,17 +1624,45 @@ def write_tiles(variant: str, out_dir: Path, px_per_mm: float = DEFAULT_PX_PER_M
         BadInput: unknown variant, px_per_mm below 10 or above 100, or a path that
             cannot be written (one-line message naming it).
     """
+    return write_tile_set(variant, out_dir, px_per_mm, sheets=sheets, dpi=dpi)[0]
+
+
+def write_tile_set(variant: str, out_dir: Path, px_per_mm: float = DEFAULT_PX_PER_MM, *,
+                   sheets: bool = True, dpi: int = 300) -> tuple[dict, dict]:
+    """Write what :func:`write_tiles` writes, all files together or none
+    (:class:`companion.files.OutputFiles`: the arguments and every target
+    are checked before any art is drawn, and a failure leaves ``out_dir`` as
+    it was).
+
+    Returns:
+        ``(tiles.json document, {"pages": [png paths], "pdf": pdf path})``;
+        without sheets ``{"pages": [], "pdf": None}``.
+
+    Raises:
+        BadInput: unknown variant, px_per_mm below 10 or above 100, dpi
+            outside 72..600, or a path that cannot be written (one-line
+            message naming it).
+    """
+    from companion.files import OutputFiles
+
     doc = tiles_document(variant)
     ppm = _check_ppm(px_per_mm)
     if ppm < 10.0:
         raise BadInput(f"tile images must be at 10 px/mm or more (CONTRACT.md), got {px_per_mm!r}")
-    out = _prepare_dir(out_dir)
-    for t in doc["tiles"]:
-        _write_bytes(out / t["image"], _png_bytes(_render_cached(variant, t["id"], ppm)))
-    _write_bytes(out / "tiles.json", (json.dumps(doc, indent=2) + "\n").encode())
     if sheets:
-        write_sheets(variant, out, dpi)
-    return doc
+        _check_dpi(dpi)
+    names = [t["image"] for t in doc["tiles"]] + ["tiles.json"] + (_sheet_names(variant, "sheets/") if sheets else [])
+    with OutputFiles(out_dir, names) as files:      # every file checked before the art is drawn
+        for t in doc["tiles"]:
+            files.write(t["image"], _png_bytes(_render_cached(variant, t["id"], ppm)))
+        files.write("tiles.json", (json.dumps(doc, indent=2) + "\n").encode())
+        written = _write_sheet_files(files, "sheets/", variant, dpi) if sheets else {"pages": [], "pdf": None}
+    return doc, written
+
+
+def _check_dpi(dpi) -> None:
+    if not isinstance(dpi, int) or isinstance(dpi, bool) or not 72 <= dpi <= 600:
+        raise BadInput(f"dpi must be an integer in 72..600, got {dpi!r}")
 
 
 def sheet_pages(variant: str, dpi: int = 300) -> list[np.ndarray]:
@@ -1670,8 +1679,7 @@ def sheet_pages(variant: str, dpi: int = 300) -> list[np.ndarray]:
         BadInput: unknown variant or dpi outside 72..600.
     """
     tiles = tileset(variant).tiles()
-    if not isinstance(dpi, int) or not 72 <= dpi <= 600:
-        raise BadInput(f"dpi must be an integer in 72..600, got {dpi!r}")
+    _check_dpi(dpi)
     ppm = dpi / 25.4
     cols, rows = SHEET_GRID
     per_page = cols * rows
@@ -1796,7 +1804,8 @@ def _pdf_from_pngs(pngs: list[bytes], page_mm: tuple[float, float], title: str) 
 
 
 def write_sheets(variant: str, out_dir: Path, dpi: int = 300) -> dict:
-    """Write the A4 sheets of :func:`sheet_pages` under ``out_dir/sheets/``.
+    """Write the A4 sheets of :func:`sheet_pages` under ``out_dir/sheets/``,
+    all together or none.
 
     Files: ``<variant>-a4-<k>.png`` (one per page, dpi recorded in a pHYs chunk)
     and ``<variant>-a4.pdf`` (all pages in one lossless PDF, written with numpy,
@@ -1808,15 +1817,34 @@ def write_sheets(variant: str, out_dir: Path, dpi: int = 300) -> dict:
     Raises:
         BadInput: unknown variant, bad dpi, or a path that cannot be written.
     """
-    pages = sheet_pages(variant, dpi)
-    out = _prepare_dir(Path(out_dir) / "sheets")
+    from companion.files import OutputFiles
+
+    tileset(variant)
+    _check_dpi(dpi)
+    with OutputFiles(out_dir) as files:
+        written = _write_sheet_files(files, "sheets/", variant, dpi)
+    return written
+
+
+def _sheet_names(variant: str, folder: str) -> list[str]:
+    """The files of :func:`write_sheets` under ``folder`` (``"sheets/"``):
+    the pages' PNGs, then the PDF."""
+    cols, rows = SHEET_GRID
+    n_pages = -(-len(tileset(variant).tiles()) // (cols * rows))
+    return [f"{folder}{variant}-a4-{k}.png" for k in range(1, n_pages + 1)] + [f"{folder}{variant}-a4.pdf"]
+
+
+def _write_sheet_files(files, folder: str, variant: str, dpi: int) -> dict:
+    """Give ``files`` (:class:`companion.files.OutputFiles`) the sheets of
+    :func:`write_sheets` under ``folder`` (``"sheets/"``); returns their
+    paths as :func:`write_sheets` does."""
+    for name in _sheet_names(variant, folder):      # checked before the pages are drawn
+        files.reserve(name)
+    pdf_name = f"{folder}{variant}-a4.pdf"
     paths, pngs = [], []
-    for k, page in enumerate(pages, start=1):
+    for k, page in enumerate(sheet_pages(variant, dpi), start=1):
         png = _png_with_dpi(_png_bytes(page), dpi)
-        path = out / f"{variant}-a4-{k}.png"
-        _write_bytes(path, png)
-        paths.append(str(path))
+        paths.append(str(files.write(f"{folder}{variant}-a4-{k}.png", png)))
         pngs.append(png)
-    pdf_path = out / f"{variant}-a4.pdf"
-    _write_bytes(pdf_path, _pdf_from_pngs(pngs, A4_MM, f"{_TITLES[variant]} tile faces"))
-    return {"pages": paths, "pdf": str(pdf_path)}
+    pdf = files.write(pdf_name, _pdf_from_pngs(pngs, A4_MM, f"{_TITLES[variant]} tile faces"))
+    return {"pages": paths, "pdf": str(pdf)}

@@ -95,7 +95,7 @@ def make_parent_folder(option: str, out: str) -> None:
         raise BadInput(f"cannot write {out}: {exc.strerror or exc}") from None
 
 
-def check_writable(option: str, out: str) -> None:
+def check_writable(option: str, out: str, plain_file: bool = False) -> None:
     """Refuse an output file that cannot be written, without creating it or
     changing it: an existing file is opened for appending (which writes
     nothing), a new one is created and removed again at once, so a command
@@ -104,16 +104,22 @@ def check_writable(option: str, out: str) -> None:
     Args:
         option: the option's name for the message (``--out``).
         out: the output file.
+        plain_file: refuse a pipe or a device (``/dev/full``, ``/dev/null``)
+            too: for a file that is written whole at the end and kept.
 
     Raises:
-        BadInput: the folder it goes in does not exist (or is a file), or
-            the file cannot be opened for writing (permission, a read-only
-            file system, a folder of that name).
+        BadInput: the folder it goes in does not exist (or is a file), the
+            file cannot be opened for writing (permission, a read-only file
+            system, a folder of that name), or, with ``plain_file``, it is
+            not a plain file.
     """
     parent = Path(out).parent
     if not parent.is_dir():
         what = "is a file, not a folder" if parent.exists() else "does not exist"
         raise BadInput(f"cannot write {option} {out}: the folder {parent} {what}")
+    if plain_file and os.path.exists(out) and not os.path.isdir(out) and not os.path.isfile(out):
+        raise BadInput(f"cannot write {option} {out}: it is not a plain file (a pipe or a device); "
+                       "give a file name")
     existed = os.path.lexists(out)
     try:
         open(out, "a", encoding="utf-8").close()

@@ -35,7 +35,7 @@ def register(sub) -> None:
 
 def _print_tiles(args: argparse.Namespace) -> int:
     from companion.cli import print_json
-    from vision.art import write_sheets, write_tiles
+    from vision.art import write_tile_set
 
     tileset(args.variant)  # BadInput for an unknown variant, before touching the disk
     if not args.out.strip():           # (Path("") would be the current folder)
@@ -43,8 +43,7 @@ def _print_tiles(args: argparse.Namespace) -> int:
     args.out = Path(args.out)
     if not 72 <= args.dpi <= 600:
         raise BadInput(f"--dpi must lie in 72..600, got {args.dpi}")
-    doc = write_tiles(args.variant, args.out, args.px_per_mm, sheets=False)
-    sheets = {"pages": [], "pdf": None} if args.no_sheets else write_sheets(args.variant, args.out, args.dpi)
+    doc, sheets = write_tile_set(args.variant, args.out, args.px_per_mm, sheets=not args.no_sheets, dpi=args.dpi)
     print_json({
         "variant": args.variant,
         "out": str(args.out),

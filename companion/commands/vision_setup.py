@@ -22,7 +22,7 @@ from companion.cli import print_json
 from companion.commands.images import read_image
 from companion.commands.paths import check_writable, refuse_overwriting_inputs
 from companion.errors import BadInput
-from companion.files import check_input_file
+from companion.files import OutputFiles, check_input_file
 
 
 def _read_json(path: str | os.PathLike, what: str):
@@ -85,7 +85,7 @@ def load_mat(path: str | os.PathLike | None):
 # --------------------------------------------------------------------------- handlers
 
 def _out_dir(path: str) -> Path:
-    """The ``--out`` folder, created if needed.
+    """The ``--out`` folder (created, where missing, by :class:`companion.files.OutputFiles`).
 
     Raises:
         BadInput: empty (``--out ""`` would quietly mean the current
@@ -96,15 +96,21 @@ def _out_dir(path: str) -> Path:
     out = Path(path)
     if out.exists() and not out.is_dir():
         raise BadInput(f"--out {out} is not a folder")
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise BadInput(f"cannot create the --out folder {out}: {exc.strerror or 'the system refused'}") from None
     return out
 
 
-def _print_mat(args: argparse.Namespace) -> int:
+def _png(image, params=()) -> bytes:
+    """``image`` encoded as PNG by OpenCV (the file is written by Python:
+    one line on failure, and no OpenCV log on stderr)."""
     import cv2
+
+    ok, buf = cv2.imencode(".png", image, list(params))
+    if not ok:  # pragma: no cover - cv2 failure
+        raise BadInput("PNG encoding failed")
+    return buf.tobytes()
+
+
+def _print_mat(args: argparse.Namespace) -> int:
     from vision.mat import MatSpec, render_mat, render_mat_pdf
 
     p = args.px_per_mm
@@ -112,13 +118,14 @@ def _print_mat(args: argparse.Namespace) -> int:
         raise BadInput(f"--px-per-mm must be between 4 and 12, got {p:g}")
     spec = MatSpec.default(px_per_mm=p)
     out = _out_dir(args.out)
-    img = render_mat(spec)
-    if not cv2.imwrite(str(out / spec.image), img):
-        raise BadInput(f"cannot write {str(out / spec.image)!r}")
-    (out / "mat.json").write_text(json.dumps(spec.to_json(), indent=1) + "\n", encoding="utf-8")
-    (out / "mat.pdf").write_bytes(render_mat_pdf(spec, img, paper="full"))
-    a4 = render_mat_pdf(spec, img, paper="a4")
-    (out / "mat-a4.pdf").write_bytes(a4)
+    names = [spec.image, "mat.json", "mat.pdf", "mat-a4.pdf"]
+    with OutputFiles(out, names) as files:          # every file checked before the work, written together
+        img = render_mat(spec)
+        files.write(spec.image, _png(img))
+        files.write("mat.json", (json.dumps(spec.to_json(), indent=1) + "\n").encode("utf-8"))
+        files.write("mat.pdf", render_mat_pdf(spec, img, paper="full"))
+        a4 = render_mat_pdf(spec, img, paper="a4")
+        files.write("mat-a4.pdf", a4)
     n_a4 = a4.count(b"/Type /Page ")
     w, h = spec.size_mm
     info = {"mat_png": str(out / spec.image), "mat_json": str(out / "mat.json"), "mat_pdf": str(out / "mat.pdf"),
@@ -143,13 +150,14 @@ def _print_board(args: argparse.Namespace) -> int:
     from vision.mat import image_pdf
 
     out = _out_dir(args.out)
-    img = render_charuco(PRINT_PX_PER_MM)
     meta = board_json(PRINT_PX_PER_MM)
-    gray = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
-    if not cv2.imwrite(str(out / meta["image"]), gray, [cv2.IMWRITE_PNG_BILEVEL, 0]):
-        raise BadInput(f"cannot write {str(out / meta['image'])!r}")
-    (out / "charuco_board.json").write_text(json.dumps(meta, indent=1) + "\n", encoding="utf-8")
-    (out / "charuco_board.pdf").write_bytes(image_pdf(gray, tuple(meta["page_mm"])))
+    names = [meta["image"], "charuco_board.json", "charuco_board.pdf"]
+    with OutputFiles(out, names) as files:          # every file checked before the work, written together
+        img = render_charuco(PRINT_PX_PER_MM)
+        gray = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
+        files.write(meta["image"], _png(gray, [cv2.IMWRITE_PNG_BILEVEL, 0]))
+        files.write("charuco_board.json", (json.dumps(meta, indent=1) + "\n").encode("utf-8"))
+        files.write("charuco_board.pdf", image_pdf(gray, tuple(meta["page_mm"])))
     sys.stdout.write(f"wrote {out / meta['image']}, {out / 'charuco_board.pdf'} and {out / 'charuco_board.json'}: "
                      f"print on A4 landscape at 100% (squares must measure {meta['square_mm']:g} mm)\n")
     return 0
@@ -185,7 +193,7 @@ def _calibrate(args: argparse.Namespace) -> int:
     if not str(args.out).strip():
         raise BadInput("--out needs a file name, e.g. --out camera.json")
     refuse_overwriting_inputs("--out", str(args.out), [str(p) for p in args.images])
-    check_writable("--out", str(args.out))          # before the work: calibration takes a while
+    check_writable("--out", str(args.out), plain_file=True)     # before the work: calibration takes a while
     paths, repeated = _distinct_views(args.images)
     images = [read_image(p) for p in paths]
     try:
@@ -196,10 +204,8 @@ def _calibrate(args: argparse.Namespace) -> int:
         raise BadInput(f"{exc} ({len(repeated)} view{'s' if len(repeated) > 1 else ''} given twice counted once: "
                        f"{', '.join(repeated)})") from None
     out = Path(args.out)
-    try:
-        out.write_text(json.dumps(cam.to_json(), indent=1) + "\n", encoding="utf-8")
-    except OSError as exc:
-        raise BadInput(f"cannot write {str(out)!r}: {exc.strerror}") from None
+    with OutputFiles(out.parent, [out.name], create=False) as files:    # (a full disk leaves the old file whole)
+        files.write(out.name, (json.dumps(cam.to_json(), indent=1) + "\n").encode("utf-8"))
     K, d = cam.K, cam.dist
     if repeated:     # (after success: a refusal stays one line)
         sys.stderr.write(f"companion calibrate: {len(repeated)} view{'s' if len(repeated) > 1 else ''} given twice "

@@ -253,3 +253,57 @@ def test_print_tiles_writes_the_set(run_cli, tmp_path):
     doc = json.loads((tmp_path / "w" / "tiles.json").read_text())
     assert doc == art.tiles_document("word")
     assert all((tmp_path / "w" / t["image"]).is_file() for t in doc["tiles"])
+
+
+def test_print_tiles_writes_all_its_files_or_none(run_cli, tmp_path, monkeypatch):
+    # the sheets' PDF cannot be written (a folder of its name): refused
+    # before any face is drawn, nothing written, the old tiles.json kept
+    out = tmp_path / "set"
+    (out / "sheets" / "love-a4.pdf").mkdir(parents=True)
+    (out / "tiles.json").write_text("old")
+
+    def never(*a, **k):
+        raise AssertionError("drawn before the files were checked")
+    with monkeypatch.context() as m:
+        m.setattr(art, "_png_bytes", never)
+        code, stdout, err = run_cli("print-tiles", "--variant", "love", "--out", str(out))
+    assert code == 2 and stdout == ""
+    assert err == f"companion print-tiles: cannot write {out / 'sheets' / 'love-a4.pdf'}: it is a folder\n"
+    assert sorted(str(p.relative_to(out)) for p in out.rglob("*")) == ["sheets", "sheets/love-a4.pdf", "tiles.json"]
+    assert (out / "tiles.json").read_text() == "old"
+    # a failure while drawing the sheets: no face written, the folders it made removed
+    def fail(*a, **k):
+        raise BadInput("drawing failed")
+    with monkeypatch.context() as m:
+        m.setattr(art, "sheet_pages", fail)
+        code, stdout, err = run_cli("print-tiles", "--variant", "love", "--out", str(tmp_path / "new" / "set"))
+    assert code == 2 and err == "companion print-tiles: drawing failed\n"
+    assert not (tmp_path / "new").exists()
+
+
+def test_output_files_keep_permissions_follow_links_and_leave_no_temporaries(tmp_path):
+    import os
+    import stat
+
+    from companion.files import OutputFiles
+    real = tmp_path / "real.json"
+    real.write_text("old")
+    real.chmod(0o640)
+    (tmp_path / "link.json").symlink_to(real)
+    with OutputFiles(tmp_path, ["link.json", "new.txt", "unused.txt"]) as files:
+        files.write("link.json", b"new")
+        files.write("new.txt", b"x")
+        assert not (tmp_path / "new.txt").exists()          # in place only at the end
+    assert (tmp_path / "link.json").is_symlink() and real.read_text() == "new"
+    assert stat.S_IMODE(real.stat().st_mode) == 0o640
+    umask = os.umask(0)
+    os.umask(umask)
+    assert stat.S_IMODE((tmp_path / "new.txt").stat().st_mode) == 0o666 & ~umask
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["link.json", "new.txt", "real.json"]
+    # an exception in the block: nothing changed, no temporary left
+    with pytest.raises(KeyboardInterrupt):
+        with OutputFiles(tmp_path, ["new.txt"]) as files:
+            files.write("new.txt", b"y")
+            raise KeyboardInterrupt
+    assert (tmp_path / "new.txt").read_bytes() == b"x"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["link.json", "new.txt", "real.json"]

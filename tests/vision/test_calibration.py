@@ -190,10 +190,16 @@ def test_calibrate_out_that_cannot_be_written_is_refused_before_the_work(page, t
     monkeypatch.setattr(vision.calibration, "calibrate", never)
     (tmp_path / "afile").write_text("x")
     (tmp_path / "adir").mkdir()
+    import os
+    os.mkfifo(tmp_path / "pipe.json")
+    device = "it is not a plain file (a pipe or a device); give a file name"
     for out, says in ((tmp_path / "nonexist" / "c.json", f"the folder {tmp_path / 'nonexist'} does not exist"),
                       (tmp_path / "afile" / "c.json", f"the folder {tmp_path / 'afile'} is a file, not a folder"),
-                      (tmp_path / "adir", "it is a folder")):
+                      (tmp_path / "adir", "it is a folder"),
+                      # a device or a pipe, as other commands' outputs: refused before the work too
+                      (Path("/dev/full"), device), (Path("/dev/null"), device), (tmp_path / "pipe.json", device)):
         assert main(["calibrate", *paths, "--out", str(out)]) == 2
         err = capsys.readouterr().err
         assert err == f"companion calibrate: cannot write --out {out}: {says}\n"
-    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["afile", "adir", *(Path(p).name for p in paths)])
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["afile", "adir", "pipe.json",
+                                                                 *(Path(p).name for p in paths)])

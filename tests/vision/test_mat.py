@@ -234,3 +234,114 @@ def test_print_mat_bad_usage_exits_2(tmp_path, capsys):
     # an empty --out would quietly mean the current folder
     assert main(["print-mat", "--out", ""]) == 2
     assert "--out needs a folder name" in capsys.readouterr().err
+
+
+def _snapshot(folder):
+    """Every file and folder under ``folder`` with its bytes (None for a
+    folder or a pipe): what a failed command must leave as it was."""
+    import stat
+    out = {}
+    for p in sorted(folder.rglob("*")):
+        out[str(p.relative_to(folder))] = p.read_bytes() if stat.S_ISREG(p.lstat().st_mode) else None
+    return out
+
+
+@pytest.mark.parametrize("command, names", [
+    ("print-mat", ["mat.png", "mat.json", "mat.pdf", "mat-a4.pdf"]),
+    ("print-board", ["charuco_board.png", "charuco_board.json", "charuco_board.pdf"]),
+])
+def test_print_mat_and_board_write_all_their_files_or_none(tmp_path, capsys, command, names):
+    import os
+    # the last file of the set cannot be written (a folder or a pipe of its
+    # name): refused before anything is written, the others left as they were
+    for blocker in ("folder", "pipe"):
+        out = tmp_path / blocker
+        out.mkdir()
+        (out / names[0]).write_bytes(b"old")
+        if blocker == "folder":
+            (out / names[-1]).mkdir()
+        else:
+            os.mkfifo(out / names[-1])
+        before = _snapshot(out)
+        assert main([command, "--out", str(out)]) == 2
+        captured = capsys.readouterr()
+        assert captured.out == "" and captured.err.count("\n") == 1
+        assert captured.err.startswith(f"companion {command}: cannot write {out / names[-1]}: ")
+        assert _snapshot(out) == before and (out / names[0]).read_bytes() == b"old"
+    # a failure during the work leaves nothing either: the folder it created is removed
+    import vision.calibration
+    import vision.mat
+
+    def fail(*a, **k):
+        raise BadInput("drawing failed")
+    module, name = (vision.mat, "render_mat_pdf") if command == "print-mat" else (vision.calibration, "render_charuco")
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(module, name, fail)
+        assert main([command, "--out", str(tmp_path / "new" / "sub")]) == 2
+    assert capsys.readouterr().err == f"companion {command}: drawing failed\n"
+    assert not (tmp_path / "new").exists()
+    # and a success replaces the old file, leaving no temporary behind
+    out = tmp_path / "folder"
+    (out / names[-1]).rmdir()
+    assert main([command, "--out", str(out)]) == 0
+    assert sorted(p.name for p in out.iterdir()) == sorted(names)
+    assert (out / names[0]).read_bytes() != b"old"
+
+
+def _unprivileged() -> list[str]:
+    """The start of a command line that runs without the right to ignore
+    file permissions (root's), or skip the test."""
+    import os
+    import shutil
+    if os.geteuid() != 0:
+        return []
+    if shutil.which("setpriv") is None:
+        pytest.skip("running as root without setpriv: permissions would not apply")
+    return ["setpriv", "--bounding-set=-all", "--inh-caps=-all"]
+
+
+@pytest.mark.parametrize("argv, first", [
+    (["print-mat"], "mat.png"),
+    (["print-board"], "charuco_board.png"),
+    (["print-tiles", "--variant", "love"], "hearts-1.png"),
+])
+def test_print_commands_into_a_read_only_folder_give_one_line_with_the_reason(tmp_path, argv, first):
+    # OpenCV's own warning ("imwrite_ ... can't open file for writing") never
+    # reaches stderr: the single line names the file and the system's reason
+    import subprocess
+    import sys
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[2]
+    ro = tmp_path / "ro"
+    ro.mkdir()
+    ro.chmod(0o555)
+    try:
+        for out in (ro, ro / "sub"):
+            proc = subprocess.run([*_unprivileged(), sys.executable, "-m", "companion", *argv, "--out", str(out)],
+                                  cwd=root, capture_output=True, text=True, timeout=300)
+            assert proc.returncode == 2 and proc.stdout == "", proc.stderr
+            assert proc.stderr.count("\n") == 1 and proc.stderr.endswith(": Permission denied\n"), proc.stderr
+            assert proc.stderr.startswith(f"companion {argv[0]}: cannot write")
+            assert str(ro / first) in proc.stderr if out == ro else f"cannot create the folder {out}" in proc.stderr
+        assert list(ro.iterdir()) == []
+    finally:
+        ro.chmod(0o755)
+
+
+def test_print_mat_with_a_read_only_file_in_the_set_writes_nothing(tmp_path):
+    # mat.json and mat.pdf read-only: refused naming the first, mat.png not written
+    import subprocess
+    import sys
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[2]
+    out = tmp_path / "mat"
+    out.mkdir()
+    for name in ("mat.json", "mat.pdf"):
+        (out / name).write_text("old")
+        (out / name).chmod(0o444)
+    proc = subprocess.run([*_unprivileged(), sys.executable, "-m", "companion", "print-mat", "--out", str(out)],
+                          cwd=root, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr == f"companion print-mat: cannot write {out / 'mat.json'}: Permission denied\n"
+    assert sorted(p.name for p in out.iterdir()) == ["mat.json", "mat.pdf"]
+    assert all((out / n).read_text() == "old" for n in ("mat.json", "mat.pdf"))
