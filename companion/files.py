@@ -134,6 +134,7 @@ class OutputFiles:
             names too, checked then.
         create: create ``folder`` where missing; when False a missing folder
             is refused.
+        what: what ``folder`` is, for the messages (``"the --out folder"``).
 
     Raises:
         BadInput: (one line naming the file or folder) a name on the way is
@@ -141,10 +142,11 @@ class OutputFiles:
             or a device, or cannot be written (the system's reason).
     """
 
-    def __init__(self, folder: str | os.PathLike, names=(), create: bool = True):
+    def __init__(self, folder: str | os.PathLike, names=(), create: bool = True, what: str = "the folder"):
         self.folder = Path(folder)
         self.names = list(names)
         self.create = create
+        self.what = what
         self._made: list[Path] = []                  # folders created, outermost first
         self._temps: dict[str, tuple[Path, Path | None]] = {}   # name -> (target, temporary or None: in place)
         self._written: set[str] = set()              # the names given their contents
@@ -225,8 +227,8 @@ class OutputFiles:
             try:
                 os.mkdir(p)
             except OSError as exc:
-                raise BadInput(f"cannot write to {folder}: cannot create the folder {p}: "
-                               f"{exc.strerror or exc}") from None
+                what = self.what if folder == self.folder else "the folder"
+                raise BadInput(f"cannot create {what} {folder}: {exc.strerror or exc}") from None
             self._made.append(p)
 
     def _reserve(self, name: str) -> None:

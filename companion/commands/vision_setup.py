@@ -119,7 +119,7 @@ def _print_mat(args: argparse.Namespace) -> int:
     spec = MatSpec.default(px_per_mm=p)
     out = _out_dir(args.out)
     names = [spec.image, "mat.json", "mat.pdf", "mat-a4.pdf"]
-    with OutputFiles(out, names) as files:          # every file checked before the work, written together
+    with OutputFiles(out, names, what="the --out folder") as files:     # checked before the work, written together
         img = render_mat(spec)
         files.write(spec.image, _png(img))
         files.write("mat.json", (json.dumps(spec.to_json(), indent=1) + "\n").encode("utf-8"))
@@ -152,7 +152,7 @@ def _print_board(args: argparse.Namespace) -> int:
     out = _out_dir(args.out)
     meta = board_json(PRINT_PX_PER_MM)
     names = [meta["image"], "charuco_board.json", "charuco_board.pdf"]
-    with OutputFiles(out, names) as files:          # every file checked before the work, written together
+    with OutputFiles(out, names, what="the --out folder") as files:     # checked before the work, written together
         img = render_charuco(PRINT_PX_PER_MM)
         gray = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
         files.write(meta["image"], _png(gray, [cv2.IMWRITE_PNG_BILEVEL, 0]))
