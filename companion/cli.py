@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import json
 import os
 import re
 import sys
@@ -93,8 +92,22 @@ def seed_value(text: str) -> int:
 
 
 def print_json(obj) -> None:
-    """Write one JSON document (one line) to stdout."""
-    sys.stdout.write(json.dumps(obj, separators=(",", ":")) + "\n")
+    """Write one JSON document (one line of strict JSON, ASCII only) to
+    stdout: file names whose bytes are not UTF-8 with those bytes as
+    ``\\xNN`` (:func:`companion.jsontext.dumps`).
+
+    Raises:
+        BadInput: ``obj`` holds a NaN or infinite number, which JSON cannot
+            hold (nothing is written).
+    """
+    from companion.errors import BadInput
+    from companion.jsontext import dumps
+
+    try:
+        text = dumps(obj)
+    except ValueError as exc:
+        raise BadInput(f"cannot write the JSON output: {exc}") from None
+    sys.stdout.write(text + "\n")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -103,6 +116,14 @@ def main(argv: list[str] | None = None) -> int:
     for name in ("stdout", "stderr"):      # a closed stream (`companion ... >&-`): nowhere to write, no traceback
         if getattr(sys, name) is None:
             setattr(sys, name, open(os.devnull, "w", encoding="utf-8"))
+    if sys.stdout is sys.__stdout__ and getattr(sys.stdout, "errors", None) == "strict":
+        # (a UTF-8 locale other than C's): a file name that is not UTF-8,
+        # printed in plain text, would raise UnicodeEncodeError; write such
+        # characters as backslash escapes instead
+        try:
+            sys.stdout.reconfigure(errors="backslashreplace")
+        except (AttributeError, ValueError):
+            pass
     parser = build_parser()
     args = parser.parse_args(argv)
     try:

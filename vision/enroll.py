@@ -165,7 +165,11 @@ class Profile:
         """Read a profile written by :meth:`save`.
 
         Raises:
-            BadInput: missing, unreadable or not a profile.
+            BadInput: missing, unreadable or not a profile; or a corrupt
+                one (:func:`_checked_arrays`, :func:`_check_meta`): NaN or
+                infinite prototypes or samples, a sample label that is no
+                index into the labels, a count below 0, a calibration number
+                that is not finite, arrays whose shapes disagree.
         """
         from companion.files import check_input_file
         path = Path(path)
@@ -190,10 +194,10 @@ class Profile:
             try:
                 with z:
                     meta = json.loads(str(z["meta"]))
-                    labels = [str(s) for s in z["labels"]]
-                    protos = np.asarray(z["prototypes"], np.float32)
-                    samples = np.asarray(z["samples"], np.float16)
-                    sample_label = np.asarray(z["sample_label"], np.int32)
+                    label_array = z["labels"]
+                    arrays = {k: z[k] for k in ("prototypes", "samples", "sample_label")}
+            except json.JSONDecodeError:
+                raise BadInput(f"not a tile profile: {path} (its meta is not JSON)") from None
             except KeyError:
                 missing = [k for k in ("meta", "labels", "prototypes", "samples", "sample_label")
                            if k not in z.files]
@@ -204,12 +208,95 @@ class Profile:
                 raise BadInput(f"not a tile profile: {path} (its arrays are damaged or cut short)") from None
         if not isinstance(meta, dict) or meta.get("format") != PROFILE_FORMAT:
             raise BadInput(f"not a tile profile: {path}")
-        if int(meta.get("version", 0)) > PROFILE_VERSION:
-            raise BadInput(f"profile {path} has version {meta.get('version')}, this companion "
+        version = meta.get("version", 0)
+        if isinstance(version, bool) or not isinstance(version, int):
+            raise BadInput(f"corrupt tile profile: {path} (its version is {_shown(version)}, not a whole number)")
+        if version > PROFILE_VERSION:
+            raise BadInput(f"profile {path} has version {version}, this companion "
                            f"reads up to {PROFILE_VERSION}")
-        if protos.ndim != 3 or protos.shape[0] != len(labels) or protos.shape[1] != 2:
-            raise BadInput(f"corrupt tile profile: {path}")
+        if label_array.ndim != 1 or label_array.dtype.kind not in "US":
+            raise BadInput(f"corrupt tile profile: {path} (its labels are not a list of strings)")
+        labels = [str(s) for s in label_array]
+        protos, samples, sample_label = _checked_arrays(path, labels, arrays)
+        _check_meta(path, meta, len(labels), protos.shape[-1])
         return cls(labels, protos, samples, sample_label, meta)
+
+
+def _shown(value) -> str:
+    """A meta value as its JSON file wrote it, for messages."""
+    from companion.jsontext import show
+    return show(value, 40)
+
+
+def _checked_arrays(path: Path, labels: list[str], arrays: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A profile's ``prototypes``, ``samples`` and ``sample_label`` as
+    float32, float16 and int32, checked against each other and its labels.
+
+    Raises:
+        BadInput: no labels; an array of the wrong kind or shape; a NaN or
+            infinite number in the prototypes or samples (every confidence
+            would be NaN); a sample label that is no index into the labels.
+    """
+    def bad(why: str) -> BadInput:
+        return BadInput(f"corrupt tile profile: {path} ({why})")
+
+    if not labels:
+        raise bad("it has no labels")
+    protos, samples, sample_label = arrays["prototypes"], arrays["samples"], arrays["sample_label"]
+    for name, a, kinds in (("prototypes", protos, "fiu"), ("samples", samples, "fiu"),
+                           ("sample_label", sample_label, "iu")):
+        if a.dtype.kind not in kinds:
+            raise bad(f"its {name} are {a.dtype}, not {'whole ' if kinds == 'iu' else ''}numbers")
+    if protos.ndim != 3 or protos.shape[0] != len(labels) or protos.shape[1] != 2 or protos.shape[2] == 0:
+        raise bad(f"its prototypes have the shape {protos.shape}, expected ({len(labels)}, 2, D) for "
+                  f"{len(labels)} labels")
+    dim = protos.shape[2]
+    if samples.ndim != 3 or samples.shape[1:] != (2, dim):
+        raise bad(f"its samples have the shape {samples.shape}, expected (N, 2, {dim})")
+    if sample_label.shape != (samples.shape[0],):
+        raise bad(f"its sample_label has the shape {sample_label.shape}, expected ({samples.shape[0]},), "
+                  "one per sample")
+    if len(sample_label) and (sample_label.min() < 0 or sample_label.max() >= len(labels)):
+        wrong = sample_label[(sample_label < 0) | (sample_label >= len(labels))][0]
+        raise bad(f"its sample_label holds {wrong}, not an index into its {len(labels)} labels")
+    with np.errstate(over="ignore", invalid="ignore"):    # (too large for the type: infinite, refused below)
+        protos, samples = protos.astype(np.float32), samples.astype(np.float16)
+    for name, a in (("prototypes", protos), ("samples", samples)):
+        if not np.isfinite(a).all():
+            raise bad(f"its {name} hold NaN or infinite values")
+    return protos, samples, sample_label.astype(np.int32)
+
+
+def _check_meta(path: Path, meta: dict, n_labels: int, dim: int) -> None:
+    """Check the numbers of a profile's meta that classification reads or
+    that describe its arrays: ``temperature`` and ``gate_width`` finite and
+    above 0, ``gate_center`` finite, ``counts`` one whole number 0 or more
+    per label, ``embedding_dim`` the prototypes' width.
+
+    Raises:
+        BadInput: one line naming the file and the value.
+    """
+    import math
+
+    def bad(why: str) -> BadInput:
+        return BadInput(f"corrupt tile profile: {path} ({why})")
+
+    def number(v) -> bool:
+        return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+    for key, positive in (("temperature", True), ("gate_center", False), ("gate_width", True)):
+        if key in meta and not (number(meta[key]) and (meta[key] > 0 or not positive)):
+            raise bad(f"its {key} is {_shown(meta[key])}, expected a finite number"
+                      + (" above 0" if positive else ""))
+    if "counts" in meta:
+        counts = meta["counts"]
+        if (not isinstance(counts, list) or len(counts) != n_labels
+                or not all(isinstance(c, int) and not isinstance(c, bool) and c >= 0 for c in counts)):
+            raise bad(f"its counts are {_shown(counts)}, expected {n_labels} whole numbers 0 or more, "
+                      "one per label")
+    if "embedding_dim" in meta and meta["embedding_dim"] != dim:
+        raise bad(f"its embedding_dim is {_shown(meta['embedding_dim'])}, but its prototypes have {dim} "
+                  "values each")
 
 
 def enroll(images: list[np.ndarray], labels: list[str], embedder) -> Profile:
@@ -249,6 +336,9 @@ def check_model(profile: Profile, embedder) -> None:
         raise BadInput(f"profile was enrolled with embedding model {profile.meta.get('model')} "
                        f"(sha256 {str(want)[:12]}), this companion has {embedder.info.name} "
                        f"(sha256 {embedder.info.sha256[:12]}); enrol the tiles again")
+    if profile.prototypes.shape[-1] != embedder.info.dim:
+        raise BadInput(f"profile's prototypes have {profile.prototypes.shape[-1]} values each, the embedding "
+                       f"model {embedder.info.name} gives {embedder.info.dim}; enrol the tiles again")
 
 
 def label_probabilities(images: list[np.ndarray], profile: Profile, embedder) -> tuple[np.ndarray, np.ndarray]:

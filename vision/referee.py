@@ -794,9 +794,18 @@ class EvidenceWriter:
 
 
 def _write_image(path: Path, image: np.ndarray) -> None:
+    """Write an evidence picture: encoded by OpenCV, written by Python
+    (``cv2.imwrite`` crashed the process on a folder name holding bytes
+    that are not UTF-8, as an ``--events-out`` name may).
+
+    Raises:
+        OSError: it cannot be encoded or written.
+    """
     params = [cv2.IMWRITE_JPEG_QUALITY, 90] if path.suffix == ".jpg" else [cv2.IMWRITE_PNG_COMPRESSION, 3]
-    if not cv2.imwrite(str(path), image, params):
-        raise OSError(f"cannot write {path}")
+    ok, encoded = cv2.imencode(path.suffix, image, params)
+    if not ok:
+        raise OSError(f"cannot encode {path}")
+    path.write_bytes(encoded.tobytes())
 
 
 def evidence_overlay(image: np.ndarray, recognition, ev: TrackEvent) -> np.ndarray:

@@ -275,6 +275,11 @@ def open_source(spec: str, fps: float | None = None) -> FrameSource:
         return FrameSource("folder", spec, len(files), float(fps or FOLDER_FPS), _files=files)
     if not os.access(path, os.R_OK):
         raise BadInput(f"cannot read video {spec}: permission denied")
+    try:
+        spec.encode("utf-8")
+    except UnicodeEncodeError:      # (OpenCV's VideoCapture crashes the process on such a name)
+        raise BadInput(f"cannot open video {spec}: its name holds bytes that are not UTF-8, which OpenCV "
+                       "cannot open; rename the file") from None
 
     def opener() -> "cv2.VideoCapture":
         with quiet_stderr():

@@ -10,7 +10,10 @@ header row naming them; further columns are ignored); image paths are relative
 to DIR unless absolute, labels are any non-empty strings.  The profile is one
 .npz file (format in :mod:`vision.enroll`).  Bad input (missing or unreadable
 CSV, a row naming a missing or unreadable image, no labelled images, a
-missing or foreign profile) exits 2 with one line on stderr.
+missing, foreign or corrupt profile) exits 2 with one line on stderr.
+``classify`` echoes each IMAGE's name as given; bytes of a name that are
+not UTF-8 are shown as ``\\xNN`` (:func:`companion.jsontext.name_text`),
+so the JSON is strict.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from pathlib import Path
 from companion.commands.images import read_image
 from companion.commands.paths import refuse_overwriting_inputs
 from companion.errors import BadInput
+from companion.jsontext import name_text
 from companion.wording import count
 from companion.files import check_input_file
 
@@ -203,7 +207,7 @@ def cmd_enroll(args) -> int:
         raise BadInput(f"cannot write profile {args.out}: {exc.strerror or exc}") from None
     secs = time.perf_counter() - t0
     if args.json:
-        print_json({"profile": str(args.out), "images": len(images), "labels": profile.labels,
+        print_json({"profile": name_text(args.out), "images": len(images), "labels": profile.labels,
                     "seconds": round(secs, 3)})
     else:
         print(f"enrolled {count(len(profile.labels), 'label')} from {count(len(images), 'image')} into "
@@ -219,7 +223,8 @@ def cmd_classify(args) -> int:
     profile = Profile.load(args.profile)
     images = [read_tile_photo(p) for p in args.images]
     results = classify(images, profile, _embedder(args.model))
-    out = [{"image": str(p), "label": lab, "confidence": round(conf, 4)}
+    # (a file name whose bytes are not UTF-8 is shown with them as \xNN: name_text)
+    out = [{"image": name_text(p), "label": lab, "confidence": round(conf, 4)}
            for p, (lab, conf) in zip(args.images, results)]
     if args.json:
         print_json(out)

@@ -128,8 +128,9 @@ def _print_mat(args: argparse.Namespace) -> int:
         files.write("mat-a4.pdf", a4)
     n_a4 = a4.count(b"/Type /Page ")
     w, h = spec.size_mm
-    info = {"mat_png": str(out / spec.image), "mat_json": str(out / "mat.json"), "mat_pdf": str(out / "mat.pdf"),
-            "mat_a4_pdf": str(out / "mat-a4.pdf"), "size_mm": [w, h], "px_per_mm": p,
+    name = jsontext.name_text          # (bytes of a name that are not UTF-8 as \xNN, in text as in JSON)
+    info = {"mat_png": name(out / spec.image), "mat_json": name(out / "mat.json"), "mat_pdf": name(out / "mat.pdf"),
+            "mat_a4_pdf": name(out / "mat-a4.pdf"), "size_mm": [w, h], "px_per_mm": p,
             "image_px": list(spec.image_size_px), "a4_pages": n_a4}
     if args.json:
         print_json(info)
@@ -158,7 +159,9 @@ def _print_board(args: argparse.Namespace) -> int:
         files.write(meta["image"], _png(gray, [cv2.IMWRITE_PNG_BILEVEL, 0]))
         files.write("charuco_board.json", (json.dumps(meta, indent=1) + "\n").encode("utf-8"))
         files.write("charuco_board.pdf", image_pdf(gray, tuple(meta["page_mm"])))
-    sys.stdout.write(f"wrote {out / meta['image']}, {out / 'charuco_board.pdf'} and {out / 'charuco_board.json'}: "
+    name = jsontext.name_text          # (bytes of a name that are not UTF-8 as \xNN)
+    sys.stdout.write(f"wrote {name(out / meta['image'])}, {name(out / 'charuco_board.pdf')} and "
+                     f"{name(out / 'charuco_board.json')}: "
                      f"print on A4 landscape at 100% (squares must measure {meta['square_mm']:g} mm)\n")
     return 0
 

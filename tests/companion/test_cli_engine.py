@@ -145,6 +145,33 @@ def test_solve_an_unwinnable_deal_and_bad_files(capsys, tmp_path):
     assert code == 2 and "missing.json" in one_line_error(err, "solve")
 
 
+def test_solve_echoes_a_deal_name_that_is_not_utf8_as_strict_json(capsys, tmp_path):
+    # "deal" is the path as given; its bytes that are not UTF-8 are written
+    # as the text \xNN, not as the lone surrogate "\udcff" strict parsers refuse
+    import os
+    from pathlib import Path
+    code, out, _ = run(capsys, "deal", "--variant", "mindful", "--layout", "turtle", "--seed", "7", "--solvable",
+                       "--json")
+    try:
+        path = Path(os.fsdecode(os.path.join(os.fsencode(tmp_path), b"d\xe9al.json")))
+        path.write_text(out)
+    except (OSError, UnicodeError):
+        pytest.skip("this file system refuses names that are not UTF-8")
+    code, out, _ = run(capsys, "solve", str(path), "--json")
+    assert code == 0 and out.isascii() and "\\ud" not in out
+    assert json.loads(out)["deal"] == str(tmp_path / "d") + "\\xe9al.json"
+
+
+def test_print_json_refuses_numbers_json_cannot_hold(capsys):
+    from companion.cli import print_json
+    from companion.errors import BadInput
+    with pytest.raises(BadInput, match=r"cannot write the JSON output: \[1\]\.ms is not a finite number"):
+        print_json([{"ms": 1.0}, {"ms": float("inf")}])
+    assert capsys.readouterr().out == ""
+    print_json({"name": "caf\u00e9 \U0001f004"})           # text that is UTF-8 keeps its characters
+    assert json.loads(capsys.readouterr().out) == {"name": "caf\u00e9 \U0001f004"}
+
+
 def test_solve_max_seconds_marks_a_deal_left_undecided(capsys, tmp_path):
     # Love on the Turtle, seed 15: unwinnable, and proving it takes seconds
     code, out, _ = run(capsys, "deal", "--variant", "love", "--layout", "turtle", "--seed", "15", "--json")

@@ -522,3 +522,85 @@ def test_pictures_too_small_to_hold_a_tile_face_are_refused(enrolled, capsys, tm
     code, err = _run(["enroll", "--crops", str(crops), "--labels", str(labels), "--out", str(tmp_path / "p.npz")],
                      capsys)
     assert code == 2 and "is 1x1 px: too small to hold a tile face" in err and not (tmp_path / "p.npz").exists()
+
+
+def _spoiled(profile: Path, out: Path, **changes) -> Path:
+    """A copy of ``profile`` with some arrays (or meta keys, ``meta_KEY=``) replaced."""
+    with np.load(profile) as z:
+        arrays = {k: z[k] for k in z.files}
+    meta = json.loads(str(arrays["meta"]))
+    for key, value in changes.items():
+        if key.startswith("meta_"):
+            meta[key[5:]] = value
+        else:
+            arrays[key] = value
+    arrays["meta"] = np.array(json.dumps(meta))
+    np.savez(out, **arrays)
+    return out
+
+
+def test_a_corrupt_profile_is_refused_naming_the_file(enrolled, capsys, tmp_path):
+    # a profile whose numbers would make every confidence NaN (invalid JSON
+    # out: "confidence":NaN), or index past its labels, is refused on loading
+    from vision.faces import ProfileFaceReader
+    _, crops, profile = enrolled
+    with np.load(profile) as z:
+        protos, samples, sample_label = z["prototypes"], z["samples"], z["sample_label"]
+    cases = {
+        "nan_prototypes": ({"prototypes": np.full_like(protos, np.nan)}, "its prototypes hold NaN or infinite"),
+        "inf_samples": ({"samples": np.full_like(samples, np.inf)}, "its samples hold NaN or infinite"),
+        "huge_samples": ({"samples": np.full(samples.shape, 1e6)}, "its samples hold NaN or infinite"),
+        "label_past": ({"sample_label": sample_label + 100}, "its sample_label holds 100, not an index into"),
+        "label_negative": ({"sample_label": sample_label - 1}, "its sample_label holds -1, not an index into"),
+        "label_float": ({"sample_label": sample_label + 0.5}, "its sample_label are float64, not whole numbers"),
+        "counts_negative": ({"meta_counts": [-1] + [1] * (len(LABELS) - 1)}, "its counts are [-1, 1,"),
+        "counts_infinite": ({"meta_counts": [float("inf")] * len(LABELS)}, "its counts are [Infinity,"),
+        "nan_temperature": ({"meta_temperature": float("nan")}, "its temperature is NaN, expected a finite number"),
+        "zero_width": ({"meta_gate_width": 0}, "its gate_width is 0, expected a finite number above 0"),
+        "short_samples": ({"samples": samples[:, :, :5]}, "its samples have the shape"),
+        "no_labels": ({"labels": np.array([], str), "prototypes": protos[:0]}, "it has no labels"),
+        "bad_version": ({"meta_version": "one"}, 'its version is "one", not a whole number'),
+    }
+    for name, (changes, why) in cases.items():
+        path = _spoiled(profile, tmp_path / f"{name}.npz", **changes)
+        code, err = _run(["classify", "--profile", str(path), str(crops / "tile 0.png"), "--json"], capsys)
+        assert code == 2 and err.count("\n") == 1 and "Traceback" not in err, name
+        assert f"corrupt tile profile: {path} (" in err and why in err, (name, err)
+        assert capsys.readouterr().out == ""
+        with pytest.raises(BadInput, match="corrupt tile profile"):      # referee --tiles, recognize --tiles
+            ProfileFaceReader(path, "love")
+    # the untouched copy reads as before
+    same = _spoiled(profile, tmp_path / "same.npz")
+    assert _classify(capsys, same, [crops / "tile 0.png"])[0]["label"] == LABELS[0]
+
+
+def test_classify_json_never_holds_nan(enrolled, capsys, monkeypatch):
+    # should a confidence still come out NaN, the command refuses to print
+    # it (json.dumps would write the bare word NaN, which is not JSON)
+    import vision.enroll
+    _, crops, profile = enrolled
+    monkeypatch.setattr(vision.enroll, "classify", lambda images, p, e: [("x", float("nan"))] * len(images))
+    code, err = _run(["classify", "--profile", str(profile), str(crops / "tile 0.png"), "--json"], capsys)
+    assert code == 2 and err.count("\n") == 1
+    assert "cannot write the JSON output: [0].confidence is not a finite number" in err
+    assert capsys.readouterr().out == ""
+
+
+def test_a_file_name_that_is_not_utf8_is_echoed_as_strict_json(enrolled, capsys, tmp_path):
+    # the bytes "bad<FF>.png": Python holds the name with a lone surrogate,
+    # which json.dumps would write as "\udcff" (strict parsers refuse it)
+    import os
+    _, crops, profile = enrolled
+    try:
+        bad = Path(os.fsdecode(os.path.join(os.fsencode(tmp_path), b"bad\xff.png")))
+        bad.write_bytes((crops / "tile 0.png").read_bytes())
+    except (OSError, UnicodeError):
+        pytest.skip("this file system refuses names that are not UTF-8")
+    capsys.readouterr()
+    assert main(["classify", "--profile", str(profile), str(bad), "--json"]) == 0
+    out = capsys.readouterr().out
+    assert out.isascii() and "\\ud" not in out and out.count("\n") == 1
+    (entry,) = json.loads(out)
+    assert entry["image"] == str(tmp_path / "bad") + "\\xff.png" and entry["label"] == LABELS[0]
+    assert main(["classify", "--profile", str(profile), str(bad)]) == 0        # the plain text the same way
+    assert capsys.readouterr().out.startswith(str(tmp_path / "bad") + "\\xff.png\t")

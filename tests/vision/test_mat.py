@@ -223,6 +223,24 @@ def test_print_mat_json_output(tmp_path, capsys):
     assert info["size_mm"] == [594, 420] and info["px_per_mm"] == 5 and info["a4_pages"] == 8
 
 
+def test_print_mat_and_board_into_a_folder_whose_name_is_not_utf8(tmp_path, capsys):
+    # cv2.imwrite crashed the process (segmentation fault) on such a name:
+    # the PNG is encoded by OpenCV and written by Python
+    import os
+    from pathlib import Path
+    out = Path(os.fsdecode(os.path.join(os.fsencode(tmp_path), b"mat\xff")))
+    try:
+        out.mkdir()
+    except (OSError, UnicodeError):
+        pytest.skip("this file system refuses names that are not UTF-8")
+    assert main(["print-mat", "--out", str(out), "--px-per-mm", "4", "--json"]) == 0
+    text = capsys.readouterr().out
+    assert text.isascii() and json.loads(text)["mat_png"] == str(tmp_path / "mat") + "\\xff/mat.png"
+    assert cv2.imdecode(np.fromfile(str(out / "mat.png"), np.uint8), cv2.IMREAD_COLOR).shape == (1680, 2376, 3)
+    assert main(["print-board", "--out", str(out)]) == 0
+    assert (out / "charuco_board.png").read_bytes().startswith(b"\x89PNG")
+
+
 def test_print_mat_bad_usage_exits_2(tmp_path, capsys):
     assert main(["print-mat", "--out", str(tmp_path), "--px-per-mm", "2"]) == 2
     err = capsys.readouterr().err
