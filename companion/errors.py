@@ -2,7 +2,8 @@
 
 Only :mod:`companion.cli` maps these to exit codes and a one-line message on
 stderr (see ../shared/CONTRACT.md, "Exit codes"): ``BadInput`` -> 2,
-``MatNotFound`` -> 3.  Everything else raised inside the engine is a bug.
+``MatNotFound`` -> 3, ``Interrupted`` -> 130 (as a Ctrl+C anywhere else).
+Everything else raised inside the engine is a bug.
 """
 
 from __future__ import annotations
@@ -34,6 +35,15 @@ class CameraMisfit(BadInput):
     it (another camera, or another resolution).  Exit code 2.  The referee
     stops on it only before the mat was ever seen with that file; after,
     one such frame counts as a frame without the mat."""
+
+
+class Interrupted(CompanionError):
+    """Ctrl+C stopped a command before its work was done, and what it had
+    done so far is kept (the referee's events on a file source).  Exit code
+    130, as for any Ctrl+C (128 + SIGINT); the message starts with
+    "interrupted"."""
+
+    exit_code = 130
 
 
 class MatNotFound(CompanionError):

@@ -10,8 +10,10 @@ over the board in every move.  It is cached (``~/.cache/companion`` or
 The demo referees it exactly as ``companion referee`` does, into a fresh
 ledger with evidence, and serves the scoreboard at a printed URL with a QR
 code (and the referee's PIN) while the game plays at its own pace; the
-server stays up after the recording ends until Ctrl+C.  ``--no-serve`` runs
-it to the end as fast as possible and exits.
+server stays up after the recording ends until Ctrl+C (one Ctrl+C during
+the recording stops both; exit 0).  ``--no-serve`` runs it to the end as
+fast as possible and exits; a Ctrl+C before the end stops it as it stops
+``companion referee`` on a folder (the events so far kept, exit 130).
 
 The game scripts (:func:`script_game`) and the engine's record of the true
 moves (:func:`true_events`) are also what bench/bench_referee.py scores the
@@ -30,7 +32,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from companion.commands.paths import check_can_write
-from companion.errors import BadInput
+from companion.errors import BadInput, Interrupted
 from companion.wording import count
 
 DEMO_VERSION = 2
@@ -297,7 +299,7 @@ def _demo(args) -> int:
 def _run_demo(args, folder: Path, sock) -> int:
     """The demo once its options are checked (and its address bound to
     ``sock``, when it serves)."""
-    from companion.commands.referee import run_referee
+    from companion.commands.referee import interrupted_line, run_referee
     from vision.sources import open_source
 
     frames, truth = ensure_recording(folder)
@@ -333,7 +335,11 @@ def _run_demo(args, folder: Path, sock) -> int:
     if server is not None or args.realtime:
         source = Paced(source)
     try:
-        summary = run_referee(ref_args, source)
+        # served, a Ctrl+C is how the demo ends; with --no-serve it stops the
+        # recording before its end: exit 130, as the referee on a folder
+        summary = run_referee(ref_args, source, live=server is not None)
+        if summary["interrupted"]:
+            raise Interrupted(interrupted_line(summary, source, args.events_out, str(ledger_path)))
         st = summary["state"]
         if st is not None:
             scores = ", ".join(f"{p.name} {st.score(p):,}" for p in st.players)

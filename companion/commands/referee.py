@@ -6,13 +6,16 @@ feed frames to :class:`vision.referee.Referee`, write one JSON line per event,
 show a live status line on stderr (frames per second, settled or hand in
 view, tiles on the board, last event, and a progress bar for a file).
 Ctrl+C ends a live game (a camera): what was seen is judged and the command
-exits normally.
+exits normally.  On a folder of frames or a video, Ctrl+C and a video cut
+short both end the run early: what was seen is judged as at the end of the
+source (a claim waiting for its confirmation is decided), the events found
+stay written, and the command fails with one line: exit 130 ("interrupted",
+as every command says on Ctrl+C) or 2 (cut short).
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import time
@@ -20,7 +23,7 @@ from pathlib import Path
 
 from companion.commands.paths import (check_writable, make_parent_folder, refuse_ledger_files,
                                       refuse_overwriting_inputs)
-from companion.errors import BadInput
+from companion.errors import BadInput, Interrupted
 from companion.wording import count
 from companion.tiles import VARIANTS
 
@@ -57,6 +60,8 @@ def _referee(args) -> int:
     check_args(args)
     source = open_source(args.SOURCE, getattr(args, "fps", None))
     done = run_referee(args, source, require_output=True)
+    if done["interrupted"]:
+        raise Interrupted(interrupted_line(done, source, args.events_out, getattr(args, "ledger", None)))
     if done["frames"] == 0:
         raise BadInput(f"no frame could be read from {args.SOURCE}")
     if not done["mat_seen"] and done["mat_missed"]:
@@ -69,6 +74,24 @@ def _referee(args) -> int:
         raise BadInput(f"{args.SOURCE}: the picture was never still in its {count(done['frames'], 'frame')}, so nothing "
                        "was judged (a still moment of 0.3 s is needed; for one photo use companion recognize)")
     return 0
+
+
+def interrupted_line(done: dict, source, events_out: str | None, ledger: str | None) -> str:
+    """The one line of a run that Ctrl+C stopped before its source ended:
+    where it stopped and where the events found so far are kept.
+
+    Args:
+        done: :func:`run_referee`'s summary.
+        source: the source it read (``length`` when known).
+        events_out, ledger: the outputs given (None when not).
+    """
+    at = (f"{done['frames']} of the {count(source.length, 'frame')}" if source.length
+          else count(done["frames"], "frame"))
+    kept = [name for name in (events_out, ledger) if name]
+    if not done["events"] or not kept:
+        return f"interrupted after {at}, before any event was found"
+    return (f"interrupted after {at}: the {count(done['events'], 'event')} found so far "
+            f"{'is' if done['events'] == 1 else 'are'} written to {' and '.join(kept)}")
 
 
 def parse_players(text: str) -> list[str]:
@@ -126,31 +149,51 @@ def check_args(args) -> None:
                        f"got {len(players)}")
 
 
-def run_referee(args, source, on_event=None, on_start=None, require_output: bool = False) -> dict:
+def run_referee(args, source, on_event=None, on_start=None, require_output: bool = False,
+                live: bool | None = None) -> dict:
     """Referee ``source`` with the options in ``args``; returns a summary dict
     (``frames``, ``seconds``, ``fps``, ``judged``, ``events``, ``state``,
     ``game_id``, ``stopped``: True when a Ctrl+C ended it before the
-    source did, ``mat_seen``: whether any frame showed the mat, and
-    ``mat_missed``: frames read without finding it).
+    source did, ``interrupted``: stopped so, and the source not ``live``,
+    ``mat_seen``: whether any frame showed the mat, and ``mat_missed``:
+    frames read without finding it).
+
+    A source that ends early (Ctrl+C, or a video cut short) ends the game
+    as its end would: a change waiting for its second reading is judged
+    on the last frame (:meth:`vision.referee.Referee.finish`) and the
+    events found are written.  Only a ``live`` run ends normally so
+    (summary line, the events file written even without events); a run
+    ``interrupted`` or cut short fails (no summary line; no events file
+    made, and an old one untouched, when it found no event).
 
     Args:
         args: the parsed options (see :func:`add_referee_args`).
         source: an opened :class:`vision.sources.FrameSource` (or anything
-            with ``frames()``, ``length``, ``fps``).
+            with ``frames()``, ``length``, ``fps``, ``kind``).
         on_event: called with each output event dict.
         on_start: called with the game id once the ledger game is known.
         require_output: refuse to run without ``--events-out`` or
             ``--ledger`` (the command line: nothing would be kept).
+        live: whether Ctrl+C is the normal end of this source (a game at
+            the table); default: the source is a camera.
 
     Raises:
         BadInput: unreadable camera file, mat file, profile, layout, output
             path, or an output that would overwrite an input
-            (:func:`_check_outputs`).
+            (:func:`_check_outputs`), or an event JSON cannot hold.
+        VideoCutShort: the video ended clearly before its declared frame
+            count (:func:`vision.sources.cut_short`), after the events
+            found before the cut were written.
     """
     from companion.errors import CompanionError, MatNotFound
+    from companion.jsontext import dumps
     from vision.faces import ProfileFaceReader, TileClassifier
     from companion.commands.vision_setup import load_camera, load_mat
     from vision.referee import EvidenceWriter, Referee, read_board
+    from vision.sources import VideoCutShort
+
+    if live is None:
+        live = getattr(source, "kind", None) == "camera"
 
     layout = load_layout(args.layout, getattr(args, "map_name", None))
     players = parse_players(args.players)
@@ -206,8 +249,13 @@ def run_referee(args, source, on_event=None, on_start=None, require_output: bool
 
         def emit(obj):
             if args.events_out:
+                try:
+                    line = dumps(obj)          # strict JSON (file names that are not UTF-8 as \xNN)
+                except ValueError as exc:
+                    raise BadInput(f"cannot write a {obj.get('type', 'referee')} event to {args.events_out}: "
+                                   f"{exc}") from None
                 f = events_file()
-                f.write(json.dumps(obj, separators=(",", ":")) + "\n")
+                f.write(line + "\n")
                 f.flush()
             if on_event is not None:
                 on_event(obj)
@@ -222,6 +270,8 @@ def run_referee(args, source, on_event=None, on_start=None, require_output: bool
         elapsed = 0.0
         last_frame = None
         mat_in_last = None
+        stopped = False
+        cut: VideoCutShort | None = None
         try:
             try:
                 for index, frame in source.frames():
@@ -229,14 +279,20 @@ def run_referee(args, source, on_event=None, on_start=None, require_output: bool
                     ref.feed(index, frame)
                     frames += 1
                     status.show(ref.status, frames / max(1e-9, time.perf_counter() - t0))
-            except KeyboardInterrupt:     # Ctrl+C ends a live game: judge what was seen
+            except KeyboardInterrupt:     # Ctrl+C: judge what was seen (a live game ends so)
+                stopped = True
+            except VideoCutShort as exc:  # the frames before the cut are judged as a whole video's
+                cut = exc
+            ref.finish()                  # (a claim waiting for its confirmation is decided)
+            if stopped:
                 ref.status.state = "stopped"
-            ref.finish()
         except BaseException:
             status.abandon()          # the error's own line follows on a line of its own
             raise
         elapsed = time.perf_counter() - t0
-        if not ref.status.mat_seen and not ref.status.mat_missed and last_frame is not None:
+        interrupted = stopped and not live
+        if (not ref.status.mat_seen and not ref.status.mat_missed and last_frame is not None
+                and cut is None and not interrupted):
             # never still, so never judged: does the picture show the mat at all? (exit 3 or 2)
             try:
                 recognize_fn(last_frame)
@@ -245,7 +301,8 @@ def run_referee(args, source, on_event=None, on_start=None, require_output: bool
                 mat_in_last = False
             except CompanionError:
                 pass
-        if ref.status.mat_seen:       # else the command fails with its own line (exit 3)
+        if ref.status.mat_seen and cut is None and not interrupted:
+            # (else the command fails with its own line: exit 3, 2 or 130)
             status.done(ref.status, frames / max(1e-9, elapsed))
             if args.events_out:
                 events_file()         # a game without events: the file holds none
@@ -259,9 +316,11 @@ def run_referee(args, source, on_event=None, on_start=None, require_output: bool
             _remove_if_empty(made_evidence)   # a failed run leaves no empty evidence folder behind
         if ledger is not None:
             ledger.close()
+    if cut is not None:
+        raise cut
     return {"frames": frames, "seconds": elapsed, "fps": frames / max(1e-9, elapsed),
             "judged": ref.status.judged, "events": ref.status.events, "state": ref.state, "game_id": game_id,
-            "stopped": ref.status.state == "stopped", "mat_seen": ref.status.mat_seen,
+            "stopped": stopped, "interrupted": interrupted, "mat_seen": ref.status.mat_seen,
             "mat_missed": ref.status.mat_missed, "mat_in_last": mat_in_last}
 
 

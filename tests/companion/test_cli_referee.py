@@ -516,25 +516,49 @@ def test_an_unwritable_events_file_is_refused_before_the_run(tmp_path, capsys, f
 # ----------------------------------------------------------------- a video cut short
 
 
-def test_a_video_cut_short_keeps_its_events_and_exits_2(tmp_path, capfd, monkeypatch, fake_vision, layout_file):
-    """A recording cut short (a copy that stopped) is not a game that ended:
-    the events found before the cut stay written and the command exits 2
-    with one line saying so, without FFmpeg's messages."""
-    import vision.referee
-    import vision.sources   # noqa: F401  (quiets FFmpeg before this test's writer starts it)
-    path = tmp_path / "game.avi"
+def _video(path: Path, script, declared: int | None = None) -> Path:
+    """An MJPG .avi from [(code, n), ...], the scene code in an 8 x 8 block
+    (as JPEG keeps it; read by ``jpeg_codes``).  With ``declared``, the
+    video is written that many frames long (the last scene held) and cut
+    right after the script's frames: its container still declares
+    ``declared`` frames, as a copy that stopped."""
+    import vision.sources   # noqa: F401  (quiets FFmpeg before the writer starts it)
     writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), 10.0, (64, 36))
     if not writer.isOpened():
         pytest.skip("no MJPG encoder in this OpenCV build")
     bulk = (np.random.default_rng(1).random((6, 14, 3)) * 255).astype(np.uint8)   # the same in every frame
-    script = [(1, 6), (9, 4), (2, 12), (9, 4), (1, 12), (9, 4), (3, 12)] + [(3, 1)] * 60
-    for code, n in script:
-        for j in range(n):
+    n = sum(k for _, k in script)
+    if declared is not None:
+        script = list(script) + [(script[-1][0], declared - n)]
+    for code, k in script:
+        for j in range(k):
             img = _frame(code if code != 9 else j, code == 9)
             img[:8, :8] = 20 * img[0, 0, 0]                 # the scene code, as a block JPEG keeps
             img[30:, 50:] = bulk
             writer.write(img)
     writer.release()
+    if declared is not None:
+        path.write_bytes(_first_frames(path.read_bytes(), n))
+    return path
+
+
+def _first_frames(avi: bytes, n: int) -> bytes:
+    """An AVI file's bytes up to its ``n``-th frame's end (its RIFF header,
+    and so its declared frame count, kept): the ``00dc`` chunks of its
+    ``movi`` list, one per frame."""
+    pos = avi.index(b"movi") + 4
+    for _ in range(n):
+        assert avi[pos:pos + 4] == b"00dc"
+        size = int.from_bytes(avi[pos + 4:pos + 8], "little")
+        pos += 8 + size + (size & 1)
+    return avi[:pos]
+
+
+@pytest.fixture
+def jpeg_codes(monkeypatch, fake_vision):
+    """``fake_vision`` reading the scene code from the 8 x 8 block of a
+    video frame (JPEG changes single pixels)."""
+    import vision.referee
     inner = vision.referee.read_board
 
     def read_board(frame, *a, **k):
@@ -543,6 +567,12 @@ def test_a_video_cut_short_keeps_its_events_and_exits_2(tmp_path, capfd, monkeyp
         return inner(frame, *a, **k)
     monkeypatch.setattr(vision.referee, "read_board", read_board)
 
+
+def test_a_video_cut_short_keeps_its_events_and_exits_2(tmp_path, capfd, jpeg_codes, layout_file):
+    """A recording cut short (a copy that stopped) is not a game that ended:
+    the events found before the cut stay written and the command exits 2
+    with one line saying so, without FFmpeg's messages."""
+    path = _video(tmp_path / "game.avi", [(1, 6), (9, 4), (2, 12), (9, 4), (1, 12), (9, 4), (3, 12)] + [(3, 1)] * 60)
     events = tmp_path / "e.jsonl"
     assert main(_args(path, layout_file, "--events-out", str(events))) == 0        # the whole video
     whole = [json.loads(x)["type"] for x in events.read_text().splitlines()]
@@ -556,4 +586,182 @@ def test_a_video_cut_short_keeps_its_events_and_exits_2(tmp_path, capfd, monkeyp
     err = _one_line(capfd)
     assert "cut.avi is cut short: it ended after" in err and "of the 114 frames its container declares" in err
     assert "mjpeg" not in err and "[" not in err
-    assert [json.loads(x)["type"] for x in events.read_text().splitlines()] == ["penalty"]
+    # the claim (A and C, gone in the last scene) is still waiting for its
+    # confirmation at the cut: decided as at the end of a whole video (it was lost)
+    assert [json.loads(x)["type"] for x in events.read_text().splitlines()] == ["penalty", "claim"]
+
+
+def test_a_claim_waiting_at_the_cut_is_judged_as_at_the_end_of_a_whole_video(tmp_path, capfd, jpeg_codes,
+                                                                             layout_file):
+    """A pair that left before the cut, waiting for its confirmation when
+    the video stops, is judged as the end of the same frames as a whole
+    video judges it (it was lost, and an old events file left as it was)."""
+    script = [(1, 12), (9, 4), (3, 20)]                  # A and C leave; the picture is still from frame 16
+    whole = _video(tmp_path / "whole.avi", script)
+    cut = _video(tmp_path / "cut.avi", script, declared=120)
+    assert cv2.VideoCapture(str(cut)).get(cv2.CAP_PROP_FRAME_COUNT) == 120
+    events = tmp_path / "e.jsonl"
+    assert main(_args(whole, layout_file, "--events-out", str(events), "--quiet")) == 0
+    expected = [json.loads(x) for x in events.read_text().splitlines()]
+    assert [(e["type"], e["slots"], e["valid"]) for e in expected] == [("claim", [list(A), list(C)], True)]
+    capfd.readouterr()
+    old = tmp_path / "old.jsonl"
+    old.write_text('{"type":"claim","frame":57}\n')
+    assert main(_args(cut, layout_file, "--events-out", str(old))) == 2
+    err = _one_line(capfd)
+    assert "cut.avi is cut short: it ended after 36 of the 120 frames its container declares" in err
+    got = [json.loads(x) for x in old.read_text().splitlines()]
+    assert [{k: v for k, v in e.items() if k != "evidence"} for e in got] == \
+        [{k: v for k, v in e.items() if k != "evidence"} for e in expected]
+    assert (tmp_path / "old-evidence").is_dir()
+
+
+def test_names_that_are_not_utf8(tmp_path, capsys, fake_vision, layout_file):
+    """An --events-out whose name holds bytes that are not UTF-8: its
+    evidence is written (cv2.imwrite crashed the process on such a folder)
+    and its paths are echoed in strict JSON (\\xff, not "\\udcff"); a video
+    of such a name, which OpenCV cannot open (it crashed), is refused."""
+    import os
+    frames = _recording(tmp_path / "frames", [(1, 12), (9, 4), (3, 12)])
+    try:
+        events = Path(os.fsdecode(os.path.join(os.fsencode(tmp_path), b"e\xff.jsonl")))
+        events.write_text("")
+        video = Path(os.fsdecode(os.path.join(os.fsencode(tmp_path), b"game\xff.avi")))
+        video.write_bytes(b"RIFF")
+    except (OSError, UnicodeError):
+        pytest.skip("this file system refuses names that are not UTF-8")
+    assert main(_args(frames, layout_file, "--events-out", str(events), "--fps", "10", "--quiet")) == 0
+    text = events.read_bytes()
+    assert text.isascii() and b"\\ud" not in text
+    (claim,) = [json.loads(x) for x in text.splitlines()]
+    assert claim["evidence"]["before"] == "e\\xff-evidence/0001-claim-f16/before.jpg"
+    assert (tmp_path / os.fsdecode(b"e\xff-evidence") / "0001-claim-f16" / "before.jpg").stat().st_size > 0
+    capsys.readouterr()
+    assert main(_args(video, layout_file, "--events-out", str(tmp_path / "v.jsonl"))) == 2
+    assert "its name holds bytes that are not UTF-8, which OpenCV cannot open" in _one_line(capsys)
+
+
+# ----------------------------------------------------------------- Ctrl+C
+
+
+class _StopAt:
+    """A source whose ``frames()`` raises KeyboardInterrupt (a Ctrl+C)
+    when frame ``at`` is due."""
+
+    def __init__(self, source, at: int) -> None:
+        self.source, self.at = source, at
+        self.fps, self.length, self.kind, self.name = source.fps, source.length, source.kind, source.name
+
+    def frames(self):
+        for n, item in enumerate(self.source.frames()):
+            if n == self.at:
+                raise KeyboardInterrupt
+            yield item
+
+
+def _stop_at(monkeypatch, at: int, kind: str | None = None) -> None:
+    import vision.sources
+    opener = vision.sources.open_source
+
+    def open_source(*a, **k):
+        src = _StopAt(opener(*a, **k), at)
+        src.kind = kind or src.kind
+        return src
+    monkeypatch.setattr(vision.sources, "open_source", open_source)
+
+
+def test_ctrl_c_on_a_folder_keeps_the_events_and_exits_130(tmp_path, capsys, monkeypatch, fake_vision,
+                                                           layout_file):
+    """Ctrl+C before a folder of frames ends: what was seen is judged (the
+    pair waiting for its confirmation included), its events stay written,
+    and the command says it was interrupted (exit 130, as every command),
+    not a summary line of a game that ended."""
+    frames = _recording(tmp_path / "frames", [(1, 12), (9, 4), (3, 30), (9, 4), (1, 30)])
+    events = tmp_path / "e.jsonl"
+    events.write_text('{"type":"claim","frame":57}\n')
+    _stop_at(monkeypatch, 40)
+    assert main(_args(frames, layout_file, "--events-out", str(events), "--fps", "10")) == 130
+    err = _one_line(capsys)
+    assert err == (f"companion referee: interrupted after 40 of the 80 frames: the 1 event found so far is written "
+                   f"to {events}\n")
+    got = [json.loads(x) for x in events.read_text().splitlines()]
+    assert [(e["type"], e["slots"]) for e in got] == [("claim", [list(A), list(C)])]
+    # stopped before any event: an old events file is left as it was
+    events.write_text('{"type":"claim","frame":57}\n')
+    _stop_at(monkeypatch, 8)
+    assert main(_args(frames, layout_file, "--events-out", str(events), "--fps", "10")) == 130
+    assert _one_line(capsys) == "companion referee: interrupted after 8 of the 80 frames, before any event was found\n"
+    assert events.read_text() == '{"type":"claim","frame":57}\n'
+
+
+def test_ctrl_c_ends_a_live_game_on_a_camera_normally(tmp_path, capsys, monkeypatch, fake_vision, layout_file):
+    import companion.commands.referee as referee
+    frames = _recording(tmp_path / "frames", [(1, 12), (9, 4), (3, 30)])
+    _stop_at(monkeypatch, 40, kind="camera")
+    events = tmp_path / "e.jsonl"
+    monkeypatch.setattr(referee.StatusLine, "done", lambda self, st, fps: print(f"summary: {st.state}"))
+    assert main(_args(frames, layout_file, "--events-out", str(events), "--fps", "10")) == 0
+    assert capsys.readouterr().out == "summary: stopped\n"
+    assert [json.loads(x)["type"] for x in events.read_text().splitlines()] == ["claim"]
+
+
+def test_ctrl_c_stops_the_demo_without_a_server_with_exit_130(tiny_demo, capsys, monkeypatch, tmp_path):
+    _stop_at(monkeypatch, 20)
+    events = tmp_path / "demo.jsonl"
+    code = main(["demo", "--no-serve", "--cache", str(tiny_demo), "--quiet", "--events-out", str(events)])
+    out, err = capsys.readouterr()
+    assert code == 130 and out == ""
+    assert err == (f"companion demo: interrupted after 20 of the 22 frames: the 1 event found so far is written "
+                   f"to {events} and {tiny_demo / 'demo-ledger.sqlite'}\n")
+    assert [json.loads(x)["type"] for x in events.read_text().splitlines()] == ["claim"]
+
+
+_CHILD = """
+import sys, time
+sys.path.insert(0, sys.argv[1])
+import test_cli_referee as T
+import vision.faces, vision.referee, vision.sources
+class NoModel:
+    def __init__(self, *a, **k):
+        pass
+def read_board(frame, variant, layout, *a, **k):
+    scene = T.SCENES[int(frame[0, 0, 0])]
+    return T._recognition(layout, () if scene == "hand" else scene, scene == "hand")
+vision.faces.TileClassifier = NoModel
+vision.referee.read_board = read_board
+frames = vision.sources.FrameSource.frames
+def slow(self, prefetch=4):
+    for i, f in frames(self, prefetch):
+        if i == 40:
+            print("frame 40", flush=True)
+        if i >= 40:
+            time.sleep(0.05)
+        yield i, f
+vision.sources.FrameSource.frames = slow
+from companion.cli import main
+sys.exit(main(sys.argv[2:]))
+"""
+
+
+def test_sigint_stops_the_referee_with_exit_130(tmp_path, layout_file):
+    """A real SIGINT (Ctrl+C) to the command's process, mid-run."""
+    import os
+    import signal
+    frames = _recording(tmp_path / "frames", [(1, 12), (9, 4), (3, 200)])
+    events = tmp_path / "e.jsonl"
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    proc = subprocess.Popen([sys.executable, "-c", _CHILD, str(Path(__file__).parent),
+                             *_args(frames, layout_file, "--events-out", str(events), "--fps", "10")],
+                            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        assert proc.stdout.readline() == "frame 40\n"
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130, err
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert err.startswith("companion referee: interrupted after ")
+    assert " of the 216 frames: the 1 event found so far" in err
+    assert [json.loads(x)["type"] for x in events.read_text().splitlines()] == ["claim"]
