@@ -84,11 +84,7 @@ def make_parent_folder(option: str, out: str) -> None:
             cannot be created (permission, read-only file system).
     """
     parent = Path(out).parent
-    for p in (parent, *parent.parents):
-        if p.exists():
-            if not p.is_dir():
-                raise BadInput(f"cannot write {out}: {p} is a file, not a folder")
-            break
+    _nearest_folder(parent, f"cannot write {out}")
     try:
         parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -150,12 +146,23 @@ def check_can_write(option: str, out: str) -> None:
             or the folder above the missing ones cannot be written.
     """
     parent = Path(out).parent
-    for p in (parent, *parent.parents):
-        if p.exists():
-            if not p.is_dir():
-                raise BadInput(f"cannot write {option} {out}: {p} is a file, not a folder")
-            break
+    p = _nearest_folder(parent, f"cannot write {option} {out}")
     if p == parent:
         check_writable(option, out)
     elif not os.access(p, os.W_OK | os.X_OK):
         raise BadInput(f"cannot write {option} {out}: the folder {parent} cannot be made in {p} (not writable)")
+
+
+def _nearest_folder(folder: Path, message: str) -> Path:
+    """``folder`` or the nearest folder above it that exists (the last one
+    tried when none does).
+
+    Raises:
+        BadInput: ``message``, then the name on the way that is a file.
+    """
+    for p in (folder, *folder.parents):
+        if p.exists():
+            if not p.is_dir():
+                raise BadInput(f"{message}: {p} is a file, not a folder")
+            break
+    return p
