@@ -164,7 +164,8 @@ def run_referee(args, source, on_event=None, on_start=None, require_output: bool
     events found are written.  Only a ``live`` run ends normally so
     (summary line, the events file written even without events); a run
     ``interrupted`` or cut short fails (no summary line; no events file
-    made, and an old one untouched, when it found no event).
+    made, and an old one untouched, when it found no event; likewise no
+    new ``--ledger`` file is left behind without an event).
 
     Args:
         args: the parsed options (see :func:`add_referee_args`).
@@ -213,11 +214,14 @@ def run_referee(args, source, on_event=None, on_start=None, require_output: bool
     base = None
     opened: list = []         # the events file, once this run writes to it
     made_evidence: Path | None = None
+    made_ledger: Path | None = None   # a ledger this run creates: removed again if the run fails before any event
     kept = False              # the run ended normally: the events file is written even without events
     try:
         if args.ledger:       # first: a file that is no ledger is refused before the events file is emptied
             from companion.ledger import Ledger
             make_parent_folder("--ledger", args.ledger)
+            if not os.path.lexists(args.ledger):
+                made_ledger = Path(args.ledger)
             ledger = Ledger(args.ledger)
             game_id = ledger.new_game_id()
         if args.events_out:
@@ -315,13 +319,25 @@ def run_referee(args, source, on_event=None, on_start=None, require_output: bool
         if not kept and made_evidence is not None:
             _remove_if_empty(made_evidence)   # a failed run leaves no empty evidence folder behind
         if ledger is not None:
+            empty = not kept and made_ledger is not None and not ledger.events()
             ledger.close()
+            if empty:
+                _remove_new_ledger(made_ledger)   # a failed run leaves no empty ledger behind
     if cut is not None:
         raise cut
     return {"frames": frames, "seconds": elapsed, "fps": frames / max(1e-9, elapsed),
             "judged": ref.status.judged, "events": ref.status.events, "state": ref.state, "game_id": game_id,
             "stopped": stopped, "interrupted": interrupted, "mat_seen": ref.status.mat_seen,
             "mat_missed": ref.status.mat_missed, "mat_in_last": mat_in_last}
+
+
+def _remove_new_ledger(path: Path) -> None:
+    """Remove a ledger file this run created and wrote no event to, with SQLite's side files."""
+    for name in (str(path), str(path) + "-journal", str(path) + "-wal", str(path) + "-shm"):
+        try:
+            os.unlink(name)
+        except OSError:
+            pass
 
 
 def _remove_if_empty(folder: Path) -> None:

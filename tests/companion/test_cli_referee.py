@@ -426,6 +426,15 @@ def test_no_mat_in_any_frame_exits_3_and_creates_no_events_file(tmp_path, capsys
     assert "the mat was not found in any of the 12 frames" in err
     assert not events.exists()                                   # no empty file left behind
     assert not (tmp_path / "e-evidence").exists()                # nor an empty evidence folder
+    # nor a new ledger with no event in it; a ledger that was there stays
+    ledger = tmp_path / "new.sqlite"
+    assert main(_args(frames, layout_file, "--ledger", str(ledger), "--fps", "10")) == 3
+    _one_line(capsys)
+    assert not ledger.exists() and not list(tmp_path.glob("new.sqlite*")) and not (tmp_path / "new-evidence").exists()
+    Ledger(ledger).close()
+    assert main(_args(frames, layout_file, "--ledger", str(ledger), "--fps", "10")) == 3
+    _one_line(capsys)
+    assert ledger.is_file()
     # an events file from an earlier run is not emptied by a run that saw nothing
     events.write_text('{"type":"claim","frame":57}\n')
     assert main(_args(frames, layout_file, "--events-out", str(events), "--fps", "10")) == 3
