@@ -123,3 +123,69 @@ def test_unsure_windows_are_averaged_over_their_looks(pose):
 def test_looks_out_of_range_are_refused():
     with pytest.raises(ValueError, match="symmetric_looks"):
         PresenceSettings(symmetric_looks=4)
+
+
+def _rendered_windows():
+    """Window pairs of every uncovered candidate slot of a rendered turtle with some
+    stacks taken, 15 degrees of tilt: ``(N, 2, h, w, 3) uint8`` and truth."""
+    from companion import codex
+    from companion.layouts import shifted_to_origin
+    from vision.synth import SceneSpec, render_scene
+    layout = shifted_to_origin(codex.builtin("turtle"))
+    scene = render_scene(SceneSpec("love", layout, tilt_deg=(15.0, 15.0), n_removed=40),
+                         np.random.default_rng(5))
+    from companion.rules import Geometry
+    tr = scene.truth
+    g = Geometry.of(layout)
+    present = np.asarray(tr.present, bool)
+    covered = np.array([any(present[j] for j in g.covered_by[i]) for i in range(len(layout))])
+    idx = np.flatnonzero(candidates(layout.slots) & ~covered)
+    raw = presence_raw(scene.image, window_quads([layout.slots[i] for i in idx], tr.mat, tr.pose()))
+    return raw, present[idx]
+
+
+def test_bundled_int8_model_reads_as_its_float_model():
+    # recognize runs the 8-bit model (vision.training.quantize_presence);
+    # the float one it was made from is bundled beside it
+    fp32 = PresenceSettings().model_path.with_name("presence-fp32.onnx")
+    if not fp32.exists() or not PresenceSettings().model_path.exists():
+        pytest.skip("models/presence.onnx and presence-fp32.onnx are not bundled in this checkout")
+    raw, _ = _rendered_windows()
+    x = presence_input(raw)
+    q8 = PresenceModel().logits(x)
+    q32 = PresenceModel(PresenceSettings(model_path=fp32)).logits(x)
+    assert len(x) > 60
+    assert np.abs(q8 - q32).mean() < 0.25
+    sure = np.abs(q32) > 1.0
+    assert (np.sign(q8[sure]) == np.sign(q32[sure])).all()
+    assert np.abs(q8 - q32).max() > 1e-3         # it is another model, not a copy
+
+
+def test_quantize_keeps_the_first_and_last_layers_float(tmp_path):
+    pytest.importorskip("onnx")
+    import onnx
+    from vision.training.quantize_presence import quantize
+    fp32 = PresenceSettings().model_path.with_name("presence-fp32.onnx")
+    if not fp32.exists():
+        pytest.skip("models/presence-fp32.onnx is not bundled in this checkout")
+    raw, truth = _rendered_windows()
+    x = presence_input(raw)
+    info = quantize(fp32, tmp_path / "q.onnx", x)
+    assert info["calibration_windows"] == len(x)
+    assert info["logodds_change_mean"] < 0.25 and info["sign_turned_share"] < 0.02
+    nodes = onnx.load(str(tmp_path / "q.onnx")).graph.node
+    kinds = [n.op_type for n in nodes]
+    assert kinds.count("QuantizeLinear") >= 3 and kinds.count("Conv") == 4 and kinds.count("Gemm") == 1
+    made = {o: n for n in nodes for o in n.output}
+    conv0 = next(n for n in nodes if n.op_type == "Conv")
+    gemm = next(n for n in nodes if n.op_type == "Gemm")
+    # the first convolution reads the float input and float weights; the
+    # last layer's weights are not dequantized int8
+    assert conv0.input[0] not in made and all(made.get(i) is None or made[i].op_type != "DequantizeLinear"
+                                               for i in conv0.input[1:])
+    assert all(made.get(i) is None or made[i].op_type != "DequantizeLinear" for i in gemm.input[1:])
+    # and the model still reads the scene: most candidate slots right
+    import onnxruntime as ort
+    s = ort.InferenceSession(str(tmp_path / "q.onnx"), providers=["CPUExecutionProvider"])
+    q = s.run(None, {s.get_inputs()[0].name: x})[0].reshape(-1)
+    assert ((q > 0) == truth).mean() >= 0.95

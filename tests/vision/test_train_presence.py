@@ -81,3 +81,12 @@ def test_a_file_that_is_not_onnx_is_refused_in_one_line(tmp_path):
     assert "\n" not in str(err.value)
     with pytest.raises(ValueError, match="cannot read as ONNX"):
         init_from_onnx(build_model(), tmp_path / "missing.onnx", _windows(8, 0))
+
+
+def test_the_8bit_model_is_refused_as_a_start():
+    from vision.presence import PresenceSettings
+    int8 = PresenceSettings().model_path
+    if not int8.exists():
+        pytest.skip("models/presence.onnx is not bundled in this checkout")
+    with pytest.raises(ValueError, match="an 8-bit model .*presence-fp32.onnx"):
+        init_from_onnx(build_model(), int8, _windows(8, 0))

@@ -4,8 +4,11 @@
     python -m vision.training.presence_data --seed 1 --scenes 300
     python -m vision.training.presence_data --seed 2 --scenes 2400 --tilt 0 15
     python -m vision.training.train_presence --seed 0 --extra-seeds 2 --out models/
+    python -m vision.training.quantize_presence --fp32 models/presence-fp32.onnx --out models/
 
-Needs the ``train`` extra (torch); inference never imports this module.  Reads
+The training writes the float model, ``presence-fp32.onnx`` and its
+``presence-fp32.json``; ``recognize`` runs its 8-bit form ``presence.onnx``,
+made by :mod:`vision.training.quantize_presence`.  Needs the ``train`` extra (torch); inference never imports this module.  Reads
 the window pairs cut by :mod:`vision.training.presence_data` (``--cache``,
 default ``/tmp/presence-cache``): seed ``--seed`` (and ``--extra-seeds``) for
 training, seed ``--seed + 1`` for validation.  The network: four 3x3 conv-BN-ReLU stages
@@ -16,7 +19,7 @@ mirror images of both windows together (a turned or mirrored table is as
 real as the first), per-channel gain and noise.
 
 ``--init`` fine-tunes: from a state_dict saved by ``--save-weights``, or from
-an exported ``presence.onnx`` such as the shipped one
+an exported float model such as the shipped ``presence-fp32.onnx``
 (:func:`init_from_onnx`; the model card gives the command of the shipped
 model).
 """
@@ -59,7 +62,7 @@ def build_model():
 
 
 def init_from_onnx(model, path: Path, calib: np.ndarray) -> None:
-    """Start ``model`` (:func:`build_model`) from an exported ``presence.onnx``.
+    """Start ``model`` (:func:`build_model`) from an exported float model (``presence-fp32.onnx``).
 
     The export folds each batch norm into its convolution (weight ``W'``,
     bias ``b'``).  Each convolution gets ``W'``; its batch norm is set so that
@@ -75,8 +78,8 @@ def init_from_onnx(model, path: Path, calib: np.ndarray) -> None:
         calib: ``(N, 2, h, w, 3) uint8`` window pairs (a few thousand).
 
     Raises:
-        ValueError: the file cannot be read as ONNX, or is not a model of
-            this architecture.
+        ValueError: the file cannot be read as ONNX, is an 8-bit model, or
+            is not a model of this architecture.
     """
     import onnx
     import torch
@@ -93,6 +96,9 @@ def init_from_onnx(model, path: Path, calib: np.ndarray) -> None:
     mods = [m for m in model if isinstance(m, nn.Conv2d)]
     bns = [m for m in model if isinstance(m, nn.BatchNorm2d)]
     lin = [m for m in model if isinstance(m, nn.Linear)]
+    if any(n.op_type in ("QuantizeLinear", "DequantizeLinear") for n in g.node):
+        raise ValueError(f"{path}: an 8-bit model (quantize_presence); start from its float model, "
+                         f"presence-fp32.onnx")
     if len(convs) != len(mods) or len(gemm) != 1 or len(lin) != 1:
         raise ValueError(f"{path}: not a presence model of this architecture")
     biases = []
@@ -160,7 +166,7 @@ def main(argv=None) -> int:
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--init", type=Path, default=None,
                     help="start from this state_dict (--save-weights of an earlier run) or exported "
-                         "presence.onnx (needs the onnx package) to fine-tune")
+                         "float model, presence-fp32.onnx (needs the onnx package), to fine-tune")
     a = ap.parse_args(argv)
     import torch
     import torch.nn as nn
@@ -223,10 +229,10 @@ def main(argv=None) -> int:
     print(f"valid accuracy {acc:.4f}; by layer {by_z}; by tilt {by_tilt}", flush=True)
     a.out.mkdir(parents=True, exist_ok=True)
     x = torch.zeros(2, 6, PRESENCE_CROP.height, PRESENCE_CROP.width)
-    torch.onnx.export(model, x, str(a.out / "presence.onnx"), input_names=["windows"], output_names=["logit"],
+    torch.onnx.export(model, x, str(a.out / "presence-fp32.onnx"), input_names=["windows"], output_names=["logit"],
                       dynamic_axes={"windows": {0: "n"}, "logit": {0: "n"}}, opset_version=17, dynamo=False)
     n_params = sum(p.numel() for p in model.parameters())
-    meta = {"model": "presence.onnx", "input": PRESENCE_CROP.to_json(), "input_shape": ["n", 6, PRESENCE_CROP.height,
+    meta = {"model": "presence-fp32.onnx", "input": PRESENCE_CROP.to_json(), "input_shape": ["n", 6, PRESENCE_CROP.height,
                                                                                         PRESENCE_CROP.width],
             "channels": "BGR of the window at the slot's height, then BGR one layer (20 mm) lower",
             "output": "log-odds that a tile stands in the slot", "logit_bias": 0.0,
@@ -243,10 +249,12 @@ def main(argv=None) -> int:
                          "epochs": a.epochs, "parameters": n_params, "minutes": round((time.time() - t0) / 60, 1)},
             "validation": {"window_pairs": int(len(vy)), "accuracy": round(acc, 5), "by_layer": by_z,
                            "by_tilt_deg": by_tilt}}
-    (a.out / "presence.json").write_text(json.dumps(meta, indent=1) + "\n")
+    (a.out / "presence-fp32.json").write_text(json.dumps(meta, indent=1) + "\n")
     if a.save_weights:
         torch.save(model.state_dict(), a.save_weights)
-    print(f"wrote {a.out / 'presence.onnx'} ({n_params} parameters, {(time.time() - t0) / 60:.1f} min)", flush=True)
+    print(f"wrote {a.out / 'presence-fp32.onnx'} ({n_params} parameters, {(time.time() - t0) / 60:.1f} min); "
+          f"its 8-bit form for recognize: python -m vision.training.quantize_presence "
+          f"--fp32 {a.out / 'presence-fp32.onnx'} --out {a.out}", flush=True)
     return 0
 
 
