@@ -92,3 +92,26 @@ def test_unsure_patches_are_read_both_ways_round(clf):
     assert 0 < low.sum() < len(low)
     np.testing.assert_allclose(some[~low], a[~low], atol=1e-6)
     np.testing.assert_allclose(some[low], ((a + b) / 2)[low], atol=1e-5)
+
+
+def test_bundled_int8_classifier_reads_as_its_float_model(clf):
+    # recognize runs the 8-bit model (vision.training.quantize); the float
+    # one it was made from is bundled beside it
+    from companion import codex
+    from companion.layouts import shifted_to_origin
+    from vision.pose import project_slot_faces
+    from vision.synth import SceneSpec, render_scene
+
+    fp32 = clf.settings.model_path.with_name("tiles-fp32.onnx")
+    if not fp32.exists():
+        pytest.skip("models/tiles-fp32.onnx is not bundled in this checkout")
+    layout = shifted_to_origin(codex.builtin("turtle"))
+    scene = render_scene(SceneSpec("candy", layout, tilt_deg=(25, 25), n_removed=30), np.random.default_rng(4))
+    patches = extract_patches(scene.image, project_slot_faces(layout.slots, scene.truth.mat, scene.truth.pose()),
+                              clf.crop)
+    float_clf = TileClassifier(ClassifierSettings(model_path=fp32))
+    a, b = clf.scores(patches, "candy"), float_clf.scores(patches, "candy")
+    assert np.abs(clf.logits(patches) - float_clf.logits(patches)).max() > 1e-3    # not a copy
+    assert np.abs(a.probs - b.probs).mean() < 0.01
+    sure = b.probs.max(axis=1) > 0.9
+    assert sure.sum() > 50 and (a.probs.argmax(axis=1)[sure] == b.probs.argmax(axis=1)[sure]).all()

@@ -145,7 +145,7 @@ def _rendered_windows():
 
 
 def test_bundled_int8_model_reads_as_its_float_model():
-    # recognize runs the 8-bit model (vision.training.quantize_presence);
+    # recognize runs the 8-bit model (vision.training.quantize);
     # the float one it was made from is bundled beside it
     fp32 = PresenceSettings().model_path.with_name("presence-fp32.onnx")
     if not fp32.exists() or not PresenceSettings().model_path.exists():
@@ -164,15 +164,15 @@ def test_bundled_int8_model_reads_as_its_float_model():
 def test_quantize_keeps_the_first_and_last_layers_float(tmp_path):
     pytest.importorskip("onnx")
     import onnx
-    from vision.training.quantize_presence import quantize
+    from vision.training.quantize import quantize
     fp32 = PresenceSettings().model_path.with_name("presence-fp32.onnx")
     if not fp32.exists():
         pytest.skip("models/presence-fp32.onnx is not bundled in this checkout")
     raw, truth = _rendered_windows()
     x = presence_input(raw)
     info = quantize(fp32, tmp_path / "q.onnx", x)
-    assert info["calibration_windows"] == len(x)
-    assert info["logodds_change_mean"] < 0.25 and info["sign_turned_share"] < 0.02
+    assert info["calibration_inputs"] == len(x) and info["kept_float"] == ["/0/Conv", "/15/Gemm"]
+    assert info["output_change_mean"] < 0.25 and info["sign_turned_share"] < 0.02
     nodes = onnx.load(str(tmp_path / "q.onnx")).graph.node
     kinds = [n.op_type for n in nodes]
     assert kinds.count("QuantizeLinear") >= 3 and kinds.count("Conv") == 4 and kinds.count("Gemm") == 1

@@ -14,8 +14,13 @@ imports this module.  Steps:
    noise augmentation, and synthetic occluder bands over part of half the
    faces (``--occlude``);
 3. check it on ``--valid-scenes`` scenes of another seed stream, export
-   ``tiles.onnx`` (opset 17, dynamic batch) and ``tiles.json`` (classes, input
-   size, normalisation, seed, data description, validation figures).
+   ``tiles-fp32.onnx`` (opset 17, dynamic batch) and ``tiles-fp32.json``
+   (classes, input size, normalisation, seed, data description, validation
+   figures).
+
+``recognize`` and the referee run its 8-bit form ``tiles.onnx``:
+``python -m vision.training.quantize --models tiles --out models/``
+(:mod:`vision.training.quantize`).
 """
 
 from __future__ import annotations
@@ -281,14 +286,14 @@ def export(model, out_dir: Path, crop: CropSettings, classes, meta_extra: dict) 
             model[-1].bias -= LOGIT_ADJUST_STRENGTH * torch.tensor(adjust, dtype=model[-1].bias.dtype)
         meta_extra = dict(meta_extra, logit_adjust_strength=LOGIT_ADJUST_STRENGTH)
     x = torch.zeros(2, *crop.shape)
-    onnx_path = out_dir / "tiles.onnx"
+    onnx_path = out_dir / "tiles-fp32.onnx"
     torch.onnx.export(model, x, str(onnx_path), input_names=["patches"], output_names=["logits"],
                       dynamic_axes={"patches": {0: "n"}, "logits": {0: "n"}}, opset_version=17,
                       dynamo=False)
-    meta = {"model": "tiles.onnx", "classes": list(classes), "input": crop.to_json(),
+    meta = {"model": "tiles-fp32.onnx", "classes": list(classes), "input": crop.to_json(),
             "input_shape": ["n", *crop.shape], "output": "logits over classes (softmax restricted at inference)"}
     meta.update(meta_extra)
-    (out_dir / "tiles.json").write_text(json.dumps(meta, indent=1) + "\n")
+    (out_dir / "tiles-fp32.json").write_text(json.dumps(meta, indent=1) + "\n")
 
 
 def main(argv=None) -> int:
@@ -354,8 +359,10 @@ def main(argv=None) -> int:
                        "patches": len(vy), "accuracy": round(acc_all, 5), "face_accuracy": round(acc_face, 5)},
     })
     del var_of
-    print(f"wrote {args.out / 'tiles.onnx'} and tiles.json ({n_params} parameters, "
-          f"{(time.time() - t0) / 60:.1f} min)", flush=True)
+    print(f"wrote {args.out / 'tiles-fp32.onnx'} and tiles-fp32.json ({n_params} parameters, "
+          f"{(time.time() - t0) / 60:.1f} min); its 8-bit form for recognize: "
+          f"python -m vision.training.quantize --models tiles --tiles-fp32 {args.out / 'tiles-fp32.onnx'} "
+          f"--out {args.out}", flush=True)
     return 0
 
 

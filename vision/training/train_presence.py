@@ -4,17 +4,18 @@
     python -m vision.training.presence_data --seed 1 --scenes 300
     python -m vision.training.presence_data --seed 2 --scenes 2400 --tilt 0 15
     python -m vision.training.train_presence --seed 0 --extra-seeds 2 --out models/
-    python -m vision.training.quantize_presence --fp32 models/presence-fp32.onnx --out models/
+    python -m vision.training.quantize --models presence --out models/
 
 The training writes the float model, ``presence-fp32.onnx`` and its
 ``presence-fp32.json``; ``recognize`` runs its 8-bit form ``presence.onnx``,
-made by :mod:`vision.training.quantize_presence`.  Needs the ``train`` extra (torch); inference never imports this module.  Reads
-the window pairs cut by :mod:`vision.training.presence_data` (``--cache``,
-default ``/tmp/presence-cache``): seed ``--seed`` (and ``--extra-seeds``) for
-training, seed ``--seed + 1`` for validation.  The network: four 3x3 conv-BN-ReLU stages
-(24, 48, 64, 96 channels, the first three with stride 2), a 2x2 max pool,
-dropout and one linear output (log-odds "a tile stands here"); binary
-cross-entropy, AdamW with a one-cycle schedule, random 180-degree turns and
+made by :mod:`vision.training.quantize`.  Needs the ``train`` extra
+(torch); inference never imports this module.  Reads the window pairs cut
+by :mod:`vision.training.presence_data` (``--cache``, default
+``/tmp/presence-cache``): seed ``--seed`` (and ``--extra-seeds``) for
+training, seed ``--seed + 1`` for validation.  The network: four 3x3
+conv-BN-ReLU stages (24, 48, 64, 96 channels, the first three with stride
+2), a 2x2 max pool, dropout and one linear output (log-odds "a tile stands
+here"); binary cross-entropy, AdamW with a one-cycle schedule, random 180-degree turns and
 mirror images of both windows together (a turned or mirrored table is as
 real as the first), per-channel gain and noise.
 
@@ -97,7 +98,7 @@ def init_from_onnx(model, path: Path, calib: np.ndarray) -> None:
     bns = [m for m in model if isinstance(m, nn.BatchNorm2d)]
     lin = [m for m in model if isinstance(m, nn.Linear)]
     if any(n.op_type in ("QuantizeLinear", "DequantizeLinear") for n in g.node):
-        raise ValueError(f"{path}: an 8-bit model (quantize_presence); start from its float model, "
+        raise ValueError(f"{path}: an 8-bit model (vision.training.quantize); start from its float model, "
                          f"presence-fp32.onnx")
     if len(convs) != len(mods) or len(gemm) != 1 or len(lin) != 1:
         raise ValueError(f"{path}: not a presence model of this architecture")
@@ -253,8 +254,8 @@ def main(argv=None) -> int:
     if a.save_weights:
         torch.save(model.state_dict(), a.save_weights)
     print(f"wrote {a.out / 'presence-fp32.onnx'} ({n_params} parameters, {(time.time() - t0) / 60:.1f} min); "
-          f"its 8-bit form for recognize: python -m vision.training.quantize_presence "
-          f"--fp32 {a.out / 'presence-fp32.onnx'} --out {a.out}", flush=True)
+          f"its 8-bit form for recognize: python -m vision.training.quantize --models presence "
+          f"--presence-fp32 {a.out / 'presence-fp32.onnx'} --out {a.out}", flush=True)
     return 0
 
 
