@@ -130,6 +130,14 @@ def quantize(fp32: Path, out_onnx: Path, inputs: np.ndarray, batch: int = 64) ->
         quantize_static(str(pre), str(out_onnx), Reader(), quant_format=QuantFormat.QDQ, per_channel=True,
                         activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8,
                         calibrate_method=CalibrationMethod.MinMax, nodes_to_exclude=keep_float)
+    # the quantizer declares every operator domain onnxruntime knows; keep the
+    # ones the graph uses, so an older onnxruntime loads the model too
+    model = onnx.load(str(out_onnx))
+    used = {n.domain for n in model.graph.node} | {""}
+    kept = [o for o in model.opset_import if o.domain in used]
+    del model.opset_import[:]
+    model.opset_import.extend(kept)
+    onnx.save(model, str(out_onnx))
 
     def run(path):
         opts = ort.SessionOptions()
