@@ -185,7 +185,8 @@ class MatSpec:
         Raises:
             BadInput: a missing or malformed field, a size that is not
                 positive or larger than :data:`MAX_MAT_MM`, a grid or a
-                marker reaching outside the sheet, ``px_per_mm < 4``, an
+                marker reaching outside the sheet or onto the tile grid
+                (where the tiles would hide it), ``px_per_mm < 4``, an
                 unknown dictionary, an id outside its dictionary, a repeated
                 marker, or fewer markers than a pose needs
                 (:data:`MIN_MARKERS`): such a mat could never be found.
@@ -250,6 +251,11 @@ class MatSpec:
                        for x, y in quad):
                 raise BadInput(f"mat.json: markers[{k}].corners_mm {show(c)} reach outside the "
                                f"{size[0]:g} x {size[1]:g} mm sheet")
+            overlap = _overlap_mm2(quad, ((origin[0], origin[1]), (grid_end[0], origin[1]),
+                                          (grid_end[0], grid_end[1]), (origin[0], grid_end[1])))
+            if overlap > MAX_GRID_OVERLAP_MM2:
+                raise BadInput(f"mat.json: markers[{k}].corners_mm {show(c)} lie {overlap:.0f} mm^2 on the tile "
+                               f"grid: the tiles would cover the marker (markers go outside the grid)")
             centre = (sum(p2[0] for p2 in quad) / 4, sum(p2[1] for p2 in quad) / 4)
             for j, other in enumerate(markers):
                 oc = (sum(p2[0] for p2 in other.corners_mm) / 4, sum(p2[1] for p2 in other.corners_mm) / 4)
@@ -278,6 +284,19 @@ MIN_MARKER_AREA_MM2 = 25.0
 #: and the shortest side it may have, mm (a 1000 x 0.03 mm sliver has area
 #: enough); two markers whose centres lie closer than this are one place
 MIN_MARKER_SIDE_MM = 5.0
+#: how much of a marker may lie on the tile grid, mm^2 (rounding in a file
+#: written by another tool); more, and the tiles would hide it
+MAX_GRID_OVERLAP_MM2 = 1.0
+
+
+def _overlap_mm2(quad, rect) -> float:
+    """Area shared by a marker's quadrilateral and the grid's rectangle,
+    mm^2 (``cv2.intersectConvexConvex``; a quad that is not convex, as four
+    corners in a crossed order, is taken by its convex hull)."""
+    a = cv2.convexHull(np.asarray(quad, np.float32))
+    b = np.asarray(rect, np.float32).reshape(-1, 1, 2)
+    area, _ = cv2.intersectConvexConvex(a, b)
+    return float(area)
 
 
 def _quad_area_mm2(quad) -> float:

@@ -110,6 +110,10 @@ def _spoil(path, value):
     (_spoil(["markers", 4, "corners_mm"], [[551, 7], [587, 7], [600, 43], [551, 43]]),
      r"markers\[4\].corners_mm .* reach outside the 594 x 420 mm sheet"),
     (_spoil(["markers", 0, "corners_mm"], [[-7, 7], [29, 7], [29, 43], [-7, 43]]), "reach outside"),
+    # a marker on the tile grid (x 27-567, y 50-370 mm) would lie under the tiles
+    (_spoil(["markers", 0, "corners_mm"], [[100, 100], [136, 100], [136, 136], [100, 136]]),
+     r"markers\[0\].corners_mm .* lie 1296 mm\^2 on the tile grid"),
+    (_spoil(["markers", 0, "corners_mm"], [[7, 30], [43, 30], [43, 66], [7, 66]]), "lie 256 mm\\^2 on the tile grid"),
     # two markers at one place
     (_spoil(["markers", 1, "corners_mm"], MatSpec.default().to_json()["markers"][0]["corners_mm"]),
      r"markers\[0\] and markers\[1\] lie at the same place"),
@@ -118,6 +122,12 @@ def test_malformed_mat_json_is_bad_input(obj, words):
     with pytest.raises(BadInput, match=words) as exc:
         MatSpec.from_json(obj)
     assert "\n" not in str(exc.value)
+
+
+def test_a_marker_may_touch_the_grid_edge():
+    # the grid starts at y = 50 mm: a marker whose lower edge lies on it hides no tile
+    obj = _spoil(["markers", 0, "corners_mm"], [[7, 14], [43, 14], [43, 50], [7, 50]])
+    assert MatSpec.from_json(obj).markers[0].corners_mm == ((7, 14), (43, 14), (43, 50), (7, 50))
 
 
 # --------------------------------------------------------------------------- geometry
