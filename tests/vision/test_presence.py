@@ -62,12 +62,21 @@ def test_missing_model_is_a_clear_error(tmp_path):
         PresenceModel(PresenceSettings(model_path=tmp_path / "presence.onnx"))
 
 
+def _uncovered_candidates(layout, truth):
+    """The candidate slots no present tile covers (the slots the presence
+    model is asked about), and every slot's true presence."""
+    from companion.rules import Geometry
+    g = Geometry.of(layout)
+    present = np.asarray(truth.present, bool)
+    covered = np.array([any(present[j] for j in g.covered_by[i]) for i in range(len(layout))])
+    return np.flatnonzero(candidates(layout.slots) & ~covered), present
+
+
 def test_bundled_model_tells_an_exposed_tile_from_the_one_above():
     # sprint-2layer with six upper tiles taken (three pairs of free tiles), a
     # 20-degree view: the model judges every candidate slot left uncovered
     from companion import codex
     from companion.layouts import shifted_to_origin
-    from companion.rules import Geometry
     from vision.synth import SceneSpec, render_scene
 
     if not PresenceSettings().model_path.exists():
@@ -78,10 +87,7 @@ def test_bundled_model_tells_an_exposed_tile_from_the_one_above():
     scene = render_scene(SceneSpec("mindful", layout, tilt_deg=(20.0, 20.0), removed=removed),
                          np.random.default_rng(11))
     tr = scene.truth
-    g = Geometry.of(layout)
-    present = np.asarray(tr.present, bool)
-    covered = np.array([any(present[j] for j in g.covered_by[i]) for i in range(len(layout))])
-    idx = np.flatnonzero(candidates(layout.slots) & ~covered)
+    idx, present = _uncovered_candidates(layout, tr)
     q = PresenceModel().slot_logits(scene.image, [layout.slots[i] for i in idx], tr.mat, tr.pose())
     assert ((q > 0) == present[idx]).mean() >= 0.95
     assert all(q[list(idx).index(layout.slots.index(s))] < 0 for s in removed)
@@ -134,12 +140,8 @@ def _rendered_windows():
     layout = shifted_to_origin(codex.builtin("turtle"))
     scene = render_scene(SceneSpec("love", layout, tilt_deg=(15.0, 15.0), n_removed=40),
                          np.random.default_rng(5))
-    from companion.rules import Geometry
     tr = scene.truth
-    g = Geometry.of(layout)
-    present = np.asarray(tr.present, bool)
-    covered = np.array([any(present[j] for j in g.covered_by[i]) for i in range(len(layout))])
-    idx = np.flatnonzero(candidates(layout.slots) & ~covered)
+    idx, present = _uncovered_candidates(layout, tr)
     raw = presence_raw(scene.image, window_quads([layout.slots[i] for i in idx], tr.mat, tr.pose()))
     return raw, present[idx]
 
