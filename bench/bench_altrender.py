@@ -1,6 +1,7 @@
 """Recognition on photos from an independent renderer (bench/altrender.py, not vision.synth).
 
     python bench/bench_altrender.py [--photos 80] [--seed 0] [--out DIR] [--assets DIR]
+                                    [--blank-classifier PATH|none]
 
 Photo ``k`` (k = seed .. seed + photos - 1) is rendered from
 ``np.random.default_rng((777, k))``: variant ``k % 4``, layouts in turn from
@@ -47,6 +48,9 @@ def main(argv=None) -> int:
     ap.add_argument("--verbose", action="store_true", help="print each photo's errors")
     ap.add_argument("--presence", type=Path, default=None, help="presence.onnx to use (default: models/presence.onnx)")
     ap.add_argument("--settings", default="{}", help="JSON object of ReconstructSettings fields to change")
+    ap.add_argument("--blank-classifier", default=None,
+                    help="the classifier of blanked windows for the second read of partly hidden faces "
+                         "(default: models/tiles-blank.onnx), or 'none' to read them once")
     ap.add_argument("--face-scale", type=float, default=1.0,
                     help="print the faces this much smaller on blank tiles (0.9-1; a printer's 'fit to page')")
     args = ap.parse_args(argv)
@@ -72,6 +76,9 @@ def main(argv=None) -> int:
     assets = altrender.Assets.load(args.assets)
     clf = TileClassifier()
     presence = PresenceModel(PresenceSettings(model_path=args.presence)) if args.presence else PresenceModel()
+    from vision.faces import ClassifierSettings
+    blanker = (False if args.blank_classifier == "none" else None if args.blank_classifier is None
+               else TileClassifier(ClassifierSettings(model_path=Path(args.blank_classifier))))
     spec = MatSpec.default()
     layouts = bench_layouts()
     print(f"layouts: {', '.join(l.name for l in layouts)}; photos {args.photos} from {args.seed}", flush=True)
@@ -88,7 +95,8 @@ def main(argv=None) -> int:
         img, tr = altrender.render(assets, variant, layout, faces, present, rng, face_scale=args.face_scale)
         t0 = time.perf_counter()
         try:
-            rec = recognize(img, variant, layout, classifier=clf, spec=spec, presence=presence, settings=settings)
+            rec = recognize(img, variant, layout, classifier=clf, spec=spec, presence=presence, settings=settings,
+                            blank_classifier=blanker)
         except MatNotFound:
             rec = None
         ms = (time.perf_counter() - t0) * 1000

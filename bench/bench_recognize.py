@@ -1,6 +1,7 @@
 """Accuracy and speed of ``recognize`` on synthetic photos never used in training.
 
     python bench/bench_recognize.py [--photos 200] [--hands 0.0] [--camera]
+                                    [--blank-classifier PATH|none]
                                     [--failures DIR] [--json OUT.json]
 
 Photo ``k`` is rendered by :func:`vision.synth.render_scene` from
@@ -143,6 +144,9 @@ def main(argv=None) -> int:
     ap.add_argument("--model", type=Path, default=None, help="tiles.onnx to use (default: models/tiles.onnx)")
     ap.add_argument("--presence", default=None,
                     help="presence.onnx to use (default: models/presence.onnx), or 'none' for the classifier alone")
+    ap.add_argument("--blank-classifier", default=None,
+                    help="the classifier of blanked windows for the second read of partly hidden faces "
+                         "(default: models/tiles-blank.onnx), or 'none' to read them once")
     ap.add_argument("--failures", type=Path, default=None, help="write failing photos' crops and overlays here")
     ap.add_argument("--json", type=Path, default=None, help="write per-photo results")
     ap.add_argument("--settings", default="{}", help="JSON object of ReconstructSettings fields to change")
@@ -171,17 +175,26 @@ def main(argv=None) -> int:
         presence = PresenceModel(PresenceSettings(model_path=Path(args.presence)))
     else:
         presence = default_presence_model() or False
+    from vision.faces import default_blank_classifier
+    if args.blank_classifier == "none":
+        blanker = False
+    elif args.blank_classifier:
+        blanker = TileClassifier(ClassifierSettings(model_path=Path(args.blank_classifier)))
+    else:
+        blanker = default_blank_classifier() or False
     spec = MatSpec.default()
     layouts = bench_layouts()
     print(f"layouts: {', '.join(l.name for l in layouts)}; photos {args.photos}; hands {args.hands}; "
           f"camera {'given' if args.camera else 'estimated'}; presence model {'yes' if presence else 'no'}; "
+          f"blanked second read {'yes' if blanker else 'no'}; "
           f"size {'x'.join(map(str, args.size)) if args.size else '1280x720'}",
           flush=True)
     rows = []
     # warm-up (first-run allocations in OpenCV / onnxruntime)
     warm = render_scene(SceneSpec("love", layouts[0], tilt_deg=(20, 20)), np.random.default_rng(1))
     try:
-        recognize(warm.image, "love", layouts[0], classifier=clf, spec=spec, presence=presence, settings=settings)
+        recognize(warm.image, "love", layouts[0], classifier=clf, spec=spec, presence=presence, settings=settings,
+                  blank_classifier=blanker)
     except MatNotFound:
         pass
     # each layout's table of removal odds is built once, like loading a model
@@ -199,7 +212,7 @@ def main(argv=None) -> int:
         t0 = time.perf_counter()
         try:
             rec = recognize(scene.image, variant, layout, camera=cam, classifier=clf, spec=spec, presence=presence,
-                            settings=settings)
+                            settings=settings, blank_classifier=blanker)
         except MatNotFound:
             rec = None
         dt = time.perf_counter() - t0

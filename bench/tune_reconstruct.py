@@ -71,6 +71,11 @@ def main(argv=None) -> int:
     import bench_recognize as B
     ap.add_argument("settings", nargs="+", help="JSON objects of ReconstructSettings fields")
     B.add_development_args(ap, [1000, 1200])
+    ap.add_argument("--classifier", type=Path, default=None,
+                    help="tiles.onnx to use (default: models/tiles.onnx; --model names the presence model here)")
+    ap.add_argument("--blank-classifier", default=None,
+                    help="the classifier of blanked windows for the second read of partly hidden faces "
+                         "(default: models/tiles-blank.onnx), or 'none' for none")
     a = ap.parse_args(argv)
     B.check_development_args(ap, a)
     try:
@@ -86,9 +91,13 @@ def main(argv=None) -> int:
     from vision.reconstruct import recognize
 
     from companion.errors import BadInput
-    clf = TileClassifier()
+    from vision.faces import ClassifierSettings
     try:
+        clf = TileClassifier(ClassifierSettings(model_path=a.classifier) if a.classifier else ClassifierSettings())
         pm = PresenceModel(PresenceSettings(model_path=a.presence) if a.presence else PresenceSettings())
+        blanker = (False if a.blank_classifier == "none" else
+                   TileClassifier(ClassifierSettings(model_path=Path(a.blank_classifier))) if a.blank_classifier
+                   else None)
     except BadInput as e:
         ap.error(str(e))
     spec = MatSpec.default()
@@ -104,7 +113,8 @@ def main(argv=None) -> int:
             visible = present & ~covered & (np.asarray(tr.visible) >= B.VISIBLE_MIN)
             for row, st in zip(tally, settings):
                 try:
-                    rec = recognize(scene.image, variant, layout, classifier=clf, spec=spec, presence=pm, settings=st)
+                    rec = recognize(scene.image, variant, layout, classifier=clf, spec=spec, presence=pm, settings=st,
+                                    blank_classifier=blanker)
                 except MatNotFound:
                     continue
                 said = np.array([t.present for t in rec.tiles])

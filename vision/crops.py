@@ -141,14 +141,13 @@ def sampling_maps_xy(quads: np.ndarray, settings: CropSettings = CropSettings(),
         ``(mx, my)``, each ``(N * h, w)`` float32 image px, patch ``i`` in
         rows ``i*h .. (i+1)*h``.
     """
-    h, w, m = settings.height, settings.width, settings.margin
+    h, w = settings.height, settings.width
     H = square_to_quad(quads)                                    # (N,3,3)
     if scale != 1.0:   # x' = (x + 0.5) * scale - 0.5, folded into H
         S = np.array([[scale, 0, 0.5 * scale - 0.5], [0, scale, 0.5 * scale - 0.5], [0, 0, 1]])
         H = S @ H
     n = len(H)
-    u = (np.arange(w) + 0.5) / w * (1 + 2 * m) - m               # (w,)
-    v = (np.arange(h) + 0.5) / h * (1 + 2 * m) - m               # (h,)
+    u, v = patch_grid_uv(settings)
     U = H[:, :, 0, None] * u                                     # (N,3,w): each row of H times u
     V = H[:, :, 1, None] * v + H[:, :, 2, None]                  # (N,3,h): times v, plus the constant
     # the denominator is affine in (u, v): its extremes lie at the grid's
@@ -166,6 +165,45 @@ def sampling_maps_xy(quads: np.ndarray, settings: CropSettings = CropSettings(),
     my = np.add(U[:, 1, None, :], V[:, 1, :, None])
     my *= z
     return mx.reshape(n * h, w), my.reshape(n * h, w)
+
+
+def patch_grid_uv(settings: CropSettings = CropSettings()) -> tuple[np.ndarray, np.ndarray]:
+    """Where a patch's pixel centres lie on the face, in face units.
+
+    Returns:
+        ``(u, v)``: ``(w,)`` and ``(h,)`` float64, 0 at the face's left (top)
+        edge and 1 at its right (bottom) edge; the margin lies below 0 and
+        above 1.
+    """
+    h, w, m = settings.height, settings.width, settings.margin
+    u = (np.arange(w) + 0.5) / w * (1 + 2 * m) - m
+    v = (np.arange(h) + 0.5) / h * (1 + 2 * m) - m
+    return u, v
+
+
+def blank_hidden(raw: np.ndarray, hidden: np.ndarray) -> np.ndarray:
+    """Patches with their hidden pixels blanked: each pixel marked in
+    ``hidden`` takes the mean colour of the patch's pixels in sight, so after
+    :func:`normalise` the hidden part reads 0 and the part in sight keeps its
+    contrast.  The classifier learns to read a face from what is left of it
+    (``vision.training.train_classifier``); ``vision.reconstruct`` blanks
+    the part of a face that taller tiles in front hide before reading it
+    again.
+
+    Args:
+        raw: ``(N, h, w, 3)`` uint8 patches (:func:`extract_raw`).
+        hidden: ``(N, h, w)`` bool, True where the patch's point is hidden.
+
+    Returns:
+        A new ``(N, h, w, 3)`` uint8 array; a patch with every pixel or no
+        pixel hidden is returned as it was.
+    """
+    out = np.array(raw, np.uint8, copy=True)
+    hidden = np.asarray(hidden, bool).reshape(out.shape[:3])
+    for i in np.flatnonzero(hidden.any(axis=(1, 2)) & ~hidden.all(axis=(1, 2))):
+        seen = out[i][~hidden[i]]
+        out[i][hidden[i]] = np.round(seen.mean(axis=0)).astype(np.uint8)
+    return out
 
 
 def _px_per_patch_px(quads: np.ndarray, settings: CropSettings) -> float:

@@ -15,6 +15,7 @@ both orientations).
 
 from __future__ import annotations
 
+import functools
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -147,6 +148,14 @@ class TileClassifier:
             self._columns[v] = (tuple(ids) + (NONE, OCCLUDED), cols)
 
     @property
+    def reads_blanked(self) -> bool:
+        """Whether the model was trained on patches whose hidden part is
+        blanked (``"blank"`` in its JSON's ``training``; session 21 on), so
+        that ``vision.reconstruct.recognize`` may read a partly hidden face
+        again that way (:func:`vision.crops.blank_hidden`)."""
+        return bool(self.meta.get("training", {}).get("blank", 0))
+
+    @property
     def variants(self) -> tuple[str, ...]:
         """Variants whose every face is a class of the model."""
         return tuple(self._columns)
@@ -195,6 +204,23 @@ class TileClassifier:
             turned = np.ascontiguousarray(np.asarray(patches, np.float32)[unsure, :, ::-1, ::-1])
             p[unsure] = 0.5 * (p[unsure] + _softmax(self.logits(turned)[:, cols]))
         return FaceScores(labels, p.astype(np.float32))
+
+
+#: the classifier trained on windows whose hidden part is blanked
+#: (``python -m vision.training.train_classifier --blank 1 --name tiles-blank``,
+#: 8-bit by ``vision.training.quantize``): ``recognize`` reads partly hidden
+#: faces with it a second time (models/MODEL_CARD.md, "Session 21")
+BLANK_MODEL = MODELS_DIR / "tiles-blank.onnx"
+
+
+@functools.lru_cache(maxsize=1)
+def default_blank_classifier() -> "TileClassifier | None":
+    """The bundled classifier for blanked windows (:data:`BLANK_MODEL`),
+    opened once per process, or None when it is absent (partly hidden faces
+    are then read once, as before session 21)."""
+    if not BLANK_MODEL.exists():
+        return None
+    return TileClassifier(ClassifierSettings(model_path=BLANK_MODEL))
 
 
 def _softmax(z: np.ndarray) -> np.ndarray:

@@ -434,6 +434,32 @@ class ReconstructSettings:
             / 222 / 194 / 171, 187 / 217 / 193 / 170; the independent
             renderer's photos 0-159: 126, 125, -; in alternating runs 4 costs
             0.4 ms a photo and 5 costs 1.7 ms: within 4.
+        blank_read_above, blank_read_max: the second read of partly hidden
+            faces (session 21; :func:`reconstruct`'s ``blank_read``, the
+            classifier of blanked windows ``models/tiles-blank.onnx``): a
+            standing top tile whose face the standing tiles of higher layers
+            hide by more than ``blank_read_above`` (and at most
+            ``hidden_face_max``) is read again with that part blanked, at
+            most ``blank_read_max`` a photo, the most hidden first.  On
+            development photos 1000-1179 and 1400-1579 (``bench/
+            tune_reconstruct.py``; right / wrong slots / faces missed on
+            visible tiles / wrong faces), without the second read 233 / 219 /
+            214 / 183; with it 235 / 219 / 206 / 182; above 0.2 instead of
+            0.05: 235 / 219 / 208 / 184.  On 1200-1349 and 1600-1749 (not
+            chosen on): 189 / 226 / 195 / 172 without, 193 / 226 / 192 / 176
+            with.  In a first form the blanked read always replaced the plain
+            one: of the faces it changed on the first 360 photos, 118 went
+            from unseen to right (109 of them on tiles under 60 % in sight,
+            which the figures above do not count), 5 from wrong to right, 19
+            from right to unseen and 15 from unseen to wrong, most of those
+            read with a confidence of 0.02-0.36 in a photo of faces 20 px
+            wide (236 / 219 / 207 / 192): hence the rules that the blanked
+            read must be surer of its best face than the plain one to replace
+            it, and that a face it alone shows must reach
+            ``partly_hidden_conf``.
+            The classifier's face : none log-odds of the blanked read given to
+            the presence decisions of partly hidden slots instead of the plain
+            read's: 235 / 225 / 207 / 194 (not adopted).
     """
 
     occluded_above: float = 0.5
@@ -496,6 +522,9 @@ class ReconstructSettings:
     art_scale_probe: int = 4
     art_scale_tolerance: float = 0.015
     art_scale_min_score: float = 0.6
+    blank_read_above: float = 0.05
+    blank_read_below: float = 0.6
+    blank_read_max: int = 24
     art_size_weight: float = 0.5
     art_size_unsure: float = 3.0
     art_size_max: int = 12
@@ -572,7 +601,7 @@ def reconstruct(layout: Layout, variant: str, face_probs: np.ndarray, p_none: np
                 settings: ReconstructSettings = ReconstructSettings(),
                 geometry: Geometry | None = None, camera_mm: np.ndarray | None = None,
                 spec=None, presence_logit: np.ndarray | None = None,
-                removes_in_pairs: bool = False, face_check=None) -> list[SlotState]:
+                removes_in_pairs: bool = False, face_check=None, blank_read=None) -> list[SlotState]:
     """Decide presence and faces of every slot from per-slot probabilities.
 
     Args:
@@ -616,6 +645,26 @@ def reconstruct(layout: Layout, variant: str, face_probs: np.ndarray, p_none: np
             presence decisions, for the slots found showing a face whose best
             face holds less than ``settings.art_check_below`` of their faces'
             probability (:func:`vision.artcheck.unsure_faces`); None skips it.
+        blank_read: a function of a list of slot indices and the ``N``
+            decisions (True where a tile stands) returning the slots' window
+            read again with the part that the standing tiles of higher layers
+            hide blanked (:func:`window_hidden_mask`,
+            :func:`vision.crops.blank_hidden`): ``(face_probs (M, K),
+            p_none (M,), p_occluded (M,))``.  Called once, after the presence
+            decisions (needs ``camera_mm`` and ``spec``), for the standing
+            top tiles in view whose face those tiles hide by more than
+            ``settings.blank_read_above`` and at most
+            ``settings.hidden_face_max`` (the most hidden first, at most
+            ``settings.blank_read_max``).  Where that read shows a face (its
+            face probabilities reach ``settings.presence_face_min`` and beat
+            "occluded") and is surer of its best face than the plain read
+            (the best face's share of the face probability), it replaces the
+            plain read; a face unseen on the plain read is shown on the
+            blanked one only where that reaches ``settings.partly_hidden_conf``
+            (the presence's confidence times the best face's share), however
+            little of it is hidden, and is left unseen as it was otherwise.
+            ``settings.blank_read_below``: a face the plain read shows with
+            at least this share is not read again.  None skips it.
 
     Returns:
         One :class:`SlotState` per slot, in layout order.
@@ -644,7 +693,6 @@ def reconstruct(layout: Layout, variant: str, face_probs: np.ndarray, p_none: np
         presence_logit = _memoized(presence_logit)
 
     hidden_known: dict = {}
-
     def decide(prior: float):
         """One top-down pass; ``prior`` is added to the presence log-odds of
         every slot the presence model judges."""
@@ -755,6 +803,48 @@ def reconstruct(layout: Layout, variant: str, face_probs: np.ndarray, p_none: np
         seen, conf, hidden_of, ql = decide(prior)
     if removes_in_pairs and sum(st == "empty" for st in seen) % 2 == 1:
         _mend_parity(g, seen, conf, ql, pf_l, po_l, settings)
+    final_hidden: dict[int, float] = {}
+    blank_shown: set[int] = set()          # faces shown only thanks to the blanked read
+
+    def hidden_now(idx) -> list[float]:
+        """Slots ``idx``'s faces hidden by the tiles finally found standing
+        above them (one :func:`hidden_fraction` a layer)."""
+        todo = sorted({i for i in idx if i not in final_hidden})
+        for z in sorted({slots[i].z for i in todo}):
+            here = [i for i in todo if slots[i].z == z]
+            above = [slots[j] for j in range(n) if slots[j].z > z and seen[j] != "empty"]
+            hid = hidden_fraction([slots[i] for i in here], above, camera_mm, spec, settings.hidden_samples) \
+                if above else np.zeros(len(here))
+            final_hidden.update(zip(here, hid.tolist()))
+        return [final_hidden[i] for i in idx]
+
+    if blank_read is not None and camera_mm is not None and spec is not None and settings.blank_read_max > 0:
+        again = [i for i in range(n) if seen[i] in ("face", "occluded") and view_l[i]
+                 and hidden_of[i] > settings.blank_read_above
+                 and not (seen[i] == "face" and fp[i].max() >= settings.blank_read_below * pf_l[i])]
+        again = [i for i, hid in zip(again, hidden_now(again))
+                 if settings.blank_read_above < hid <= settings.hidden_face_max]
+        again = sorted(again, key=lambda i: -final_hidden[i])[:settings.blank_read_max]
+        if again:
+            bfp, bpn, bpo = blank_read(again, [st != "empty" for st in seen])
+            fp = fp.copy()
+            for r, i in enumerate(again):
+                row = np.asarray(bfp[r], np.float64)
+                pf_b = float(row.sum())
+                if pf_b < settings.presence_face_min or pf_b < float(bpo[r]):
+                    continue                      # the part in sight shows no face: as the plain read had it
+                if seen[i] == "face" and row.max() / pf_b < fp[i].max() / max(pf_l[i], eps):
+                    continue                      # the plain read was surer of its face
+                if seen[i] == "occluded":
+                    lo = ql[i] if ql[i] == ql[i] else math.log(pf_b + eps) - math.log(float(bpn[r]) + eps)
+                    sure = 1.0 / (1.0 + math.exp(-min(50.0, max(-50.0, lo))))
+                    if sure * row.max() / pf_b < settings.partly_hidden_conf:
+                        continue                  # too unsure to show: unseen, as it was
+                    seen[i] = "face"
+                    conf[i] = sure
+                    blank_shown.add(i)
+                fp[i] = row
+                pf_l[i] = pf_b
     shown = [i for i in range(n) if seen[i] == "face"]
     if face_check is not None and settings.art_check_weight > 0:
         from vision.artcheck import unsure_faces
@@ -783,9 +873,9 @@ def reconstruct(layout: Layout, variant: str, face_probs: np.ndarray, p_none: np
             if hid > settings.partly_hidden_above:
                 # again with the final tiles above: the pass judged this slot
                 # while a slot above was still "occluded", since found empty
-                above = [slots[j] for j in range(n) if slots[j].z > s.z and seen[j] != "empty"]
-                hid = float(hidden_fraction([s], above, camera_mm, spec, settings.hidden_samples)[0]) if above else 0.0
-            if hid > settings.hidden_face_max or (hid > settings.partly_hidden_above and c < settings.partly_hidden_conf):
+                hid = hidden_now([i])[0]
+            unsure = c < settings.partly_hidden_conf and (hid > settings.partly_hidden_above or i in blank_shown)
+            if hid > settings.hidden_face_max or unsure:
                 out.append(SlotState(s, True, None, min(c, UNSEEN_CONFIDENCE), free[i], "occluded"))
                 continue
         out.append(SlotState(s, present, face, min(1.0, max(0.0, c)), free[i], seen[i]))
@@ -1064,13 +1154,12 @@ def hidden_fraction(targets, occluders, camera_mm: np.ndarray, spec, samples: in
     if len(ti) == 0:
         return np.zeros(len(T))
     g = (np.arange(samples) + 0.5) / samples
-    u, v = np.meshgrid(g, g)
     Tp = T[ti]                                                              # one row per pair
-    px = gx + Tp[:, 0, None] * tw / 2 + u.ravel()[None] * tw                # (P, samples^2)
-    py = gy + Tp[:, 1, None] * th / 2 + v.ravel()[None] * th
-    ph = np.broadcast_to(tt * (Tp[:, 2, None] + 1), px.shape)
+    xs = gx + Tp[:, 0, None] * tw / 2 + g[None] * tw                        # (P, samples) columns' X
+    ys = gy + Tp[:, 1, None] * th / 2 + g[None] * th                        # (P, samples) rows' Y
+    blocked = _rays_blocked_grid(xs, ys, tt * (Tp[:, 2] + 1), c, O[oi], spec)
     hidden = np.zeros((len(T), samples * samples), bool)
-    np.logical_or.at(hidden, ti, _rays_blocked(px, py, ph, c, O[oi], spec))
+    np.logical_or.at(hidden, ti, blocked.reshape(len(ti), -1))
     return hidden.mean(axis=1)
 
 
@@ -1103,6 +1192,90 @@ def hidden_points(target, points_mm: np.ndarray, occluders, camera_mm: np.ndarra
     py = np.repeat(flat[..., 1], len(oi), axis=0)
     ph = np.full(px.shape, spec.tile_mm[2] * (T[0, 2] + 1))
     return _rays_blocked(px, py, ph, c, O[oi], spec).any(axis=0).reshape(shape)
+
+
+def window_hidden_masks(targets, occluders, camera_mm: np.ndarray, spec, crop) -> np.ndarray:
+    """Which pixels of each target slot's classifier patch the occluder tiles hide.
+
+    The patch's pixel centres (:func:`vision.crops.patch_grid_uv`: the face
+    plus the crop's margin, rows down the 40 mm side) are placed on the plane
+    of the slot's top face and joined to the camera centre, as
+    :func:`hidden_fraction` joins its grid points (only boxes on higher
+    layers than a target can hide it, so one list of standing tiles serves
+    every target).  The same masks blank the hidden part of a patch in
+    training (``vision.training.dataset``, from the tiles truly standing) and
+    at inference (from the tiles found standing), :func:`vision.crops.blank_hidden`.
+
+    Args:
+        targets: ``N`` slots ``(x, y, z)``.
+        occluders: slots (present tiles).
+        camera_mm: ``(3,)`` camera centre in the mat frame (Z < 0 above the mat).
+        spec: ``vision.mat.MatSpec``.
+        crop: ``vision.crops.CropSettings`` of the patches.
+
+    Returns:
+        ``(N, crop.height, crop.width)`` bool, True where hidden.
+    """
+    from vision.crops import patch_grid_uv
+
+    T = np.asarray(targets, np.float64).reshape(-1, 3)
+    O = np.asarray(occluders, np.float64).reshape(-1, 3)
+    out = np.zeros((len(T), crop.height * crop.width), bool)
+    if len(T) == 0 or len(O) == 0:
+        return out.reshape(len(T), crop.height, crop.width)
+    gx, gy = spec.grid_origin_mm
+    tw, th, tt = spec.tile_mm
+    c = np.array([camera_mm[0], camera_mm[1], -camera_mm[2]], np.float64)   # height up
+    ti, oi = _near_pairs(T, O, c, spec)
+    if len(ti):
+        u, v = patch_grid_uv(crop)
+        Tp = T[ti]                                                          # one row per pair
+        xs = gx + Tp[:, 0, None] * tw / 2 + u[None] * tw                    # (P, w) columns' X
+        ys = gy + Tp[:, 1, None] * th / 2 + v[None] * th                    # (P, h) rows' Y
+        blocked = _rays_blocked_grid(xs, ys, tt * (Tp[:, 2] + 1), c, O[oi], spec)
+        np.logical_or.at(out, ti, blocked.reshape(len(ti), -1))
+    return out.reshape(len(T), crop.height, crop.width)
+
+
+def _rays_blocked_grid(xs: np.ndarray, ys: np.ndarray, ph: np.ndarray, c: np.ndarray, Op: np.ndarray,
+                       spec) -> np.ndarray:
+    """:func:`_rays_blocked` for the points of an axis-aligned grid, one grid
+    per box: columns at ``xs[p]`` (``(P, w)`` mm) and rows at ``ys[p]``
+    (``(P, h)`` mm), at height ``ph[p]`` (``(P,)`` mm).  The ray's stretch
+    inside the box's x-slab depends on a point's column only and inside its
+    y-slab on its row only, so each is clipped once a column and once a row
+    and the grid is their meeting (the same test, point for point).
+    Returns ``(P, h, w) bool``."""
+    gx, gy = spec.grid_origin_mm
+    tw, th, tt = spec.tile_mm
+    ph = ph[:, None]
+    den = np.maximum(c[2] - ph, 1e-6)
+    s0 = (tt * Op[:, 2, None] - ph) / den                   # the box's bottom and top along the ray
+    s1 = (tt * (Op[:, 2, None] + 1) - ph) / den
+
+    def clip(p, cc, e0, e1):
+        a = p + s0 * (cc - p)
+        d = (s1 - s0) * (cc - p)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            t1 = (e0 - a) / d
+            t2 = (e1 - a) / d
+        flat = np.abs(d) < 1e-9
+        inside = (a > e0) & (a < e1)
+        lo = np.where(flat, np.where(inside, 0.0, 2.0), np.minimum(t1, t2))
+        hi = np.where(flat, np.where(inside, 1.0, -1.0), np.maximum(t1, t2))
+        return lo, hi
+    bx0 = (gx + Op[:, 0] * tw / 2)[:, None]
+    by0 = (gy + Op[:, 1] * th / 2)[:, None]
+    lx, hx = clip(xs, c[0], bx0, bx0 + tw)                  # (P, w)
+    ly, hy = clip(ys, c[1], by0, by0 + th)                  # (P, h)
+    lo = np.maximum(np.maximum(lx[:, None, :], ly[:, :, None]), 0.0)
+    hi = np.minimum(np.minimum(hx[:, None, :], hy[:, :, None]), 1.0)
+    return lo < hi
+
+
+def window_hidden_mask(target, occluders, camera_mm: np.ndarray, spec, crop) -> np.ndarray:
+    """:func:`window_hidden_masks` of one slot: ``(crop.height, crop.width)`` bool."""
+    return window_hidden_masks([tuple(target)], occluders, camera_mm, spec, crop)[0]
 
 
 _GEOMETRY_CACHE: dict = {}
@@ -1389,6 +1562,8 @@ class SlotReadings:
             enrolled profile's scaled by the classifier's face mass).
         in_view: ``(N,) bool`` the face lies inside the picture (margin
             ``settings.in_view_margin_px``).
+        raw: ``(N, h, w, 3) uint8`` the patches before normalisation
+            (:func:`vision.crops.extract_raw`).
     """
 
     pose: object
@@ -1397,6 +1572,7 @@ class SlotReadings:
     scores: object
     face_probs: np.ndarray
     in_view: np.ndarray
+    raw: np.ndarray | None = None
 
 
 def read_slots(image_bgr: np.ndarray, variant: str, layout: Layout, camera=None, classifier=None, spec=None,
@@ -1407,7 +1583,7 @@ def read_slots(image_bgr: np.ndarray, variant: str, layout: Layout, camera=None,
     projected slot faces at their layer heights, patches, classifier, and
     optionally an enrolled profile's faces.  Arguments and errors as
     :func:`recognize`."""
-    from vision.crops import extract_patches
+    from vision.crops import extract_raw, normalise
     from vision.faces import TileClassifier
     from vision.mat import MatSpec
     from vision.pose import estimate_pose, project_slot_faces
@@ -1422,7 +1598,8 @@ def read_slots(image_bgr: np.ndarray, variant: str, layout: Layout, camera=None,
     if settings.focal_search and getattr(pose.camera, "source", "") == "assumed":
         pose = focal_from_faces(image_bgr, variant, layout, spec, pose, classifier, settings)
     quads = np.asarray(project_slot_faces(layout.slots, spec, pose), np.float32)
-    patches = extract_patches(image_bgr, quads, classifier.crop)
+    raw = extract_raw(image_bgr, quads, classifier.crop)
+    patches = normalise(raw, classifier.crop)
     sc = classifier.scores(patches, variant)
     h, w = image_bgr.shape[:2]
     m = settings.in_view_margin_px
@@ -1436,12 +1613,12 @@ def read_slots(image_bgr: np.ndarray, variant: str, layout: Layout, camera=None,
         fp = np.repeat(pf[:, None] / fp.shape[1], fp.shape[1], axis=1)   # (no face named unless asked)
         if len(cand):
             fp[cand] = face_reader.face_probs(image_bgr, quads[cand]) * pf[cand, None]
-    return SlotReadings(pose, quads, patches, sc, fp, in_view)
+    return SlotReadings(pose, quads, patches, sc, fp, in_view, raw)
 
 
 def recognize(image_bgr: np.ndarray, variant: str, layout: Layout, camera=None,
               classifier=None, spec=None, settings: ReconstructSettings = ReconstructSettings(),
-              face_reader=None, presence=None) -> Recognition:
+              face_reader=None, presence=None, blank_classifier=None) -> Recognition:
     """Read the board of ``layout`` from one BGR photo of the mat.
 
     Args:
@@ -1459,6 +1636,13 @@ def recognize(image_bgr: np.ndarray, variant: str, layout: Layout, camera=None,
             stacked and partly hidden slots (:func:`vision.presence.candidates`);
             None opens the bundled one when ``models/presence.onnx`` exists,
             False does without (the face classifier alone decides).
+        blank_classifier: a :class:`vision.faces.TileClassifier` trained on
+            windows whose hidden part is blanked (``reads_blanked``), for a
+            second read of the faces that taller tiles in front partly hide
+            (:func:`reconstruct`'s ``blank_read``); None takes the bundled one
+            (:func:`vision.faces.default_blank_classifier`) or ``classifier``
+            itself when it reads blanked windows; False does without.  Not
+            used with a ``face_reader``.
 
     Returns:
         :class:`Recognition`.
@@ -1575,11 +1759,30 @@ def recognize(image_bgr: np.ndarray, variant: str, layout: Layout, camera=None,
                            settings.art_check_weight, settings.art_check_candidates, occluders,
                            min_score=settings.art_min_score, scale=art_scale_of() if fitted else 1.0)
 
+    def blank_read(idx: list[int], standing: list[bool]):
+        """The windows of slots ``idx`` read again with the part that the
+        standing tiles of higher layers hide blanked."""
+        from vision.crops import blank_hidden, extract_raw, normalise
+        slots = layout.slots
+        masks = window_hidden_masks([slots[i] for i in idx], [s for s, up in zip(slots, standing) if up],
+                                    pose.camera_centre_mm, spec, blanker.crop)
+        raw = r.raw[idx] if blanker.crop == classifier.crop else extract_raw(image_bgr, quads[idx], blanker.crop)
+        raw = blank_hidden(raw, masks)
+        again = blanker.scores(normalise(raw, blanker.crop), variant)
+        return again.face_probs, again.p_none, again.p_occluded
+
+    if blank_classifier is None:
+        from vision.faces import default_blank_classifier
+        blank_classifier = classifier if classifier.reads_blanked else default_blank_classifier()
+    blanker = blank_classifier or None
+
     states = reconstruct(layout, variant, fp, sc.p_none, sc.p_occluded, in_view, settings,
                          camera_mm=pose.camera_centre_mm, spec=spec,
                          presence_logit=presence_of if presence else None,
                          removes_in_pairs=find_variant(variant).removes_in_pairs,
-                         face_check=face_check if face_reader is None else None)
+                         face_check=face_check if face_reader is None else None,
+                         blank_read=blank_read if face_reader is None and blanker is not None and blanker.reads_blanked
+                         else None)
     stray = 0
     if sum(t.present for t in states) < STRAY_CHECK_BELOW * len(states):
         stray = stray_tiles(image_bgr, variant, layout, spec, pose, classifier)

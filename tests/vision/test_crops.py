@@ -149,3 +149,29 @@ def test_sampling_maps_of_a_degenerate_quad_stay_finite():
     assert np.isfinite(mx).all() and np.isfinite(my).all()
     img = np.full((60, 60, 3), 7, np.uint8)
     assert (extract_raw(img, quad) == 7).all()
+
+
+def test_blanking_gives_the_hidden_part_the_mean_colour_of_the_part_in_sight():
+    from vision.crops import blank_hidden
+
+    raw = np.zeros((3, 4, 6, 3), np.uint8)
+    raw[:, :, :3] = (10, 20, 30)          # left half
+    raw[:, :, 3:] = (200, 100, 50)        # right half: the part a tile in front hides
+    raw[0, 0, 0] = (14, 24, 34)           # one brighter pixel in sight
+    hidden = np.zeros((3, 4, 6), bool)
+    hidden[0, :, 3:] = True
+    hidden[1] = True                      # all hidden: nothing left to take a colour from
+    out = blank_hidden(raw, hidden)
+    # patch 0: mean of the 12 pixels in sight, (10 * 11 + 14) / 12 = 10.33 -> 10, 20.33 -> 20, 30.33 -> 30
+    assert (out[0, :, 3:] == (10, 20, 30)).all()
+    np.testing.assert_array_equal(out[0, :, :3], raw[0, :, :3])
+    # wholly hidden and not hidden at all: as they were; the input is not changed
+    np.testing.assert_array_equal(out[1:], raw[1:])
+    assert (raw[0, :, 3:] == (200, 100, 50)).all()
+    # normalised (std floored at 12 grey levels), the blanked part sits at the
+    # patch's mean: channel 0's mean is (23 * 10 + 14) / 24 = 10.167, so the
+    # blanked pixels read (10 - 10.167) / 12 = -0.014 and the bright one
+    # (14 - 10.167) / 12 = 0.319
+    x = normalise(out[:1])
+    np.testing.assert_allclose(x[0, 0, :, 3:], -0.1667 / 12, atol=1e-4)
+    assert x[0, 0, 0, 0] == pytest.approx(3.8333 / 12, abs=1e-4)

@@ -94,17 +94,23 @@ def test_unsure_patches_are_read_both_ways_round(clf):
     np.testing.assert_allclose(some[low], ((a + b) / 2)[low], atol=1e-5)
 
 
-def test_bundled_int8_classifier_reads_as_its_float_model(clf):
-    # recognize runs the 8-bit model (vision.training.quantize); the float
-    # one it was made from is bundled beside it
+@pytest.mark.parametrize("name", ["tiles", "tiles-blank"])
+def test_bundled_int8_classifier_reads_as_its_float_model(name):
+    # recognize runs the 8-bit models (vision.training.quantize); the float
+    # ones they were made from are bundled beside them
     from companion import codex
     from companion.layouts import shifted_to_origin
+    from vision.faces import MODELS_DIR
     from vision.pose import project_slot_faces
     from vision.synth import SceneSpec, render_scene
 
-    fp32 = clf.settings.model_path.with_name("tiles-fp32.onnx")
-    if not fp32.exists():
-        pytest.skip("models/tiles-fp32.onnx is not bundled in this checkout")
+    fp32 = MODELS_DIR / f"{name}-fp32.onnx"
+    if not fp32.exists() or not (MODELS_DIR / f"{name}.onnx").exists():
+        pytest.skip(f"models/{name}.onnx and {name}-fp32.onnx are not bundled in this checkout")
+    clf = TileClassifier(ClassifierSettings(model_path=MODELS_DIR / f"{name}.onnx"))
+    # only the classifier of blanked windows says so (recognize reads
+    # partly hidden faces again with it)
+    assert clf.reads_blanked is (name == "tiles-blank")
     layout = shifted_to_origin(codex.builtin("turtle"))
     scene = render_scene(SceneSpec("candy", layout, tilt_deg=(25, 25), n_removed=30), np.random.default_rng(4))
     patches = extract_patches(scene.image, project_slot_faces(layout.slots, scene.truth.mat, scene.truth.pose()),

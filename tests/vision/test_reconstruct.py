@@ -224,6 +224,91 @@ def test_an_unsure_face_on_a_partly_hidden_tile_is_not_reported():
     assert reconstruct(LAYOUT, VARIANT, fp, pn, po, camera_mm=low_left, spec=spec)[C].face == "bamboo-3"
 
 
+def test_a_partly_hidden_face_is_decided_on_its_window_read_again_with_the_hidden_part_blanked():
+    from vision.mat import MatSpec
+
+    spec = MatSpec.default()
+    gx, gy = spec.grid_origin_mm
+    c_centre = np.array([gx + 2 * 30 + 15, gy + 20])
+    low_left = np.array([c_centre[0] - 750.0, c_centre[1], -1000.0])     # TOP hides about half of C (above)
+    overhead = np.array([c_centre[0], c_centre[1], -1000.0])
+    # C's plain window hesitates (bamboo-3 at 0.42: withheld, see above); read
+    # with TOP's part blanked it is bamboo-4 at 0.9
+    fp, pn, po = probs([("bamboo-1", 0.98), ("none", 0.9), ("bamboo-3", 0.42), ("circles-5", 0.99)])
+    bfp, bpn, bpo = probs([("bamboo-4", 0.9)])
+    asked = []
+
+    def blank_read(idx, standing):
+        asked.append((list(idx), list(standing)))
+        return bfp, bpn, bpo
+
+    out = reconstruct(LAYOUT, VARIANT, fp, pn, po, camera_mm=low_left, spec=spec, blank_read=blank_read)
+    # only C is partly hidden by a standing tile (A and TOP in full sight, B covered)
+    assert asked == [([C], [True, True, True, True])]
+    assert out[C].face == "bamboo-4" and out[C].seen == "face"
+    assert out[C].confidence > 0.5 and out[C].free is True
+    # a blanked read that finds the face hidden leaves it unseen, present
+    ofp, opn, opo = probs([("occluded", 0.8)])
+    out = reconstruct(LAYOUT, VARIANT, fp, pn, po, camera_mm=low_left, spec=spec,
+                      blank_read=lambda idx, standing: (ofp, opn, opo))
+    assert out[C].present and out[C].face is None and out[C].seen == "occluded"
+    # C's plain window reads "occluded" (unseen, confidence 0.5); a blanked
+    # read of bamboo-4 at 0.9 shows it, one at 0.3 (its share of the face
+    # probability 0.3 / 0.97 = 0.31, times a presence near 1: under 0.5)
+    # leaves it unseen as it was
+    fp, pn, po = probs([("bamboo-1", 0.98), ("none", 0.9), ("occluded", 0.8), ("circles-5", 0.99)])
+    before = reconstruct(LAYOUT, VARIANT, fp, pn, po, camera_mm=low_left, spec=spec)[C]
+    assert before.present and before.face is None and before.confidence == UNSEEN_CONFIDENCE
+    sure = probs([("bamboo-4", 0.9)])
+    out = reconstruct(LAYOUT, VARIANT, fp, pn, po, camera_mm=low_left, spec=spec, blank_read=lambda i, s: sure)[C]
+    assert out.face == "bamboo-4" and out.confidence > 0.85
+    weak = probs([("bamboo-4", 0.3)])
+    out = reconstruct(LAYOUT, VARIANT, fp, pn, po, camera_mm=low_left, spec=spec, blank_read=lambda i, s: weak)[C]
+    assert out == before
+    # seen from overhead nothing is hidden: no second read, the plain window decides
+    asked.clear()
+    fp, pn, po = probs([("bamboo-1", 0.98), ("none", 0.9), ("bamboo-3", 0.9), ("circles-5", 0.99)])
+    out = reconstruct(LAYOUT, VARIANT, fp, pn, po, camera_mm=overhead, spec=spec, blank_read=blank_read)
+    assert asked == [] and out[C].face == "bamboo-3"
+    # and with the second read turned off, the hesitant reading is withheld as before
+    fp, pn, po = probs([("bamboo-1", 0.98), ("none", 0.9), ("bamboo-3", 0.42), ("circles-5", 0.99)])
+    off = ReconstructSettings(blank_read_max=0)
+    out = reconstruct(LAYOUT, VARIANT, fp, pn, po, camera_mm=low_left, spec=spec, blank_read=blank_read,
+                      settings=off)
+    assert asked == [] and out[C].face is None
+
+
+def test_the_window_mask_marks_what_a_taller_tile_in_front_hides():
+    from vision.crops import CropSettings
+    from vision.mat import MatSpec
+    from vision.reconstruct import hidden_fraction, window_hidden_mask
+
+    spec, crop = MatSpec.default(), CropSettings()
+    gx, gy = spec.grid_origin_mm
+    target, front = (0, 0, 0), (0, 2, 1)           # the tile in front (towards +y) one layer up
+    # a camera far away at 45 degrees of elevation towards +y: every ray rises
+    # 1 mm per mm it runs, so the raised tile's wall (rising 20 mm above the
+    # face, starting at y = gy + 40) hides the points of the face less than
+    # 20 mm from that edge, and every point of the margin inside its footprint
+    far = np.array([gx + 15.0, gy + 20.0 + 1e6, -(20.0 + 1e6)])
+    m = window_hidden_mask(target, [front], far, spec, crop)
+    assert m.shape == (48, 36) and m.dtype == bool
+    # rows: v = (r + 0.5) / 48 * 1.2 - 0.1 > 0.5 from row 24; columns: the
+    # face's width, u in [0, 1], columns 3-32
+    want = np.zeros((48, 36), bool)
+    want[24:, 3:33] = True
+    np.testing.assert_array_equal(m, want)
+    assert abs(m[4:44, 3:33].mean() - hidden_fraction([target], [front], far, spec, 10)[0]) < 0.05
+    # from straight above the face is in full sight: only the margin under the
+    # front tile's footprint (v > 1: rows 44-47) is hidden, by the box itself
+    above = window_hidden_mask(target, [front], np.array([gx + 15.0, gy + 20.0, -1000.0]), spec, crop)
+    want[:] = False
+    want[44:, 3:33] = True
+    np.testing.assert_array_equal(above, want)
+    # a tile on the same layer hides nothing
+    assert not window_hidden_mask(target, [(0, 2, 0)], far, spec, crop).any()
+
+
 def test_a_face_hidden_almost_whole_is_never_reported_however_sure():
     from vision.mat import MatSpec
     from vision.reconstruct import hidden_fraction

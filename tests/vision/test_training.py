@@ -1,31 +1,90 @@
 """vision/training/train_classifier.py: the training patches cut in cached
-blocks of scenes, and the synthetic occluders over part of some faces (no
-PyTorch needed for these parts)."""
+blocks of scenes with their hidden masks, the synthetic occluders over part
+of some faces and the blanked hidden parts (no PyTorch needed for these
+parts)."""
 
 import numpy as np
 
 from vision.crops import CropSettings
 from vision.training.dataset import LabelSettings, make_scene_samples
-from vision.training.train_classifier import (DATA_VERSION, OCCLUDE_BAND, OCCLUDE_GAIN, _augment, _occlude,
-                                              generate, generate_blocks)
+from vision.training.train_classifier import (DATA_VERSION, OCCLUDE_BAND, OCCLUDE_GAIN, _augment, _blank,
+                                              _occlude, generate, generate_blocks)
 
 
 def test_blocks_hold_the_scenes_of_one_run_and_are_cached_apart(tmp_path):
     crop = CropSettings()
-    raw, labels, summary = generate_blocks(7, 3, 2, crop, tmp_path, workers=1)
+    raw, labels, summary, hidden = generate_blocks(7, 3, 2, crop, tmp_path, workers=1)
     names = sorted(p.name for p in tmp_path.glob("*.npz"))
     assert names == [f"train-seed7-from2-n1-48x36-v{DATA_VERSION}.npz", f"train-seed7-n2-48x36-v{DATA_VERSION}.npz"]
-    # the second block is scene 2 of seed 7, exactly as the dataset cuts it
-    r2, l2, _ = make_scene_samples(7, 2, crop, LabelSettings())
-    b2, bl2, s2 = generate(7, 1, crop, tmp_path, 1, "train", start=2)
+    # the second block is scene 2 of seed 7, exactly as the dataset cuts it,
+    # with its hidden masks
+    r2, l2, _, h2 = make_scene_samples(7, 2, crop, LabelSettings(), masks=True)
+    b2, bl2, s2, bh2 = generate(7, 1, crop, tmp_path, 1, "train", start=2)
     np.testing.assert_array_equal(b2, r2)
+    np.testing.assert_array_equal(bh2, h2)
     assert bl2 == list(l2) and s2["scenes"] == 1
-    assert summary["scenes"] == 3 and summary["patches"] == len(labels) == len(raw)
+    assert summary["scenes"] == 3 and summary["patches"] == len(labels) == len(raw) == len(hidden)
+    assert hidden.shape == (len(raw), 48, 36) and hidden.dtype == bool
+    assert summary["partly_hidden"] == int(hidden.any(axis=(1, 2)).sum())
     np.testing.assert_array_equal(raw[-len(b2):], b2)
     # a longer run reuses the cached blocks (same arrays, read back)
-    again, labels_again, _ = generate_blocks(7, 3, 2, crop, tmp_path, workers=1)
+    again, labels_again, _, hidden_again = generate_blocks(7, 3, 2, crop, tmp_path, workers=1)
     np.testing.assert_array_equal(again, raw)
+    np.testing.assert_array_equal(hidden_again, hidden)
     assert labels_again == labels
+
+
+def test_hidden_masks_mark_what_the_standing_taller_tiles_hide_and_change_no_patch():
+    from companion.rules import Geometry
+    from vision.reconstruct import window_hidden_mask
+    from vision.synth import SceneSpec, render_scene
+    from vision.training.dataset import builtin_layouts, scene_samples
+
+    crop = CropSettings()
+    layout = builtin_layouts(("turtle",))[0]
+    spec = SceneSpec("mindful", layout, tilt_deg=(38.0, 40.0), hands=0.0)
+    scene = render_scene(spec, np.random.default_rng(11))
+    raw, labels, info = scene_samples(scene, np.random.default_rng(5), crop)
+    raw_m, labels_m, info_m, hid = scene_samples(scene, np.random.default_rng(5), crop, masks=True)
+    # the same patches and labels either way: the masks draw nothing
+    np.testing.assert_array_equal(raw, raw_m)
+    assert labels == labels_m and info == info_m
+    assert hid.shape == (len(raw), crop.height, crop.width)
+    # a steep view of a stacked layout: some windows partly hidden, none whole
+    part = hid.any(axis=(1, 2))
+    assert 0 < part.sum() < len(raw)
+
+
+def test_a_window_gets_the_mask_of_the_standing_taller_tiles_only_where_no_tile_covers_it():
+    from types import SimpleNamespace
+
+    from companion.layouts import Layout, Slot
+    from vision.mat import MatSpec
+    from vision.reconstruct import window_hidden_mask
+    from vision.training.dataset import _hidden_masks
+
+    spec, crop = MatSpec.default(), CropSettings()
+    gx, gy = spec.grid_origin_mm
+    # a row of three on layer 0, a tile on the middle one; C (4,0,0) seen from
+    # low on the left, past the raised TOP (2,0,1), which hides about half of it
+    layout = Layout("row-and-top", (Slot(0, 0, 0), Slot(2, 0, 0), Slot(4, 0, 0), Slot(2, 0, 1)), "test")
+    pose = SimpleNamespace(camera_centre_mm=np.array([gx + 75.0 - 750.0, gy + 20.0, -1000.0]))
+    present = np.array([True, True, True, True])
+    covered = np.array([False, True, False, False])
+    keep = [0, 1, 2, 3, 4]                   # the four slots and one virtual window (index 4 >= n)
+    out = np.zeros((5, 48, 36), bool)
+    _hidden_masks(out, keep, 4, layout, present, covered, spec, pose, crop)
+    want = window_hidden_mask((4, 0, 0), [(2, 0, 1)], pose.camera_centre_mm, spec, crop)
+    assert 0.3 < want[4:44, 3:33].mean() < 0.8
+    np.testing.assert_array_equal(out[2], want)
+    # A in front of TOP (nothing hides it from there), B under TOP (covered),
+    # TOP itself (nothing higher) and the virtual window: no mask
+    assert not out[[0, 1, 3, 4]].any()
+    # with TOP taken, nothing hides C
+    out[:] = False
+    _hidden_masks(out, keep, 4, layout, np.array([True, True, True, False]), np.zeros(4, bool), spec, pose, crop)
+    assert not out.any()
+
 
 
 def _flat_patches(n=40, h=48, w=36):
@@ -68,3 +127,32 @@ def test_no_occluder_without_faces_or_share():
     before = x.copy()
     _augment(x, np.random.default_rng(0), np.ones(len(x), bool), 1.0)
     np.testing.assert_array_equal(x, before)
+
+
+def test_blanking_in_training_uses_the_real_masks_and_bands_along_one_side_of_other_faces():
+    from vision.crops import blank_hidden
+
+    x = _flat_patches(12)
+    x[:, :, 18:] += 3                        # two tones per patch, so a blanked part is plain to see
+    h, w = x.shape[1:3]
+    hidden = np.zeros((12, h, w), bool)
+    hidden[:4, 30:, :] = True                 # patches 0-3: a tile in front hides their lower rows
+    faces = np.arange(12) < 8                 # 0-7 faces, 8-11 "none"
+    out = x.copy()
+    done = _blank(out, np.random.default_rng(3), hidden, faces, share=1.0, band_share=1.0)
+    # every masked patch blanked by its own mask; every other face by a band;
+    # no "none" patch without a mask
+    np.testing.assert_array_equal(done, np.arange(12) < 8)
+    np.testing.assert_array_equal(out[:4], blank_hidden(x[:4], hidden[:4]))
+    np.testing.assert_array_equal(out[8:], x[8:])
+    for i in range(4, 8):
+        changed = (out[i] != x[i]).any(axis=2)
+        rows, cols = changed.any(axis=1), changed.any(axis=0)
+        band, n_max = (cols, w) if rows.all() else (rows, h)
+        n = int(band.sum())
+        assert band[:n].all() or band[len(band) - n:].all()               # along one side
+        assert n <= OCCLUDE_BAND[1] * n_max + 1
+    # with no share nothing is blanked, and _augment blanks only when given masks
+    out = x.copy()
+    assert not _blank(out, np.random.default_rng(3), hidden, faces, share=0.0, band_share=0.0).any()
+    np.testing.assert_array_equal(out, x)

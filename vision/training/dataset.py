@@ -134,7 +134,7 @@ def random_layout(rng: np.random.Generator) -> Layout:
 
 
 def scene_samples(scene, rng: np.random.Generator, crop: CropSettings = CropSettings(),
-                  lab: LabelSettings = LabelSettings()) -> tuple[np.ndarray, list[str], dict]:
+                  lab: LabelSettings = LabelSettings(), masks: bool = False):
     """Labelled raw patches from one rendered scene.
 
     Args:
@@ -142,11 +142,20 @@ def scene_samples(scene, rng: np.random.Generator, crop: CropSettings = CropSett
         rng: randomness for pose source, window choice and corner noise.
         crop: patch geometry (the model's).
         lab: labelling thresholds.
+        masks: also return each patch's hidden mask: for the window of a
+            slot that no standing tile covers, the pixels that the tiles
+            truly standing on higher layers hide from the pose's camera
+            centre (:func:`vision.reconstruct.window_hidden_mask`, the mask
+            ``recognize`` blanks before reading a partly hidden face again);
+            nothing hidden for covered slots and virtual windows.  No draw
+            of ``rng`` depends on it, so the patches and labels are the same
+            either way.
 
     Returns:
         ``(raw, labels, info)``: ``raw (M, h, w, 3) uint8`` BGR patches,
         ``labels`` class names (``"variant/face-id"``, ``"none"``,
-        ``"occluded"``), ``info`` counters.
+        ``"occluded"``), ``info`` counters; with ``masks``, a fourth item,
+        ``(M, h, w) bool``.
     """
     tr = scene.truth
     layout = tr.layout
@@ -244,6 +253,9 @@ def scene_samples(scene, rng: np.random.Generator, crop: CropSettings = CropSett
             label = None
         labels.append(label)
     keep = [k for k, l in enumerate(labels) if l is not None]
+    if masks:
+        hid = np.zeros((len(keep), crop.height, crop.width), bool)
+        _hidden_masks(hid, keep, n, layout, present, covered, spec, pose, crop)
     for l in labels:
         if l is None:
             info["skipped"] += 1
@@ -253,7 +265,30 @@ def scene_samples(scene, rng: np.random.Generator, crop: CropSettings = CropSett
             info["occluded"] += 1
         else:
             info["face"] += 1
+    if masks:
+        return raw[keep], [labels[k] for k in keep], info, hid
     return raw[keep], [labels[k] for k in keep], info
+
+
+def _hidden_masks(out: np.ndarray, keep: list[int], n: int, layout: Layout, present: np.ndarray,
+                  covered: np.ndarray, spec, pose, crop: CropSettings) -> None:
+    """Fill ``out[r]`` with the hidden mask of window ``keep[r]`` (see
+    :func:`scene_samples`): real, uncovered slots only, and only where a
+    standing tile of a higher layer hides some of the face (a 5 x 5 probe of
+    :func:`vision.reconstruct.hidden_fraction` first)."""
+    from vision.reconstruct import hidden_fraction, window_hidden_mask
+    slots = layout.slots
+    cam = pose.camera_centre_mm
+    rows = [(r, k) for r, k in enumerate(keep) if k < n and not covered[k]]
+    for z in sorted({slots[k].z for _, k in rows}):
+        above = [slots[j] for j in range(n) if present[j] and slots[j].z > z]
+        if not above:
+            continue
+        here = [(r, k) for r, k in rows if slots[k].z == z]
+        frac = hidden_fraction([slots[k] for _, k in here], above, cam, spec, 5)
+        for (r, k), f in zip(here, frac):
+            if f > 0:
+                out[r] = window_hidden_mask(slots[k], above, cam, spec, crop)
 
 
 def scene_spec_for(k: int, rng: np.random.Generator, hands: float = 0.35):
@@ -273,11 +308,11 @@ def scene_spec_for(k: int, rng: np.random.Generator, hands: float = 0.35):
 
 
 def make_scene_samples(seed: int, k: int, crop: CropSettings = CropSettings(),
-                       lab: LabelSettings = LabelSettings()):
+                       lab: LabelSettings = LabelSettings(), masks: bool = False):
     """Render training scene ``k`` of run ``seed`` and cut its samples
     (see :func:`scene_samples`)."""
     from vision.synth import render_scene
     rng = np.random.default_rng((seed, k))
     spec = scene_spec_for(k, rng)
     scene = render_scene(spec, rng)
-    return scene_samples(scene, rng, crop, lab)
+    return scene_samples(scene, rng, crop, lab, masks)

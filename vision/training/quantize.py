@@ -2,12 +2,16 @@
 
     python -m vision.training.quantize --out models/
 
-Reads the float models ``models/presence-fp32.onnx`` and
-``models/tiles-fp32.onnx`` (what :mod:`vision.training.train_presence` and
+Reads the float models ``models/presence-fp32.onnx``,
+``models/tiles-fp32.onnx`` and ``models/tiles-blank-fp32.onnx`` (what
+:mod:`vision.training.train_presence` and
 :mod:`vision.training.train_classifier` export, their JSON beside them) and
-writes ``presence.onnx`` and ``tiles.onnx``, the models ``recognize`` and the
-referee run, with their JSON (the float model's description plus a
-``quantization`` block) into ``--out``.  ``--models`` picks one of the two.
+writes ``presence.onnx``, ``tiles.onnx`` and ``tiles-blank.onnx``, the models
+``recognize`` and the referee run, with their JSON (the float model's
+description plus a ``quantization`` block) into ``--out``.  ``--models``
+picks some of them.  ``tiles-blank`` (the second read of partly hidden
+faces, their hidden part blanked) is calibrated on the plain patches and on
+the blanked ones ``recognize`` gives it.
 
 Static quantization in onnxruntime's QDQ format
 (``onnxruntime.quantization.quantize_static``; "Quantize ONNX models" in the
@@ -39,17 +43,20 @@ from pathlib import Path
 import numpy as np
 
 QUANT_STREAM = 7_000_000
-MODELS = ("presence", "tiles")
+MODELS = ("presence", "tiles", "tiles-blank")
 
 
-def calibration_inputs(presence_fp32: Path, tiles_fp32: Path, scenes: int, seed: int = 0) -> dict:
-    """Both models' inputs as ``recognize`` makes them, with the float models,
+def calibration_inputs(presence_fp32: Path, tiles_fp32: Path, scenes: int, seed: int = 0,
+                       tiles_blank_fp32: Path | None = None) -> dict:
+    """The models' inputs as ``recognize`` makes them, with the float models,
     on ``scenes`` rendered scenes.
 
     Returns:
         ``{"presence": (N, 6, 64, 48) float32, "tiles": (M, 3, 48, 36)
-        float32}``: every batch each model was given, second looks (turned
-        windows and patches) included.
+        float32, "tiles-blank": (L, 3, 48, 36) float32}``: every batch each
+        model was given, second looks (turned windows and patches) included;
+        the blanked windows' model (read only where ``tiles_blank_fp32`` is
+        given; else no rows) calibrated on the plain patches and its own.
 
     Raises:
         SystemExit: no scene showed the mat, so nothing was cut.
@@ -62,7 +69,7 @@ def calibration_inputs(presence_fp32: Path, tiles_fp32: Path, scenes: int, seed:
     from vision.synth import render_scene
     from vision.training.presence_data import presence_scene_spec
 
-    seen: dict[str, list[np.ndarray]] = {"presence": [], "tiles": []}
+    seen: dict[str, list[np.ndarray]] = {"presence": [], "tiles": [], "tiles-blank": []}
 
     class Presence(PresenceModel):
         def logits(self, x):
@@ -74,20 +81,28 @@ def calibration_inputs(presence_fp32: Path, tiles_fp32: Path, scenes: int, seed:
             seen["tiles"].append(np.array(patches, np.float32))
             return super().logits(patches)
 
+    class Blanked(TileClassifier):
+        def logits(self, patches):
+            seen["tiles-blank"].append(np.array(patches, np.float32))
+            return super().logits(patches)
+
     pm = Presence(PresenceSettings(model_path=presence_fp32))
     clf = Tiles(ClassifierSettings(model_path=tiles_fp32))
+    blank = Blanked(ClassifierSettings(model_path=tiles_blank_fp32)) if tiles_blank_fp32 else False
     spec = MatSpec.default()
     for k in range(scenes):
         rng = np.random.default_rng((QUANT_STREAM + seed, k))
         scene_spec = presence_scene_spec(k, rng, tilt_deg=(0.0, 40.0))
         scene = render_scene(scene_spec, rng)
         try:
-            recognize(scene.image, scene_spec.variant, scene_spec.layout, classifier=clf, spec=spec, presence=pm)
+            recognize(scene.image, scene_spec.variant, scene_spec.layout, classifier=clf, spec=spec, presence=pm,
+                      blank_classifier=blank)
         except MatNotFound:
             continue
     if not seen["presence"] or not seen["tiles"]:
         raise SystemExit("no windows were cut: render more scenes")
-    return {name: np.concatenate(arrays) for name, arrays in seen.items()}
+    seen["tiles-blank"] = seen["tiles"] + seen["tiles-blank"] if blank else []
+    return {name: np.concatenate(arrays) if arrays else np.zeros((0,), np.float32) for name, arrays in seen.items()}
 
 
 def quantize(fp32: Path, out_onnx: Path, inputs: np.ndarray, batch: int = 64) -> dict:
@@ -163,13 +178,16 @@ def main(argv=None) -> int:
                     help="the float presence model (its JSON beside it)")
     ap.add_argument("--tiles-fp32", type=Path, default=Path("models/tiles-fp32.onnx"),
                     help="the float tile classifier (its JSON beside it)")
+    ap.add_argument("--tiles-blank-fp32", type=Path, default=Path("models/tiles-blank-fp32.onnx"),
+                    help="the float classifier of blanked windows (its JSON beside it)")
     ap.add_argument("--models", nargs="+", choices=MODELS, default=list(MODELS), help="which to quantize")
     ap.add_argument("--out", type=Path, default=Path("models"), help="folder for the 8-bit models and their JSON")
     ap.add_argument("--scenes", type=int, default=40, help="rendered scenes whose inputs calibrate")
     ap.add_argument("--seed", type=int, default=0)
     a = ap.parse_args(argv)
-    sources = {"presence": a.presence_fp32, "tiles": a.tiles_fp32}
-    for path in sources.values():
+    sources = {"presence": a.presence_fp32, "tiles": a.tiles_fp32, "tiles-blank": a.tiles_blank_fp32}
+    needed = {"presence", "tiles"} | set(a.models)     # the first two make every model's inputs
+    for path in (sources[m] for m in MODELS if m in needed):
         if not path.is_file() or not path.with_suffix(".json").is_file():
             ap.error(f"no float model and JSON at {path} and {path.with_suffix('.json')}")
     if a.scenes < 1:
@@ -177,7 +195,8 @@ def main(argv=None) -> int:
     for m in a.models:
         if (a.out / f"{m}.onnx").resolve() == sources[m].resolve():
             ap.error(f"--out would overwrite the float model {sources[m]}: name it otherwise ({m}-fp32.onnx)")
-    inputs = calibration_inputs(a.presence_fp32, a.tiles_fp32, a.scenes, a.seed)
+    inputs = calibration_inputs(a.presence_fp32, a.tiles_fp32, a.scenes, a.seed,
+                                a.tiles_blank_fp32 if "tiles-blank" in a.models else None)
     a.out.mkdir(parents=True, exist_ok=True)
     for m in a.models:
         info = quantize(sources[m], a.out / f"{m}.onnx", inputs[m])
