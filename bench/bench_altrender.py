@@ -74,11 +74,14 @@ def main(argv=None) -> int:
 
     cv2.setNumThreads(2)
     assets = altrender.Assets.load(args.assets)
-    clf = TileClassifier()
-    presence = PresenceModel(PresenceSettings(model_path=args.presence)) if args.presence else PresenceModel()
-    from vision.faces import ClassifierSettings
-    blanker = (False if args.blank_classifier == "none" else None if args.blank_classifier is None
-               else TileClassifier(ClassifierSettings(model_path=Path(args.blank_classifier))))
+    from bench_recognize import blank_classifier_at, default_blank_classifier, optional_model
+    from companion.errors import BadInput
+    try:
+        clf = TileClassifier()
+        presence = PresenceModel(PresenceSettings(model_path=args.presence)) if args.presence else PresenceModel()
+        blanker = optional_model(args.blank_classifier, blank_classifier_at, default_blank_classifier)
+    except BadInput as e:
+        ap.error(str(e))
     spec = MatSpec.default()
     layouts = bench_layouts()
     print(f"layouts: {', '.join(l.name for l in layouts)}; photos {args.photos} from {args.seed}", flush=True)

@@ -106,6 +106,29 @@ def bench_photo(k: int, layouts, hands: float = 0.0, size: tuple[int, int] | Non
     return variant, layout, scene
 
 
+def optional_model(value: str | None, load, default):
+    """A model named on the command line: ``"none"`` -> False (do without),
+    a path -> ``load(Path(value))``, None -> ``default()`` (the bundled
+    one), or False where that is absent."""
+    if value == "none":
+        return False
+    if value:
+        return load(Path(value))
+    return default() or False
+
+
+def blank_classifier_at(path: Path):
+    """The classifier of blanked windows at ``path`` (``--blank-classifier``)."""
+    from vision.faces import ClassifierSettings, TileClassifier
+    return TileClassifier(ClassifierSettings(model_path=path))
+
+
+def default_blank_classifier():
+    """The bundled classifier of blanked windows, or None (``vision.faces``)."""
+    from vision.faces import default_blank_classifier as bundled
+    return bundled()
+
+
 def add_development_args(ap, start: list[int]) -> None:
     """``--start`` (first photo of each range), ``--photos`` (per range) and
     ``--presence`` (a presence.onnx) for the scripts that tune on
@@ -167,21 +190,15 @@ def main(argv=None) -> int:
     from vision.synth import SceneSpec, render_scene
 
     cv2.setNumThreads(2)
-    clf = TileClassifier(ClassifierSettings(model_path=args.model) if args.model else ClassifierSettings())
+    from companion.errors import BadInput
     from vision.presence import PresenceModel, PresenceSettings, default_presence_model
-    if args.presence == "none":
-        presence = False
-    elif args.presence:
-        presence = PresenceModel(PresenceSettings(model_path=Path(args.presence)))
-    else:
-        presence = default_presence_model() or False
-    from vision.faces import default_blank_classifier
-    if args.blank_classifier == "none":
-        blanker = False
-    elif args.blank_classifier:
-        blanker = TileClassifier(ClassifierSettings(model_path=Path(args.blank_classifier)))
-    else:
-        blanker = default_blank_classifier() or False
+    try:
+        clf = TileClassifier(ClassifierSettings(model_path=args.model) if args.model else ClassifierSettings())
+        presence = optional_model(args.presence, lambda p: PresenceModel(PresenceSettings(model_path=p)),
+                                  default_presence_model)
+        blanker = optional_model(args.blank_classifier, blank_classifier_at, default_blank_classifier)
+    except BadInput as e:
+        ap.error(str(e))
     spec = MatSpec.default()
     layouts = bench_layouts()
     print(f"layouts: {', '.join(l.name for l in layouts)}; photos {args.photos}; hands {args.hands}; "

@@ -95,9 +95,7 @@ def main(argv=None) -> int:
     try:
         clf = TileClassifier(ClassifierSettings(model_path=a.classifier) if a.classifier else ClassifierSettings())
         pm = PresenceModel(PresenceSettings(model_path=a.presence) if a.presence else PresenceSettings())
-        blanker = (False if a.blank_classifier == "none" else
-                   TileClassifier(ClassifierSettings(model_path=Path(a.blank_classifier))) if a.blank_classifier
-                   else None)
+        blanker = B.optional_model(a.blank_classifier, B.blank_classifier_at, B.default_blank_classifier)
     except BadInput as e:
         ap.error(str(e))
     spec = MatSpec.default()
