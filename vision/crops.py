@@ -197,9 +197,17 @@ def blank_hidden(raw: np.ndarray, hidden: np.ndarray) -> np.ndarray:
     Returns:
         A new ``(N, h, w, 3)`` uint8 array; a patch with every pixel or no
         pixel hidden is returned as it was.
+
+    Raises:
+        ValueError: ``raw`` is not ``(N, h, w, 3)`` uint8, or ``hidden`` not
+            ``(N, h, w)`` bool.
     """
-    out = np.array(raw, np.uint8, copy=True)
-    hidden = np.asarray(hidden, bool).reshape(out.shape[:3])
+    raw, hidden = np.asarray(raw), np.asarray(hidden)
+    if raw.dtype != np.uint8 or raw.ndim != 4 or raw.shape[3] != 3:
+        raise ValueError(f"patches must be (N, h, w, 3) uint8, not {raw.shape} {raw.dtype}")
+    if hidden.dtype != bool or hidden.shape != raw.shape[:3]:
+        raise ValueError(f"the hidden mask must be {raw.shape[:3]} bool, not {hidden.shape} {hidden.dtype}")
+    out = raw.copy()
     for i in np.flatnonzero(hidden.any(axis=(1, 2)) & ~hidden.all(axis=(1, 2))):
         seen = out[i][~hidden[i]]
         out[i][hidden[i]] = np.round(seen.mean(axis=0)).astype(np.uint8)

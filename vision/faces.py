@@ -122,8 +122,14 @@ class TileClassifier:
         except ValueError:
             raise BadInput(f"cannot read model description {s.meta}: not JSON text") from None
         self.meta = meta
-        self.classes: tuple[str, ...] = tuple(meta["classes"])
-        self.crop = CropSettings.from_json(meta["input"])
+        try:
+            self.classes: tuple[str, ...] = tuple(str(c) for c in meta["classes"])
+            self.crop = CropSettings.from_json(meta["input"])
+            if not isinstance(meta.get("training", {}), dict):
+                raise TypeError("training is not an object")
+        except (KeyError, TypeError, ValueError) as exc:
+            what = f"no {exc.args[0]!r}" if isinstance(exc, KeyError) else str(exc) or type(exc).__name__
+            raise BadInput(f"cannot read model description {s.meta}: {what}") from None
         opts = ort.SessionOptions()
         opts.intra_op_num_threads = s.threads
         opts.inter_op_num_threads = 1
@@ -136,7 +142,14 @@ class TileClassifier:
                                                 providers=["CPUExecutionProvider"])
         except Exception as exc:  # onnxruntime raises its own exception types
             raise BadInput(f"cannot load model {s.model_path}: {' '.join(str(exc).split())}") from None
-        self._input = self.session.get_inputs()[0].name
+        inp = self.session.get_inputs()[0]
+        self._input = inp.name
+        dims = tuple(inp.shape[1:])
+        outs = self.session.get_outputs()[0].shape
+        if dims != self.crop.shape or len(outs) != 2 or outs[1] != len(self.classes):
+            raise BadInput(f"model {s.model_path} does not match its description {s.meta}: it reads "
+                           f"{'x'.join(map(str, dims))} patches into {outs[-1]} classes, the description says "
+                           f"{'x'.join(map(str, self.crop.shape))} into {len(self.classes)}")
         index = {c: i for i, c in enumerate(self.classes)}
         self._columns: dict[str, tuple[tuple[str, ...], np.ndarray]] = {}
         for v in VARIANTS:
@@ -207,7 +220,7 @@ class TileClassifier:
 
 
 #: the classifier trained on windows whose hidden part is blanked
-#: (``python -m vision.training.train_classifier --blank 1 --name tiles-blank``,
+#: (``python -m vision.training.train_classifier --blank 1``,
 #: 8-bit by ``vision.training.quantize``): ``recognize`` reads partly hidden
 #: faces with it a second time (models/MODEL_CARD.md, "Session 21")
 BLANK_MODEL = MODELS_DIR / "tiles-blank.onnx"

@@ -456,7 +456,11 @@ class ReconstructSettings:
             wide (236 / 219 / 207 / 192): hence the rules that the blanked
             read must be surer of its best face than the plain one to replace
             it, and that a face it alone shows must reach
-            ``partly_hidden_conf``.
+            ``partly_hidden_conf``.  A face read from the blanked read is
+            reported at most ``blank_shown_max_conf`` sure, under
+            :data:`UNSURE_BELOW`, so the overlay marks it for a look: a
+            break-test found a Word tile 44 % in sight read F (truly P) at
+            0.80, and on the bench an O 60 % in sight was read U at 0.83.
             The classifier's face : none log-odds of the blanked read given to
             the presence decisions of partly hidden slots instead of the plain
             read's: 235 / 225 / 207 / 194 (not adopted).
@@ -525,6 +529,7 @@ class ReconstructSettings:
     blank_read_above: float = 0.05
     blank_read_below: float = 0.6
     blank_read_max: int = 24
+    blank_shown_max_conf: float = 0.65
     art_size_weight: float = 0.5
     art_size_unsure: float = 3.0
     art_size_max: int = 12
@@ -663,6 +668,8 @@ def reconstruct(layout: Layout, variant: str, face_probs: np.ndarray, p_none: np
             blanked one only where that reaches ``settings.partly_hidden_conf``
             (the presence's confidence times the best face's share), however
             little of it is hidden, and is left unseen as it was otherwise.
+            A face the blanked read gives is reported at most
+            ``settings.blank_shown_max_conf`` sure (marked for a look).
             ``settings.blank_read_below``: a face the plain read shows with
             at least this share is not read again.  None skips it.
 
@@ -805,6 +812,7 @@ def reconstruct(layout: Layout, variant: str, face_probs: np.ndarray, p_none: np
         _mend_parity(g, seen, conf, ql, pf_l, po_l, settings)
     final_hidden: dict[int, float] = {}
     blank_shown: set[int] = set()          # faces shown only thanks to the blanked read
+    blank_read_from: set[int] = set()      # faces read from the blanked read
 
     def hidden_now(idx) -> list[float]:
         """Slots ``idx``'s faces hidden by the tiles finally found standing
@@ -843,6 +851,7 @@ def reconstruct(layout: Layout, variant: str, face_probs: np.ndarray, p_none: np
                     seen[i] = "face"
                     conf[i] = sure
                     blank_shown.add(i)
+                blank_read_from.add(i)
                 fp[i] = row
                 pf_l[i] = pf_b
     shown = [i for i in range(n) if seen[i] == "face"]
@@ -878,6 +887,8 @@ def reconstruct(layout: Layout, variant: str, face_probs: np.ndarray, p_none: np
             if hid > settings.hidden_face_max or unsure:
                 out.append(SlotState(s, True, None, min(c, UNSEEN_CONFIDENCE), free[i], "occluded"))
                 continue
+            if i in blank_read_from:
+                c = min(c, settings.blank_shown_max_conf)     # read on what is left of it: for a look
         out.append(SlotState(s, present, face, min(1.0, max(0.0, c)), free[i], seen[i]))
     return out
 
@@ -1642,7 +1653,8 @@ def recognize(image_bgr: np.ndarray, variant: str, layout: Layout, camera=None,
             (:func:`reconstruct`'s ``blank_read``); None takes the bundled one
             (:func:`vision.faces.default_blank_classifier`) or ``classifier``
             itself when it reads blanked windows; False does without.  Not
-            used with a ``face_reader``.
+            used (nor opened) with a ``face_reader``, nor where it has no
+            classes for ``variant``: partly hidden faces are then read once.
 
     Returns:
         :class:`Recognition`.
@@ -1771,18 +1783,20 @@ def recognize(image_bgr: np.ndarray, variant: str, layout: Layout, camera=None,
         again = blanker.scores(normalise(raw, blanker.crop), variant)
         return again.face_probs, again.p_none, again.p_occluded
 
-    if blank_classifier is None:
-        from vision.faces import default_blank_classifier
-        blank_classifier = classifier if classifier.reads_blanked else default_blank_classifier()
-    blanker = blank_classifier or None
+    blanker = None
+    if face_reader is None and blank_classifier is not False:
+        if blank_classifier is None:
+            from vision.faces import default_blank_classifier
+            blank_classifier = classifier if classifier.reads_blanked else default_blank_classifier()
+        if blank_classifier and blank_classifier.reads_blanked and variant in blank_classifier.variants:
+            blanker = blank_classifier        # (one without this variant's faces: partly hidden faces read once)
 
     states = reconstruct(layout, variant, fp, sc.p_none, sc.p_occluded, in_view, settings,
                          camera_mm=pose.camera_centre_mm, spec=spec,
                          presence_logit=presence_of if presence else None,
                          removes_in_pairs=find_variant(variant).removes_in_pairs,
                          face_check=face_check if face_reader is None else None,
-                         blank_read=blank_read if face_reader is None and blanker is not None and blanker.reads_blanked
-                         else None)
+                         blank_read=blank_read if blanker is not None else None)
     stray = 0
     if sum(t.present for t in states) < STRAY_CHECK_BELOW * len(states):
         stray = stray_tiles(image_bgr, variant, layout, spec, pose, classifier)

@@ -175,3 +175,8 @@ def test_blanking_gives_the_hidden_part_the_mean_colour_of_the_part_in_sight():
     x = normalise(out[:1])
     np.testing.assert_allclose(x[0, 0, :, 3:], -0.1667 / 12, atol=1e-4)
     assert x[0, 0, 0, 0] == pytest.approx(3.8333 / 12, abs=1e-4)
+    # a mask of another shape or kind, or patches that are not uint8 BGR, are refused
+    for bad_raw, bad_hidden in ((raw, hidden.transpose(0, 2, 1)), (raw, hidden.astype(float)),
+                                (raw.astype(np.float32), hidden), (raw[..., 0], hidden[..., 0])):
+        with pytest.raises(ValueError):
+            blank_hidden(bad_raw, bad_hidden)

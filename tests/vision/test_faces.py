@@ -46,6 +46,29 @@ def test_missing_model_is_bad_input(tmp_path):
         TileClassifier(ClassifierSettings(model_path=tmp_path / "nope.onnx"))
 
 
+def test_a_description_that_does_not_fit_its_model_is_bad_input(tmp_path):
+    import json
+    import shutil
+
+    from vision.faces import MODELS_DIR
+
+    shutil.copy(MODELS_DIR / "tiles.onnx", tmp_path / "m.onnx")
+    meta = json.loads((MODELS_DIR / "tiles.json").read_text())
+
+    def load(description):
+        (tmp_path / "m.json").write_text(json.dumps(description))
+        with pytest.raises(BadInput) as e:
+            TileClassifier(ClassifierSettings(model_path=tmp_path / "m.onnx"))
+        return str(e.value)
+
+    assert "no 'classes'" in load({})
+    assert "no 'input'" in load({"classes": meta["classes"]})
+    # the patch size the model reads, or its number of classes, said otherwise
+    said = load(dict(meta, input=dict(meta["input"], height=40)))
+    assert "3x48x36 patches into 155 classes" in said and "3x40x36" in said
+    assert "into 154" in load(dict(meta, classes=meta["classes"][:-1]))
+
+
 def test_reads_faces_of_a_clean_synthetic_scene(clf):
     from companion.layouts import Layout, Slot
     from vision.pose import project_slot_faces

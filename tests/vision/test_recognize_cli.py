@@ -561,3 +561,50 @@ def test_partly_hidden_faces_are_read_again_blanked_and_only_they():
     for t, p, f in changed:
         assert t.face == f or t.face is None
         assert p.face != f
+
+
+def test_the_second_read_falls_back_to_one_read_where_it_cannot_serve(tmp_path):
+    # with an enrolled profile the blanked-window classifier is never opened
+    # (a broken one does no harm), and one without the photo's variant leaves
+    # partly hidden faces read once, as without it
+    import json
+    import shutil
+
+    from companion import codex
+    from companion.layouts import shifted_to_origin
+    from vision.faces import BLANK_MODEL, MODELS_DIR, ClassifierSettings, TileClassifier
+    from vision.mat import MatSpec
+    from vision.reconstruct import recognize
+    from vision.synth import SceneSpec, render_scene
+
+    if not BLANK_MODEL.exists():
+        pytest.skip("models/tiles-blank.onnx is not bundled in this checkout")
+    layout = shifted_to_origin(codex.builtin("turtle"))
+    scene = render_scene(SceneSpec("mindful", layout, n_removed=30, tilt_deg=(36, 38)), np.random.default_rng(21))
+    spec = MatSpec.default()
+    shutil.copy(BLANK_MODEL, tmp_path / "b.onnx")
+    meta = json.loads((MODELS_DIR / "tiles-blank.json").read_text())
+    meta["classes"] = [c.replace("mindful/", "other/") for c in meta["classes"]]
+    (tmp_path / "b.json").write_text(json.dumps(meta))
+    no_mindful = TileClassifier(ClassifierSettings(model_path=tmp_path / "b.onnx"))
+    assert no_mindful.reads_blanked and "mindful" not in no_mindful.variants
+    once = recognize(scene.image, "mindful", layout, spec=spec, blank_classifier=False)
+    got = recognize(scene.image, "mindful", layout, spec=spec, blank_classifier=no_mindful)
+    assert [(t.present, t.face, t.confidence) for t in got.tiles] == [(t.present, t.face, t.confidence)
+                                                                       for t in once.tiles]
+    # (and with it, three faces of this photo are read: see the test above)
+    assert got.tiles != recognize(scene.image, "mindful", layout, spec=spec).tiles
+
+    class Reader:                     # an enrolled profile's faces: the plain classifier's best guesses
+        def face_probs(self, image, quads):
+            from vision.crops import extract_patches
+            clf = TileClassifier()
+            return clf.scores(extract_patches(image, quads, clf.crop), "mindful").face_probs
+
+    class Broken:                     # opened, it would fail
+        @property
+        def reads_blanked(self):
+            raise AssertionError("the blanked-window classifier was used with a profile")
+
+    rec = recognize(scene.image, "mindful", layout, spec=spec, face_reader=Reader(), blank_classifier=Broken())
+    assert [t.present for t in rec.tiles] == [t.present for t in once.tiles]

@@ -156,3 +156,26 @@ def test_blanking_in_training_uses_the_real_masks_and_bands_along_one_side_of_ot
     out = x.copy()
     assert not _blank(out, np.random.default_rng(3), hidden, faces, share=0.0, band_share=0.0).any()
     np.testing.assert_array_equal(out, x)
+
+
+def test_quantize_refuses_a_classifier_trained_the_other_way(capsys):
+    # tiles.onnx must be the plain classifier (the decision rules were fitted
+    # to it) and tiles-blank.onnx the one trained on blanked windows
+    import pytest
+
+    from vision.faces import MODELS_DIR
+    from vision.training.quantize import main
+
+    plain, blank = MODELS_DIR / "tiles-fp32.onnx", MODELS_DIR / "tiles-blank-fp32.onnx"
+    if not plain.exists() or not blank.exists():
+        pytest.skip("the float classifiers are not bundled in this checkout")
+    for argv, says in ((["--models", "tiles-blank", "--tiles-blank-fp32", str(plain)], "was not trained on blanked"),
+                       (["--models", "tiles", "--tiles-fp32", str(blank)], "was trained on blanked"),
+                       (["--models", "tiles-blank", "--tiles-blank-fp32", str(blank.with_suffix(".json"))],
+                        "no float model")):
+        with pytest.raises(SystemExit) as e:
+            main(argv + ["--out", "/nonexistent-out"])
+        assert e.value.code == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert "error:" in err[-1] and says in err[-1]     # argparse's usage, then the one-line reason
+        assert not any("Traceback" in line for line in err)

@@ -188,15 +188,28 @@ def main(argv=None) -> int:
     sources = {"presence": a.presence_fp32, "tiles": a.tiles_fp32, "tiles-blank": a.tiles_blank_fp32}
     needed = {"presence", "tiles"} | set(a.models)     # the first two make every model's inputs
     for path in (sources[m] for m in MODELS if m in needed):
-        if not path.is_file() or not path.with_suffix(".json").is_file():
+        if path.suffix != ".onnx" or not path.is_file() or not path.with_suffix(".json").is_file():
             ap.error(f"no float model and JSON at {path} and {path.with_suffix('.json')}")
+    for m in ("tiles", "tiles-blank"):
+        if m in needed:
+            try:
+                blank = bool(json.loads(sources[m].with_suffix(".json").read_text()).get("training", {}).get("blank"))
+            except (OSError, ValueError, AttributeError):
+                ap.error(f"cannot read the model description {sources[m].with_suffix('.json')}")
+            if blank != (m == "tiles-blank"):
+                ap.error(f"{sources[m]} was {'' if blank else 'not '}trained on blanked windows: it cannot be "
+                         f"{m}.onnx (train_classifier --blank {0 if m == 'tiles' else 1} makes that one)")
     if a.scenes < 1:
         ap.error("--scenes must be at least 1")
     for m in a.models:
         if (a.out / f"{m}.onnx").resolve() == sources[m].resolve():
             ap.error(f"--out would overwrite the float model {sources[m]}: name it otherwise ({m}-fp32.onnx)")
-    inputs = calibration_inputs(a.presence_fp32, a.tiles_fp32, a.scenes, a.seed,
-                                a.tiles_blank_fp32 if "tiles-blank" in a.models else None)
+    from companion.errors import BadInput
+    try:
+        inputs = calibration_inputs(a.presence_fp32, a.tiles_fp32, a.scenes, a.seed,
+                                    a.tiles_blank_fp32 if "tiles-blank" in a.models else None)
+    except BadInput as e:
+        ap.error(str(e))
     a.out.mkdir(parents=True, exist_ok=True)
     for m in a.models:
         info = quantize(sources[m], a.out / f"{m}.onnx", inputs[m])

@@ -388,8 +388,6 @@ def main(argv=None) -> int:
                     help="1: train on windows with their hidden part blanked too, for the second read "
                          "recognize gives partly hidden faces (models/tiles-blank.onnx); 0: the plain "
                          "classifier (models/tiles.onnx)")
-    ap.add_argument("--name", choices=("tiles", "tiles-blank"), default=None,
-                    help="the exported model's name, NAME-fp32.onnx (default: tiles, or tiles-blank with --blank 1)")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--cache", type=Path, default=Path("/tmp/companion-tiles-cache"))
@@ -398,8 +396,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     if not 0.0 <= args.occlude <= 1.0:
         ap.error(f"--occlude must lie between 0 and 1, not {args.occlude}")
-    if args.name is None:
-        args.name = "tiles-blank" if args.blank else "tiles"
+    args.name = "tiles-blank" if args.blank else "tiles"      # the exported model: NAME-fp32.onnx
     import torch
     torch.set_num_threads(args.threads)
     crop = CropSettings()
@@ -442,7 +439,6 @@ def main(argv=None) -> int:
         "training": {"seed": args.seed, "command": f"python -m vision.training.train_classifier --seed {args.seed} "
                                                     f"--scenes {args.scenes} --epochs {args.epochs} "
                                                     f"--occlude {args.occlude} --blank {args.blank} "
-                                                    f"--name {args.name} "
                                                     f"--out {args.out}/",
                      "scenes": args.scenes, "epochs": args.epochs, "occlude": args.occlude,
                      "blank": args.blank, "data": summary,
