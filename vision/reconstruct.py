@@ -434,20 +434,24 @@ class ReconstructSettings:
             / 222 / 194 / 171, 187 / 217 / 193 / 170; the independent
             renderer's photos 0-159: 126, 125, -; in alternating runs 4 costs
             0.4 ms a photo and 5 costs 1.7 ms: within 4.
-        blank_read_above, blank_read_max: the second read of partly hidden
-            faces (session 21; :func:`reconstruct`'s ``blank_read``, the
-            classifier of blanked windows ``models/tiles-blank.onnx``): a
-            standing top tile whose face the standing tiles of higher layers
-            hide by more than ``blank_read_above`` (and at most
-            ``hidden_face_max``) is read again with that part blanked, at
-            most ``blank_read_max`` a photo, the most hidden first.  On
-            development photos 1000-1179 and 1400-1579 (``bench/
-            tune_reconstruct.py``; right / wrong slots / faces missed on
-            visible tiles / wrong faces), without the second read 233 / 219 /
-            214 / 183; with it 235 / 219 / 206 / 182; above 0.2 instead of
-            0.05: 235 / 219 / 208 / 184.  On 1200-1349 and 1600-1749 (not
-            chosen on): 189 / 226 / 195 / 172 without, 193 / 226 / 192 / 176
-            with.  In a first form the blanked read always replaced the plain
+        blank_read_above, blank_read_below, blank_read_max,
+        blank_shown_max_conf: the second read of partly hidden faces
+            (session 21; :func:`reconstruct`'s ``blank_read``, the classifier
+            of blanked windows ``models/tiles-blank.onnx``): a standing top
+            tile whose face the standing tiles of higher layers hide by more
+            than ``blank_read_above`` (and at most ``hidden_face_max``) is
+            read again with that part blanked, unless the plain read shows
+            its face with at least ``blank_read_below`` of the face
+            probability, at most ``blank_read_max`` a photo, the most hidden
+            first.  On development photos 1000-1179 and 1400-1579
+            (``bench/tune_reconstruct.py``; right / wrong slots / faces
+            missed on visible tiles / wrong faces), without the second read
+            233 / 219 / 214 / 183; with it 235 / 219 / 206 / 180; above 0.2
+            instead of 0.05: 235 / 219 / 208 / 182; ``blank_read_below`` 0.9:
+            234 / 219 / 207 / 181 (twice the windows read); 0 (only the
+            unseen faces): 234 / 219 / 209 / 183.  On 1200-1349 and 1600-1749
+            (not chosen on): 189 / 226 / 195 / 172 without, 193 / 226 / 192
+            / 175 with.  In a first form the blanked read always replaced the plain
             one: of the faces it changed on the first 360 photos, 118 went
             from unseen to right (109 of them on tiles under 60 % in sight,
             which the figures above do not count), 5 from wrong to right, 19
@@ -653,7 +657,7 @@ def reconstruct(layout: Layout, variant: str, face_probs: np.ndarray, p_none: np
         blank_read: a function of a list of slot indices and the ``N``
             decisions (True where a tile stands) returning the slots' window
             read again with the part that the standing tiles of higher layers
-            hide blanked (:func:`window_hidden_mask`,
+            hide blanked (:func:`window_hidden_masks`,
             :func:`vision.crops.blank_hidden`): ``(face_probs (M, K),
             p_none (M,), p_occluded (M,))``.  Called once, after the presence
             decisions (needs ``camera_mm`` and ``spec``), for the standing
@@ -1282,11 +1286,6 @@ def _rays_blocked_grid(xs: np.ndarray, ys: np.ndarray, ph: np.ndarray, c: np.nda
     lo = np.maximum(np.maximum(lx[:, None, :], ly[:, :, None]), 0.0)
     hi = np.minimum(np.minimum(hx[:, None, :], hy[:, :, None]), 1.0)
     return lo < hi
-
-
-def window_hidden_mask(target, occluders, camera_mm: np.ndarray, spec, crop) -> np.ndarray:
-    """:func:`window_hidden_masks` of one slot: ``(crop.height, crop.width)`` bool."""
-    return window_hidden_masks([tuple(target)], occluders, camera_mm, spec, crop)[0]
 
 
 _GEOMETRY_CACHE: dict = {}

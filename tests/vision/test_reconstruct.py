@@ -285,7 +285,7 @@ def test_a_partly_hidden_face_is_decided_on_its_window_read_again_with_the_hidde
 def test_the_window_mask_marks_what_a_taller_tile_in_front_hides():
     from vision.crops import CropSettings
     from vision.mat import MatSpec
-    from vision.reconstruct import hidden_fraction, window_hidden_mask
+    from vision.reconstruct import hidden_fraction, window_hidden_masks
 
     spec, crop = MatSpec.default(), CropSettings()
     gx, gy = spec.grid_origin_mm
@@ -295,7 +295,7 @@ def test_the_window_mask_marks_what_a_taller_tile_in_front_hides():
     # face, starting at y = gy + 40) hides the points of the face less than
     # 20 mm from that edge, and every point of the margin inside its footprint
     far = np.array([gx + 15.0, gy + 20.0 + 1e6, -(20.0 + 1e6)])
-    m = window_hidden_mask(target, [front], far, spec, crop)
+    m = window_hidden_masks([target], [front], far, spec, crop)[0]
     assert m.shape == (48, 36) and m.dtype == bool
     # rows: v = (r + 0.5) / 48 * 1.2 - 0.1 > 0.5 from row 24; columns: the
     # face's width, u in [0, 1], columns 3-32
@@ -305,12 +305,12 @@ def test_the_window_mask_marks_what_a_taller_tile_in_front_hides():
     assert abs(m[4:44, 3:33].mean() - hidden_fraction([target], [front], far, spec, 10)[0]) < 0.05
     # from straight above the face is in full sight: only the margin under the
     # front tile's footprint (v > 1: rows 44-47) is hidden, by the box itself
-    above = window_hidden_mask(target, [front], np.array([gx + 15.0, gy + 20.0, -1000.0]), spec, crop)
+    above = window_hidden_masks([target], [front], np.array([gx + 15.0, gy + 20.0, -1000.0]), spec, crop)[0]
     want[:] = False
     want[44:, 3:33] = True
     np.testing.assert_array_equal(above, want)
     # a tile on the same layer hides nothing
-    assert not window_hidden_mask(target, [(0, 2, 0)], far, spec, crop).any()
+    assert not window_hidden_masks([target], [(0, 2, 0)], far, spec, crop)[0].any()
 
 
 def test_a_face_hidden_almost_whole_is_never_reported_however_sure():

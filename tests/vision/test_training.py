@@ -34,9 +34,7 @@ def test_blocks_hold_the_scenes_of_one_run_and_are_cached_apart(tmp_path):
     assert labels_again == labels
 
 
-def test_hidden_masks_mark_what_the_standing_taller_tiles_hide_and_change_no_patch():
-    from companion.rules import Geometry
-    from vision.reconstruct import window_hidden_mask
+def test_hidden_masks_change_no_patch_and_mark_some_windows_of_a_steep_view():
     from vision.synth import SceneSpec, render_scene
     from vision.training.dataset import builtin_layouts, scene_samples
 
@@ -50,7 +48,7 @@ def test_hidden_masks_mark_what_the_standing_taller_tiles_hide_and_change_no_pat
     np.testing.assert_array_equal(raw, raw_m)
     assert labels == labels_m and info == info_m
     assert hid.shape == (len(raw), crop.height, crop.width)
-    # a steep view of a stacked layout: some windows partly hidden, none whole
+    # a steep view of a stacked layout: some windows partly hidden, not all
     part = hid.any(axis=(1, 2))
     assert 0 < part.sum() < len(raw)
 
@@ -60,7 +58,7 @@ def test_a_window_gets_the_mask_of_the_standing_taller_tiles_only_where_no_tile_
 
     from companion.layouts import Layout, Slot
     from vision.mat import MatSpec
-    from vision.reconstruct import window_hidden_mask
+    from vision.reconstruct import window_hidden_masks
     from vision.training.dataset import _hidden_masks
 
     spec, crop = MatSpec.default(), CropSettings()
@@ -74,7 +72,7 @@ def test_a_window_gets_the_mask_of_the_standing_taller_tiles_only_where_no_tile_
     keep = [0, 1, 2, 3, 4]                   # the four slots and one virtual window (index 4 >= n)
     out = np.zeros((5, 48, 36), bool)
     _hidden_masks(out, keep, 4, layout, present, covered, spec, pose, crop)
-    want = window_hidden_mask((4, 0, 0), [(2, 0, 1)], pose.camera_centre_mm, spec, crop)
+    want = window_hidden_masks([(4, 0, 0)], [(2, 0, 1)], pose.camera_centre_mm, spec, crop)[0]
     assert 0.3 < want[4:44, 3:33].mean() < 0.8
     np.testing.assert_array_equal(out[2], want)
     # A in front of TOP (nothing hides it from there), B under TOP (covered),

@@ -145,7 +145,7 @@ def scene_samples(scene, rng: np.random.Generator, crop: CropSettings = CropSett
         masks: also return each patch's hidden mask: for the window of a
             slot that no standing tile covers, the pixels that the tiles
             truly standing on higher layers hide from the pose's camera
-            centre (:func:`vision.reconstruct.window_hidden_mask`, the mask
+            centre (:func:`vision.reconstruct.window_hidden_masks`, the mask
             ``recognize`` blanks before reading a partly hidden face again);
             nothing hidden for covered slots and virtual windows.  No draw
             of ``rng`` depends on it, so the patches and labels are the same
@@ -276,7 +276,7 @@ def _hidden_masks(out: np.ndarray, keep: list[int], n: int, layout: Layout, pres
     :func:`scene_samples`): real, uncovered slots only, and only where a
     standing tile of a higher layer hides some of the face (a 5 x 5 probe of
     :func:`vision.reconstruct.hidden_fraction` first)."""
-    from vision.reconstruct import hidden_fraction, window_hidden_mask
+    from vision.reconstruct import hidden_fraction, window_hidden_masks
     slots = layout.slots
     cam = pose.camera_centre_mm
     rows = [(r, k) for r, k in enumerate(keep) if k < n and not covered[k]]
@@ -286,9 +286,9 @@ def _hidden_masks(out: np.ndarray, keep: list[int], n: int, layout: Layout, pres
             continue
         here = [(r, k) for r, k in rows if slots[k].z == z]
         frac = hidden_fraction([slots[k] for _, k in here], above, cam, spec, 5)
-        for (r, k), f in zip(here, frac):
-            if f > 0:
-                out[r] = window_hidden_mask(slots[k], above, cam, spec, crop)
+        part = [(r, k) for (r, k), f in zip(here, frac) if f > 0]
+        if part:
+            out[[r for r, _ in part]] = window_hidden_masks([slots[k] for _, k in part], above, cam, spec, crop)
 
 
 def scene_spec_for(k: int, rng: np.random.Generator, hands: float = 0.35):
