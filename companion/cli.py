@@ -13,7 +13,15 @@ import os
 import re
 import sys
 
+from companion.commands.images import MAX_IMAGE_PIXELS
 from companion.errors import CompanionError
+
+# OpenCV reads its limit on a picture's size once, when it loads (2^30 pixels
+# by default: a 400 KB PNG claiming 20000 x 20000 px took 9 GB and 35 s before
+# the mat was not found); the commands read nothing larger than
+# MAX_IMAGE_PIXELS.  Set before anything imports cv2; a limit already in the
+# environment stands.
+os.environ.setdefault("OPENCV_IO_MAX_IMAGE_PIXELS", str(MAX_IMAGE_PIXELS))
 
 # Modules under companion.commands that register sub-commands (see
 # companion/commands/__init__.py).  Keep one per line.
@@ -72,6 +80,17 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _command_parser(parser: argparse.ArgumentParser, args: argparse.Namespace) -> argparse.ArgumentParser:
+    """The parser of the (sub-)sub-command ``args`` were parsed for
+    (``companion layouts list``), or ``parser`` itself."""
+    for action in parser._actions:             # argparse keeps sub-parsers only there
+        if isinstance(action, argparse._SubParsersAction):
+            chosen = action.choices.get(getattr(args, action.dest, None) or "")
+            if chosen is not None:
+                return _command_parser(chosen, args)
+    return parser
+
+
 def seed_value(text: str) -> int:
     """``--seed``: a whole number, 0 or more.  Python's ``random.Random``
     seeds with the absolute value of an integer, so ``-N`` would silently
@@ -125,7 +144,11 @@ def main(argv: list[str] | None = None) -> int:
         except (AttributeError, ValueError):
             pass
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
+    if extra:
+        # as parse_args would refuse them, but in the sub-command's name
+        # ("companion recognize: error: ..."), as its other usage errors are
+        _command_parser(parser, args).error(f"unrecognized arguments: {' '.join(extra)}")
     try:
         code = args.func(args)
     except CompanionError as exc:

@@ -231,11 +231,15 @@ def check_on_mat(layout: Layout) -> None:
     """Refuse a layout a camera cannot read on the printed mat: one without
     slots, one with a slot outside the mat's grid of
     :data:`MAT_HALF_UNITS` half-tile units (x from 0 to 34, y from 0 to 14;
-    ../shared/CONTRACT.md, "Physical standard"), or one with a slot below
-    the mat or above layer ``MAT_MAX_LAYERS - 1``.
+    ../shared/CONTRACT.md, "Physical standard"), one with a slot below
+    the mat or above layer ``MAT_MAX_LAYERS - 1``, or one no table can
+    hold: a slot given twice, or two tiles overlapping on one layer (an odd
+    count, or a tile resting on part of the one below, can stand, and some
+    KMahjongg and GNOME layouts have the latter).
 
     Raises:
-        BadInput: one line naming the layout and the first slot off the grid.
+        BadInput: one line naming the layout and the first slot off the grid
+            (or the two slots that overlap).
     """
     if not layout.slots:
         raise BadInput(f"layout {layout.name!r} has no slots")
@@ -247,6 +251,20 @@ def check_on_mat(layout: Layout) -> None:
         if not 0 <= s.z < MAT_MAX_LAYERS:
             raise BadInput(f"layout {layout.name!r} does not fit the mat: slot ({s.x}, {s.y}, {s.z}) lies on layer "
                            f"{s.z}, and a camera reads layers 0-{MAT_MAX_LAYERS - 1} only")
+    seen: set[Slot] = set()
+    for s in layout.slots:
+        if s in seen:
+            raise BadInput(f"layout {layout.name!r} cannot stand on the mat: slot ({s.x}, {s.y}, {s.z}) "
+                           "is given twice")
+        seen.add(s)
+    by_layer: dict[int, list[Slot]] = {}
+    for s in layout.slots:
+        by_layer.setdefault(s.z, []).append(s)
+    clash = _first_overlap(by_layer)
+    if clash:
+        a, b = clash
+        raise BadInput(f"layout {layout.name!r} cannot stand on the mat: tiles ({a.x}, {a.y}, {a.z}) and "
+                       f"({b.x}, {b.y}, {b.z}) overlap on layer {a.z}")
 
 
 def shifted_to_origin(layout: Layout) -> Layout:

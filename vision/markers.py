@@ -117,6 +117,11 @@ def detect_markers_by_dictionary(image_bgr: np.ndarray, spec: MatSpec) -> dict[s
     return out
 
 
+#: a marker outline this long (px, perimeter: sides of 10 px, under 2 px a
+#: module) is long enough for the detector whatever the image's size
+#: (:func:`_find`; OpenCV's own limit is a share of the image's longest side)
+MIN_MARKER_PERIMETER_PX = 40.0
+
 #: fewer markers than this at the image's own size -> look again at twice the
 #: size, then on a sharpened image
 UPSCALE_BELOW = 4
@@ -173,12 +178,24 @@ def _wanted(spec: MatSpec) -> dict[str, set[int]]:
 
 
 def _find(gray: np.ndarray, name: str, ids_wanted: set[int],
-          params: "cv2.aruco.DetectorParameters | None" = None) -> tuple[np.ndarray, np.ndarray]:
+          params: "cv2.aruco.DetectorParameters | None" = None,
+          min_perimeter_px: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
     """The detector's markers of dictionary ``name`` in ``gray`` whose id is
     wanted: ``ids (K,) int32``, ``corners (K, 4, 2) float64`` px of ``gray``
     (before :func:`refine_corners_batch`), with ``params`` (default
-    :func:`detector_parameters`)."""
-    det = cv2.aruco.ArucoDetector(aruco_dictionary(name), params or detector_parameters())
+    :func:`detector_parameters`; its ``minMarkerPerimeterRate`` is lowered
+    so that no outline of ``min_perimeter_px`` or more is dropped, by
+    default :data:`MIN_MARKER_PERIMETER_PX`: an image enlarged ``s`` times
+    passes ``s`` times that, so the enlarged looks at a photo keep the
+    outlines they kept before)."""
+    params = params or detector_parameters()
+    # OpenCV's contour filter drops outlines shorter than a share of the
+    # image's longest side (3 % by default: 38 px in a 1280 x 720 photo, but
+    # 180 px in a 6000 x 4000 one, where a mat far off has sharp 40 px
+    # markers): never ask for more than MIN_MARKER_PERIMETER_PX
+    params.minMarkerPerimeterRate = min(params.minMarkerPerimeterRate,
+                                        (min_perimeter_px or MIN_MARKER_PERIMETER_PX) / max(1, *gray.shape[:2]))
+    det = cv2.aruco.ArucoDetector(aruco_dictionary(name), params)
     corners, ids, _ = det.detectMarkers(gray)
     if ids is None or len(ids) == 0:
         return np.zeros((0,), np.int32), np.zeros((0, 4, 2), np.float64)
@@ -218,7 +235,8 @@ def _refined(gray: np.ndarray,
 def _detect(gray: np.ndarray, spec: MatSpec, scale: int) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """Markers in ``gray`` (an image ``scale`` times the photo's size), corners
     in the photo's px (pixel centres: ``x = (x' + 0.5) / scale - 0.5``)."""
-    found = _refined(gray, {name: _find(gray, name, ids) for name, ids in _wanted(spec).items()})
+    found = _refined(gray, {name: _find(gray, name, ids, min_perimeter_px=MIN_MARKER_PERIMETER_PX * scale)
+                            for name, ids in _wanted(spec).items()})
     return {name: (ids, (((c + 0.5) / scale - 0.5) if scale != 1 else c).astype(np.float32))
             for name, (ids, c) in found.items()}
 

@@ -186,7 +186,9 @@ class MatSpec:
             BadInput: a missing or malformed field, a size that is not
                 positive or larger than :data:`MAX_MAT_MM`, a grid or a
                 marker reaching outside the sheet or onto the tile grid
-                (where the tiles would hide it), ``px_per_mm < 4``, an
+                (where the tiles would hide it), a grid other than
+                :data:`STANDARD_GRID_TILES` (the layouts' half-tile grid,
+                :data:`companion.layouts.MAT_HALF_UNITS`), ``px_per_mm < 4``, an
                 unknown dictionary, an id outside its dictionary, a repeated
                 marker, or fewer markers than a pose needs
                 (:data:`MIN_MARKERS`): such a mat could never be found.
@@ -208,6 +210,10 @@ class MatSpec:
             raise BadInput(f"mat.json: the grid ({show(obj['grid_tiles'])} tiles of {tile_mm[0]:g} x "
                            f"{tile_mm[1]:g} mm from grid_origin_mm {show(obj['grid_origin_mm'])}) does not lie "
                            f"on the {size[0]:g} x {size[1]:g} mm sheet")
+        if tuple(int(t) for t in tiles) != STANDARD_GRID_TILES:
+            raise BadInput(f"mat.json: grid_tiles {show(obj['grid_tiles'])}: the layouts are read on the standard "
+                           f"mat's grid of {STANDARD_GRID_TILES[0]} x {STANDARD_GRID_TILES[1]} tiles "
+                           "(../shared/CONTRACT.md, mat.json); print one with companion print-mat")
         p = obj.get("px_per_mm")
         if not _is_number(p) or p < 4:
             raise BadInput(f"mat.json: px_per_mm must be a number >= 4, got {show(p)}")
@@ -272,6 +278,9 @@ class MatSpec:
 #: markers seen (:func:`vision.pose.estimate_pose`), so a mat with one could
 #: never be found
 MIN_MARKERS = 2
+#: the tile grid (columns, rows) every mat.json gives: the layouts' 36 x 16
+#: half-tile grid (:data:`companion.layouts.MAT_HALF_UNITS`) lies on it
+STANDARD_GRID_TILES = (18, 8)
 #: the largest sheet or tile side a mat.json may give, mm (a 10 m mat; beyond
 #: it the numbers are a mistake, and near float's limit they overflow)
 MAX_MAT_MM = 10_000.0

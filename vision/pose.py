@@ -38,7 +38,11 @@ from vision.markers import as_gray, detect_markers_by_dictionary
 FALLBACK_DIAGONAL_FOV_DEG = 60.0
 MIN_TILT_FOR_FOCAL_DEG = 4.0  # below this the homography's focal estimate is noise
 PLAUSIBLE_DIAGONAL_FOV_DEG = (10.0, 140.0)
-MAX_REPROJECTION_PX = 6.0  # RMS over the marker corners; above this the "mat" is not believed
+#: RMS over the marker corners (px) above which the "mat" is not believed, for
+#: a 1280 x 720 picture; a larger one is allowed :data:`MAX_REPROJECTION_SHARE`
+#: of its diagonal (:func:`max_reprojection_px`)
+MAX_REPROJECTION_PX = 6.0
+MAX_REPROJECTION_SHARE = 0.004
 _DIST_LENGTHS = (4, 5, 8, 12, 14)
 
 
@@ -123,7 +127,8 @@ class Camera:
         except (TypeError, ValueError, OverflowError):
             d = None
         if d is None or len(d) not in _DIST_LENGTHS or not np.all(np.isfinite(d)):
-            raise BadInput(f"camera JSON: dist_coeffs must be [k1, k2, p1, p2, k3], got {_short(dm)}")
+            raise BadInput("camera JSON: dist_coeffs must be a list of 4, 5, 8, 12 or 14 numbers (OpenCV's "
+                           f"[k1, k2, p1, p2, k3, ...]), got {_short(dm)}")
         if len(d) == 4:
             d = np.append(d, 0.0)
         size = obj.get("image_size")
@@ -402,6 +407,17 @@ def _undistort(pts: np.ndarray, cam: Camera | None) -> np.ndarray:
     return cv2.undistortPoints(pts.reshape(-1, 1, 2), cam.K, cam.dist, P=cam.K).reshape(-1, 2)
 
 
+def max_reprojection_px(image_size: tuple[int, int]) -> float:
+    """The largest RMS reprojection error of the marker corners (px) at which
+    the mat is believed in a ``(w, h)`` px picture: :data:`MAX_REPROJECTION_PX`,
+    or :data:`MAX_REPROJECTION_SHARE` of the diagonal where that is more.  The
+    errors an uncalibrated lens's distortion and a soft picture's corners
+    leave grow with the picture's size in px (an 8K picture upscaled from a
+    sharp 1280 x 720 one shows 6.3 px; a 1280 x 720 one at most about 1.5
+    px), as :func:`_reject_outliers`' RANSAC threshold does."""
+    return max(MAX_REPROJECTION_PX, MAX_REPROJECTION_SHARE * math.hypot(*image_size))
+
+
 def _reject_outliers(matches, cam: Camera | None, image_size):
     """Keep the markers consistent with one plane homography (RANSAC), one
     detection per id."""
@@ -478,7 +494,7 @@ def _refuse_camera_that_does_not_fit(obj: np.ndarray, img: np.ndarray, size: tup
                                      rms: float) -> None:
     """The markers found do not fit together under the calibrated ``camera``
     (RMS ``rms`` px): if they fit well under guessed intrinsics (half of
-    :data:`MAX_REPROJECTION_PX` or better), the mat is there and the camera
+    :func:`max_reprojection_px` or better), the mat is there and the camera
     file is wrong for this picture (intrinsics for another camera, or for
     another resolution under this one's ``image_size``): say so.  Returns
     when the guess does not fit either (the mat is then not believed).
@@ -499,7 +515,7 @@ def _refuse_camera_that_does_not_fit(obj: np.ndarray, img: np.ndarray, size: tup
         g_rms = fit[3] if fit is not None else _solve(obj, img, guess)[2]
     except MatNotFound:
         return
-    if not g_rms <= MAX_REPROJECTION_PX / 2:
+    if not g_rms <= max_reprojection_px(size) / 2:
         return
     w0, h0 = camera.image_size
     scaled = "" if (w0, h0) == size else f" (written for {w0}x{h0} images, scaled to {size[0]}x{size[1]})"
@@ -530,7 +546,7 @@ def estimate_pose(image_bgr: np.ndarray, spec: MatSpec, camera: Camera | None = 
 
     Raises:
         MatNotFound: fewer than ``min_markers`` consistent markers, an RMS
-            reprojection error above :data:`MAX_REPROJECTION_PX`, or a pose
+            reprojection error above :func:`max_reprojection_px`, or a pose
             with the camera below the mat.
         BadInput: not an image, a camera for another aspect ratio, or a
             camera whose intrinsics do not fit the picture (the markers fit
@@ -561,7 +577,7 @@ def estimate_pose(image_bgr: np.ndarray, spec: MatSpec, camera: Camera | None = 
         rvec, tvec, rms = _solve(obj, img, cam)
     except MatNotFound as exc:
         raise MatNotFound(f"{exc}{hint}") from None
-    if not rms <= MAX_REPROJECTION_PX:
+    if not rms <= max_reprojection_px(size):
         if camera is not None and cam.source == "calibrated":
             _refuse_camera_that_does_not_fit(obj, img, size, camera, rms)
         raise MatNotFound(f"mat markers inconsistent: reprojection error {rms:.1f} px{hint}")

@@ -78,11 +78,16 @@ def cut_short(read: int, declared: int | None) -> bool:
 
 def decoder_refusal(exc: Exception) -> str:
     """The reason, in words, that OpenCV's image reader raised ``exc``
-    (``cv2.error``): a header claiming more than ``CV_IO_MAX_IMAGE_PIXELS``
-    (2^30 by default) pixels, or whatever else its assertion says."""
+    (``cv2.error``): a header claiming more pixels than OpenCV is set to read
+    (``OPENCV_IO_MAX_IMAGE_PIXELS`` in the environment when cv2 was loaded,
+    as the command line sets it, else 2^30), or whatever else its assertion
+    says."""
+    import os
     text = str(exc)
     if "CV_IO_MAX_IMAGE_PIXELS" in text or "validateInputImageSize" in text:
-        return "its header claims a picture larger than OpenCV reads (at most 2^30 pixels)"
+        limit = os.environ.get("OPENCV_IO_MAX_IMAGE_PIXELS", "")
+        most = f"{int(limit) / 1e6:g} million" if limit.isdigit() else "2^30"
+        return f"its header claims a picture larger than the companion reads (at most {most} pixels): scale it down"
     lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
     return "OpenCV cannot decode it (" + (lines[-1] if lines else "no reason given") + ")"
 

@@ -9,6 +9,12 @@ from pathlib import Path
 
 from companion.errors import BadInput
 
+#: the largest picture (pixels) a command reads: about 12000 x 8000 px, more
+#: than any phone camera's full resolution in 2026 but for 200 MP modes
+#: (recognize takes about 23 bytes a pixel at its peak, so 2.3 GB here);
+#: :mod:`companion.cli` sets OpenCV's own limit to it
+MAX_IMAGE_PIXELS = 100_000_000
+
 
 def read_image(path: str | os.PathLike):
     """``(H, W, 3) uint8`` BGR image from a file (any format OpenCV decodes;
@@ -16,8 +22,9 @@ def read_image(path: str | os.PathLike):
 
     Raises:
         BadInput: a folder, a missing or unreadable file, or not a picture
-            OpenCV decodes (a header claiming more than 2^30 pixels
-            included); the line names the file.
+            OpenCV decodes (a header claiming more pixels than OpenCV is set
+            to read included: :data:`MAX_IMAGE_PIXELS` under the command
+            line); the line names the file.
     """
     import numpy as np
 

@@ -430,3 +430,16 @@ def test_solve_names_layout_files_and_bad_tiles_plainly(capsys, tmp_path):
     deal.write_text('{"variant": "love", "layout": "x", "tiles": [{"slot": [0, 0, 0], "face": null}]}')
     code, _, err = run(capsys, "solve", str(deal), "--json")
     assert code == 2 and "got null" in one_line_error(err, "solve")
+
+
+def test_an_unrecognized_argument_is_named_with_its_sub_command(capsys):
+    # argparse refuses extra words in the top parser's name ("companion:
+    # error: ..."); every other usage error names the sub-command
+    with pytest.raises(SystemExit) as exc:
+        main(["layouts", "show", "turtle", "extra", "--json"])
+    assert exc.value.code == 2
+    assert capsys.readouterr().err == "companion layouts show: error: unrecognized arguments: extra\n"
+    with pytest.raises(SystemExit) as exc:
+        main(["free", "--layout", "turtle", "--json", "--nope"])
+    assert exc.value.code == 2
+    assert capsys.readouterr().err == "companion free: error: unrecognized arguments: --nope\n"

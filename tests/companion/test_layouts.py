@@ -488,6 +488,22 @@ def test_check_on_mat_refuses_an_empty_layout_and_slots_off_the_grid():
         check_on_mat(Layout("sunk", (Slot(0, 0, -1),), "test"))
 
 
+def test_check_on_mat_refuses_tiles_no_table_can_hold_and_keeps_those_it_can():
+    from companion.layouts import check_on_mat
+
+    # (2, 0) and (3, 1) on one layer share the quarter cell (3, 1): two tiles in one place
+    with pytest.raises(BadInput, match=r"'clash' cannot stand on the mat: tiles \(2, 0, 0\) and \(3, 1, 0\) "
+                                       r"overlap on layer 0"):
+        check_on_mat(Layout("clash", (Slot(0, 0, 0), Slot(2, 0, 0), Slot(3, 1, 0)), "test"))
+    with pytest.raises(BadInput, match=r"'twice' cannot stand on the mat: slot \(4, 4, 0\) is given twice"):
+        check_on_mat(Layout("twice", (Slot(4, 4, 0), Slot(4, 4, 0)), "test"))
+    # the same cells on two layers stack, an odd count stands, and so does a
+    # tile with half its footprint over the one below (five of the corpus's
+    # KMahjongg and GNOME layouts have tiles not resting on all four cells)
+    check_on_mat(Layout("stack", (Slot(2, 0, 0), Slot(2, 0, 1), Slot(3, 1, 2)), "test"))
+    check_on_mat(Layout("overhang", (Slot(0, 0, 0), Slot(1, 0, 1)), "test"))
+
+
 @pytest.mark.parametrize("text", ["\uff15,0,0", "1_0,0,0", "1,2", "a,b,c", "1.5,0,0"])
 def test_a_slot_is_three_ascii_integers(text):
     # int() alone would read a full-width 5 or "1_0" as numbers

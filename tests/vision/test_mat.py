@@ -104,6 +104,8 @@ def _spoil(path, value):
     (_spoil(["grid_origin_mm"], [-1, 50]), "does not lie on the 594 x 420 mm sheet"),
     (_spoil(["grid_origin_mm"], [60, 50]), "does not lie on the 594 x 420 mm sheet"),
     (_spoil(["grid_tiles"], [18, 10]), "does not lie on the 594 x 420 mm sheet"),
+    # a smaller grid fits the sheet, but the layouts lie on the 18 x 8 one
+    (_spoil(["grid_tiles"], [10, 8]), r"grid_tiles \[10, 8\]: the layouts are read on the standard mat's grid of 18 x 8"),
     (_spoil(["size_mm"], [1e308, 1e308]), "larger than any mat"),
     (_spoil(["tile_mm"], [30, 40, 1e300]), "larger than any mat"),
     (_spoil(["size_mm"], [594, float("inf")]), "size_mm must be a list of 2 numbers"),
@@ -376,3 +378,9 @@ def test_print_mat_with_a_read_only_file_in_the_set_writes_nothing(tmp_path):
     assert proc.stderr == f"companion print-mat: cannot write {out / 'mat.json'}: Permission denied\n"
     assert sorted(p.name for p in out.iterdir()) == ["mat.json", "mat.pdf"]
     assert all((out / n).read_text() == "old" for n in ("mat.json", "mat.pdf"))
+
+
+def test_the_standard_grid_is_the_layouts_half_tile_grid():
+    from companion.layouts import MAT_HALF_UNITS
+    from vision.mat import STANDARD_GRID_TILES
+    assert STANDARD_GRID_TILES == (18, 8) and MAT_HALF_UNITS == (36, 16)

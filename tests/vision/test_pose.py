@@ -301,7 +301,9 @@ def test_a_cropped_photos_principal_point_is_accepted():
     ([1e300, 0, 0, 0, 0], "scale distances from the centre by up to"),
     # k1 = -2: the radius r (1 - 2 r^2) peaks at r = 0.41 and turns back inside the picture
     ([-2, 0, 0, 0, 0], "fold the picture back on itself"),
-    (["0", 0, 0, 0, 0], "dist_coeffs must be [k1, k2, p1, p2, k3]"),
+    (["0", 0, 0, 0, 0], "dist_coeffs must be a list of 4, 5, 8, 12 or 14 numbers (OpenCV's [k1, k2, p1, p2, k3, "),
+    ([0, 0, 0], "dist_coeffs must be a list of 4, 5, 8, 12 or 14 numbers (OpenCV's [k1, k2, p1, p2, k3, ...]), "
+                "got [0, 0, 0]"),
 ])
 def test_distortion_that_folds_or_stretches_the_picture_is_refused(dist, message):
     obj = {**Camera(K, np.zeros(5), SIZE).to_json(), "dist_coeffs": dist}
@@ -449,8 +451,29 @@ def test_a_picture_larger_than_opencv_reads_is_one_line_not_a_traceback(tmp_path
     assert main(["recognize", str(bomb), "--variant", "love", "--layout", "turtle", "--json"]) == 2
     assert main(["calibrate", str(bomb), "--out", str(tmp_path / "c.json")]) == 2
     errs = capsys.readouterr().err.strip().splitlines()
-    assert len(errs) == 3 and all("larger than OpenCV reads" in e for e in errs)
+    assert len(errs) == 3 and all("larger than the companion reads" in e for e in errs)
     assert not (tmp_path / "c.json").exists()
+
+
+def test_the_command_line_reads_no_picture_over_100_million_pixels(tmp_path):
+    # 12000 x 10000 = 1.2e8 pixels: under OpenCV's own 2^30, but a PNG of a
+    # few hundred bytes could claim it and cost gigabytes; the command line
+    # sets OpenCV's limit (OPENCV_IO_MAX_IMAGE_PIXELS) before cv2 loads, so a
+    # fresh process refuses it from the header (exit 2, one line)
+    import os
+    import subprocess
+    import sys
+
+    from companion.commands.images import MAX_IMAGE_PIXELS
+    assert MAX_IMAGE_PIXELS == 100_000_000
+    bomb = tmp_path / "big.png"
+    bomb.write_bytes(_png_claiming(12000, 10000))
+    env = {k: v for k, v in os.environ.items() if k != "OPENCV_IO_MAX_IMAGE_PIXELS"}
+    r = subprocess.run([sys.executable, "-m", "companion", "recognize", str(bomb), "--variant", "love",
+                        "--layout", "turtle", "--json"], capture_output=True, text=True, env=env, timeout=120)
+    assert r.returncode == 2 and r.stdout == ""
+    assert r.stderr.splitlines() == [f"companion recognize: cannot read image {bomb}: its header claims a picture "
+                                     "larger than the companion reads (at most 100 million pixels): scale it down"]
 
 
 def test_small_blurred_markers_are_found_at_twice_the_size(spec, mat_png, monkeypatch):
@@ -467,3 +490,45 @@ def test_small_blurred_markers_are_found_at_twice_the_size(spec, mat_png, monkey
     monkeypatch.setattr(markers, "UPSCALE_BELOW", 0)
     with pytest.raises(MatNotFound):
         estimate_pose(img, spec, Camera(K_far, np.zeros(5), SIZE))
+
+
+def test_a_far_mat_in_a_large_photo_is_found(spec, mat_png, monkeypatch):
+    # 6000 x 4000 px, the mat about 10 % of the width: sharp markers about
+    # 30 px a side, whose 120 px outlines OpenCV's default contour filter (3 %
+    # of the longest side: 180 px) drops; the detector is asked for outlines of
+    # 40 px (vision.markers.MIN_MARKER_PERIMETER_PX) whatever the image's size
+    import vision.markers as markers
+    size = (6000, 4000)
+    K6 = camera_matrix(size, 5200.0)
+    rv, tv = look_at_pose(CENTRE, 6600.0, 20.0, yaw_deg=7.0, azimuth_deg=10.0)
+    img = render_view(mat_png, spec.px_per_mm, K6, rv, tv, size)
+    side = [np.linalg.norm(np.diff(project(np.c_[np.asarray(m.corners_mm), np.zeros(4)], K6, rv, tv)[:2], axis=0))
+            for m in spec.markers]
+    assert 4 * min(side) < 0.03 * 6000 and 4 * min(side) > markers.MIN_MARKER_PERIMETER_PX
+    pose = estimate_pose(img, spec, Camera(K6, np.zeros(5), size))
+    assert pose.n_markers == 12 and pose.reprojection_px < 0.3
+    assert _face_error(spec, pose, rv, tv, K=K6) < 1.0
+    monkeypatch.setattr(markers, "MIN_MARKER_PERIMETER_PX", 1e9)     # OpenCV's own filter alone
+    with pytest.raises(MatNotFound, match="0 of 12"):
+        estimate_pose(img, spec, Camera(K6, np.zeros(5), size))
+
+
+def test_the_reprojection_limit_grows_with_the_picture():
+    from vision.pose import max_reprojection_px
+    assert max_reprojection_px((1280, 720)) == 6.0          # 0.004 x 1469 px = 5.9: the floor
+    assert max_reprojection_px((640, 480)) == 6.0
+    assert max_reprojection_px((7680, 4320)) == pytest.approx(0.004 * math.hypot(7680, 4320))   # 35.2 px
+
+
+def test_an_upscaled_soft_picture_keeps_its_mat(spec, mat_png):
+    # a soft 1280 x 720 view blown up 8 times (10240 x 5760 px): the marker
+    # corners lie 6 px RMS off one pose, which the 1280 x 720 limit of 6 px
+    # refused ("mat markers inconsistent"); allowed 0.4 % of the diagonal
+    size = (1280, 720)
+    K7 = camera_matrix(size, 1100.0)
+    rv, tv = look_at_pose(CENTRE, 700.0, 25.0, yaw_deg=7.0, azimuth_deg=10.0)
+    soft = cv2.GaussianBlur(render_view(mat_png, spec.px_per_mm, K7, rv, tv, size), (0, 0), 1.5)
+    big = cv2.resize(soft, None, fx=8, fy=8, interpolation=cv2.INTER_CUBIC)
+    pose = estimate_pose(big, spec)
+    assert pose.n_markers >= 10 and 6.0 < pose.reprojection_px < 12.0
+    assert pose.tilt_deg == pytest.approx(25.0, abs=1.0)
