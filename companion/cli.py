@@ -143,8 +143,12 @@ def main(argv: list[str] | None = None) -> int:
             sys.stdout.reconfigure(errors="backslashreplace")
         except (AttributeError, ValueError):
             pass
-    parser = build_parser()
-    args, extra = parser.parse_known_args(argv)
+    try:
+        parser = build_parser()          # (imports every command's module: a Ctrl+C lands here first)
+        args, extra = parser.parse_known_args(argv)
+    except KeyboardInterrupt:
+        _say("companion: interrupted")
+        return _exit(130, argv)
     if extra:
         # as parse_args would refuse them, but in the sub-command's name
         # ("companion recognize: error: ..."), as its other usage errors are
@@ -152,7 +156,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         code = args.func(args)
     except CompanionError as exc:
-        sys.stderr.write(f"companion {args.command}: {_one_line(exc)}\n")
+        _say(f"companion {args.command}: {_one_line(exc)}")
         code = exc.exit_code
     except BrokenPipeError:
         # the reader of stdout went away (``companion ... | head``): it has
@@ -162,14 +166,35 @@ def main(argv: list[str] | None = None) -> int:
         _stdout_to_devnull()
         code = 0
     except OSError as exc:
-        sys.stderr.write(f"companion {args.command}: {_one_line(os_error_text(exc))}\n")
+        _say(f"companion {args.command}: {_one_line(os_error_text(exc))}")
+        code = 2
+    except ImportError as exc:
+        # a package missing or broken (or its loading cut by Ctrl+C, which
+        # onnxruntime reports as "initialization failed")
+        _say(f"companion {args.command}: cannot load {exc.name or 'a library'}: {_one_line(exc)} "
+             "(reinstall: pip install -e .)")
         code = 2
     except KeyboardInterrupt:
-        sys.stderr.write(f"companion {args.command}: interrupted\n")
+        _say(f"companion {args.command}: interrupted")
         code = 130
+    return _exit(code, argv)
+
+
+def _exit(code: int | None, argv) -> int:
+    """``code`` returned (a call with ``argv``) or exited with (the console script)."""
     if argv is None:
         raise SystemExit(code or 0)
     return code or 0
+
+
+def _say(line: str) -> None:
+    """One line on stderr; where stderr cannot take it (``2>/dev/full``,
+    closed) it is lost, and the exit code still tells."""
+    try:
+        sys.stderr.write(line + "\n")
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
 
 
 def os_error_text(exc: OSError) -> str:

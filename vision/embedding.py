@@ -105,6 +105,8 @@ class Embedder:
             sidecar (same stem, .json) names the embedding size.
     Raises:
         FileNotFoundError: the model file is missing.
+        ValueError: the model does not take ``(n, 3, 96, 72)`` inputs
+            (:data:`INPUT_HW`): another network.
     """
 
     def __init__(self, model_path: Path | str | None = None, batch: int = 64):
@@ -119,7 +121,13 @@ class Embedder:
         opts.log_severity_level = 3
         self._sess = ort.InferenceSession(str(self.path), sess_options=opts,
                                           providers=["CPUExecutionProvider"])
-        self._input = self._sess.get_inputs()[0].name
+        inp = self._sess.get_inputs()[0]
+        want = (3, *INPUT_HW)
+        got = tuple(inp.shape[1:]) if len(inp.shape) == 4 else tuple(inp.shape)
+        if got != want:          # (another network: the tile classifier, say, takes 3 x 48 x 36)
+            raise ValueError(f"the model {self.path.name} takes inputs {list(inp.shape)}, not [n, 3, "
+                             f"{INPUT_HW[0]}, {INPUT_HW[1]}]: it is not a tile embedding network")
+        self._input = inp.name
         self.batch = batch
         dim = int(meta.get("embedding_dim", self._sess.get_outputs()[0].shape[-1]))
         self.info = EmbedderInfo(name=self.path.name, sha256=file_sha256(self.path), dim=dim,

@@ -152,13 +152,23 @@ class Profile:
     meta: dict = field(default_factory=dict)
 
     def save(self, path: Path | str) -> None:
-        """Write the profile as one .npz file (exactly ``path``, no suffix added)."""
+        """Write the profile as one .npz file (exactly ``path``, no suffix
+        added), through a temporary file renamed into place: a write that
+        fails half way (a full disk) leaves an old profile as it was.
+
+        Raises:
+            BadInput: the file cannot be written.
+        """
+        from companion.files import OutputFiles
+
         buf = io.BytesIO()
         np.savez_compressed(
             buf, meta=np.array(json.dumps(self.meta, ensure_ascii=False)),
             labels=np.array(self.labels, dtype=str), prototypes=self.prototypes.astype(np.float32),
             samples=self.samples.astype(np.float16), sample_label=self.sample_label.astype(np.int32))
-        Path(path).write_bytes(buf.getvalue())
+        p = Path(path)
+        with OutputFiles(p.parent, [p.name], create=False, what=f"the folder of {path}") as files:
+            files.write(p.name, buf.getvalue())
 
     @classmethod
     def load(cls, path: Path | str) -> "Profile":

@@ -717,9 +717,23 @@ EVENT_COLOUR = (255, 0, 255)     # BGR magenta: the tiles the event is about
 BLOCKER_COLOUR = (0, 140, 255)   # BGR orange: the tiles that cover or pinch them
 
 
+def _last_evidence_number(folder: Path) -> int:
+    """The highest ``<nnnn>`` of the ``<nnnn>-<type>-f<frame>`` folders in
+    ``folder`` (0 when none, or when it cannot be listed)."""
+    import re
+    try:
+        names = [p.name for p in folder.iterdir()]
+    except OSError:
+        return 0
+    found = [int(m.group(1)) for m in (re.match(r"([0-9]{4,})-", n) for n in names) if m]
+    return max(found, default=0)
+
+
 class EvidenceWriter:
     """Saves, for every judged event, the settled frame before and after, an
-    overlay and the engine's reason, under ``folder/<nnnn>-<type>-f<frame>/``.
+    overlay and the engine's reason, under ``folder/<nnnn>-<type>-f<frame>/``
+    (``nnnn`` going on from the highest already in the folder, so an earlier
+    game's evidence is never overwritten).
 
     The overlay is the frame before the change (the board the rule was
     judged on) with :func:`vision.overlay.draw_overlay`'s marks, the event's
@@ -745,7 +759,10 @@ class EvidenceWriter:
         except OSError as exc:
             raise BadInput(f"cannot create evidence folder {folder}: {exc.strerror}") from None
         self.base = Path(base).resolve() if base is not None else None
-        self.count = 0
+        # numbered on from the events already saved here: a second game
+        # kept in the same ledger (or beside the same events file) adds its
+        # evidence beside the first game's instead of over it
+        self.count = _last_evidence_number(self.folder)
 
     def _name(self, p: Path) -> str:
         real = p.resolve()

@@ -45,6 +45,7 @@ from companion.errors import BadInput  # noqa: E402
 
 IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp"}
 FOLDER_FPS = 30.0        # frames per second assumed for a folder of frames
+MIN_FPS = 0.01           # the slowest frame rate given (a time-lapse of a frame every 100 s)
 PREFETCH = 4             # frames decoded ahead
 CUT_SHORT_FRAMES = 3     # a video is cut short when more than this many frames
 CUT_SHORT_FRACTION = 0.05  # ... and more than this fraction of its declared count are missing
@@ -101,13 +102,22 @@ def jpeg_complete(data: np.ndarray) -> bool:
     return tail.endswith(b"\xff\xd9")
 
 
+def png_complete(data: np.ndarray) -> bool:
+    """Whether PNG bytes end with the IEND chunk (``IEND`` and its CRC
+    ``AE 42 60 82``, after any trailing padding): a file cut short lacks it,
+    and libpng would say so on stderr itself, a second line beside ours."""
+    tail = bytes(data[-64:].tobytes()).rstrip(b"\x00\r\n\t ")
+    return tail.endswith(b"IEND\xaeB`\x82")
+
+
 def _decode_frame(path: Path) -> np.ndarray | None:
     """One frame file as ``(H, W, 3) uint8`` BGR, or None where OpenCV
     cannot decode it.
 
     Raises:
-        BadInput: a JPEG cut short (:func:`jpeg_complete`), or a picture
-            OpenCV refuses outright (:func:`decoder_refusal`).
+        BadInput: a JPEG or PNG cut short (:func:`jpeg_complete`,
+            :func:`png_complete`), or a picture OpenCV refuses outright
+            (:func:`decoder_refusal`).
     """
     try:
         data = np.fromfile(str(path), np.uint8)
@@ -117,6 +127,8 @@ def _decode_frame(path: Path) -> np.ndarray | None:
         return None
     if path.suffix.lower() in (".jpg", ".jpeg") and not jpeg_complete(data):
         raise BadInput(f"cannot read frame {path}: the JPEG file is cut short (no end-of-image marker)")
+    if path.suffix.lower() == ".png" and bytes(data[:8].tobytes()) == b"\x89PNG\r\n\x1a\n" and not png_complete(data):
+        raise BadInput(f"cannot read frame {path}: the PNG file is cut short (no IEND chunk)")
     try:
         return cv2.imdecode(data, cv2.IMREAD_COLOR)
     except cv2.error as exc:
@@ -168,7 +180,8 @@ class FrameSource:
         decoded ``prefetch`` frames ahead on a background thread (0: inline).
 
         Raises:
-            BadInput: a frame file in the folder cannot be read.
+            BadInput: a frame file in the folder cannot be read, or its
+                size differs from the first frame's.
             VideoCutShort: a video file ended clearly before the frame count
                 its container declares (after its frames were yielded).
         """
@@ -210,10 +223,18 @@ class FrameSource:
 
     def _decode(self) -> Iterator[tuple[int, np.ndarray]]:
         if self._files is not None:
+            size = None
             for i, path in enumerate(self._files):
                 img = _decode_frame(path)
                 if img is None:
                     raise BadInput(f"cannot read frame {path}: not an image OpenCV can decode")
+                if size is None:
+                    size = img.shape[:2]
+                elif img.shape[:2] != size:
+                    # one camera, one size: the pose, the settled boards and
+                    # the evidence compare frames pixel for pixel
+                    raise BadInput(f"frame {path} is {img.shape[1]}x{img.shape[0]} px, the frames before it "
+                                   f"{size[1]}x{size[0]}: a game's frames come from one camera at one size")
                 yield i, img
             return
         cap = self._cap if self._cap is not None else self._open()
@@ -260,9 +281,10 @@ def open_source(spec: str, fps: float | None = None) -> FrameSource:
     Raises:
         BadInput: missing path, empty folder, unreadable video, camera not present.
     """
-    if fps is not None and not 0 < fps <= 1000:
-        raise BadInput(f"bad frame rate {fps:g}: expected frames per second above 0 and at most 1000")
-    if spec.isdigit():
+    if fps is not None and not MIN_FPS <= fps <= 1000:
+        raise BadInput(f"bad frame rate {fps:g}: expected frames per second from {MIN_FPS:g} "
+                       "(a frame every 100 s) to 1000")
+    if spec.isascii() and spec.isdigit():        # ("²".isdigit() is true, int("²") fails)
         src = _camera(int(spec))
         if fps:
             src.fps = float(fps)
@@ -278,6 +300,11 @@ def open_source(spec: str, fps: float | None = None) -> FrameSource:
         if not files:
             raise BadInput(f"folder {spec} holds no image frames ({', '.join(sorted(IMAGE_SUFFIXES))})")
         return FrameSource("folder", spec, len(files), float(fps or FOLDER_FPS), _files=files)
+    if not path.is_file():
+        # a pipe would be read twice (the look at its first frame, then the
+        # game) and a device never ends: a camera is given by its index
+        raise BadInput(f"source {spec} is not a regular file (a pipe or a device): give a video file, a folder "
+                       "of frames or a camera index")
     if not os.access(path, os.R_OK):
         raise BadInput(f"cannot read video {spec}: permission denied")
     try:

@@ -87,7 +87,8 @@ def read_labels_csv(path: Path) -> list[tuple[str, str]]:
 
     Raises:
         BadInput: missing or unreadable file, no ``image``/``label`` header,
-            an empty image or label cell, or no rows.
+            an empty image or label cell, a label with a control character,
+            an image name with a NUL byte, or no rows.
     """
     check_input_file(path, "labels CSV")
     if path.is_dir():
@@ -121,6 +122,8 @@ def read_labels_csv(path: Path) -> list[tuple[str, str]]:
             raise BadInput(f"{path} line {n}: empty image or label")
         if not label.isprintable():
             raise BadInput(f"{path} line {n}: label {label[:40]!r} holds a control character")
+        if "\x00" in image:              # (no file name holds one: the system refuses it)
+            raise BadInput(f"{path} line {n}: image name {image[:40]!r} holds a NUL byte")
         rows.append((image, label))
     if not rows:
         raise BadInput(f"labels CSV {path} lists no images")
@@ -166,6 +169,8 @@ def _embedder(model: Path | None):
         return Embedder(model)
     except FileNotFoundError:
         raise BadInput(f"embedding model not found: {model or 'the bundled one'}") from None
+    except ValueError as exc:      # an ONNX model of another network
+        raise BadInput(f"cannot load embedding model {model}: {exc}") from None
     except Exception:  # onnxruntime raises its own types for a bad file
         raise BadInput(f"cannot load embedding model {model}: not an ONNX model this companion can run") from None
 
@@ -234,11 +239,11 @@ def cmd_classify(args) -> int:
     return 0
 
 
-def _faces(variant: str | None) -> list[str]:
+def _faces(variant: str | None, needed_by: str) -> list[str]:
     from companion.tiles import tileset
 
     if not variant:
-        raise BadInput("--variant is required with --sheet")
+        raise BadInput(f"--variant is required {needed_by}")
     return [f.id for f in tileset(variant).faces]
 
 
@@ -248,7 +253,7 @@ def _sheet_images(args) -> tuple[list, list[str]]:
     from vision.enroll import sheet_crops
     from vision.mat import MatSpec
 
-    faces = _faces(args.variant)
+    faces = _faces(args.variant, "with --sheet")
     if len(args.sheet) > 2:
         raise BadInput("--sheet takes one or two photos")
     camera = load_camera(args.camera) if args.camera else None
@@ -272,7 +277,7 @@ def cmd_sheet(args) -> int:
     from companion.cli import print_json
     from vision.enroll import sheet_slots
 
-    faces = _faces(args.variant)
+    faces = _faces(args.variant, "(the sheet lays out that tile set's faces)")
     slots = sheet_slots(len(faces))
     if args.json:
         print_json({"variant": args.variant, "faces": [

@@ -11,6 +11,7 @@ stderr, no JSON).
 from __future__ import annotations
 
 import argparse
+import os
 from pathlib import Path
 
 from companion.commands.images import read_image
@@ -81,10 +82,22 @@ def write_picture(path: str, picture) -> None:
         ok = False
     if not ok:
         raise BadInput(f"cannot write {path}: OpenCV cannot encode a {suffix} image")
-    try:
-        Path(path).write_bytes(encoded.tobytes())
-    except OSError as exc:
-        raise BadInput(f"cannot write {path}: {exc.strerror or exc}") from None
+    write_file_whole(path, encoded.tobytes())
+
+
+def write_file_whole(path: str | os.PathLike, data: bytes) -> None:
+    """Write ``data`` to ``path`` through a temporary file beside it renamed
+    into place (:class:`companion.files.OutputFiles`), so a full disk or a
+    file-size limit met half way leaves an old file as it was.
+
+    Raises:
+        BadInput: the file cannot be written (one line, the system's reason).
+    """
+    from companion.files import OutputFiles
+
+    p = Path(path)
+    with OutputFiles(p.parent, [p.name], create=False, what="the folder of " + str(path)) as files:
+        files.write(p.name, data)
 
 
 def check_picture_path(annotate: str, inputs, option: str = "--annotate") -> None:

@@ -185,13 +185,16 @@ def run_referee(args, source, on_event=None, on_start=None, require_output: bool
         VideoCutShort: the video ended clearly before its declared frame
             count (:func:`vision.sources.cut_short`), after the events
             found before the cut were written.
+        BadInput: a frame of the source cannot be read (or has another
+            size than the first), likewise after the frames before it
+            were judged as a video ending there would be (a claim waiting
+            for its confirmation is decided on the last frame read).
     """
     from companion.errors import CompanionError, MatNotFound
     from companion.jsontext import dumps
     from vision.faces import ProfileFaceReader, TileClassifier
     from companion.commands.vision_setup import load_camera, load_mat
     from vision.referee import EvidenceWriter, Referee, read_board
-    from vision.sources import VideoCutShort
 
     if live is None:
         live = getattr(source, "kind", None) == "camera"
@@ -226,7 +229,7 @@ def run_referee(args, source, on_event=None, on_start=None, require_output: bool
             game_id = ledger.new_game_id()
         if args.events_out:
             make_parent_folder("--events-out", args.events_out)
-            check_writable("--events-out", args.events_out)
+            check_writable("--events-out", args.events_out, plain_file=True)
 
         def events_file():
             """The events file, emptied when the first event of this run is written."""
@@ -275,18 +278,29 @@ def run_referee(args, source, on_event=None, on_start=None, require_output: bool
         last_frame = None
         mat_in_last = None
         stopped = False
-        cut: VideoCutShort | None = None
+        cut: BadInput | None = None   # a video cut short, or a frame that cannot be read
         try:
             try:
-                for index, frame in source.frames():
-                    last_frame = frame
-                    ref.feed(index, frame)
-                    frames += 1
-                    status.show(ref.status, frames / max(1e-9, time.perf_counter() - t0))
+                stream = source.frames()
+                try:
+                    while True:
+                        try:
+                            index, frame = next(stream)
+                        except StopIteration:
+                            break
+                        except BadInput as exc:
+                            # a video cut short (VideoCutShort) or a frame that cannot be
+                            # read: the frames before are judged as a whole video's
+                            cut = exc
+                            break
+                        last_frame = frame
+                        ref.feed(index, frame)
+                        frames += 1
+                        status.show(ref.status, frames / max(1e-9, time.perf_counter() - t0))
+                finally:
+                    stream.close()            # (stops the frame decoder's thread)
             except KeyboardInterrupt:     # Ctrl+C: judge what was seen (a live game ends so)
                 stopped = True
-            except VideoCutShort as exc:  # the frames before the cut are judged as a whole video's
-                cut = exc
             ref.finish()                  # (a claim waiting for its confirmation is decided)
             if stopped:
                 ref.status.state = "stopped"
@@ -352,13 +366,15 @@ def _check_outputs(args) -> None:
     """Refuse, before anything is opened for writing, outputs that would
     overwrite what is being read: ``--events-out`` and ``--ledger`` naming the
     video, a frame of the frame folder, the camera, mat, layout or profile
-    file, or each other; ``--evidence`` naming the frame folder.
+    file, or each other; ``--evidence`` naming the frame folder, or the same
+    path as ``--events-out`` or ``--ledger``.
 
     Raises:
         BadInput: as above.
     """
     source = getattr(args, "SOURCE", None)
-    source_path = Path(source) if source is not None and not str(source).isdigit() else None
+    source_path = Path(source) if source is not None and not (str(source).isascii() and str(source).isdigit()) \
+        else None
     folder = str(source_path) if source_path is not None and source_path.is_dir() else None
     from vision.sources import IMAGE_SUFFIXES
     inputs = [str(source_path) if source_path is not None and source_path.is_file() else None,
@@ -376,6 +392,9 @@ def _check_outputs(args) -> None:
     evidence = getattr(args, "evidence", None)
     if evidence and folder is not None and Path(evidence).exists() and os.path.samefile(evidence, folder):
         raise BadInput(f"--evidence {evidence} is the folder of frames being read; give another folder")
+    for option, out in (("--events-out", events_out), ("--ledger", ledger)):
+        if evidence and out and Path(evidence).resolve() == Path(out).resolve():
+            raise BadInput(f"--evidence and {option} both name {out}; give the evidence a folder of its own")
 
 
 class StatusLine:
@@ -428,7 +447,12 @@ class StatusLine:
             self.stream.flush()
 
     def done(self, st, fps: float) -> None:
+        """The summary line at a normal end; where stderr cannot take it (a
+        full disk, ``2>/dev/full``) the run's outputs stand and it is lost."""
         if not self.enabled:
             return
-        self.stream.write(("\r\x1b[2K" if self.tty else "") + self.text(st, fps) + "\n")
-        self.stream.flush()
+        try:
+            self.stream.write(("\r\x1b[2K" if self.tty else "") + self.text(st, fps) + "\n")
+            self.stream.flush()
+        except (OSError, ValueError):
+            pass

@@ -443,3 +443,46 @@ def test_an_unrecognized_argument_is_named_with_its_sub_command(capsys):
         main(["free", "--layout", "turtle", "--json", "--nope"])
     assert exc.value.code == 2
     assert capsys.readouterr().err == "companion free: error: unrecognized arguments: --nope\n"
+
+
+def _parser_running(func):
+    """A parser of one sub-command ``x`` whose handler is ``func``."""
+    import companion.cli as cli
+    parser = cli._Parser(prog="companion")
+    sub = parser.add_subparsers(dest="command", parser_class=cli._Parser)
+    sub.add_parser("x").set_defaults(func=func)
+    return parser
+
+
+def test_ctrl_c_while_the_commands_load_is_one_line(capsys, monkeypatch):
+    import companion.cli as cli
+
+    def interrupted():
+        raise KeyboardInterrupt
+    monkeypatch.setattr(cli, "build_parser", interrupted)
+    assert main(["layouts", "list"]) == 130
+    assert capsys.readouterr().err == "companion: interrupted\n"
+
+
+def test_a_library_that_fails_to_load_is_one_line(capsys, monkeypatch):
+    # (onnxruntime's loading cut by Ctrl+C raises ImportError "initialization failed")
+    import companion.cli as cli
+
+    def handler(args):
+        raise ImportError("initialization failed", name="onnxruntime")
+    monkeypatch.setattr(cli, "build_parser", lambda: _parser_running(handler))
+    assert main(["x"]) == 2
+    assert capsys.readouterr().err == ("companion x: cannot load onnxruntime: initialization failed "
+                                       "(reinstall: pip install -e .)\n")
+
+
+def test_an_error_line_stderr_cannot_take_still_gives_the_exit_code(monkeypatch):
+    # 2>/dev/full: writing the error line raised again, and the exit code was 1
+    import io
+    import sys
+
+    class Full(io.StringIO):
+        def write(self, s):
+            raise OSError(28, "No space left on device")
+    monkeypatch.setattr(sys, "stderr", Full())
+    assert main(["layouts", "show", "no-such-layout", "--json"]) == 2

@@ -450,7 +450,15 @@ def test_a_bad_frame_mid_run_gives_one_line_and_keeps_the_events(tmp_path, capsy
     err = _one_line(capsys)        # no status line: stderr is not a terminal
     assert "frame_00023.png" in err
     lines = [json.loads(x) for x in events.read_text().splitlines()]
-    assert [x["type"] for x in lines] == ["penalty"]
+    # the change waiting for its confirmation when frame 23 failed is decided
+    # on the last frame read (it was lost), as a folder ending at frame 22 is
+    assert [x["type"] for x in lines] == ["penalty", "needs_referee"]
+    (frames / "frame_00023.png").unlink()
+    whole = tmp_path / "whole.jsonl"
+    assert main(_args(frames, layout_file, "--events-out", str(whole), "--fps", "10", "--quiet")) == 0
+    def strip(path):      # (the evidence folders differ by name: e-evidence, whole-evidence)
+        return [{k: v for k, v in json.loads(x).items() if k != "evidence"} for x in path.read_text().splitlines()]
+    assert strip(whole) == strip(events)
 
 
 def test_a_source_never_still_is_bad_input_not_a_missing_mat(tmp_path, capsys, fake_vision, layout_file):
@@ -774,3 +782,49 @@ def test_sigint_stops_the_referee_with_exit_130(tmp_path, layout_file):
     assert err.startswith("companion referee: interrupted after ")
     assert " of the 216 frames: the 1 event found so far" in err
     assert [json.loads(x)["type"] for x in events.read_text().splitlines()] == ["claim"]
+
+
+def test_a_pipe_or_device_as_events_out_is_refused_and_no_evidence_left_beside_it(tmp_path, capsys, fake_vision,
+                                                                                  layout_file):
+    # a named pipe: the check opened and closed it (its reader saw the end),
+    # then the first event's open blocked for ever; /dev/null and /dev/full
+    # took the evidence folder beside them (/dev/null-evidence)
+    frames = _recording(tmp_path / "frames", [(1, 6)])
+    fifo = tmp_path / "events.jsonl"
+    os.mkfifo(fifo)
+    assert main(_args(frames, layout_file, "--quiet", "--events-out", str(fifo))) == 2
+    assert "is not a plain file (a pipe or a device)" in _one_line(capsys)
+    assert not (tmp_path / "events-evidence").exists()
+    for device in ("/dev/null", "/dev/full"):
+        assert main(_args(frames, layout_file, "--quiet", "--events-out", device)) == 2
+        assert f"cannot write --events-out {device}: it is not a plain file" in _one_line(capsys)
+        assert not Path(device + "-evidence").exists()
+
+
+def test_evidence_and_events_out_cannot_be_one_path(tmp_path, capsys, fake_vision, layout_file):
+    frames = _recording(tmp_path / "frames", [(1, 6)])
+    out = tmp_path / "e.jsonl"
+    assert main(_args(frames, layout_file, "--quiet", "--events-out", str(out), "--evidence", str(out))) == 2
+    assert f"--evidence and --events-out both name {out}" in _one_line(capsys)
+    assert not out.exists()
+
+
+def test_a_second_game_in_the_same_ledger_keeps_the_first_games_evidence(tmp_path, capsys, fake_vision,
+                                                                         layout_file):
+    # the evidence of each run was numbered from 0001: game 2's frames went
+    # over game 1's, and game 1's events in the ledger showed game 2's pictures
+    frames = _recording(tmp_path / "frames", [(1, 6), (9, 4), (2, 12), (9, 4), (1, 12), (9, 4), (3, 12)])
+    ledger = tmp_path / "out" / "game.sqlite"
+    assert main(_args(frames, layout_file, "--quiet", "--ledger", str(ledger), "--fps", "10")) == 0
+    first = sorted(p.name for p in (tmp_path / "out" / "game-evidence").iterdir())
+    assert first == ["0001-penalty-f10", "0002-claim-f42"]
+    before = (tmp_path / "out" / "game-evidence" / "0001-penalty-f10" / "before.jpg").read_bytes()
+    assert main(_args(frames, layout_file, "--quiet", "--ledger", str(ledger), "--fps", "10")) == 0
+    assert sorted(p.name for p in (tmp_path / "out" / "game-evidence").iterdir()) == first + [
+        "0003-penalty-f10", "0004-claim-f42"]
+    assert (tmp_path / "out" / "game-evidence" / "0001-penalty-f10" / "before.jpg").read_bytes() == before
+    with Ledger(ledger) as led:
+        last = led.events(led.latest_game_id())
+    assert last[1].data["evidence"]["before"].startswith("game-evidence/0003-penalty-f10/")
+    capsys.readouterr()
+

@@ -604,3 +604,41 @@ def test_a_file_name_that_is_not_utf8_is_echoed_as_strict_json(enrolled, capsys,
     assert entry["image"] == str(tmp_path / "bad") + "\\xff.png" and entry["label"] == LABELS[0]
     assert main(["classify", "--profile", str(profile), str(bad)]) == 0        # the plain text the same way
     assert capsys.readouterr().out.startswith(str(tmp_path / "bad") + "\\xff.png\t")
+
+
+def test_a_nul_in_an_image_name_and_another_network_as_the_model_are_one_line(enrolled, capsys, tmp_path):
+    _, crops, _ = enrolled
+    out = tmp_path / "p.npz"
+    labels = tmp_path / "nul.csv"
+    labels.write_text('image,label\n"tile 0.png\x00",a\n', encoding="utf-8")
+    code, err = _run(["enroll", "--crops", str(crops), "--labels", str(labels), "--out", str(out)], capsys)
+    assert code == 2 and err.count("\n") == 1 and f"{labels} line 2: image name 'tile 0.png\\x00' holds a NUL" in err
+    good = tmp_path / "one.csv"
+    good.write_text("image,label\ntile 0.png,a\n", encoding="utf-8")
+    tiles = Path(__file__).resolve().parents[2] / "models" / "tiles.onnx"      # the classifier: 3 x 48 x 36 inputs
+    code, err = _run(["enroll", "--crops", str(crops), "--labels", str(good), "--out", str(out),
+                      "--model", str(tiles)], capsys)
+    assert code == 2 and err.count("\n") == 1 and "Traceback" not in err
+    assert f"cannot load embedding model {tiles}: the model tiles.onnx takes inputs ['n', 3, 48, 36], " \
+           "not [n, 3, 96, 72]: it is not a tile embedding network" in err
+    assert not out.exists()
+
+
+def test_a_profile_written_over_an_old_one_is_whole_or_not_at_all(enrolled, tmp_path):
+    # a write cut by a file-size limit (or a full disk) left the old profile
+    # truncated; now the new one goes to a temporary file renamed into place
+    import subprocess
+    import sys
+    _, crops, profile = enrolled
+    old = tmp_path / "p.npz"
+    old.write_bytes(Path(profile).read_bytes())
+    before = old.read_bytes()
+    code = ("import resource, sys; from vision.enroll import Profile; p = Profile.load(sys.argv[1]); "
+            "import numpy as np; p.samples = np.random.default_rng(0).random((4000, p.samples.shape[1])); "
+            "resource.setrlimit(resource.RLIMIT_FSIZE, (len(open(sys.argv[2], 'rb').read()) // 2,) * 2); "
+            "p.save(sys.argv[2])")
+    r = subprocess.run([sys.executable, "-c", code, str(profile), str(old)], capture_output=True, text=True,
+                       cwd=Path(__file__).resolve().parents[2], timeout=120)
+    assert r.returncode != 0 and "File too large" in r.stderr
+    assert old.read_bytes() == before
+    assert [p.name for p in tmp_path.iterdir()] == ["p.npz"]          # no temporary file left

@@ -1,6 +1,7 @@
 """``companion recognize``: exit codes 2 and 3 and the JSON shape (CONTRACT.md)."""
 
 import json
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -608,3 +609,22 @@ def test_the_second_read_falls_back_to_one_read_where_it_cannot_serve(tmp_path):
 
     rec = recognize(scene.image, "mindful", layout, spec=spec, face_reader=Reader(), blank_classifier=Broken())
     assert [t.present for t in rec.tiles] == [t.present for t in once.tiles]
+
+
+def test_an_overlay_written_over_an_old_file_is_whole_or_not_at_all(tmp_path):
+    # find-mat --draw and recognize --annotate wrote in place: a write cut by a
+    # file-size limit (or a full disk) left the old picture half overwritten
+    import subprocess
+    import sys
+    old = tmp_path / "overlay.png"
+    old.write_bytes(b"old picture " * 100)
+    code = ("import resource, sys; from companion.commands.recognize import write_file_whole; "
+            "resource.setrlimit(resource.RLIMIT_FSIZE, (4000, 4000)); write_file_whole(sys.argv[1], b'x' * 9000)")
+    r = subprocess.run([sys.executable, "-c", code, str(old)], capture_output=True, text=True,
+                       cwd=Path(__file__).resolve().parents[2], timeout=60)
+    assert r.returncode != 0 and "File too large" in r.stderr
+    assert old.read_bytes() == b"old picture " * 100
+    assert [p.name for p in tmp_path.iterdir()] == ["overlay.png"]
+    from companion.commands.recognize import write_file_whole
+    write_file_whole(old, b"new")
+    assert old.read_bytes() == b"new"

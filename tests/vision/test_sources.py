@@ -188,3 +188,59 @@ def test_ffmpeg_messages_on_a_damaged_video_stay_off_stderr(tmp_path):
                           timeout=120, env=env)
     assert "is cut short" in proc.stdout
     assert proc.stderr == ""
+
+
+def test_a_png_frame_cut_short_is_refused_without_libpng_noise(tmp_path, capfd):
+    # libpng says "PNG input buffer is incomplete" on stderr itself: with the
+    # refusal's own line that made two; a PNG without its IEND chunk is cut short
+    from vision.sources import png_complete
+    folder = tmp_path / "frames"
+    folder.mkdir()
+    img = (np.random.default_rng(1).random((120, 160, 3)) * 255).astype(np.uint8)
+    for k in range(3):
+        assert cv2.imwrite(str(folder / f"f_{k:03d}.png"), img)
+    whole = (folder / "f_001.png").read_bytes()
+    assert png_complete(np.frombuffer(whole, np.uint8)) and whole.endswith(b"IEND\xaeB`\x82")
+    (folder / "f_001.png").write_bytes(whole[:len(whole) // 2])
+    assert not png_complete(np.frombuffer(whole[:len(whole) // 2], np.uint8))
+    frames = open_source(str(folder)).frames(prefetch=0)
+    assert next(frames)[0] == 0
+    with pytest.raises(BadInput, match=r"cannot read frame .*f_001.png: the PNG file is cut short \(no IEND chunk\)"):
+        next(frames)
+    assert "libpng" not in capfd.readouterr().err
+
+
+def test_frames_of_another_size_stop_the_run_naming_the_frame(tmp_path):
+    # the referee compares settled frames pixel for pixel and keeps one pose:
+    # a frame 960 px wide among 1280 px ones read as "the camera moved"
+    folder = _frames(tmp_path / "frames", 3, size=(64, 48))
+    assert cv2.imwrite(str(folder / "f_002.png"), np.zeros((48, 48, 3), np.uint8))
+    frames = open_source(str(folder)).frames(prefetch=0)
+    assert [i for i, _ in [next(frames), next(frames)]] == [0, 1]
+    with pytest.raises(BadInput, match=r"frame .*f_002.png is 48x48 px, the frames before it 64x48: a game's "
+                                       r"frames come from one camera at one size"):
+        next(frames)
+
+
+def test_a_source_that_is_not_a_regular_file_is_refused(tmp_path):
+    import os
+    fifo = tmp_path / "v.avi"
+    os.mkfifo(fifo)             # read twice (the look, then the game), it would hang
+    with pytest.raises(BadInput, match=r"source .*v.avi is not a regular file \(a pipe or a device\)"):
+        open_source(str(fifo))
+    with pytest.raises(BadInput, match="is not a regular file"):
+        open_source("/dev/zero")
+
+
+def test_only_ascii_digits_name_a_camera():
+    # "²".isdigit() is true, but int("²") raises: it is a (missing) path
+    with pytest.raises(BadInput, match=r"source ² does not exist"):
+        open_source("²")
+
+
+def test_the_frame_rate_is_kept_within_a_time_lapse_and_1000():
+    from vision.sources import MIN_FPS
+    assert MIN_FPS == 0.01
+    for fps in (1e-300, 0.005, 1001.0):
+        with pytest.raises(BadInput, match=r"bad frame rate .*from 0.01 \(a frame every 100 s\) to 1000"):
+            open_source("99", fps=fps)
