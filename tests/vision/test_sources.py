@@ -71,17 +71,23 @@ def test_a_frame_larger_than_opencv_reads(tmp_path):
         list(open_source(str(folder)).frames(prefetch=0))
 
 
+def _frames_one_cut_in_half(folder, suffix: str):
+    """Three noise frames ``f_000..f_002`` + suffix, f_001 cut to half its
+    bytes; returns ``(folder, f_001's whole bytes)``."""
+    folder.mkdir()
+    img = (np.random.default_rng(0).random((120, 160, 3)) * 255).astype(np.uint8)
+    for k in range(3):
+        assert cv2.imwrite(str(folder / f"f_{k:03d}{suffix}"), img)
+    whole = (folder / f"f_001{suffix}").read_bytes()
+    (folder / f"f_001{suffix}").write_bytes(whole[:len(whole) // 2])
+    return folder, whole
+
+
 def test_a_jpeg_frame_cut_short_is_refused_without_libjpeg_noise(tmp_path, capfd):
     # cv2.imread would fill the missing rows with grey (and libjpeg would say
     # "Premature end of JPEG file" on stderr): the referee would judge half a
     # board.  The frame is refused by name instead, as single photos are.
-    folder = tmp_path / "frames"
-    folder.mkdir()
-    img = (np.random.default_rng(0).random((120, 160, 3)) * 255).astype(np.uint8)
-    for k in range(3):
-        assert cv2.imwrite(str(folder / f"f_{k:03d}.jpg"), img)
-    whole = (folder / "f_001.jpg").read_bytes()
-    (folder / "f_001.jpg").write_bytes(whole[:len(whole) // 2])
+    folder, _ = _frames_one_cut_in_half(tmp_path / "frames", ".jpg")
     with pytest.raises(BadInput, match=r"cannot read frame .*f_001.jpg: the JPEG file is cut short"):
         list(open_source(str(folder)).frames(prefetch=0))
     assert "Premature end" not in capfd.readouterr().err
@@ -194,14 +200,8 @@ def test_a_png_frame_cut_short_is_refused_without_libpng_noise(tmp_path, capfd):
     # libpng says "PNG input buffer is incomplete" on stderr itself: with the
     # refusal's own line that made two; a PNG without its IEND chunk is cut short
     from vision.sources import png_complete
-    folder = tmp_path / "frames"
-    folder.mkdir()
-    img = (np.random.default_rng(1).random((120, 160, 3)) * 255).astype(np.uint8)
-    for k in range(3):
-        assert cv2.imwrite(str(folder / f"f_{k:03d}.png"), img)
-    whole = (folder / "f_001.png").read_bytes()
+    folder, whole = _frames_one_cut_in_half(tmp_path / "frames", ".png")
     assert png_complete(np.frombuffer(whole, np.uint8)) and whole.endswith(b"IEND\xaeB`\x82")
-    (folder / "f_001.png").write_bytes(whole[:len(whole) // 2])
     assert not png_complete(np.frombuffer(whole[:len(whole) // 2], np.uint8))
     frames = open_source(str(folder)).frames(prefetch=0)
     assert next(frames)[0] == 0
