@@ -41,7 +41,7 @@ from dataclasses import dataclass
 from typing import Sequence, Union
 
 from companion.errors import BadInput, IllegalMove
-from companion.layouts import Layout, Slot
+from companion.layouts import COORD_MAX, Layout, Slot
 from companion.rules import Board, Geometry
 from companion.tiles import TILES_PER_SET, VARIANTS, tileset
 
@@ -106,8 +106,10 @@ class Deal:
 
         Raises:
             BadInput: one line naming ``source`` and the fault (not an object,
-                missing or mistyped field, bad slot, repeated slot, unknown
-                variant or face, too many copies of a face).
+                missing or mistyped field, bad slot (coordinates beyond
+                :data:`companion.layouts.COORD_MAX`, a layer below 0),
+                repeated slot, unknown variant or face, too many copies of a
+                face).
         """
         if not isinstance(obj, dict):
             raise BadInput(f"{source}: a deal must be a JSON object, not {type(obj).__name__}")
@@ -130,6 +132,10 @@ class Deal:
             if (not isinstance(s, list) or len(s) != 3
                     or not all(isinstance(v, int) and not isinstance(v, bool) for v in s)):
                 raise BadInput(f"{source}: tiles[{k}].slot must be [x, y, z] integers, got {json.dumps(s)[:40]}")
+            if any(abs(v) > COORD_MAX for v in s) or s[2] < 0:
+                # as a layout file's slots (the solver's C core holds them in 32 bits)
+                raise BadInput(f"{source}: tiles[{k}].slot {json.dumps(s)[:40]}: coordinates must lie within "
+                               f"+-{COORD_MAX}, with z >= 0")
             slot = Slot(*s)
             if slot in seen:
                 raise BadInput(f"{source}: slot {slot} appears twice")

@@ -304,3 +304,18 @@ class OutputFiles:
                 except OSError:
                     pass
         self._made = []
+
+
+def write_whole(path: str | os.PathLike, data: bytes) -> None:
+    """Write ``data`` to ``path`` through a temporary file beside it renamed
+    into place (:class:`OutputFiles` of one file), so a full disk or a
+    file-size limit met half way leaves an old file as it was; a pipe or a
+    device is refused (a pipe without a reader would block for ever).
+
+    Raises:
+        BadInput: the folder is missing, or the file cannot be written (one
+            line, the system's reason).
+    """
+    p = Path(path)
+    with OutputFiles(p.parent, [p.name], create=False, what=f"the folder of {path}") as files:
+        files.write(p.name, data)

@@ -1702,7 +1702,8 @@ def resolve_correction(state: GameState, target: int, changes: Mapping | None = 
         if all(_plain(data_now.get(k)) == _plain(v) for k, v in changes.items()):
             raise BadInput(f"nothing to change: event #{target} already has "
                            f"{', '.join(f'{k}={v!r}' for k, v in changes.items())}")
-    if changes and "type" in changes and (changes["type"] not in RETYPABLE or etype not in RETYPABLE):
+    if changes and "type" in changes and (not isinstance(changes["type"], str) or changes["type"] not in RETYPABLE
+                                          or etype not in RETYPABLE):
         raise BadInput(f"a correction can change a {etype} into one of {', '.join(sorted(RETYPABLE))} "
                        f"only when it is one of them itself")
     data: dict = {"void": True} if void else {"changes": dict(changes or {})}

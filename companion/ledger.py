@@ -226,7 +226,8 @@ class Ledger:
 
         Raises:
             BadInput: bad game id, type, data, time, or a ref that is not an
-            earlier event of the same game.
+            earlier event of the same game; or the ledger cannot be written
+            (a read-only file, a full disk, locked by another writer).
         """
         if not isinstance(game_id, str) or not game_id.strip():
             raise BadInput(f"bad game id {game_id!r}")
@@ -247,25 +248,32 @@ class Ledger:
                 raise BadInput(f"bad time {t!r}")
         with self._lock:
             conn = self.conn
-            conn.execute("BEGIN IMMEDIATE")
             try:
-                if ref is not None:
-                    got = conn.execute("SELECT game_id FROM events WHERE id = ?", (int(ref),)).fetchone()
-                    if got is None or got[0] != game_id:
-                        raise BadInput(f"event #{ref} is not an event of game {game_id!r}")
-                cur = conn.execute("INSERT INTO events (game_id, type, data, ref, t) VALUES (?, ?, ?, ?, ?)",
-                                   (game_id, type, text, None if ref is None else int(ref), t))
-                eid = cur.lastrowid
-                conn.execute("COMMIT")
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
+                conn.execute("BEGIN IMMEDIATE")
+                try:
+                    if ref is not None:
+                        got = conn.execute("SELECT game_id FROM events WHERE id = ?", (int(ref),)).fetchone()
+                        if got is None or got[0] != game_id:
+                            raise BadInput(f"event #{ref} is not an event of game {game_id!r}")
+                    cur = conn.execute("INSERT INTO events (game_id, type, data, ref, t) VALUES (?, ?, ?, ?, ?)",
+                                       (game_id, type, text, None if ref is None else int(ref), t))
+                    eid = cur.lastrowid
+                    conn.execute("COMMIT")
+                except BaseException:
+                    if conn.in_transaction:
+                        conn.execute("ROLLBACK")
+                    raise
+            except sqlite3.OperationalError as exc:
+                # a read-only file or folder, a full disk, a ledger locked too
+                # long by another writer: nothing was written
+                raise BadInput(f"cannot write to the ledger {self.path}: {exc}") from None
         return Event(eid, game_id, type, json.loads(text), None if ref is None else int(ref), t)
 
     # ------------------------------------------------------------------ reading
 
     def events(self, game_id: str | None = None, after_id: int = 0) -> list[Event]:
         """Events in id order, of one game or all, with ids above ``after_id``."""
+        after_id = max(-2 ** 63, min(int(after_id), 2 ** 63 - 1))     # (SQLite's integers are 64-bit)
         with self._lock:
             if game_id is None:
                 rows = self.conn.execute("SELECT id, game_id, type, data, ref, t FROM events "
@@ -277,6 +285,10 @@ class Ledger:
         return [_row(r) for r in rows]
 
     def event(self, event_id: int) -> Event | None:
+        """The event ``event_id``, or None (also for an id beyond SQLite's
+        64-bit integers, which no event has)."""
+        if not -2 ** 63 <= int(event_id) < 2 ** 63:
+            return None
         with self._lock:
             r = self.conn.execute("SELECT id, game_id, type, data, ref, t FROM events WHERE id = ?",
                                   (int(event_id),)).fetchone()

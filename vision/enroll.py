@@ -159,16 +159,14 @@ class Profile:
         Raises:
             BadInput: the file cannot be written.
         """
-        from companion.files import OutputFiles
+        from companion.files import write_whole
 
         buf = io.BytesIO()
         np.savez_compressed(
             buf, meta=np.array(json.dumps(self.meta, ensure_ascii=False)),
             labels=np.array(self.labels, dtype=str), prototypes=self.prototypes.astype(np.float32),
             samples=self.samples.astype(np.float16), sample_label=self.sample_label.astype(np.int32))
-        p = Path(path)
-        with OutputFiles(p.parent, [p.name], create=False, what=f"the folder of {path}") as files:
-            files.write(p.name, buf.getvalue())
+        write_whole(path, buf.getvalue())
 
     @classmethod
     def load(cls, path: Path | str) -> "Profile":

@@ -506,11 +506,11 @@ def _export(args) -> int:
         else:
             text = json.dumps(s.ledger.export_json(s.game.game_id), indent=1) + "\n"
         if args.out:
-            try:       # (built whole first: a failed export leaves an existing file as it was)
-                with open(args.out, "w", encoding="utf-8", newline="") as f:
-                    f.write(text)
-            except OSError as exc:
-                raise BadInput(f"cannot write {args.out}: {exc.strerror or exc}") from None
+            # through a temporary file renamed into place: a full disk leaves an
+            # existing file as it was, and a pipe or a device is refused (a pipe
+            # without a reader would block for ever)
+            from companion.files import write_whole
+            write_whole(args.out, text.encode("utf-8"))
         else:
             sys.stdout.write(text)
     finally:

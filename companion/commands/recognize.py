@@ -11,7 +11,6 @@ stderr, no JSON).
 from __future__ import annotations
 
 import argparse
-import os
 from pathlib import Path
 
 from companion.commands.images import read_image
@@ -82,22 +81,8 @@ def write_picture(path: str, picture) -> None:
         ok = False
     if not ok:
         raise BadInput(f"cannot write {path}: OpenCV cannot encode a {suffix} image")
-    write_file_whole(path, encoded.tobytes())
-
-
-def write_file_whole(path: str | os.PathLike, data: bytes) -> None:
-    """Write ``data`` to ``path`` through a temporary file beside it renamed
-    into place (:class:`companion.files.OutputFiles`), so a full disk or a
-    file-size limit met half way leaves an old file as it was.
-
-    Raises:
-        BadInput: the file cannot be written (one line, the system's reason).
-    """
-    from companion.files import OutputFiles
-
-    p = Path(path)
-    with OutputFiles(p.parent, [p.name], create=False, what="the folder of " + str(path)) as files:
-        files.write(p.name, data)
+    from companion.files import write_whole
+    write_whole(path, encoded.tobytes())
 
 
 def check_picture_path(annotate: str, inputs, option: str = "--annotate") -> None:

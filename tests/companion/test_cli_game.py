@@ -338,3 +338,29 @@ def test_a_failed_action_leaves_a_file_that_is_no_ledger_as_it_was(tmp_path, cap
     code, out, _ = run(capsys, *start, "--ledger", empty)
     assert code == 0 and "game-1" in out
     assert [e.type for e in events(empty)] == ["game_started"]
+
+
+def test_cli_export_to_a_pipe_is_refused(love, capsys, tmp_path):
+    # a named pipe without a reader blocked the export for ever; the export
+    # is now written as every other output file is (companion.files.write_whole:
+    # a pipe or a device refused, a temporary file renamed into place)
+    import os
+    fifo = tmp_path / "f.json"
+    os.mkfifo(fifo)
+    code, _, err = run(capsys, "game", "export", "--ledger", love, "--format", "json", "--out", fifo)
+    assert code == 2 and f"cannot write {fifo}: it is not a plain file (a pipe or a device)" in err
+    old = tmp_path / "x.json"
+    old.write_text("OLD\n")
+    inode = old.stat().st_ino
+    assert run(capsys, "game", "export", "--ledger", love, "--format", "json", "--out", old)[0] == 0
+    assert json.loads(old.read_text())["game_id"] == "game-1" and old.stat().st_ino != inode    # (renamed in)
+    assert not [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")]      # no temporary file left
+
+
+def test_cli_a_correction_to_a_type_that_is_not_a_name_is_refused(love, capsys):
+    # --set type=["claim"] (a JSON list) raised TypeError: unhashable type
+    L = ("--ledger", love)
+    run(capsys, "game", "claim", *L, "--player", "Ann", "0,0,0", "8,0,0", "--t", 1)
+    code, _, err = run(capsys, "game", "correct", *L, "2", "--set", 'type=["claim"]')
+    assert code == 2 and len(err.strip().splitlines()) == 1
+    assert "a correction can change a invalid into one of claim, invalid, pass, penalty, touch only" in err

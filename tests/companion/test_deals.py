@@ -204,3 +204,14 @@ def test_reshuffle_refuses_what_cannot_be_won_or_paired():
     with pytest.raises(BadInput):
         solvable_reshuffle("mindful", stack, [True, True], ["bamboo-1", "bamboo-1"], seed=1)
     assert solvable_reshuffle("mindful", stack, [False] * 4, [None] * 4, seed=1) == (None,) * 4
+
+
+@pytest.mark.parametrize("slot", [[0, 0, 2 ** 70], [2 ** 31, 0, 0], [0, -(2 ** 31), 0], [0, 0, -1]])
+def test_a_deal_slot_beyond_32_bits_or_below_the_mat_is_refused(slot):
+    # 2**70 as a layer reached the solver's C core (OverflowError) and made a
+    # game "with 1180591620717411303425 layers"; layout files were capped already
+    d = random_deal("love", Layout("row", tuple(Slot(2 * i, 0, 0) for i in range(4)), "test"), 1).to_json()
+    d["tiles"][0]["slot"] = slot
+    with pytest.raises(BadInput, match=r"d.json: tiles\[0\].slot .*: coordinates must lie within \+-2147483647, "
+                                       r"with z >= 0"):
+        Deal.from_json(d, "d.json")

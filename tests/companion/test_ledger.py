@@ -222,3 +222,25 @@ def test_an_existing_file_is_looked_at_before_sqlite_opens_it(tmp_path):
         led.append("g1", "game_started", {})
     with Ledger(empty, create=False) as led:
         assert [e.type for e in led.events()] == ["game_started"]
+
+
+def test_a_ledger_that_cannot_be_written_is_one_line_and_keeps_its_events(tmp_path):
+    # a read-only file (chmod 444 for a user, chattr +i for root) raised
+    # sqlite3.OperationalError from the CLI and a 500 from the server
+    path = tmp_path / "g.sqlite"
+    with Ledger(path) as led:
+        first = led.append("g1", "game_started", {"variant": "love"})
+        led.conn.execute("PRAGMA query_only = ON")          # every write now refused, as on a read-only file
+        with pytest.raises(BadInput, match=rf"cannot write to the ledger {path}: attempt to write a readonly "
+                                           "database"):
+            led.append("g1", "pass", {"player": "A"})
+        assert not led.conn.in_transaction
+        assert [e.id for e in led.events()] == [first.id]
+
+
+def test_an_event_id_beyond_64_bits_is_no_event():
+    # /event/99999999999999999999 raised OverflowError (a 500)
+    with Ledger(":memory:") as led:
+        led.append("g1", "game_started", {"variant": "love"})
+        assert led.event(10 ** 20) is None and led.event(-10 ** 20) is None
+        assert led.events(after_id=10 ** 20) == [] and len(led.events(after_id=-10 ** 20)) == 1

@@ -618,13 +618,13 @@ def test_an_overlay_written_over_an_old_file_is_whole_or_not_at_all(tmp_path):
     import sys
     old = tmp_path / "overlay.png"
     old.write_bytes(b"old picture " * 100)
-    code = ("import resource, sys; from companion.commands.recognize import write_file_whole; "
-            "resource.setrlimit(resource.RLIMIT_FSIZE, (4000, 4000)); write_file_whole(sys.argv[1], b'x' * 9000)")
+    code = ("import resource, sys; from companion.files import write_whole; "
+            "resource.setrlimit(resource.RLIMIT_FSIZE, (4000, 4000)); write_whole(sys.argv[1], b'x' * 9000)")
     r = subprocess.run([sys.executable, "-c", code, str(old)], capture_output=True, text=True,
                        cwd=Path(__file__).resolve().parents[2], timeout=60)
     assert r.returncode != 0 and "File too large" in r.stderr
     assert old.read_bytes() == b"old picture " * 100
     assert [p.name for p in tmp_path.iterdir()] == ["overlay.png"]
-    from companion.commands.recognize import write_file_whole
-    write_file_whole(old, b"new")
+    from companion.files import write_whole
+    write_whole(old, b"new")
     assert old.read_bytes() == b"new"
