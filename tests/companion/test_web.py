@@ -360,3 +360,9 @@ def test_init_ledger_command(runner, app):
     assert "Ledger ready" in result.output
     with Ledger(app.config["LEDGER"]) as led:
         assert led.events() == []
+
+
+def test_an_event_id_beyond_64_bits_is_404_not_a_500(client, mini_game):
+    # /event/99999999999999999999 reached SQLite and raised OverflowError
+    for url in ("/event/99999999999999999999", "/api/evidence/99999999999999999999", "/event/-1"):
+        assert client.get(url).status_code == 404, url
