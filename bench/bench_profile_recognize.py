@@ -2,6 +2,7 @@
 
     python bench/bench_profile_recognize.py [--variants love candy mindful word]
                                             [--enroll-photos 8] [--photos 6]
+                                            [--embeddings]
 
 Per tile set, a profile is enrolled (``vision.enroll.enroll``) from the faces
 of ``--enroll-photos`` generated photos (``bench_recognize.bench_photo``,
@@ -11,7 +12,9 @@ group photographing its own set would enrol, minus the set being another one.
 Then ``--photos`` other photos (7000 + 4 j + variant) are read with the
 bundled classifier alone and with the profile (``vision.faces.ProfileFaceReader``):
 visible tiles (present, uncovered, at least 60 % of the face seen) with the
-right face, with no face, and slots with the right presence.
+right face, with no face, and slots with the right presence.  The profile
+reads the faces with its templates (session 23); ``--embeddings`` drops them,
+so it reads with the embeddings as profiles enrolled before session 23 do.
 """
 
 from __future__ import annotations
@@ -58,6 +61,8 @@ def main(argv=None) -> int:
     ap.add_argument("--variants", nargs="+", choices=VARIANTS, default=list(VARIANTS))
     ap.add_argument("--enroll-photos", type=int, default=8, help="photos to enrol from (per tile set)")
     ap.add_argument("--photos", type=int, default=6, help="photos to read (per tile set)")
+    ap.add_argument("--embeddings", action="store_true",
+                    help="read with the profile's embeddings, not its templates (profiles before session 23)")
     a = ap.parse_args(argv)
     if a.enroll_photos < 1 or a.photos < 1:
         ap.error("--enroll-photos and --photos must be at least 1")
@@ -80,7 +85,10 @@ def main(argv=None) -> int:
         for variant in a.variants:
             crops, labels = enrolment_crops(variant, a.enroll_photos, layouts)
             path = Path(tmp) / f"{variant}.profile"
-            enroll.enroll(crops, labels, embedder).save(path)
+            profile = enroll.enroll(crops, labels, embedder)
+            if a.embeddings:
+                profile.templates = None
+            profile.save(path)
             reader = ProfileFaceReader(path, variant)
             tally = np.zeros(7, int)     # visible, clf right, clf none, profile right, profile none, presences
             slots = 0

@@ -30,6 +30,21 @@ allow_pickle=False):
     prototypes  (C, 2, D) float32 unit rows: [upright, turned] per label
     samples     (N, 2, D) float16 the enrolled embeddings [as given, turned]
     sample_label (N,) int32 index into labels
+    templates   (C, 32, 24, 3) float16, optional (profiles enrolled since
+                session 23): each label's face in colour (BGR), the mean of
+                its photos turned to agree, each channel standardised
+                (:func:`face_templates`)
+
+Reading a board (``recognize --tiles``, the referee) compares each slot's face
+with the templates rather than the embeddings (:func:`template_scores`):
+normalised cross-correlation (OpenCV's ``TM_CCOEFF_NORMED``, the classic
+template matching of Lewis, "Fast Normalized Cross-Correlation", 1995) over
+a window a little larger than the face, so a tile lying up to 3 mm off its
+slot is still met face to face.  On one set's own faces that is far surer
+than the embedding, which was trained to tell faces apart across many sets
+(``models/MODEL_CARD.md``, "Reading a whole board with a profile").  Single
+photos (``companion classify``) keep the embedding: they may come from
+another set, framed any way.
 """
 
 from __future__ import annotations
@@ -52,6 +67,30 @@ PROFILE_VERSION = 1
 TEMPERATURE = 0.08
 GATE_CENTER = 0.65
 GATE_WIDTH = 0.08
+
+#: size (rows, columns) of a label's face template, px: about the size of the
+#: faces in a 1280 x 720 photo of the whole mat (20-48 px wide).  On the
+#: bench's photos (session 23, colour) 32 x 24 read as many faces right as
+#: 48 x 36 (98.6 % of those fully in sight) at under half the work; 24 x 18
+#: read 98.1 %.
+TEMPLATE_HW = (32, 24)
+#: the window a board slot is compared in: the face plus this share of its
+#: size on every side (0.12 x 30 mm = 3.6 mm: tiles lie up to 3 mm off their
+#: slots, ../shared/CONTRACT.md "Physical standard" and the scene generator).
+TEMPLATE_MARGIN = 0.12
+#: confidence of a template comparison: a softmax of the correlations with
+#: this temperature, times a logistic gate on the best correlation (centre,
+#: width).  On bench/bench_profile_recognize.py's photos (session 23) the
+#: faces read right correlate at 0.905 (median; 0.69 at the 5th percentile)
+#: and beat the runner-up by 0.12 (median), the faces read wrong by 0.016;
+#: a face left out of the profile finds its best match at 0.76 (median).
+#: With these values 44 of the 56 faces reported wrong there are reported
+#: under 0.7 (marked for a look), and 153 of the 1501 right ones; with 0.03,
+#: 0.7 and 0.05, 49 and 267 (11 needless looks a photo); with 0.02, 0.6 and
+#: 0.04, 41 and 104.
+TEMPLATE_TEMPERATURE = 0.02
+TEMPLATE_GATE_CENTER = 0.65
+TEMPLATE_GATE_WIDTH = 0.05
 
 
 def _unit(v: np.ndarray) -> np.ndarray:
@@ -143,6 +182,9 @@ class Profile:
         samples: (N, 2, D) float16 enrolled embeddings [as given, turned].
         sample_label: (N,) int32 index into labels.
         meta: JSON-able dict (model name and sha256, calibration ...).
+        templates: (C, 32, 24, 3) float32 standardised BGR faces, one per
+            label (:func:`face_templates`), or None (a profile enrolled
+            before session 23: boards are then read with the embeddings).
     """
 
     labels: list[str]
@@ -150,6 +192,7 @@ class Profile:
     samples: np.ndarray
     sample_label: np.ndarray
     meta: dict = field(default_factory=dict)
+    templates: np.ndarray | None = None
 
     def save(self, path: Path | str) -> None:
         """Write the profile as one .npz file (exactly ``path``, no suffix
@@ -162,10 +205,12 @@ class Profile:
         from companion.files import write_whole
 
         buf = io.BytesIO()
+        extra = {} if self.templates is None else {"templates": self.templates.astype(np.float16)}
         np.savez_compressed(
             buf, meta=np.array(json.dumps(self.meta, ensure_ascii=False)),
             labels=np.array(self.labels, dtype=str), prototypes=self.prototypes.astype(np.float32),
-            samples=self.samples.astype(np.float16), sample_label=self.sample_label.astype(np.int32))
+            samples=self.samples.astype(np.float16), sample_label=self.sample_label.astype(np.int32),
+            **extra)
         write_whole(path, buf.getvalue())
 
     @classmethod
@@ -204,6 +249,7 @@ class Profile:
                     meta = json.loads(str(z["meta"]))
                     label_array = z["labels"]
                     arrays = {k: z[k] for k in ("prototypes", "samples", "sample_label")}
+                    templates = z["templates"] if "templates" in z.files else None
             except json.JSONDecodeError:
                 raise BadInput(f"not a tile profile: {path} (its meta is not JSON)") from None
             except KeyError:
@@ -227,7 +273,9 @@ class Profile:
         labels = [str(s) for s in label_array]
         protos, samples, sample_label = _checked_arrays(path, labels, arrays)
         _check_meta(path, meta, len(labels), protos.shape[-1])
-        return cls(labels, protos, samples, sample_label, meta)
+        if templates is not None:
+            templates = _checked_templates(path, len(labels), templates)
+        return cls(labels, protos, samples, sample_label, meta, templates)
 
 
 def _shown(value) -> str:
@@ -273,6 +321,156 @@ def _checked_arrays(path: Path, labels: list[str], arrays: dict) -> tuple[np.nda
         if not np.isfinite(a).all():
             raise bad(f"its {name} hold NaN or infinite values")
     return protos, samples, sample_label.astype(np.int32)
+
+
+def _checked_templates(path: Path, n_labels: int, templates: np.ndarray) -> np.ndarray:
+    """A profile's ``templates`` as float32, one finite (h, w, 3) face per label.
+
+    Raises:
+        BadInput: numbers of the wrong kind, another shape, NaN or infinity.
+    """
+    if templates.dtype.kind not in "fiu":
+        raise BadInput(f"corrupt tile profile: {path} (its templates are {templates.dtype}, not numbers)")
+    if (templates.ndim != 4 or templates.shape[0] != n_labels or min(templates.shape[1:3]) < 8
+            or templates.shape[3] != 3):
+        raise BadInput(f"corrupt tile profile: {path} (its templates have the shape {templates.shape}, "
+                       f"expected ({n_labels}, h, w, 3) with h and w at least 8)")
+    with np.errstate(over="ignore", invalid="ignore"):
+        out = templates.astype(np.float32)
+    if not np.isfinite(out).all():
+        raise BadInput(f"corrupt tile profile: {path} (its templates hold NaN or infinite values)")
+    return out
+
+
+def _portrait(image: np.ndarray, hw: tuple[int, int]) -> np.ndarray:
+    """``(h, w, 3) float32`` BGR of a tile photo, landscape turned to
+    portrait as :func:`vision.embedding.normalise_tile` turns it, resized to
+    ``hw`` with area averaging."""
+    import cv2
+
+    from vision.embedding import as_bgr
+
+    img = as_bgr(image)
+    if img.shape[1] > img.shape[0]:
+        img = cv2.rotate(img, cv2.ROTATE_90_CLOCKWISE)
+    return cv2.resize(img, (hw[1], hw[0]), interpolation=cv2.INTER_AREA).astype(np.float32)
+
+
+def standardised(a: np.ndarray) -> np.ndarray:
+    """``(h, w, 3) float32``: each channel of an image less its mean, over
+    its standard deviation (a flat channel stays all zero), so exposure and
+    each channel's contrast do not matter."""
+    a = np.asarray(a, np.float32)
+    a = a - a.mean(axis=(0, 1))
+    sd = a.std(axis=(0, 1))
+    return (a / np.where(sd > 1e-3, sd, np.inf)).astype(np.float32)
+
+
+def face_templates(images: list[np.ndarray], labels: list[str], names: list[str],
+                   hw: tuple[int, int] = TEMPLATE_HW) -> np.ndarray:
+    """One colour template per label from its enrolled photos.
+
+    Each photo is made portrait and resized to ``hw`` (:func:`_portrait`)
+    and standardised (:func:`standardised`); the photos of a label are
+    turned 180 degrees where that correlates better with the label's first
+    photo (tiles are placed either way round), averaged and standardised
+    again.  Colour counts: on the bench's photos, grey templates read 97.9 %
+    of the fully visible faces right and 90.6 % of those 60-90 % in sight,
+    colour ones 98.6 % and 92.7 % (session 23).
+
+    Args:
+        images: (H, W, 3) uint8 BGR photos of single tiles, the face filling each.
+        labels: one label per photo.
+        names: the profile's labels (every label in ``labels`` among them).
+        hw: template size (rows, columns), px.
+
+    Returns:
+        ``(len(names), h, w, 3) float32``.
+    """
+    out = np.zeros((len(names), *hw, 3), np.float32)
+    grouped: dict[str, list[np.ndarray]] = {}
+    for image, label in zip(images, labels):
+        grouped.setdefault(label, []).append(standardised(_portrait(image, hw)))
+    for c, name in enumerate(names):
+        faces = grouped.get(name, [])
+        if not faces:
+            continue
+        ref, turned = faces[0], [faces[0]]
+        for f in faces[1:]:
+            flip = f[::-1, ::-1]
+            turned.append(f if float((f * ref).sum()) >= float((flip * ref).sum()) else flip)
+        out[c] = standardised(np.mean(turned, axis=0))
+    return out
+
+
+def template_scores(windows: np.ndarray, templates: np.ndarray, chunk: int = 32) -> np.ndarray:
+    """How well each window shows each template: the best normalised
+    cross-correlation over every position of the template in the window
+    and both turns of it (0 and 180 degrees).
+
+    The correlation is OpenCV's ``TM_CCOEFF_NORMED`` (each channel less its
+    mean, summed over the channels, over both norms), computed for all
+    positions and templates at once as one matrix product per ``chunk``
+    windows: the templates' channels have zero mean, so the windows' means
+    drop out of the numerator.
+
+    Args:
+        windows: ``(N, H, W, 3)`` BGR windows (uint8 or float), each at least
+            as large as a template (the face plus :data:`TEMPLATE_MARGIN` on
+            every side).
+        templates: ``(C, h, w, 3)`` float32 from :func:`face_templates`.
+        chunk: windows per matrix product (memory: ``chunk`` x positions x
+            ``h w 3`` floats).
+
+    Returns:
+        ``(N, C) float32`` in [-1, 1]; 0 for a flat window or template.
+
+    Raises:
+        ValueError: a window smaller than the templates.
+    """
+    from numpy.lib.stride_tricks import sliding_window_view
+
+    windows = np.asarray(windows, np.float32)
+    n, c = len(windows), len(templates)
+    out = np.zeros((n, c), np.float32)
+    if n == 0 or c == 0:
+        return out
+    h, w = templates.shape[1:3]
+    H, W = windows.shape[1:3]
+    if H < h or W < w:
+        raise ValueError(f"windows of {H} x {W} px are smaller than the {h} x {w} px templates")
+    T = np.concatenate([templates, templates[:, ::-1, ::-1]]).astype(np.float32)
+    T = T - T.mean(axis=(1, 2), keepdims=True)
+    T = T.reshape(2 * c, -1)
+    norm = np.linalg.norm(T, axis=1)
+    T = T / np.where(norm > 1e-6, norm, np.inf)[:, None]
+    positions = (H - h + 1) * (W - w + 1)
+    for a in range(0, n, chunk):
+        x = windows[a:a + chunk]
+        k = len(x)
+        P = sliding_window_view(x, (h, w, 3), axis=(1, 2, 3)).reshape(k * positions, h * w * 3)
+        mean = P.reshape(len(P), h * w, 3).mean(axis=1)
+        ss = np.einsum("ij,ij->i", P, P) - h * w * np.einsum("ij,ij->i", mean, mean)
+        pn = np.sqrt(np.maximum(ss, 0.0))
+        R = (P @ T.T) / np.where(pn > 1e-3 * np.sqrt(h * w * 3), pn, np.inf)[:, None]
+        out[a:a + k] = R.reshape(k, positions, 2, c).max(axis=(1, 2))
+    return np.clip(out, -1.0, 1.0)
+
+
+def template_probabilities(scores: np.ndarray, temperature: float = TEMPLATE_TEMPERATURE,
+                           gate_center: float = TEMPLATE_GATE_CENTER,
+                           gate_width: float = TEMPLATE_GATE_WIDTH) -> tuple[np.ndarray, np.ndarray]:
+    """``(P, gate)`` from :func:`template_scores`, as :func:`label_probabilities`
+    gives them: ``P (N, C) float32`` a softmax of ``scores / temperature``,
+    ``gate (N,) float32`` a logistic of the best score (``gate_center``,
+    ``gate_width``)."""
+    if len(scores) == 0:
+        return np.zeros_like(scores, np.float32), np.zeros(0, np.float32)
+    z = scores / temperature
+    p = np.exp(z - z.max(1, keepdims=True))
+    p /= p.sum(1, keepdims=True)
+    gate = 1.0 / (1.0 + np.exp(-(scores.max(1) - gate_center) / gate_width))
+    return p.astype(np.float32), gate.astype(np.float32)
 
 
 def _check_meta(path: Path, meta: dict, n_labels: int, dim: int) -> None:
@@ -334,7 +532,8 @@ def enroll(images: list[np.ndarray], labels: list[str], embedder) -> Profile:
         "temperature": TEMPERATURE, "gate_center": GATE_CENTER, "gate_width": GATE_WIDTH,
     }
     return Profile(names, protos, np.stack([e0, e1], 1).astype(np.float16),
-                   np.array([index[lab] for lab in labels], np.int32), meta)
+                   np.array([index[lab] for lab in labels], np.int32), meta,
+                   face_templates(images, list(labels), names))
 
 
 def check_model(profile: Profile, embedder) -> None:

@@ -279,10 +279,17 @@ class ProfileFaceReader:
     enroll``, :mod:`vision.enroll`) instead of the bundled classes; presence
     still comes from the bundled model's "none" / "occluded" outputs.
 
-    Each candidate slot's face is cropped without margin at the embedder's
-    input size with :func:`vision.crops.extract_raw` and classified by
-    :func:`vision.enroll.classify`; labels map to face ids by
+    Each candidate slot's face is compared with the profile's face
+    templates (:func:`vision.enroll.template_scores`) in a window cut with
+    :data:`vision.enroll.TEMPLATE_MARGIN` round the face by
+    :func:`vision.crops.extract_raw`, so a tile lying off its slot is met
+    where it lies; a profile without templates (enrolled before session 23)
+    classifies the face cropped without margin with the embeddings
+    (:func:`vision.enroll.label_probabilities`).  Labels map to face ids by
     :func:`profile_label_to_face` (unmapped labels give no face).
+    Bench (``bench/bench_profile_recognize.py``, visible tiles read right):
+    templates 94.9-98.6 % per tile set, the embeddings 73.6-86.3 %
+    (``models/MODEL_CARD.md``, "Reading a whole board with a profile").
 
     Raises (on construction):
         BadInput: unreadable profile, one made with another embedding model,
@@ -299,6 +306,11 @@ class ProfileFaceReader:
         self.embedder = Embedder()
         enroll.check_model(self.profile, self.embedder)
         self.crop = CropSettings(height=INPUT_HW[0], width=INPUT_HW[1], margin=0.0, prefilter_above=99.0)
+        if self.profile.templates is not None:
+            th, tw = self.profile.templates.shape[1:3]
+            m = enroll.TEMPLATE_MARGIN
+            self.window = CropSettings(height=int(round(th * (1 + 2 * m))), width=int(round(tw * (1 + 2 * m))),
+                                       margin=m, prefilter_above=99.0)
         self.face_ids = [f.id for f in tileset(variant).faces]
         if not any(profile_label_to_face(label, variant) for label in self.profile.labels):
             shown = ", ".join(self.profile.labels[:3]) + (", ..." if len(self.profile.labels) > 3 else "")
@@ -324,9 +336,13 @@ class ProfileFaceReader:
         out = np.zeros((len(quads), len(self.face_ids)), np.float32)
         if len(quads) == 0:
             return out
-        raw = extract_raw(image_bgr, quads, self.crop)
         col = {f: k for k, f in enumerate(self.face_ids)}
-        P, gate = enroll.label_probabilities(list(raw), self.profile, self.embedder)
+        if self.profile.templates is not None:
+            raw = extract_raw(image_bgr, quads, self.window)
+            P, gate = enroll.template_probabilities(enroll.template_scores(raw, self.profile.templates))
+        else:
+            raw = extract_raw(image_bgr, quads, self.crop)
+            P, gate = enroll.label_probabilities(list(raw), self.profile, self.embedder)
         for c, label in enumerate(self.profile.labels):
             face = profile_label_to_face(label, self.variant)
             if face is not None:

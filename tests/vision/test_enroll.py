@@ -122,6 +122,10 @@ def test_profile_file_is_self_describing(enrolled):
     assert prof.meta["model"] == DEFAULT_MODEL.name
     assert len(prof.meta["model_sha256"]) == 64
     assert prof.prototypes.shape == (len(LABELS), 2, prof.meta["embedding_dim"])
+    assert prof.templates.shape == (len(LABELS), 32, 24, 3) and prof.templates.dtype == np.float32
+    with np.load(profile) as z:                      # stored as float16
+        assert z["templates"].dtype == np.float16
+        assert np.abs(z["templates"].astype(np.float32) - prof.templates).max() == 0
     assert profile.stat().st_size < 200_000
 
 
@@ -410,12 +414,65 @@ def test_recognize_with_a_profile_reports_faces_not_unseen(tmp_path):
     g = Geometry.of(layout)
     covered = np.array([any(present[j] for j in g.covered_by[i]) for i in range(len(layout))])
     visible = np.flatnonzero(present & ~covered & (np.asarray(tr.visible) >= 0.6))
-    rec = recognize(scene.image, "mindful", layout, face_reader=ProfileFaceReader(path, "mindful"))
+    reader = ProfileFaceReader(path, "mindful")
+    assert reader.profile.templates is not None
+    rec = recognize(scene.image, "mindful", layout, face_reader=reader)
     faces = [t.face for t in rec.tiles]
     assert [t.present for t in rec.tiles] == present.tolist()       # presence is the classifier's
     assert len(visible) == 88
-    assert sum(faces[i] is None for i in visible) <= 12               # 9 now
-    assert sum(faces[i] == tr.faces[i] for i in visible) >= 65        # 71 now
+    # since session 23 the faces are compared with the profile's templates:
+    # 88 of 88 right, none unseen
+    assert sum(faces[i] is None for i in visible) <= 2
+    assert sum(faces[i] == tr.faces[i] for i in visible) >= 86
+    # a profile without templates (enrolled before session 23) reads with
+    # the embeddings, as it did: 72 right now
+    old = _spoiled(path, tmp_path / "old.npz", templates=None)
+    reader = ProfileFaceReader(old, "mindful")
+    assert reader.profile.templates is None
+    faces = [t.face for t in recognize(scene.image, "mindful", layout, face_reader=reader).tiles]
+    assert sum(faces[i] is None for i in visible) <= 12
+    assert 65 <= sum(faces[i] == tr.faces[i] for i in visible) < 86
+
+
+def test_template_scores_are_opencvs_normalised_correlation():
+    # the matrix form gives TM_CCOEFF_NORMED's best value over every position
+    # and both turns, to float precision
+    from vision.enroll import standardised, template_scores
+    rng = np.random.default_rng(5)
+    templates = np.stack([standardised(rng.normal(size=(32, 24, 3))) for _ in range(4)])
+    windows = rng.integers(0, 256, (3, 40, 30, 3)).astype(np.uint8)
+    got = template_scores(windows, templates, chunk=2)
+    want = [[max(cv2.matchTemplate(w.astype(np.float32), np.ascontiguousarray(t[::k, ::k]),
+                                   cv2.TM_CCOEFF_NORMED).max() for k in (1, -1)) for t in templates]
+            for w in windows]
+    assert got.shape == (3, 4) and np.abs(got - np.asarray(want)).max() < 1e-5
+    # a template set into a window 5 px right and 3 px down, turned and
+    # brightened, is found there at 1.0; the others stay far below
+    face = (templates[2][::-1, ::-1] * 30 + 140).clip(0, 255)
+    win = np.full((40, 30, 3), 128.0, np.float32)
+    win[3:35, 5:29] = face
+    s = template_scores(win[None], templates)[0]
+    assert s[2] > 0.99 and np.delete(s, 2).max() < 0.5
+    # a flat window correlates with nothing; a window smaller than a template is refused
+    assert not template_scores(np.full((1, 40, 30, 3), 77, np.uint8), templates).any()
+    with pytest.raises(ValueError, match="smaller than the 32 x 24 px templates"):
+        template_scores(np.zeros((1, 30, 30, 3)), templates)
+
+
+def test_face_templates_turn_a_labels_photos_to_agree():
+    # two photos of one face, the second upside down and in landscape: the
+    # template is the first photo's (photos are turned to agree, landscape to
+    # portrait, as the embedding's crops are)
+    from vision.enroll import TEMPLATE_HW, _portrait, face_templates, standardised
+    a, b = _tile(0), _tile(3)
+    upside = cv2.rotate(cv2.rotate(a, cv2.ROTATE_180), cv2.ROTATE_90_COUNTERCLOCKWISE)   # landscape
+    t = face_templates([a, upside, b], ["c", "c", "e"], ["e", "c", "x"])
+    assert t.shape == (3, *TEMPLATE_HW, 3)
+    first = standardised(_portrait(a, TEMPLATE_HW))
+    assert np.abs(t[1] - first).max() < 0.05
+    assert np.abs(t[0] - standardised(_portrait(b, TEMPLATE_HW))).max() < 1e-4
+    assert not t[2].any()                              # a label without photos: no template
+    assert np.allclose(t[1].mean(axis=(0, 1)), 0, atol=1e-4) and np.allclose(t[1].std(axis=(0, 1)), 1, atol=1e-3)
 
 
 def test_a_profile_naming_no_face_of_the_set_is_refused_for_recognition(enrolled, capsys, tmp_path):
@@ -525,13 +582,16 @@ def test_pictures_too_small_to_hold_a_tile_face_are_refused(enrolled, capsys, tm
 
 
 def _spoiled(profile: Path, out: Path, **changes) -> Path:
-    """A copy of ``profile`` with some arrays (or meta keys, ``meta_KEY=``) replaced."""
+    """A copy of ``profile`` with some arrays (or meta keys, ``meta_KEY=``)
+    replaced, or left out where the value is None."""
     with np.load(profile) as z:
         arrays = {k: z[k] for k in z.files}
     meta = json.loads(str(arrays["meta"]))
     for key, value in changes.items():
         if key.startswith("meta_"):
             meta[key[5:]] = value
+        elif value is None:
+            arrays.pop(key, None)
         else:
             arrays[key] = value
     arrays["meta"] = np.array(json.dumps(meta))
@@ -560,6 +620,11 @@ def test_a_corrupt_profile_is_refused_naming_the_file(enrolled, capsys, tmp_path
         "short_samples": ({"samples": samples[:, :, :5]}, "its samples have the shape"),
         "no_labels": ({"labels": np.array([], str), "prototypes": protos[:0]}, "it has no labels"),
         "bad_version": ({"meta_version": "one"}, 'its version is "one", not a whole number'),
+        "nan_templates": ({"templates": np.full((len(LABELS), 32, 24, 3), np.nan, np.float16)},
+                          "its templates hold NaN or infinite values"),
+        "grey_templates": ({"templates": np.zeros((len(LABELS), 32, 24), np.float16)},
+                           f"its templates have the shape ({len(LABELS)}, 32, 24), expected ({len(LABELS)}, h, w, 3)"),
+        "text_templates": ({"templates": np.array(["a"] * len(LABELS))}, "its templates are <U1, not numbers"),
     }
     for name, (changes, why) in cases.items():
         path = _spoiled(profile, tmp_path / f"{name}.npz", **changes)
