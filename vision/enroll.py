@@ -403,6 +403,75 @@ def face_templates(images: list[np.ndarray], labels: list[str], names: list[str]
     return out
 
 
+#: a position of a template in a partly hidden window counts only where at
+#: least this share of the template's pixels is in sight (:func:`masked_template_scores`).
+MASKED_MIN_SEEN = 0.4
+
+
+def masked_template_scores(windows: np.ndarray, hidden: np.ndarray, templates: np.ndarray,
+                           min_seen: float = MASKED_MIN_SEEN) -> np.ndarray:
+    """:func:`template_scores` over the part of each window in sight only.
+
+    A taller tile in front hides part of a face; the correlation is then
+    taken over the template's pixels that fall on the window's visible
+    pixels, each channel less its mean over those pixels (a masked
+    ``TM_CCOEFF_NORMED``: the mask belongs to the window, so it differs at
+    every position and OpenCV's template mask does not serve).
+
+    Args:
+        windows: ``(N, H, W, 3)`` BGR windows, as :func:`template_scores`.
+        hidden: ``(N, H, W)`` bool, True where the window's pixel is hidden
+            (``vision.reconstruct.window_hidden_masks`` for the window's crop).
+        templates: ``(C, h, w, 3)`` float32 from :func:`face_templates`.
+        min_seen: positions where less than this share of the template lies
+            in sight are not counted.
+
+    Returns:
+        ``(N, C) float32`` in [-1, 1]; -1 where no position shows enough,
+        0 for a flat window part or template.
+
+    Raises:
+        ValueError: a window smaller than the templates, or masks of another shape.
+    """
+    from numpy.lib.stride_tricks import sliding_window_view
+
+    windows = np.asarray(windows, np.float32)
+    hidden = np.asarray(hidden, bool)
+    if hidden.shape != windows.shape[:3]:
+        raise ValueError(f"hidden masks of shape {hidden.shape} for windows of shape {windows.shape}")
+    n, c = len(windows), len(templates)
+    out = np.full((n, c), -1.0, np.float32)
+    if n == 0 or c == 0:
+        return out
+    h, w = templates.shape[1:3]
+    H, W = windows.shape[1:3]
+    if H < h or W < w:
+        raise ValueError(f"windows of {H} x {W} px are smaller than the {h} x {w} px templates")
+    T = np.concatenate([templates, templates[:, ::-1, ::-1]]).astype(np.float32).reshape(2 * c, h * w, 3)
+    T2 = (T * T).sum(axis=2)                                          # (2C, hw)
+    for i in range(n):
+        x = sliding_window_view(windows[i], (h, w, 3), axis=(0, 1, 2)).reshape(-1, h * w, 3)
+        m = sliding_window_view((~hidden[i]).astype(np.float32), (h, w)).reshape(-1, h * w)
+        seen = m.sum(axis=1)                                          # (P,) pixels in sight
+        ok = seen >= min_seen * h * w
+        if not ok.any():
+            continue
+        x, m, seen = x[ok], m[ok], seen[ok]
+        mx = x * m[:, :, None]
+        s_i = mx.sum(axis=1)                                          # (P, 3)
+        s_ii = (mx * x).sum(axis=(1, 2))                              # (P,)
+        s_ti = mx.reshape(len(x), -1) @ T.reshape(2 * c, -1).T        # (P, 2C)
+        s_t = np.stack([m @ T[:, :, k].T for k in range(3)], axis=2)  # (P, 2C, 3)
+        s_tt = m @ T2.T                                               # (P, 2C)
+        num = s_ti - (s_t * s_i[:, None, :]).sum(axis=2) / seen[:, None]
+        var_t = s_tt - (s_t * s_t).sum(axis=2) / seen[:, None]
+        var_i = s_ii - (s_i * s_i).sum(axis=1) / seen
+        den = np.sqrt(np.maximum(var_t, 0.0) * np.maximum(var_i, 0.0)[:, None])
+        r = np.where(den > 1e-6 * h * w, num / np.where(den > 0, den, 1.0), 0.0)
+        out[i] = r.reshape(len(x), 2, c).max(axis=(0, 1))
+    return np.clip(out, -1.0, 1.0)
+
+
 def template_scores(windows: np.ndarray, templates: np.ndarray, chunk: int = 32) -> np.ndarray:
     """How well each window shows each template: the best normalised
     cross-correlation over every position of the template in the window

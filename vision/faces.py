@@ -288,7 +288,8 @@ class ProfileFaceReader:
     (:func:`vision.enroll.label_probabilities`).  Labels map to face ids by
     :func:`profile_label_to_face` (unmapped labels give no face).
     Bench (``bench/bench_profile_recognize.py``, visible tiles read right):
-    templates 94.9-98.6 % per tile set, the embeddings 73.6-86.3 %
+    templates 95.4-99.4 % per tile set (with the second read of partly
+    hidden faces, :meth:`masked_face_probs`), the embeddings 73.6-86.3 %
     (``models/MODEL_CARD.md``, "Reading a whole board with a profile").
 
     Raises (on construction):
@@ -320,7 +321,9 @@ class ProfileFaceReader:
     def face_probs(self, image_bgr: np.ndarray, quads: np.ndarray) -> np.ndarray:
         """``(N, K)`` face probabilities (tile-set order) for the ``(N, 4, 2)``
         quads, rows summing to 1: each profile label's probability
-        (:func:`vision.enroll.label_probabilities`) on its face, times the
+        (:func:`vision.enroll.template_probabilities`, or
+        :func:`vision.enroll.label_probabilities` for a profile without
+        templates) on its face, times the
         profile's gate (how sure it is the tile is one it knows); the rest
         (an unknown tile, or labels that name no face of the set) spread
         evenly over all faces, so the face reported for a tile the profile
@@ -333,16 +336,55 @@ class ProfileFaceReader:
         from vision import enroll
         from vision.crops import extract_raw
 
-        out = np.zeros((len(quads), len(self.face_ids)), np.float32)
         if len(quads) == 0:
-            return out
-        col = {f: k for k, f in enumerate(self.face_ids)}
+            return np.zeros((0, len(self.face_ids)), np.float32)
         if self.profile.templates is not None:
             raw = extract_raw(image_bgr, quads, self.window)
             P, gate = enroll.template_probabilities(enroll.template_scores(raw, self.profile.templates))
         else:
             raw = extract_raw(image_bgr, quads, self.crop)
             P, gate = enroll.label_probabilities(list(raw), self.profile, self.embedder)
+        return self._on_faces(P, gate)
+
+    @property
+    def reads_hidden(self) -> bool:
+        """Whether :meth:`masked_face_probs` can read partly hidden faces (a
+        profile with templates)."""
+        return self.profile.templates is not None
+
+    def masked_face_probs(self, image_bgr: np.ndarray, quads: np.ndarray, hidden: np.ndarray) -> np.ndarray:
+        """:meth:`face_probs` of partly hidden faces, compared with the
+        templates on the part of their window in sight only
+        (:func:`vision.enroll.masked_template_scores`).
+
+        Args:
+            image_bgr: ``(H, W, 3)`` uint8 BGR photo.
+            quads: ``(N, 4, 2)`` face quads, px.
+            hidden: ``(N, h, w)`` bool masks on the grid of :attr:`window`
+                (``vision.reconstruct.window_hidden_masks`` with that crop).
+
+        Returns:
+            ``(N, K) float32``, rows summing to 1, as :meth:`face_probs`.
+
+        Raises:
+            ValueError: a profile without templates, or masks of another shape.
+        """
+        from vision import enroll
+        from vision.crops import extract_raw
+
+        if not self.reads_hidden:
+            raise ValueError("a profile without templates reads no partly hidden faces")
+        if len(quads) == 0:
+            return np.zeros((0, len(self.face_ids)), np.float32)
+        raw = extract_raw(image_bgr, quads, self.window)
+        scores = enroll.masked_template_scores(raw, hidden, self.profile.templates)
+        return self._on_faces(*enroll.template_probabilities(scores))
+
+    def _on_faces(self, P: np.ndarray, gate: np.ndarray) -> np.ndarray:
+        """Label probabilities times the gate, on the set's faces; the rest
+        spread evenly (see :meth:`face_probs`)."""
+        out = np.zeros((len(P), len(self.face_ids)), np.float32)
+        col = {f: k for k, f in enumerate(self.face_ids)}
         for c, label in enumerate(self.profile.labels):
             face = profile_label_to_face(label, self.variant)
             if face is not None:

@@ -1772,18 +1772,32 @@ def recognize(image_bgr: np.ndarray, variant: str, layout: Layout, camera=None,
 
     def blank_read(idx: list[int], standing: list[bool]):
         """The windows of slots ``idx`` read again with the part that the
-        standing tiles of higher layers hide blanked."""
+        standing tiles of higher layers hide blanked; with a profile that
+        has templates, its faces compared on the part in sight only (the
+        blanked read, or the first one without it, still says how much face
+        there is)."""
         from vision.crops import blank_hidden, extract_raw, normalise
         slots = layout.slots
-        masks = window_hidden_masks([slots[i] for i in idx], [s for s, up in zip(slots, standing) if up],
-                                    pose.camera_centre_mm, spec, blanker.crop)
-        raw = r.raw[idx] if blanker.crop == classifier.crop else extract_raw(image_bgr, quads[idx], blanker.crop)
-        raw = blank_hidden(raw, masks)
-        again = blanker.scores(normalise(raw, blanker.crop), variant)
-        return again.face_probs, again.p_none, again.p_occluded
+        above = [s for s, up in zip(slots, standing) if up]
+        if blanker is not None:
+            masks = window_hidden_masks([slots[i] for i in idx], above, pose.camera_centre_mm, spec, blanker.crop)
+            raw = r.raw[idx] if blanker.crop == classifier.crop else extract_raw(image_bgr, quads[idx], blanker.crop)
+            raw = blank_hidden(raw, masks)
+            again = blanker.scores(normalise(raw, blanker.crop), variant)
+            bfp, bpn, bpo = again.face_probs, again.p_none, again.p_occluded
+        else:
+            bfp, bpn, bpo = sc.face_probs[idx], sc.p_none[idx], sc.p_occluded[idx]
+        if masked_reader is not None:
+            masks = window_hidden_masks([slots[i] for i in idx], above, pose.camera_centre_mm, spec,
+                                        masked_reader.window)
+            bfp = masked_reader.masked_face_probs(image_bgr, quads[idx], masks) \
+                * np.asarray(bfp, np.float64).sum(axis=1, keepdims=True)
+        return bfp, bpn, bpo
 
     blanker = None
-    if face_reader is None and blank_classifier is not False:
+    # a profile with templates reads partly hidden faces again on their part in sight
+    masked_reader = face_reader if getattr(face_reader, "reads_hidden", False) else None
+    if (face_reader is None or masked_reader is not None) and blank_classifier is not False:
         if blank_classifier is None:
             from vision.faces import default_blank_classifier
             blank_classifier = classifier if classifier.reads_blanked else default_blank_classifier()
@@ -1795,7 +1809,7 @@ def recognize(image_bgr: np.ndarray, variant: str, layout: Layout, camera=None,
                          presence_logit=presence_of if presence else None,
                          removes_in_pairs=find_variant(variant).removes_in_pairs,
                          face_check=face_check if face_reader is None else None,
-                         blank_read=blank_read if blanker is not None else None)
+                         blank_read=blank_read if blanker is not None or masked_reader is not None else None)
     stray = 0
     if sum(t.present for t in states) < STRAY_CHECK_BELOW * len(states):
         stray = stray_tiles(image_bgr, variant, layout, spec, pose, classifier)
