@@ -226,7 +226,7 @@ class Profile:
         """
         from companion.files import check_input_file
         path = Path(path)
-        check_input_file(path, "tile profile", 512 * 2**20)
+        check_input_file(path, "tile profile")
         if path.is_dir():
             raise BadInput(f"tile profile {path} is a folder: give the .npz file companion enroll wrote")
         if not path.is_file():
@@ -244,6 +244,11 @@ class Profile:
             if not isinstance(z, np.lib.npyio.NpzFile):           # a bare .npy array, whatever its name
                 raise BadInput(f"not a tile profile: {path} (one array, not the .npz file companion "
                                "enroll writes)")
+            try:
+                _check_headers(path, z)
+            except BadInput:
+                z.close()
+                raise
             try:
                 with z:
                     meta = json.loads(str(z["meta"]))
@@ -323,23 +328,64 @@ def _checked_arrays(path: Path, labels: list[str], arrays: dict) -> tuple[np.nda
     return protos, samples, sample_label.astype(np.int32)
 
 
-def _checked_templates(path: Path, n_labels: int, templates: np.ndarray) -> np.ndarray:
-    """A profile's ``templates`` as float32, one finite (h, w, 3) face per label.
+#: the most values one array of a profile may hold once unpacked (a profile
+#: of 42 faces and 1000 photos holds about 0.5 M); a small file can unpack
+#: to gigabytes (zeros compress well), so this is checked on each array's
+#: header, before it is read.
+MAX_ARRAY_VALUES = 2**25
+#: face templates are 8-64 px on a side (this version writes 32 x 24): a
+#: larger one would make every board read slow for no gain.
+TEMPLATE_PX_RANGE = (8, 64)
+
+
+def _check_headers(path: Path, z) -> None:
+    """Refuse, from the headers of an ``.npz``'s arrays and before unpacking
+    any, an array of Python objects or one holding more than
+    :data:`MAX_ARRAY_VALUES` values.
 
     Raises:
-        BadInput: numbers of the wrong kind, another shape, NaN or infinity.
+        BadInput: one line naming the file and the array.
     """
+    fmt = np.lib.format
+    for name in z.files:
+        try:
+            with z.zip.open(name + ".npy") as fh:
+                version = fmt.read_magic(fh)
+                read = fmt.read_array_header_1_0 if version == (1, 0) else fmt.read_array_header_2_0
+                shape, _, dtype = read(fh)
+        except (KeyError, OSError, ValueError, EOFError, zipfile.BadZipFile, zlib.error):
+            continue                     # (numpy's own reading then names what is wrong)
+        if dtype.hasobject:
+            raise BadInput(f"corrupt tile profile: {path} (its {name} hold Python objects, not numbers)")
+        values = int(np.prod(shape, dtype=object))
+        if values > MAX_ARRAY_VALUES:
+            raise BadInput(f"corrupt tile profile: {path} (its {name} hold {values} values unpacked, more than "
+                           f"a profile needs: at most {MAX_ARRAY_VALUES})")
+
+
+def _checked_templates(path: Path, n_labels: int, templates: np.ndarray) -> np.ndarray:
+    """A profile's ``templates`` as float32, one finite (h, w, 3) face per
+    label, standardised again (:func:`standardised`: a comparison does not
+    depend on a template's scale, and huge numbers would overflow it).
+
+    Raises:
+        BadInput: numbers of the wrong kind, another shape (h or w outside
+            :data:`TEMPLATE_PX_RANGE`), NaN or infinity.
+    """
+    lo, hi = TEMPLATE_PX_RANGE
     if templates.dtype.kind not in "fiu":
         raise BadInput(f"corrupt tile profile: {path} (its templates are {templates.dtype}, not numbers)")
-    if (templates.ndim != 4 or templates.shape[0] != n_labels or min(templates.shape[1:3]) < 8
-            or templates.shape[3] != 3):
+    if (templates.ndim != 4 or templates.shape[0] != n_labels or templates.shape[3] != 3
+            or not all(lo <= v <= hi for v in templates.shape[1:3])):
         raise BadInput(f"corrupt tile profile: {path} (its templates have the shape {templates.shape}, "
-                       f"expected ({n_labels}, h, w, 3) with h and w at least 8)")
+                       f"expected ({n_labels}, h, w, 3) with h and w {lo}-{hi})")
     with np.errstate(over="ignore", invalid="ignore"):
-        out = templates.astype(np.float32)
+        out = templates.astype(np.float64)
     if not np.isfinite(out).all():
         raise BadInput(f"corrupt tile profile: {path} (its templates hold NaN or infinite values)")
-    return out
+    peak = np.abs(out).max(axis=(1, 2, 3), keepdims=True)
+    out = out / np.where(peak > 0, peak, 1.0)
+    return np.stack([standardised(t) for t in out]) if len(out) else out.astype(np.float32)
 
 
 def _portrait(image: np.ndarray, hw: tuple[int, int]) -> np.ndarray:

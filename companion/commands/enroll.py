@@ -82,6 +82,24 @@ def read_tile_photo(path: Path):
     return img
 
 
+#: a photo to enrol whose grey levels spread less than this (standard
+#: deviation) is one flat colour: it shows no face to learn.
+FLAT_BELOW = 1.0
+
+
+def refuse_flat(path: Path, image) -> None:
+    """Refuse a photo of one flat colour as a tile to enrol: it holds no face
+    (its face template would be blank and match nothing).
+
+    Raises:
+        BadInput: one line naming the file.
+    """
+    import cv2
+
+    if float(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY).std()) < FLAT_BELOW:
+        raise BadInput(f"{path} is one flat colour: it shows no tile face to learn (crop the photo to the face)")
+
+
 def read_labels_csv(path: Path) -> list[tuple[str, str]]:
     """Rows (image, label) of a labels CSV.
 
@@ -203,6 +221,8 @@ def cmd_enroll(args) -> int:
         refuse_overwriting_inputs("--out", str(args.out), [str(args.labels), *map(str, paths)])
         refuse_two_labels(args.labels, paths, [lab for _, lab in rows])
         images = [read_tile_photo(p) for p in paths]
+        for p, img in zip(paths, images):
+            refuse_flat(p, img)
         labels = [lab for _, lab in rows]
     profile = enroll(images, labels, _embedder(args.model))
     try:

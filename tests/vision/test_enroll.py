@@ -125,7 +125,7 @@ def test_profile_file_is_self_describing(enrolled):
     assert prof.templates.shape == (len(LABELS), 32, 24, 3) and prof.templates.dtype == np.float32
     with np.load(profile) as z:                      # stored as float16
         assert z["templates"].dtype == np.float16
-        assert np.abs(z["templates"].astype(np.float32) - prof.templates).max() == 0
+        assert np.abs(z["templates"].astype(np.float32) - prof.templates).max() < 0.01
     assert profile.stat().st_size < 200_000
 
 
@@ -459,6 +459,21 @@ def test_template_scores_are_opencvs_normalised_correlation():
         template_scores(np.zeros((1, 30, 30, 3)), templates)
 
 
+def test_a_flat_crop_is_refused_at_enrolment(capsys, tmp_path):
+    # a photo of one flat colour shows no face: its template would be blank
+    # and match nothing, so it is refused by name (exit 2, one line)
+    crops = tmp_path / "crops"
+    crops.mkdir()
+    cv2.imwrite(str(crops / "a.png"), _tile(0))
+    cv2.imwrite(str(crops / "flat.png"), np.full((120, 90, 3), (40, 200, 90), np.uint8))
+    (tmp_path / "labels.csv").write_text("image,label\na.png,one\nflat.png,two\n")
+    code, err = _run(["enroll", "--crops", str(crops), "--labels", str(tmp_path / "labels.csv"),
+                      "--out", str(tmp_path / "p.npz")], capsys)
+    assert code == 2 and err.count("\n") == 1
+    assert f"{crops / 'flat.png'} is one flat colour: it shows no tile face to learn" in err
+    assert not (tmp_path / "p.npz").exists()
+
+
 def test_masked_template_scores_use_the_part_in_sight_only():
     # checked against the definition, position by position: each channel less
     # its mean over the pixels in sight, correlation over those pixels
@@ -676,7 +691,7 @@ def _spoiled(profile: Path, out: Path, **changes) -> Path:
         else:
             arrays[key] = value
     arrays["meta"] = np.array(json.dumps(meta))
-    np.savez(out, **arrays)
+    np.savez_compressed(out, **arrays)
     return out
 
 
@@ -706,6 +721,13 @@ def test_a_corrupt_profile_is_refused_naming_the_file(enrolled, capsys, tmp_path
         "grey_templates": ({"templates": np.zeros((len(LABELS), 32, 24), np.float16)},
                            f"its templates have the shape ({len(LABELS)}, 32, 24), expected ({len(LABELS)}, h, w, 3)"),
         "text_templates": ({"templates": np.array(["a"] * len(LABELS))}, "its templates are <U1, not numbers"),
+        "large_templates": ({"templates": np.zeros((len(LABELS), 200, 150, 3), np.float16)},
+                            "expected (6, h, w, 3) with h and w 8-64"),
+        # 283 million zeros in a 1.6 MB file: refused from the array's header, before unpacking
+        "unpacking_bomb": ({"templates": np.zeros((42, 1500, 1500, 3), np.uint8)},
+                           "its templates hold 283500000 values unpacked, more than a profile needs"),
+        "object_templates": ({"templates": np.array([{"a": 1}] * len(LABELS), dtype=object)},
+                             "its templates hold Python objects, not numbers"),
     }
     for name, (changes, why) in cases.items():
         path = _spoiled(profile, tmp_path / f"{name}.npz", **changes)
@@ -715,6 +737,13 @@ def test_a_corrupt_profile_is_refused_naming_the_file(enrolled, capsys, tmp_path
         assert capsys.readouterr().out == ""
         with pytest.raises(BadInput, match="corrupt tile profile"):      # referee --tiles, recognize --tiles
             ProfileFaceReader(path, "love")
+    # templates of any scale are standardised again on loading: 1e30 times
+    # the enrolled ones (an overflow in the comparison) read as they do
+    from vision.enroll import Profile
+    with np.load(profile) as z:
+        templates = z["templates"].astype(np.float32)
+    huge = Profile.load(_spoiled(profile, tmp_path / "huge.npz", templates=templates * np.float32(1e30)))
+    assert np.abs(huge.templates - Profile.load(profile).templates).max() < 1e-3
     # the untouched copy reads as before
     same = _spoiled(profile, tmp_path / "same.npz")
     assert _classify(capsys, same, [crops / "tile 0.png"])[0]["label"] == LABELS[0]
