@@ -2,7 +2,7 @@
 
     python bench/bench_profile_recognize.py [--variants love candy mindful word]
                                             [--enroll-photos 8] [--photos 6]
-                                            [--embeddings]
+                                            [--enroll-border SHARE] [--embeddings]
 
 Per tile set, a profile is enrolled (``vision.enroll.enroll``) from the faces
 of ``--enroll-photos`` generated photos (``bench_recognize.bench_photo``,
@@ -14,7 +14,10 @@ bundled classifier alone and with the profile (``vision.faces.ProfileFaceReader`
 visible tiles (present, uncovered, at least 60 % of the face seen) with the
 right face, with no face, and slots with the right presence.  The profile
 reads the faces with its templates (session 23); ``--embeddings`` drops them,
-so it reads with the embeddings as profiles enrolled before session 23 do.
+so it reads with the embeddings as profiles enrolled before session 23 do;
+``--enroll-border 0.075`` enrols loose crops (15 % more than the face each
+way), which the profile's calibration of how much of its photos the faces
+fill (``ProfileFaceReader.templates``) has to find.
 """
 
 from __future__ import annotations
@@ -33,9 +36,11 @@ for p in (str(REPO), str(REPO / "bench")):
 from companion.tiles import VARIANTS  # noqa: E402
 
 
-def enrolment_crops(variant: str, photos: int, layouts) -> tuple[list[np.ndarray], list[str]]:
+def enrolment_crops(variant: str, photos: int, layouts, border: float = 0.0) -> tuple[list[np.ndarray], list[str]]:
     """``(crops, labels)``: the fully visible faces of ``photos`` generated
-    photos of ``variant``, 90 x 120 px, upright."""
+    photos of ``variant``, 90 x 120 px, upright; with ``border`` that share
+    of the face's size more on every side (a photo cropped loosely by hand:
+    the crop then shows the neighbours' edges or the table round the face)."""
     import cv2
 
     from bench_recognize import bench_photo
@@ -49,7 +54,9 @@ def enrolment_crops(variant: str, photos: int, layouts) -> tuple[list[np.ndarray
         for i in range(len(layout)):
             if not tr.present[i] or tr.visible[i] < 0.95:
                 continue
-            H = cv2.getPerspectiveTransform(np.asarray(tr.face_corners_px[i], np.float32), dst)
+            q = np.asarray(tr.face_corners_px[i], np.float32)
+            q = q.mean(axis=0) + (q - q.mean(axis=0)) * (1 + 2 * border)
+            H = cv2.getPerspectiveTransform(q.astype(np.float32), dst)
             crop = cv2.warpPerspective(scene.image, H, (90, 120))
             crops.append(crop[::-1, ::-1] if tr.rotated[i] else crop)
             labels.append(tr.faces[i])
@@ -61,6 +68,8 @@ def main(argv=None) -> int:
     ap.add_argument("--variants", nargs="+", choices=VARIANTS, default=list(VARIANTS))
     ap.add_argument("--enroll-photos", type=int, default=8, help="photos to enrol from (per tile set)")
     ap.add_argument("--photos", type=int, default=6, help="photos to read (per tile set)")
+    ap.add_argument("--enroll-border", type=float, default=0.0, metavar="SHARE",
+                    help="enrol crops with this share of the face's size more on every side (loose crops)")
     ap.add_argument("--embeddings", action="store_true",
                     help="read with the profile's embeddings, not its templates (profiles before session 23)")
     a = ap.parse_args(argv)
@@ -83,7 +92,7 @@ def main(argv=None) -> int:
           f"{'profile right / none':>22s} {'presence: classifier / profile':>31s}")
     with tempfile.TemporaryDirectory() as tmp:
         for variant in a.variants:
-            crops, labels = enrolment_crops(variant, a.enroll_photos, layouts)
+            crops, labels = enrolment_crops(variant, a.enroll_photos, layouts, a.enroll_border)
             path = Path(tmp) / f"{variant}.profile"
             profile = enroll.enroll(crops, labels, embedder)
             if a.embeddings:

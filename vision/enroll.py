@@ -78,6 +78,15 @@ TEMPLATE_HW = (32, 24)
 #: size on every side (0.12 x 30 mm = 3.6 mm: tiles lie up to 3 mm off their
 #: slots, ../shared/CONTRACT.md "Physical standard" and the scene generator).
 TEMPLATE_MARGIN = 0.12
+#: how much of each side of an enrolled photo its face may fill: a photo
+#: cropped by hand keeps a border round the tile (``vision.faces.
+#: ProfileFaceReader.templates`` finds which on the first photo it reads,
+#: comparing up to CALIBRATE_SLOTS slots with the templates trimmed to each
+#: share, and keeps it once the median best correlation there reaches
+#: CALIBRATED_ABOVE).
+TEMPLATE_SCALES = (1.0, 0.93, 0.86, 0.8, 0.74, 0.68, 0.62)
+CALIBRATE_SLOTS = 24
+CALIBRATED_ABOVE = 0.6
 #: confidence of a template comparison: a softmax of the correlations with
 #: this temperature, times a logistic gate on the best correlation (centre,
 #: width).  On bench/bench_profile_recognize.py's photos (session 23) the
@@ -570,6 +579,30 @@ def template_scores(windows: np.ndarray, templates: np.ndarray, chunk: int = 32)
         R = (P @ T.T) / np.where(pn > 1e-3 * np.sqrt(h * w * 3), pn, np.inf)[:, None]
         out[a:a + k] = R.reshape(k, positions, 2, c).max(axis=(1, 2))
     return np.clip(out, -1.0, 1.0)
+
+
+def trimmed_templates(templates: np.ndarray, share: float) -> np.ndarray:
+    """Templates cut to their central ``share`` of each side and resized
+    back to their size (linear), then standardised again: the face alone,
+    for photos enrolled with a border round it.
+
+    Args:
+        templates: ``(C, h, w, 3)`` float32 from :func:`face_templates`.
+        share: 0 < share <= 1 (1 returns ``templates`` unchanged).
+
+    Returns:
+        ``(C, h, w, 3) float32``.
+    """
+    import cv2
+
+    if share >= 1.0:
+        return templates
+    h, w = templates.shape[1:3]
+    ch, cw = max(2, int(round(h * share))), max(2, int(round(w * share)))
+    y, x = (h - ch) // 2, (w - cw) // 2
+    out = [standardised(cv2.resize(np.ascontiguousarray(t[y:y + ch, x:x + cw]), (w, h),
+                                   interpolation=cv2.INTER_LINEAR)) if t.any() else t for t in templates]
+    return np.stack(out).astype(np.float32) if out else templates
 
 
 def template_probabilities(scores: np.ndarray, temperature: float = TEMPLATE_TEMPERATURE,

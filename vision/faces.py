@@ -307,11 +307,9 @@ class ProfileFaceReader:
         self.embedder = Embedder()
         enroll.check_model(self.profile, self.embedder)
         self.crop = CropSettings(height=INPUT_HW[0], width=INPUT_HW[1], margin=0.0, prefilter_above=99.0)
-        if self.profile.templates is not None:
-            th, tw = self.profile.templates.shape[1:3]
-            m = enroll.TEMPLATE_MARGIN
-            self.window = CropSettings(height=int(round(th * (1 + 2 * m))), width=int(round(tw * (1 + 2 * m))),
-                                       margin=m, prefilter_above=99.0)
+        #: how much of each side of its enrolled photos the face fills
+        #: (:meth:`_calibrate`); None until a photo has shown it
+        self.scale: float | None = None
         self.face_ids = [f.id for f in tileset(variant).faces]
         if not any(profile_label_to_face(label, variant) for label in self.profile.labels):
             shown = ", ".join(self.profile.labels[:3]) + (", ..." if len(self.profile.labels) > 3 else "")
@@ -339,12 +337,65 @@ class ProfileFaceReader:
         if len(quads) == 0:
             return np.zeros((0, len(self.face_ids)), np.float32)
         if self.profile.templates is not None:
+            templates = self.templates(image_bgr, quads)
             raw = extract_raw(image_bgr, quads, self.window)
-            P, gate = enroll.template_probabilities(enroll.template_scores(raw, self.profile.templates))
+            P, gate = enroll.template_probabilities(enroll.template_scores(raw, templates))
         else:
             raw = extract_raw(image_bgr, quads, self.crop)
             P, gate = enroll.label_probabilities(list(raw), self.profile, self.embedder)
         return self._on_faces(P, gate)
+
+    @property
+    def window(self) -> CropSettings:
+        """The window slots are cut in: the face plus
+        :data:`vision.enroll.TEMPLATE_MARGIN` of its size on every side,
+        resampled so the face is as large as in the templates."""
+        from vision import enroll
+
+        th, tw = self.profile.templates.shape[1:3]
+        m = enroll.TEMPLATE_MARGIN
+        return CropSettings(height=int(round(th * (1 + 2 * m))), width=int(round(tw * (1 + 2 * m))),
+                            margin=m, prefilter_above=99.0)
+
+    def templates(self, image_bgr: np.ndarray | None = None, quads: np.ndarray | None = None) -> np.ndarray:
+        """The profile's templates trimmed to the face, finding first (from
+        this photo's ``quads``) how much of its photos the faces fill.
+
+        Photos cropped by hand often keep a border round the tile, so the
+        face fills less of a template than of a slot's window.  Up to
+        :data:`vision.enroll.CALIBRATE_SLOTS` of ``quads`` are compared with
+        the templates trimmed to each of :data:`vision.enroll.TEMPLATE_SCALES`
+        (:func:`vision.enroll.trimmed_templates`); the share whose best
+        correlations have the highest median is kept for every later photo
+        once that median reaches :data:`vision.enroll.CALIBRATED_ABOVE` (a
+        photo of hands or an empty mat decides nothing).
+
+        Returns:
+            ``(C, h, w, 3) float32``.
+        """
+        from vision import enroll
+        from vision.crops import extract_raw
+
+        if self.scale is not None:
+            return self._trimmed(self.scale)
+        if image_bgr is None or quads is None or len(quads) == 0:
+            return self._trimmed(1.0)
+        pick = np.unique(np.linspace(0, len(quads) - 1, min(len(quads), enroll.CALIBRATE_SLOTS)).round().astype(int))
+        raw = extract_raw(image_bgr, quads[pick], self.window)
+        medians = [float(np.median(enroll.template_scores(raw, self._trimmed(s)).max(axis=1)))
+                   for s in enroll.TEMPLATE_SCALES]
+        best = int(np.argmax(medians))
+        if medians[best] >= enroll.CALIBRATED_ABOVE:
+            self.scale = enroll.TEMPLATE_SCALES[best]
+        return self._trimmed(enroll.TEMPLATE_SCALES[best])
+
+    def _trimmed(self, share: float) -> np.ndarray:
+        from vision import enroll
+
+        cache = self.__dict__.setdefault("_trim_cache", {})
+        if share not in cache:
+            cache[share] = enroll.trimmed_templates(self.profile.templates, share)
+        return cache[share]
 
     @property
     def reads_hidden(self) -> bool:
@@ -377,7 +428,9 @@ class ProfileFaceReader:
         if len(quads) == 0:
             return np.zeros((0, len(self.face_ids)), np.float32)
         raw = extract_raw(image_bgr, quads, self.window)
-        scores = enroll.masked_template_scores(raw, hidden, self.profile.templates)
+        if hidden.shape != raw.shape[:3]:
+            raise ValueError(f"hidden masks of shape {hidden.shape} for windows of shape {raw.shape[:3]}")
+        scores = enroll.masked_template_scores(raw, hidden, self.templates())
         return self._on_faces(*enroll.template_probabilities(scores))
 
     def _on_faces(self, P: np.ndarray, gate: np.ndarray) -> np.ndarray:

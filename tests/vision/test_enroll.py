@@ -555,6 +555,58 @@ def test_a_profile_reads_partly_hidden_faces_on_their_part_in_sight(tmp_path):
     assert masked >= 43 and masked > plain
 
 
+def test_trimmed_templates_keep_the_face_alone():
+    # a face enrolled with a border of table round it (it fills 0.8 of each
+    # side): trimmed to 0.8 the template is the face enrolled tight
+    from vision.enroll import TEMPLATE_HW, face_templates, trimmed_templates
+    face = _tile(2)
+    loose = cv2.copyMakeBorder(face, 40, 40, 30, 30, cv2.BORDER_CONSTANT, value=(60, 90, 120))   # 240 -> 300 wide
+    tight = face_templates([face], ["f"], ["f"])
+    wide = face_templates([loose], ["f"], ["f"])
+    corr = lambda a, b: float((a * b).mean())            # (standardised: the correlation)  # noqa: E731
+    assert corr(wide[0], tight[0]) < 0.0                  # -0.12
+    by_share = {s: corr(trimmed_templates(wide, s)[0], tight[0]) for s in (0.93, 0.86, 0.8, 0.74)}
+    assert max(by_share, key=by_share.get) == 0.8 and by_share[0.8] > 0.85      # 0.87 (0.54 at 0.86)
+    assert trimmed_templates(wide, 1.0) is wide
+    assert trimmed_templates(wide, 0.8).shape == (1, *TEMPLATE_HW, 3)
+
+
+def test_a_profile_of_loosely_cropped_photos_finds_how_much_the_faces_fill(tmp_path):
+    # the print art of every Mindful face with a border of 10 % of the face on
+    # every side (the face fills 1/1.2 = 0.83 of each side): the reader finds
+    # 0.8 on the first photo and reads it as well as a tight profile would
+    from companion import codex
+    from companion.rules import Geometry
+    from vision import enroll
+    from vision.art import face_ids, render_face
+    from vision.embedding import Embedder
+    from vision.faces import ProfileFaceReader
+    from vision.reconstruct import recognize
+    from vision.synth import SceneSpec, render_scene
+
+    ids = face_ids("mindful")
+    art = [cv2.resize(render_face("mindful", f, px_per_mm=4.0), (90, 120), interpolation=cv2.INTER_AREA)
+           for f in ids]
+    loose = [cv2.copyMakeBorder(a, 12, 12, 9, 9, cv2.BORDER_CONSTANT, value=(70, 110, 150)) for a in art]
+    enroll.enroll(loose, list(ids), Embedder()).save(tmp_path / "loose.npz")
+    reader = ProfileFaceReader(tmp_path / "loose.npz", "mindful")
+    assert reader.scale is None
+    layout = codex.builtin("sprint-2layer")
+    scene = render_scene(SceneSpec("mindful", layout, n_removed=20, tilt_deg=(20, 25)), np.random.default_rng(11))
+    tr = scene.truth
+    present = np.asarray(tr.present, bool)
+    g = Geometry.of(layout)
+    covered = np.array([any(present[j] for j in g.covered_by[i]) for i in range(len(layout))])
+    visible = np.flatnonzero(present & ~covered & (np.asarray(tr.visible) >= 0.6))
+    faces = [t.face for t in recognize(scene.image, "mindful", layout, face_reader=reader).tiles]
+    assert reader.scale == 0.8                                      # (of 0.86 and 0.8)
+    assert sum(faces[i] == tr.faces[i] for i in visible) >= 86          # 88 of 88
+    # without the calibration (templates with their border): 66 right
+    reader.scale = 1.0
+    faces = [t.face for t in recognize(scene.image, "mindful", layout, face_reader=reader).tiles]
+    assert sum(faces[i] == tr.faces[i] for i in visible) < 75           # 66
+
+
 def test_face_templates_turn_a_labels_photos_to_agree():
     # two photos of one face, the second upside down and in landscape: the
     # template is the first photo's (photos are turned to agree, landscape to
