@@ -458,6 +458,20 @@ def face_templates(images: list[np.ndarray], labels: list[str], names: list[str]
     return out
 
 
+def _both_turns(windows: np.ndarray, templates: np.ndarray):
+    """``(h, w, H, W, T)``: the templates' and windows' sizes and the
+    ``(2C, h, w, 3) float32`` templates as given then turned 180 degrees.
+
+    Raises:
+        ValueError: windows smaller than the templates.
+    """
+    h, w = templates.shape[1:3]
+    H, W = windows.shape[1:3]
+    if H < h or W < w:
+        raise ValueError(f"windows of {H} x {W} px are smaller than the {h} x {w} px templates")
+    return h, w, H, W, np.concatenate([templates, templates[:, ::-1, ::-1]]).astype(np.float32)
+
+
 #: a position of a template in a partly hidden window counts only where at
 #: least this share of the template's pixels is in sight (:func:`masked_template_scores`).
 MASKED_MIN_SEEN = 0.4
@@ -498,11 +512,8 @@ def masked_template_scores(windows: np.ndarray, hidden: np.ndarray, templates: n
     out = np.full((n, c), -1.0, np.float32)
     if n == 0 or c == 0:
         return out
-    h, w = templates.shape[1:3]
-    H, W = windows.shape[1:3]
-    if H < h or W < w:
-        raise ValueError(f"windows of {H} x {W} px are smaller than the {h} x {w} px templates")
-    T = np.concatenate([templates, templates[:, ::-1, ::-1]]).astype(np.float32).reshape(2 * c, h * w, 3)
+    h, w, H, W, T = _both_turns(windows, templates)
+    T = T.reshape(2 * c, h * w, 3)
     T2 = (T * T).sum(axis=2)                                          # (2C, hw)
     for i in range(n):
         x = sliding_window_view(windows[i], (h, w, 3), axis=(0, 1, 2)).reshape(-1, h * w, 3)
@@ -559,11 +570,7 @@ def template_scores(windows: np.ndarray, templates: np.ndarray, chunk: int = 32)
     out = np.zeros((n, c), np.float32)
     if n == 0 or c == 0:
         return out
-    h, w = templates.shape[1:3]
-    H, W = windows.shape[1:3]
-    if H < h or W < w:
-        raise ValueError(f"windows of {H} x {W} px are smaller than the {h} x {w} px templates")
-    T = np.concatenate([templates, templates[:, ::-1, ::-1]]).astype(np.float32)
+    h, w, H, W, T = _both_turns(windows, templates)
     T = T - T.mean(axis=(1, 2), keepdims=True)
     T = T.reshape(2 * c, -1)
     norm = np.linalg.norm(T, axis=1)

@@ -387,33 +387,46 @@ def test_label_probabilities_agree_with_classify(enrolled):
     assert enroll.label_probabilities([], prof, emb)[0].shape == (0, len(prof.labels))
 
 
+def _mindful_art():
+    """``(face ids, art)``: the print art of every Mindful face, 90 x 120 px BGR."""
+    from vision.art import face_ids, render_face
+    ids = face_ids("mindful")
+    return ids, [cv2.resize(render_face("mindful", f, px_per_mm=4.0), (90, 120), interpolation=cv2.INTER_AREA)
+                 for f in ids]
+
+
+def _mindful_scene():
+    """``(layout, scene, visible)``: a rendered Mindful photo of sprint-2layer
+    (20 tiles gone, tilt 20-25 degrees) and its visible tiles (present,
+    uncovered, at least 60 % of the face in sight; 88)."""
+    from companion import codex
+    from companion.rules import Geometry
+    from vision.synth import SceneSpec, render_scene
+    layout = codex.builtin("sprint-2layer")
+    scene = render_scene(SceneSpec("mindful", layout, n_removed=20, tilt_deg=(20, 25)), np.random.default_rng(11))
+    present = np.asarray(scene.truth.present, bool)
+    g = Geometry.of(layout)
+    covered = np.array([any(present[j] for j in g.covered_by[i]) for i in range(len(layout))])
+    return layout, scene, np.flatnonzero(present & ~covered & (np.asarray(scene.truth.visible) >= 0.6))
+
+
 def test_recognize_with_a_profile_reports_faces_not_unseen(tmp_path):
     # a profile enrolled from the print art of every Mindful face, then a
     # rendered photo read with it: the profile spreads the classifier's
     # presence over the faces it knows.  Until session 7 each slot kept only
     # the best label's softmax share times the gate (about 0.2 for 42
     # faces): 40 of the 88 visible tiles came back "face unseen" and 48 right
-    from companion import codex
-    from companion.rules import Geometry
     from vision import enroll
-    from vision.art import face_ids, render_face
     from vision.embedding import Embedder
     from vision.faces import ProfileFaceReader
     from vision.reconstruct import recognize
-    from vision.synth import SceneSpec, render_scene
 
-    ids = face_ids("mindful")
-    art = [cv2.resize(render_face("mindful", f, px_per_mm=4.0), (90, 120), interpolation=cv2.INTER_AREA)
-           for f in ids]
+    ids, art = _mindful_art()
     path = tmp_path / "mindful.profile"
     enroll.enroll(art, list(ids), Embedder()).save(path)
-    layout = codex.builtin("sprint-2layer")
-    scene = render_scene(SceneSpec("mindful", layout, n_removed=20, tilt_deg=(20, 25)), np.random.default_rng(11))
+    layout, scene, visible = _mindful_scene()
+    present = np.asarray(scene.truth.present, bool)
     tr = scene.truth
-    present = np.asarray(tr.present, bool)
-    g = Geometry.of(layout)
-    covered = np.array([any(present[j] for j in g.covered_by[i]) for i in range(len(layout))])
-    visible = np.flatnonzero(present & ~covered & (np.asarray(tr.visible) >= 0.6))
     reader = ProfileFaceReader(path, "mindful")
     assert reader.profile.templates is not None
     rec = recognize(scene.image, "mindful", layout, face_reader=reader)
@@ -575,29 +588,18 @@ def test_a_profile_of_loosely_cropped_photos_finds_how_much_the_faces_fill(tmp_p
     # the print art of every Mindful face with a border of 10 % of the face on
     # every side (the face fills 1/1.2 = 0.83 of each side): the reader finds
     # 0.8 on the first photo and reads it as well as a tight profile would
-    from companion import codex
-    from companion.rules import Geometry
     from vision import enroll
-    from vision.art import face_ids, render_face
     from vision.embedding import Embedder
     from vision.faces import ProfileFaceReader
     from vision.reconstruct import recognize
-    from vision.synth import SceneSpec, render_scene
 
-    ids = face_ids("mindful")
-    art = [cv2.resize(render_face("mindful", f, px_per_mm=4.0), (90, 120), interpolation=cv2.INTER_AREA)
-           for f in ids]
+    ids, art = _mindful_art()
     loose = [cv2.copyMakeBorder(a, 12, 12, 9, 9, cv2.BORDER_CONSTANT, value=(70, 110, 150)) for a in art]
     enroll.enroll(loose, list(ids), Embedder()).save(tmp_path / "loose.npz")
     reader = ProfileFaceReader(tmp_path / "loose.npz", "mindful")
     assert reader.scale is None
-    layout = codex.builtin("sprint-2layer")
-    scene = render_scene(SceneSpec("mindful", layout, n_removed=20, tilt_deg=(20, 25)), np.random.default_rng(11))
+    layout, scene, visible = _mindful_scene()
     tr = scene.truth
-    present = np.asarray(tr.present, bool)
-    g = Geometry.of(layout)
-    covered = np.array([any(present[j] for j in g.covered_by[i]) for i in range(len(layout))])
-    visible = np.flatnonzero(present & ~covered & (np.asarray(tr.visible) >= 0.6))
     faces = [t.face for t in recognize(scene.image, "mindful", layout, face_reader=reader).tiles]
     assert reader.scale == 0.8                                      # (of 0.86 and 0.8)
     assert sum(faces[i] == tr.faces[i] for i in visible) >= 86          # 88 of 88
