@@ -80,13 +80,11 @@ TEMPLATE_HW = (32, 24)
 TEMPLATE_MARGIN = 0.12
 #: how much of each side of an enrolled photo its face may fill: a photo
 #: cropped by hand keeps a border round the tile (``vision.faces.
-#: ProfileFaceReader.templates`` finds which on the first photo it reads,
-#: comparing up to CALIBRATE_SLOTS slots with the templates trimmed to each
-#: share, and keeps it once the median best correlation there reaches
-#: CALIBRATED_ABOVE).
+#: ProfileFaceReader.label_scores`` compares a face whose share it does not
+#: know yet at each of these, and keeps the share once a slot reads that
+#: face, best of all, at SHARE_KEPT_ABOVE).
 TEMPLATE_SCALES = (1.0, 0.93, 0.86, 0.8, 0.74, 0.68, 0.62)
-CALIBRATE_SLOTS = 24
-CALIBRATED_ABOVE = 0.6
+SHARE_KEPT_ABOVE = 0.8
 #: confidence of a template comparison: a softmax of the correlations with
 #: this temperature, times a logistic gate on the best correlation (centre,
 #: width).  On bench/bench_profile_recognize.py's photos (session 23) the
@@ -458,6 +456,14 @@ def face_templates(images: list[np.ndarray], labels: list[str], names: list[str]
     return out
 
 
+def _box_sums(x: np.ndarray, h: int, w: int) -> np.ndarray:
+    """``(N, H-h+1, W-w+1, 3) float64``: the sum of every ``h x w`` box of
+    each ``(N, H, W, 3)`` image, per channel (an integral image)."""
+    c = np.zeros((x.shape[0], x.shape[1] + 1, x.shape[2] + 1, x.shape[3]), np.float64)
+    c[:, 1:, 1:] = x.cumsum(axis=1, dtype=np.float64).cumsum(axis=2)
+    return c[:, h:, w:] - c[:, :-h, w:] - c[:, h:, :-w] + c[:, :-h, :-w]
+
+
 def _both_turns(windows: np.ndarray, templates: np.ndarray):
     """``(h, w, H, W, T)``: the templates' and windows' sizes and the
     ``(2C, h, w, 3) float32`` templates as given then turned 180 degrees.
@@ -580,8 +586,10 @@ def template_scores(windows: np.ndarray, templates: np.ndarray, chunk: int = 32)
         x = windows[a:a + chunk]
         k = len(x)
         P = sliding_window_view(x, (h, w, 3), axis=(1, 2, 3)).reshape(k * positions, h * w * 3)
-        mean = P.reshape(len(P), h * w, 3).mean(axis=1)
-        ss = np.einsum("ij,ij->i", P, P) - h * w * np.einsum("ij,ij->i", mean, mean)
+        # each position's sums per channel and of squares, from integral images
+        s1 = _box_sums(x, h, w)                                       # (k, py, px, 3)
+        s2 = _box_sums(x * x, h, w).sum(axis=3)                       # (k, py, px)
+        ss = (s2 - (s1 * s1).sum(axis=3) / (h * w)).reshape(-1)
         pn = np.sqrt(np.maximum(ss, 0.0))
         R = (P @ T.T) / np.where(pn > 1e-3 * np.sqrt(h * w * 3), pn, np.inf)[:, None]
         out[a:a + k] = R.reshape(k, positions, 2, c).max(axis=(1, 2))

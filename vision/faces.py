@@ -288,7 +288,7 @@ class ProfileFaceReader:
     (:func:`vision.enroll.label_probabilities`).  Labels map to face ids by
     :func:`profile_label_to_face` (unmapped labels give no face).
     Bench (``bench/bench_profile_recognize.py``, visible tiles read right):
-    templates 95.4-99.4 % per tile set (with the second read of partly
+    templates 94.1-99.4 % per tile set (with the second read of partly
     hidden faces, :meth:`masked_face_probs`), the embeddings 73.6-86.3 %
     (``models/MODEL_CARD.md``, "Reading a whole board with a profile").
 
@@ -307,14 +307,19 @@ class ProfileFaceReader:
         self.embedder = Embedder()
         enroll.check_model(self.profile, self.embedder)
         self.crop = CropSettings(height=INPUT_HW[0], width=INPUT_HW[1], margin=0.0, prefilter_above=99.0)
-        #: how much of each side of its enrolled photos the face fills
-        #: (:meth:`_calibrate`); None until a photo has shown it
-        self.scale: float | None = None
+        #: how much of each side of its enrolled photos each label's face
+        #: fills (:meth:`label_scores`); NaN until a photo has shown it
+        self.label_share = np.full(len(self.profile.labels), np.nan)
         self.face_ids = [f.id for f in tileset(variant).faces]
-        if not any(profile_label_to_face(label, variant) for label in self.profile.labels):
+        named = sum(1 for label in self.profile.labels if profile_label_to_face(label, variant))
+        if not named:
             shown = ", ".join(self.profile.labels[:3]) + (", ..." if len(self.profile.labels) > 3 else "")
             raise BadInput(f"profile {profile_path}: none of its {len(self.profile.labels)} labels ({shown}) "
                            f"names a {variant} face; was it enrolled for another tile set?")
+        if 2 * named < len(self.profile.labels):
+            # (a Love profile read as Mindful: its four seasons are Mindful faces too)
+            raise BadInput(f"profile {profile_path}: only {named} of its {len(self.profile.labels)} labels name "
+                           f"{variant} faces; was it enrolled for another tile set?")
 
     def face_probs(self, image_bgr: np.ndarray, quads: np.ndarray) -> np.ndarray:
         """``(N, K)`` face probabilities (tile-set order) for the ``(N, 4, 2)``
@@ -337,9 +342,8 @@ class ProfileFaceReader:
         if len(quads) == 0:
             return np.zeros((0, len(self.face_ids)), np.float32)
         if self.profile.templates is not None:
-            templates = self.templates(image_bgr, quads)
             raw = extract_raw(image_bgr, quads, self.window)
-            P, gate = enroll.template_probabilities(enroll.template_scores(raw, templates))
+            P, gate = enroll.template_probabilities(self.label_scores(raw))
         else:
             raw = extract_raw(image_bgr, quads, self.crop)
             P, gate = enroll.label_probabilities(list(raw), self.profile, self.embedder)
@@ -357,37 +361,72 @@ class ProfileFaceReader:
         return CropSettings(height=int(round(th * (1 + 2 * m))), width=int(round(tw * (1 + 2 * m))),
                             margin=m, prefilter_above=99.0)
 
-    def templates(self, image_bgr: np.ndarray | None = None, quads: np.ndarray | None = None) -> np.ndarray:
-        """The profile's templates trimmed to the face, finding first (from
-        this photo's ``quads``) how much of its photos the faces fill.
+    def label_scores(self, raw: np.ndarray, hidden: np.ndarray | None = None) -> np.ndarray:
+        """``(N, C) float32`` correlation of each window with each label's
+        template, each label at the share of its photos its face fills.
 
-        Photos cropped by hand often keep a border round the tile, so the
-        face fills less of a template than of a slot's window.  Up to
-        :data:`vision.enroll.CALIBRATE_SLOTS` of ``quads`` are compared with
-        the templates trimmed to each of :data:`vision.enroll.TEMPLATE_SCALES`
-        (:func:`vision.enroll.trimmed_templates`); the share whose best
-        correlations have the highest median is kept for every later photo
-        once that median reaches :data:`vision.enroll.CALIBRATED_ABOVE` (a
-        photo of hands or an empty mat decides nothing).
+        Photos cropped by hand keep a border round the tile, each its own,
+        so a face fills less of its template than of a slot's window.  A
+        label whose share is known (:attr:`label_share`) is compared with its
+        template trimmed to that share (:func:`vision.enroll.trimmed_templates`);
+        a label whose share is not known yet is compared at every share of
+        :data:`vision.enroll.TEMPLATE_SCALES`, the best counting, and its
+        share is kept once a window reads it, best of all labels, at
+        :data:`vision.enroll.SHARE_KEPT_ABOVE` or more.  A referee's reader
+        so learns each face's share as the face first shows clearly.  (A
+        window that a known face already matches at that level tries the
+        unknown ones at the median known share only: after the first photos
+        a read costs about what one share does.)
 
-        Returns:
-            ``(C, h, w, 3) float32``.
+        Args:
+            raw: ``(N, H, W, 3)`` windows cut with :attr:`window`.
+            hidden: optional ``(N, H, W)`` bool masks of the part hidden
+                (:func:`vision.enroll.masked_template_scores` then).
         """
         from vision import enroll
-        from vision.crops import extract_raw
 
-        if self.scale is not None:
-            return self._trimmed(self.scale)
-        if image_bgr is None or quads is None or len(quads) == 0:
-            return self._trimmed(1.0)
-        pick = np.unique(np.linspace(0, len(quads) - 1, min(len(quads), enroll.CALIBRATE_SLOTS)).round().astype(int))
-        raw = extract_raw(image_bgr, quads[pick], self.window)
-        medians = [float(np.median(enroll.template_scores(raw, self._trimmed(s)).max(axis=1)))
-                   for s in enroll.TEMPLATE_SCALES]
-        best = int(np.argmax(medians))
-        if medians[best] >= enroll.CALIBRATED_ABOVE:
-            self.scale = enroll.TEMPLATE_SCALES[best]
-        return self._trimmed(enroll.TEMPLATE_SCALES[best])
+        def score_rows(rows, templates):
+            if hidden is None:
+                return enroll.template_scores(raw[rows], templates)
+            return enroll.masked_template_scores(raw[rows], hidden[rows], templates)
+
+        def score(templates):
+            return score_rows(np.arange(len(raw)), templates)
+
+        n, c = len(raw), len(self.profile.labels)
+        out = np.full((n, c), -1.0, np.float32)
+        share_at = np.ones((n, c))
+        if n == 0:
+            return out
+        known = ~np.isnan(self.label_share)
+        unknown = np.flatnonzero(~known)
+        usual = float(np.median(self.label_share[known])) if known.any() else 1.0
+        # every label at its share (an unknown one at the usual share), in one comparison
+        first = np.where(known, self.label_share, usual)
+        out[:] = score(np.stack([self._trimmed(float(first[k]))[k] for k in range(c)]))
+        share_at[:] = first
+        if len(unknown) and hidden is None:
+            # windows that no known face matches well try the unknown faces at
+            # every other share (not a partly hidden face's: what is left of it
+            # is too little to tell shares apart)
+            explained = (out[:, known].max(axis=1) >= enroll.SHARE_KEPT_ABOVE) if known.any() else np.zeros(n, bool)
+            rows = np.flatnonzero(~explained)
+            others = [sh for sh in enroll.TEMPLATE_SCALES if sh != usual]
+            if len(rows) and others:
+                got = score_rows(rows, np.concatenate([self._trimmed(sh)[unknown] for sh in others]))
+                got = got.reshape(len(rows), len(others), len(unknown))
+                k = got.argmax(axis=1)
+                best = np.take_along_axis(got, k[:, None, :], axis=1)[:, 0]
+                cur = out[np.ix_(rows, unknown)]
+                better = best > cur
+                out[np.ix_(rows, unknown)] = np.where(better, best, cur)
+                share_at[np.ix_(rows, unknown)] = np.where(better, np.asarray(others)[k], share_at[np.ix_(rows, unknown)])
+        if n and hidden is None:
+            best = out.argmax(axis=1)
+            for k in np.flatnonzero(out[np.arange(n), best] >= enroll.SHARE_KEPT_ABOVE):
+                if np.isnan(self.label_share[best[k]]):
+                    self.label_share[best[k]] = share_at[k, best[k]]
+        return out
 
     def _trimmed(self, share: float) -> np.ndarray:
         from vision import enroll
@@ -430,7 +469,7 @@ class ProfileFaceReader:
         raw = extract_raw(image_bgr, quads, self.window)
         if hidden.shape != raw.shape[:3]:
             raise ValueError(f"hidden masks of shape {hidden.shape} for windows of shape {raw.shape[:3]}")
-        scores = enroll.masked_template_scores(raw, hidden, self.templates())
+        scores = self.label_scores(raw, hidden)
         return self._on_faces(*enroll.template_probabilities(scores))
 
     def _on_faces(self, P: np.ndarray, gate: np.ndarray) -> np.ndarray:
