@@ -387,6 +387,17 @@ def test_label_probabilities_agree_with_classify(enrolled):
     assert enroll.label_probabilities([], prof, emb)[0].shape == (0, len(prof.labels))
 
 
+def _textured_border(img: np.ndarray, by: int, bx: int, seed: int = 0) -> np.ndarray:
+    """``img`` with a border of ``by`` rows and ``bx`` columns of coarse
+    random texture (the neighbours' edges, a patterned table)."""
+    rng = np.random.default_rng(seed)
+    h, w = img.shape[:2]
+    out = cv2.resize(rng.integers(0, 256, ((h + 2 * by) // 4 + 1, (w + 2 * bx) // 4 + 1, 3)).astype(np.uint8),
+                     (w + 2 * bx, h + 2 * by), interpolation=cv2.INTER_NEAREST)
+    out[by:by + h, bx:bx + w] = img
+    return out
+
+
 def _mindful_art():
     """``(face ids, art)``: the print art of every Mindful face, 90 x 120 px BGR."""
     from vision.art import face_ids, render_face
@@ -573,7 +584,7 @@ def test_trimmed_templates_keep_the_face_alone():
     # side): trimmed to 0.8 the template is the face enrolled tight
     from vision.enroll import TEMPLATE_HW, face_templates, trimmed_templates
     face = _tile(2)
-    loose = cv2.copyMakeBorder(face, 40, 40, 30, 30, cv2.BORDER_CONSTANT, value=(60, 90, 120))   # 240 -> 300 wide
+    loose = _textured_border(face, 40, 30)                 # 240 -> 300 wide
     tight = face_templates([face], ["f"], ["f"])
     wide = face_templates([loose], ["f"], ["f"])
     corr = lambda a, b: float((a * b).mean())            # (standardised: the correlation)  # noqa: E731
@@ -595,7 +606,7 @@ def test_a_profile_of_loosely_cropped_photos_finds_how_much_the_faces_fill(tmp_p
     from vision.reconstruct import recognize
 
     ids, art = _mindful_art()
-    loose = [cv2.copyMakeBorder(a, 12, 12, 9, 9, cv2.BORDER_CONSTANT, value=(70, 110, 150)) for a in art]
+    loose = [_textured_border(a, 12, 9, k) for k, a in enumerate(art)]
     enroll.enroll(loose, list(ids), Embedder()).save(tmp_path / "loose.npz")
     reader = ProfileFaceReader(tmp_path / "loose.npz", "mindful")
     assert np.isnan(reader.label_share).all()
@@ -622,8 +633,7 @@ def test_each_face_of_a_profile_finds_its_own_share(tmp_path):
     from vision.reconstruct import recognize
 
     ids, art = _mindful_art()
-    mixed = [a if k % 2 == 0 else cv2.copyMakeBorder(a, 30, 30, 22, 22, cv2.BORDER_CONSTANT, value=(70, 110, 150))
-             for k, a in enumerate(art)]
+    mixed = [a if k % 2 == 0 else _textured_border(a, 30, 22, k) for k, a in enumerate(art)]
     enroll.enroll(mixed, list(ids), Embedder()).save(tmp_path / "mixed.npz")
     reader = ProfileFaceReader(tmp_path / "mixed.npz", "mindful")
     layout, scene, visible = _mindful_scene()
