@@ -34,6 +34,8 @@ allow_pickle=False):
                 session 23): each label's face in colour (BGR), the mean of
                 its photos turned to agree, each channel standardised
                 (:func:`face_templates`)
+    templates_cut (C, 32, 24, 3) float16, optional: the same from the photos
+                with a border of another colour cut off (:func:`trim_border`)
 
 Reading a board (``recognize --tiles``, the referee) compares each slot's face
 with the templates rather than the embeddings (:func:`template_scores`):
@@ -192,6 +194,9 @@ class Profile:
         templates: (C, 32, 24, 3) float32 standardised BGR faces, one per
             label (:func:`face_templates`), or None (a profile enrolled
             before session 23: boards are then read with the embeddings).
+        templates_cut: the same from the photos with their border of
+            another colour cut off each side (:func:`trim_border`), or None;
+            a board's slot tries both (``vision.faces.ProfileFaceReader``).
     """
 
     labels: list[str]
@@ -200,6 +205,7 @@ class Profile:
     sample_label: np.ndarray
     meta: dict = field(default_factory=dict)
     templates: np.ndarray | None = None
+    templates_cut: np.ndarray | None = None
 
     def save(self, path: Path | str) -> None:
         """Write the profile as one .npz file (exactly ``path``, no suffix
@@ -212,7 +218,8 @@ class Profile:
         from companion.files import write_whole
 
         buf = io.BytesIO()
-        extra = {} if self.templates is None else {"templates": self.templates.astype(np.float16)}
+        extra = {k: v.astype(np.float16) for k, v in (("templates", self.templates),
+                                                       ("templates_cut", self.templates_cut)) if v is not None}
         np.savez_compressed(
             buf, meta=np.array(json.dumps(self.meta, ensure_ascii=False)),
             labels=np.array(self.labels, dtype=str), prototypes=self.prototypes.astype(np.float32),
@@ -262,6 +269,7 @@ class Profile:
                     label_array = z["labels"]
                     arrays = {k: z[k] for k in ("prototypes", "samples", "sample_label")}
                     templates = z["templates"] if "templates" in z.files else None
+                    templates_cut = z["templates_cut"] if "templates_cut" in z.files else None
             except json.JSONDecodeError:
                 raise BadInput(f"not a tile profile: {path} (its meta is not JSON)") from None
             except KeyError:
@@ -287,7 +295,13 @@ class Profile:
         _check_meta(path, meta, len(labels), protos.shape[-1])
         if templates is not None:
             templates = _checked_templates(path, len(labels), templates)
-        return cls(labels, protos, samples, sample_label, meta, templates)
+        if templates_cut is not None:
+            templates_cut = _checked_templates(path, len(labels), templates_cut, "templates_cut")
+            if templates is None or templates_cut.shape != templates.shape:
+                raise BadInput(f"corrupt tile profile: {path} (its templates_cut have the shape "
+                               f"{templates_cut.shape}, its templates "
+                               f"{'none' if templates is None else templates.shape})")
+        return cls(labels, protos, samples, sample_label, meta, templates, templates_cut)
 
 
 def _shown(value) -> str:
@@ -370,7 +384,7 @@ def _check_headers(path: Path, z) -> None:
                            f"a profile needs: at most {MAX_ARRAY_VALUES})")
 
 
-def _checked_templates(path: Path, n_labels: int, templates: np.ndarray) -> np.ndarray:
+def _checked_templates(path: Path, n_labels: int, templates: np.ndarray, name: str = "templates") -> np.ndarray:
     """A profile's ``templates`` as float32, one finite (h, w, 3) face per
     label, standardised again (:func:`standardised`: a comparison does not
     depend on a template's scale, and huge numbers would overflow it).
@@ -381,29 +395,83 @@ def _checked_templates(path: Path, n_labels: int, templates: np.ndarray) -> np.n
     """
     lo, hi = TEMPLATE_PX_RANGE
     if templates.dtype.kind not in "fiu":
-        raise BadInput(f"corrupt tile profile: {path} (its templates are {templates.dtype}, not numbers)")
+        raise BadInput(f"corrupt tile profile: {path} (its {name} are {templates.dtype}, not numbers)")
     if (templates.ndim != 4 or templates.shape[0] != n_labels or templates.shape[3] != 3
             or not all(lo <= v <= hi for v in templates.shape[1:3])):
-        raise BadInput(f"corrupt tile profile: {path} (its templates have the shape {templates.shape}, "
+        raise BadInput(f"corrupt tile profile: {path} (its {name} have the shape {templates.shape}, "
                        f"expected ({n_labels}, h, w, 3) with h and w {lo}-{hi})")
     with np.errstate(over="ignore", invalid="ignore"):
         out = templates.astype(np.float64)
     if not np.isfinite(out).all():
-        raise BadInput(f"corrupt tile profile: {path} (its templates hold NaN or infinite values)")
+        raise BadInput(f"corrupt tile profile: {path} (its {name} hold NaN or infinite values)")
     peak = np.abs(out).max(axis=(1, 2, 3), keepdims=True)
     out = out / np.where(peak > 0, peak, 1.0)
     return np.stack([standardised(t) for t in out]) if len(out) else out.astype(np.float32)
 
 
-def _portrait(image: np.ndarray, hw: tuple[int, int]) -> np.ndarray:
-    """``(h, w, 3) float32`` BGR of a tile photo, landscape turned to
-    portrait as :func:`vision.embedding.normalise_tile` turns it, resized to
-    ``hw`` with area averaging."""
+#: a photo's outermost ring of pixels is taken as a border round the tile
+#: (a table) when its median colour differs from the middle of the photo's
+#: by more than this (grey levels, largest channel): rows and columns of
+#: that colour are then cut off each side (:func:`trim_border`).
+BORDER_COLOUR_APART = 40
+#: a row or column is border when this share of its pixels lie within
+#: BORDER_COLOUR_NEAR grey levels of the border colour (largest channel).
+BORDER_ROW_SHARE = 0.9
+BORDER_COLOUR_NEAR = 24
+
+
+def trim_border(img: np.ndarray) -> np.ndarray:
+    """A tile photo without the border of another colour round it (a table
+    under a tile photographed from above), cut off each side separately, so
+    an uneven or off-centre border goes as well as an even one.
+
+    The border's colour is the median of the photo's outermost ring; it is
+    cut where it differs from the median of the photo's middle half by more
+    than :data:`BORDER_COLOUR_APART`, at most 40 % of each side.  A photo
+    cut at the face whose margin differs in colour from its middle (a big
+    black letter) loses some of its margin too, so the profile keeps both
+    templates and a board's slots choose (:attr:`Profile.templates_cut`).
+
+    Args:
+        img: ``(H, W, 3)`` uint8 BGR.
+
+    Returns:
+        A view of ``img``.
+    """
+    h, w = img.shape[:2]
+    if min(h, w) < 8:
+        return img
+    ring = np.concatenate([img[0], img[-1], img[:, 0], img[:, -1]]).astype(np.int16)
+    colour = np.median(ring, axis=0)
+    middle = img[h // 4: h - h // 4, w // 4: w - w // 4].reshape(-1, 3)
+    if np.abs(np.median(middle, axis=0) - colour).max() <= BORDER_COLOUR_APART:
+        return img
+    near = np.abs(img.astype(np.int16) - colour).max(axis=2) <= BORDER_COLOUR_NEAR
+    rows, cols = near.mean(axis=1) >= BORDER_ROW_SHARE, near.mean(axis=0) >= BORDER_ROW_SHARE
+
+    def run(flags, limit: int) -> int:
+        k = 0
+        while k < limit and flags[k]:
+            k += 1
+        return k
+
+    top, bottom = run(rows, int(0.4 * h)), run(rows[::-1], int(0.4 * h))
+    left, right = run(cols, int(0.4 * w)), run(cols[::-1], int(0.4 * w))
+    return img[top:h - bottom, left:w - right]
+
+
+def _portrait(image: np.ndarray, hw: tuple[int, int], cut: bool = False) -> np.ndarray:
+    """``(h, w, 3) float32`` BGR of a tile photo (with ``cut``, its border
+    of another colour cut off first, :func:`trim_border`), landscape turned
+    to portrait as :func:`vision.embedding.normalise_tile` turns it, resized
+    to ``hw`` with area averaging."""
     import cv2
 
     from vision.embedding import as_bgr
 
     img = as_bgr(image)
+    if cut:
+        img = trim_border(img)
     if img.shape[1] > img.shape[0]:
         img = cv2.rotate(img, cv2.ROTATE_90_CLOCKWISE)
     return cv2.resize(img, (hw[1], hw[0]), interpolation=cv2.INTER_AREA).astype(np.float32)
@@ -420,7 +488,7 @@ def standardised(a: np.ndarray) -> np.ndarray:
 
 
 def face_templates(images: list[np.ndarray], labels: list[str], names: list[str],
-                   hw: tuple[int, int] = TEMPLATE_HW) -> np.ndarray:
+                   hw: tuple[int, int] = TEMPLATE_HW, cut: bool = False) -> np.ndarray:
     """One colour template per label from its enrolled photos.
 
     Each photo is made portrait and resized to ``hw`` (:func:`_portrait`)
@@ -436,6 +504,8 @@ def face_templates(images: list[np.ndarray], labels: list[str], names: list[str]
         labels: one label per photo.
         names: the profile's labels (every label in ``labels`` among them).
         hw: template size (rows, columns), px.
+        cut: cut each photo's border of another colour off first
+            (:func:`trim_border`; :attr:`Profile.templates_cut`).
 
     Returns:
         ``(len(names), h, w, 3) float32``.
@@ -443,7 +513,7 @@ def face_templates(images: list[np.ndarray], labels: list[str], names: list[str]
     out = np.zeros((len(names), *hw, 3), np.float32)
     grouped: dict[str, list[np.ndarray]] = {}
     for image, label in zip(images, labels):
-        grouped.setdefault(label, []).append(standardised(_portrait(image, hw)))
+        grouped.setdefault(label, []).append(standardised(_portrait(image, hw, cut)))
     for c, name in enumerate(names):
         faces = grouped.get(name, [])
         if not faces:
@@ -696,7 +766,7 @@ def enroll(images: list[np.ndarray], labels: list[str], embedder) -> Profile:
     }
     return Profile(names, protos, np.stack([e0, e1], 1).astype(np.float16),
                    np.array([index[lab] for lab in labels], np.int32), meta,
-                   face_templates(images, list(labels), names))
+                   face_templates(images, list(labels), names), face_templates(images, list(labels), names, cut=True))
 
 
 def check_model(profile: Profile, embedder) -> None:

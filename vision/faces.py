@@ -370,12 +370,15 @@ class ProfileFaceReader:
         label whose share is known (:attr:`label_share`) is compared with its
         template trimmed to that share (:func:`vision.enroll.trimmed_templates`);
         a label whose share is not known yet is compared at every share of
-        :data:`vision.enroll.TEMPLATE_SCALES`, the best counting, and its
+        :data:`vision.enroll.TEMPLATE_SCALES` and with its template of
+        photos whose border of another colour was cut off each side
+        (:attr:`CUT`, :func:`vision.enroll.trim_border`: an uneven border of
+        a table), the best counting, and its
         share is kept once a window reads it, best of all labels, at
         :data:`vision.enroll.SHARE_KEPT_ABOVE` or more.  A referee's reader
         so learns each face's share as the face first shows clearly.  (A
         window that a known face already matches at that level tries the
-        unknown ones at the median known share only: after the first photos
+        unknown ones at the share most known faces have only: after the first photos
         a read costs about what one share does.)
 
         Args:
@@ -400,7 +403,10 @@ class ProfileFaceReader:
             return out
         known = ~np.isnan(self.label_share)
         unknown = np.flatnonzero(~known)
-        usual = float(np.median(self.label_share[known])) if known.any() else 1.0
+        usual = 1.0
+        if known.any():                       # the share most known faces have
+            values, counts = np.unique(self.label_share[known], return_counts=True)
+            usual = float(values[counts.argmax()])
         # every label at its share (an unknown one at the usual share), in one comparison
         first = np.where(known, self.label_share, usual)
         out[:] = score(np.stack([self._trimmed(float(first[k]))[k] for k in range(c)]))
@@ -411,7 +417,7 @@ class ProfileFaceReader:
             # is too little to tell shares apart)
             explained = (out[:, known].max(axis=1) >= enroll.SHARE_KEPT_ABOVE) if known.any() else np.zeros(n, bool)
             rows = np.flatnonzero(~explained)
-            others = [sh for sh in enroll.TEMPLATE_SCALES if sh != usual]
+            others = [sh for sh in self._shares if sh != usual]
             if len(rows) and others:
                 got = score_rows(rows, np.concatenate([self._trimmed(sh)[unknown] for sh in others]))
                 got = got.reshape(len(rows), len(others), len(unknown))
@@ -428,12 +434,26 @@ class ProfileFaceReader:
                     self.label_share[best[k]] = share_at[k, best[k]]
         return out
 
+    #: the share that stands for the templates of the photos with their
+    #: border of another colour cut off (``Profile.templates_cut``)
+    CUT = 0.0
+
+    @property
+    def _shares(self) -> tuple[float, ...]:
+        """The shares a face whose share is not known yet is tried at:
+        :data:`vision.enroll.TEMPLATE_SCALES`, then :attr:`CUT` when the
+        profile has cut templates."""
+        from vision import enroll
+
+        return enroll.TEMPLATE_SCALES + ((self.CUT,) if self.profile.templates_cut is not None else ())
+
     def _trimmed(self, share: float) -> np.ndarray:
         from vision import enroll
 
         cache = self.__dict__.setdefault("_trim_cache", {})
         if share not in cache:
-            cache[share] = enroll.trimmed_templates(self.profile.templates, share)
+            cache[share] = (self.profile.templates_cut if share == self.CUT
+                            else enroll.trimmed_templates(self.profile.templates, share))
         return cache[share]
 
     @property
