@@ -12,7 +12,10 @@ group photographing its own set would enrol, minus the set being another one.
 Then ``--photos`` other photos (7000 + 4 j + variant) are read with the
 bundled classifier alone and with the profile (``vision.faces.ProfileFaceReader``):
 visible tiles (present, uncovered, at least 60 % of the face seen) with the
-right face, with no face, and slots with the right presence.  The profile
+right face, with no face, slots with the right presence, the readings marked
+for a check by eye per photo (``vision.reconstruct.unsure_slots``) and the
+time of ``recognize`` per photo (the first photo of each set includes the
+profile finding its faces' shares).  The profile
 reads the faces with its templates (session 23); ``--embeddings`` drops them,
 so it reads with the embeddings as profiles enrolled before session 23 do;
 ``--enroll-border 0.075`` enrols loose crops (15 % more than the face each
@@ -24,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -83,13 +87,14 @@ def main(argv=None) -> int:
     from vision import enroll
     from vision.embedding import Embedder
     from vision.faces import ProfileFaceReader, TileClassifier
-    from vision.reconstruct import recognize
+    from vision.reconstruct import recognize, unsure_slots
 
     layouts = bench_layouts()
     clf = TileClassifier()
     embedder = Embedder()
     print(f"{'set':8s} {'enrolled':>14s} {'visible':>8s} {'classifier right / none':>24s} "
-          f"{'profile right / none':>22s} {'presence: classifier / profile':>31s}")
+          f"{'profile right / none':>22s} {'presence: classifier / profile':>31s} "
+          f"{'unsure a photo':>16s} {'ms a photo':>12s}")
     with tempfile.TemporaryDirectory() as tmp:
         for variant in a.variants:
             crops, labels = enrolment_crops(variant, a.enroll_photos, layouts, a.enroll_border)
@@ -101,6 +106,8 @@ def main(argv=None) -> int:
             reader = ProfileFaceReader(path, variant)
             tally = np.zeros(7, int)     # visible, clf right, clf none, profile right, profile none, presences
             slots = 0
+            unsure = np.zeros(2, int)    # slots to check by eye: classifier, profile
+            ms = np.zeros(2)             # time of recognize: classifier, profile
             v0 = VARIANTS.index(variant)
             for j in range(a.photos):
                 _, layout, scene = bench_photo(7000 + 4 * j + v0, layouts)
@@ -111,7 +118,10 @@ def main(argv=None) -> int:
                 visible = np.flatnonzero(present & ~covered & (np.asarray(tr.visible) >= VISIBLE_MIN))
                 tally[0] += len(visible)
                 for col, fr in ((1, None), (3, reader)):
+                    t0 = time.perf_counter()
                     rec = recognize(scene.image, variant, layout, classifier=clf, face_reader=fr)
+                    ms[col // 3] += 1000 * (time.perf_counter() - t0)
+                    unsure[col // 3] += len(unsure_slots(rec.tiles))
                     faces = [t.face for t in rec.tiles]
                     tally[col] += sum(faces[i] == tr.faces[i] for i in visible)
                     tally[col + 1] += sum(faces[i] is None for i in visible)
@@ -121,7 +131,9 @@ def main(argv=None) -> int:
             print(f"{variant:8s} {len(crops):5d} ({len(set(labels)):2d} faces) {tally[0]:8d} "
                   f"{100 * tally[1] / n:15.1f} / {100 * tally[2] / n:4.1f} %"
                   f"{100 * tally[3] / n:13.1f} / {100 * tally[4] / n:4.1f} % "
-                  f"{100 * tally[5] / max(slots, 1):21.2f} / {100 * tally[6] / max(slots, 1):.2f} %")
+                  f"{100 * tally[5] / max(slots, 1):21.2f} / {100 * tally[6] / max(slots, 1):.2f} % "
+                  f"{unsure[0] / a.photos:8.1f} / {unsure[1] / a.photos:4.1f} {ms[0] / a.photos:6.0f} / "
+                  f"{ms[1] / a.photos:4.0f}")
     return 0
 
 
