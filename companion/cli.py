@@ -55,7 +55,7 @@ class _Parser(argparse.ArgumentParser):
         self._negative_number_matcher = _NEGATIVE_VALUE
 
     def error(self, message: str) -> None:  # type: ignore[override]
-        sys.stderr.write(f"{self.prog}: error: {message}\n")
+        _say(f"{self.prog}: error: {curbed(message)}")
         raise SystemExit(2)
 
 
@@ -106,7 +106,8 @@ def seed_value(text: str) -> int:
     value = int(text)
     if value < 0:
         raise argparse.ArgumentTypeError(f"expected a whole number 0 or more, not {value} "
-                                         f"(a seed of {value} would deal the same tiles as {-value})")
+                                         "(a negative seed would deal the same tiles as the same number "
+                                         "without its minus)")
     return value
 
 
@@ -221,10 +222,32 @@ def _stdout_to_devnull() -> None:
 def _one_line(exc: BaseException) -> str:
     """The error's message on one line.  Bytes of a file name that are not
     UTF-8 (held by Python as surrogates) are shown as ``\\udcff`` escapes, so
-    writing the line never fails, whatever stderr's encoding."""
+    writing the line never fails, whatever stderr's encoding; see
+    :func:`curbed` for control characters and over-long values."""
     text = str(exc) or exc.__class__.__name__
     text = text.encode("utf-8", "backslashreplace").decode("utf-8")
-    return " ".join(text.split())
+    return curbed(text)
+
+
+#: the longest run of characters without a space that an error line shows
+#: whole (a path, a JSON value); a longer one is shown by its ends
+LONG_WORD = 120
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_LONG = re.compile(r"\S{%d,}" % (LONG_WORD + 1))
+
+
+def curbed(text: str) -> str:
+    """``text`` fit for one line of a terminal: white space runs (newlines,
+    tabs) one space, any other control character (the ESC of an escape
+    sequence a file name or a layout name may hold, a bell) as a ``\\xNN``
+    escape, and a value over :data:`LONG_WORD` characters without a space
+    (a 400-digit seed, a 10 000-letter word) cut to its first 80 and last
+    20 characters around ``...(N characters)...``, so the line still names
+    the value without flooding the terminal."""
+    text = " ".join(text.split())
+    text = _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+    return _LONG.sub(lambda m: f"{m.group()[:80]}...({len(m.group())} characters)...{m.group()[-20:]}", text)
 
 
 if __name__ == "__main__":  # pragma: no cover

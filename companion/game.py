@@ -51,6 +51,7 @@ referee; the engine keeps them opaque.
 from __future__ import annotations
 
 import copy
+import json
 import math
 import random
 import unicodedata
@@ -1651,6 +1652,52 @@ def _plain(v):
     return [_plain(x) for x in v] if isinstance(v, (list, tuple)) else v
 
 
+#: the data fields a correction may set: those replaying an event reads
+#: (:meth:`GameState.apply_event` and its ``_on_*`` handlers).  Points are
+#: not among them: the variant's rules give them from what happened, so a
+#: referee corrects the event (its type, slots, faces, word or player) and
+#: the points follow.  ``resolved`` and ``decision`` settle a "needs
+#: referee" item.
+CORRECTABLE = frozenset({"player", "type", "slots", "slot", "faces", "word", "reason", "kind", "from",
+                         "source", "resolved", "decision"})
+
+
+def _check_correction_fields(state: GameState, target: int, etype: str, changes: Mapping) -> None:
+    """Refuse a correction of a field replay does not read, or a slot value
+    that does not fit the game.
+
+    Raises:
+        BadInput: a field not in :data:`CORRECTABLE` (``points``: they follow
+            the rules); ``slots`` not a non-empty list of distinct slots of
+            the layout; ``slot`` not one slot of it.
+    """
+    for key in changes:
+        if key == "points":
+            raise BadInput("points follow the rules: correct what happened (type, slots, faces, word or "
+                           "player) and the points follow")
+        if key not in CORRECTABLE:
+            raise BadInput(f"a correction cannot change {_shown(str(key), 40)}: it can change "
+                           f"{', '.join(sorted(CORRECTABLE))}")
+
+    def slot_of(v) -> Slot:
+        if not (isinstance(v, (list, tuple)) and len(v) == 3
+                and all(isinstance(c, int) and not isinstance(c, bool) for c in v)):
+            raise BadInput(f"a slot is [x, y, z] (three whole numbers), not {_shown(json.dumps(v), 40)}")
+        s = Slot(*v)
+        state.setup.layout.slot_index(s)     # BadInput: not in the layout
+        return s
+
+    if changes.get("slots") is not None:
+        v = changes["slots"]
+        if not isinstance(v, (list, tuple)) or not v:
+            raise BadInput(f"slots must be a list of [x, y, z] slots, not {_shown(json.dumps(v), 40)}")
+        slots = [slot_of(x) for x in v]
+        if len(set(slots)) != len(slots):
+            raise BadInput("slots must name each slot once")
+    if changes.get("slot") is not None:
+        slot_of(changes["slot"])
+
+
 def resolve_correction(state: GameState, target: int, changes: Mapping | None = None,
                        void: bool = False, reason: str = "", events: Sequence[Event] = ()) -> Outcome:
     """A referee correction of event ``target``: new data fields laid over it
@@ -1663,7 +1710,9 @@ def resolve_correction(state: GameState, target: int, changes: Mapping | None = 
         corrected, a correction corrected (voiding one is allowed: it brings
         back what it changed), a change of ``player`` to an unknown name, of
         ``faces`` to ids not in the variant's tile set, or of ``word`` to
-        anything but letters (at most one per slot of the layout).
+        anything but letters (at most one per slot of the layout), a field
+        replay does not read (``points`` among them) or slots not of the
+        layout (:func:`_check_correction_fields`).
     """
     known = {e.id: e for e in events} if events else {}
     if void and getattr(state, "status", {}).get(target) == "voided":
@@ -1681,6 +1730,8 @@ def resolve_correction(state: GameState, target: int, changes: Mapping | None = 
                        f"or void this correction")
     if not void and not changes:
         raise BadInput("a correction needs changes (key=value) or --void")
+    if changes:
+        _check_correction_fields(state, target, etype, changes)
     if changes and "player" in changes and changes["player"] is not None:
         state.player(changes["player"])
     if changes and changes.get("faces") is not None:
@@ -1704,8 +1755,8 @@ def resolve_correction(state: GameState, target: int, changes: Mapping | None = 
                            f"{', '.join(f'{k}={v!r}' for k, v in changes.items())}")
     if changes and "type" in changes and (not isinstance(changes["type"], str) or changes["type"] not in RETYPABLE
                                           or etype not in RETYPABLE):
-        raise BadInput(f"a correction can change a {etype} into one of {', '.join(sorted(RETYPABLE))} "
-                       f"only when it is one of them itself")
+        raise BadInput(f"a correction can change an event's type ({etype}) into one of "
+                       f"{', '.join(sorted(RETYPABLE))} only when it is one of them itself")
     data: dict = {"void": True} if void else {"changes": dict(changes or {})}
     if reason:
         data["reason"] = reason

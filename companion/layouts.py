@@ -18,6 +18,7 @@ paths; :mod:`companion.layout_files` opens files): KMahjongg ``.layout``
 from __future__ import annotations
 
 import re
+import unicodedata
 
 from dataclasses import dataclass, field
 from typing import NamedTuple, Iterable
@@ -82,12 +83,49 @@ def overlaps(a: Slot, b: Slot) -> bool:
     return abs(a.x - b.x) < 2 and abs(a.y - b.y) < 2
 
 
+#: the longest layout name kept, in characters; a longer one (read from a
+#: file) is cut to this length, ending in "..."
+NAME_MAX = 80
+
+#: format characters a name may keep: the zero-width non-joiner and joiner
+#: that some scripts and emoji sequences need
+_JOINERS = frozenset("\u200c\u200d")
+
+
+def printable_name(name: str) -> str:
+    """A layout name fit to print on one line of a terminal, a ledger or the
+    scoreboard: control characters (an escape sequence's ESC, a bell, a
+    newline, a tab), line and paragraph separators and format characters
+    (a right-to-left override; the joiners ``U+200C`` and ``U+200D`` are
+    kept) become spaces, runs of white space one space, the ends are
+    stripped, and a name over :data:`NAME_MAX` characters is cut to that
+    length, ending in ``"..."``.  A name with nothing printable left is
+    ``"layout"``.  Names read from files keep their words: ``"Cupid's
+    Citadel"`` is unchanged.
+
+    Args:
+        name: the name as given (a file's own name, or its stem).
+
+    Returns:
+        The cleaned name (``str``).
+    """
+    kept = "".join(" " if (unicodedata.category(ch) in ("Cc", "Zl", "Zp")
+                           or (unicodedata.category(ch) == "Cf" and ch not in _JOINERS)) else ch
+                   for ch in name)
+    kept = " ".join(kept.split())
+    if len(kept) > NAME_MAX:
+        kept = kept[:NAME_MAX - 3].rstrip() + "..."
+    return kept or "layout"
+
+
 @dataclass(frozen=True)
 class Layout:
     """A named set of slots.
 
     Attributes:
-        name: layout name (``"turtle"``) or the file it came from.
+        name: layout name (``"turtle"``) or the file it came from, made
+            printable on one line by :func:`printable_name` (no control
+            characters, at most :data:`NAME_MAX` characters).
         slots: the slots in the layout's order (the order of ``recognize``'s
             output and of deals).
         source: where it came from (``"builtin"``, a file path), for messages.
@@ -99,6 +137,7 @@ class Layout:
     index: dict = field(default_factory=dict, compare=False, repr=False, hash=False)
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "name", printable_name(self.name))
         object.__setattr__(self, "slots", tuple(Slot(*s) for s in self.slots))
         self.index.update({s: i for i, s in enumerate(self.slots)})
 

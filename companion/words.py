@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import AbstractSet, Iterable, Sequence
 
 from companion.errors import BadInput, IllegalMove
+from companion.wording import count
 
 WILD = "wild"
 MIN_WORD = 3  # Word Mahjong 2.1 Rule 2: "Word Length >= 3"
@@ -50,7 +51,8 @@ def spell(word: str, faces: Sequence[str]) -> list[str]:
     if len(w) < MIN_WORD:
         raise IllegalMove(f"{w} is too short: a word needs {MIN_WORD} or more letters")
     if len(w) != len(faces):
-        raise IllegalMove(f"{w} has {len(w)} letters but {len(faces)} tiles were given")
+        given = "1 tile was" if len(faces) == 1 else f"{len(faces)} tiles were"
+        raise IllegalMove(f"{w} has {count(len(w), 'letter')} but {given} given")
     for i, (c, f) in enumerate(zip(w, faces)):
         if f != WILD and f != c:
             raise IllegalMove(f"tile {i + 1} is {f!r}, not {c!r}: the tiles do not spell {w}")

@@ -486,3 +486,21 @@ def test_an_error_line_stderr_cannot_take_still_gives_the_exit_code(monkeypatch)
             raise OSError(28, "No space left on device")
     monkeypatch.setattr(sys, "stderr", Full())
     assert main(["layouts", "show", "no-such-layout", "--json"]) == 2
+
+
+def test_an_over_long_value_in_a_usage_error_is_shown_by_its_ends(capsys):
+    # session 22's break-test: a 400-digit --seed was echoed in full (three times)
+    seed = "-" + "9" * 400
+    with pytest.raises(SystemExit) as exc:
+        main(["deal", "--variant", "love", "--layout", "turtle", "--seed", seed, "--json"])
+    out, err = capsys.readouterr()
+    assert exc.value.code == 2 and out == "" and len(err.splitlines()) == 1
+    assert "expected a whole number 0 or more, not -" + "9" * 79 + "...(401 characters)..." + "9" * 20 in err
+    assert len(err) < 300
+
+
+def test_a_control_character_in_an_error_line_is_escaped(tmp_path, capsys):
+    code = main(["recognize", str(tmp_path / "x\x1b[31my.png"), "--variant", "love", "--layout", "turtle", "--json"])
+    out, err = capsys.readouterr()
+    assert code == 2 and out == "" and len(err.splitlines()) == 1
+    assert "\x1b" not in err and "x\\x1b[31my.png" in err

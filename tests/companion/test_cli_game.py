@@ -363,4 +363,38 @@ def test_cli_a_correction_to_a_type_that_is_not_a_name_is_refused(love, capsys):
     run(capsys, "game", "claim", *L, "--player", "Ann", "0,0,0", "8,0,0", "--t", 1)
     code, _, err = run(capsys, "game", "correct", *L, "2", "--set", 'type=["claim"]')
     assert code == 2 and len(err.strip().splitlines()) == 1
-    assert "a correction can change a invalid into one of claim, invalid, pass, penalty, touch only" in err
+    assert "a correction can change an event's type (invalid) into one of claim, invalid, pass, penalty, touch only" in err
+
+
+@pytest.mark.parametrize("change, says", [
+    ("foo=1", "a correction cannot change 'foo': it can change decision, faces, from, kind, player, reason, "
+              "resolved, slot, slots, source, type, word"),
+    ("cause=1", "a correction cannot change 'cause'"),
+    ("evidence=\"x.png\"", "a correction cannot change 'evidence'"),
+    ("points=-50", "points follow the rules"),
+    ("slots=7", "slots must be a list of [x, y, z] slots, not '7'"),
+    ("slots=[[1,2]]", "a slot is [x, y, z] (three whole numbers), not '[1, 2]'"),
+    ("slots=[[0,0,0],[0,0,0]]", "slots must name each slot once"),
+    ("slots=[[0,0,0],[2,0,0]]", "slot 2,0,0 is not in layout"),
+    ("slot=[0,0,1]", "slot 0,0,1 is not in layout"),
+])
+def test_cli_a_correction_of_a_field_replay_does_not_read_or_of_slots_off_the_layout_is_refused(
+        love, capsys, change, says):
+    # session 22's break-test: --set foo=1 and --set slots=7 were recorded as
+    # corrections that changed nothing (or made the event unreadable later)
+    L = ("--ledger", love)
+    run(capsys, "game", "claim", *L, "--player", "Ann", "0,0,0", "8,0,0", "--t", 1)
+    before = events(love)
+    code, out, err = run(capsys, "game", "correct", *L, "2", "--set", change)
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
+    assert says in err, err
+    assert events(love) == before
+
+
+def test_cli_a_correction_of_slots_on_the_layout_is_kept(love, capsys):
+    L = ("--ledger", love)
+    run(capsys, "game", "claim", *L, "--player", "Ann", "0,0,0", "8,0,0", "--t", 1)
+    code, out, err = run(capsys, "game", "correct", *L, "2", "--set", "slots=[[0,0,0],[4,0,0]]", "--t", 2)
+    assert code == 0, err
+    last = events(love)[-1]
+    assert last.type == "correction" and last.ref == 2 and last.data["changes"] == {"slots": [[0, 0, 0], [4, 0, 0]]}

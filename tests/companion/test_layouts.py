@@ -17,7 +17,7 @@ import pytest
 from companion.errors import BadInput
 from companion.layout_files import load_layout, read_layout_file
 from companion.layouts import (Layout, Slot, check_layout, floating_slots, gnome_map_names,
-                               normalise_name, parse_gnome_map, parse_kmahjongg,
+                               normalise_name, parse_gnome_map, printable_name, parse_kmahjongg,
                                parse_layout_json, parse_mah_boards, shifted_to_origin)
 from companion.rules import Board
 
@@ -510,3 +510,35 @@ def test_a_slot_is_three_ascii_integers(text):
     with pytest.raises(BadInput, match="expected x,y,z integers"):
         Slot.parse(text)
     assert Slot.parse(" -2, +4 ,1") == Slot(-2, 4, 1)
+
+
+@pytest.mark.parametrize("given, kept", [
+    ("Cupid's Citadel", "Cupid's Citadel"),
+    ("evil\x1b[31mRED\x07\nnext", "evil [31mRED next"),        # ESC and BEL of an escape sequence, a newline
+    ("  tab\there \u2028line  ", "tab here line"),              # a tab, a line separator, the ends
+    ("abc\u202eFED", "abc FED"),                                 # a right-to-left override
+    ("\U0001f469\u200d\U0001f52c lab", "\U0001f469\u200d\U0001f52c lab"),   # an emoji sequence keeps its joiner
+    ("\x1b\x07", "layout"),                                      # nothing printable left
+    ("x" * 81, "x" * 77 + "..."),                                 # over NAME_MAX (80)
+    ("x" * 80, "x" * 80),
+])
+def test_a_layout_name_is_made_printable_on_one_line(given, kept):
+    assert printable_name(given) == kept
+    assert Layout(given, ((0, 0, 0),)).name == kept
+
+
+def test_a_layout_file_name_with_an_escape_sequence_is_printed_without_it(tmp_path, capsys):
+    # session 22's break-test: `layouts show` and `game start` wrote a file's
+    # name raw, so ESC [31m turned the terminal red and a newline split the line
+    from companion.cli import main
+    path = tmp_path / "evil.json"
+    path.write_text(json.dumps({"name": "evil\x1b[31mRED\x07\nnext" + "x" * 300,
+                                "slots": [[0, 0, 0], [2, 0, 0], [4, 0, 0], [6, 0, 0]]}))
+    assert main(["layouts", "show", str(path)]) == 0
+    out = capsys.readouterr().out
+    first = out.splitlines()[0]
+    assert "\x1b" not in out and "\x07" not in out
+    shown = ("evil [31mRED next" + "x" * 300)[:77] + "..."
+    assert first.startswith(shown + ": 4 tiles")
+    assert main(["layouts", "show", str(path), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["name"] == shown

@@ -15,8 +15,10 @@ def test_spell_with_letters_and_wildcards():
         W.spell("tree", ["T", "A", "E", "E"])
     with pytest.raises(IllegalMove, match="too short"):
         W.spell("at", ["A", "T"])
-    with pytest.raises(IllegalMove, match="4 letters but 3 tiles"):
+    with pytest.raises(IllegalMove, match="4 letters but 3 tiles were given"):
         W.spell("tree", ["T", "R", "E"])
+    with pytest.raises(IllegalMove, match="TREE has 4 letters but 1 tile was given"):
+        W.spell("tree", ["T"])
     with pytest.raises(BadInput, match="letters A-Z"):
         W.normalize("don't")
     with pytest.raises(BadInput):
