@@ -135,6 +135,7 @@ class RefereeStatus:
     events: int = 0
     mat_seen: bool = False       # some frame showed the mat
     mat_missed: int = 0          # frames read without finding the mat
+    notes: list = field(default_factory=list)   # advice on the set-up, from the first judged frame
 
 
 @dataclass(frozen=True)
@@ -283,6 +284,12 @@ class Referee:
         evidence: an :class:`EvidenceWriter` or None.
         fps: frames per second of the source (event time ``t`` = frame / fps).
         settings: thresholds.
+        advise: ``advise(frame) -> sentences`` or None: called once, on the
+            first judged frame (the one the game starts from), for advice on
+            the set-up (a wrong ``--variant`` or ``--layout``, a camera
+            nearly overhead; :func:`vision.reconstruct.photo_advice` through
+            a full ``recognize``); the sentences go to ``status.notes``,
+            each with its frame.  An error inside it is no advice.
 
     Raises (on construction):
         BadInput: unknown variant or mode, or a mode that does not take this
@@ -299,6 +306,7 @@ class Referee:
     evidence: "EvidenceWriter | None" = None
     fps: float = 30.0
     settings: RefereeSettings = field(default_factory=RefereeSettings)
+    advise: Callable | None = None
 
     def __post_init__(self) -> None:
         self.tiles = tileset(self.variant)
@@ -486,6 +494,12 @@ class Referee:
         out: list[dict] = []
         if self.tracker is None:
             self._start(run_start, obs)
+            if self.advise is not None:
+                try:
+                    advice = tuple(self.advise(frame))
+                except CompanionError:
+                    advice = ()
+                self.status.notes.extend(f"{a} (frame {index})" for a in advice)
         else:
             moved = self._last is not None and \
                 camera_shift(self._last.recognition.quads, rec.quads) > self.settings.camera_moved_px

@@ -267,8 +267,13 @@ def run_referee(args, source, on_event=None, on_start=None, require_output: bool
             if on_event is not None:
                 on_event(obj)
 
+        def advise(frame):
+            """The set-up advice ``recognize`` gives on the frame the game starts from."""
+            from vision.reconstruct import recognize
+            return recognize(frame, args.variant, layout, camera, classifier, spec, face_reader=reader).advice
+
         ref = Referee(args.variant, layout, players, recognize_fn, mode=args.mode, append=append, emit=emit,
-                      evidence=evidence, fps=source.fps)
+                      evidence=evidence, fps=source.fps, advise=advise)
         if on_start is not None and game_id is not None:
             on_start(game_id)
         status = StatusLine(sys.stderr, enabled=not getattr(args, "quiet", False), total=source.length)
@@ -296,6 +301,7 @@ def run_referee(args, source, on_event=None, on_start=None, require_output: bool
                         last_frame = frame
                         ref.feed(index, frame)
                         frames += 1
+                        status.notes(ref.status.notes)
                         status.show(ref.status, frames / max(1e-9, time.perf_counter() - t0))
                 finally:
                     stream.close()            # (stops the frame decoder's thread)
@@ -321,6 +327,7 @@ def run_referee(args, source, on_event=None, on_start=None, require_output: bool
                 pass
         if ref.status.mat_seen and cut is None and not interrupted:
             # (else the command fails with its own line: exit 3, 2 or 130)
+            status.notes(ref.status.notes, end=True)
             status.done(ref.status, frames / max(1e-9, elapsed))
             if args.events_out:
                 events_file()         # a game without events: the file holds none
@@ -415,6 +422,25 @@ class StatusLine:
         self.total = total
         self.tty = bool(getattr(stream, "isatty", lambda: False)())
         self._last = 0.0
+        self._drawn = False
+        self._noted = 0
+
+    def notes(self, notes, end: bool = False) -> None:
+        """Write the notes not written yet, one line each
+        (``companion referee: note: ...``): on a terminal as they come (above
+        the live line), elsewhere only at a normal end (``end``), so a run
+        that fails still leaves only its error's line.  Written with
+        ``--quiet`` too: they are advice on the set-up, not progress."""
+        if self._noted >= len(notes) or not (self.tty or end):
+            return
+        try:
+            for text in notes[self._noted:]:
+                self.stream.write(("\r\x1b[2K" if self.tty and self._drawn else "")
+                                  + f"companion referee: note: {text}\n")
+            self.stream.flush()
+        except (OSError, ValueError):
+            pass
+        self._noted = len(notes)
         self._drawn = False
 
     def text(self, st, fps: float) -> str:

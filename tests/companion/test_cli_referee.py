@@ -180,6 +180,46 @@ def test_referee_a_folder_into_events_ledger_and_evidence(tmp_path, capsys, fake
     assert "fps" in err and "100%" in err and "claim Ada" in err     # the final status line
 
 
+def test_set_up_advice_on_the_frame_the_game_starts_from_is_a_note(tmp_path, capsys, fake_vision, layout_file,
+                                                                   monkeypatch):
+    # session 23's break-test: a game refereed with another tile set's
+    # --variant gave no events and no word why; `recognize` advises on it
+    import types
+    import vision.reconstruct
+    asked = []
+
+    def recognize(frame, variant, layout, camera=None, classifier=None, spec=None, face_reader=None):
+        asked.append(int(frame[0, 0, 0]))
+        return types.SimpleNamespace(advice=("most faces read unsurely (8 of 8): check that --variant names "
+                                             "the tile set on the table",))
+    monkeypatch.setattr(vision.reconstruct, "recognize", recognize)
+    frames = _recording(tmp_path / "frames", [(1, 6), (9, 4), (2, 12)])
+    events = tmp_path / "events.jsonl"
+    code = main(_args(frames, layout_file, "--events-out", str(events), "--fps", "10"))
+    err = capsys.readouterr().err.splitlines()
+    assert code == 0 and asked == [1]                     # once, on the first judged frame
+    assert err[0] == ("companion referee: note: most faces read unsurely (8 of 8): check that --variant names "
+                      "the tile set on the table (frame 2)")
+    assert len(err) == 2 and "100%" in err[1]             # then the summary line
+    assert json.loads(events.read_text().splitlines()[0])["type"] == "penalty"     # the game is refereed all the same
+    # --quiet keeps the note (advice, not progress), without the summary
+    code = main(_args(frames, layout_file, "--events-out", str(events), "--fps", "10", "--quiet"))
+    assert code == 0 and capsys.readouterr().err.splitlines() == [err[0]]
+
+
+def test_a_run_that_fails_leaves_only_its_error_line_even_with_advice(tmp_path, capsys, fake_vision, layout_file,
+                                                                   monkeypatch):
+    import types
+    import vision.reconstruct
+    monkeypatch.setattr(vision.reconstruct, "recognize",
+                        lambda frame, *a, **k: types.SimpleNamespace(advice=("tilt the camera",)))
+    frames = _recording(tmp_path / "frames", [(1, 6), (9, 4), (2, 12)])
+    (frames / "frame_00007.png").write_bytes(b"not a picture")
+    code = main(_args(frames, layout_file, "--events-out", str(tmp_path / "e.jsonl"), "--fps", "10"))
+    err = capsys.readouterr().err.splitlines()
+    assert code == 2 and len(err) == 1 and "note" not in err[0]
+
+
 def test_referee_with_a_tile_profile_that_is_missing(tmp_path, capsys, fake_vision, layout_file):
     frames = _recording(tmp_path / "frames", [(1, 4)])
     code = main(_args(frames, layout_file, "--quiet", "--tiles", str(tmp_path / "nope.profile")))
