@@ -2,6 +2,7 @@
 
     python bench/bench_recognize.py [--photos 200] [--hands 0.0] [--camera]
                                     [--blank-classifier PATH|none]
+                                    [--layouts SPEC [SPEC ...]]
                                     [--failures DIR] [--json OUT.json]
 
 Photo ``k`` is rendered by :func:`vision.synth.render_scene` from
@@ -12,7 +13,10 @@ tiles removed as free pairs (faces dealt from one real 144-tile set, see
 :func:`deal`), camera tilt 0-40 degrees, random lighting, table,
 blur, noise and JPEG, 1280 x 720 px.  By default the camera is NOT given to
 ``recognize`` (as the CLI without ``--camera``); ``--camera`` passes the true
-intrinsics.
+intrinsics.  ``--layouts`` puts other layouts in place of :data:`LAYOUTS`
+(built-in names or layout files, ``PATH#MAPNAME`` for one map of a GNOME
+``.map`` or one board of a mah ``boards.json``; :func:`layouts_from_specs`),
+e.g. ones neither training nor the bench has seen.
 
 Figures, per variant and overall (then per layout, per 10 degrees of tilt,
 per width of the faces in the photo (:data:`FACE_PX_BANDS`), for the photos
@@ -55,7 +59,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from companion.errors import MatNotFound  # noqa: E402
-from companion.layouts import shifted_to_origin  # noqa: E402
+from companion.layouts import check_layout, shifted_to_origin  # noqa: E402
 from companion.rules import Geometry  # noqa: E402
 from companion.tiles import VARIANTS  # noqa: E402
 
@@ -65,7 +69,13 @@ LAYOUTS = ("turtle", "sprint-flat", "sprint-2layer", "pagoda-of-peace", "twin-he
            "dragons-tail", "alphabet-tower")  # training saw only the first three (and random layouts)
 
 
-def bench_layouts():
+def bench_layouts(specs=None):
+    """The bench's layouts, each shifted to the mat's origin
+    (:func:`shifted_to_origin`): the built-ins of :data:`LAYOUTS` that exist,
+    or, given ``specs`` (``--layouts``), the buildable ones they name
+    (:func:`layouts_from_specs`)."""
+    if specs is not None:
+        return layouts_from_specs(specs)
     from companion import codex
     out = []
     for name in LAYOUTS:
@@ -73,6 +83,42 @@ def bench_layouts():
             out.append(shifted_to_origin(codex.builtin(name)))
         except Exception:
             continue
+    return out
+
+
+def split_layout_spec(spec: str) -> tuple[str, str | None]:
+    """``"PATH#MAPNAME"`` -> ``(PATH, MAPNAME)``, split at the last ``#``;
+    ``(spec, None)`` for a spec without one, or one that is a file as a whole."""
+    if "#" not in spec or Path(spec).is_file():
+        return spec, None
+    path, map_name = spec.rsplit("#", 1)
+    return path, map_name
+
+
+def layouts_from_specs(specs, log=None) -> list:
+    """The layouts ``specs`` name, each shifted to the mat's origin: a
+    built-in name or a layout file as
+    :func:`companion.layout_files.load_layout` reads it, ``PATH#MAPNAME``
+    for one map of a GNOME ``.map`` or one board of a mah ``boards.json``
+    (:func:`split_layout_spec`).  One that :func:`check_layout` finds not
+    buildable on the mat (a footprint over 36 x 16 half-units, more than one
+    set's 144 tiles, tiles not resting on the layer below, ...) is skipped
+    with one line on ``log`` (default: stderr).
+
+    Raises:
+        BadInput: a spec that names no layout (one line, from ``load_layout``).
+    """
+    from companion.layout_files import load_layout
+    log = sys.stderr if log is None else log
+    out = []
+    for spec in specs:
+        layout = load_layout(*split_layout_spec(spec))
+        report = check_layout(layout)
+        if not report.buildable:
+            print(f"skipped layout {layout.name!r} ({spec}): cannot be built on the mat: "
+                  f"{'; '.join(report.problems)}", file=log, flush=True)
+            continue
+        out.append(shifted_to_origin(layout))
     return out
 
 
@@ -170,6 +216,10 @@ def main(argv=None) -> int:
     ap.add_argument("--blank-classifier", default=None,
                     help="the classifier of blanked windows for the second read of partly hidden faces "
                          "(default: models/tiles-blank.onnx), or 'none' to read them once")
+    ap.add_argument("--layouts", nargs="+", default=None, metavar="SPEC",
+                    help="bench these layouts instead of the built-in eight: built-in names or layout files "
+                         "(PATH#MAPNAME for one map of a .map or one board of a boards.json); those that "
+                         "cannot be built on the mat are skipped")
     ap.add_argument("--failures", type=Path, default=None, help="write failing photos' crops and overlays here")
     ap.add_argument("--json", type=Path, default=None, help="write per-photo results")
     ap.add_argument("--settings", default="{}", help="JSON object of ReconstructSettings fields to change")
@@ -200,7 +250,12 @@ def main(argv=None) -> int:
     except BadInput as e:
         ap.error(str(e))
     spec = MatSpec.default()
-    layouts = bench_layouts()
+    try:
+        layouts = bench_layouts(args.layouts)
+    except BadInput as e:
+        ap.error(str(e))
+    if not layouts:
+        ap.error("none of the --layouts can be built on the mat")
     print(f"layouts: {', '.join(l.name for l in layouts)}; photos {args.photos}; hands {args.hands}; "
           f"camera {'given' if args.camera else 'estimated'}; presence model {'yes' if presence else 'no'}; "
           f"blanked second read {'yes' if blanker else 'no'}; "
