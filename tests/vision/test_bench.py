@@ -7,7 +7,8 @@ import argparse
 import numpy as np
 import pytest
 
-from bench.bench_recognize import _image_size, bench_layouts, bench_photo
+from bench.bench_recognize import _image_size, bench_layouts, bench_photo, layouts_from_specs, split_layout_spec
+from companion.errors import BadInput
 
 
 def test_image_size_parses_w_by_h():
@@ -59,3 +60,33 @@ def test_a_slot_right_behind_a_taller_stack_in_a_low_view_is_unseeable():
     assert unseeable_slots(layout, spec, low, empty_behind, g) == {3}
     lone = np.array([True, False, False, True])
     assert unseeable_slots(layout, spec, low, lone, g) == set()
+
+
+def test_layout_specs_name_a_map_of_a_file_after_the_last_hash(tmp_path):
+    assert split_layout_spec("maps/mahjongg.map#Pyramid's Walls") == ("maps/mahjongg.map", "Pyramid's Walls")
+    assert split_layout_spec("a#b.map#Easy") == ("a#b.map", "Easy")
+    assert split_layout_spec("turtle") == ("turtle", None)
+    odd = tmp_path / "odd#name.json"           # a file whose own name holds a '#'
+    odd.write_text('{"name": "odd", "slots": [[0, 0, 0], [2, 0, 0]]}')
+    assert split_layout_spec(str(odd)) == (str(odd), None)
+
+
+def test_bench_layouts_from_specs_are_shifted_and_unbuildable_ones_skipped(tmp_path):
+    """``--layouts``: a built-in and a file are benched, shifted to the mat's
+    origin; a layout the mat cannot hold is skipped with one line; an unknown
+    name is refused."""
+    import io
+    near = tmp_path / "near.json"
+    near.write_text('{"name": "near", "slots": [[10, 4, 0], [12, 4, 0], [14, 4, 0], [11, 4, 1]]}')
+    wide = tmp_path / "wide.json"           # 40 half-units wide: over the mat's 36
+    wide.write_text('{"name": "wide", "slots": [[0, 0, 0], [38, 0, 0]]}')
+    log = io.StringIO()
+    got = layouts_from_specs(["sprint-flat", str(near), str(wide)], log=log)
+    assert [l.name for l in got] == ["sprint-flat", "near"]
+    from companion.layout_files import read_layout_file
+    from companion.layouts import shifted_to_origin
+    assert got[1].slots == shifted_to_origin(read_layout_file(near)).slots != read_layout_file(near).slots
+    assert log.getvalue().count("\n") == 1 and "skipped layout 'wide'" in log.getvalue()
+    with pytest.raises(BadInput):
+        layouts_from_specs(["no-such-layout"], log=log)
+    assert [l.name for l in bench_layouts()] == [l.name for l in bench_layouts(None)]
