@@ -103,7 +103,11 @@ def seed_value(text: str) -> int:
 
     if not re.fullmatch(r"-?[0-9]+", text):      # (int() would also take " 5", "1_000" and other scripts' digits)
         raise argparse.ArgumentTypeError(f"expected a whole number, not {text!r}")
-    value = int(text)
+    try:
+        value = int(text)
+    except ValueError:         # over Python's limit on digits (sys.get_int_max_str_digits(), 4300)
+        raise argparse.ArgumentTypeError(f"expected a whole number of at most {sys.get_int_max_str_digits()} "
+                                         f"digits, not one of {len(text.lstrip('-'))}") from None
     if value < 0:
         raise argparse.ArgumentTypeError(f"expected a whole number 0 or more, not {value} "
                                          "(a negative seed would deal the same tiles as the same number "
@@ -234,6 +238,9 @@ def _one_line(exc: BaseException) -> str:
 LONG_WORD = 120
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+#: format characters that reorder or hide what follows (right-to-left
+#: overrides and isolates, marks, the byte order mark), shown escaped
+_FORMAT = re.compile("[\u061c\u200b\u200e\u200f\u202a-\u202e\u2060-\u2069\ufeff]")
 _LONG = re.compile(r"\S{%d,}" % (LONG_WORD + 1))
 
 
@@ -241,12 +248,16 @@ def curbed(text: str) -> str:
     """``text`` fit for one line of a terminal: white space runs (newlines,
     tabs) one space, any other control character (the ESC of an escape
     sequence a file name or a layout name may hold, a bell) as a ``\\xNN``
-    escape, and a value over :data:`LONG_WORD` characters without a space
-    (a 400-digit seed, a 10 000-letter word) cut to its first 80 and last
-    20 characters around ``...(N characters)...``, so the line still names
-    the value without flooding the terminal."""
+    escape, a character that reorders or hides the text after it (a
+    right-to-left override, U+202E) as a ``\\uXXXX`` escape, and a value
+    over :data:`LONG_WORD` characters without a space (a 400-digit seed, a
+    10 000-letter word) cut to its first 80 and last 20 characters around
+    ``...(N characters)...`` (N counts the value as shown, quotes and
+    escapes included), so the line still names the value without flooding
+    the terminal."""
     text = " ".join(text.split())
     text = _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+    text = _FORMAT.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
     return _LONG.sub(lambda m: f"{m.group()[:80]}...({len(m.group())} characters)...{m.group()[-20:]}", text)
 
 

@@ -1652,32 +1652,88 @@ def _plain(v):
     return [_plain(x) for x in v] if isinstance(v, (list, tuple)) else v
 
 
-#: the data fields a correction may set: those replaying an event reads
-#: (:meth:`GameState.apply_event` and its ``_on_*`` handlers).  Points are
-#: not among them: the variant's rules give them from what happened, so a
-#: referee corrects the event (its type, slots, faces, word or player) and
-#: the points follow.  ``resolved`` and ``decision`` settle a "needs
-#: referee" item.
-CORRECTABLE = frozenset({"player", "type", "slots", "slot", "faces", "word", "reason", "kind", "from",
-                         "source", "resolved", "decision"})
+#: the data fields replaying each type of event reads
+#: (:meth:`GameState.apply_event` and its ``_on_*`` handlers): the fields a
+#: correction may set on an event of that type (after its ``type`` change,
+#: if it makes one).  Points are never among them: the variant's rules give
+#: them from what happened, so a referee corrects the event and the points
+#: follow.  ``resolved`` and ``decision`` settle a "needs referee" item.
+CORRECTABLE = {
+    "claim": ("player", "slots", "faces"),
+    "invalid": ("player", "slots", "faces", "reason"),
+    "penalty": ("player", "slot"),
+    "touch": ("player", "slot"),
+    "pass": ("player",),
+    "word": ("player", "slots", "faces", "word"),
+    "meld": ("player", "kind", "faces"),
+    "steal": ("player", "from"),
+    "declare": ("player",),
+    "hint": ("player",),
+    "reshuffle": ("player", "source", "faces"),
+    "undo": ("player",),
+    "needs_referee": ("resolved", "decision", "reason", "player"),
+    "game_ended": ("reason",),
+}
+#: what each type of event cannot do without (a type change must leave them)
+_NEEDED = {"claim": ("slots",), "penalty": ("slot",), "touch": ("slot",), "word": ("slots", "word"),
+           "meld": ("kind",)}
+#: how a referee item is settled (``decision``)
+DECISIONS = ("none", "claim", "penalty")
 
 
-def _check_correction_fields(state: GameState, target: int, etype: str, changes: Mapping) -> None:
-    """Refuse a correction of a field replay does not read, or a slot value
-    that does not fit the game.
+def _a(noun: str) -> str:
+    """``noun`` with its indefinite article (``"an invalid"``, ``"a claim"``)."""
+    return f"{'an' if noun[:1] in 'aeiou' else 'a'} {noun}"
+
+
+def _check_correction_fields(state: GameState, target: int, etype: str, data_now: Mapping,
+                             changes: Mapping) -> None:
+    """Refuse a correction that replay could not use: a field the event's
+    type (after the change) does not read, a value of nothing, a type
+    change that leaves the new type without what it needs, or a value that
+    does not fit the game.
+
+    Args:
+        etype: the event's type now (earlier corrections laid over).
+        data_now: its data now.
 
     Raises:
-        BadInput: a field not in :data:`CORRECTABLE` (``points``: they follow
-            the rules); ``slots`` not a non-empty list of distinct slots of
-            the layout; ``slot`` not one slot of it.
+        BadInput: ``points`` (they follow the rules); a field not in
+            :data:`CORRECTABLE` for the type; ``null`` for anything but
+            ``faces``; ``type`` not one of :data:`RETYPABLE`, or on an event
+            of another type; a claim left without ``slots``, a penalty or
+            touch without ``slot`` (:data:`_NEEDED`); ``slots`` not a
+            non-empty list of distinct slots of the layout; ``slot`` not one
+            slot of it; ``from`` not a player; ``decision`` not one of
+            :data:`DECISIONS`; ``resolved`` not true or false.
     """
+    if "points" in changes:
+        raise BadInput("points follow the rules: correct what happened (type, slots, faces, word or "
+                       "player) and the points follow")
+    for key, v in changes.items():
+        if v is None and key != "faces":
+            raise BadInput(f"{_shown(str(key), 40)} cannot be set to nothing (null): give a value")
+    new_type = etype
+    if "type" in changes:
+        t = changes["type"]
+        if etype not in RETYPABLE:
+            raise BadInput(f"{_a(etype)} event's type cannot be changed (only {', '.join(sorted(RETYPABLE))} "
+                           "change into each other)")
+        if not isinstance(t, str) or t not in RETYPABLE:
+            given = _shown(t, 40) if isinstance(t, str) else json.dumps(t)[:40]
+            raise BadInput(f"type {given} is not one {_a(etype)} can become: "
+                           f"{', '.join(sorted(RETYPABLE))}")
+        new_type = t
+    allowed = CORRECTABLE.get(new_type.replace("-", "_"), ())      # ("needs-referee" too)
     for key in changes:
-        if key == "points":
-            raise BadInput("points follow the rules: correct what happened (type, slots, faces, word or "
-                           "player) and the points follow")
-        if key not in CORRECTABLE:
-            raise BadInput(f"a correction cannot change {_shown(str(key), 40)}: it can change "
-                           f"{', '.join(sorted(CORRECTABLE))}")
+        if key != "type" and key not in allowed:
+            can = f"it can change {', '.join(allowed)}" if allowed else "it has no field to change"
+            raise BadInput(f"a correction cannot change {_shown(str(key), 40)} on {_a(new_type)} event: {can}"
+                           + (" (and type)" if new_type in RETYPABLE else ""))
+    merged = {**data_now, **changes}
+    for key in _NEEDED.get(new_type, ()):
+        if merged.get(key) in (None, [], ""):
+            raise BadInput(f"{_a(new_type)} needs {key}: give it in the same correction (--set {key}=...)")
 
     def slot_of(v) -> Slot:
         if not (isinstance(v, (list, tuple)) and len(v) == 3
@@ -1687,15 +1743,21 @@ def _check_correction_fields(state: GameState, target: int, etype: str, changes:
         state.setup.layout.slot_index(s)     # BadInput: not in the layout
         return s
 
-    if changes.get("slots") is not None:
+    if "slots" in changes:
         v = changes["slots"]
         if not isinstance(v, (list, tuple)) or not v:
             raise BadInput(f"slots must be a list of [x, y, z] slots, not {_shown(json.dumps(v), 40)}")
         slots = [slot_of(x) for x in v]
         if len(set(slots)) != len(slots):
             raise BadInput("slots must name each slot once")
-    if changes.get("slot") is not None:
+    if "slot" in changes:
         slot_of(changes["slot"])
+    if "from" in changes:
+        state.player(changes["from"])
+    if "decision" in changes and changes["decision"] not in DECISIONS:
+        raise BadInput(f"decision must be one of {', '.join(DECISIONS)}, not {_shown(str(changes['decision']), 40)}")
+    if "resolved" in changes and not isinstance(changes["resolved"], bool):
+        raise BadInput("resolved must be true or false")
 
 
 def resolve_correction(state: GameState, target: int, changes: Mapping | None = None,
@@ -1730,8 +1792,11 @@ def resolve_correction(state: GameState, target: int, changes: Mapping | None = 
                        f"or void this correction")
     if not void and not changes:
         raise BadInput("a correction needs changes (key=value) or --void")
+    entry = state.entries.get(target)
+    data_now = (entry.data if entry is not None else ev.data) if changes else {}
     if changes:
-        _check_correction_fields(state, target, etype, changes)
+        # its type and data now: earlier corrections laid over
+        _check_correction_fields(state, target, entry.type if entry is not None else etype, data_now, changes)
     if changes and "player" in changes and changes["player"] is not None:
         state.player(changes["player"])
     if changes and changes.get("faces") is not None:
@@ -1746,17 +1811,11 @@ def resolve_correction(state: GameState, target: int, changes: Mapping | None = 
         if not isinstance(w, str) or not w.isalpha() or not w.isascii() or len(w) > len(state.setup.layout):
             raise BadInput(f"word must be letters A-Z, at most {len(state.setup.layout)} of them, got "
                            f"{str(w)[:30]!r}{'...' if len(str(w)) > 30 else ''}")
-    entry = state.entries.get(target)
     if changes:
-        # what the event says now: its data with earlier corrections laid over
-        data_now = entry.data if entry is not None else ev.data
-        if all(_plain(data_now.get(k)) == _plain(v) for k, v in changes.items()):
+        now = {**data_now, "type": entry.type if entry is not None else etype}
+        if all(_plain(now.get(k)) == _plain(v) for k, v in changes.items()):
             raise BadInput(f"nothing to change: event #{target} already has "
                            f"{', '.join(f'{k}={v!r}' for k, v in changes.items())}")
-    if changes and "type" in changes and (not isinstance(changes["type"], str) or changes["type"] not in RETYPABLE
-                                          or etype not in RETYPABLE):
-        raise BadInput(f"a correction can change an event's type ({etype}) into one of "
-                       f"{', '.join(sorted(RETYPABLE))} only when it is one of them itself")
     data: dict = {"void": True} if void else {"changes": dict(changes or {})}
     if reason:
         data["reason"] = reason

@@ -99,8 +99,11 @@ def printable_name(name: str) -> str:
     (a right-to-left override; the joiners ``U+200C`` and ``U+200D`` are
     kept) become spaces, runs of white space one space, the ends are
     stripped, and a name over :data:`NAME_MAX` characters is cut to that
-    length, ending in ``"..."``.  A name with nothing printable left is
-    ``"layout"``.  Names read from files keep their words: ``"Cupid's
+    length, ending in ``"..."``.  The bytes of a file name that are not
+    UTF-8 (held by Python as lone surrogates, ``"\\udcff"``) become the text
+    ``\\xff``, so the name can be written anywhere (a ledger, a web page).
+    A name with no letter, digit, punctuation or symbol left (only spaces,
+    joiners or combining marks) is ``"layout"``.  Names read from files keep their words: ``"Cupid's
     Citadel"`` is unchanged.
 
     Args:
@@ -109,13 +112,20 @@ def printable_name(name: str) -> str:
     Returns:
         The cleaned name (``str``).
     """
-    kept = "".join(" " if (unicodedata.category(ch) in ("Cc", "Zl", "Zp")
-                           or (unicodedata.category(ch) == "Cf" and ch not in _JOINERS)) else ch
-                   for ch in name)
-    kept = " ".join(kept.split())
+    def one(ch: str) -> str:
+        cat = unicodedata.category(ch)
+        if cat == "Cs":      # a byte of a file name that is not UTF-8 (Python's surrogateescape), or a lone half
+            return f"\\x{ord(ch) - 0xdc00:02x}" if 0xdc80 <= ord(ch) <= 0xdcff else f"\\u{ord(ch):04x}"
+        if cat in ("Cc", "Zl", "Zp") or (cat == "Cf" and ch not in _JOINERS):
+            return " "
+        return ch
+
+    kept = " ".join("".join(one(ch) for ch in name).split())
     if len(kept) > NAME_MAX:
         kept = kept[:NAME_MAX - 3].rstrip() + "..."
-    return kept or "layout"
+    if not any(unicodedata.category(ch)[0] in "LNPS" for ch in kept):
+        return "layout"                  # nothing a reader could see (joiners, accents alone)
+    return kept
 
 
 @dataclass(frozen=True)

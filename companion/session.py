@@ -33,7 +33,7 @@ CORRECTABLE = ("player", "slots", "slot", "faces", "word")
 END_REASONS = ("abandoned", "no-moves", "time-up")
 
 #: Decisions when settling a "needs referee" item.
-DECISIONS = ("none", "claim", "penalty")
+DECISIONS = G.DECISIONS
 
 #: Event types the camera referee writes for a case it cannot decide.  The
 #: engine's type is ``needs_referee``; ``vision.referee`` writes ``needs-referee``.

@@ -504,3 +504,17 @@ def test_a_control_character_in_an_error_line_is_escaped(tmp_path, capsys):
     out, err = capsys.readouterr()
     assert code == 2 and out == "" and len(err.splitlines()) == 1
     assert "\x1b" not in err and "x\\x1b[31my.png" in err
+
+
+def test_a_seed_over_pythons_digit_limit_is_refused_in_words(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["deal", "--variant", "love", "--layout", "turtle", "--seed", "7" * 5000, "--json"])
+    err = capsys.readouterr().err
+    assert exc.value.code == 2 and len(err.splitlines()) == 1
+    assert "expected a whole number of at most 4300 digits, not one of 5000" in err and "seed_value" not in err
+
+
+def test_a_right_to_left_override_in_an_error_line_is_escaped(tmp_path, capsys):
+    assert main(["layouts", "show", str(tmp_path / "x\u202enosj.json")]) == 2
+    err = capsys.readouterr().err
+    assert "\u202e" not in err and "x\\u202enosj.json" in err

@@ -363,20 +363,24 @@ def test_cli_a_correction_to_a_type_that_is_not_a_name_is_refused(love, capsys):
     run(capsys, "game", "claim", *L, "--player", "Ann", "0,0,0", "8,0,0", "--t", 1)
     code, _, err = run(capsys, "game", "correct", *L, "2", "--set", 'type=["claim"]')
     assert code == 2 and len(err.strip().splitlines()) == 1
-    assert "a correction can change an event's type (invalid) into one of claim, invalid, pass, penalty, touch only" in err
+    assert 'type ["claim"] is not one an invalid can become: claim, invalid, pass, penalty, touch' in err
 
 
 @pytest.mark.parametrize("change, says", [
-    ("foo=1", "a correction cannot change 'foo': it can change decision, faces, from, kind, player, reason, "
-              "resolved, slot, slots, source, type, word"),
+    ("foo=1", "a correction cannot change 'foo' on an invalid event: it can change player, slots, faces, "
+              "reason (and type)"),
     ("cause=1", "a correction cannot change 'cause'"),
     ("evidence=\"x.png\"", "a correction cannot change 'evidence'"),
+    ("slot=[0,0,0]", "a correction cannot change 'slot' on an invalid event"),      # (a penalty's field)
+    ("player=null", "'player' cannot be set to nothing (null)"),
+    ("type=\"bogus\"", "type 'bogus' is not one an invalid can become"),
+    ("type=\"penalty\"", "a penalty needs slot: give it in the same correction (--set slot=...)"),
+    ("type=\"invalid\"", "nothing to change: event #2 already has type='invalid'"),
     ("points=-50", "points follow the rules"),
     ("slots=7", "slots must be a list of [x, y, z] slots, not '7'"),
     ("slots=[[1,2]]", "a slot is [x, y, z] (three whole numbers), not '[1, 2]'"),
     ("slots=[[0,0,0],[0,0,0]]", "slots must name each slot once"),
     ("slots=[[0,0,0],[2,0,0]]", "slot 2,0,0 is not in layout"),
-    ("slot=[0,0,1]", "slot 0,0,1 is not in layout"),
 ])
 def test_cli_a_correction_of_a_field_replay_does_not_read_or_of_slots_off_the_layout_is_refused(
         love, capsys, change, says):

@@ -500,15 +500,16 @@ def test_corrections_that_say_nothing_or_nonsense_are_refused(table_factory):
     (pev,) = g.run(G.resolve_touch(g.state, "Ann", g.s(4)))
     start = g.events[0].id
     with pytest.raises(BadInput, match="not in|unknown"):                 # not a Love face
-        G.resolve_correction(g.state, pev.id, {"faces": ["nonsense-face"]})
+        G.resolve_correction(g.state, pev.id, {"type": "claim", "slots": [list(g.s(0)), list(g.s(1))],
+                                               "faces": ["nonsense-face", "hearts-5"]})
+    with pytest.raises(BadInput, match="cannot change 'faces' on a penalty event: it can change player, slot"):
+        G.resolve_correction(g.state, pev.id, {"faces": ["hearts-5"]})      # a penalty reads no faces
     with pytest.raises(BadInput, match="cannot be corrected"):
         G.resolve_correction(g.state, start, {"player": "Ben"})
     with pytest.raises(BadInput, match="nothing to change"):
         G.resolve_correction(g.state, pev.id, {"player": "Ann"})      # it already says Ann
-    with pytest.raises(BadInput, match="letters"):
+    with pytest.raises(BadInput, match="cannot change 'word' on a penalty event"):
         G.resolve_correction(g.state, pev.id, {"word": "x" * 5000})
-    with pytest.raises(BadInput, match="letters"):
-        G.resolve_correction(g.state, pev.id, {"word": "AB1"})
     (cev,) = g.run(G.resolve_correction(g.state, pev.id, {"player": "Ben"}))
     with pytest.raises(BadInput, match="itself a correction"):
         G.resolve_correction(g.state, cev.id, {"player": "Ann"})
@@ -778,6 +779,21 @@ def test_a_hint_that_shows_nothing_costs_nothing(table_factory):
     with pytest.raises(IllegalMove, match="no move to hint.*nothing is spent; a Zen Reshuffle may help"):
         G.resolve_hint(g.state, "Mia")
     assert g.json()["players"][0]["tokens"] == 2 and not any(e.type == "hint" for e in g.events)
+
+
+def test_a_word_correction_takes_letters_only(table_factory):
+    slots = free_row(4) + [Slot(100, 0, 0), Slot(100, 0, 1)]
+    g = table_factory("word", "scholars-path", ["Sam"], slots, ["C", "A", "T", "S", "X", "X"],
+                      words=frozenset({"cat", "cats"}))
+    (wev,) = [e for e in g.word("Sam", "CAT", [0, 1, 2]) if e.type == "word"]
+    for bad in ("x" * 5000, "AB1", "c\u0301at"):
+        with pytest.raises(BadInput, match="word must be letters A-Z"):
+            G.resolve_correction(g.state, wev.id, {"word": bad})
+    with pytest.raises(BadInput, match="cannot change 'slot' on a word event: it can change player, slots, "
+                                       "faces, word$"):
+        G.resolve_correction(g.state, wev.id, {"slot": list(g.s(0))})
+    with pytest.raises(BadInput, match="a word event's type cannot be changed"):
+        G.resolve_correction(g.state, wev.id, {"type": "claim"})
 
 
 def test_word_errors(table_factory):

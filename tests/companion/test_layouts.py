@@ -519,6 +519,8 @@ def test_a_slot_is_three_ascii_integers(text):
     ("abc\u202eFED", "abc FED"),                                 # a right-to-left override
     ("\U0001f469\u200d\U0001f52c lab", "\U0001f469\u200d\U0001f52c lab"),   # an emoji sequence keeps its joiner
     ("\x1b\x07", "layout"),                                      # nothing printable left
+    ("\u200d\u200d", "layout"),                                  # joiners alone show nothing
+    ("\udcff\udcfe", "\\xff\\xfe"),                              # a file name's bytes that are not UTF-8
     ("x" * 81, "x" * 77 + "..."),                                 # over NAME_MAX (80)
     ("x" * 80, "x" * 80),
 ])
@@ -542,3 +544,22 @@ def test_a_layout_file_name_with_an_escape_sequence_is_printed_without_it(tmp_pa
     assert first.startswith(shown + ": 4 tiles")
     assert main(["layouts", "show", str(path), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["name"] == shown
+
+
+def test_a_layout_named_by_a_file_name_that_is_not_utf8_serves_its_page(tmp_path):
+    # session 24's break-test: a game on `./\xff\xfe.layout` stored the name as
+    # lone surrogates, and the phone page answered 500 (UnicodeEncodeError)
+    import os
+    from companion.cli import main
+    from companion.ledger import Ledger
+    from companion.web import create_app
+    src = tmp_path / os.fsdecode(b"\xff\xfe.json")
+    src.write_text(json.dumps({"slots": [[0, 0, 0], [2, 0, 0], [4, 0, 0], [6, 0, 0]]}))
+    led = tmp_path / "l.sqlite"
+    assert main(["game", "start", "--ledger", str(led), "--variant", "love", "--mode", "sprint", "--players",
+                 "Ada,Bo", "--layout", str(src), "--seed", "3", "--t", "0"]) == 0
+    with Ledger(led) as ledger:
+        assert ledger.events()[0].data["layout"] == "\\xff\\xfe"
+    client = create_app({"LEDGER": str(led), "TESTING": True}).test_client()
+    page = client.get("/")
+    assert page.status_code == 200 and "\\xff\\xfe" in page.get_data(as_text=True)
