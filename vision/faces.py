@@ -173,6 +173,29 @@ class TileClassifier:
         """Variants whose every face is a class of the model."""
         return tuple(self._columns)
 
+    def variant_votes(self, patches: np.ndarray) -> dict[str, int]:
+        """Which tile set each patch's face looks most like: the softmax over
+        all the model's classes, unrestricted, and for every patch whose
+        best class is a face (``variant/face-id``) one vote for its variant.
+
+        Args:
+            patches: ``(N, 3, h, w)`` float32 from :func:`vision.crops.extract_patches`.
+
+        Returns:
+            ``{variant: votes}`` for the variants that got any (patches whose
+            best class is "none" or "occluded" vote for none).
+        """
+        if len(patches) == 0:
+            return {}
+        best = self.logits(patches).argmax(axis=1)
+        votes: dict[str, int] = {}
+        for k in best.tolist():
+            name = self.classes[k]
+            if "/" in name:
+                v = name.split("/", 1)[0]
+                votes[v] = votes.get(v, 0) + 1
+        return votes
+
     def logits(self, patches: np.ndarray) -> np.ndarray:
         """Raw model output.
 

@@ -1813,8 +1813,18 @@ def recognize(image_bgr: np.ndarray, variant: str, layout: Layout, camera=None,
     stray = 0
     if sum(t.present for t in states) < STRAY_CHECK_BELOW * len(states):
         stray = stray_tiles(image_bgr, variant, layout, spec, pose, classifier)
+    def looks_like() -> str | None:
+        """The other tile set most of the shown faces look like, if any
+        (:meth:`vision.faces.TileClassifier.variant_votes`)."""
+        shown = [i for i, t in enumerate(states) if t.seen == "face"]
+        if face_reader is not None or r.patches is None or not shown:
+            return None
+        votes = classifier.variant_votes(np.asarray(r.patches)[shown])
+        other = max(votes, key=votes.get) if votes else None
+        return other if other is not None and other != variant and votes[other] > len(shown) / 2 else None
+
     return Recognition(variant, layout, tuple(states), quads, pose,
-                       photo_advice(layout, states, spec, pose, stray))
+                       photo_advice(layout, states, spec, pose, stray, looks_like))
 
 
 @dataclass(frozen=True)
@@ -2059,7 +2069,7 @@ def _spread_order(n: int) -> np.ndarray:
     return np.random.default_rng(0).permutation(n)
 
 
-def photo_advice(layout: Layout, states, spec, pose, stray: int = 0) -> tuple[str, ...]:
+def photo_advice(layout: Layout, states, spec, pose, stray: int = 0, looks_like=None) -> tuple[str, ...]:
     """What would make a retake of this photo surer, as sentences for the player.
 
     * Stacks seen with almost no parallax: raised slots whose top is not
@@ -2108,6 +2118,9 @@ def photo_advice(layout: Layout, states, spec, pose, stray: int = 0) -> tuple[st
             picture).
         stray: faces found on mat cells the layout does not use
             (:func:`stray_tiles`; 0 when not looked for).
+        looks_like: None, or a function giving the other variant most of
+            the shown faces look like (or None), asked only when most faces
+            read unsurely; the advice then names it (``--variant mindful``).
 
     Returns:
         Zero or more sentences.
@@ -2175,6 +2188,12 @@ def photo_advice(layout: Layout, states, spec, pose, stray: int = 0) -> tuple[st
     unsure = sum(t.confidence < UNSURE_BELOW for t in shown)
     small = any(a.startswith("tiles only") for a in out)      # small faces explain unsure ones
     if len(shown) >= 6 and unsure > len(shown) / 2 and not small:
-        out.append(f"most faces read unsurely ({unsure} of {len(shown)}): check that --variant names the tile "
-                   "set on the table and --layout the layout, and that the photo is sharp and evenly lit")
+        other = looks_like() if looks_like is not None else None
+        if other is not None:
+            from companion.variants import find_variant
+            out.append(f"most faces read unsurely ({unsure} of {len(shown)}) and most look like "
+                       f"{find_variant(other).title} tiles: check --variant (--variant {other}?)")
+        else:
+            out.append(f"most faces read unsurely ({unsure} of {len(shown)}): check that --variant names the "
+                       "tile set on the table and --layout the layout, and that the photo is sharp and evenly lit")
     return tuple(out)

@@ -724,7 +724,14 @@ def test_a_wrong_tile_set_or_an_empty_read_is_advised_to_check_the_options(turtl
     assert len(shown) > 40 and sum(t.confidence < UNSURE_BELOW for t in shown) < len(shown) / 10
     # the Mindful photo read as Word Mahjong: nearly every face unsure
     (advice,) = recognize(scene.image, "word", rec.layout).advice
-    assert advice.startswith("most faces read unsurely (") and "--variant" in advice
+    assert advice.startswith("most faces read unsurely (")
+    # ... and the model, asked over all four sets, says whose faces they are
+    assert advice.endswith("and most look like Mindful Mahjong tiles: check --variant (--variant mindful?)")
+    # without that answer, the advice names the options to check
+    unsure = recognize(scene.image, "word", rec.layout)
+    assert photo_advice(rec.layout, unsure.tiles, MatSpec.default(), unsure.pose) == (
+        advice.split(" and most")[0] + ": check that --variant names the tile set on the table and --layout "
+        "the layout, and that the photo is sharp and evenly lit",)
     # nothing found on any slot: a cleared mat, or the wrong layout
     cleared = [dataclasses.replace(t, present=False, face=None, free=None, seen="empty") for t in rec.tiles]
     assert photo_advice(rec.layout, cleared, MatSpec.default(), rec.pose) == (
