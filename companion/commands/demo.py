@@ -321,7 +321,7 @@ def _run_demo(args, folder: Path, sock) -> int:
         SOURCE=str(frames),
         variant=DEMO_VARIANT, layout=DEMO_LAYOUT, map_name=None, players=",".join(DEMO_PLAYERS), camera=None,
         mat=None, mode=DEMO_MODE, tiles=None, events_out=args.events_out, ledger=str(ledger_path),
-        evidence=str(evidence), quiet=args.quiet)
+        evidence=str(evidence), quiet=args.quiet, summary_line=False)   # (the demo prints its own)
     server = None
     if not args.no_serve:
         from companion.commands.serve import app_config

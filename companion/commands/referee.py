@@ -254,7 +254,10 @@ def run_referee(args, source, on_event=None, on_start=None, require_output: bool
         def recognize_fn(frame):
             return read_board(frame, args.variant, layout, camera, classifier, spec, face_reader=reader)
 
+        kinds: dict[str, int] = {}     # events by type, for the summary line
+
         def emit(obj):
+            kinds[obj.get("type", "event")] = kinds.get(obj.get("type", "event"), 0) + 1
             if args.events_out:
                 try:
                     line = dumps(obj)          # strict JSON (file names that are not UTF-8 as \xNN)
@@ -328,7 +331,9 @@ def run_referee(args, source, on_event=None, on_start=None, require_output: bool
         if ref.status.mat_seen and cut is None and not interrupted:
             # (else the command fails with its own line: exit 3, 2 or 130)
             status.notes(ref.status.notes, end=True)
-            status.done(ref.status, frames / max(1e-9, elapsed))
+            status.done(ref.status, frames / max(1e-9, elapsed),
+                        summary_line(frames, elapsed, kinds, ref.state) if getattr(args, "summary_line", True)
+                        else None)
             if args.events_out:
                 events_file()         # a game without events: the file holds none
             kept = True
@@ -404,6 +409,35 @@ def _check_outputs(args) -> None:
             raise BadInput(f"--evidence and {option} both name {out}; give the evidence a folder of its own")
 
 
+#: how the summary line names each kind of event, in this order
+_KINDS = (("claim", "claim", "claims"), ("penalty", "penalty", "penalties"), ("attempt", "attempt", "attempts"),
+          ("needs_referee", "item for the referee", "items for the referee"))
+
+
+def summary_line(frames: int, seconds: float, kinds: dict, state) -> str:
+    """The one line a normal end prints: ``companion referee: 496 frames in
+    4.2 s (118.1 fps); 11 events: 8 claims, 2 penalties, 1 attempt; scores:
+    Ada 10,100, Bo 12,100``.
+
+    Args:
+        frames: frames read.  seconds: the time they took.
+        kinds: events written, by type (``claim``, ``penalty``, ``attempt``,
+            ``needs_referee``, others).
+        state: the game's :class:`companion.game.GameState`, or None when no
+            frame was judged (no game started).
+    """
+    n = sum(kinds.values())
+    parts = [count(kinds[k], one, many) for k, one, many in _KINDS if kinds.get(k)]
+    others = n - sum(kinds.get(k, 0) for k, _, _ in _KINDS)
+    if others:
+        parts.append(count(others, "other event"))
+    line = (f"companion referee: {count(frames, 'frame')} in {seconds:.1f} s ({frames / max(1e-9, seconds):.1f} fps); "
+            f"{count(n, 'event')}" + (f": {', '.join(parts)}" if parts else ""))
+    if state is not None:
+        line += "; scores: " + ", ".join(f"{p.name} {state.score(p):,}" for p in state.players)
+    return line
+
+
 class StatusLine:
     """One live line on a terminal: frame, progress bar (when the length is
     known), frames per second, settled or hand in view, tiles on the board,
@@ -472,13 +506,18 @@ class StatusLine:
             self.stream.write("\n")
             self.stream.flush()
 
-    def done(self, st, fps: float) -> None:
-        """The summary line at a normal end; where stderr cannot take it (a
+    def done(self, st, fps: float, summary: str | None = None) -> None:
+        """At a normal end: on a terminal the live line's last state, then
+        ``summary`` (:func:`summary_line`); elsewhere ``summary`` alone (or
+        the live line's text without one).  Where stderr cannot take it (a
         full disk, ``2>/dev/full``) the run's outputs stand and it is lost."""
         if not self.enabled:
             return
         try:
-            self.stream.write(("\r\x1b[2K" if self.tty else "") + self.text(st, fps) + "\n")
+            if self.tty:
+                self.stream.write("\r\x1b[2K" + self.text(st, fps) + "\n")
+            if summary is not None or not self.tty:
+                self.stream.write((summary or self.text(st, fps)) + "\n")
             self.stream.flush()
         except (OSError, ValueError):
             pass

@@ -177,7 +177,10 @@ def test_referee_a_folder_into_events_ledger_and_evidence(tmp_path, capsys, fake
         assert not Path(evd[kind]).is_absolute() and (ledger.parent / evd[kind]).is_file()
     assert "pinched between 0,0,0 (left) and 4,0,0 (right)" in evd["reason"]
     err = capsys.readouterr().err
-    assert "fps" in err and "100%" in err and "claim Ada" in err     # the final status line
+    # the summary line (stderr is no terminal here: no live line)
+    import re
+    assert re.fullmatch(r"companion referee: 54 frames in \d+\.\d s \(\d+\.\d fps\); 2 events: 1 claim, 1 penalty; "
+                        r"scores: Ada 10,100, Bo 10,000", err.splitlines()[-1]), err
 
 
 def test_set_up_advice_on_the_frame_the_game_starts_from_is_a_note(tmp_path, capsys, fake_vision, layout_file,
@@ -200,7 +203,8 @@ def test_set_up_advice_on_the_frame_the_game_starts_from_is_a_note(tmp_path, cap
     assert code == 0 and asked == [1]                     # once, on the first judged frame
     assert err[0] == ("companion referee: note: most faces read unsurely (8 of 8): check that --variant names "
                       "the tile set on the table (frame 2)")
-    assert len(err) == 2 and "100%" in err[1]             # then the summary line
+    assert len(err) == 2 and err[1].startswith("companion referee: 22 frames in ")       # then the summary line
+    assert err[1].endswith("; 2 events: 1 penalty, 1 item for the referee; scores: Ada 9,900, Bo 10,000")
     assert json.loads(events.read_text().splitlines()[0])["type"] == "penalty"     # the game is refereed all the same
     # --quiet keeps the note (advice, not progress), without the summary
     code = main(_args(frames, layout_file, "--events-out", str(events), "--fps", "10", "--quiet"))
@@ -224,6 +228,15 @@ def test_referee_with_a_tile_profile_that_is_missing(tmp_path, capsys, fake_visi
     frames = _recording(tmp_path / "frames", [(1, 4)])
     code = main(_args(frames, layout_file, "--quiet", "--tiles", str(tmp_path / "nope.profile")))
     assert code == 2 and "profile" in capsys.readouterr().err
+
+
+def test_summary_line_counts_the_events_by_kind():
+    from companion.commands.referee import summary_line
+    assert summary_line(496, 4.0, {"claim": 8, "penalty": 2, "attempt": 1}, None) == (
+        "companion referee: 496 frames in 4.0 s (124.0 fps); 11 events: 8 claims, 2 penalties, 1 attempt")
+    assert summary_line(1, 0.5, {"needs_referee": 1, "odd": 2}, None) == (
+        "companion referee: 1 frame in 0.5 s (2.0 fps); 3 events: 1 item for the referee, 2 other events")
+    assert summary_line(10, 1.0, {}, None) == "companion referee: 10 frames in 1.0 s (10.0 fps); 0 events"
 
 
 def test_status_line_text():
@@ -756,7 +769,7 @@ def test_ctrl_c_ends_a_live_game_on_a_camera_normally(tmp_path, capsys, monkeypa
     frames = _recording(tmp_path / "frames", [(1, 12), (9, 4), (3, 30)])
     _stop_at(monkeypatch, 40, kind="camera")
     events = tmp_path / "e.jsonl"
-    monkeypatch.setattr(referee.StatusLine, "done", lambda self, st, fps: print(f"summary: {st.state}"))
+    monkeypatch.setattr(referee.StatusLine, "done", lambda self, st, fps, summary=None: print(f"summary: {st.state}"))
     assert main(_args(frames, layout_file, "--events-out", str(events), "--fps", "10")) == 0
     assert capsys.readouterr().out == "summary: stopped\n"
     assert [json.loads(x)["type"] for x in events.read_text().splitlines()] == ["claim"]
