@@ -217,6 +217,27 @@ def test_presence_training_scenes_honour_the_tilt_range():
             main(bad)
         assert e.value.code == 2
 
+def test_presence_training_scenes_on_given_layouts(tmp_path):
+    """``presence_data --layouts``: scenes on those layouts only, shifted to
+    the mat's origin; one the mat cannot hold left out; a bad one refused."""
+    from companion.layouts import shifted_to_origin
+    from companion.layout_files import read_layout_file
+    from vision.training.presence_data import layouts_from_files, main, presence_scene_spec
+    near = tmp_path / "near.json"
+    near.write_text('{"name": "near", "slots": [[10, 4, 0], [12, 4, 0], [14, 4, 0], [11, 4, 1]]}')
+    wide = tmp_path / "wide.json"           # 40 half-units wide: over the mat's 36
+    wide.write_text('{"name": "wide", "slots": [[0, 0, 0], [38, 0, 0]]}')
+    got = layouts_from_files([str(near), str(wide), "sprint-flat"])
+    assert [l.name for l in got] == ["near", "sprint-flat"]
+    assert got[0].slots == shifted_to_origin(read_layout_file(near)).slots
+    names = {presence_scene_spec(k, np.random.default_rng(k), layouts=tuple(got)).layout.name for k in range(12)}
+    assert names == {"near", "sprint-flat"}
+    for bad in (["--layouts", str(wide), "--scenes", "1"], ["--layouts", "no-such-layout", "--scenes", "1"]):
+        with pytest.raises(SystemExit) as e:
+            main(bad)
+        assert e.value.code == 2
+
+
 def test_shadow_free_presence_scenes_cast_no_shadow():
     # --shadow-free scenes keep every other effect, and their looks cast no shadow
     from vision.synth.scene import sample_look

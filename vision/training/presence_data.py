@@ -101,8 +101,30 @@ def scene_presence_samples(scene, rng: np.random.Generator):
     return raw, labels, {"z": z, "tilt": np.full(len(labels), float(tr.pose().tilt_deg))}
 
 
+def layouts_from_files(specs) -> list:
+    """The layouts ``specs`` name (``--layouts``), each shifted to the mat's
+    origin: built-in names or layout files as
+    :func:`companion.layout_files.load_layout` reads them, ``PATH#NAME`` for
+    one map of a GNOME ``.map`` or one board of a mah ``boards.json``; those
+    the mat cannot hold (:func:`companion.layouts.check_layout`) are left
+    out.
+
+    Raises:
+        BadInput: a spec that names no layout.
+    """
+    from companion.layout_files import load_layout
+    from companion.layouts import check_layout, shifted_to_origin
+    out = []
+    for spec in specs:
+        path, name = (spec.rsplit("#", 1) if "#" in spec and not Path(spec).is_file() else (spec, None))
+        layout = load_layout(path, name)
+        if check_layout(layout).buildable:
+            out.append(shifted_to_origin(layout))
+    return out
+
+
 def presence_scene_spec(k: int, rng: np.random.Generator, tilt_deg: tuple[float, float] = (0.0, 45.0),
-                        shadows: bool = True):
+                        shadows: bool = True, layouts: tuple = ()):
     """Scene ``k``: variant by turns; layout turtle or sprint-2layer (1 in 3),
     one of ``vision.training.dataset.EXTRA_LAYOUTS`` (1 in 3; the bench's
     other layouts are never used) or a random stacked layout
@@ -110,7 +132,8 @@ def presence_scene_spec(k: int, rng: np.random.Generator, tilt_deg: tuple[float,
     removed as free pairs, camera tilt in ``tilt_deg`` (degrees), hands in 1
     scene in 5; ``shadows=False`` renders the tiles without cast shadows (a
     renderer or a room whose light casts none: the stack's height must then be
-    read from parallax and walls)."""
+    read from parallax and walls).  With ``layouts`` (:func:`layouts_from_files`)
+    the layout is one of them, drawn at random, instead."""
     from companion import codex
     from companion.layouts import shifted_to_origin
     from companion.tiles import VARIANTS
@@ -118,7 +141,9 @@ def presence_scene_spec(k: int, rng: np.random.Generator, tilt_deg: tuple[float,
     from vision.training.dataset import EXTRA_LAYOUTS, random_layout
     variant = VARIANTS[k % len(VARIANTS)]
     u = rng.random()
-    if u < 1 / 3:
+    if layouts:
+        layout = layouts[int(rng.integers(len(layouts)))]
+    elif u < 1 / 3:
         layout = shifted_to_origin(codex.builtin(("turtle", "sprint-2layer")[int(rng.integers(2))]))
     elif u < 2 / 3:
         layout = shifted_to_origin(codex.builtin(EXTRA_LAYOUTS[int(rng.integers(len(EXTRA_LAYOUTS)))]))
@@ -128,24 +153,33 @@ def presence_scene_spec(k: int, rng: np.random.Generator, tilt_deg: tuple[float,
     return SceneSpec(variant, layout, hands=0.2, tilt_deg=tuple(tilt_deg), **extra)
 
 
+_LAYOUTS: tuple = ()      # --layouts, read once per worker process (:func:`_init_worker`)
+
+
+def _init_worker(specs) -> None:
+    global _LAYOUTS
+    _LAYOUTS = tuple(layouts_from_files(specs)) if specs else ()
+
+
 def make_samples(args):
     seed, k, tilt_deg, shadow_free = args
     from vision.synth import render_scene
     rng = np.random.default_rng((PRESENCE_STREAM + seed, k))
     # drawn from a stream of its own, so a run without shadow-free scenes renders as before
     shadows = not (shadow_free > 0 and np.random.default_rng((PRESENCE_STREAM + seed, k, 1)).random() < shadow_free)
-    scene = render_scene(presence_scene_spec(k, rng, tilt_deg, shadows), rng)
+    scene = render_scene(presence_scene_spec(k, rng, tilt_deg, shadows, _LAYOUTS), rng)
     return scene_presence_samples(scene, rng)
 
 
 def build(seed: int, scenes: int, out: Path, start: int = 0, workers: int = 2, chunk: int = 100,
-          tilt_deg: tuple[float, float] = (0.0, 45.0), shadow_free: float = 0.0) -> None:
+          tilt_deg: tuple[float, float] = (0.0, 45.0), shadow_free: float = 0.0, layouts=()) -> None:
     """Render scenes ``start .. start + scenes`` (camera tilt in ``tilt_deg``,
-    degrees; a share ``shadow_free`` of them without cast shadows) and write
-    ``out/presence-{seed}-{first}.npz`` chunks of ``chunk`` scenes."""
+    degrees; a share ``shadow_free`` of them without cast shadows; on the
+    layouts ``layouts`` names, :func:`layouts_from_files`, when given) and
+    write ``out/presence-{seed}-{first}.npz`` chunks of ``chunk`` scenes."""
     out.mkdir(parents=True, exist_ok=True)
     t0 = time.time()
-    with Pool(workers) as pool:
+    with Pool(workers, initializer=_init_worker, initargs=(tuple(layouts),)) as pool:
         for c0 in range(start, start + scenes, chunk):
             path = out / f"presence-{seed}-{c0:06d}.npz"
             if path.exists():
@@ -180,6 +214,9 @@ def main(argv=None) -> int:
                     help="range of the camera tilt, degrees")
     ap.add_argument("--shadow-free", type=float, default=0.0, metavar="SHARE",
                     help="share of the scenes rendered without cast shadows (0-1)")
+    ap.add_argument("--layouts", nargs="+", default=(), metavar="SPEC",
+                    help="render on these layouts only (built-in names or layout files, PATH#NAME for one map "
+                         "of a .map or board of a boards.json; those the mat cannot hold are left out)")
     a = ap.parse_args(argv)
     if not 0 <= a.shadow_free <= 1:
         ap.error("--shadow-free needs a share from 0 to 1")
@@ -189,9 +226,17 @@ def main(argv=None) -> int:
         ap.error("--scenes and --workers need at least 1, --start at least 0")
     if a.out.exists() and not a.out.is_dir():
         ap.error(f"--out {a.out} is a file, not a folder")
+    if a.layouts:
+        from companion.errors import BadInput
+        try:
+            if not layouts_from_files(a.layouts):
+                ap.error("none of the --layouts can be built on the mat")
+        except BadInput as exc:
+            ap.error(str(exc))
     cv2.setNumThreads(1)
     try:
-        build(a.seed, a.scenes, a.out, a.start, a.workers, tilt_deg=tuple(a.tilt), shadow_free=a.shadow_free)
+        build(a.seed, a.scenes, a.out, a.start, a.workers, tilt_deg=tuple(a.tilt), shadow_free=a.shadow_free,
+              layouts=a.layouts)
     except OSError as exc:
         ap.error(f"cannot write to {a.out}: {exc.strerror or exc}")
     return 0
