@@ -234,8 +234,9 @@ def _one_line(exc: BaseException) -> str:
 
 
 #: the longest run of characters without a space that an error line shows
-#: whole (a path, a JSON value); a longer one is shown by its ends
-LONG_WORD = 120
+#: whole (a path, a JSON value: a deep path stays whole); a longer one is
+#: shown by its ends
+LONG_WORD = 240
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 #: format characters that reorder or hide what follows (right-to-left
@@ -251,14 +252,14 @@ def curbed(text: str) -> str:
     escape, a character that reorders or hides the text after it (a
     right-to-left override, U+202E) as a ``\\uXXXX`` escape, and a value
     over :data:`LONG_WORD` characters without a space (a 400-digit seed, a
-    10 000-letter word) cut to its first 80 and last 20 characters around
+    10 000-letter word) cut to its first 160 and last 60 characters around
     ``...(N characters)...`` (N counts the value as shown, quotes and
     escapes included), so the line still names the value without flooding
     the terminal."""
     text = " ".join(text.split())
     text = _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
     text = _FORMAT.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
-    return _LONG.sub(lambda m: f"{m.group()[:80]}...({len(m.group())} characters)...{m.group()[-20:]}", text)
+    return _LONG.sub(lambda m: f"{m.group()[:160]}...({len(m.group())} characters)...{m.group()[-60:]}", text)
 
 
 if __name__ == "__main__":  # pragma: no cover
