@@ -308,7 +308,7 @@ def new_setup(variant: str, mode: str, layout: Layout, faces: Sequence[str | Non
     names = [str(p).strip() for p in players]
     if not (m.min_players <= len(names) <= m.max_players):
         span = str(m.min_players) if m.min_players == m.max_players else f"{m.min_players} to {m.max_players}"
-        raise BadInput(f"{m.title} is for {span} player(s), got {len(names)}")
+        raise BadInput(f"{m.title} is for {span} player{'' if span == '1' else 's'}, got {len(names)}")
     for n in names:
         if not n or "," in n or len(n) > 40:
             raise BadInput(f"bad player name {_shown(n)}: 1-40 characters, no comma")
@@ -317,6 +317,10 @@ def new_setup(variant: str, mode: str, layout: Layout, faces: Sequence[str | Non
                            f"(no control, zero-width or text-direction characters)")
     if len(set(names)) != len(names):
         raise BadInput(f"player names must differ: {', '.join(names)}")
+    if new_game and len({n.casefold() for n in names}) != len(names):
+        # (a ledger written before this rule still replays)
+        raise BadInput(f"player names must differ in more than upper and lower case: {', '.join(names)} "
+                       "(called out at the table, or typed in a hurry, they are the same name)")
     if len(layout) == 0 or len(layout) % 2:
         raise BadInput(f"layout {layout.name!r} must hold an even, non-zero number of tiles")
     if len(faces) != len(layout):

@@ -102,8 +102,9 @@ def printable_name(name: str) -> str:
     length, ending in ``"..."``.  The bytes of a file name that are not
     UTF-8 (held by Python as lone surrogates, ``"\\udcff"``) become the text
     ``\\xff``, so the name can be written anywhere (a ledger, a web page).
-    A name with no letter, digit, punctuation or symbol left (only spaces,
-    joiners or combining marks) is ``"layout"``.  Names read from files keep their words: ``"Cupid's
+    A letter keeps at most 2 combining marks (accents).  A name with no
+    letter, digit, punctuation or symbol left (only spaces, joiners or
+    combining marks) is ``"layout"``.  Names read from files keep their words: ``"Cupid's
     Citadel"`` is unchanged.
 
     Args:
@@ -120,7 +121,12 @@ def printable_name(name: str) -> str:
             return " "
         return ch
 
-    kept = " ".join("".join(one(ch) for ch in name).split())
+    kept, marks = [], 0
+    for ch in name:                      # at most 2 combining marks on a letter ("Zalgo" text stacks hundreds)
+        marks = marks + 1 if unicodedata.combining(ch) else 0
+        if marks <= 2:
+            kept.append(one(ch))
+    kept = " ".join("".join(kept).split())
     if len(kept) > NAME_MAX:
         kept = kept[:NAME_MAX - 3].rstrip() + "..."
     if not any(unicodedata.category(ch)[0] in "LNPS" for ch in kept):

@@ -538,6 +538,18 @@ def test_names_that_do_not_show_as_themselves_are_refused(name):
     G.new_setup("love", "sprint", layout, ["hearts-5", "hearts-5"], ["Ann", "\u0645\u06cc\u200c\u062e"], 1)
 
 
+def test_names_that_differ_only_in_case_are_refused_for_a_new_game():
+    # session 24's break-test: "Ada,ada" started a game; `--player ada` and
+    # `--player Ada` then named two players a table calls the same
+    from companion.layouts import Layout
+    layout = Layout("row", tuple(free_row(2)), "test")
+    with pytest.raises(BadInput, match="player names must differ in more than upper and lower case: Ada, ada"):
+        G.new_setup("love", "sprint", layout, ["hearts-5", "hearts-5"], ["Ada", "ada"], 1)
+    G.new_setup("love", "sprint", layout, ["hearts-5", "hearts-5"], ["Ada", "ada"], 1, new_game=False)
+    with pytest.raises(BadInput, match="Sanctuary Solo Quest is for 1 player, got 2"):
+        G.new_setup("love", "solo-quest", layout, ["hearts-5", "hearts-5"], ["Ada", "Bo"], 1)
+
+
 @pytest.mark.parametrize("variant,mode,option,where", [
     ("love", "sprint", {"difficulty": "hard"}, "Mindful Mahjong only"),
     ("love", "sprint", {"level": 999}, "Word Mahjong only"),

@@ -521,6 +521,8 @@ def test_a_slot_is_three_ascii_integers(text):
     ("\x1b\x07", "layout"),                                      # nothing printable left
     ("\u200d\u200d", "layout"),                                  # joiners alone show nothing
     ("\udcff\udcfe", "\\xff\\xfe"),                              # a file name's bytes that are not UTF-8
+    ("a" + "\u0301" * 500 + "b", "a\u0301\u0301b"),                 # accents stacked past two dropped
+    ("Cre\u0300me", "Cre\u0300me"),                                # a decomposed accent kept
     ("x" * 81, "x" * 77 + "..."),                                 # over NAME_MAX (80)
     ("x" * 80, "x" * 80),
 ])
