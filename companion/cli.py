@@ -253,13 +253,18 @@ def curbed(text: str) -> str:
     right-to-left override, U+202E) as a ``\\uXXXX`` escape, and a value
     over :data:`LONG_WORD` characters without a space (a 400-digit seed, a
     10 000-letter word) cut to its first 160 and last 60 characters around
-    ``...(N characters)...`` (N counts the value as shown, quotes and
-    escapes included), so the line still names the value without flooding
-    the terminal."""
+    ``...(N characters)...`` (N counts the value as shown, its quotes and a
+    colon after it left out), so the line still names the value without
+    flooding the terminal."""
     text = " ".join(text.split())
     text = _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
     text = _FORMAT.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
-    return _LONG.sub(lambda m: f"{m.group()[:160]}...({len(m.group())} characters)...{m.group()[-60:]}", text)
+    def cut(m) -> str:
+        word = m.group()
+        n = len(word.strip("'\"").rstrip(":;,.)").strip("'\""))     # the value itself: no quotes, no ": ..."
+        return f"{word[:160]}...({n} characters)...{word[-60:]}"
+
+    return _LONG.sub(cut, text)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -518,3 +518,10 @@ def test_a_right_to_left_override_in_an_error_line_is_escaped(tmp_path, capsys):
     assert main(["layouts", "show", str(tmp_path / "x\u202enosj.json")]) == 2
     err = capsys.readouterr().err
     assert "\u202e" not in err and "x\\u202enosj.json" in err
+
+
+def test_an_over_long_path_is_counted_without_the_colon_after_it(tmp_path, capsys):
+    path = str(tmp_path / ("p" * 400 + ".png"))
+    assert main(["recognize", path, "--variant", "love", "--layout", "turtle", "--json"]) == 2
+    err = capsys.readouterr().err
+    assert len(err.splitlines()) == 1 and f"...({len(path)} characters)..." in err
