@@ -225,12 +225,11 @@ def _stdout_to_devnull() -> None:
 
 def _one_line(exc: BaseException) -> str:
     """The error's message on one line.  Bytes of a file name that are not
-    UTF-8 (held by Python as surrogates) are shown as ``\\udcff`` escapes, so
-    writing the line never fails, whatever stderr's encoding; see
-    :func:`curbed` for control characters and over-long values."""
-    text = str(exc) or exc.__class__.__name__
-    text = text.encode("utf-8", "backslashreplace").decode("utf-8")
-    return curbed(text)
+    UTF-8 (held by Python as surrogates) are shown as ``\\xNN`` escapes, as
+    JSON output shows them, so writing the line never fails, whatever
+    stderr's encoding; see :func:`curbed` for control characters and
+    over-long values."""
+    return curbed(str(exc) or exc.__class__.__name__)
 
 
 #: the longest run of characters without a space that an error line shows
@@ -243,6 +242,9 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 #: overrides and isolates, marks, the byte order mark), shown escaped
 _FORMAT = re.compile("[\u061c\u200b\u200e\u200f\u202a-\u202e\u2060-\u2069\ufeff]")
 _LONG = re.compile(r"\S{%d,}" % (LONG_WORD + 1))
+#: a byte of a file name that is not UTF-8, as Python decodes it (PEP 383:
+#: U+DC80-U+DCFF), and any other lone surrogate
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def curbed(text: str) -> str:
@@ -250,7 +252,9 @@ def curbed(text: str) -> str:
     tabs) one space, any other control character (the ESC of an escape
     sequence a file name or a layout name may hold, a bell) as a ``\\xNN``
     escape, a character that reorders or hides the text after it (a
-    right-to-left override, U+202E) as a ``\\uXXXX`` escape, and a value
+    right-to-left override, U+202E) as a ``\\uXXXX`` escape, a byte of a
+    file name that is not UTF-8 (PEP 383's U+DC80-U+DCFF) as ``\\xNN``, as
+    JSON output shows it, another lone surrogate as ``\\uXXXX``, and a value
     over :data:`LONG_WORD` characters without a space (a 400-digit seed, a
     10 000-letter word) cut to its first 160 and last 60 characters around
     ``...(N characters)...`` (N counts the value as shown, its quotes and a
@@ -259,6 +263,10 @@ def curbed(text: str) -> str:
     text = " ".join(text.split())
     text = _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
     text = _FORMAT.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    # a name's byte that is not UTF-8 as the four characters \xNN, as JSON
+    # output shows it (README, "Commands"); another lone surrogate as \uXXXX
+    text = _SURROGATE.sub(lambda m: (f"\\x{ord(m.group()) - 0xDC00:02x}" if 0xDC80 <= ord(m.group()) <= 0xDCFF
+                                     else f"\\u{ord(m.group()):04x}"), text)
     def cut(m) -> str:
         word = m.group()
         n = len(word.strip("'\"").rstrip(":;,.)").strip("'\""))     # the value itself: no quotes, no ": ..."

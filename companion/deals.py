@@ -128,15 +128,7 @@ class Deal:
         for k, t in enumerate(tiles):
             if not isinstance(t, dict):
                 raise BadInput(f"{source}: tiles[{k}] must be an object with \"slot\" and \"face\"")
-            s = t.get("slot")
-            if (not isinstance(s, list) or len(s) != 3
-                    or not all(isinstance(v, int) and not isinstance(v, bool) for v in s)):
-                raise BadInput(f"{source}: tiles[{k}].slot must be [x, y, z] integers, got {json.dumps(s)[:40]}")
-            if any(abs(v) > COORD_MAX for v in s) or s[2] < 0:
-                # as a layout file's slots (the solver's C core holds them in 32 bits)
-                raise BadInput(f"{source}: tiles[{k}].slot {json.dumps(s)[:40]}: coordinates must lie within "
-                               f"+-{COORD_MAX}, with z >= 0")
-            slot = Slot(*s)
+            slot = slot_from_json(t.get("slot"), f"{source}: tiles[{k}].slot")
             if slot in seen:
                 raise BadInput(f"{source}: slot {slot} appears twice")
             seen.add(slot)
@@ -150,6 +142,24 @@ class Deal:
             return cls(variant, layout, tuple(faces))
         except BadInput as exc:
             raise BadInput(f"{source}: {exc}") from None
+
+
+def slot_from_json(value: object, where: str) -> Slot:
+    """A deal's ``[x, y, z]`` slot (half-tile units, layer ``z``), as strict
+    as a layout file's: three integers (not booleans, not floats) within
+    +-:data:`companion.layouts.COORD_MAX` (the solver's C core holds them in
+    32 bits), ``z >= 0``.
+
+    Raises:
+        BadInput: ``"WHERE must be ..."``, one line.
+    """
+    if (not isinstance(value, list) or len(value) != 3
+            or not all(isinstance(v, int) and not isinstance(v, bool) for v in value)):
+        raise BadInput(f"{where} must be [x, y, z] integers, got {json.dumps(value)[:40]}")
+    if any(abs(v) > COORD_MAX for v in value) or value[2] < 0:
+        raise BadInput(f"{where} {json.dumps(value)[:40]}: coordinates must lie within "
+                       f"+-{COORD_MAX}, with z >= 0")
+    return Slot(*value)
 
 
 def _check_faces(variant: str, faces: Sequence[str | None], n: int, where: str,

@@ -241,7 +241,14 @@ class OutputFiles:
         try:
             existing = os.stat(target)
         except FileNotFoundError:
-            pass
+            try:
+                # a link that only the kernel resolves (/dev/stdout ->
+                # /proc/self/fd/1 -> "pipe:[...]"): what it reaches decides
+                reached = os.stat(shown)
+            except OSError:
+                reached = None
+            if reached is not None and not stat.S_ISREG(reached.st_mode):
+                raise BadInput(f"cannot write {shown}: it is not a plain file (a pipe or a device)") from None
         except OSError as exc:
             raise BadInput(f"cannot write {shown}: {exc.strerror or exc}") from None
         if existing is not None:

@@ -63,7 +63,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 from companion.claims import (BLOCKED, MISSING, NO_MATCH, NOT_IN_LAYOUT, SAME_TILE, UNKNOWN_FACE,
                               check_claim)
 from companion.errors import BadInput, CompanionError, IllegalMove
-from companion.layouts import Layout, Slot
+from companion.layouts import Layout, Slot, refuse_overlap
 from companion.rules import Board
 from companion.tiles import Face, TileSet, tileset
 from companion.variants import (LoveRules, MindfulRules, Mode, Variant, WordRules, find_variant,
@@ -77,6 +77,11 @@ EVENT_TYPES: tuple[str, ...] = (
     "declare", "hint", "reshuffle", "undo", "correction", "needs_referee", "game_ended")
 #: The camera referee may spell the referee item ``needs-referee``; both are read alike.
 NEEDS_REFEREE = ("needs_referee", "needs-referee")
+
+#: The key under which :mod:`companion.ledger` keeps a row's data that is
+#: valid JSON but not an object (a list, a number, null, written by another
+#: program): replay makes such an event a referee item instead of failing.
+UNREADABLE_DATA = "unreadable_data"
 
 #: Events that change the board, a rack or the turn; refused once the game is over.
 PLAY_TYPES = frozenset({"claim", "invalid", "penalty", "touch", "word", "pass", "meld", "steal",
@@ -191,6 +196,8 @@ class Setup:
             BadInput: missing or inconsistent data.
         """
         data = dict(data)
+        if UNREADABLE_DATA in data:
+            raise BadInput(f"game_started: its data is not a JSON object: {data[UNREADABLE_DATA][:60]}")
         if ("slots" not in data or "faces" not in data) and deal_lookup is not None:
             found = deal_lookup(data)
             if isinstance(found, Layout):
@@ -323,6 +330,12 @@ def new_setup(variant: str, mode: str, layout: Layout, faces: Sequence[str | Non
                        "(called out at the table, or typed in a hurry, they are the same name)")
     if len(layout) == 0 or len(layout) % 2:
         raise BadInput(f"layout {layout.name!r} must hold an even, non-zero number of tiles")
+    if new_game:
+        # a slot twice, or two tiles on one spot of a layer, is no board
+        # (a ledger written before this rule still replays)
+        if len(set(layout.slots)) != len(layout):
+            raise BadInput(f"layout {layout.name!r} names a slot twice")
+        refuse_overlap(layout)
     if len(faces) != len(layout):
         raise BadInput(f"{len(faces)} faces for {len(layout)} slots")
     ts = tileset(variant)
@@ -604,6 +617,8 @@ class GameState:
             IllegalMove / BadInput: the event breaks the rules here.
         """
         e = as_event(event)
+        if UNREADABLE_DATA in e.data:
+            raise BadInput(f"its data is not a JSON object: {e.data[UNREADABLE_DATA][:60]}")
         handler = getattr(self, "_on_" + e.type.replace("-", "_"), None)   # "needs-referee" too
         last_call = None
         if e.type in PLAY_TYPES:
@@ -1754,6 +1769,13 @@ def _check_correction_fields(state: GameState, target: int, etype: str, data_now
         slots = [slot_of(x) for x in v]
         if len(set(slots)) != len(slots):
             raise BadInput("slots must name each slot once")
+    if new_type == "claim" and ("slots" in changes or new_type != etype):
+        # a claim is a pair (every rule book's matching rule); replay would
+        # only make a claim of 1 or 3 tiles a referee item again
+        got = merged.get("slots")
+        n = len(got) if isinstance(got, (list, tuple)) else 0
+        if n != 2:
+            raise BadInput(f"a claim names the two tiles of its pair: give 2 slots, not {n}")
     if "slot" in changes:
         slot_of(changes["slot"])
     if "from" in changes:

@@ -282,6 +282,25 @@ def _first_overlap(by_layer: dict[int, list[Slot]]) -> tuple[Slot, Slot] | None:
     return None
 
 
+def refuse_overlap(layout: Layout, where: str = "") -> None:
+    """Refuse a layout two of whose tiles overlap on one layer: no table
+    holds it, and the free rule (which tiles pinch or cover which) means
+    nothing there.  An odd count is let through (``free`` answers for any
+    board that can stand).
+
+    Raises:
+        BadInput: ``"WHERElayout 'NAME' cannot stand: tiles A and B overlap
+            on layer Z"``.
+    """
+    by_layer: dict[int, list[Slot]] = {}
+    for s in layout.slots:
+        by_layer.setdefault(s.z, []).append(s)
+    clash = _first_overlap(by_layer)
+    if clash:
+        a, b = clash
+        raise BadInput(f"{where}layout {layout.name!r} cannot stand: tiles {a} and {b} overlap on layer {a.z}")
+
+
 def check_on_mat(layout: Layout) -> None:
     """Refuse a layout a camera cannot read on the printed mat: one without
     slots, one with a slot outside the mat's grid of
@@ -563,6 +582,9 @@ def _gnome_maps(text: str, source: str) -> list[_GnomeMap]:
 
     def half(tag: str, attrs: dict, key: str, line: int) -> int:
         value = num(tag, attrs, key, line) * 2
+        if abs(value) > COORD_MAX:      # (also 1e308, whose double overflows)
+            raise _fault(source, line, f"<{tag}> attribute {key}={attrs[key]!r}: positions must lie "
+                                       f"within +-{COORD_MAX // 2} tiles")
         if value != int(value):
             raise _fault(source, line, f"<{tag}> attribute {key}={attrs[key]!r} is not a whole "
                                        "or half tile position")
@@ -573,6 +595,9 @@ def _gnome_maps(text: str, source: str) -> list[_GnomeMap]:
         if z != int(z) or z < 0:
             raise _fault(source, line, f"<{tag}> layer z={attrs.get('z')!r} is not a whole "
                                        "number >= 0")
+        if z > COORD_MAX:
+            raise _fault(source, line, f"<{tag}> layer z={attrs.get('z')!r}: layers must lie "
+                                       f"within 0-{COORD_MAX}")
         return int(z)
 
     def start(tag: str, attrs_in: dict) -> None:
@@ -599,6 +624,7 @@ def _gnome_maps(text: str, source: str) -> list[_GnomeMap]:
             raise _fault(source, line, f"<{tag}> outside a <map>")
         z = layer_of(tag, attrs, line)
         if tag == "tile":
+            _check_count(len(m.slots) + 1, source, line)
             xs = [half(tag, attrs, "x", line)]
             ys = [half(tag, attrs, "y", line)]
         elif tag == "row":
@@ -871,8 +897,12 @@ def parse_mah_boards(text: str, source: str = "boards.json") -> list[Layout]:
                 if not (isinstance(row, list) and len(row) == 2 and _is_int(row[0])):
                     raise bad(f"row entry {json.dumps(row)[:30]} on layer {z} is not [y, cells]")
                 y, cells = row
+                if abs(y) > COORD_MAX or z > COORD_MAX:
+                    raise bad(f"row y={y} on layer {z}: coordinates must lie within +-{COORD_MAX}")
                 for cell in ([cells] if _is_int(cells) else cells if isinstance(cells, list) else [None]):
                     if _is_int(cell):
+                        _check_count(len(slots) + 1, source, line, label)
+                        _check_count(total[0] + len(slots) + 1, source, line, "the file", MAX_FILE_SLOTS)
                         xs = [cell]
                     elif (isinstance(cell, list) and len(cell) == 2 and all(_is_int(c) for c in cell)
                           and cell[1] > 0):
@@ -883,6 +913,9 @@ def parse_mah_boards(text: str, source: str = "boards.json") -> list[Layout]:
                     else:
                         raise bad(f"cell {json.dumps(cell)[:30]} in row y={y} layer {z} is not "
                                   "x or [x0, count]")
+                    if abs(xs[0]) > COORD_MAX or abs(xs[-1]) > COORD_MAX:
+                        raise bad(f"cell {json.dumps(cell)[:60]} in row y={y} layer {z}: coordinates "
+                                  f"must lie within +-{COORD_MAX}")
                     for x in xs:
                         s = Slot(x, y, z)
                         if s in seen:

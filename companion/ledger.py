@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from companion.errors import BadInput
-from companion.game import Event, brief, replay, state_json
+from companion.game import UNREADABLE_DATA, Event, brief, replay, state_json
 
 __all__ = ["Event", "Ledger", "get_db", "init_db"]
 
@@ -162,8 +162,21 @@ def init_db(conn: sqlite3.Connection) -> None:
         raise BadInput(f"not a companion ledger: table events has columns {cols}")
 
 
+def _data_of(text: str) -> dict:
+    """An event's ``data`` column as a dict.  The schema's CHECK admits any
+    valid JSON, so a row written by another program may hold a list, a
+    number or null: that is kept as ``{UNREADABLE_DATA: text}`` (at most 200
+    characters), which replay turns into a referee item naming the row
+    instead of failing on every read of the game."""
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError):
+        data = None
+    return data if isinstance(data, dict) else {UNREADABLE_DATA: str(text)[:200]}
+
+
 def _row(r: tuple) -> Event:
-    return Event(r[0], r[1], r[2], json.loads(r[3]), r[4], r[5])
+    return Event(r[0], r[1], r[2], _data_of(r[3]), r[4], r[5])
 
 
 class Ledger:
@@ -307,7 +320,7 @@ class Ledger:
                 "FROM events e GROUP BY e.game_id ORDER BY MIN(e.id)").fetchall()
         out = []
         for gid, first, n, start, t in rows:
-            d: dict[str, Any] = json.loads(start) if start else {}
+            d: dict[str, Any] = _data_of(start) if start else {}
             out.append({"game_id": gid, "started": first, "events": n, "variant": d.get("variant"),
                         "mode": d.get("mode"), "layout": d.get("layout"), "players": d.get("players"),
                         "t": t})

@@ -348,7 +348,7 @@ def _run_demo(args, folder: Path, sock) -> int:
         if server is not None and not summary.get("stopped"):
             # (a Ctrl+C during the recording stops the referee, which judges what
             # it saw, and then the demo: one Ctrl+C is enough)
-            print(f"demo: the recording has ended; the scoreboard stays up at {server.url}. Ctrl+C stops it.",
+            print(f"demo: the recording has ended; the scoreboard stays up at {server.join_url or server.url}. Ctrl+C stops it.",
                   flush=True)
             while True:
                 time.sleep(3600)

@@ -131,7 +131,9 @@ def _ascii(lay) -> str:
 
 def _free(args) -> int:
     from companion.rules import board_after
+    from companion.layouts import refuse_overlap
     lay = _load(args)
+    refuse_overlap(lay)
     removed = [Slot.parse(t) for t in args.removed]
     board = board_after(lay, removed)
     rows = [board.reason(i).to_json() for i in range(len(lay))]

@@ -286,22 +286,26 @@ def time_arg(text: str) -> float:
 
 
 def _read_deal(path: str) -> tuple[str | None, Layout, list[str | None]]:
+    from companion.deals import slot_from_json
     from companion.files import read_json_file
     p = Path(path)
     obj = read_json_file(p, "deal file")
-    try:
-        tiles = obj["tiles"]
-        slots = [Slot(*map(int, t["slot"])) for t in tiles]
-        faces = [t.get("face") for t in tiles]
-    except (KeyError, TypeError, ValueError):
-        raise BadInput(f"{path}: a deal needs tiles: [{{slot: [x, y, z], face: id}}, ...]") from None
+    tiles = obj.get("tiles") if isinstance(obj, dict) else None
+    if not isinstance(tiles, list) or not all(isinstance(t, dict) for t in tiles):
+        raise BadInput(f"{path}: a deal needs tiles: [{{slot: [x, y, z], face: id}}, ...]")
+    # slots as strict as `solve` reads them, so a game never starts on a board
+    # no claim could name
+    slots = [slot_from_json(t.get("slot"), f"{path}: tiles[{k}].slot") for k, t in enumerate(tiles)]
+    faces = [t.get("face") for t in tiles]
     return obj.get("variant"), Layout(str(obj.get("layout") or p.stem), tuple(slots), path), faces
 
 
 def _start(args) -> int:
     from companion.ledger import Ledger
     if args.deal:
+        from companion.commands.engine import refuse_unplayable
         variant, layout, faces = _read_deal(args.deal)
+        refuse_unplayable(layout, f"{args.deal}: ")
         if variant is not None and variant != args.variant:
             raise BadInput(f"deal {args.deal} is for {variant}, not {args.variant}")
         seed = args.seed
@@ -540,6 +544,13 @@ def _games(args) -> int:
         print_json({"games": rows})
     else:
         for g in rows:
+            players = g["players"]
+            if not (isinstance(g["variant"], str) and isinstance(g["mode"], str)
+                    and isinstance(players, list)):
+                # a start written by another program, without what a game needs
+                print(f"{g['game_id']}: its game_started event cannot be read, "
+                      f"{count(g['events'], 'event')}")
+                continue
             print(f"{g['game_id']}: {g['variant']} {g['mode']} on {g['layout']}, "
-                  f"players {', '.join(g['players'] or [])}, {count(g['events'], 'event')}")
+                  f"players {', '.join(map(str, players))}, {count(g['events'], 'event')}")
     return 0

@@ -333,7 +333,7 @@ def run_referee(args, source, on_event=None, on_start=None, require_output: bool
             status.notes(ref.status.notes, end=True)
             status.done(ref.status, frames / max(1e-9, elapsed),
                         summary_line(frames, elapsed, kinds, ref.state) if getattr(args, "summary_line", True)
-                        else None)
+                        else "")
             if args.events_out:
                 events_file()         # a game without events: the file holds none
             kept = True
@@ -509,14 +509,16 @@ class StatusLine:
     def done(self, st, fps: float, summary: str | None = None) -> None:
         """At a normal end: on a terminal the live line's last state, then
         ``summary`` (:func:`summary_line`); elsewhere ``summary`` alone (or
-        the live line's text without one).  Where stderr cannot take it (a
-        full disk, ``2>/dev/full``) the run's outputs stand and it is lost."""
+        the live line's text when it is None; nothing when it is ``""``, as
+        for ``companion demo``, which prints its own summary on stdout).
+        Where stderr cannot take it (a full disk, ``2>/dev/full``) the run's
+        outputs stand and it is lost."""
         if not self.enabled:
             return
         try:
             if self.tty:
                 self.stream.write("\r\x1b[2K" + self.text(st, fps) + "\n")
-            if summary is not None or not self.tty:
+            if summary or (summary is None and not self.tty):
                 self.stream.write((summary or self.text(st, fps)) + "\n")
             self.stream.flush()
         except (OSError, ValueError):

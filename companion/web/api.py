@@ -81,6 +81,11 @@ def events():
     last = request.headers.get("Last-Event-ID") or request.args.get("last_id")
     after = _int_arg("Last-Event-ID", last.strip() if last else None)
     game = request.args.get("game") or None
+    if game is not None and not any(g["game_id"] == game for g in get_db().games()):
+        # as /api/state: a stream of a game the ledger does not hold would
+        # stay silent for ever (a mistyped link); the latest game's stream
+        # (no ?game) waits for the first game instead
+        abort(404, description=f"no game {game!r} in the ledger")
     hub = get_hub()
     stream = hub.stream(after, game)
     return Response(stream, mimetype="text/event-stream",

@@ -36,6 +36,7 @@ from flask import (Blueprint, Response, current_app, flash, jsonify, redirect, r
 from werkzeug.exceptions import TooManyRequests
 
 from companion import codex
+from companion import game as G
 from companion.errors import BadInput, CompanionError
 from companion.layouts import Slot
 from companion.session import DECISIONS, END_REASONS, GameSession, Result, start_game
@@ -118,11 +119,14 @@ def _check_fresh() -> None:
     after = (request.form.get("after") or "").strip()
     if not after:
         return
+    if not (after.isascii() and after.isdigit() and len(after) <= 19):
+        raise BadInput(f"the form's field after={after[:40]!r} is not an event number: "
+                       "reload the console and send the form from there")
     led = get_db()
     gid = request.form.get("game") or led.latest_game_id()
     evs = led.events(gid) if gid else []
     last = evs[-1].id if evs else 0
-    if after != str(last):
+    if int(after) != last:
         raise BadInput(f"the game has changed since this form was shown (event #{last} is new): "
                        f"look at the ledger, then send it again")
 
@@ -324,7 +328,14 @@ def correct():
             changes["player"] = _field("player")
         if _field("slots", required=False):
             sl = _slots(_field("slots"))
-            changes["slots" if len(sl) != 1 else "slot"] = sl if len(sl) != 1 else sl[0]
+            # the form has one "slots" box: one tile goes to the field of an
+            # event that names one (a penalty, a touch), else a list
+            target = get_db().event(_event_id())
+            one = target is not None and "slot" in G.CORRECTABLE.get(target.type.replace("-", "_"), ())
+            if one and len(sl) == 1:
+                changes["slot"] = sl[0]
+            else:
+                changes["slots"] = sl
         if _field("faces", required=False):
             changes["faces"] = _faces(_field("faces"))
         if _field("word", required=False):

@@ -189,7 +189,8 @@ class RunningServer:
     thread: threading.Thread
     host: str
     port: int
-    url: str
+    url: str                  # where this machine reaches it (a loopback address for "every interface")
+    join_url: str = ""        # where players open it (:func:`join_url`: the LAN address for "every interface")
 
     def stop(self, timeout: float = 5.0) -> None:
         """End the live streams, close every connection, stop the workers."""
@@ -231,7 +232,20 @@ def start_background(app_or_config: Flask | Mapping[str, Any] | str | os.PathLik
         print_announcement(app, url, host)
     th = threading.Thread(target=server.run, name="companion-waitress", daemon=True)
     th.start()
-    return RunningServer(app, server, th, host, eff, f"http://{'127.0.0.1' if host in ('', '0.0.0.0') else host}:{eff}/")
+    return RunningServer(app, server, th, host, eff, local_url(host, eff), url)
+
+
+def local_url(host: str, port: int) -> str:
+    """The address this machine reaches a server listening on ``host:port``
+    at: loopback for every interface (``""``, ``0.0.0.0``; ``::`` -> ``[::1]``),
+    an IPv6 host in brackets (RFC 3986, 3.2.2)."""
+    if host in ("", "0.0.0.0"):
+        host = "127.0.0.1"
+    elif host in ("::", "[::]"):
+        host = "::1"
+    if ":" in host and not host.startswith("["):
+        host = f"[{host}]"
+    return f"http://{host}:{port}/"
 
 
 def _close(app: Flask, server, loop: threading.Thread | None = None) -> None:

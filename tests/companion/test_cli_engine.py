@@ -5,6 +5,7 @@ one-line errors)."""
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 
@@ -525,3 +526,81 @@ def test_an_over_long_path_is_counted_without_the_colon_after_it(tmp_path, capsy
     assert main(["recognize", path, "--variant", "love", "--layout", "turtle", "--json"]) == 2
     err = capsys.readouterr().err
     assert len(err.splitlines()) == 1 and f"...({len(path)} characters)..." in err
+
+
+def test_single_tiles_count_towards_the_slot_limit_too(capsys, tmp_path):
+    # 3,000 GNOME <tile> elements, or a mah row of 2,000 single x cells: the
+    # same 2,048 limit as rows, blocks and [x0, count] cells
+    tiles = tmp_path / "t.map"
+    tiles.write_text('<mahjongg><map name="A">' + "".join(
+        f'<tile x="{2 * (i % 50)}" y="{2 * (i // 50)}" z="0"/>' for i in range(3000)) + "</map></mahjongg>")
+    singles = tmp_path / "s.json"
+    singles.write_text(json.dumps([{"name": "H", "map": [[0, [[y, list(range(0, 4000, 2))]
+                                                              for y in range(0, 20, 2)]]]}]))
+    for path in (tiles, singles):
+        code, out, err = run(capsys, "layouts", "show", str(path), "--json")
+        assert code == 2 and out == "" and len(err.strip().splitlines()) == 1, err
+        assert "more than 2,048 slots (2,049 at least)" in err, err
+
+
+@pytest.mark.parametrize("text, fault", [
+    # 1e308 tiles doubled to half-units overflows a double: once a traceback
+    ('<mahjongg><map name="A"><tile x="1e308" y="0" z="0"/></map></mahjongg>',
+     "<tile> attribute x='1e308': positions must lie within +-1073741823 tiles"),
+    ('<mahjongg><map name="A"><row y="0" left="0" right="1e308"/></map></mahjongg>',
+     "<row> attribute right='1e308': positions must lie within"),
+    ('<mahjongg><map name="A"><tile x="1e20" y="0" z="0"/><tile x="1e20" y="4" z="0"/></map></mahjongg>',
+     "<tile> attribute x='1e20': positions must lie within"),
+    ('<mahjongg><map name="A"><tile x="0" y="0" z="1e20"/></map></mahjongg>',
+     "<tile> layer z='1e20': layers must lie within 0-2147483647"),
+])
+def test_gnome_positions_beyond_32_bits_are_refused_as_json_layouts_are(capsys, tmp_path, text, fault):
+    # before, `layouts show`, `free` and `deal` took them and `solve` refused
+    # the deal `deal` had written
+    path = tmp_path / "big.map"
+    path.write_text(text)
+    for args in (["layouts", "show", str(path), "--json"], ["free", "--layout", str(path), "--json"],
+                 ["deal", "--variant", "love", "--layout", str(path), "--seed", "0", "--json"]):
+        code, out, err = run(capsys, *args)
+        assert code == 2 and out == "" and err.count("\n") == 1 and fault in err, (args, err)
+
+
+@pytest.mark.parametrize("board, fault", [
+    ({"name": "Big", "map": [[0, [[0, [10 ** 30, 10 ** 30 + 2]]]]]},
+     f"cell {10 ** 30} in row y=0 layer 0: coordinates must lie within +-2147483647"),
+    ({"name": "Big", "map": [[0, [[0, [[2147483640, 10]]]]]]},
+     "cell [2147483640, 10] in row y=0 layer 0: coordinates must lie within"),
+    ({"name": "Big", "map": [[0, [[2 ** 31, [0, 2]]]]]}, "row y=2147483648 on layer 0: coordinates must lie"),
+    ({"name": "Big", "map": [[2 ** 31, [[0, [0, 2]]]]]}, "row y=0 on layer 2147483648: coordinates must lie"),
+])
+def test_mah_coordinates_beyond_32_bits_are_refused(capsys, tmp_path, board, fault):
+    path = tmp_path / "boards.json"
+    path.write_text(json.dumps([board]))
+    code, out, err = run(capsys, "free", "--layout", str(path), "--map-name", "Big", "--json")
+    assert code == 2 and out == "" and err.count("\n") == 1 and fault in err, err
+
+
+def test_free_refuses_tiles_that_overlap_on_a_layer(capsys, tmp_path):
+    # two tiles half a tile apart on one layer: no table holds them, and
+    # before, `free` called both free (neither pinches the other)
+    path = tmp_path / "o.json"
+    path.write_text('{"name": "x", "slots": [[0, 0, 0], [1, 0, 0]]}')
+    code, out, err = run(capsys, "free", "--layout", str(path), "--json")
+    assert (code, out) == (2, "")
+    assert err == "companion free: layout 'x' cannot stand: tiles 0,0,0 and 1,0,0 overlap on layer 0\n"
+    # an odd count still stands: free answers for it
+    path.write_text('{"name": "y", "slots": [[0, 0, 0], [2, 0, 0], [4, 0, 0]]}')
+    code, out, err = run(capsys, "free", "--layout", str(path), "--json")
+    assert code == 0 and [s["free"] for s in json.loads(out)["slots"]] == [True, False, True]
+
+
+def test_error_lines_show_a_name_byte_that_is_not_utf8_as_json_does(capsys, tmp_path):
+    # "cannot read ... d\udce9al.json" showed Python's surrogate; JSON output
+    # and the README write such a byte as the four characters \xNN
+    from companion.cli import curbed
+    assert curbed("d\udce9al.json") == "d\\xe9al.json"
+    assert curbed("lone \ud800 high") == "lone \\ud800 high"         # not a file name's byte: \uXXXX
+    missing = os.fsdecode(os.path.join(os.fsencode(tmp_path), b"d\xe9al.json"))
+    code, out, err = run(capsys, "solve", missing, "--json")
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert "d\\xe9al.json" in err and "\\udc" not in err, err

@@ -402,3 +402,97 @@ def test_cli_a_correction_of_slots_on_the_layout_is_kept(love, capsys):
     assert code == 0, err
     last = events(love)[-1]
     assert last.type == "correction" and last.ref == 2 and last.data["changes"] == {"slots": [[0, 0, 0], [4, 0, 0]]}
+
+
+@pytest.mark.parametrize("changes, n", [
+    (["--set", "slots=[[0,0,0]]"], 1),
+    (["--set", "slots=[[0,0,0],[4,0,0],[8,0,0]]"], 3),
+])
+def test_cli_a_claim_corrected_to_other_than_two_tiles_is_refused(love, capsys, changes, n):
+    # a break-test's correction of a claim to one tile was recorded, and the
+    # replay then made the claim a referee item ("expected 2 slot(s), got 1")
+    L = ("--ledger", love)
+    assert run(capsys, "game", "claim", *L, "--player", "Ann", "0,0,0", "4,0,0", "--t", 1)[0] == 0
+    before = events(love)
+    assert before[-1].type == "claim"
+    code, out, err = run(capsys, "game", "correct", *L, "2", *changes)
+    assert (code, out) == (2, "")
+    assert err == f"companion game: a claim names the two tiles of its pair: give 2 slots, not {n}\n"
+    assert events(love) == before
+
+
+def test_cli_an_invalid_attempt_becomes_a_claim_only_with_two_tiles(love, capsys):
+    L = ("--ledger", love)
+    run(capsys, "game", "claim", *L, "--player", "Ann", "0,0,0", "8,0,0", "--t", 1)     # hearts-5 + roses-9
+    before = events(love)
+    assert before[-1].type == "invalid"
+    code, _, err = run(capsys, "game", "correct", *L, "2", "--set", 'type="claim"', "--set", "slots=[[0,0,0]]")
+    assert code == 2 and "give 2 slots, not 1" in err and events(love) == before
+    code, out, err = run(capsys, "game", "correct", *L, "2", "--set", 'type="claim"',
+                         "--set", "slots=[[0,0,0],[4,0,0]]", "--t", 2)
+    assert code == 0 and "referee corrected event #2" in out, err
+
+
+def test_cli_a_deal_is_read_as_strictly_as_solve_reads_it(tmp_path, capsys):
+    # a break-test started a game on a deal with a slot at x = 2e20 (and
+    # every claim was then refused); floats and overlapping tiles too
+    led = tmp_path / "l.db"
+    good = [{"slot": [4 * i, 0, 0], "face": f} for i, f in enumerate(["hearts-5", "hearts-5"])]
+    cases = [
+        ([{"slot": [2 * 10 ** 20, 0, 0], "face": "hearts-5"}, good[1]],
+         "tiles[0].slot [200000000000000000000, 0, 0]: coordinates must lie within +-2147483647, with z >= 0"),
+        ([{"slot": [0.0, 0, 0], "face": "hearts-5"}, good[1]], "tiles[0].slot must be [x, y, z] integers, got [0.0, 0, 0]"),
+        ([good[0], {"slot": [1, 0, 0], "face": "hearts-5"}],
+         "layout 'row' is not playable: tiles 0,0,0 and 1,0,0 overlap on layer 0"),
+        ([good[0], {"slot": [4, 0, True], "face": "hearts-5"}], "tiles[1].slot must be [x, y, z] integers, got [4, 0, true]"),
+    ]
+    for k, (tiles, says) in enumerate(cases):
+        deal = tmp_path / f"d{k}.json"
+        deal.write_text(json.dumps({"variant": "love", "layout": "row", "tiles": tiles}))
+        code, out, err = run(capsys, "game", "start", "--ledger", led, "--variant", "love", "--mode", "sprint",
+                             "--deal", deal, "--players", "Ann,Ben")
+        assert (code, out) == (2, "") and err == f"companion game: {deal}: {says}\n", err
+        assert not led.exists()
+
+
+def test_cli_a_layout_whose_tiles_overlap_starts_no_game(tmp_path, capsys):
+    lay = tmp_path / "o.json"
+    lay.write_text('{"name": "x", "slots": [[0, 0, 0], [1, 0, 0]]}')
+    led = tmp_path / "l.db"
+    code, out, err = run(capsys, "game", "start", "--ledger", led, "--variant", "love", "--mode", "sprint",
+                         "--layout", lay, "--seed", 1, "--players", "Ann,Ben")
+    assert (code, out) == (2, "")
+    assert err == "companion game: layout 'x' cannot stand: tiles 0,0,0 and 1,0,0 overlap on layer 0\n"
+    assert not led.exists()
+
+
+def test_cli_a_row_whose_data_is_not_an_object_is_shown_not_a_traceback(love, capsys):
+    # rows written by another program: a claim whose data is a list, and a
+    # second game whose start is a number (the schema checks only json_valid)
+    import sqlite3
+    with sqlite3.connect(love) as conn:
+        conn.execute("INSERT INTO events (game_id, type, data, ref, t) VALUES ('game-1', 'claim', '[1, 2]', NULL, 1)")
+        conn.execute("INSERT INTO events (game_id, type, data, ref, t) VALUES ('game-2', 'game_started', '7', NULL, 1)")
+    code, out, err = run(capsys, "game", "show", "--ledger", love, "--game", "game-1")
+    assert code == 0 and "needs the referee: #2 claim #2 does not fit the board: its data is not a JSON object: " \
+                         "[1, 2]" in out, err
+    code, out, err = run(capsys, "game", "show", "--ledger", love, "--game", "game-2")
+    assert (code, out) == (2, "")
+    assert err == "companion game: game_started: its data is not a JSON object: 7\n"
+    code, out, err = run(capsys, "game", "games", "--ledger", love)
+    assert code == 0 and out.splitlines()[1] == "game-2: its game_started event cannot be read, 1 event", out
+
+
+def test_cli_export_to_dev_stdout_on_a_pipe_is_refused_as_a_pipe(love):
+    # /dev/stdout -> /proc/self/fd/1 -> "pipe:[...]", which realpath cannot
+    # follow: the refusal said "No such file or directory"
+    import os
+    import subprocess
+    import sys
+    if not os.path.exists("/dev/stdout"):
+        pytest.skip("no /dev/stdout on this system")
+    repo = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    done = subprocess.run([sys.executable, "-m", "companion", "game", "export", "--ledger", love, "--format", "json",
+                           "--out", "/dev/stdout"], capture_output=True, text=True, cwd=repo, timeout=60)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr == "companion game: cannot write /dev/stdout: it is not a plain file (a pipe or a device)\n"

@@ -881,3 +881,14 @@ def test_a_second_game_in_the_same_ledger_keeps_the_first_games_evidence(tmp_pat
     assert last[1].data["evidence"]["before"].startswith("game-evidence/0003-penalty-f10/")
     capsys.readouterr()
 
+
+
+def test_demo_off_a_terminal_prints_its_summary_once_on_stdout(tiny_demo, capsys):
+    # without --quiet, stderr that is not a terminal got the live line's last
+    # state as well (the referee's progress is drawn on a terminal only)
+    code = main(["demo", "--no-serve", "--cache", str(tiny_demo)])
+    out, err = capsys.readouterr()
+    assert code == 0 and err == ""
+    assert [line for line in out.splitlines() if line.startswith("demo: refereed")] == [
+        line for line in out.splitlines() if "frames" in line]
+    assert out.count("demo: refereed 22 frames") == 1

@@ -366,3 +366,28 @@ def test_an_event_id_beyond_64_bits_is_404_not_a_500(client, mini_game):
     # /event/99999999999999999999 reached SQLite and raised OverflowError
     for url in ("/event/99999999999999999999", "/api/evidence/99999999999999999999", "/event/-1"):
         assert client.get(url).status_code == 404, url
+
+
+def test_api_events_of_an_unknown_game_is_404_as_its_state(client, mini_game):
+    # a mistyped ?game= once gave a stream that stayed silent for ever
+    rv = client.get("/api/events?game=nope")
+    assert rv.status_code == 404 and rv.json["error"] == "no game 'nope' in the ledger"
+    msgs, _ = read_sse(client.get("/api/events?last_id=0&game=g1", buffered=False), 1)
+    assert msgs[0]["data"]["type"] == "game_started"
+
+
+@pytest.mark.parametrize("data", ["[]", "5", "null", '"x"'])
+def test_a_ledger_row_whose_data_is_not_an_object_is_a_referee_item(client, mini_game, data):
+    # the schema's CHECK admits any valid JSON: a row another program wrote
+    # with a list as its data gave HTTP 500 on every page of the game
+    import sqlite3
+    path = mini_game.path
+    with sqlite3.connect(path) as conn:
+        conn.execute("INSERT INTO events (game_id, type, data, ref, t) VALUES ('g1', 'claim', ?, NULL, 5)", (data,))
+    st = client.get("/api/state?game=g1")
+    assert st.status_code == 200
+    needs = st.json["needs_referee"]
+    assert [n["reason"] for n in needs] == [f"claim #2 does not fit the board: its data is not a JSON object: {data}"]
+    assert client.get("/?game=g1").status_code == 200
+    msgs, _ = read_sse(client.get("/api/events?last_id=0&game=g1", buffered=False), 2)
+    assert msgs[1]["data"]["data"] == {"unreadable_data": data}

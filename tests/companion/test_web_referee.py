@@ -422,3 +422,33 @@ def test_plain_form_error_is_flashed(client, referee, mini_game):
     rv = referee.post("/referee/move", {"game": "g1", "kind": "pass", "player": "Ben"}, json_api=False)
     assert rv.status_code == 303
     assert "Ann&#39;s turn" in client.get("/referee/").get_data(as_text=True)
+
+
+@pytest.mark.parametrize("after", ["abc", "-1", "99999999999999999999", "1.0"])
+def test_a_form_whose_after_field_is_not_an_event_number_says_so(client, referee, mini_game, after):
+    # these were answered "the game has changed since this form was shown"
+    referee.login()
+    n = len(mini_game.events("g1"))
+    for path, form in (("/referee/move", {"game": "g1", "kind": "pass", "player": "Ann", "after": after}),
+                       ("/referee/undo", {"game": "g1", "after": after})):
+        rv = referee.post(path, form)
+        assert rv.status_code == 400, path
+        assert rv.json["error"] == (f"the form's field after={after!r} is not an event number: "
+                                    "reload the console and send the form from there")
+    assert len(mini_game.events("g1")) == n
+
+
+def test_one_tile_in_the_slots_box_corrects_a_claim_as_a_claim(client, referee, mini_game):
+    # the form has one "slots" box; one tile went to a penalty's "slot" field
+    # even for a claim: "a correction cannot change 'slot' on a claim event"
+    referee.login()
+    claim = referee.post("/referee/move", {"game": "g1", "kind": "claim", "player": "Ann",
+                                           "slots": slots_text(A, C)}).json["events"][0]["id"]
+    rv = referee.post("/referee/correct", {"game": "g1", "event_id": str(claim), "slots": slots_text(D)})
+    assert rv.status_code == 400
+    assert rv.json["error"] == "a claim names the two tiles of its pair: give 2 slots, not 1"
+    pen = referee.post("/referee/move", {"game": "g1", "kind": "touch", "player": "Ann",
+                                         "slots": slots_text(B)}).json["events"][0]
+    assert pen["type"] == "penalty"
+    rv = referee.post("/referee/correct", {"game": "g1", "event_id": str(pen["id"]), "slots": slots_text(D)})
+    assert rv.json["ok"] and mini_game.events("g1")[-1].data["changes"] == {"slot": D}

@@ -63,6 +63,25 @@ def test_join_url():
     assert join_url("::1", 80) == "http://[::1]:80/"
 
 
+def test_local_url_reaches_every_interface_through_loopback():
+    # the demo's closing line once read "http://:::45339/" for --host ::
+    from companion.web.serve import local_url
+    assert local_url("0.0.0.0", 8000) == "http://127.0.0.1:8000/"
+    assert local_url("", 8000) == "http://127.0.0.1:8000/"
+    assert local_url("::", 45339) == "http://[::1]:45339/"
+    assert local_url("fe80::1", 80) == "http://[fe80::1]:80/"
+    assert local_url("192.0.2.7", 80) == "http://192.0.2.7:80/"
+
+
+def test_a_background_server_knows_where_players_open_it(tmp_path):
+    srv = start_server(str(tmp_path / "l.db"), host="0.0.0.0", port=0)
+    try:
+        assert srv.url == f"http://127.0.0.1:{srv.port}/"
+        assert srv.join_url == join_url("0.0.0.0", srv.port)      # the LAN address the banner shows
+    finally:
+        srv.stop()
+
+
 def test_announcement_shows_url_qr_and_pin(tmp_path):
     app = create_app({"LEDGER": str(tmp_path / "l.db"), "REFEREE_PIN": "424242"})
     out = io.StringIO()
