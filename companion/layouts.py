@@ -245,12 +245,9 @@ def check_layout(layout: Layout) -> LayoutReport:
         problems.append(f"odd number of tiles ({len(slots)})")
     if len(set(slots)) != len(slots):
         problems.append("a slot appears twice")
-    by_layer: dict[int, list[Slot]] = {}
-    for s in slots:
-        by_layer.setdefault(s.z, []).append(s)
     if any(s.z < 0 for s in slots):
         problems.append("negative layer")
-    clash = _first_overlap(by_layer)
+    clash = _overlap_in(slots)
     if clash:
         problems.append(f"tiles {clash[0]} and {clash[1]} overlap on layer {clash[0].z}")
     playable = not problems
@@ -267,6 +264,14 @@ def check_layout(layout: Layout) -> LayoutReport:
         if len(slots) > TILES_PER_SET:
             build_problems.append(f"needs {len(slots)} tiles; one set holds {TILES_PER_SET}")
     return LayoutReport(playable, playable and not build_problems, tuple(problems + build_problems))
+
+
+def _overlap_in(slots) -> tuple[Slot, Slot] | None:
+    """The first two of ``slots`` whose footprints overlap on one layer, or None."""
+    by_layer: dict[int, list[Slot]] = {}
+    for s in slots:
+        by_layer.setdefault(s.z, []).append(s)
+    return _first_overlap(by_layer)
 
 
 def _first_overlap(by_layer: dict[int, list[Slot]]) -> tuple[Slot, Slot] | None:
@@ -292,10 +297,7 @@ def refuse_overlap(layout: Layout, where: str = "") -> None:
         BadInput: ``"WHERElayout 'NAME' cannot stand: tiles A and B overlap
             on layer Z"``.
     """
-    by_layer: dict[int, list[Slot]] = {}
-    for s in layout.slots:
-        by_layer.setdefault(s.z, []).append(s)
-    clash = _first_overlap(by_layer)
+    clash = _overlap_in(layout.slots)
     if clash:
         a, b = clash
         raise BadInput(f"{where}layout {layout.name!r} cannot stand: tiles {a} and {b} overlap on layer {a.z}")
@@ -331,10 +333,7 @@ def check_on_mat(layout: Layout) -> None:
             raise BadInput(f"layout {layout.name!r} cannot stand on the mat: slot ({s.x}, {s.y}, {s.z}) "
                            "is given twice")
         seen.add(s)
-    by_layer: dict[int, list[Slot]] = {}
-    for s in layout.slots:
-        by_layer.setdefault(s.z, []).append(s)
-    clash = _first_overlap(by_layer)
+    clash = _overlap_in(layout.slots)
     if clash:
         a, b = clash
         raise BadInput(f"layout {layout.name!r} cannot stand on the mat: tiles ({a.x}, {a.y}, {a.z}) and "
