@@ -44,6 +44,23 @@ SQLITE_HEADER = b"SQLite format 3\x00"
 #: the columns the ledger's table starts with (``schema.sql``)
 LEDGER_COLUMNS = ["id", "game_id", "type", "data", "ref", "t"]
 
+#: the database files this process holds connections to, by (device, inode),
+#: with how many: such a file is never opened outside SQLite again, since
+#: closing any descriptor of it drops every POSIX lock the process holds on
+#: it, its connections' included (SQLite, "How To Corrupt An SQLite Database
+#: File", 2.2); another process could then take itself for the last user,
+#: fold the WAL in and delete it under the live connections' feet
+_HELD: dict[tuple[int, int], int] = {}
+_HELD_LOCK = threading.Lock()
+
+
+def _file_key(path) -> tuple[int, int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
+
 
 def get_db(path: str | Path, create: bool = True) -> sqlite3.Connection:
     """Open the ledger database at ``path`` in WAL mode with
@@ -64,6 +81,34 @@ def get_db(path: str | Path, create: bool = True) -> sqlite3.Connection:
         BadInput: the file cannot be opened, is missing or empty (with
             ``create`` False) or is not a ledger.
     """
+    with _HELD_LOCK:          # (no other thread's connection takes a lock while the header is read)
+        conn = _open(path, create)
+        key = _file_key(path) if str(path) != ":memory:" else None
+        if key is not None:
+            _HELD[key] = _HELD.get(key, 0) + 1
+            _KEYS[id(conn)] = key
+    return conn
+
+
+#: connection id -> the file key it was counted under in :data:`_HELD`
+_KEYS: dict[int, tuple[int, int]] = {}
+
+
+def release(conn: sqlite3.Connection) -> None:
+    """Close a connection from :func:`get_db` and stop counting it as one
+    this process holds on its file."""
+    with _HELD_LOCK:
+        key = _KEYS.pop(id(conn), None)
+        if key is not None:
+            left = _HELD.get(key, 1) - 1
+            if left > 0:
+                _HELD[key] = left
+            else:
+                _HELD.pop(key, None)
+    conn.close()
+
+
+def _open(path, create: bool) -> sqlite3.Connection:
     p = Path(path)
     existing = False
     if str(path) != ":memory:":
@@ -71,7 +116,10 @@ def get_db(path: str | Path, create: bool = True) -> sqlite3.Connection:
             raise BadInput(f"cannot open ledger {path}: it is a folder, not a ledger file")
         if not p.parent.is_dir():
             raise BadInput(f"cannot open ledger {path}: its folder {p.parent} does not exist")
-        existing = _look_at_file(p, create)
+        key = _file_key(p)
+        # a file this process already holds a connection to was looked at
+        # when that one was opened (and must not be opened outside SQLite)
+        existing = True if key is not None and key in _HELD else _look_at_file(p, create)
     try:
         conn = sqlite3.connect(str(path), isolation_level=None, timeout=10.0,
                                check_same_thread=False)
@@ -201,7 +249,7 @@ class Ledger:
         try:
             init_db(self._conn)
         except BadInput:
-            self._conn.close()
+            release(self._conn)
             raise
 
     # ------------------------------------------------------------------ life cycle
@@ -209,7 +257,7 @@ class Ledger:
     def close(self) -> None:
         with self._lock:
             if self._conn is not None:
-                self._conn.close()
+                release(self._conn)
                 self._conn = None
 
     def __enter__(self) -> "Ledger":

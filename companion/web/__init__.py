@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import os
 import secrets
+import sqlite3
 from typing import Any, Mapping
 
 from flask import Flask, jsonify, render_template, request
@@ -100,6 +101,16 @@ def _errors(app: Flask) -> None:
         return render_template("error.html", code=exc.code, name=getattr(exc, "title", exc.name),
                                message=exc.description), \
             exc.code, headers
+
+    @app.errorhandler(sqlite3.Error)
+    def ledger_error(exc: sqlite3.Error):
+        # a ledger SQLite cannot read (a disk fault, a file changed under
+        # the server): the server's fault, told in words, details logged
+        from companion.web.db import ledger_unavailable
+        try:
+            ledger_unavailable(exc)
+        except HTTPException as http:
+            return http_error(http)
 
     @app.errorhandler(CompanionError)
     def companion_error(exc: CompanionError):

@@ -61,10 +61,14 @@ def event(event_id: int):
     status = ("rejected" if ent is not None and ent.status == "rejected"
               else full.status.get(ev.id, "ok") if full is not None else "unknown")
     evd = ev.data.get("evidence") if isinstance(ev.data.get("evidence"), dict) else {}
-    svg = scoreboard.board_svg(st, title=f"Board after event {ev.id}") if st is not None else ""
+    mine = ev.data.get("slots") if isinstance(ev.data.get("slots"), list) else (
+        [ev.data["slot"]] if isinstance(ev.data.get("slot"), list) else [])
+    svg = scoreboard.board_svg(st, title=f"Board after event {ev.id}", highlight=mine) if st is not None else ""
+    from companion.web.evidence import KINDS, _file
+    found = {k for k in KINDS if evd.get(k) and _file(ev, k) is not None}
     return render_template("board/event.html", ev=ev, text=text, status=status,
                            reason=ev.data.get("reason") or evd.get("reason"), board_svg=svg,
-                           has=lambda k: bool(evd.get(k)))
+                           has=lambda k: k in found, recorded=bool(evd) and not found, marked=bool(mine))
 
 
 @bp.get("/qr.svg")

@@ -15,6 +15,7 @@ import click
 from flask import Flask, current_app, g
 from flask.cli import with_appcontext
 
+from companion.errors import BadInput
 from companion.ledger import Ledger
 from companion.web.hub import EventHub
 
@@ -28,8 +29,31 @@ def get_db() -> Ledger:
         BadInput: the configured file cannot be opened or is not a ledger.
     """
     if "ledger" not in g:
-        g.ledger = Ledger(current_app.config["LEDGER"])
+        try:
+            g.ledger = Ledger(current_app.config["LEDGER"])
+        except BadInput as exc:
+            ledger_unavailable(exc)
     return g.ledger
+
+
+#: what players are told when the server cannot read its ledger (the
+#: details, a file path among them, go to the server's terminal)
+UNAVAILABLE = ("The scoreboard cannot read the game just now: ask whoever runs it to look at the "
+               "message on its terminal.")
+
+
+def ledger_unavailable(exc: BaseException):
+    """Log why the ledger cannot be read (one line on the server's stderr)
+    and answer 503 with :data:`UNAVAILABLE`: a fault of the server, not of
+    the request.
+
+    Raises:
+        werkzeug.exceptions.ServiceUnavailable: always.
+    """
+    from flask import abort
+    import sys
+    print(f"companion serve: cannot read the ledger: {' '.join(str(exc).split())}", file=sys.stderr, flush=True)
+    abort(503, description=UNAVAILABLE)
 
 
 def close_db(exc: BaseException | None = None) -> None:

@@ -32,11 +32,23 @@ from typing import Iterator
 from companion.game import brief
 
 
+#: data the phones must not get: the faces of every tile (the deal, a
+#: reshuffle's new faces: covered tiles' faces are hidden information, as
+#: ``/api/board`` keeps them) and the deal's seed, from which ``companion
+#: deal`` would rebuild them
+SECRET_FIELDS = {"game_started": ("faces", "seed"), "reshuffle": ("faces",)}
+
+
 def sse_message(event) -> str:
     """One SSE message for a ledger event: ``id``, ``event: ledger`` and the
     event's JSON (:meth:`companion.game.Event.to_json` plus ``text``, a plain
-    line from its data, and ``player``) on one ``data`` line."""
+    line from its data, and ``player``) on one ``data`` line, without the
+    hidden information of :data:`SECRET_FIELDS` (the stream is open to every
+    phone)."""
     obj = event.to_json()
+    hidden = SECRET_FIELDS.get(event.type, ())
+    if hidden and isinstance(obj.get("data"), dict):
+        obj["data"] = {k: v for k, v in obj["data"].items() if k not in hidden}
     obj["player"] = event.data.get("player") if isinstance(event.data.get("player"), str) else None
     try:
         obj["text"] = brief(event)

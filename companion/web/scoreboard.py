@@ -164,7 +164,7 @@ def _tile_xy(s: Slot, x0: int, y0: int, depth: int) -> tuple[float, float]:
             PAD + (depth - 1) * -DY + (s.y - y0) * HALF_H + s.z * DY)
 
 
-def board_svg(state: G.GameState, title: str = "Board") -> str:
+def board_svg(state: G.GameState, title: str = "Board", highlight=()) -> str:
     """The board seen from above as an SVG document: every present tile drawn
     in layer order (higher tiles lifted up-left), free tiles plain with a
     check mark, blocked tiles cross-hatched with a bar (pattern, not colour
@@ -173,10 +173,19 @@ def board_svg(state: G.GameState, title: str = "Board") -> str:
 
     Each tile is a ``<g class="tile free|blocked" data-slot="x,y,z"
     tabindex="0" role="button">`` with an ``aria-label`` a screen reader can
-    read, for the page's "check a tile".
+    read, for the page's "check a tile".  The slots of ``highlight`` (an
+    event's tiles, as ``[x, y, z]``) are outlined thick and dashed, standing
+    (class ``hl``) or gone (an outline with a ring in its corner, on any
+    layer), as the evidence overlay outlines them.
     """
     slots = state.layout.slots
     board = state.board
+    marked = set()
+    for v in highlight or ():
+        try:
+            marked.add(tuple(int(c) for c in v))
+        except (TypeError, ValueError):
+            continue
     if not slots:
         return '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10"></svg>'
     x0 = min(s.x for s in slots)
@@ -198,7 +207,11 @@ def board_svg(state: G.GameState, title: str = "Board") -> str:
         s = slots[i]
         x, y = _tile_xy(s, x0, y0, depth)
         if not board.present[i]:
-            if s.z == 0:
+            if tuple(s) in marked:
+                parts.append(f'<g class="hl-gone" role="img" aria-label="{escape(f"tile {s.x},{s.y},{s.z}: this event took it")}">'
+                             f'<rect x="{x + 1}" y="{y + 1}" width="{tw}" height="{th}" rx="3"/>'
+                             f'<circle cx="{x + tw - 5}" cy="{y + 7}" r="3.5"/></g>')
+            elif s.z == 0:
                 parts.append(f'<rect class="gone" x="{x + 1}" y="{y + 1}" width="{tw}" height="{th}" rx="3"/>')
             continue
         free = board.is_free(i)
@@ -207,7 +220,10 @@ def board_svg(state: G.GameState, title: str = "Board") -> str:
         big, small = ("", "") if covered else tile_label(state, state.faces[i])
         info = None if covered else face_info(state, state.faces[i])
         name = f", {info['name']}" if info else ""
-        label = f"tile {s.x},{s.y},{s.z}, {'free' if free else 'blocked'}{name}"
+        hl = tuple(s) in marked
+        label = f"tile {s.x},{s.y},{s.z}, {'free' if free else 'blocked'}{name}" + (", this event's tile" if hl else "")
+        if hl:
+            cls += " hl"
         parts.append(f'<g class="tile {cls} z{min(s.z, 4)}" data-slot="{s.x},{s.y},{s.z}" tabindex="0" '
                      f'role="button" aria-label="{escape(label)}">')
         parts.append(f'<rect class="side" x="{x + 3}" y="{y + 4}" width="{tw}" height="{th}" rx="3"/>')
@@ -215,9 +231,13 @@ def board_svg(state: G.GameState, title: str = "Board") -> str:
         if not free:
             parts.append(f'<rect class="hatch" x="{x + 1}" y="{y + 1}" width="{tw}" height="{th}" rx="3"/>')
         if big:
-            parts.append(f'<text class="lab" x="{x + 1 + tw / 2}" y="{y + 19}">{escape(big)}</text>')
+            # a label of 3 letters or more ("Bow", "Wng") is squeezed to the
+            # tile's width: it ran into the next tile
+            fit = f' textLength="{tw - 6}" lengthAdjust="spacingAndGlyphs"' if len(big) > 2 else ""
+            parts.append(f'<text class="lab" x="{x + 1 + tw / 2}" y="{y + 19}"{fit}>{escape(big)}</text>')
         if small:
-            parts.append(f'<text class="sub" x="{x + 1 + tw / 2}" y="{y + 29}">{escape(small)}</text>')
+            fit = f' textLength="{tw - 6}" lengthAdjust="spacingAndGlyphs"' if len(small) > 4 else ""
+            parts.append(f'<text class="sub" x="{x + 1 + tw / 2}" y="{y + 29}"{fit}>{escape(small)}</text>')
         if free:   # a check mark in the bottom-right corner
             parts.append(f'<path class="mark" d="M{x + tw - 9} {y + th - 6} l3 3 l6 -7"/>')
         else:      # a bar: "no entry"

@@ -244,3 +244,29 @@ def test_an_event_id_beyond_64_bits_is_no_event():
         led.append("g1", "game_started", {"variant": "love"})
         assert led.event(10 ** 20) is None and led.event(-10 ** 20) is None
         assert led.events(after_id=10 ** 20) == [] and len(led.events(after_id=-10 ** 20)) == 1
+
+
+def test_a_second_ledger_opened_in_a_process_keeps_the_first_ones_view(tmp_path):
+    # POSIX advisory locks belong to the process: closing ANY descriptor of
+    # the database file drops every lock the process's SQLite connections
+    # hold on it (SQLite's "How To Corrupt An SQLite Database File", 2.2).
+    # The header check once opened the file with open(): the server's live
+    # connection lost its lock, the next `companion game` process took itself
+    # for the last user, folded the WAL in and deleted it, and the server
+    # read a stale, then "malformed" database.
+    path = tmp_path / "l.db"
+    with Ledger(path) as first:
+        start(first)
+        hub = Ledger(path)                     # the server's long-lived connection
+        try:
+            assert len(hub.events()) == 1
+            Ledger(path).close()               # a request's connection, opened and closed
+            code = ("import sys; from companion.ledger import Ledger\n"
+                    "with Ledger(sys.argv[1]) as led:\n"
+                    "    led.append('g1', 'pass', {'player': 'Ann'}, None, 1.0)\n")
+            for _ in range(2):                  # two writes by other processes (the CLI)
+                subprocess.run([sys.executable, "-c", code, str(path)], check=True, cwd=REPO, timeout=60)
+            assert [e.type for e in hub.events()] == ["game_started", "pass", "pass"]
+            assert (tmp_path / "l.db-wal").exists()          # nobody took itself for the last user
+        finally:
+            hub.close()

@@ -7,6 +7,7 @@ tokens; a pair of 1s is a terminal pair, +200)."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 import os
 import threading
@@ -391,3 +392,66 @@ def test_a_ledger_row_whose_data_is_not_an_object_is_a_referee_item(client, mini
     assert client.get("/?game=g1").status_code == 200
     msgs, _ = read_sse(client.get("/api/events?last_id=0&game=g1", buffered=False), 2)
     assert msgs[1]["data"]["data"] == {"unreadable_data": data}
+
+
+def test_a_ledger_the_server_cannot_read_is_503_in_words(client, app, mini_game, capsys):
+    # once "Bad request: cannot open ledger /path/l.db: ..." on the phones:
+    # a fault of the server, whose details belong on its terminal
+    path = Path(app.config["LEDGER"])
+    junk = path.with_name("junk")
+    junk.write_bytes(b"not a database at all" * 10)
+    os.replace(junk, path)                    # the file swapped under the running server
+    rv = client.get("/")
+    assert rv.status_code == 503
+    page = rv.get_data(as_text=True)
+    assert "The scoreboard cannot read the game just now" in page and str(path) not in page
+    rv = client.get("/api/state")
+    assert rv.status_code == 503 and rv.json["error"].startswith("The scoreboard cannot read the game just now")
+    err = capsys.readouterr().err
+    assert f"companion serve: cannot read the ledger: cannot open ledger {path}: not an SQLite database" in err
+
+
+def test_the_live_stream_keeps_the_deal_hidden(client, mini_game):
+    # every phone reads the stream: the first event carried all the faces
+    # (covered tiles' too) and the deal's seed, from which `companion deal`
+    # rebuilds them; /api/board shows only faces nothing covers
+    start_event = mini_game.events("g1")[0]
+    assert "faces" in start_event.data                     # (the ledger keeps the deal)
+    msgs, _ = read_sse(client.get("/api/events?last_id=0&game=g1", buffered=False), 1)
+    data = msgs[0]["data"]["data"]
+    assert msgs[0]["data"]["type"] == "game_started"
+    assert "faces" not in data and "seed" not in data
+    assert data["players"] == ["Ann", "Ben"] and data["slots"] == start_event.data["slots"]
+    board = client.get("/api/board?game=g1").json
+    covered = [s for s in board["slots"] if s["covered"]]
+    assert covered and all(s["face"] is None for s in covered)
+
+
+def test_the_event_page_outlines_its_tiles_and_says_when_its_pictures_are_gone(client, evidence):
+    import shutil
+    pen = evidence["penalty"]                             # Ann touched the covered tile B
+    html = client.get(f"/event/{pen.id}").get_data(as_text=True)
+    start = html.index('data-slot="%s"' % ",".join(map(str, B)))
+    tile = html[html.rindex("<g ", 0, start):start]
+    assert 'class="tile blocked hl' in tile             # the penalised tile, outlined
+    assert html.count(" hl ") == 1 and "outlined with a thick dashed line" in html
+    eid = evidence["event"].id                            # an invalid attempt of A and D: both outlined
+    html = client.get(f"/event/{eid}").get_data(as_text=True)
+    assert html.count(" hl ") == 2 and f"/evidence/{eid}/overlay" in html
+    # the evidence folder moved away: no broken pictures, and a sentence why
+    shutil.rmtree(evidence["folder"])
+    html = client.get(f"/event/{eid}").get_data(as_text=True)
+    assert f"/evidence/{eid}/overlay" not in html and f"/evidence/{eid}/before" not in html
+    assert "The camera's pictures of this event are not on this scoreboard" in html
+    assert "No camera evidence" not in html
+
+
+def test_board_labels_of_three_letters_are_fitted_to_their_tile(client, web_ledger):
+    # "Bow", "Wng", "Sum" ran into the next tile ("WngWng"); one or two
+    # letters ("8", "E3") keep their natural width
+    faces = ("cupid-bow", "hearts-2", "cupid-bow", "hearts-2", "season-summer", "season-summer")
+    start_mini(web_ledger, faces=faces)
+    svg = client.get("/api/board.svg").get_data(as_text=True)
+    labs = re.findall(r'<text class="lab"[^>]*>([^<]*)</text>', svg)
+    fitted = re.findall(r'<text class="lab"[^>]*textLength="[\d.]+" lengthAdjust="spacingAndGlyphs"[^>]*>([^<]*)<', svg)
+    assert sorted(fitted) == sorted(t for t in labs if len(t) > 2) and fitted and len(fitted) < len(labs)

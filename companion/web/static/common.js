@@ -32,16 +32,27 @@ window.Companion = (function () {
     if (r.pinched) { (r.left || []).forEach((s) => add(s, "pinch")); (r.right || []).forEach((s) => add(s, "pinch")); }
   }
 
-  function list(slots) { return slots.map(key).join(", "); }
+  /* The answer in words a table reads (the outlines on the board point at
+     the tiles), then the engine's own sentence with coordinates, small, for
+     the referee. */
+  function plain(r) {
+    if (r.verdict === "empty") return ["No tile stands here now."];
+    const out = [];
+    if (r.covered) out.push("Another tile lies on top of it (outlined with dashes).");
+    if (r.pinched) out.push("Tiles touch it on both its left and its right (outlined with dots), so it cannot slide out.");
+    if (r.verdict === "free") out.push("Nothing lies on top of it and one side is open: it can be taken.");
+    return out;
+  }
 
   function renderCheck(box, r) {
     const icon = { free: "\u2713 FREE", blocked: "\u2715 BLOCKED", empty: "\u25CB EMPTY" }[r.verdict] || r.verdict;
-    const parts = [el("p", { class: "verdict " + r.verdict, text: icon + " \u00B7 tile " + key(r.slot) })];
-    if (r.face) parts.push(el("p", { text: r.face.name }));
-    parts.push(el("p", { text: r.text }));
-    if (r.covered) parts.push(el("p", { class: "hint", text: "On top of it (dashed outline): " + list(r.covered_by) }));
-    if (r.pinched) parts.push(el("p", { class: "hint", text: "Pinched (dotted outline): left " + list(r.left) + ", right " + list(r.right) }));
+    const parts = [el("p", { class: "verdict " + r.verdict, text: icon + (r.face ? " \u00B7 " + r.face.name : "") })];
+    plain(r).forEach((t) => parts.push(el("p", { text: t })));
+    parts.push(el("p", { class: "hint", text: "For the referee: " + r.text }));
     box.replaceChildren(...parts);
+    // with the bigger tiles the answer can lie below the screen: bring it up
+    const rect = box.getBoundingClientRect();
+    if (rect.bottom > window.innerHeight || rect.top < 0) box.scrollIntoView({ block: "nearest", behavior: "smooth" });
   }
 
   async function check(url, params, box, roots) {
