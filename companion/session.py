@@ -49,11 +49,15 @@ class Result:
         message: one line for the referee.
         error: None when the action was accepted, else why it was refused (the
             events written, e.g. a penalty, still stand).
+        warning: an accepted action whose result the referee should look at
+            again (a correction after which its event no longer fits the
+            board, so it does not count), else None.
     """
 
     written: list = field(default_factory=list)
     message: str = ""
     error: str | None = None
+    warning: str | None = None
 
     @property
     def ok(self) -> bool:
@@ -217,8 +221,16 @@ class GameSession:
         bad = sorted(set(changes) - set(CORRECTABLE))
         if bad:
             raise BadInput(f"cannot correct {', '.join(bad)} (fields: {', '.join(CORRECTABLE)})")
-        return self.run(lambda s: G.resolve_correction(s, int(event_id), dict(changes), False, reason,
-                                                      s.raw), tick=False)
+        res = self.run(lambda s: G.resolve_correction(s, int(event_id), dict(changes), False, reason,
+                                                     s.raw), tick=False)
+        item = self.state.needs.get(int(event_id))
+        if res.ok and item is not None and item.get("rejected"):
+            # recorded, but the corrected event no longer fits (a claim given
+            # to the player whose turn it was not): it does not count now
+            why = str(item.get("reason") or "").split(": ", 1)[-1]
+            res.warning = (f"event #{int(event_id)} no longer fits the board ({why}): it does not count "
+                           "until it is corrected again or voided")
+        return res
 
     def void(self, event_id: int, reason: str = "") -> Result:
         """Make event ``event_id`` not count (a ``correction`` with ``void``)."""

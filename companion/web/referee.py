@@ -100,6 +100,7 @@ def _answer(result: Result | None = None, message: str = "", error: str | None =
         status = 409
     if _json_wanted():
         return jsonify(ok=error is None, message=message, error=error,
+                       warning=result.warning if result is not None else None,
                        events=[{"id": e.id, "type": e.type} for e in written]), status
     if written:
         ids = ", ".join(f"#{e.id} {e.type}" for e in written)
@@ -108,6 +109,8 @@ def _answer(result: Result | None = None, message: str = "", error: str | None =
         flash(error, "error")
     if message:
         flash(message, "ok" if not error else "info")
+    if result is not None and result.warning:
+        flash(result.warning, "info")
     return redirect(url_for(".console", game=request.form.get("game") or None), code=303)
 
 
@@ -264,7 +267,10 @@ def logout():
 @bp.post("/start")
 def start():
     def go() -> Result:
-        variant = _field("variant")
+        # the form's one list names both ("love:hand-builder": mode ids
+        # repeat across the games); a separate "variant" field is read too
+        mode = _field("mode")
+        variant, mode = mode.split(":", 1) if ":" in mode else (_field("variant"), mode)
         layout = codex.builtin(_field("layout"))
         players = [p.strip() for p in _field("players").split(",") if p.strip()]
         seed_text = _field("seed", required=False)
@@ -285,8 +291,8 @@ def start():
                     opts[key] = int(v)
                 except ValueError:
                     raise BadInput(f"{key.replace('_', ' ')} must be a whole number, got {v!r}") from None
-        ev = start_game(get_db(), variant, _field("mode"), layout, players, seed, opts, t=time.time())
-        return Result([ev], f"{ev.game_id} started: {variant} {_field('mode')} on {layout.name}, seed {seed}")
+        ev = start_game(get_db(), variant, mode, layout, players, seed, opts, t=time.time())
+        return Result([ev], f"{ev.game_id} started: {variant} {mode} on {layout.name}, seed {seed}")
     try:
         res = go()
     except CompanionError as exc:

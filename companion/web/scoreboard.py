@@ -14,7 +14,7 @@ from html import escape
 from typing import Sequence
 
 from companion import game as G
-from companion.errors import BadInput
+from companion.errors import BadInput, CompanionError
 from companion.layouts import Slot
 from companion.rules import BlockReason
 
@@ -68,10 +68,20 @@ def tile_label(state: G.GameState, face_id: str | None) -> tuple[str, str]:
     return info["short"], (f.suit[:3] if f.rank is not None else "")
 
 
+def _layout_title(name: str) -> str:
+    """A built-in layout's display name ("Sprint (2 layers)"), else the name."""
+    from companion import codex
+    try:
+        return codex.title(name)
+    except CompanionError:
+        return name
+
+
 def player_state(events: Sequence, now: float | None = None, games: Sequence[dict] = ()) -> dict:
     """The player page's data: :func:`companion.game.state_json` plus
 
     * ``token_name`` (what the variant's tokens are called, or None),
+    * ``layout_title`` (a built-in layout's display name, else its name),
     * ``hand_mode`` (whether racks and melds are shown),
     * per player ``mark`` (seat shape and symbol) and ``faces`` (names of the
       faces in their rack, melds and bonus),
@@ -86,6 +96,7 @@ def player_state(events: Sequence, now: float | None = None, games: Sequence[dic
     st = G.replay(events)
     out = G.state_json(events)
     out["token_name"] = TOKEN_NAMES.get(st.setup.variant)
+    out["layout_title"] = _layout_title(st.layout.name)
     out["hand_mode"] = st.mode.kind == "hand"
     out["word_mode"] = st.setup.variant == "word"
     for p in out["players"]:

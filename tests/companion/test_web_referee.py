@@ -452,3 +452,38 @@ def test_one_tile_in_the_slots_box_corrects_a_claim_as_a_claim(client, referee, 
     assert pen["type"] == "penalty"
     rv = referee.post("/referee/correct", {"game": "g1", "event_id": str(pen["id"]), "slots": slots_text(D)})
     assert rv.json["ok"] and mini_game.events("g1")[-1].data["changes"] == {"slot": D}
+
+
+def test_the_start_form_names_the_game_and_its_mode_in_one_list(client, referee, web_ledger):
+    # a separate Variant list could contradict the mode ("unknown mode
+    # 'hand-builder' for word"); the one list's values carry both, as mode
+    # ids repeat across games (Love and Candy both have hand-builder)
+    referee.login()
+    html = client.get("/referee/").get_data(as_text=True)
+    assert 'name="variant"' not in html
+    assert 'value="love:hand-builder"' in html and 'value="candy:hand-builder"' in html
+    rv = referee.post("/referee/start", {"mode": "candy:hand-builder", "layout": "turtle", "players": "Ann, Ben",
+                                         "seed": "5"})
+    assert rv.json["ok"], rv.json
+    st = client.get("/api/state").json
+    assert (st["variant"], st["mode"], st["layout"], st["layout_title"]) == ("candy", "hand-builder", "turtle",
+                                                                             "Turtle")
+
+
+def test_a_correction_after_which_its_event_no_longer_counts_is_a_warning(client, referee, mini_game):
+    referee.login()
+    claim = referee.post("/referee/move", {"game": "g1", "kind": "claim", "player": "Ann",
+                                           "slots": slots_text(A, C)}).json["events"][0]["id"]
+    rv = referee.post("/referee/correct", {"game": "g1", "event_id": str(claim), "slots": slots_text(D, E)})
+    assert rv.json["ok"] and rv.json["warning"] is None              # still a claim that counts
+    rv = referee.post("/referee/correct", {"game": "g1", "event_id": str(claim), "player": "Ben"})
+    assert rv.status_code == 200 and rv.json["ok"]
+    assert rv.json["warning"] == (f"event #{claim} no longer fits the board (it is Ann's turn, not Ben's): "
+                                  "it does not count until it is corrected again or voided")
+
+
+def test_void_asks_before_it_voids(client, referee, mini_game):
+    referee.login()
+    referee.post("/referee/move", {"game": "g1", "kind": "claim", "player": "Ann", "slots": slots_text(A, C)})
+    html = client.get("/referee/?game=g1").get_data(as_text=True)
+    assert 'data-confirm="Void event #2 (claim)? It will no longer count' in html

@@ -11,6 +11,10 @@
   let lastId = parseInt(app.dataset.lastId || "0", 10);
   let seenMax = state ? state.last_id : 0;
   let clockOffset = 0;
+  let timeUp = false;           // a Word Sprint countdown at 0 that no move or tick has ended yet
+  const ENDS = { "cleared": "board cleared", "time-up": "time's up", "no-moves": "no moves left",
+                 "abandoned": "ended by the referee", "turn-limit": "turn limit reached",
+                 "stalemate": "no pair left to take", "declared": "hand declared" };
 
   const ICONS = {
     game_started: "\u25B6", claim: "\u2713", invalid: "\u2717", penalty: "\u26A0", touch: "\u261D", word: "\u270E",
@@ -40,7 +44,7 @@
       el("span", { class: "seat-mark", "aria-hidden": "true", text: p.mark.symbol }),
       el("span", { class: "pname", text: p.name }),
       el("span", { class: "seat-label", text: p.mark.label }),
-      turn ? el("span", { class: "flag", text: "\u25B6 TO PLAY" }) : null,
+      turn && !timeUp ? el("span", { class: "flag", text: "\u25B6 TO PLAY" }) : null,
       winner ? el("span", { class: "flag win", text: "\u2605 WINNER" }) : null,
     ]);
     const label = st.token_name && st.variant !== "mindful" ? st.token_name : "points";
@@ -69,8 +73,10 @@
   function statusLine(st) {
     if (st.ended) {
       const who = st.winner === "team" ? "the team" : (st.winners || []).join(" and ");
-      return "\u25A0 Game over (" + String(st.end_reason).replace("-", " ") + ")" + (who ? ": \u2605 " + who + " win" + ((st.winners || []).length > 1 || st.winner === "team" ? "" : "s") : "");
+      const why = ENDS[st.end_reason] || String(st.end_reason).replace("-", " ");
+      return "\u25A0 Game over (" + why + ")" + (who ? ": \u2605 " + who + " win" + ((st.winners || []).length > 1 || st.winner === "team" ? "" : "s") : "");
     }
+    if (timeUp) return "Time's up: the game ends with the next move";
     return "\u25B6 " + st.turn + " to play" + (st.stuck ? " \u00B7 no free pair left" : "");
   }
 
@@ -87,17 +93,22 @@
         ].flat()),
       ]);
       return el("li", { class: "ev type-" + e.type + " st-" + st2 + (e.id > seenMax ? " new" : ""), "data-id": e.id },
-        [el("span", { class: "ev-icon", "aria-hidden": "true", text: ICONS[e.type] || "\u2022" }), body]);
+        [el("span", { class: "ev-icon", "aria-hidden": "true", text: st2 === "rejected" ? "\u2715" : (ICONS[e.type] || "\u2022") }), body]);
     });
     $("events").replaceChildren(...out);
   }
 
   function render(st) {
     if (!st) return;
+    ["stats", "events-card", "board-card"].forEach((id) => { $(id).hidden = false; });   // (hidden until a game starts)
     document.title = st.variant_title + " \u00B7 " + st.mode_title;
     $("title").textContent = st.variant_title;
-    $("subtitle").textContent = st.mode_title + " \u00B7 " + st.layout + " \u00B7 " + st.game_id;
+    $("subtitle").textContent = st.mode_title + " \u00B7 " + (st.layout_title || st.layout)
+      + ((st.games || []).length > 1 ? " \u00B7 " + st.game_id : "");
     const status = [el("p", { class: "big", text: statusLine(st) })];
+    const waiting = (st.needs_referee || []).length;
+    if (waiting) status.push(el("p", { class: "alert" }, [el("a", { href: "#needs", text: "\u2691 Waiting for the referee: "
+      + waiting + (waiting === 1 ? " thing" : " things") + " to settle \u203A" })]));
     if (st.team) status.push(el("p", {}, ["Team score: ", el("strong", { text: fmt(st.team.score) })]));
     if (st.result && st.result.stars !== undefined) status.push(el("p", { text: "\u2605".repeat(st.result.stars) + " " + st.result.stars + " star(s)" }));
     $("status").replaceChildren(...status);
@@ -124,8 +135,10 @@
       let left = t.remaining;
       if (wall && t.deadline_t) left = t.deadline_t - now;
       $("timer-value").textContent = clock(left);
-      $("timer-label").textContent = "time left";
+      const up = left !== null && left !== undefined && left <= 0 && !state.ended;
+      $("timer-label").textContent = up ? "time's up" : "time left";
       box.classList.toggle("low", left !== null && left < 30);
+      if (up !== timeUp) { timeUp = up; render(state); }
     } else {
       let el2 = t.elapsed;
       if (wall) el2 = now - t.start_t;

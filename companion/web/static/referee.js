@@ -17,9 +17,10 @@
   let hideTimer = null;
   function say(kind, text) {
     const mark = { ok: "\u2713 ", warn: "! ", error: "\u2717 " }[kind];
-    const cls = { ok: "flash-ok", warn: "flash-info", error: "flash-error" }[kind];
+    const cls = { ok: "flash-ok", warn: "flash-warn", error: "flash-error" }[kind];
     toast.replaceChildren(C.el("p", { class: "flash " + cls }, [
-      C.el("span", { "aria-hidden": "true", text: mark }), text]));
+      C.el("span", { "aria-hidden": "true", text: mark }), text,
+      C.el("button", { type: "button", class: "flash-close", "aria-label": "Close this message", text: "\u2715" })]));
     toast.classList.add("floating");
     document.body.classList.add("toast-open");       // room below the last button (app.css)
     clearTimeout(hideTimer);
@@ -106,8 +107,8 @@
       return;
     }
     if (body.ok) {
-      const warn = written.some((ev) => ev.type === "invalid" || ev.type === "penalty");
-      say(warn ? "warn" : "ok", body.message || "done");
+      const warn = body.warning || written.some((ev) => ev.type === "invalid" || ev.type === "penalty");
+      say(warn ? "warn" : "ok", (body.message || "done") + (body.warning ? ". But " + body.warning + "." : ""));
     } else if (written.length) {
       // refused, but what it cost stands (e.g. a claim of blocked tiles:
       // the penalties are recorded): say both, so it is not sent again
@@ -125,8 +126,7 @@
   });
 
   const mode = document.getElementById("mode");
-  const variant = document.getElementById("variant");
-  if (mode && variant) {
+  if (mode) {
     // the option fields a mode reads (companion.game._option_applies): the
     // others are hidden and emptied, so they are never sent
     const applies = (only, o) => only === "mindful" ? o.dataset.variant === "mindful"
@@ -135,7 +135,6 @@
     const sync = () => {
       const o = mode.selectedOptions[0];
       if (!o) return;
-      variant.value = o.dataset.variant;
       mode.form.querySelectorAll("label[data-only]").forEach((lab) => {
         const on = applies(lab.dataset.only, o);
         lab.hidden = !on;
