@@ -183,7 +183,7 @@ def _console_data(game: str | None) -> dict:
     led = get_db()
     gid = game or led.latest_game_id()
     data = {"game": gid, "state": None, "items": [], "caps": {}, "rows": [], "games": led.games(), "last_id": 0,
-            "unknown_game": None}
+            "unknown_game": None, "board_svg": ""}
     known = bool(gid) and bool(led.events(gid))
     if game and not known:
         data["unknown_game"] = game
@@ -195,6 +195,8 @@ def _console_data(game: str | None) -> dict:
         data["caps"] = s.capabilities()
         data["rows"] = list(reversed(led.export_json(gid)["events"]))
         data["last_id"] = evs[-1].id
+        # the board to tap tiles on for the move form (hidden faces stay hidden)
+        data["board_svg"] = scoreboard.board_svg(s.state, title="Tap the tiles of the move")
     return data
 
 

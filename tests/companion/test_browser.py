@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 
 from companion.ledger import Ledger
-from webgame import A, B, C, start_mini
+from webgame import A, B, C, D, start_mini
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -175,13 +175,9 @@ def test_stream_reconnects_and_replays(served, phone):
     assert got == ["2"]
 
 
-def test_console_on_a_phone_a_refused_claim_with_penalties_says_so_and_cannot_be_sent_twice(served, phone,
-                                                                                            artifacts):
-    # a claim of a blocked tile is refused, but its -100 stands (Love 2.7):
-    # the answer must say what was recorded (not a bare refusal, which
-    # invites a second tap), the tiles field is emptied, and the page stays
-    # within the phone's width with a correction form open
-    srv, path = served
+def _console(phone, srv):
+    """A phone page logged in to the referee console (PIN 123456), and the
+    list its JavaScript errors go to."""
     page = phone.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
@@ -189,6 +185,17 @@ def test_console_on_a_phone_a_refused_claim_with_penalties_says_so_and_cannot_be
     page.fill("input[name=pin]", "123456")
     page.click("form[action$='/login'] button")
     page.wait_for_selector("form[action$='/move']", timeout=10_000)
+    return page, errors
+
+
+def test_console_on_a_phone_a_refused_claim_with_penalties_says_so_and_cannot_be_sent_twice(served, phone,
+                                                                                            artifacts):
+    # a claim of a blocked tile is refused, but its -100 stands (Love 2.7):
+    # the answer must say what was recorded (not a bare refusal, which
+    # invites a second tap), the tiles field is emptied, and the page stays
+    # within the phone's width with a correction form open
+    srv, path = served
+    page, errors = _console(phone, srv)
     slots = "%d,%d,%d %d,%d,%d" % (*A, *B)                           # B lies under 2,0,1
     page.fill("form[action$='/move'] input[name=slots]", slots)
     page.click("form[action$='/move'] button")
@@ -233,4 +240,26 @@ def test_console_on_a_phone_a_refused_claim_with_penalties_says_so_and_cannot_be
     new_game = page.url.split("game=")[1]
     page.wait_for_selector(f"text=Ledger of {new_game}", timeout=5_000)
     assert "Games in this ledger (2)" in page.inner_text("body")
+    assert errors == []
+
+
+def test_console_tiles_of_a_move_are_tapped_on_its_board(served, phone, artifacts):
+    # the referee once had to type "x,y,z x,y,z" read off the players' page:
+    # the move form's board fills the field in tapping order, a second tap
+    # takes a tile out, and the board follows the ledger after the move
+    srv, path = served
+    page, errors = _console(phone, srv)
+    page.wait_for_selector("#move-board [data-slot]", timeout=10_000)
+    a, c, d = (",".join(map(str, s)) for s in (A, C, D))
+    for s in (a, d, c, d):                                  # D in, then out again
+        page.click(f'#move-board [data-slot="{s}"]')
+    assert page.input_value("#move-slots") == f"{a} {c}"
+    assert sorted(t.get_attribute("data-slot") for t in page.locator("#move-board .sel").all()) == sorted([a, c])
+    _shot(page, artifacts, "console-phone-move-board.png")
+    page.click("form[action$='/move'] button.primary")
+    page.wait_for_selector("#toast .flash", timeout=5_000)
+    page.wait_for_function(f"!document.querySelector('#move-board [data-slot=\"{a}\"]')", timeout=5_000)
+    assert page.input_value("#move-slots") == "" and page.locator("#move-board .sel").count() == 0
+    with Ledger(path) as led:
+        assert [e.type for e in led.events("g1")][-1] == "claim"
     assert errors == []

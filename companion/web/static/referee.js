@@ -9,6 +9,38 @@
   const csrf = box.dataset.csrf;
   const panel = document.getElementById("panel");
   const toast = document.getElementById("toast");
+  const moveBoard = document.getElementById("move-board");
+  const moveSlots = document.getElementById("move-slots");
+
+  // tapping a tile of the move form's board puts it in (or takes it out of)
+  // the Tiles field, in tapping order: the referee need not read coordinates
+  const picked = () => (moveSlots ? moveSlots.value.split(/[\s;]+/).filter(Boolean) : []);
+  function markPicked() {
+    if (!moveBoard) return;
+    const on = new Set(picked());
+    moveBoard.querySelectorAll("[data-slot]").forEach((t) => t.classList.toggle("sel", on.has(t.dataset.slot)));
+  }
+  if (moveBoard && moveSlots) {
+    const tap = (tile) => {
+      const list = picked();
+      const k = list.indexOf(tile.dataset.slot);
+      if (k >= 0) list.splice(k, 1); else list.push(tile.dataset.slot);
+      moveSlots.value = list.join(" ");
+      markPicked();
+    };
+    moveBoard.addEventListener("click", (e) => { const t = e.target.closest("[data-slot]"); if (t) tap(t); });
+    moveBoard.addEventListener("keydown", (e) => {
+      const t = e.target.closest("[data-slot]");
+      if (t && (e.key === "Enter" || e.key === " ")) { e.preventDefault(); tap(t); }
+    });
+    moveSlots.addEventListener("input", markPicked);
+    const zoom = document.getElementById("move-zoom");
+    if (zoom) zoom.addEventListener("click", () => {
+      const on = moveBoard.classList.toggle("zoomed");
+      zoom.setAttribute("aria-pressed", on ? "true" : "false");
+      zoom.textContent = on ? "Whole board" : "Bigger tiles";
+    });
+  }
 
   // kind: "ok", "warn" (recorded, but an invalid attempt or a penalty) or
   // "error" (refused).  The toast sits at the foot of the window (app.css),
@@ -72,6 +104,8 @@
         };
         put(panel, "panel");
         put(ledger, "ledger");
+        put(moveBoard, "move-board");
+        markPicked();
         syncForms();
       }
     } finally {
