@@ -225,6 +225,12 @@ class Setup:
 #: and where the camera referee found the game (``source``, ``frame``,
 #: :mod:`vision.referee`); any other key is a typing mistake the ledger
 #: would otherwise carry silently
+#: the largest value a new game takes for an option: far beyond any table
+#: (a day's clock, ten thousand turns), so a typo cannot make a clock of
+#: 10^25 seconds that no page can draw
+OPTION_MAX = {"turn_limit": 10_000, "reshuffles": 1_000, "level": 1_000, "target_seconds": 86_400,
+              "countdown_seconds": 86_400, "base_points": 1_000_000}
+
 MODE_OPTIONS = ("base_points", "countdown_seconds", "difficulty", "frame", "level", "limits", "reshuffles",
                 "source", "target_seconds", "turn_limit")
 
@@ -364,6 +370,9 @@ def new_setup(variant: str, mode: str, layout: Layout, faces: Sequence[str | Non
     for key in ("turn_limit", "reshuffles", "level", "target_seconds", "countdown_seconds", "base_points"):
         if key in opts and (not isinstance(opts[key], int) or isinstance(opts[key], bool) or opts[key] < 0):
             raise BadInput(f"option {key} must be a whole number >= 0, got {opts[key]!r}")
+    for key, top in OPTION_MAX.items():
+        if new_game and key in given and isinstance(opts.get(key), int) and opts[key] > top:
+            raise BadInput(f"option {key} must be at most {top:,}, got {_shown(str(opts[key]), 40)}")
     if new_game and "limits" in given:
         _check_limits(given["limits"])
     if new_game and "level" in given and opts["level"] < 1:
@@ -1817,7 +1826,8 @@ def resolve_correction(state: GameState, target: int, changes: Mapping | None = 
         raise BadInput(f"event #{target} is itself a correction: correct the event it points at (#{ref}), "
                        f"or void this correction")
     if not void and not changes:
-        raise BadInput("a correction needs changes (key=value) or --void")
+        raise BadInput("a correction needs something to change (the player, tiles, faces or word), "
+                       "or void the event instead")
     entry = state.entries.get(target)
     data_now = (entry.data if entry is not None else ev.data) if changes else {}
     if changes:

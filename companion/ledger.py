@@ -54,7 +54,9 @@ _HELD: dict[tuple[int, int], int] = {}
 _HELD_LOCK = threading.Lock()
 
 
-def _file_key(path) -> tuple[int, int] | None:
+def file_key(path) -> tuple[int, int] | None:
+    """``(device, inode)`` of the file at ``path``, or None when there is none:
+    the same file, whatever name or link it is reached by."""
     try:
         st = os.stat(path)
     except OSError:
@@ -83,7 +85,7 @@ def get_db(path: str | Path, create: bool = True) -> sqlite3.Connection:
     """
     with _HELD_LOCK:          # (no other thread's connection takes a lock while the header is read)
         conn = _open(path, create)
-        key = _file_key(path) if str(path) != ":memory:" else None
+        key = file_key(path) if str(path) != ":memory:" else None
         if key is not None:
             _HELD[key] = _HELD.get(key, 0) + 1
             _KEYS[id(conn)] = key
@@ -116,7 +118,7 @@ def _open(path, create: bool) -> sqlite3.Connection:
             raise BadInput(f"cannot open ledger {path}: it is a folder, not a ledger file")
         if not p.parent.is_dir():
             raise BadInput(f"cannot open ledger {path}: its folder {p.parent} does not exist")
-        key = _file_key(p)
+        key = file_key(p)
         # a file this process already holds a connection to was looked at
         # when that one was opened (and must not be opened outside SQLite)
         existing = True if key is not None and key in _HELD else _look_at_file(p, create)
@@ -210,6 +212,12 @@ def init_db(conn: sqlite3.Connection) -> None:
         raise BadInput(f"not a companion ledger: table events has columns {cols}")
 
 
+class StaleGame(BadInput):
+    """The game changed (another process wrote to it) between the reading
+    that decided an event and its writing (:meth:`Ledger.append`'s
+    ``after``)."""
+
+
 def _data_of(text: str) -> dict:
     """An event's ``data`` column as a dict.  The schema's CHECK admits any
     valid JSON, so a row written by another program may hold a list, a
@@ -274,23 +282,36 @@ class Ledger:
 
     # ------------------------------------------------------------------ writing
 
-    def append(self, game_id: str, type: str, data: dict, ref: int | None = None,
-               t: float | None = None) -> Event:
+    def append(self, game_id: str | None, type: str, data: dict, ref: int | None = None,
+               t: float | None = None, after: int | None = None) -> Event:
         """Append one event in its own transaction; returns it with its id.
 
         Args:
-            game_id: the game (non-empty text).
+            game_id: the game (non-empty text); None with ``type``
+                ``"game_started"``: a new id (:meth:`new_game_id`), picked in
+                the same transaction, so two processes starting games at
+                once never share one.
             type: event type (see :mod:`companion.game`).
             data: a JSON-able dict (kept as given; ``evidence`` etc. opaque).
             ref: id of an earlier event of the same game this one changes.
             t: the caller's time in seconds, or None.
+            after: the id of the game's newest event when the caller decided
+                this one (0: none), or None not to check: a caller that
+                replays, judges and then writes (``companion game``, the
+                console) must not write on a game another process changed
+                in between (two claims of one pair would both pass).
 
         Raises:
             BadInput: bad game id, type, data, time, or a ref that is not an
-            earlier event of the same game; or the ledger cannot be written
-            (a read-only file, a full disk, locked by another writer).
+            earlier event of the same game; a ``game_started`` for a game
+            that exists; or the ledger cannot be written (a read-only file,
+            a full disk, locked by another writer).
+            StaleGame: the game's newest event is not ``after`` (nothing
+            written).
         """
-        if not isinstance(game_id, str) or not game_id.strip():
+        if game_id is None and type == "game_started":
+            game_id = ""        # (picked below, in the transaction)
+        elif not isinstance(game_id, str) or not game_id.strip():
             raise BadInput(f"bad game id {game_id!r}")
         if not isinstance(type, str) or not type or len(type) > MAX_TYPE_LEN:
             raise BadInput(f"bad event type {type!r}")
@@ -312,6 +333,18 @@ class Ledger:
             try:
                 conn.execute("BEGIN IMMEDIATE")
                 try:
+                    if not game_id:
+                        game_id = self.new_game_id()
+                    elif type == "game_started" and conn.execute(
+                            "SELECT 1 FROM events WHERE game_id = ? LIMIT 1", (game_id,)).fetchone():
+                        raise BadInput(f"game {game_id!r} already exists in {self.path}")
+                    if after is not None:
+                        newest = conn.execute("SELECT MAX(id) FROM events WHERE game_id = ?",
+                                              (game_id,)).fetchone()[0] or 0
+                        if newest != after:
+                            raise StaleGame(f"game {game_id!r} changed while this was being decided (event "
+                                            f"#{newest} is new): nothing was written; look at the game again, "
+                                            "then send it again")
                     if ref is not None:
                         got = conn.execute("SELECT game_id FROM events WHERE id = ?", (int(ref),)).fetchone()
                         if got is None or got[0] != game_id:

@@ -103,6 +103,7 @@ class GameSession:
         if start is not None and start.data.get("variant") == "word" and words_loader is not None:
             self.words, self.index = words_loader()
         self.state = G.replay(evs, words=self.words)
+        self._written_last = 0
 
     # ------------------------------------------------------------------ plumbing
 
@@ -111,7 +112,15 @@ class GameSession:
         return list(self.state.raw)
 
     def _append(self, type_: str, data: dict, ref: int | None, t: float | None):
-        return self.ledger.append(self.game_id, type_, data, ref, t)
+        # written only on the game as it was replayed: another process (a
+        # second `companion game`, the camera's referee, the console) may
+        # have written since, and a move judged on the old board could be
+        # refused on replay (StaleGame, nothing written)
+        # (within one commit the engine's follow-ups come after what it wrote)
+        newest = max(max((e.id for e in self.state.raw), default=0), self._written_last)
+        ev = self.ledger.append(self.game_id, type_, data, ref, t, after=newest)
+        self._written_last = ev.id
+        return ev
 
     def commit(self, pendings: Sequence[G.Pending]) -> list:
         """Check and write events (with the engine's follow-ups); returns those written.
@@ -338,7 +347,6 @@ def start_game(ledger, variant: str, mode: str, layout: Layout, players: Sequenc
     """
     faces = deal_faces(variant, layout, seed)
     data = G.start_data(variant, mode, layout, faces, list(players), seed, dict(options or {}))
-    gid = game_id or ledger.new_game_id()
-    if ledger.events(gid):
-        raise BadInput(f"game {gid!r} already exists")
-    return ledger.append(gid, "game_started", data, None, t)
+    # the id is picked (or a given one checked) in the writing transaction:
+    # two starts at once never share a game
+    return ledger.append(game_id or None, "game_started", data, None, t)

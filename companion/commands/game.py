@@ -325,18 +325,17 @@ def _start(args) -> int:
     data = G.start_data(args.variant, args.mode, layout, faces, players, seed, opts)
     t = args.t if args.t is not None else time.time()
     with Ledger(args.ledger) as led:
-        gid = args.game or led.new_game_id()
-        if led.events(gid):
-            raise BadInput(f"game {gid!r} already exists in {args.ledger}")
-        ev = led.append(gid, "game_started", data, None, t)
-        evs = led.events(gid)
+        # the id picked (or a given one checked) as the event is written: two
+        # starts at once never share a game
+        ev = led.append(args.game or None, "game_started", data, None, t)
+        evs = led.events(ev.game_id)
     _note_sprint_layout(args.variant, args.mode, layout)        # once started: a refusal stays one line
     st = G.replay(evs)
     if args.json:
         from companion.cli import print_json
         print_json(G.state_json(evs))
     else:
-        print(f"#{ev.id} game_started: {gid}: {G._start_text(st)}")
+        print(f"#{ev.id} game_started: {ev.game_id}: {G._start_text(st)}")
         print(_summary(st))
     return 0
 

@@ -114,7 +114,8 @@ def _errors(app: Flask) -> None:
 
     @app.errorhandler(CompanionError)
     def companion_error(exc: CompanionError):
-        text = " ".join(str(exc).split())
+        from companion.cli import curbed
+        text = curbed(str(exc))        # one line, an over-long value cut (as on the command line)
         if wants_json():
             return jsonify(error=text, status=400), 400
         return render_template("error.html", code=400, name="Bad request", message=text), 400

@@ -16,7 +16,7 @@ from flask import Flask, current_app, g
 from flask.cli import with_appcontext
 
 from companion.errors import BadInput
-from companion.ledger import Ledger
+from companion.ledger import Ledger, file_key
 from companion.web.hub import EventHub
 
 HUB_KEY = "companion.hub"
@@ -29,11 +29,26 @@ def get_db() -> Ledger:
         BadInput: the configured file cannot be opened or is not a ledger.
     """
     if "ledger" not in g:
+        path = current_app.config["LEDGER"]
+        served = current_app.extensions.get(LEDGER_FILE_KEY)
+        if served is not None and file_key(path) != served:
+            # deleted or replaced under the running server: a new empty file
+            # made here would take the games off every phone, and a copy
+            # moved in beside the old WAL is not safe to read
+            ledger_unavailable(BadInput(f"{path} was deleted or replaced while the scoreboard ran: put it back, "
+                                        "or restart companion serve on the ledger to use"))
         try:
-            g.ledger = Ledger(current_app.config["LEDGER"])
+            g.ledger = Ledger(path)
         except BadInput as exc:
             ledger_unavailable(exc)
+        if served is None:
+            current_app.extensions[LEDGER_FILE_KEY] = file_key(path)
     return g.ledger
+
+
+#: the app's extensions key of the (device, inode) of the ledger file it
+#: serves, taken at its first opening
+LEDGER_FILE_KEY = "companion.ledger-file"
 
 
 #: what players are told when the server cannot read its ledger (the

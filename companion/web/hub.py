@@ -34,9 +34,11 @@ from companion.game import brief
 
 #: data the phones must not get: the faces of every tile (the deal, a
 #: reshuffle's new faces: covered tiles' faces are hidden information, as
-#: ``/api/board`` keeps them) and the deal's seed, from which ``companion
-#: deal`` would rebuild them
-SECRET_FIELDS = {"game_started": ("faces", "seed"), "reshuffle": ("faces",)}
+#: ``/api/board`` keeps them), the seeds they were drawn from (``companion
+#: deal`` would rebuild them; a reshuffle's follows from the game's), and the
+#: face of a blocked tile touched or claimed (it may lie under another)
+SECRET_FIELDS = {"game_started": ("faces", "seed"), "reshuffle": ("faces", "seed"),
+                 "penalty": ("face",), "touch": ("face",)}
 
 
 def sse_message(event) -> str:

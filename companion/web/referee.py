@@ -36,6 +36,7 @@ from flask import (Blueprint, Response, current_app, flash, jsonify, redirect, r
 from werkzeug.exceptions import TooManyRequests
 
 from companion import codex
+from companion.cli import curbed
 from companion import game as G
 from companion.errors import BadInput, CompanionError
 from companion.layouts import Slot
@@ -128,6 +129,8 @@ def _check_fresh() -> None:
     led = get_db()
     gid = request.form.get("game") or led.latest_game_id()
     evs = led.events(gid) if gid else []
+    if request.form.get("game") and not evs:
+        raise BadInput(f"no game {gid[:80]!r} in this ledger")
     last = evs[-1].id if evs else 0
     if int(after) != last:
         raise BadInput(f"the game has changed since this form was shown (event #{last} is new): "
@@ -147,7 +150,7 @@ def _act(fn: Callable[[], Result]):
             result = fn()
         return _answer(result)
     except CompanionError as exc:
-        return _answer(error=" ".join(str(exc).split()), status=400)
+        return _answer(error=curbed(str(exc)), status=400)
 
 
 def _field(name: str, required: bool = True) -> str:
@@ -272,7 +275,8 @@ def start():
         # the form's one list names both ("love:hand-builder": mode ids
         # repeat across the games); a separate "variant" field is read too
         mode = _field("mode")
-        variant, mode = mode.split(":", 1) if ":" in mode else (_field("variant"), mode)
+        variant, mode = ((part.strip() for part in mode.split(":", 1)) if ":" in mode
+                         else (_field("variant"), mode))
         layout = codex.builtin(_field("layout"))
         players = [p.strip() for p in _field("players").split(",") if p.strip()]
         seed_text = _field("seed", required=False)
@@ -296,9 +300,10 @@ def start():
         ev = start_game(get_db(), variant, mode, layout, players, seed, opts, t=time.time())
         return Result([ev], f"{ev.game_id} started: {variant} {mode} on {layout.name}, seed {seed}")
     try:
-        res = go()
+        with _ACTION_LOCK:          # (two Start taps at once must not both take the next game id)
+            res = go()
     except CompanionError as exc:
-        return _answer(error=" ".join(str(exc).split()), status=400)
+        return _answer(error=curbed(str(exc)), status=400)
     notify()
     if _json_wanted():
         return jsonify(ok=True, message=res.message, error=None, game_id=res.written[0].game_id,
@@ -345,7 +350,10 @@ def correct():
             else:
                 changes["slots"] = sl
         if _field("faces", required=False):
-            changes["faces"] = _faces(_field("faces"))
+            faces = _faces(_field("faces"))
+            if faces is None:           # ",,,": no face named (it recorded faces=None, clearing them)
+                raise BadInput("faces: give face ids separated by commas, e.g. hearts-1,hearts-1")
+            changes["faces"] = faces
         if _field("word", required=False):
             changes["word"] = _field("word")
         return _session().correct(_event_id(), changes, _field("reason", required=False))

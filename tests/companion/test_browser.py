@@ -263,3 +263,36 @@ def test_console_tiles_of_a_move_are_tapped_on_its_board(served, phone, artifact
     with Ledger(path) as led:
         assert [e.type for e in led.events("g1")][-1] == "claim"
     assert errors == []
+
+
+@pytest.mark.parametrize("ago_s, countdown_s", [(0.0, 3), (3 * 86400.0, 60)])
+def test_a_word_sprint_countdown_at_zero_says_times_up(tmp_path, phone, artifacts, ago_s, countdown_s):
+    # an open page once wound its clock back to the last fetch at 0:00 (and
+    # a game started days ago showed a frozen "1:00 time left")
+    from companion.layouts import Layout, Slot
+    from companion.web.serve import start_server
+    from companion import game as G
+    path = tmp_path / "w.db"
+    slots = tuple(Slot(4 * i, 0, 0) for i in range(4))
+    with Ledger(path) as led:
+        data = G.start_data("word", "word-sprint", Layout("row4", slots), ["A", "A", "B", "B"], ["Zed"], 3,
+                            {"countdown_seconds": countdown_s})
+        led.append("g1", "game_started", data, None, time.time() - ago_s)
+    srv = start_server({"LEDGER": str(path), "REFEREE_PIN": "123456"}, "127.0.0.1", 0)
+    try:
+        page = phone.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(srv.url)
+        until = time.monotonic() + (0 if ago_s else countdown_s) + 5        # (polled here: the page's CSP
+        while page.inner_text("#timer-label") != "time's up" and time.monotonic() < until:   # refuses eval)
+            page.wait_for_timeout(200)
+        assert page.inner_text("#timer-label") == "time's up"
+        page.wait_for_timeout(1_500)                                # and it stays so
+        assert page.inner_text("#timer-value") == "0:00"
+        assert page.inner_text("#status").startswith("Time's up")
+        assert "TO PLAY" not in page.inner_text("#players")
+        _shot(page, artifacts, f"word-sprint-times-up-{int(ago_s)}.png")
+        assert errors == []
+    finally:
+        srv.stop()

@@ -496,3 +496,19 @@ def test_cli_export_to_dev_stdout_on_a_pipe_is_refused_as_a_pipe(love):
                            "--out", "/dev/stdout"], capture_output=True, text=True, cwd=repo, timeout=60)
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr == "companion game: cannot write /dev/stdout: it is not a plain file (a pipe or a device)\n"
+
+
+@pytest.mark.parametrize("option, value, top", [
+    ("--countdown-seconds", "9999999999999999999999999", "86,400"),
+    ("--countdown-seconds", "86401", "86,400"),
+])
+def test_cli_a_clock_no_table_could_run_is_refused(tmp_path, capsys, option, value, top):
+    # a countdown of 10^25 s drew "1.6666666666666667e+28:16" on the phones
+    led = tmp_path / "l.db"
+    code, out, err = run(capsys, "game", "start", "--ledger", led, "--variant", "word", "--mode", "word-sprint",
+                         "--layout", "turtle", "--seed", 1, "--players", "Zed", option, value)
+    assert (code, out) == (2, "") and f"option countdown_seconds must be at most {top}, got" in err
+    assert not led.exists()
+    code, out, err = run(capsys, "game", "start", "--ledger", led, "--variant", "word", "--mode", "word-sprint",
+                         "--layout", "turtle", "--seed", 1, "--players", "Zed", option, "86400")
+    assert code == 0, err

@@ -106,3 +106,35 @@ def test_start_game_deals_the_whole_set(tmp_path):
         with pytest.raises(BadInput, match="already exists"):
             start_game(led, "candy", "sprint", builtin("turtle"), ["Ann"], 9, game_id="game-1")
     assert deal_faces("love", builtin("turtle"), 3) == deal_faces("love", builtin("turtle"), 3)
+
+
+def test_a_move_judged_on_a_board_another_writer_changed_is_not_written(tmp_path):
+    # a break-test ran six `companion game claim` of one pair at once: two
+    # passed the check, and the second was written, then rejected on replay
+    # ("holds no tile"), putting a referee item on every phone
+    from companion.ledger import StaleGame
+    path = tmp_path / "r.db"
+    with Ledger(path) as setup:
+        start_mini(setup)
+    with Ledger(path) as one, Ledger(path) as two:       # two processes' connections
+        first, second = GameSession(one, "g1", t=5.0), GameSession(two, "g1", t=5.0)
+        assert first.claim("Ann", [A, C]).ok
+        with pytest.raises(StaleGame, match=r"game 'g1' changed while this was being decided \(event #2 is new\): "
+                                            "nothing was written"):
+            second.claim("Ann", [A, C])
+        assert [e.type for e in one.events("g1")] == ["game_started", "claim"]
+        again = GameSession(two, "g1", t=6.0)                # read again: judged on the board as it is
+        with pytest.raises(IllegalMove, match="holds no tile"):
+            again.claim("Ann", [A, C])
+        assert again.claim("Ann", [D, E]).ok                # a move on the board as it is now
+
+
+def test_two_starts_at_once_never_share_a_game(tmp_path):
+    path = tmp_path / "n.db"
+    with Ledger(path) as one, Ledger(path) as two:
+        a = start_game(one, "love", "sprint", builtin("turtle"), ["Ann", "Ben"], 1)
+        b = start_game(two, "love", "sprint", builtin("turtle"), ["Cy", "Di"], 2)
+        assert (a.game_id, b.game_id) == ("game-1", "game-2")
+        with pytest.raises(BadInput, match="game 'game-1' already exists"):
+            two.append("game-1", "game_started", dict(a.data), None, 3.0)
+        assert [e.data["players"] for e in one.events() if e.type == "game_started"] == [["Ann", "Ben"], ["Cy", "Di"]]

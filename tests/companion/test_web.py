@@ -455,3 +455,35 @@ def test_board_labels_of_three_letters_are_fitted_to_their_tile(client, web_ledg
     labs = re.findall(r'<text class="lab"[^>]*>([^<]*)</text>', svg)
     fitted = re.findall(r'<text class="lab"[^>]*textLength="[\d.]+" lengthAdjust="spacingAndGlyphs"[^>]*>([^<]*)<', svg)
     assert sorted(fitted) == sorted(t for t in labs if len(t) > 2) and fitted and len(fitted) < len(labs)
+
+
+def test_the_live_stream_keeps_a_reshuffles_seed_and_a_blocked_tiles_face_hidden(client, mini_game):
+    # a reshuffle's seed follows from the game's (the deal rebuilt from it),
+    # and a touched blocked tile may lie under another
+    from companion.session import GameSession
+    res = GameSession(mini_game, "g1").touch("Ann", B)                 # B lies under B2
+    assert res.written[0].type == "penalty" and res.written[0].data["face"] == "hearts-2"
+    mini_game.append("g1", "reshuffle", {"player": "Ann", "seed": 7064, "faces": ["x"] * 6}, None, 1002.0)
+    msgs, _ = read_sse(client.get("/api/events?last_id=1&game=g1", buffered=False), 2)
+    pen, shuf = (m["data"] for m in msgs)
+    assert pen["type"] == "penalty" and "face" not in pen["data"] and pen["data"]["slot"] == B
+    assert shuf["type"] == "reshuffle" and shuf["data"] == {"player": "Ann"}
+
+
+@pytest.mark.parametrize("how", ["deleted", "replaced"])
+def test_a_ledger_deleted_or_replaced_under_the_server_is_503_not_a_new_empty_one(client, app, mini_game,
+                                                                                  capsys, how):
+    # once: a new empty ledger made in its place, every phone told "no game
+    # yet", and the live stream silent for ever
+    path = Path(app.config["LEDGER"])
+    assert client.get("/api/state").status_code == 200
+    for suffix in ("", "-wal", "-shm"):
+        Path(str(path) + suffix).unlink(missing_ok=True)
+    if how == "replaced":
+        with Ledger(path) as other:
+            start_mini(other, gid="other")
+    rv = client.get("/api/state")
+    assert rv.status_code == 503 and rv.json["error"].startswith("The scoreboard cannot read the game just now")
+    assert path.exists() == (how == "replaced")             # no new empty file made
+    err = capsys.readouterr().err
+    assert f"companion serve: cannot read the ledger: {path} was deleted or replaced while the scoreboard ran" in err

@@ -294,7 +294,7 @@ def test_correct_an_event(client, referee, mini_game):
     assert st.status[claim] == "corrected" and st.players[0].rack == ["roses-3", "roses-3"]
     assert st.scores()["Ann"] == 10_100                              # a pair of 3s: simple, +100
     rv = referee.post("/referee/correct", {"game": "g1", "event_id": str(claim)})
-    assert rv.status_code == 400 and "needs changes" in rv.json["error"]
+    assert rv.status_code == 400 and "a correction needs something to change" in rv.json["error"]
     rv = referee.post("/referee/void", {"game": "g1", "event_id": "1"})
     assert rv.status_code == 400 and "cannot be voided" in rv.json["error"]
     rv = referee.post("/referee/void", {"game": "g1", "event_id": "abc"})
@@ -487,3 +487,24 @@ def test_void_asks_before_it_voids(client, referee, mini_game):
     referee.post("/referee/move", {"game": "g1", "kind": "claim", "player": "Ann", "slots": slots_text(A, C)})
     html = client.get("/referee/?game=g1").get_data(as_text=True)
     assert 'data-confirm="Void event #2 (claim)? It will no longer count' in html
+
+
+def test_console_refusals_in_plain_words(client, referee, mini_game):
+    referee.login()
+    claim = referee.post("/referee/move", {"game": "g1", "kind": "claim", "player": "Ann",
+                                           "slots": slots_text(A, C)}).json["events"][0]["id"]
+    n = len(mini_game.events("g1"))
+    # a Faces field of only commas once recorded faces=None (clearing them)
+    rv = referee.post("/referee/correct", {"game": "g1", "event_id": str(claim), "faces": ",,,"})
+    assert rv.status_code == 400 and rv.json["error"] == ("faces: give face ids separated by commas, "
+                                                          "e.g. hearts-1,hearts-1")
+    # a form of a game the ledger does not hold: not "the game has changed"
+    rv = referee.post("/referee/move", {"game": "nosuch", "kind": "pass", "player": "Ann", "after": "3"})
+    assert rv.status_code == 400 and rv.json["error"] == "no game 'nosuch' in this ledger"
+    # a 3000-letter mode is cut in the answer, as on the command line
+    rv = referee.post("/referee/start", {"mode": "love:" + "x" * 3000, "layout": "turtle", "players": "A, B"})
+    assert rv.status_code == 400 and len(rv.json["error"]) < 400 and "(3000 characters)" in rv.json["error"]
+    assert len(mini_game.events("g1")) == n
+    # spaces round the colon are no part of the names
+    rv = referee.post("/referee/start", {"mode": " love : sprint ", "layout": "turtle", "players": "A, B"})
+    assert rv.json["ok"], rv.json

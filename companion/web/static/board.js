@@ -11,6 +11,7 @@
   let lastId = parseInt(app.dataset.lastId || "0", 10);
   let seenMax = state ? state.last_id : 0;
   let clockOffset = 0;
+  let clockFrom = null;          // the state clockOffset was taken from
   let timeUp = false;           // a Word Sprint countdown at 0 that no move or tick has ended yet
   const ENDS = { "cleared": "board cleared", "time-up": "time's up", "no-moves": "no moves left",
                  "abandoned": "ended by the referee", "turn-limit": "turn limit reached",
@@ -119,7 +120,10 @@
     const needs = st.needs_referee || [];
     $("needs").hidden = needs.length === 0;
     $("needs-list").replaceChildren(...needs.map((n) => el("li", {}, ["#" + n.id + " " + (n.reason || "unclear") + " ", el("a", { href: eventUrl(n.id), text: "evidence \u203A" })])));
-    if (st.server_time) clockOffset = st.server_time - Date.now() / 1000;
+    if (st.server_time && st !== clockFrom) {   // (a new state only: tick() re-renders the same one)
+      clockFrom = st;
+      clockOffset = st.server_time - Date.now() / 1000;
+    }
     tick();
     seenMax = Math.max(seenMax, st.last_id || 0);
   }
@@ -130,7 +134,9 @@
     if (!t) { box.hidden = true; return; }
     box.hidden = false;
     const now = Date.now() / 1000 + clockOffset;
-    const wall = t.running && t.start_t && state.server_time && Math.abs(state.server_time - t.start_t) < 2 * 86400;
+    // a start on the wall clock (seconds since 1970, after 2001; not a
+    // recording's own seconds from 0), however long ago
+    const wall = t.running && t.start_t && state.server_time && t.start_t > 1e9 && t.start_t <= state.server_time + 86400;
     if (t.kind === "countdown") {
       let left = t.remaining;
       if (wall && t.deadline_t) left = t.deadline_t - now;

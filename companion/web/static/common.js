@@ -38,7 +38,8 @@ window.Companion = (function () {
   function plain(r) {
     if (r.verdict === "empty") return ["No tile stands here now."];
     const out = [];
-    if (r.covered) out.push("Another tile lies on top of it (outlined with dashes).");
+    if (r.covered) out.push((r.covered_by || []).length > 1 ? (r.covered_by.length + " tiles lie on top of it (outlined with dashes).")
+      : "Another tile lies on top of it (outlined with dashes).");
     if (r.pinched) out.push("Tiles touch it on both its left and its right (outlined with dots), so it cannot slide out.");
     if (r.verdict === "free") out.push("Nothing lies on top of it and one side is open: it can be taken.");
     return out;
