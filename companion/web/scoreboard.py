@@ -41,9 +41,13 @@ def state_at(events: Sequence, at: int | None = None) -> G.GameState:
     """The replayed state after the events with ids up to ``at`` (all when None).
 
     Raises:
-        BadInput: no ``game_started`` event among them.
+        BadInput: no ``game_started`` event among them (``at`` before the
+            game began, said so).
     """
     evs = list(events) if at is None else [e for e in events if e.id <= at]
+    if at is not None and events and not evs:
+        first = min(e.id for e in events)
+        raise BadInput(f"event #{at} comes before this game began (its first event is #{first})")
     return G.replay(evs)
 
 

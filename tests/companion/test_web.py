@@ -487,3 +487,10 @@ def test_a_ledger_deleted_or_replaced_under_the_server_is_503_not_a_new_empty_on
     assert path.exists() == (how == "replaced")             # no new empty file made
     err = capsys.readouterr().err
     assert f"companion serve: cannot read the ledger: {path} was deleted or replaced while the scoreboard ran" in err
+
+
+def test_a_board_asked_at_an_event_before_the_game_began_says_so(client, mini_game):
+    start_mini(mini_game, gid="g2", players=("Cy", "Di"))          # event #2
+    rv = client.get("/api/board?at=1&game=g2")
+    assert rv.status_code == 400 and rv.json["error"] == "event #1 comes before this game began (its first event is #2)"
+    assert client.get("/api/board?at=2&game=g2").status_code == 200
