@@ -72,6 +72,9 @@ def get_db(path: str | Path, create: bool = True) -> sqlite3.Connection:
     SQLite database, or an SQLite database holding other tables than a
     ledger's, is refused and left exactly as it was (SQLite would otherwise
     switch it to WAL mode, or write a new database over an empty file).
+    A file this process already holds a connection to is not looked at again
+    (:data:`_HELD`): reading it outside SQLite would drop that connection's
+    locks.  Close the connection with :func:`release`.
 
     Args:
         path: the database file.
