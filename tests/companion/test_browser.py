@@ -296,3 +296,17 @@ def test_a_word_sprint_countdown_at_zero_says_times_up(tmp_path, phone, artifact
         assert errors == []
     finally:
         srv.stop()
+
+
+def test_a_tap_on_a_rack_tile_names_it(served, phone):
+    # the rack's chips show short codes ("1 hea"); the full name was only in
+    # a hover title, which a phone never shows
+    srv, path = served
+    with Ledger(path) as led:
+        from companion.session import GameSession
+        assert GameSession(led, "g1", t=time.time()).claim("Ann", [A, C]).ok      # two 1 Single Hearts
+    page = phone.new_page()
+    page.goto(srv.url)
+    page.wait_for_selector(".player .tilechip", timeout=10_000)
+    page.locator(".player .tilechip").first.click()
+    assert page.inner_text(".player .chip-name") == "1 Single Heart"

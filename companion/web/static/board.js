@@ -35,7 +35,9 @@
   function tileChip(st, p, f) {
     const info = p.faces[f] || { short: f, name: f, suit: "" };
     const sub = /^\d+$/.test(info.short) ? info.suit.slice(0, 3) : "";
-    return el("span", { class: "tilechip", title: info.name, "aria-label": info.name }, [info.short, sub ? el("small", { text: sub }) : null]);
+    // a button: a phone has no hover, so a tap names the tile under the rack
+    return el("button", { type: "button", class: "tilechip", title: info.name, "aria-label": info.name, "data-name": info.name },
+      [info.short, sub ? el("small", { text: sub }) : null]);
   }
 
   function playerCard(st, p) {
@@ -214,6 +216,14 @@
       zoom.textContent = on ? "Whole board" : "Bigger tiles";
     });
   }
+  $("players").addEventListener("click", (e) => {
+    const chip = e.target.closest(".tilechip");
+    if (!chip) return;
+    const card = chip.closest(".player");
+    let line = card.querySelector(".chip-name");
+    if (!line) { line = el("p", { class: "chip-name", role: "status" }); card.append(line); }
+    line.textContent = chip.dataset.name;
+  });
   render(state);
   connect();
 })();
