@@ -310,3 +310,22 @@ def test_a_tap_on_a_rack_tile_names_it(served, phone):
     page.wait_for_selector(".player .tilechip", timeout=10_000)
     page.locator(".player .tilechip").first.click()
     assert page.inner_text(".player .chip-name") == "1 Single Heart"
+
+
+def test_four_players_scores_all_show_in_the_status_card(tmp_path, phone):
+    # four score cards take two phone screens: the status card lists them all
+    from companion.web.serve import start_server
+    path = tmp_path / "four.db"
+    with Ledger(path) as led:
+        start_mini(led, players=("Ann", "Ben", "Cy", "Di"))
+    srv = start_server({"LEDGER": str(path), "REFEREE_PIN": "123456"}, "127.0.0.1", 0)
+    try:
+        page = phone.new_page()
+        page.goto(srv.url)
+        page.wait_for_selector("#status .scorechip", timeout=10_000)
+        chips = page.locator("#status .scorechip")
+        assert [c.inner_text() for c in chips.all()] == ["\u25CF Ann 10,000", "\u25B2 Ben 10,000",
+                                                          "\u25A0 Cy 10,000", "\u25C6 Di 10,000"]
+        assert all(c.bounding_box()["y"] + c.bounding_box()["height"] <= PHONE["height"] for c in chips.all())
+    finally:
+        srv.stop()

@@ -109,6 +109,13 @@
     $("subtitle").textContent = st.mode_title + " \u00B7 " + (st.layout_title || st.layout)
       + ((st.games || []).length > 1 ? " \u00B7 " + st.game_id : "");
     const status = [el("p", { class: "big", text: statusLine(st) })];
+    if (st.players.length > 2) {
+      // every score on the first screen: the cards below take two screens for four players
+      status.push(el("p", { class: "scoreline", "aria-label": "Scores" }, st.players.map((p) =>
+        el("span", { class: "scorechip seat-" + (p.seat % 4) + (!st.ended && st.turn === p.name ? " turn" : "") }, [
+          el("span", { "aria-hidden": "true", text: p.mark.symbol + " " }), el("span", { class: "sc-name", text: p.name }),
+          " ", el("strong", { text: fmt(p.score) })]))));
+    }
     const waiting = (st.needs_referee || []).length;
     if (waiting) status.push(el("p", { class: "alert" }, [el("a", { href: "#needs", text: "\u2691 Waiting for the referee: "
       + waiting + (waiting === 1 ? " thing" : " things") + " to settle \u203A" })]));
