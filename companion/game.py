@@ -1398,7 +1398,10 @@ def resolve_claim(state: GameState, player: str, slots: Sequence, faces: Sequenc
     if v.code == MISSING:
         raise IllegalMove(v.reason)
     if v.code == BLOCKED:
-        pens = [_penalty(state, p, state.layout.index[s], extra) for s in v.blocked_slots]
+        # each blocked tile its own penalty (Love 2.7), all naming the pair
+        # tried, so that an undo takes back the whole attempt
+        tried = dict(extra or {}, claimed=[list(state.slot(ia)), list(state.slot(ib))])
+        pens = [_penalty(state, p, state.layout.index[s], tried) for s in v.blocked_slots]
         pts = state.rules.blocked_penalty
         cost = f"penalty {pts:+,} each" if pts else "recorded (no points in this game)"
         return Outcome(tuple(pens), error=f"{v.reason}; blocked tile {cost}")
@@ -1666,8 +1669,31 @@ def resolve_undo(state: GameState, player: str | None = None) -> Outcome:
         if not state._booster_left(q, "undos"):
             raise IllegalMove("no Ink Eraser left in this game")
     data = {"player": p.name if p else None}
-    return Outcome((Pending("undo", data, ref=target),),
-                   message=f"event #{target} ({state.entries[target].text}) is undone")
+    targets = _one_attempt(state, target)
+    shown = ", ".join(f"#{t} ({state.entries[t].text})" for t in reversed(targets))
+    return Outcome(tuple(Pending("undo", dict(data), ref=t) for t in targets),
+                   message=f"event{'s' if len(targets) > 1 else ''} {shown} {'are' if len(targets) > 1 else 'is'} undone")
+
+
+def _one_attempt(state: GameState, target: int) -> list[int]:
+    """``target`` and, when it is one of the penalties of a claim of blocked
+    tiles (``claimed`` in its data), the attempt's other penalties just
+    before it: one move, taken back at once.  Newest first."""
+    ent = state.entries.get(target)
+    tried = ent.data.get("claimed") if ent is not None and ent.type == "penalty" else None
+    if not tried:
+        return [target]
+    out = [target]
+    acts = list(state.actions)
+    k = acts.index(target) if target in acts else -1
+    while k > 0:
+        k -= 1
+        prev = state.entries.get(acts[k])
+        if not (prev is not None and prev.type == "penalty" and prev.status == "ok"
+                and prev.data.get("claimed") == tried and prev.data.get("player") == ent.data.get("player")):
+            break
+        out.append(acts[k])
+    return out
 
 
 def _caused_by(state: GameState, target: int) -> bool:

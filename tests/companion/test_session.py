@@ -138,3 +138,25 @@ def test_two_starts_at_once_never_share_a_game(tmp_path):
         with pytest.raises(BadInput, match="game 'game-1' already exists"):
             two.append("game-1", "game_started", dict(a.data), None, 3.0)
         assert [e.data["players"] for e in one.events() if e.type == "game_started"] == [["Ann", "Ben"], ["Cy", "Di"]]
+
+
+def test_undo_takes_back_both_penalties_of_one_claim_of_blocked_tiles(tmp_path):
+    # a claim of two covered tiles is two penalties (Love 2.7: each blocked
+    # tile); "Undo last move" once took back only the second
+    from companion.layouts import Layout, Slot
+    lay = Layout("stacks", (Slot(0, 0, 0), Slot(0, 0, 1), Slot(4, 0, 0), Slot(4, 0, 1)))
+    with Ledger(tmp_path / "u.db") as led:
+        data = G.start_data("love", "sprint", lay, ["hearts-1", "hearts-2", "hearts-1", "hearts-2"], ["Ann", "Ben"], 1)
+        led.append("g1", "game_started", data, None, 0.0)
+        s = GameSession(led, "g1", t=1.0)
+        res = s.claim("Ann", [[0, 0, 0], [4, 0, 0]])
+        assert not res.ok and [e.type for e in res.written] == ["penalty", "penalty"]
+        assert all(e.data["claimed"] == [[0, 0, 0], [4, 0, 0]] for e in res.written)
+        assert s.state.scores()["Ann"] == 9_800
+        undo = s.undo()
+        assert [(e.type, e.ref) for e in undo.written] == [("undo", 3), ("undo", 2)]
+        assert undo.message.startswith("events #2 (") and " are undone" in undo.message
+        assert s.state.scores()["Ann"] == 10_000
+        # a lone penalty (a touch) is one move of its own
+        assert [e.type for e in s.touch("Ann", [0, 0, 0]).written] == ["penalty"]
+        assert len(s.undo().written) == 1
