@@ -329,3 +329,57 @@ def test_four_players_scores_all_show_in_the_status_card(tmp_path, phone):
         assert all(c.bounding_box()["y"] + c.bounding_box()["height"] <= PHONE["height"] for c in chips.all())
     finally:
         srv.stop()
+
+
+#: every text node's colour against the background it is drawn on: WCAG 2.1
+#: relative luminance and contrast ratio (1.4.3), the background being the
+#: first ancestor with an opaque-enough colour; SVG text (the board's labels
+#: on the ivory faces) and disabled controls (exempt in WCAG) left out
+_CONTRAST_JS = """() => {
+  const rgb = s => (s.match(/[\\d.]+/g) || []).map(Number);
+  const lum = c => { const f = v => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; };
+                     return 0.2126 * f(c[0]) + 0.7152 * f(c[1]) + 0.0722 * f(c[2]); };
+  const bg = el => { for (let e = el; e; e = e.parentElement) {
+                       const c = rgb(getComputedStyle(e).backgroundColor);
+                       if (c.length === 3 || (c.length === 4 && c[3] > 0.5)) return c; }
+                     return [255, 255, 255]; };
+  const out = [];
+  const walk = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let n = walk.nextNode(); n; n = walk.nextNode()) {
+    const el = n.parentElement;
+    if (!n.textContent.trim() || !el || el.closest('svg') || el.closest(':disabled')) continue;
+    const st = getComputedStyle(el);
+    if (st.visibility === 'hidden' || !el.getClientRects().length) continue;
+    const a = lum(rgb(st.color)), b = lum(bg(el));
+    const ratio = (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+    out.push([n.textContent.trim().slice(0, 30), el.className || el.tagName, Math.round(ratio * 100) / 100]);
+  }
+  return {page: lum(bg(document.body)), texts: out};
+}"""
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_every_text_keeps_its_contrast_in_the_phones_light_and_dark_settings(served, phone, artifacts, scheme):
+    # a club room with the lights down: the pages follow the phone's dark
+    # setting, and no text may fall under 4.5:1 against what it is drawn on
+    # (WCAG 2.1, 1.4.3), tile chips (ivory, as the tiles) included
+    srv, path = served
+    with Ledger(path) as led:
+        from companion.session import GameSession
+        assert GameSession(led, "g1", t=time.time()).claim("Ann", [A, C]).ok      # a rack tile for Ann
+    page, errors = _console(phone, srv)
+    pages = [("console", page)]
+    player = phone.new_page()
+    player.goto(srv.url)
+    player.wait_for_selector(".player .tilechip", timeout=10_000)
+    player.wait_for_timeout(1500)                                     # past the new event's flash
+    pages.append(("player", player))
+    for name, pg in pages:
+        pg.emulate_media(color_scheme=scheme)
+        got = pg.evaluate(_CONTRAST_JS)
+        _shot(pg, artifacts, f"contrast-{name}-{scheme}.png")
+        assert (got["page"] < 0.05) == (scheme == "dark"), (name, got["page"])
+        assert len(got["texts"]) > 20, name
+        low = [t for t in got["texts"] if t[2] < 4.5]
+        assert low == [], (name, low)
+    assert errors == []
