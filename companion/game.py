@@ -811,8 +811,9 @@ class GameState:
         p.penalties += 1
         pts = self.rules.blocked_penalty
         done = self._add(p, e.id, [("blocked tile touched", pts)]) if pts else []
-        why = r.describe().split(" is blocked: ", 1)[-1]          # "covered by ..." / "pinched between ..."
-        return (f"{p.name} touched blocked tile {r.slot} ({why})"
+        # the line the phones show: why in plain words; the engine's sentence
+        # with every neighbour's coordinates stays in the event's "reason"
+        return (f"{p.name} touched blocked tile {r.slot} ({r.plain()})"
                 + (": " + ", ".join(done) if done else ": recorded, no points in this game"))
 
     def _on_touch(self, e: Event) -> str:

@@ -110,6 +110,26 @@ class BlockReason:
                          + ", ".join(map(str, self.right)) + " (right)")
         return f"{self.slot} is blocked: " + "; ".join(parts)
 
+    def plain(self) -> str:
+        """Why, in words a player at the table follows without coordinates
+        (the event lines the phones show): ``"under another tile and between
+        tiles on its left and right"``, ``"under 2 tiles"``, ``"between tiles
+        on its left and right"``; for a free tile ``"nothing on top and one
+        side open"``, for an empty slot ``"no tile there"``.  The rule: a tile
+        is blocked when covered or pinched (rule books 2.1, Law 1; CONTRACT.md
+        "Free")."""
+        if not self.present:
+            return "no tile there"
+        if self.free:
+            return "nothing on top and one side open"
+        parts = []
+        if self.covered_by:
+            n = len(self.covered_by)
+            parts.append("under another tile" if n == 1 else f"under {n} tiles")
+        if self.pinched:
+            parts.append("between tiles on its left and right")
+        return " and ".join(parts)
+
     def to_json(self) -> dict:
         """The contract's ``free`` entry for this slot."""
         return {"slot": list(self.slot), "present": self.present, "free": self.free,

@@ -672,6 +672,11 @@ def test_bad_commands_give_clear_errors_and_lose_nothing(table_factory):
     assert out.error and [p.type for p in out.events] == ["penalty"]
     g.run(out)
     assert len(g.events) == n + 1 and g.scores()["Ann"] == 10_000 + 100 - 100
+    # the phones' line says why in words; the coordinates of what blocks it
+    # stay in the reason, for the referee
+    last = g.json()["last_events"][-1]
+    assert last["text"] == "Ann touched blocked tile 100,0,0 (under another tile): -100 blocked tile touched"
+    assert last["reason"] == "100,0,0 is blocked: covered by 100,0,1"
     # a steal after another event is refused (the window closed)
     g.claim("Ann", 2, 3)
     g.claim("Ann", 4, 6)          # invalid

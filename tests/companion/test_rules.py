@@ -47,11 +47,17 @@ class TestCovered:
         r = b.reason(0)
         assert r.covered_by == (Slot(1, 1, 2),) and not r.pinched
         assert r.describe() == "0,0,0 is blocked: covered by 1,1,2"
+        assert r.plain() == "under another tile"
 
     def test_touching_edges_do_not_cover(self):
         # dx = 2 (or dy = 2): the footprints only touch
         b = Board(lay((0, 0, 0), (2, 0, 1), (0, 2, 1), (-2, -2, 1)))
         assert b.is_free(0)
+
+    def test_plain_words_count_the_covers_and_name_both_blocks(self):
+        # two tiles straddle (2,0,0) from above, and it lies between (0,0,0) and (4,0,0)
+        b = Board(lay((0, 0, 0), (2, 0, 0), (4, 0, 0), (1, 0, 1), (3, 0, 1)))
+        assert b.reason(1).plain() == "under 2 tiles and between tiles on its left and right"
 
     def test_every_overlap_offset_covers(self):
         for dx in (-1, 0, 1):
@@ -83,7 +89,10 @@ class TestPinched:
         r = b.reason(1)
         assert r.left == (Slot(0, 0, 0),) and r.right == (Slot(4, 0, 0),) and r.pinched
         assert "pinched between 0,0,0 (left) and 4,0,0 (right)" in r.describe()
+        assert r.plain() == "between tiles on its left and right"
+        assert b.reason(0).plain() == "nothing on top and one side open"
         b.remove(0)
+        assert b.reason(0).plain() == "no tile there"
         assert b.is_free(1)                     # left open
         b.restore(0)
         b.remove(2)
