@@ -1029,8 +1029,33 @@ class GameState:
         why = f" ({d['reason']})" if d.get("reason") else ""
         if d.get("void"):
             return f"referee voided event #{e.ref}{why}"
-        keys = ", ".join(f"{k}={v!r}" for k, v in (d.get("changes") or {}).items())
+        keys = "; ".join(self._change_words(k, v) for k, v in (d.get("changes") or {}).items())
         return f"referee corrected event #{e.ref}: {keys}{why}"
+
+    def _change_words(self, key: str, value) -> str:
+        """One corrected field as a table reads it: ``player Bo``, ``tiles
+        7,4,0 and 11,2,1``, ``faces 3 Triple Hearts and 3 Triple Hearts``."""
+        def tile(x) -> str:
+            try:
+                return str(Slot(*map(int, x)))
+            except (TypeError, ValueError):
+                return str(x)
+
+        def face(x) -> str:
+            try:
+                return self.tiles.face(str(x)).name
+            except (KeyError, BadInput):
+                return str(x)
+
+        if key in ("slots", "faces") and isinstance(value, (list, tuple)):
+            names = [tile(x) if key == "slots" else face(x) for x in value]
+            word = "tiles" if key == "slots" else "faces"
+            return f"{word} " + (" and ".join(names) if len(names) <= 2 else ", ".join(names))
+        if key == "slot":
+            return f"tile {tile(value)}"
+        if isinstance(value, (str, int, float)) and not isinstance(value, bool):
+            return f"{key} {value}"
+        return f"{key} {json.dumps(value, ensure_ascii=False)}"
 
     def _on_needs_referee(self, e: Event) -> str:
         d = e.data
@@ -1636,6 +1661,103 @@ def resolve_reshuffle(state: GameState, player: str, seed: int | None = None,
     pend = Pending("reshuffle", data)
     check_pending(state, pend)
     return Outcome((pend,), message=f"{state.board.n_present} tiles reshuffled")
+
+
+def counts(state: GameState, event_id: int) -> bool:
+    """Whether event ``event_id`` counts in ``state``: neither undone, voided
+    (nor caused by such an event) nor rejected on replay."""
+    ent = state.entries.get(event_id)
+    return state.status.get(event_id) != "voided" and ent is not None and ent.status != "rejected"
+
+
+def knock_on(before: GameState, after: GameState, skip: Iterable[int] = ()) -> list[str]:
+    """What a referee's correction, void or undo changed besides its target:
+    every other event that stopped counting (with the engine's reason),
+    counts again, or scores other points.  Events are replayed in order
+    (:func:`replay`), so a change to one move can make a later one misfit the
+    board (a claim now out of turn, a tile already taken), fit again, or
+    lose a chain bonus; nothing tells the referee that unless it is said
+    (the console and ``companion game`` print these sentences).
+
+    Args:
+        before, after: the game replayed before and after the action.
+        skip: event ids not to report (the action's own target and events).
+
+    Returns:
+        Sentences, oldest event first; empty when nothing else changed.
+    """
+    def points(st: GameState) -> dict[int, int]:
+        out: dict[int, int] = {}
+        for lines in [q.lines for q in st.players] + [st.team_lines]:
+            for eid, _label, pts in lines:
+                out[eid] = out.get(eid, 0) + pts
+        return out
+
+    skip = set(skip)
+    p0, p1 = points(before), points(after)
+    out = []
+    for e in before.raw:
+        if e.id in skip or e.data.get("cause") in skip or e.type in ("correction", "undo", "game_started"):
+            continue              # the action's own, and the engine's follow-ups of its target
+        was, now = counts(before, e.id), counts(after, e.id)
+        if was and not now:
+            why = str((after.needs.get(e.id) or {}).get("reason") or "").split(": ", 1)[-1]
+            out.append(f"#{e.id} {e.type} no longer counts" + (f" ({why})" if why else ""))
+        elif now and not was:
+            out.append(f"#{e.id} {e.type} counts again")
+        elif now and p0.get(e.id, 0) != p1.get(e.id, 0):
+            out.append(f"#{e.id} {e.type} now scores {p1.get(e.id, 0):+,} (was {p0.get(e.id, 0):+,})")
+    return out
+
+
+def face_conflicts(state: GameState, event_id: int) -> list[str]:
+    """Faces that event ``event_id`` (as corrected) gives its tiles against
+    what the ledger knew of them just before it: the deal, or the faces seen
+    and reshuffled since.  An event's faces are laid over the known ones
+    (the camera's latest look wins), so a correction typed with a wrong face
+    turns a valid pair into an invalid attempt without a word; these
+    sentences are the word (``companion game correct`` and the console
+    print them as warnings).
+
+    Returns:
+        ``["7,4,0 held 3 Triple Hearts as far as the ledger knew, not 1
+        Single Heart"]``-style sentences; empty when every face agrees, is
+        unknown, or the event names no faces.
+    """
+    eff, _ = effective_events(state.raw)
+    ev = next((e for e in eff if e.id == event_id), None)
+    if ev is None:
+        return []
+    slots, faces = ev.data.get("slots"), ev.data.get("faces")
+    if not isinstance(slots, list) or not isinstance(faces, list) or len(slots) != len(faces):
+        return []
+    # the game as it stood when the event came: the events before it, and
+    # the corrections and undos of those (whenever they were written)
+    earlier = [e for e in state.raw
+               if e.id < event_id or (e.type in ("correction", "undo") and e.ref is not None and e.ref < event_id)]
+    try:
+        prior = replay(earlier)
+    except CompanionError:
+        return []
+    where = {s: i for i, s in enumerate(prior.layout.slots)}
+
+    def name(f: str) -> str:
+        try:
+            return prior.tiles.face(f).name
+        except BadInput:
+            return str(f)
+
+    out = []
+    for raw_slot, f in zip(slots, faces):
+        try:
+            slot = Slot(*map(int, raw_slot))
+        except (TypeError, ValueError):
+            continue
+        i = where.get(slot)
+        known = prior.faces[i] if i is not None else None
+        if isinstance(f, str) and known is not None and known != f:
+            out.append(f"{slot} held {name(known)} as far as the ledger knew, not {name(f)}")
+    return out
 
 
 def undo_target(state: GameState) -> int | None:

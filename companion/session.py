@@ -51,7 +51,9 @@ class Result:
             events written, e.g. a penalty, still stand).
         warning: an accepted action whose result the referee should look at
             again (a correction after which its event no longer fits the
-            board, so it does not count), else None.
+            board, so it does not count; a correction, void or undo that made
+            other events stop counting, count again or score differently:
+            :func:`companion.game.knock_on`), else None.
     """
 
     written: list = field(default_factory=list)
@@ -211,7 +213,10 @@ class GameSession:
         return self.run(lambda s: G.resolve_simple(s, "pass", player))
 
     def undo(self, player: str | None = None) -> Result:
-        return self.run(lambda s: G.resolve_undo(s, player), tick=False)
+        before = self.state
+        target = G.undo_target(before)
+        res = self.run(lambda s: G.resolve_undo(s, player), tick=False)
+        return self._knock_on(res, before, target)
 
     def hint(self, player: str) -> Result:
         return self.run(lambda s: G.resolve_hint(s, player, self.index))
@@ -230,20 +235,42 @@ class GameSession:
         bad = sorted(set(changes) - set(CORRECTABLE))
         if bad:
             raise BadInput(f"cannot correct {', '.join(bad)} (fields: {', '.join(CORRECTABLE)})")
+        before = self.state
         res = self.run(lambda s: G.resolve_correction(s, int(event_id), dict(changes), False, reason,
                                                      s.raw), tick=False)
+        notes = []
         item = self.state.needs.get(int(event_id))
         if res.ok and item is not None and item.get("rejected"):
             # recorded, but the corrected event no longer fits (a claim given
             # to the player whose turn it was not): it does not count now
             why = str(item.get("reason") or "").split(": ", 1)[-1]
-            res.warning = (f"event #{int(event_id)} no longer fits the board ({why}): it does not count "
-                           "until it is corrected again or voided")
-        return res
+            notes.append(f"event #{int(event_id)} no longer fits the board ({why}): it does not count "
+                         "until it is corrected again or voided")
+        if res.ok and "faces" in changes:
+            notes += G.face_conflicts(self.state, int(event_id))
+        return self._knock_on(res, before, int(event_id), notes)
 
     def void(self, event_id: int, reason: str = "") -> Result:
         """Make event ``event_id`` not count (a ``correction`` with ``void``)."""
-        return self.run(lambda s: G.resolve_correction(s, int(event_id), None, True, reason, s.raw), tick=False)
+        before = self.state
+        res = self.run(lambda s: G.resolve_correction(s, int(event_id), None, True, reason, s.raw), tick=False)
+        return self._knock_on(res, before, int(event_id))
+
+    def _knock_on(self, res: Result, before: G.GameState, target: int | None, notes=()) -> Result:
+        """``res`` with a warning naming every other event the action made
+        stop counting, count again or score differently
+        (:func:`companion.game.knock_on`)."""
+        notes = list(notes)
+        if res.ok:
+            # the action's own events and what they point at (an undo of a
+            # blocked claim takes back both its penalties)
+            skip = {e.id for e in res.written} | {e.ref for e in res.written if e.ref is not None}
+            skip |= {target} if target is not None else set()
+            also = G.knock_on(before, self.state, skip)
+            if also:
+                notes.append("also changed: " + "; ".join(also))
+        res.warning = "; ".join(notes) or None
+        return res
 
     def settle(self, item_id: int, decision: str = "none", player: str | None = None,
                slots: Sequence | None = None, reason: str = "") -> Result:

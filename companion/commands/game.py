@@ -149,6 +149,7 @@ class _Session:
             self.ledger.close()
             raise
         self.written: list = []
+        self.warnings: list[str] = []
 
     def close(self) -> None:
         self.ledger.close()
@@ -172,6 +173,8 @@ class _Session:
                 ent = st.entries.get(ev.id)
                 print(f"#{ev.id} {ev.type}: {ent.text if ent else G.brief(ev)}")
             print(_summary(st))
+        for w in self.warnings:
+            sys.stderr.write(f"companion game: warning: {w}\n")
         self.close()
         if outcome is not None and outcome.error:
             ids = ", ".join(f"#{e.id}" for e in self.written)
@@ -214,8 +217,15 @@ def _summary(st: G.GameState) -> str:
     return line
 
 
-def _run(args, fn, need_words: bool = False, tick: bool = True) -> int:
+def _run(args, fn, need_words: bool = False, tick: bool = True, target: int | str | None = None) -> int:
+    """Run one command; ``target``: the event a correction or void acts on,
+    or ``"undo"`` for the one an undo takes back, whose knock-on effects (other events that stop counting, count
+    again or score differently: :func:`companion.game.knock_on`) are printed
+    as ``companion game: warning: ...`` lines on stderr."""
     s = _Session(args, need_words)
+    before = s.game.state
+    if target == "undo":
+        target = G.undo_target(before)
     try:
         if tick:
             s.tick()
@@ -225,6 +235,17 @@ def _run(args, fn, need_words: bool = False, tick: bool = True) -> int:
     except BaseException:
         s.close()
         raise
+    if target is not None:
+        after = s.game.state
+        item = after.needs.get(target)
+        if any(e.type == "correction" for e in s.written) and item is not None and item.get("rejected"):
+            why = str(item.get("reason") or "").split(": ", 1)[-1]
+            s.warnings.append(f"event #{target} no longer fits the board ({why}): it does not count "
+                              "until it is corrected again or voided")
+        if any(e.type == "correction" and "faces" in (e.data.get("changes") or {}) for e in s.written):
+            s.warnings += G.face_conflicts(after, target)
+        skip = {e.id for e in s.written} | {e.ref for e in s.written if e.ref is not None} | {target}
+        s.warnings += G.knock_on(before, after, skip)
     return s.finish(outcome)
 
 
@@ -387,7 +408,8 @@ def _reshuffle(args) -> int:
 
 
 def _undo(args) -> int:
-    return _run(args, lambda s: G.resolve_undo(s.game.state, args.player), need_words=True, tick=False)
+    return _run(args, lambda s: G.resolve_undo(s.game.state, args.player), need_words=True, tick=False,
+                target="undo")
 
 
 def _correct(args) -> int:
@@ -403,12 +425,14 @@ def _correct(args) -> int:
     if args.word:
         changes["word"] = args.word
     return _run(args, lambda s: G.resolve_correction(s.game.state, args.event_id, changes, False, args.reason,
-                                                     s.game.events), need_words=True, tick=False)
+                                                     s.game.events), need_words=True, tick=False,
+                target=args.event_id)
 
 
 def _void(args) -> int:
     return _run(args, lambda s: G.resolve_correction(s.game.state, args.event_id, None, True, args.reason,
-                                                     s.game.events), need_words=True, tick=False)
+                                                     s.game.events), need_words=True, tick=False,
+                target=args.event_id)
 
 
 def _end(args) -> int:

@@ -57,16 +57,20 @@ def event(event_id: int):
     except CompanionError:
         st = full = None
     ent = st.entries.get(ev.id) if st is not None else None
-    text = ent.text if ent is not None else scoreboard.G.brief(ev)
     status = ("rejected" if ent is not None and ent.status == "rejected"
               else full.status.get(ev.id, "ok") if full is not None else "unknown")
+    # the event as the ledger reads it now: the referee's corrections laid
+    # over it (the camera's evidence stays what it recorded)
+    shown = scoreboard.corrected_event(evs, ev)
+    text = ent.text if ent is not None else scoreboard.G.brief(shown)
+    changes = scoreboard.corrections_of(full, ev.id) if full is not None else []
     evd = ev.data.get("evidence") if isinstance(ev.data.get("evidence"), dict) else {}
-    mine = ev.data.get("slots") if isinstance(ev.data.get("slots"), list) else (
-        [ev.data["slot"]] if isinstance(ev.data.get("slot"), list) else [])
+    mine = shown.data.get("slots") if isinstance(shown.data.get("slots"), list) else (
+        [shown.data["slot"]] if isinstance(shown.data.get("slot"), list) else [])
     svg = scoreboard.board_svg(st, title=f"Board after event {ev.id}", highlight=mine) if st is not None else ""
     from companion.web.evidence import KINDS, _file
     found = {k for k in KINDS if evd.get(k) and _file(ev, k) is not None}
-    return render_template("board/event.html", ev=ev, text=text, status=status,
+    return render_template("board/event.html", ev=ev, shown=shown, changes=changes, text=text, status=status,
                            reason=ev.data.get("reason") or evd.get("reason"), board_svg=svg,
                            has=lambda k: k in found, recorded=bool(evd) and not found, marked=bool(mine))
 

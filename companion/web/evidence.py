@@ -119,8 +119,9 @@ def read_slots(path: str) -> list[dict]:
 
 @bp.get("/api/evidence/<int:event_id>")
 def evidence_json(event_id: int):
-    ev = _event(event_id)
-    evs = get_db().events(ev.game_id)
+    raw = _event(event_id)
+    evs = get_db().events(raw.game_id)
+    ev = scoreboard.corrected_event(evs, raw)        # the referee's corrections laid over it
     files = {k: (url_for("evidence.evidence_file", event_id=ev.id, kind=k) if _file(ev, k) else None)
              for k in KINDS}
     out = {"event": {"id": ev.id, "game_id": ev.game_id, "type": ev.type, "ref": ev.ref, "t": ev.t,

@@ -111,7 +111,7 @@ def _answer(result: Result | None = None, message: str = "", error: str | None =
     if message:
         flash(message, "ok" if not error else "info")
     if result is not None and result.warning:
-        flash(result.warning, "info")
+        flash(result.warning, "warn")
     return redirect(url_for(".console", game=request.form.get("game") or None), code=303)
 
 

@@ -38,17 +38,53 @@ PAD = 8
 
 
 def state_at(events: Sequence, at: int | None = None) -> G.GameState:
-    """The replayed state after the events with ids up to ``at`` (all when None).
+    """The replayed state after the events with ids up to ``at`` (all when
+    None), as the ledger reads them now: a referee's correction, void or undo
+    of one of them counts even when it was written later (and so does a void
+    of such a correction), so an event's page shows the corrected event.
 
     Raises:
         BadInput: no ``game_started`` event among them (``at`` before the
             game began, said so).
     """
-    evs = list(events) if at is None else [e for e in events if e.id <= at]
-    if at is not None and events and not evs:
+    if at is None:
+        return G.replay(list(events))
+    keep = {e.id for e in events if e.id <= at}
+    if events and not keep:
         first = min(e.id for e in events)
         raise BadInput(f"event #{at} comes before this game began (its first event is #{first})")
-    return G.replay(evs)
+    later = sorted((e for e in events if e.id > at and e.type in ("correction", "undo") and e.ref is not None),
+                   key=lambda e: e.id)
+    grew = True
+    while grew:                   # a void of a correction of an event up to at, and so on
+        grew = False
+        for e in later:
+            if e.id not in keep and e.ref in keep:
+                keep.add(e.id)
+                grew = True
+    return G.replay([e for e in events if e.id in keep])
+
+
+def corrected_event(events: Sequence, ev: G.Event) -> G.Event:
+    """``ev`` with the referee's live corrections laid over it
+    (:func:`companion.game.effective_events`); ``ev`` itself when none
+    applies or it no longer counts (undone, voided)."""
+    eff, _ = G.effective_events(events)
+    return next((e for e in eff if e.id == ev.id), ev)
+
+
+def corrections_of(state: G.GameState, event_id: int) -> list[dict]:
+    """The referee's corrections, voids and undos pointing at event
+    ``event_id``, oldest first: ``{"id", "text", "status"}`` (the status of
+    the correction itself: ``"ok"``, or ``"voided"`` when it was voided in
+    turn)."""
+    out = []
+    for e in state.raw:
+        if e.ref == event_id and e.type in ("correction", "undo"):
+            ent = state.entries.get(e.id)
+            out.append({"id": e.id, "text": ent.text if ent is not None else G.brief(e),
+                        "status": state.status.get(e.id, "ok")})
+    return out
 
 
 def face_info(state: G.GameState, face_id: str | None) -> dict | None:

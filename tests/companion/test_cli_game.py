@@ -126,16 +126,20 @@ def test_cli_corrections_undo_and_exports(love, capsys, tmp_path):
     L = ("--ledger", love)
     run(capsys, "game", "claim", *L, "--player", "Ann", "0,0,0", "8,0,0", "--t", 1)     # invalid
     run(capsys, "game", "claim", *L, "--player", "Ben", "0,0,0", "4,0,0", "--t", 2)     # +100
-    code, out, _ = run(capsys, "game", "correct", *L, "2", "--type", "claim", "--slots", "8,0,0", "12,0,0",
-                       "--faces", "roses-9,roses-9", "--reason", "the camera misread the slots")
-    assert code == 0 and "referee corrected event #2" in out
+    code, out, err = run(capsys, "game", "correct", *L, "2", "--type", "claim", "--slots", "8,0,0", "12,0,0",
+                         "--faces", "roses-9,roses-9", "--reason", "the camera misread the slots")
+    assert code == 0 and ("referee corrected event #2: faces 9 Regal Rose and 9 Regal Rose; tiles 8,0,0 and 12,0,0; "
+                          "type claim (the camera misread the slots)") in out
+    # Ben's claim, judged on the old board, stops counting: said, not left to be found
+    assert err == ("companion game: warning: #3 claim no longer counts (it is Ann's turn, not Ben's)\n")
     code, out, _ = run(capsys, "game", "show", *L, "--json")
     st = json.loads(out)
     # the first attempt is now a valid roses-9 claim by Ann (+200), Ann keeps the turn,
     # so Ben's claim no longer fits: kept, rejected and listed for the referee
     assert {p["name"]: p["score"] for p in st["players"]} == {"Ann": 10_200, "Ben": 10_000}
     assert [n["id"] for n in st["needs_referee"]] == [3]
-    code, out, _ = run(capsys, "game", "void", *L, "3", "--reason", "did not happen")
+    code, out, err = run(capsys, "game", "void", *L, "3", "--reason", "did not happen")
+    assert code == 0 and err == ""                       # nothing else changes
     code, out, _ = run(capsys, "game", "undo", *L, "--t", 5)
     assert code == 0 and "event #2" in out
     out_csv = tmp_path / "g.csv"

@@ -160,3 +160,34 @@ def test_undo_takes_back_both_penalties_of_one_claim_of_blocked_tiles(tmp_path):
         # a lone penalty (a touch) is one move of its own
         assert [e.type for e in s.touch("Ann", [0, 0, 0]).written] == ["penalty"]
         assert len(s.undo().written) == 1
+
+
+def test_a_void_says_what_else_it_changed(tmp_path):
+    # Affinity Sprint: Ann takes both free pairs in a row (a chained extra
+    # turn, Love 2.6.2: +200 on the second) and the game ends; voiding the
+    # first pair costs the second its chain bonus and un-ends the game, and
+    # the referee must be told, not find out from the scores
+    with Ledger(tmp_path / "l.db") as led:
+        start_mini(led, mode="sprint")
+        g = GameSession(led, "g1", t=1001.0)
+        assert g.claim("Ann", [A, C]).ok and g.claim("Ann", [D, E]).ok      # #2 +100, #3 +100 +200, #4 ended
+        res = g.void(2)
+        assert res.ok and res.warning == ("also changed: #3 claim now scores +100 (was +300); "
+                                          "#4 game_ended no longer counts (free matching pairs remain)")
+        # voiding the void brings the pair back, and with it the rest
+        res = g.void(res.written[0].id)
+        assert res.warning == ("also changed: #2 claim counts again; #3 claim now scores +300 (was +100); "
+                               "#4 game_ended counts again")
+        # an undo of the last pair changes nothing else
+        assert g.undo().warning is None
+
+
+def test_a_correction_with_faces_the_deal_contradicts_is_warned(tmp_path):
+    with Ledger(tmp_path / "l.db") as led:
+        start_mini(led, mode="sprint")
+        g = GameSession(led, "g1", t=1001.0)
+        assert g.claim("Ann", [A, C]).ok                                      # two 1 Single Hearts
+        res = g.correct(2, {"faces": ["hearts-1", "roses-3"]})
+        assert res.ok
+        assert res.warning == "4,0,0 held 1 Single Heart as far as the ledger knew, not 3 Stemmed Rose"
+        assert g.correct(2, {"faces": ["hearts-1", "hearts-1"]}).warning is None

@@ -494,3 +494,26 @@ def test_a_board_asked_at_an_event_before_the_game_began_says_so(client, mini_ga
     rv = client.get("/api/board?at=1&game=g2")
     assert rv.status_code == 400 and rv.json["error"] == "event #1 comes before this game began (its first event is #2)"
     assert client.get("/api/board?at=2&game=g2").status_code == 200
+
+
+def test_the_event_page_shows_the_event_as_the_referee_corrected_it(client, evidence, mini_game):
+    # a penalty given to the wrong player and corrected later (#4, written
+    # after the camera's #3): the page said "Ann touched ... Player: Ann"
+    # under a CORRECTED badge, while the scoreboard said Ben
+    from companion.session import GameSession
+    pen = evidence["penalty"]
+    res = GameSession(mini_game, "g1").correct(pen.id, {"player": "Ben"}, "it was Ben's hand")
+    assert res.ok
+    fix = res.written[0].id
+    html = client.get(f"/event/{pen.id}").get_data(as_text=True)
+    assert "Ben touched blocked tile 2,0,0 (under another tile and between tiles on its left and right)" in html
+    assert "Player: <strong>Ben</strong> (recorded as Ann)" in html
+    assert f"#{fix}: referee corrected event #{pen.id}: player Ben (it was Ben&#39;s hand)" in html
+    assert "CORRECTED" in html
+    d = client.get(f"/api/evidence/{pen.id}").get_json()
+    assert d["event"]["player"] == "Ben" and d["text"].startswith("Ben touched")
+    # the correction voided in turn: the page reads as recorded, the change marked voided
+    assert GameSession(mini_game, "g1").void(fix).ok
+    html = client.get(f"/event/{pen.id}").get_data(as_text=True)
+    assert "Ann touched blocked tile 2,0,0" in html and "(recorded as" not in html
+    assert 'VOIDED</span>' in html
