@@ -270,6 +270,27 @@ def _option_applies(key: str, rules: Variant, mode: Mode) -> str:
     return ""
 
 
+#: the longest game id a new game may be given (ids are shown in lists and URLs)
+GAME_ID_MAX = 64
+
+
+def check_game_id(game_id: str) -> str:
+    """A game id given for a new game, checked: 1-:data:`GAME_ID_MAX`
+    characters, no spaces round it, printable (:func:`name_is_printable`:
+    an id holding a newline split ``companion game games`` over two lines).
+
+    Raises:
+        BadInput: an empty, over-long or unprintable id.
+    """
+    if not isinstance(game_id, str) or not game_id or game_id != game_id.strip():
+        raise BadInput(f"bad game id {_shown(str(game_id))}: give 1-{GAME_ID_MAX} characters, no spaces "
+                       "at either end (or leave it out for game-N)")
+    if len(game_id) > GAME_ID_MAX or not name_is_printable(game_id):
+        raise BadInput(f"bad game id {_shown(game_id)}: 1-{GAME_ID_MAX} letters, digits, spaces and "
+                       "punctuation (no control, zero-width or text-direction characters)")
+    return game_id
+
+
 def name_is_printable(name: str) -> bool:
     """Whether a player's name shows as itself on every screen: no Unicode
     control or format characters (category Cc / Cf: tabs, newlines,

@@ -376,4 +376,4 @@ def start_game(ledger, variant: str, mode: str, layout: Layout, players: Sequenc
     data = G.start_data(variant, mode, layout, faces, list(players), seed, dict(options or {}))
     # the id is picked (or a given one checked) in the writing transaction:
     # two starts at once never share a game
-    return ledger.append(game_id or None, "game_started", data, None, t)
+    return ledger.append(None if game_id is None else G.check_game_id(game_id), "game_started", data, None, t)

@@ -1,7 +1,8 @@
 """Frame sources for the referee: a folder of frames, a video file or a camera.
 
 ``open_source(spec)`` picks the kind from the spec: digits name a camera index,
-a folder is read in name order (image files only), anything else is opened as
+a folder is read in name order (image files only, hidden ones skipped; digits
+read as numbers: :func:`frame_order_key`), anything else is opened as
 a video with OpenCV's VideoCapture (FFmpeg backend).  Errors are
 :class:`BadInput` with one line; OpenCV's and FFmpeg's own log lines are kept
 off the terminal (they would break the one-line error rule): while a source
@@ -25,6 +26,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import queue
 import sys
 import threading
@@ -270,6 +272,21 @@ def _camera(index: int) -> FrameSource:
     return FrameSource("camera", str(index), None, fps if 1.0 <= fps <= 240.0 else 30.0, _cap=cap)
 
 
+def frame_order_key(name: str) -> tuple:
+    """The order of a folder's frames: by name, runs of digits read as
+    numbers, so ``9.jpg`` comes before ``10.jpg`` (ffmpeg's ``%d.jpg``
+    writes such names) and zero-padded names keep their order; names equal
+    but for their padding (``01.jpg``, ``1.jpg``) in plain name order.
+
+    Returns:
+        A sort key: ``(parts, name)`` where ``parts`` alternates text and
+        ``(0, number)`` tuples.
+    """
+    parts = tuple((0, int(t), "") if t.isdigit() else (1, 0, t) for t in re.findall(r"[0-9]+|[^0-9]+", name)
+                  if t.isascii())
+    return parts, name
+
+
 def open_source(spec: str, fps: float | None = None) -> FrameSource:
     """Open a folder of frames, a video file or a camera index.
 
@@ -294,7 +311,9 @@ def open_source(spec: str, fps: float | None = None) -> FrameSource:
         raise BadInput(f"source {spec} does not exist (expected a folder of frames, a video file or a camera index)")
     if path.is_dir():
         try:
-            files = sorted(p for p in path.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES and p.is_file())
+            files = sorted((p for p in path.iterdir()
+                            if p.suffix.lower() in IMAGE_SUFFIXES and not p.name.startswith(".") and p.is_file()),
+                           key=lambda p: frame_order_key(p.name))
         except OSError as exc:
             raise BadInput(f"cannot list folder {spec}: {exc.strerror}") from None
         if not files:

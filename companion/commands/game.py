@@ -345,10 +345,11 @@ def _start(args) -> int:
     players = [n.strip() for n in args.players.split(",")]
     data = G.start_data(args.variant, args.mode, layout, faces, players, seed, opts)
     t = args.t if args.t is not None else time.time()
+    gid = None if args.game is None else G.check_game_id(args.game)      # before the ledger is opened
     with Ledger(args.ledger) as led:
         # the id picked (or a given one checked) as the event is written: two
         # starts at once never share a game
-        ev = led.append(args.game or None, "game_started", data, None, t)
+        ev = led.append(gid, "game_started", data, None, t)
         evs = led.events(ev.game_id)
     _note_sprint_layout(args.variant, args.mode, layout)        # once started: a refusal stays one line
     st = G.replay(evs)

@@ -516,3 +516,17 @@ def test_cli_a_clock_no_table_could_run_is_refused(tmp_path, capsys, option, val
     code, out, err = run(capsys, "game", "start", "--ledger", led, "--variant", "word", "--mode", "word-sprint",
                          "--layout", "turtle", "--seed", 1, "--players", "Zed", option, "86400")
     assert code == 0, err
+
+
+@pytest.mark.parametrize("gid", ["a\nb", "", " x", "x" * 65, "tab\there"])
+def test_cli_a_new_game_id_must_be_printable_text(tmp_path, capsys, gid):
+    # an id holding a newline split `game games` over two lines, and "" was
+    # silently replaced by game-N
+    led = tmp_path / "l.db"
+    code, out, err = run(capsys, "game", "start", "--ledger", led, "--variant", "love", "--mode", "sprint",
+                         "--players", "Ann,Ben", "--layout", "turtle", "--seed", 1, "--game", gid)
+    assert code == 2 and err.startswith("companion game: bad game id ") and err.count("\n") == 1
+    assert not led.exists()                              # refused before the ledger was made
+    code, out, err = run(capsys, "game", "start", "--ledger", led, "--variant", "love", "--mode", "sprint",
+                         "--players", "Ann,Ben", "--layout", "turtle", "--seed", 1, "--game", "Club night 3")
+    assert code == 0 and "Club night 3" in out
