@@ -1353,7 +1353,9 @@ def replay(events: Iterable, deal_lookup: Callable | None = None,
         try:
             state.apply_event(e)
         except CompanionError as exc:
-            state._log(e, f"rejected {e.type}: {exc}", "rejected")
+            # what it was and why it does not count: "rejected: Ada claimed
+            # Red Dragon + Red Dragon (16,7,4 21,10,1): it is Bo's turn, not Ada's"
+            state._log(e, f"rejected: {brief(e, state.tiles)}: {exc}", "rejected")
             state.needs[e.id] = {"id": e.id, "reason": f"{e.type} #{e.id} does not fit the board: {exc}",
                                  "evidence": e.data.get("evidence"), "player": e.data.get("player"),
                                  "rejected": True}
@@ -2151,7 +2153,7 @@ def state_json(events: Sequence, deal_lookup: Callable | None = None,
     for e in raw[-last:] if last else raw:
         ent = st.entries.get(e.id)
         stt = "rejected" if ent is not None and ent.status == "rejected" else status.get(e.id, "ok")
-        text = ent.text if ent is not None else brief(e) + f" ({stt})"
+        text = ent.text if ent is not None else brief(e, st.tiles) + f" ({stt})"
         item = {"id": e.id, "type": e.type, "text": text, "player": e.data.get("player"),
                 "ref": e.ref, "status": stt, "t": e.t}
         if "evidence" in e.data:
@@ -2185,13 +2187,23 @@ def state_json(events: Sequence, deal_lookup: Callable | None = None,
     }
 
 
-def brief(e: Event) -> str:
+def brief(e: Event, tiles: TileSet | None = None) -> str:
     """A plain-words line for an event from its data alone (used for events
-    that do not count, e.g. undone ones)."""
+    that do not count, e.g. undone ones); with the game's ``tiles`` a claim's
+    faces are named as well (``Bo claimed Red Dragon + Red Dragon (16,7,4
+    21,10,1)``)."""
     d = e.data
     who = d.get("player") or "the referee"
     slots = " ".join(str(Slot(*s)) for s in d.get("slots") or [] if isinstance(s, (list, tuple)))
     if e.type == "claim":
+        names = []
+        for f in d.get("faces") or []:
+            try:
+                names.append(tiles.face(f).name if tiles is not None and isinstance(f, str) else None)
+            except BadInput:
+                names.append(None)
+        if names and all(names):
+            return f"{who} claimed {' + '.join(names)} ({slots})"
         return f"{who} claimed {slots}"
     if e.type == "word":
         return f"{who} spelled {d.get('word')} with {slots}"

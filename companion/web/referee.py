@@ -185,7 +185,8 @@ def _event_id(name: str = "event_id") -> int:
 def _console_data(game: str | None) -> dict:
     led = get_db()
     gid = game or led.latest_game_id()
-    data = {"game": gid, "state": None, "items": [], "caps": {}, "rows": [], "games": led.games(), "last_id": 0,
+    data = {"game": gid, "state": None, "items": [], "caps": {}, "undo": None, "rows": [], "games": led.games(),
+            "last_id": 0,
             "unknown_game": None, "board_svg": ""}
     known = bool(gid) and bool(led.events(gid))
     if game and not known:
@@ -196,6 +197,10 @@ def _console_data(game: str | None) -> dict:
         data["state"] = scoreboard.player_state(evs, now=time.time())
         data["items"] = s.open_items()
         data["caps"] = s.capabilities()
+        # what Undo takes back, named on its button and in its question
+        target = G.undo_target(s.state)
+        ent = s.state.entries.get(target) if target is not None else None
+        data["undo"] = {"id": target, "type": ent.type, "text": ent.text} if ent is not None else None
         data["rows"] = list(reversed(led.export_json(gid)["events"]))
         data["last_id"] = evs[-1].id
         # the board to tap tiles on for the move form (hidden faces stay hidden)

@@ -174,6 +174,9 @@ def test_a_void_says_what_else_it_changed(tmp_path):
         res = g.void(2)
         assert res.ok and res.warning == ("also changed: #3 claim now scores +100 (was +300); "
                                           "#4 game_ended no longer counts (free matching pairs remain)")
+        # the voided pair still says what it was, faces and all
+        texts = {e["id"]: e["text"] for e in G.state_json(led.events("g1"))["last_events"]}
+        assert texts[2] == "Ann claimed 1 Single Heart + 1 Single Heart (0,0,0 4,0,0) (voided)"
         # voiding the void brings the pair back, and with it the rest
         res = g.void(res.written[0].id)
         assert res.warning == ("also changed: #2 claim counts again; #3 claim now scores +300 (was +100); "
@@ -191,3 +194,8 @@ def test_a_correction_with_faces_the_deal_contradicts_is_warned(tmp_path):
         assert res.ok
         assert res.warning == "4,0,0 held 1 Single Heart as far as the ledger knew, not 3 Stemmed Rose"
         assert g.correct(2, {"faces": ["hearts-1", "hearts-1"]}).warning is None
+        # given to the player not on turn: rejected, and its line still says what was claimed
+        assert g.correct(2, {"player": "Ben"}).warning.startswith("event #2 no longer fits the board")
+        texts = {e["id"]: e["text"] for e in G.state_json(led.events("g1"))["last_events"]}
+        assert texts[2] == ("rejected: Ben claimed 1 Single Heart + 1 Single Heart (0,0,0 4,0,0): "
+                            "it is Ann's turn, not Ben's")

@@ -508,3 +508,28 @@ def test_console_refusals_in_plain_words(client, referee, mini_game):
     # spaces round the colon are no part of the names
     rv = referee.post("/referee/start", {"mode": " love : sprint ", "layout": "turtle", "players": "A, B"})
     assert rv.json["ok"], rv.json
+
+
+def test_undo_names_what_it_takes_back_and_the_hint_list_starts_at_the_player_to_play(client, referee,
+                                                                                       web_ledger):
+    # "Undo last move" took back an unrelated penalty when the referee meant
+    # to take back a void; and Hint offered the first seat when the second
+    # was to play (Mindful Harmony Duels: a hint is for the player on turn)
+    from companion.session import GameSession
+    faces = ("circles-1", "circles-2", "circles-1", "circles-2", "bamboo-3", "bamboo-3")
+    start_mini(web_ledger, variant="mindful", mode="harmony-duels", faces=faces)
+    assert GameSession(web_ledger, "g1", t=1001.0).claim("Ann", [A, C]).ok          # #2; Ben to play
+    assert GameSession(web_ledger, "g1", t=1002.0).void(2).ok                      # #3, a void
+    referee.login()
+    html = client.get("/referee/").get_data(as_text=True)
+    assert "&#8630; Undo #2" not in html                  # #2 is voided: nothing to undo now
+    assert GameSession(web_ledger, "g1", t=1003.0).claim("Ann", [A, C]).ok          # #4
+    html = client.get("/referee/").get_data(as_text=True)
+    assert "&#8630; Undo #4 claim</button>" in html
+    assert 'data-confirm="Take back #4 (Ann claimed 1 of Circles + 1 of Circles: +100 circles pair)?' in html
+    hint = html[html.index('action="/referee/hint"'):]
+    hint = hint[:hint.index("</select>")]
+    assert "<option >Ann</option><option selected>Ben</option>" in hint
+    # voiding a void says what comes back
+    void = html[html.index('value="3">') - 400:html.index('value="3">')]
+    assert "Void event #3 (correction of #2)? Event #2 then counts as it did before it" in void
