@@ -37,6 +37,11 @@ class CameraMisfit(BadInput):
     one such frame counts as a frame without the mat."""
 
 
+class WrongTileSet(BadInput):
+    """The board's faces look like another tile set's than the one asked
+    for (``--variant``): the referee stops before recording a game (exit 2)."""
+
+
 class Interrupted(CompanionError):
     """Ctrl+C stopped a command before its work was done, and what it had
     done so far is kept (the referee's events on a file source).  Exit code

@@ -581,6 +581,8 @@ class Recognition:
             or None when built without an image.
         pose: the mat pose (``vision.pose.MatPose``) or None.
         advice: sentences for the player, from :func:`photo_advice`.
+        looks_like: when most faces read unsurely and most look like another
+            tile set's, that set (a variant id; the advice says so too), else None.
     """
 
     variant: str
@@ -589,6 +591,7 @@ class Recognition:
     quads: np.ndarray | None = None
     pose: object | None = None
     advice: tuple[str, ...] = ()
+    looks_like: str | None = None
 
     def to_json(self) -> dict:
         """The contract's ``recognize --json`` object, plus two extra fields:
@@ -1813,6 +1816,8 @@ def recognize(image_bgr: np.ndarray, variant: str, layout: Layout, camera=None,
     stray = 0
     if sum(t.present for t in states) < STRAY_CHECK_BELOW * len(states):
         stray = stray_tiles(image_bgr, variant, layout, spec, pose, classifier)
+    asked: list[str | None] = []
+
     def looks_like() -> str | None:
         """The other tile set most of the shown faces look like, if any
         (:meth:`vision.faces.TileClassifier.variant_votes`)."""
@@ -1821,10 +1826,11 @@ def recognize(image_bgr: np.ndarray, variant: str, layout: Layout, camera=None,
             return None
         votes = classifier.variant_votes(np.asarray(r.patches)[shown])
         other = max(votes, key=votes.get) if votes else None
-        return other if other is not None and other != variant and votes[other] > len(shown) / 2 else None
+        asked.append(other if other is not None and other != variant and votes[other] > len(shown) / 2 else None)
+        return asked[-1]
 
-    return Recognition(variant, layout, tuple(states), quads, pose,
-                       photo_advice(layout, states, spec, pose, stray, looks_like))
+    advice = photo_advice(layout, states, spec, pose, stray, looks_like)
+    return Recognition(variant, layout, tuple(states), quads, pose, advice, asked[-1] if asked else None)
 
 
 @dataclass(frozen=True)

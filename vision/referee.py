@@ -39,7 +39,7 @@ import cv2
 import numpy as np
 
 from companion import game as G
-from companion.errors import BadInput, CameraMisfit, CompanionError, MatNotFound
+from companion.errors import BadInput, CameraMisfit, CompanionError, MatNotFound, WrongTileSet
 from companion.wording import count
 from companion.layouts import Layout
 from companion.rules import Board
@@ -284,7 +284,9 @@ class Referee:
         evidence: an :class:`EvidenceWriter` or None.
         fps: frames per second of the source (event time ``t`` = frame / fps).
         settings: thresholds.
-        advise: ``advise(frame) -> sentences`` or None: called once, on the
+        advise: ``advise(frame) -> sentences`` or None: called once, before the
+            game is recorded (a :class:`~companion.errors.WrongTileSet` it raises
+            stops the run; other errors are ignored), on the
             first judged frame (the one the game starts from), for advice on
             the set-up (a wrong ``--variant`` or ``--layout``, a camera
             nearly overhead; :func:`vision.reconstruct.photo_advice` through
@@ -493,13 +495,18 @@ class Referee:
         current = _Seen(index, frame, rec)
         out: list[dict] = []
         if self.tracker is None:
-            self._start(run_start, obs)
+            advice: tuple[str, ...] = ()
             if self.advise is not None:
+                # asked before the game is recorded: advice may refuse the
+                # set-up (WrongTileSet: the faces are another set's)
                 try:
                     advice = tuple(self.advise(frame))
+                except WrongTileSet:
+                    raise
                 except CompanionError:
                     advice = ()
-                self.status.notes.extend(f"{a} (frame {index})" for a in advice)
+            self._start(run_start, obs)
+            self.status.notes.extend(f"{a} (frame {index})" for a in advice)
         else:
             moved = self._last is not None and \
                 camera_shift(self._last.recognition.quads, rec.quads) > self.settings.camera_moved_px

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from companion.commands.paths import (check_writable, make_parent_folder, refuse_ledger_files,
                                       refuse_overwriting_inputs)
-from companion.errors import BadInput, Interrupted
+from companion.errors import BadInput, Interrupted, WrongTileSet
 from companion.wording import count
 from companion.tiles import VARIANTS
 
@@ -271,9 +271,19 @@ def run_referee(args, source, on_event=None, on_start=None, require_output: bool
                 on_event(obj)
 
         def advise(frame):
-            """The set-up advice ``recognize`` gives on the frame the game starts from."""
+            """The set-up advice ``recognize`` gives on the frame the game starts
+            from; a board whose faces look like another tile set's stops the run
+            before the game is recorded (a whole game refereed with the wrong
+            faces is worse than none)."""
+            from companion.variants import find_variant
             from vision.reconstruct import recognize
-            return recognize(frame, args.variant, layout, camera, classifier, spec, face_reader=reader).advice
+            rec = recognize(frame, args.variant, layout, camera, classifier, spec, face_reader=reader)
+            if getattr(rec, "looks_like", None) is not None:
+                raise WrongTileSet(
+                    f"the tiles look like {find_variant(rec.looks_like).title} tiles, not "
+                    f"{find_variant(args.variant).title} ones (most faces read unsurely): check --variant "
+                    f"(--variant {rec.looks_like}?); nothing was recorded")
+            return rec.advice
 
         ref = Referee(args.variant, layout, players, recognize_fn, mode=args.mode, append=append, emit=emit,
                       evidence=evidence, fps=source.fps, advise=advise)

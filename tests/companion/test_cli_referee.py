@@ -211,6 +211,27 @@ def test_set_up_advice_on_the_frame_the_game_starts_from_is_a_note(tmp_path, cap
     assert code == 0 and capsys.readouterr().err.splitlines() == [err[0]]
 
 
+def test_faces_of_another_tile_set_stop_the_run_before_anything_is_recorded(tmp_path, capsys, fake_vision,
+                                                                            layout_file, monkeypatch):
+    # a break-test refereed a Mindful recording with --variant love: one note,
+    # then 4 claims and a final score, exit 0: a whole game recorded wrong
+    import types
+    import vision.reconstruct
+    monkeypatch.setattr(vision.reconstruct, "recognize", lambda frame, *a, **k: types.SimpleNamespace(
+        advice=("most faces read unsurely (8 of 8) and most look like Mindful Mahjong tiles",),
+        looks_like="mindful"))
+    frames = _recording(tmp_path / "frames", [(1, 6), (9, 4), (2, 12)])
+    events, ledger = tmp_path / "events.jsonl", tmp_path / "l.sqlite"
+    code = main(_args(frames, layout_file, "--events-out", str(events), "--ledger", str(ledger), "--fps", "10"))
+    err = capsys.readouterr().err.splitlines()
+    assert code == 2 and err == ["companion referee: the tiles look like Mindful Mahjong tiles, not Love Mahjong "
+                                 "ones (most faces read unsurely): check --variant (--variant mindful?); "
+                                 "nothing was recorded"]
+    assert not events.exists()
+    from companion.ledger import Ledger
+    assert not ledger.exists() or Ledger(ledger).events() == []
+
+
 def test_a_run_that_fails_leaves_only_its_error_line_even_with_advice(tmp_path, capsys, fake_vision, layout_file,
                                                                    monkeypatch):
     import types
