@@ -90,8 +90,12 @@ class TileSet:
         """
         try:
             return self.by_id[face_id]
-        except KeyError:
-            raise BadInput(f"unknown face {face_id!r} for variant {self.variant!r}") from None
+        except (KeyError, TypeError):
+            pass
+        import difflib
+        close = difflib.get_close_matches(str(face_id), list(self.by_id), n=1, cutoff=0.75)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise BadInput(f"unknown face {face_id!r} for variant {self.variant!r}{hint}") from None
 
     def matches(self, a: str, b: str) -> bool:
         """True when faces ``a`` and ``b`` (ids) match under this variant's relation."""

@@ -65,3 +65,12 @@ def test_unknown_variant_and_face():
         tileset("chess")
     with pytest.raises(BadInput, match="unknown face"):
         tileset("love").face("hearts-10")
+
+
+def test_a_mistyped_face_gets_the_nearest_id_suggested():
+    from companion.errors import BadInput
+    from companion.tiles import tileset
+    with pytest.raises(BadInput, match=r"^unknown face 'bambo-3' for variant 'mindful' \(did you mean 'bamboo-3'\?\)$"):
+        tileset("mindful").face("bambo-3")
+    with pytest.raises(BadInput, match=r"^unknown face 'xyz' for variant 'mindful'$"):
+        tileset("mindful").face("xyz")
