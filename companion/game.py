@@ -2177,7 +2177,11 @@ def state_json(events: Sequence, deal_lookup: Callable | None = None,
         "game_id": st.game_id, "variant": st.setup.variant, "variant_title": st.rules.title,
         "mode": st.setup.mode, "mode_title": st.mode.title, "layout": st.layout.name,
         "players": players, "turn": st.whose_turn(), "tiles_left": st.board.n_present,
-        "tiles_total": len(st.layout), "free_pairs_left": len(st.free_pairs()), "timer": timer,
+        "tiles_total": len(st.layout), "free_pairs_left": len(st.free_pairs()),
+        # free tiles whose face the ledger does not know (the camera's game
+        # records the faces it saw at the start): free_pairs_left is then a
+        # lower bound
+        "free_faces_unknown": sum(st.faces[i] is None for i in st.board.free_indices()), "timer": timer,
         "last_events": last_events, "needs_referee": sorted(st.needs.values(), key=lambda x: x["id"]),
         "stuck": st.stuck(), "ended": st.ended, "end_reason": st.end_reason,
         "winner": winners[0] if len(winners) == 1 else None, "winners": winners,

@@ -517,3 +517,16 @@ def test_the_event_page_shows_the_event_as_the_referee_corrected_it(client, evid
     html = client.get(f"/event/{pen.id}").get_data(as_text=True)
     assert "Ann touched blocked tile 2,0,0" in html and "(recorded as" not in html
     assert 'VOIDED</span>' in html
+
+
+def test_free_pairs_are_a_lower_bound_while_free_faces_are_unseen(client, web_ledger):
+    # a camera game records the faces it saw at the start: a free tile whose
+    # face was covered then counts in no pair, and "8 free pairs left" was
+    # shown where 11 stood
+    faces = ("hearts-1", "hearts-2", "hearts-1", "hearts-2", None, "roses-3")     # D's face not seen yet
+    start_mini(web_ledger, faces=faces)
+    st = client.get("/api/state").get_json()
+    assert st["free_pairs_left"] == 1 and st["free_faces_unknown"] == 1           # A+C known; D unknown
+    html = client.get("/").get_data(as_text=True)
+    assert '<span class="num" id="pairs-left">1+</span>' in html
+    assert "free pairs known (1 free tile not yet seen)" in html

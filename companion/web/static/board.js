@@ -123,7 +123,11 @@
     if (st.result && st.result.stars !== undefined) status.push(el("p", { text: "\u2605".repeat(st.result.stars) + " " + st.result.stars + " star(s)" }));
     $("status").replaceChildren(...status);
     $("tiles-left").textContent = fmt(st.tiles_left);
-    $("pairs-left").textContent = fmt(st.free_pairs_left);
+    // free tiles of unknown face (a camera game records the faces it saw at
+    // the start): the count is a lower bound, and says so
+    const unseen = st.free_faces_unknown || 0;
+    $("pairs-left").textContent = fmt(st.free_pairs_left) + (unseen ? "+" : "");
+    $("pairs-lbl").textContent = unseen ? "free pairs known (" + unseen + " free tile" + (unseen > 1 ? "s" : "") + " not yet seen)" : "free pairs left";
     $("players").replaceChildren(...st.players.map((p) => playerCard(st, p)));
     renderEvents(st);
     const needs = st.needs_referee || [];
