@@ -146,6 +146,11 @@ def calibrate(images: list[np.ndarray], names: list[str] | None = None) -> tuple
         objs.append(obj)
         imgs.append(img)
     n = len(objs)
+    if n < MIN_VIEWS and not unusable:
+        # every photo shows the board: there are just too few of them
+        raise BadInput(f"{n} view{'s' if n != 1 else ''} of the ChArUco board {'are' if n != 1 else 'is'} too few: "
+                       f"calibration needs {MIN_VIEWS} or more; take {MIN_VIEWS - n} more photo"
+                       f"{'s' if MIN_VIEWS - n != 1 else ''} of calibration/charuco_board.pdf from other angles")
     if n < MIN_VIEWS:
         shown = ", ".join(unusable[:3]) + (", ..." if len(unusable) > 3 else "")
         raise BadInput(f"only {n} of {len(images)} images show the {BOARD_SQUARES[0]}x{BOARD_SQUARES[1]} "

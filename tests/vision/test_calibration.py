@@ -151,7 +151,8 @@ def test_calibrate_cli(page, tmp_path, capsys):
     assert main(["calibrate", *paths[:3], paths[0], str(copy), "--out", str(out)]) == 2
     err = capsys.readouterr().err
     assert len(err.strip().splitlines()) == 1 and "2 views given twice counted once" in err
-    assert err.startswith("companion calibrate: only 3 of 3 images")      # the command named once
+    assert err.startswith("companion calibrate: 3 views of the ChArUco board are too few: calibration needs 4 "
+                          "or more; take 1 more photo of calibration/charuco_board.pdf")      # the command named once
     assert main(["calibrate", *paths[:4], "--out", ""]) == 2
     assert "--out needs a file name" in capsys.readouterr().err
 
@@ -166,7 +167,7 @@ def test_calibrate_cli_errors_exit_2(page, tmp_path, capsys):
     assert main(["calibrate", str(tmp_path / "missing.png"), "--out", str(out)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 3 and all(line.startswith("companion calibrate: ") for line in err)
-    assert "only 3 of 3" in err[0] and "junk.jpg" in err[1] and "missing.png" in err[2]
+    assert "3 views of the ChArUco board are too few" in err[0] and "junk.jpg" in err[1] and "missing.png" in err[2]
     assert not out.exists()
 
 
