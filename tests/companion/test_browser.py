@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 
 from companion.ledger import Ledger
-from webgame import A, B, C, D, start_mini
+from webgame import A, B, B2, C, D, E, start_mini
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -383,3 +383,44 @@ def test_every_text_keeps_its_contrast_in_the_phones_light_and_dark_settings(ser
         low = [t for t in got["texts"] if t[2] < 4.5]
         assert low == [], (name, low)
     assert errors == []
+
+
+def test_the_event_page_shows_close_ups_of_its_tiles(tmp_path, phone, artifacts):
+    # a whole 1280 x 720 frame on a 390 px phone makes a tile 8-14 px wide:
+    # the page cuts a close-up of the event's tiles from the overlay and the
+    # frame before it
+    import json
+    import cv2
+    import numpy as np
+    from companion.web.serve import start_server
+    folder = tmp_path / "ev"
+    folder.mkdir()
+    frame = np.full((720, 1280, 3), 200, np.uint8)
+    quads = [[[100 + 40 * i, 300], [130 + 40 * i, 300], [130 + 40 * i, 340], [100 + 40 * i, 340]] for i in range(6)]
+    for q in quads:
+        cv2.rectangle(frame, tuple(q[0]), tuple(q[2]), (40, 40, 40), 2)
+    for kind in ("overlay", "before", "after"):
+        assert cv2.imwrite(str(folder / f"{kind}.png"), frame)
+    (folder / "slots.json").write_text(json.dumps({"slots": [A, B, C, B2, D, E], "quads": quads}))
+    path = tmp_path / "ledger.db"
+    with Ledger(path) as led:
+        start_mini(led)
+        ev = led.append("g1", "penalty", {"player": "Ann", "slot": B, "reason": "2,0,0 is blocked",
+                                          "evidence": {k: str(folder / f"{k}.png") for k in ("overlay", "before", "after")}
+                                          | {"slots": str(folder / "slots.json")}}, None, 1001.0)
+    srv = start_server({"LEDGER": str(path), "REFEREE_PIN": "123456"}, "127.0.0.1", 0)
+    try:
+        page = phone.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(srv.url + f"event/{ev.id}")
+        page.wait_for_selector("#closeups svg.closeup", timeout=10_000)
+        boxes = [s.get_attribute("viewBox") for s in page.locator("#closeups svg.closeup").all()]
+        caps = page.locator("#closeups figcaption").all_inner_texts()
+        assert caps == ["Close-up (overlay)", "Close-up, before"]
+        # B's quad spans x 140-170, y 300-340 (30 px wide): 45 px round it
+        assert boxes == ["95.0 255.0 120.0 130.0"] * 2
+        shot = page.locator("#closeups").screenshot(path=str(artifacts / "event-closeups.png"))
+        assert shot and errors == []
+    finally:
+        srv.stop()

@@ -41,8 +41,56 @@
     svg.replaceChildren(...nodes);
   }
 
+  // close-ups: on a phone the whole frame is ~340 px wide and a tile 8-14 px;
+  // the event's tiles and a tile and a half round them (where whatever
+  // blocks them stands), cut from the overlay and the frame before it
+  function closeups() {
+    const box = document.getElementById("closeups");
+    const mine = new Set((data.event.slots || []).map((s) => s.join(",")));
+    const quads = data.slots.filter((s) => mine.has(s.slot.join(","))).map((s) => s.quad);
+    if (!box || !quads.length) return;
+    const xs = quads.flat().map((p) => p[0]), ys = quads.flat().map((p) => p[1]);
+    const tileW = Math.max(...quads.map((q) => Math.hypot(q[1][0] - q[0][0], q[1][1] - q[0][1])), 8);
+    const pad = 1.5 * tileW;
+    const W = img.naturalWidth, H = img.naturalHeight;
+    let x0 = Math.max(0, Math.min(...xs) - pad), x1 = Math.min(W, Math.max(...xs) + pad);
+    let y0 = Math.max(0, Math.min(...ys) - pad), y1 = Math.min(H, Math.max(...ys) + pad);
+    if (x1 - x0 >= 0.8 * W) return;                        // the tiles lie far apart: the whole frame says it
+    const figs = [];
+    for (const [src, cap] of [[img.src, "Close-up (overlay)"], [data.files.before, "Close-up, before"]]) {
+      if (!src) continue;
+      const s = document.createElementNS(NS, "svg");
+      s.setAttribute("viewBox", [x0, y0, x1 - x0, y1 - y0].map((v) => v.toFixed(1)).join(" "));
+      s.setAttribute("class", "closeup");
+      s.setAttribute("role", "img");
+      s.setAttribute("aria-label", cap + " of this event's tiles");
+      const im = document.createElementNS(NS, "image");
+      im.setAttribute("href", src);
+      im.setAttribute("width", W);
+      im.setAttribute("height", H);
+      s.appendChild(im);
+      for (const q of quads) {
+        const poly = document.createElementNS(NS, "polygon");
+        poly.setAttribute("points", q.map((p) => p.join(",")).join(" "));
+        poly.setAttribute("class", "mine");
+        s.appendChild(poly);
+      }
+      const fig = document.createElement("figure");
+      const fc = document.createElement("figcaption");
+      fc.textContent = cap;
+      fig.append(s, fc);
+      figs.push(fig);
+    }
+    box.replaceChildren(...figs);
+    box.hidden = !figs.length;
+  }
+
   C.bindBoard(svg, root.dataset.checkUrl, params, document.getElementById("check"));
   fetch(root.dataset.api, { headers: { Accept: "application/json" } })
     .then((r) => r.json())
-    .then((d) => { data = d; if (img.complete) draw(); else img.addEventListener("load", draw); });
+    .then((d) => {
+      data = d;
+      const both = () => { draw(); closeups(); };
+      if (img.complete) both(); else img.addEventListener("load", both);
+    });
 })();
