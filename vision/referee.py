@@ -875,6 +875,8 @@ def evidence_overlay(image: np.ndarray, recognition, ev: TrackEvent) -> np.ndarr
         cv2.putText(out, s, org, font, scale, colour, 1, cv2.LINE_AA)
 
     for b in ev.blocks:
+        if b.get("free") is not False:
+            continue              # a free tile's one neighbour blocks nothing: outlining it read as blocked
         for key, word in (("covered_by", "covers"), ("left", "left"), ("right", "right")):
             for s in b.get(key, []):
                 j = index.get(tuple(s))

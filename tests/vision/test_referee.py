@@ -400,3 +400,34 @@ def test_a_change_cut_short_by_the_next_move_is_confirmed_by_the_next_picture():
     claims = [o for o in out if o["type"] == "claim"]
     assert [{tuple(s) for s in c["slots"]} for c in claims] == [{A, C}, {E, F}]
     assert claims[0]["frame"] == 9 and claims[1]["frame"] == 18
+
+
+def test_evidence_overlay_outlines_what_blocks_a_tile_and_nothing_round_a_free_one():
+    # a valid claim's free tile has a neighbour on one side: outlined in the
+    # blockers' orange with "left", it read as blocked (end-to-end review)
+    import numpy as np
+    from companion.layouts import Layout, Slot
+    from companion.rules import Board
+    from vision.reconstruct import Recognition, SlotState
+    from vision.referee import BLOCKER_COLOUR, evidence_overlay
+    from vision.tracking import TrackEvent
+    layout = Layout("row", (Slot(0, 0, 0), Slot(2, 0, 0), Slot(4, 0, 0)), "test")
+    quads = np.array([[[40 + 60 * i, 40], [90 + 60 * i, 40], [90 + 60 * i, 110], [40 + 60 * i, 110]]
+                      for i in range(3)], np.float32)
+    rec = Recognition("love", layout, tuple(SlotState(s, True, "hearts-1", 0.99, None, "face") for s in layout.slots),
+                      quads)
+    board = Board(layout)
+    image = np.full((160, 240, 3), 255, np.uint8)
+
+    def orange_round(out, i):                 # blocker-orange pixels on slot i's outline
+        q = quads[i].astype(int)
+        band = out[q[0][1] - 3:q[2][1] + 4, q[0][0] - 3:q[2][0] + 4]
+        return int((np.abs(band.astype(int) - BLOCKER_COLOUR).sum(axis=2) < 60).sum())
+
+    claim = TrackEvent("claim", 5, (Slot(4, 0, 0),), ("hearts-1",), True,
+                       blocks=(board.reason(2).to_json(),))             # free: only 2,0,0 on its left
+    assert orange_round(evidence_overlay(image, rec, claim), 1) == 0
+    pen = TrackEvent("penalty", 6, (Slot(2, 0, 0),), ("hearts-1",), False, reason="pinched",
+                     blocks=(board.reason(1).to_json(),))               # pinched between 0,0,0 and 4,0,0
+    out = evidence_overlay(image, rec, pen)
+    assert orange_round(out, 0) > 50 and orange_round(out, 2) > 50
