@@ -37,6 +37,10 @@ t)``.  Types (``data`` keys in brackets):
 * ``undo`` (ref = the event undone) the event stops counting;
 * ``correction`` (ref = the event corrected) [changes | void, reason];
 * ``needs_referee`` [reason, evidence] the camera referee could not decide;
+* ``faces_seen`` [slots, faces, source, frame] faces the camera read on
+  standing tiles the ledger knew no face for (a tile uncovered by a claim):
+  no move, no turn; it makes free pairs, stalemates and hints count on what
+  the table shows;
 * ``game_ended`` [reason, cause] a record of the end (or a forced end).
 
 Undo and corrections never change the events they point at: replay first works
@@ -74,7 +78,7 @@ from companion import words as wordrules
 
 EVENT_TYPES: tuple[str, ...] = (
     "game_started", "claim", "invalid", "penalty", "touch", "word", "pass", "meld", "steal",
-    "declare", "hint", "reshuffle", "undo", "correction", "needs_referee", "game_ended")
+    "declare", "hint", "reshuffle", "undo", "correction", "needs_referee", "faces_seen", "game_ended")
 #: The camera referee may spell the referee item ``needs-referee``; both are read alike.
 NEEDS_REFEREE = ("needs_referee", "needs-referee")
 
@@ -91,6 +95,9 @@ UNDOABLE = frozenset({"claim", "invalid", "penalty", "touch", "word", "pass", "m
                       "declare", "hint", "reshuffle"})
 #: Types a referee correction may change into one another (``changes: {"type": ...}``).
 RETYPABLE = frozenset({"claim", "invalid", "penalty", "touch", "pass"})
+#: Events that only inform the ledger (no move, no turn): the scoreboard's
+#: list of last events leaves them out, the ledger and the console keep them.
+QUIET_TYPES = frozenset({"faces_seen"})
 #: Events that close the window for a steal.
 _CLOSES_STEAL = frozenset({"claim", "invalid", "penalty", "touch", "word", "pass", "declare",
                            "reshuffle"})
@@ -1085,6 +1092,33 @@ class GameState:
                                 "player": d.get("player"), "rejected": False}
         return f"needs the referee: {d.get('reason') or 'unclear'}"
 
+    def _on_faces_seen(self, e: Event) -> str:
+        """Faces read on standing tiles (the camera referee writes them for
+        tiles the ledger knew no face for; a face it knew is replaced, as a
+        claim's read faces replace the known ones, and the text says so).
+
+        Raises:
+            BadInput: slots or faces missing, of different lengths, a face not
+                of the set; IllegalMove: a slot twice or holding no tile.
+        """
+        d = e.data
+        faces = d.get("faces")
+        if not isinstance(faces, list) or not faces or not all(isinstance(f, str) for f in faces):
+            raise BadInput("faces_seen needs a list of face ids (faces)")
+        idx = self._slots(d.get("slots") if isinstance(d.get("slots"), list) else [], len(faces))
+        names = []
+        for i, f in zip(idx, faces):
+            face = self.tiles.face(f)
+            if not self.board.present[i]:
+                raise IllegalMove(f"{self.slot(i)} holds no tile")
+            old = self.faces[i]
+            was = f" (was {self.tiles.face(old).name})" if old is not None and old != f else ""
+            names.append(f"{self.slot(i)} {face.name}{was}")
+        for i, f in zip(idx, faces):
+            self.faces[i] = f
+        shown = names if len(names) <= 6 else names[:5] + [f"{len(names) - 5} more"]
+        return "faces seen: " + ", ".join(shown)
+
     def _on_game_ended(self, e: Event) -> str:
         d = e.data
         reason = str(d.get("reason") or "abandoned")
@@ -1123,6 +1157,11 @@ class GameState:
             self._end("stalemate", e.id, e.t)
         if self.ended and self.mode.kind == "hand" and e.type in ("claim", "steal"):
             self.last_call = (e.id, window)
+        elif self.ended and self.mode.kind == "hand" and e.type in QUIET_TYPES and self.actions \
+                and self.entries[self.actions[-1]].type in ("claim", "steal"):
+            # the faces a claim uncovered showed the board stuck: the claim
+            # ended the game, and its claimant may still declare (2.4 Phase 3)
+            self.last_call = (self.actions[-1], window)
         elif isinstance(self.rules, MindfulRules) and self.stuck() and not self.reshuffle_allowed():
             self._end("stalemate", e.id, e.t)
 
@@ -1871,12 +1910,13 @@ CORRECTABLE = {
     "hint": ("player",),
     "reshuffle": ("player", "source", "faces"),
     "undo": ("player",),
+    "faces_seen": ("faces",),
     "needs_referee": ("resolved", "decision", "reason", "player"),
     "game_ended": ("reason",),
 }
 #: what each type of event cannot do without (a type change must leave them)
 _NEEDED = {"claim": ("slots",), "penalty": ("slot",), "touch": ("slot",), "word": ("slots", "word"),
-           "meld": ("kind",)}
+           "meld": ("kind",), "faces_seen": ("faces",)}
 #: how a referee item is settled (``decision``)
 DECISIONS = ("none", "claim", "penalty")
 
@@ -1957,6 +1997,13 @@ def _check_correction_fields(state: GameState, target: int, etype: str, data_now
         n = len(got) if isinstance(got, (list, tuple)) else 0
         if n != 2:
             raise BadInput(f"a claim names the two tiles of its pair: give 2 slots, not {n}")
+    if new_type == "faces_seen" and "faces" in changes:
+        got, slots = changes["faces"], merged.get("slots")
+        if not isinstance(got, (list, tuple)) or not all(isinstance(f, str) for f in got) \
+                or not isinstance(slots, list) or len(got) != len(slots):
+            n = len(slots) if isinstance(slots, list) else 0
+            raise BadInput(f"faces seen on {n} tile(s) are corrected with {n} face id(s), one per tile, "
+                           "in the event's order")
     if "slot" in changes:
         slot_of(changes["slot"])
     if "from" in changes:
@@ -2122,7 +2169,8 @@ def state_json(events: Sequence, deal_lookup: Callable | None = None,
     left; Word: None), ``rack``, ``melds``, ``bonus``, ``words``, ``hints``,
     ``reshuffles``, ``undos``), ``turn``, ``tiles_left``, ``tiles_total``,
     ``free_pairs_left`` (every free matching pair counted), ``timer`` (Word:
-    elapsed or countdown, else None), ``last_events`` (oldest first: ``id``,
+    elapsed or countdown, else None), ``last_events`` (oldest first, without
+    :data:`QUIET_TYPES`: ``id``,
     ``type``, ``text``, ``player``, ``ref``, ``status``, ``t``, ``evidence``,
     ``reason``), ``needs_referee``, ``ended``, ``end_reason``, ``winner`` (a
     name, ``"team"``, or None on a tie or a loss), ``winners``, ``result``
@@ -2150,7 +2198,8 @@ def state_json(events: Sequence, deal_lookup: Callable | None = None,
     raw = st.raw
     status = st.status
     last_events = []
-    for e in raw[-last:] if last else raw:
+    moves = [e for e in raw if e.type not in QUIET_TYPES]
+    for e in moves[-last:] if last else moves:
         ent = st.entries.get(e.id)
         stt = "rejected" if ent is not None and ent.status == "rejected" else status.get(e.id, "ok")
         text = ent.text if ent is not None else brief(e, st.tiles) + f" ({stt})"
@@ -2221,6 +2270,9 @@ def brief(e: Event, tiles: TileSet | None = None) -> str:
         return f"referee correction of event #{e.ref}"
     if e.type == "game_ended":
         return f"game over: {d.get('reason')}"
+    if e.type == "faces_seen":
+        n = len(d.get("faces") or [])
+        return f"faces seen on {n} tile{'s' if n != 1 else ''}"
     return f"{e.type} by {who}"
 
 

@@ -53,6 +53,8 @@ DEFAULT_MODES = {"love": "sprint", "candy": "sprint", "mindful": "harmony-duels"
 SOLO_MODES = {"mindful": "zen-solitaire"}
 #: Ledger type of a referee item (companion.game.EVENT_TYPES).
 NEEDS_REFEREE = "needs_referee"
+#: Ledger type of faces read on tiles the ledger knew no face for.
+FACES_SEEN = "faces_seen"
 
 
 @dataclass(frozen=True)
@@ -412,6 +414,8 @@ class Referee:
         last = self._last
         for ev in self.tracker.finish(self.status.frame):
             out.extend(self._judge(ev, last))
+        if not self.tracker.busy:
+            self._record_faces(self.status.frame)
         return out
 
     def _judge_frame(self, index: int, frame: np.ndarray, relaxed: bool) -> list[dict]:
@@ -544,6 +548,7 @@ class Referee:
                 out.extend(self._judge(ev, current))
             if not self.tracker.busy:
                 self._turn_before = None
+                self._record_faces(run_start)
         self._last = current
         self.status.tiles_on_board = int(self.tracker.board.n_present) - len(self.tracker.state.lifted)
         if later is not None and self.tracker.would_change(later[0]):
@@ -593,6 +598,34 @@ class Referee:
         if gone and len(gone) % 2:
             self._needs(index, [self.layout.slots[i] for i in gone], [],
                         f"{len(gone)} slots looked empty at the start (an odd number): check the layout", None)
+
+    def _record_faces(self, index: int) -> None:
+        """Write a ``faces_seen`` ledger event for the standing tiles whose
+        face the tracker now reads surely (its vote's peak probability at
+        least ``start_face_confidence``) and the ledger knows no face for:
+        tiles uncovered by claims, or read unsurely at the start.  Only
+        between moves (no tile off the board), and nothing once the game
+        has ended.  The events file gets no line for it (it is no move)."""
+        if self.state is None or self.state.ended or self.tracker is None:
+            return
+        st, ts = self.state, self.tracker.state
+        where = {s: j for j, s in enumerate(st.layout.slots)}
+        slots, faces = [], []
+        for i, s in enumerate(self.layout.slots):
+            j = where.get(s)
+            f = ts.faces[i]
+            if j is None or f is None or st.faces[j] is not None or not st.board.present[j] \
+                    or not self.tracker.board.present[i] or i in ts.lifted \
+                    or ts.face_conf[i] < self.settings.start_face_confidence:
+                continue
+            slots.append(list(s))
+            faces.append(f)
+        if slots:
+            try:
+                self._write([G.Pending(FACES_SEEN, {"slots": slots, "faces": faces, "source": "camera",
+                                                     "frame": index})], index)
+            except CompanionError:
+                pass       # refused by the rules: the ledger stays as it was
 
     def _write(self, pendings, index: int) -> list:
         t = index / self.fps if self.fps else None

@@ -14,7 +14,7 @@ from synthetic_views import look_at_pose, render_view
 
 from companion.cli import main
 from companion.errors import BadInput
-from vision.calibration import (BOARD_SQUARES, PRINT_PX_PER_MM, board_json, board_origin_mm, calibrate,
+from vision.calibration import (BOARD_SQUARES, PRINT_PX_PER_MM, SQUARE_MM, board_json, board_origin_mm, calibrate,
                                 charuco_board, detect_charuco, render_charuco)
 from vision.pose import Camera
 
@@ -120,8 +120,16 @@ def test_calibration_targets_in_the_repo_match_the_code():
     img = cv2.imread(str(folder / meta["image"]), cv2.IMREAD_GRAYSCALE)
     assert img.shape == (2520, 3564)
     rendered = cv2.cvtColor(render_charuco(PRINT_PX_PER_MM), cv2.COLOR_BGR2GRAY)
-    # the stored PNG is bilevel: identical to the rendering apart from anti-aliased caption pixels
-    assert np.mean((img > 127) != (rendered > 127)) < 0.001
+    # the board itself (squares and markers) is pixel for pixel the code's
+    p = PRINT_PX_PER_MM
+    ox, oy = (int(round(v * p)) for v in board_origin_mm())
+    bw, bh = int(round(BOARD_SQUARES[0] * SQUARE_MM * p)), int(round(BOARD_SQUARES[1] * SQUARE_MM * p))
+    board_diff = (img > 127) != (rendered > 127)
+    assert not board_diff[oy:oy + bh, ox:ox + bw].any()
+    # the caption under it is text, whose anti-aliased edges OpenCV releases
+    # draw a little differently (5.0 and 5.1 differ on 0.15 % of the page):
+    # the same caption at the same place, within 0.5 % of the page
+    assert np.mean(board_diff) < 0.005
     obj, _ = detect_charuco(cv2.resize(img, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA))
     assert len(obj) == 40
 

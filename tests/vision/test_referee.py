@@ -431,3 +431,23 @@ def test_evidence_overlay_outlines_what_blocks_a_tile_and_nothing_round_a_free_o
                      blocks=(board.reason(1).to_json(),))               # pinched between 0,0,0 and 4,0,0
     out = evidence_overlay(image, rec, pen)
     assert orange_round(out, 0) > 50 and orange_round(out, 2) > 50
+
+
+def test_a_face_uncovered_by_a_claim_is_written_to_the_ledger_as_faces_seen():
+    # H is a roses-3 here: claimed with E, it uncovers G (cupid-arrow), whose
+    # face the game's start could not know
+    faces = FACES[:7] + ["roses-3"]
+    ref, out = referee({1: recognition(faces=faces), 2: recognition(absent=[H, E], faces=faces),
+                        9: recognition(occluded=[A, B], faces=faces)})
+    play(ref, [frame(1)] * 5 + hand_frames(9) + [frame(2)] * 5)
+    assert [o["type"] for o in out] == ["claim"]           # no line in the events file
+    start = ref.events[0]
+    assert start.data["faces"][LAYOUT.slots.index(G_)] is None
+    types = [e.type for e in ref.events]
+    assert types == ["game_started", "claim", "faces_seen"]
+    seen = ref.events[2]
+    # only the uncovered tile: the others' faces were known from the start
+    assert seen.data["slots"] == [list(G_)] and seen.data["faces"] == ["cupid-arrow"]
+    st = G.replay(ref.events)
+    assert st.faces[LAYOUT.slots.index(G_)] == "cupid-arrow"
+    assert G.state_json(ref.events)["free_faces_unknown"] == 0
