@@ -394,6 +394,9 @@ def new_setup(variant: str, mode: str, layout: Layout, faces: Sequence[str | Non
             raise BadInput(f"unknown difficulty {diff!r} (expected one of "
                            f"{', '.join(MindfulRules.reshuffles_by_difficulty)})")
         given.setdefault("reshuffles", MindfulRules.reshuffles_by_difficulty[diff])
+    if new_game and isinstance(given.get("limits"), Mapping) and isinstance(opts.get("limits"), Mapping):
+        # the tools not named keep the mode's limits (null: no limit)
+        given["limits"] = {**opts["limits"], **given["limits"]}
     opts.update(given)
     for key in ("turn_limit", "reshuffles", "level", "target_seconds", "countdown_seconds", "base_points"):
         if key in opts and (not isinstance(opts[key], int) or isinstance(opts[key], bool) or opts[key] < 0):
@@ -551,7 +554,9 @@ class GameState:
         return self.mode.kind == "coop"
 
     def player(self, name: str | None) -> PlayerState:
-        """The seat of ``name``.
+        """The seat of ``name``: the player of that name, or else the one
+        player whose name it is in another case (``ada`` for Ada, typed at a
+        table; the events then carry the name as the game spells it).
 
         Raises:
             BadInput: no such player in this game.
@@ -559,6 +564,10 @@ class GameState:
         for p in self.players:
             if p.name == name:
                 return p
+        if isinstance(name, str):
+            folded = [p for p in self.players if p.name.casefold() == name.casefold()]
+            if len(folded) == 1:
+                return folded[0]
         raise BadInput(f"unknown player {name!r} (players: {', '.join(p.name for p in self.players)})")
 
     def whose_turn(self) -> str | None:
@@ -621,6 +630,12 @@ class GameState:
         if isinstance(self.rules, WordRules):
             return self._booster_left(self.players[0] if p is None else p, "reshuffles")
         return False
+
+    def _reshuffles_left(self) -> str:
+        """Mindful: how many Zen Reshuffles the session allows still, in words."""
+        n = int(self.setup.options.get("reshuffles", 0)) - self.reshuffles
+        holders = sum(q.focus_tokens > 0 for q in self.players)
+        return f"{n} of the session's left, {holders} player{'s' if holders != 1 else ''} holding a token"
 
     def _booster_left(self, p: PlayerState, kind: str) -> bool:
         limit = (self.setup.options.get("limits") or {}).get(kind)
@@ -1137,9 +1152,17 @@ class GameState:
                 raise IllegalMove("free matching pairs remain")
             if isinstance(self.rules, WordRules) and self.free_pairs():
                 raise IllegalMove("free matching pairs remain")
+            if isinstance(self.rules, MindfulRules) and self.reshuffle_allowed():
+                # 2.8 Grid Stagnation: "No legal free matches remain on the
+                # board and all Zen Reshuffle tokens have been used"
+                raise IllegalMove(f"a Zen Reshuffle is still allowed ({self._reshuffles_left()}): reshuffle, "
+                                  "or end the game as abandoned")
         elif reason != "abandoned":
             raise IllegalMove(f"the board does not show a game ended by {reason}")
-        self._end(reason, e.id, e.t)
+        end_t = e.t
+        if reason == "time-up" and self.t0 is not None and e.t is not None:
+            end_t = min(e.t, self.t0 + self.deadline())      # the countdown's end, not the command's time
+        self._end(reason, e.id, end_t)
         self.end_recorded = True
         return f"game over: {reason}"
 
@@ -1178,6 +1201,12 @@ class GameState:
         cleared = left == 0
         res: dict = {"reason": reason, "tiles_left": left}
         rules = self.rules
+        if reason == "abandoned":
+            # no book ends a game by abandoning it: none of their end scoring
+            # (token bonus, flawless clear, stagnation penalty, quills, stars)
+            # applies, and nobody wins (docs/RULES.md 1.3)
+            self.result = res
+            return
         if isinstance(rules, MindfulRules):
             key = cause
             targets: list[PlayerState | None] = [None] if self.coop else list(self.players)
@@ -1188,7 +1217,7 @@ class GameState:
             for tgt in targets:
                 if cleared and self.reshuffles == 0:
                     self._add(tgt, key, [("flawless board clear", rules.flawless_bonus)])
-                if not cleared and reason == "stalemate":
+                if not cleared and reason in ("stalemate", "no-moves"):
                     self._add(tgt, key, [(f"unmatched tiles x{left}", rules.tile_penalty * left)])
         elif isinstance(rules, WordRules) and rules.scored(self.mode):
             p = self.players[0]
@@ -1210,9 +1239,9 @@ class GameState:
     def winners(self) -> list[str]:
         """The winner(s) once the game has ended (several on a tie; ``["team"]``
         for a cooperative game cleared without a Zen Reshuffle); empty while it
-        goes on or when nobody wins (a solo game not cleared, a cooperative
+        goes on, after an abandoned game, or when nobody wins (a solo game not cleared, a cooperative
         game not cleared or cleared only after a reshuffle)."""
-        if not self.ended:
+        if not self.ended or self.end_reason == "abandoned":
             return []
         if self.declarer is not None:
             return [self.players[self.declarer].name]
@@ -1578,6 +1607,8 @@ def resolve_simple(state: GameState, etype: str, player: str, **data) -> Outcome
     p = state.player(player)
     if etype not in ("declare", "steal"):       # these two may follow the claim that ended the game
         _open(state)
+    if isinstance(data.get("from"), str):       # a steal's victim, as the game spells the name
+        data["from"] = state.player(data["from"]).name
     pend = Pending(etype, {"player": p.name, **data})
     check_pending(state, pend)
     return Outcome((pend,))
@@ -1838,10 +1869,13 @@ def resolve_undo(state: GameState, player: str | None = None) -> Outcome:
 
     In Word Mahjong it is the Ink Eraser: it counts as a booster and is limited
     outside Zen Archives.  Elsewhere it is the referee taking a move back.
+    A ``player`` asking may take back only their own move, and not a
+    penalty or a hint.
 
     Raises:
         BadInput: unknown player.  IllegalMove: nothing to undo, none left, the
-        game ended by something else.
+        game ended by something else, another player's move, a player's own
+        penalty or hint.
     """
     p = state.player(player) if player else None
     target = undo_target(state)
@@ -1849,6 +1883,19 @@ def resolve_undo(state: GameState, player: str | None = None) -> Outcome:
         raise IllegalMove("nothing to undo")
     if state.ended and state.end_cause not in (target,) and not _caused_by(state, target):
         raise IllegalMove(f"the game has ended ({state.end_reason})")
+    ent = state.entries[target]
+    if p is not None:
+        # a player asking takes back only their own move, and never one whose
+        # cost the books impose: a penalty (Love/Candy 2.7, also "when put
+        # back") or a hint, whose pair has been seen (Mindful 2.2: tokens are
+        # "Hints/Reshuffles"); the referee (no player) may (docs/RULES.md 1.4)
+        if ent.player is not None and ent.player != p.name:
+            raise IllegalMove(f"{p.name} cannot take back {ent.player}'s move (#{target} {ent.type}): "
+                              "the referee takes moves back (undo without a player)")
+        if ent.type in ("penalty", "hint"):
+            what = "penalty" if ent.type == "penalty" else "hint: its pair has been shown"
+            raise IllegalMove(f"{p.name} cannot take back their own {what} (#{target}); "
+                              "the referee can (undo without a player)")
     if isinstance(state.rules, WordRules):
         q = p or state.players[0]
         if not state._booster_left(q, "undos"):
@@ -2052,8 +2099,12 @@ def resolve_correction(state: GameState, target: int, changes: Mapping | None = 
     if changes:
         # its type and data now: earlier corrections laid over
         _check_correction_fields(state, target, entry.type if entry is not None else etype, data_now, changes)
-    if changes and "player" in changes and changes["player"] is not None:
-        state.player(changes["player"])
+    if changes and ("player" in changes or "from" in changes):
+        # names as the game spells them (a player may be typed in another case)
+        changes = dict(changes)
+        for key in ("player", "from"):
+            if isinstance(changes.get(key), str):
+                changes[key] = state.player(changes[key]).name
     if changes and changes.get("faces") is not None:
         faces = changes["faces"]
         if isinstance(faces, str) or not isinstance(faces, (list, tuple)):
@@ -2144,6 +2195,38 @@ def commit(state: GameState, pendings: Iterable[Pending], append: Callable[..., 
         if depth < 3:
             queue[0:0] = [(f, depth + 1) for f in followups(state, ev, index, shuffler)]
     return state, written
+
+
+def resolve_end(state: GameState, reason: str, index=None) -> Outcome:
+    """The referee ends the game now: a ``game_ended`` event ``by: referee``.
+
+    ``abandoned`` is always allowed (no end scoring, no winner: docs/RULES.md
+    1.3); ``no-moves`` only when the board shows it.  Beyond what replay
+    checks (:meth:`GameState._on_game_ended`: no free matching pair, and in
+    Mindful no Zen Reshuffle left, 2.8 "all Zen Reshuffle tokens have been
+    used"), Word Mahjong's "No Playable Moves" needs no word the free tiles
+    can spell (with the dictionary ``index``, when every free face is known)
+    and no Lexicon Fan left (Word 2.8: "Zero free matching pairs or valid
+    words remain on the board, and no reshuffle items are available").
+
+    Raises:
+        IllegalMove: the game is over, or the board does not show that end.
+    """
+    if state.ended:
+        raise IllegalMove(f"the game has ended ({state.end_reason})")
+    if reason in ("no-moves", "stalemate") and isinstance(state.rules, WordRules):
+        if state.free_pairs():
+            raise IllegalMove("free matching pairs remain")
+        if index is not None and state.free_faces_known():
+            found = index.find([state.faces[i] for i in state.board.free_indices()], limit=1)
+            if found:
+                raise IllegalMove(f"the free tiles still spell {found[0]}")
+        if state.reshuffle_allowed():
+            raise IllegalMove("a Lexicon Fan (reshuffle) is left (Word 2.8: the defeat comes when "
+                              "\"no reshuffle items are available\"): reshuffle, or end the game as abandoned")
+    pend = Pending("game_ended", {"reason": reason, "by": "referee"})
+    check_pending(state, pend)
+    return Outcome((pend,))
 
 
 def tick(state: GameState, t: float | None) -> list[Pending]:
@@ -2280,7 +2363,8 @@ def campaign_progress(games: Iterable[Sequence], player: str) -> dict:
     """Scholar's Path progress of ``player`` (Word Mahjong 2.6.1: "Ascend
     through academy ranks"; 2.8 "unlocking the next layout"), saved as the
     ledger's finished games: per level, the best quills and score, and the
-    next level unlocked (one past the highest level cleared).
+    next level unlocked (one past the highest level cleared).  The name is
+    matched in any case (the games may spell it differently).
 
     Args:
         games: each game's events.
@@ -2291,7 +2375,8 @@ def campaign_progress(games: Iterable[Sequence], player: str) -> dict:
             st = replay(evs)
         except BadInput:
             continue
-        if st.setup.variant != "word" or st.mode.kind != "campaign" or player not in st.setup.players:
+        if st.setup.variant != "word" or st.mode.kind != "campaign" \
+                or player.casefold() not in {n.casefold() for n in st.setup.players}:
             continue
         if not (st.ended and st.end_reason == "cleared"):
             continue

@@ -332,10 +332,7 @@ class GameSession:
         """
         if reason not in END_REASONS:
             raise BadInput(f"unknown end reason {reason!r} (expected one of {', '.join(END_REASONS)})")
-        if self.state.ended:
-            raise IllegalMove(f"the game has ended ({self.state.end_reason})")
-        return self.run(lambda s: G.Outcome((G.Pending("game_ended", {"reason": reason, "by": "referee"}),)),
-                        tick=False)
+        return self.run(lambda s: G.resolve_end(s, reason, self.index), tick=False)
 
 
 def _slot(s) -> tuple[int, int, int]:

@@ -600,12 +600,14 @@ class Referee:
                         f"{len(gone)} slots looked empty at the start (an odd number): check the layout", None)
 
     def _record_faces(self, index: int) -> None:
-        """Write a ``faces_seen`` ledger event for the standing tiles whose
-        face the tracker now reads surely (its vote's peak probability at
+        """Write a ``faces_seen`` ledger event for the standing, uncovered
+        tiles whose face the tracker now reads surely (its vote's peak probability at
         least ``start_face_confidence``) and the ledger knows no face for:
         tiles uncovered by claims, or read unsurely at the start.  Only
         between moves (no tile off the board), and nothing once the game
-        has ended.  The events file gets no line for it (it is no move)."""
+        has ended.  A covered tile's face cannot be seen from above: what the
+        tracker holds for one came from a frame that misjudged the tile on
+        top.  The events file gets no line for it (it is no move)."""
         if self.state is None or self.state.ended or self.tracker is None:
             return
         st, ts = self.state, self.tracker.state
@@ -615,6 +617,7 @@ class Referee:
             j = where.get(s)
             f = ts.faces[i]
             if j is None or f is None or st.faces[j] is not None or not st.board.present[j] \
+                    or st.board.n_cover[j] \
                     or not self.tracker.board.present[i] or i in ts.lifted \
                     or ts.face_conf[i] < self.settings.start_face_confidence:
                 continue

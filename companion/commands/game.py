@@ -26,7 +26,7 @@ from companion.cli import seed_value
 from companion.errors import BadInput, IllegalMove
 from companion.layouts import Layout, Slot
 from companion.tiles import VARIANTS
-from companion.variants import find_variant
+from companion.variants import WordRules, find_variant
 from companion.wording import count
 
 
@@ -150,6 +150,32 @@ class _Session:
             raise
         self.written: list = []
         self.warnings: list[str] = []
+        try:
+            self._check_clock(args)
+        except BaseException:
+            self.ledger.close()
+            raise
+
+    def _check_clock(self, args) -> None:
+        """A Word Mahjong game's clock counts (its timer, Word Sprint's
+        countdown, the quills' focus time): a game started with a small
+        ``--t`` (seconds from any start) read against the wall clock, or the
+        other way round, would end at once or time years.
+
+        Raises:
+            BadInput: the command's clock is not the game's.
+        """
+        if not hasattr(args, "t") or not isinstance(self.game.state.rules, WordRules):
+            return
+        t0 = self.game.state.t0
+        if t0 is None:
+            return
+        if args.t is None and t0 < WALL_CLOCK_FROM:
+            raise BadInput(f"game {self.game.game_id} keeps its own clock (it started at --t {t0:g}): "
+                           "give this command --t (seconds on that clock) too")
+        if args.t is not None and args.t < WALL_CLOCK_FROM <= t0:
+            raise BadInput(f"game {self.game.game_id} keeps the wall clock (it started without --t): "
+                           "leave out --t")
 
     def close(self) -> None:
         self.ledger.close()
@@ -437,12 +463,7 @@ def _void(args) -> int:
 
 
 def _end(args) -> int:
-    def go(s):
-        if s.game.state.ended:
-            raise IllegalMove(f"the game has ended ({s.game.state.end_reason})")
-        pend = G.Pending("game_ended", {"reason": args.reason, "by": "referee"})
-        return G.Outcome((pend,))
-    return _run(args, go, need_words=True, tick=False)
+    return _run(args, lambda s: G.resolve_end(s.game.state, args.reason, s.game.index), need_words=True, tick=False)
 
 
 def _tick(args) -> int:

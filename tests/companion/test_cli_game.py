@@ -530,3 +530,36 @@ def test_cli_a_new_game_id_must_be_printable_text(tmp_path, capsys, gid):
     code, out, err = run(capsys, "game", "start", "--ledger", led, "--variant", "love", "--mode", "sprint",
                          "--players", "Ann,Ben", "--layout", "turtle", "--seed", 1, "--game", "Club night 3")
     assert code == 0 and "Club night 3" in out
+
+
+def test_cli_a_player_typed_in_another_case_is_the_player_as_the_game_spells_it(love, capsys):
+    L = ("--ledger", love)
+    code, out, err = run(capsys, "game", "claim", *L, "--player", "ann", "0,0,0", "4,0,0", "--t", 1)
+    assert code == 0 and "Ann claimed 5 Crystal Hearts + 5 Crystal Hearts" in out, err
+    code, out, err = run(capsys, "game", "correct", *L, "2", "--player", "BEN")
+    assert code == 0 and "referee corrected event #2: player Ben" in out, err
+    evs = events(love)
+    assert evs[1].data["player"] == "Ann" and evs[2].data["changes"] == {"player": "Ben"}
+    # the same name again, in any case, is nothing to change
+    code, _, err = run(capsys, "game", "correct", *L, "2", "--player", "ben")
+    assert code == 2 and "nothing to change" in err
+
+
+def test_cli_a_word_game_keeps_the_clock_it_started_with(tmp_path, capsys):
+    deal = write_deal(tmp_path / "w.json", "word", list("TREEQUIZ"), "words")
+    led = str(tmp_path / "w.db")
+    L = ("--ledger", led)
+    assert run(capsys, "game", "start", *L, "--variant", "word", "--mode", "word-sprint", "--deal", deal,
+               "--players", "Sam", "--t", 0)[0] == 0
+    # without --t the wall clock (1.7e9 s) would read as the countdown long run out
+    code, out, err = run(capsys, "game", "claim", *L, "--player", "Sam", "8,0,0", "12,0,0")
+    assert code == 2 and err == ("companion game: game game-1 keeps its own clock (it started at --t 0): "
+                                 "give this command --t (seconds on that clock) too\n")
+    assert [e.type for e in events(led)] == ["game_started"]           # no time-up written
+    code, out, err = run(capsys, "game", "claim", *L, "--player", "Sam", "8,0,0", "12,0,0", "--t", 5)
+    assert code == 0, err
+    led2 = str(tmp_path / "w2.db")
+    assert run(capsys, "game", "start", "--ledger", led2, "--variant", "word", "--mode", "word-sprint",
+               "--deal", deal, "--players", "Sam")[0] == 0
+    code, out, err = run(capsys, "game", "claim", "--ledger", led2, "--player", "Sam", "8,0,0", "12,0,0", "--t", 5)
+    assert code == 2 and "keeps the wall clock (it started without --t): leave out --t" in err

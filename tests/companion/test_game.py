@@ -397,6 +397,9 @@ def test_word_scholars_path_settlement_and_campaign(table_factory):
     assert st["timer"]["elapsed"] == 40 and not st["timer"]["running"]
     prog = G.campaign_progress([g.events], "Sam")
     assert prog["next_level"] == 2 and prog["levels"][0]["quills"] == 3
+    # the scholar's name in another case is the same scholar; another name is not
+    assert G.campaign_progress([g.events], "sam")["next_level"] == 2
+    assert G.campaign_progress([g.events], "Samuel")["next_level"] == 1
 
 
 def test_word_sprint_countdown_hint_undo_time_up(table_factory):
@@ -981,3 +984,105 @@ def test_the_claim_that_ends_the_game_can_still_be_stolen(table_factory):
     # the steal happened once; nothing more to take
     with pytest.raises(IllegalMove, match="no claim to steal"):
         G.resolve_simple(g.state, "steal", "Ben")
+
+
+# --------------------------------------------------------------------------- ends by the referee, undo by a player
+
+
+def stuck_mindful(table_factory, options=None):
+    """Mia claims the free circles-1 pair; two stacks with unmatched tops are
+    left (4 tiles): stuck, and a Zen Reshuffle is allowed (normal: 2, and Mia
+    holds her 2 Zen Focus tokens)."""
+    faces = ["circles-1", "circles-1", "circles-9", "bamboo-4", "bamboo-4", "circles-9"]
+    slots = [Slot(0, 0, 0), Slot(4, 0, 0), Slot(100, 0, 0), Slot(100, 0, 1), Slot(104, 0, 0), Slot(104, 0, 1)]
+    g = table_factory("mindful", "zen-solitaire", ["Mia"], slots, faces, options=options)
+    g.claim("Mia", 0, 1)
+    return g
+
+
+def test_mindful_no_moves_is_refused_while_a_zen_reshuffle_is_allowed(table_factory):
+    g = stuck_mindful(table_factory)
+    assert g.state.stuck() and not g.state.ended
+    # 2.8 Grid Stagnation: "... and all Zen Reshuffle tokens have been used"
+    with pytest.raises(IllegalMove, match="a Zen Reshuffle is still allowed .2 of the session's left, "
+                                          "1 player holding a token.: reshuffle, or end the game as abandoned"):
+        G.resolve_end(g.state, "no-moves")
+
+
+def test_mindful_no_moves_without_reshuffles_is_stagnation_with_its_penalty(table_factory):
+    g = stuck_mindful(table_factory, options={"difficulty": "expert"})    # expert: no Zen Reshuffle
+    # the claim left the board stuck with none allowed: the engine ended it
+    st = g.json()
+    assert st["ended"] and st["end_reason"] == "stalemate"
+    # the pair +100, 2 unused tokens +1,000, 4 tiles left -200 (2.7)
+    assert g.scores() == {"Mia": 100 + 1000 - 200}
+
+
+def test_an_abandoned_game_has_no_end_scoring_and_no_winner(table_factory):
+    g = stuck_mindful(table_factory)
+    g.run(G.resolve_end(g.state, "abandoned"))
+    st = g.json()
+    assert st["ended"] and st["end_reason"] == "abandoned"
+    # the pair only: no token bonus (+500 each "at the end"), no penalty
+    assert g.scores() == {"Mia": 100}
+    assert st["winner"] is None and st["winners"] == []
+    duel = table_factory("love", "sprint", ["Ann", "Ben"], free_row(4), ["hearts-2"] * 4, name="duel")
+    duel.run(G.resolve_end(duel.state, "abandoned"))
+    assert duel.json()["winners"] == [] and duel.scores() == {"Ann": 10_000, "Ben": 10_000}
+
+
+def test_word_no_moves_needs_no_word_and_no_lexicon_fan(table_factory):
+    words = frozenset({"cat", "dog"})
+    g = table_factory("word", "scholars-path", ["Sam"], free_row(6), list("CATDOG"), words=words)
+    # no pair, but CAT and DOG can be spelled (2.8: "Zero free matching pairs or valid words")
+    with pytest.raises(IllegalMove, match="the free tiles still spell (CAT|DOG)"):
+        G.resolve_end(g.state, "no-moves", g.index)
+    g2 = table_factory("word", "scholars-path", ["Sam"], free_row(4), list("XQZV"), words=words, name="xqz")
+    # no pair, no word, but 2 Lexicon Fans left (RULES.md 4.4)
+    with pytest.raises(IllegalMove, match="a Lexicon Fan .reshuffle. is left"):
+        G.resolve_end(g2.state, "no-moves", g2.index)
+    g3 = table_factory("word", "scholars-path", ["Sam"], free_row(4), list("XQZV"), words=words, name="nofan",
+                       options={"limits": {"reshuffles": 0}})
+    g3.run(G.resolve_end(g3.state, "no-moves", g3.index))
+    assert g3.json()["end_reason"] == "no-moves"
+
+
+def test_a_word_tool_limit_given_keeps_the_other_limits(table_factory):
+    g = table_factory("word", "scholars-path", ["Sam"], free_row(2), ["A", "A"], options={"limits": {"reshuffles": 0}})
+    assert g.state.setup.options["limits"] == {"hints": 3, "reshuffles": 0, "undos": 3}
+    g2 = table_factory("word", "scholars-path", ["Sam"], free_row(2), ["A", "A"], name="nolimit",
+                       options={"limits": {"hints": None}})
+    assert g2.state.setup.options["limits"] == {"hints": None, "reshuffles": 2, "undos": 3}
+
+
+def test_time_up_ends_at_the_countdown_not_at_the_late_command(table_factory):
+    words = frozenset({"cat"})
+    g = table_factory("word", "word-sprint", ["Sam"], free_row(6), list("CATEEX"), t=0.0, words=words,
+                      options={"countdown_seconds": 48})
+    g.word("Sam", "CAT", [0, 1, 2], t=10)         # deadline 48 + 5 = 53
+    with pytest.raises(IllegalMove, match="ended"):
+        g.claim("Sam", 3, 4, t=54)
+    st = g.json()
+    assert st["end_reason"] == "time-up" and st["result"]["focus_seconds"] == 53
+    assert st["timer"]["elapsed"] == 53
+
+
+def test_a_player_undoes_only_their_own_move_and_never_a_penalty_or_a_hint(table_factory):
+    faces = ["hearts-2", "hearts-2", "hearts-3", "roses-5", "roses-5", "hearts-3"]
+    slots = free_row(4) + [Slot(100, 0, 0), Slot(100, 0, 1)]
+    g = table_factory("love", "sprint", ["Ann", "Ben"], slots, faces)
+    g.claim("Ann", 0, 1)                          # Ann +100, plays again
+    with pytest.raises(IllegalMove, match="Ben cannot take back Ann's move .#2 claim.: the referee takes moves back"):
+        G.resolve_undo(g.state, "Ben")
+    g.touch("Ann", 4)                             # 100,0,0 is covered: a penalty
+    with pytest.raises(IllegalMove, match="Ann cannot take back their own penalty .#3.; the referee can"):
+        G.resolve_undo(g.state, "Ann")
+    g.undo()                                      # the referee may
+    assert g.scores() == {"Ann": 10_100, "Ben": 10_000}
+    g.undo("Ann")                                 # her own claim
+    assert g.scores() == {"Ann": 10_000, "Ben": 10_000}
+    m = table_factory("mindful", "zen-solitaire", ["Mia"], free_row(2), ["circles-1"] * 2, name="hint")
+    m.hint("Mia")
+    with pytest.raises(IllegalMove, match="Mia cannot take back their own hint: its pair has been shown"):
+        G.resolve_undo(m.state, "Mia")
+    assert m.json()["players"][0]["tokens"] == 1
