@@ -381,6 +381,12 @@ class Ledger:
                                          (game_id, int(after_id))).fetchall()
         return [_row(r) for r in rows]
 
+    def last_id(self) -> int:
+        """The newest event's id (0 for an empty ledger)."""
+        with self._lock:
+            r = self.conn.execute("SELECT MAX(id) FROM events").fetchone()
+        return int(r[0]) if r and r[0] is not None else 0
+
     def event(self, event_id: int) -> Event | None:
         """The event ``event_id``, or None (also for an id beyond SQLite's
         64-bit integers, which no event has)."""
@@ -446,7 +452,8 @@ class Ledger:
     def export_csv(self, game_id: str, fileobj: IO[str]) -> int:
         """Write a game's events as CSV (columns :attr:`CSV_COLUMNS`; ``status``
         and ``text`` come from replay, ``data`` is the event's JSON); returns
-        the number of rows.
+        the number of rows.  Text a spreadsheet would run as a formula is
+        quoted (:func:`sheet_text`).
 
         Raises:
             BadInput: no such game.
@@ -457,8 +464,8 @@ class Ledger:
         w.writerow(self.CSV_COLUMNS)
         for e in evs:
             status, text = _status_text(st, e)
-            w.writerow([e.id, e.game_id, e.type, e.data.get("player") or "", "" if e.ref is None else e.ref,
-                        "" if e.t is None else repr(e.t), status, text,
+            w.writerow([e.id, sheet_text(e.game_id), sheet_text(e.type), sheet_text(e.data.get("player") or ""),
+                        "" if e.ref is None else e.ref, "" if e.t is None else repr(e.t), status, sheet_text(text),
                         json.dumps(e.data, sort_keys=True, separators=(",", ":"))])
         return len(evs)
 
@@ -488,6 +495,19 @@ class Ledger:
         if not evs:
             raise BadInput(f"no game {game_id!r} in ledger {self.path}")
         return evs
+
+
+#: what makes a spreadsheet read a cell as a formula (OWASP, "CSV Injection")
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def sheet_text(value: str) -> str:
+    """``value`` for a CSV cell that a spreadsheet opens: text starting with
+    ``= + - @``, a tab or a carriage return gets a leading ``'`` so that it
+    shows as text and never runs as a formula (a player named
+    ``=HYPERLINK(...)``); other text is unchanged."""
+    value = str(value)
+    return "'" + value if value.startswith(_FORMULA_START) else value
 
 
 def _try_replay(evs):

@@ -6,7 +6,9 @@ live event stream.  GET only.
   scores, whose turn, last events, and more); 404 when there is none.
 * ``GET /api/events[?game=ID][&last_id=N]``: Server-Sent Events, one
   ``ledger`` message per new ledger event; a reconnecting browser's
-  ``Last-Event-ID`` header (or ``last_id``) replays what it missed.
+  ``Last-Event-ID`` header (or ``last_id``) replays what it missed; past
+  :class:`~companion.web.hub.EventHub`'s stream limits (in all, and per
+  address) a stream is refused with 503 and ``Retry-After``.
 * ``GET /api/board[?game=ID][&at=N]``: the top-down board with free flags;
   ``/api/board.svg`` draws it; ``at`` is the board after event ``N``.
 * ``GET /api/check?slot=x,y,z[&game=ID][&at=N]``: "check a tile": free or
@@ -21,9 +23,14 @@ import time
 from flask import Blueprint, Response, abort, jsonify, request
 
 from companion.web.db import get_db, get_game, get_hub
+from companion.web.hub import SlotResponse
+from companion.web.security import client_address
 from companion.web import scoreboard
 
 bp = Blueprint("api", __name__, url_prefix="/api")
+
+#: seconds a refused stream is told to wait (``Retry-After``)
+STREAM_RETRY_S = 30
 
 
 def _int_arg(name: str, value: str | None) -> int | None:
@@ -78,6 +85,7 @@ def check():
 
 @bp.get("/events")
 def events():
+    get_db()                  # 503 when the ledger cannot be read, or went back to an older copy
     last = request.headers.get("Last-Event-ID") or request.args.get("last_id")
     after = _int_arg("Last-Event-ID", last.strip() if last else None)
     game = request.args.get("game") or None
@@ -87,6 +95,14 @@ def events():
         # (no ?game) waits for the first game instead
         abort(404, description=f"no game {game!r} in the ledger")
     hub = get_hub()
-    stream = hub.stream(after, game)
+    slot = hub.reserve(client_address())
+    if slot is None:
+        # every stream holds one of the server's threads: past the limit a
+        # stream is refused, so that pages and moves are still answered
+        # (the pages try again after a while)
+        return (jsonify(error="too many live pages are open on this scoreboard (or on this device): "
+                              "close some, or try again in a minute"),
+                503, {"Retry-After": str(STREAM_RETRY_S)})
+    stream = SlotResponse(hub.stream(after, game, slot=slot), slot)
     return Response(stream, mimetype="text/event-stream",
                     headers={"Cache-Control": "no-cache, no-store", "X-Accel-Buffering": "no"})

@@ -31,6 +31,11 @@ def get_db() -> Ledger:
     if "ledger" not in g:
         path = current_app.config["LEDGER"]
         served = current_app.extensions.get(LEDGER_FILE_KEY)
+        lost = current_app.extensions[HUB_KEY].lost
+        if lost is not None:
+            # e.g. an older copy put in its place (the same file): the phones
+            # hold events it no longer has, and new ones would reuse their ids
+            ledger_unavailable(BadInput(f"{path} {lost}: restart companion serve on the ledger to use"))
         if served is not None and file_key(path) != served:
             # deleted or replaced under the running server: a new empty file
             # made here would take the games off every phone, and a copy

@@ -30,6 +30,7 @@ import time
 from typing import Iterator
 
 from companion.game import brief
+from companion.ledger import file_key
 
 
 #: data the phones must not get: the faces of every tile (the deal, a
@@ -71,10 +72,15 @@ class EventHub:
         keepalive: seconds between two keep-alive comments on an idle stream.
         buffer: how many recent events to keep in memory for replays.
         retry_ms: the reconnection delay suggested to browsers.
+        max_streams: streams open at once, in all (each holds one of the
+            server's threads: the rest must stay free for pages and moves).
+        max_streams_per_client: streams open at once from one address (a
+            phone with a few tabs; not one machine taking them all).
     """
 
     def __init__(self, path: str, poll_interval: float = 0.05, keepalive: float = 15.0,
-                 buffer: int = 2000, retry_ms: int = 2000) -> None:
+                 buffer: int = 2000, retry_ms: int = 2000, max_streams: int = 100,
+                 max_streams_per_client: int = 8) -> None:
         self.path = str(path)
         self.poll_interval = float(poll_interval)
         self.keepalive = float(keepalive)
@@ -91,6 +97,16 @@ class EventHub:
         self._last = 0
         self.streams = 0           # streams open now
         self.errors = 0            # failed polls (e.g. a locked database), for the curious
+        self.max_streams = int(max_streams)
+        self.max_streams_per_client = int(max_streams_per_client)
+        self._per_client: dict[str, int] = {}
+        # why the ledger being served is no longer the one this hub read
+        # (deleted, replaced, or put back to an older copy): what the phones
+        # hold no longer follows from it, so the streams end (their pages
+        # then learn why from the 503 of /api/state); None while all is well
+        self.lost: str | None = None
+        self._file = None
+        self._checked = 0.0
 
     # ------------------------------------------------------------------ life cycle
 
@@ -101,6 +117,7 @@ class EventHub:
                 return self
             from companion.ledger import Ledger
             self._ledger = Ledger(self.path)
+            self._file = file_key(self.path)
             last = self._ledger.events()[-1:]
             self._last = self._floor = last[0].id if last else 0
             self._thread = threading.Thread(target=self._run, name="companion-event-hub", daemon=True)
@@ -144,6 +161,17 @@ class EventHub:
             return 0
         try:
             new = led.events(after_id=self._last)
+            if not new and time.monotonic() - self._checked >= 1.0:
+                self._checked = time.monotonic()
+                lost = None
+                if file_key(self.path) != self._file:
+                    lost = "was deleted or replaced while the scoreboard ran"
+                elif led.last_id() < self._last:
+                    lost = "went back to an earlier copy while the scoreboard ran (a backup copied over it?)"
+                if lost is not None:
+                    with self._cond:
+                        self.lost = lost
+                        self._cond.notify_all()
         except Exception:  # a locked or closed database: try again next time
             self.errors += 1
             return 0
@@ -185,32 +213,59 @@ class EventHub:
 
     def wait(self, after_id: int, timeout: float) -> list | None:
         """Wait up to ``timeout`` seconds for events after ``after_id``;
-        returns them ([] on time-out), or None once the hub stops."""
+        returns them ([] on time-out), or None once the hub stops or has
+        lost its ledger (:attr:`lost`)."""
         deadline = time.monotonic() + timeout
         with self._cond:
-            while self._last <= after_id and not self._stop.is_set():
+            while self._last <= after_id and not self._stop.is_set() and self.lost is None:
                 left = deadline - time.monotonic()
                 if left <= 0:
                     return []
                 self._cond.wait(left)
-            if self._stop.is_set():
+            if self._stop.is_set() or self.lost is not None:
                 return None
         return self.events_after(after_id)
 
+    def reserve(self, client: str) -> "StreamSlot | None":
+        """A place for one more stream from ``client`` (an address), or None
+        when :attr:`max_streams` are open, or :attr:`max_streams_per_client`
+        from that address.  Give it to :meth:`stream`, which frees it when
+        the stream ends (or free it with :meth:`StreamSlot.release`)."""
+        with self._cond:
+            if self.streams >= self.max_streams or self._per_client.get(client, 0) >= self.max_streams_per_client:
+                return None
+            self.streams += 1
+            self._per_client[client] = self._per_client.get(client, 0) + 1
+        return StreamSlot(self, client)
+
+    def _release(self, client: str | None) -> None:
+        with self._cond:
+            self.streams -= 1
+            if client is not None:
+                n = self._per_client.get(client, 0) - 1
+                if n > 0:
+                    self._per_client[client] = n
+                else:
+                    self._per_client.pop(client, None)
+
     def stream(self, after_id: int | None = None, game_id: str | None = None,
-               limit_s: float | None = None) -> Iterator[str]:
+               limit_s: float | None = None, slot: "StreamSlot | None" = None) -> Iterator[str]:
         """An SSE stream: every event after ``after_id`` (of ``game_id`` only,
         when given), then new ones as they come, with keep-alive comments.
 
         ``after_id`` None starts at the newest event (no replay); an id beyond
         the newest is taken as the newest.  ``limit_s`` ends the stream after
         that many seconds (the browser reconnects with Last-Event-ID).
+        ``slot`` (from :meth:`reserve`) is freed when the stream ends;
+        without one the stream counts itself in :attr:`streams`.
         """
         self.start()
         last = self._last if after_id is None else min(max(0, int(after_id)), self._last)
         end = None if limit_s is None else time.monotonic() + limit_s
-        with self._cond:
-            self.streams += 1
+        if slot is None:
+            with self._cond:
+                self.streams += 1
+            slot = StreamSlot(self, None)
         try:
             yield f"retry: {self.retry_ms}\n: connected\n\n"
             while True:
@@ -233,5 +288,42 @@ class EventHub:
                 if chunk:
                     yield "".join(chunk)
         finally:
-            with self._cond:
-                self.streams -= 1
+            slot.release()
+
+
+class StreamSlot:
+    """One stream's place in an :class:`EventHub`; :meth:`release` frees it
+    (once, however often it is called)."""
+
+    def __init__(self, hub: EventHub, client: str | None) -> None:
+        self._hub = hub
+        self._client = client
+        self._lock = threading.Lock()
+        self._held = True
+
+    def release(self) -> None:
+        with self._lock:
+            if not self._held:
+                return
+            self._held = False
+        self._hub._release(self._client)
+
+
+class SlotResponse:
+    """A WSGI body that frees its stream's slot when the server closes it,
+    also when the stream never started (the client left first)."""
+
+    def __init__(self, body: Iterator[str], slot: StreamSlot) -> None:
+        self._body = body
+        self._slot = slot
+
+    def __iter__(self):
+        return iter(self._body)
+
+    def close(self) -> None:
+        try:
+            close = getattr(self._body, "close", None)
+            if close is not None:
+                close()
+        finally:
+            self._slot.release()

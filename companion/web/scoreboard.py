@@ -127,7 +127,8 @@ def player_state(events: Sequence, now: float | None = None, games: Sequence[dic
       faces in their rack, melds and bonus),
     * per event ``has_evidence``,
     * ``last_id`` (the game's newest event id, for the live stream),
-    * ``server_time`` (``now``, so that a page can run a Word timer),
+    * ``server_time`` (``now``, so that a page can run a Word timer; a
+      running timer's ``elapsed`` and ``remaining`` are as of ``now``),
     * ``games`` (the ledger's games, newest first).
 
     Raises:
@@ -148,9 +149,33 @@ def player_state(events: Sequence, now: float | None = None, games: Sequence[dic
         ev["has_evidence"] = bool(ev.get("evidence")) and ev["type"] in EVIDENCE_TYPES
     out["last_id"] = max((e.id for e in st.raw), default=0)
     out["server_time"] = now
+    _timer_now(out.get("timer"), now)
     out["games"] = [{"game_id": g["game_id"], "variant": g.get("variant"), "mode": g.get("mode"),
                      "players": g.get("players")} for g in reversed(list(games))]
     return out
+
+
+#: event times from this on are wall-clock times (2001 onwards); smaller
+#: ones count from a recording's or a typed ``--t``'s own start
+WALL_CLOCK_FROM = 1e9
+
+
+def _timer_now(timer: dict | None, now: float | None) -> None:
+    """A running Word timer's ``elapsed`` and ``remaining`` as of ``now``
+    (seconds, wall clock) instead of the game's last event, for a game kept
+    on the wall clock; a countdown stops at its end (Word 2.6.2: the time-up
+    is recorded by the next command).  Others are left as they are."""
+    if not timer or not timer.get("running") or now is None:
+        return
+    t0 = timer.get("start_t")
+    if t0 is None or t0 < WALL_CLOCK_FROM or now < t0:
+        return
+    elapsed = now - t0
+    deadline = timer.get("deadline_t")
+    if deadline is not None:
+        elapsed = min(elapsed, deadline - t0)
+        timer["remaining"] = max(0.0, deadline - now)
+    timer["elapsed"] = max(timer.get("elapsed") or 0.0, elapsed)
 
 
 def board_json(state: G.GameState) -> dict:

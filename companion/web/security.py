@@ -6,7 +6,8 @@ Design (docs/SCOREBOARD.md, "Security"):
 * The referee PIN is printed on the host's terminal only.  Entering it turns
   Flask's signed cookie session (itsdangerous, keyed by a ``SECRET_KEY``
   drawn afresh at every start unless configured) into a referee session;
-  the cookie is ``HttpOnly`` and ``SameSite=Strict``.
+  the cookie is ``HttpOnly`` and ``SameSite=Strict``, and names a session id
+  the server keeps until logout (:class:`RefereeSessions`).
 * Every change is a POST on the referee blueprint and carries a per-session
   CSRF token (a hidden form field, or an ``X-CSRF-Token`` header for fetch
   calls), compared with :func:`hmac.compare_digest`.  The login form has one
@@ -162,18 +163,55 @@ def csrf_ok() -> bool:
     return hmac.compare_digest(str(got).encode(), str(want).encode())
 
 
+class RefereeSessions:
+    """The referee sessions this server started and has not ended: the
+    signed cookie names one by a random id, and logging out forgets it, so a
+    copy of the cookie (it travels in clear on the LAN) stops working at
+    logout, not only at the server's restart.  At most ``limit`` are kept
+    (the oldest is forgotten first).  Thread-safe."""
+
+    def __init__(self, limit: int = 1000) -> None:
+        self.limit = int(limit)
+        self._ids: dict[str, None] = {}
+        self._lock = threading.Lock()
+
+    def open(self) -> str:
+        sid = secrets.token_urlsafe(24)
+        with self._lock:
+            self._ids[sid] = None
+            while len(self._ids) > self.limit:
+                self._ids.pop(next(iter(self._ids)))
+        return sid
+
+    def valid(self, sid) -> bool:
+        with self._lock:
+            return isinstance(sid, str) and sid in self._ids
+
+    def close(self, sid) -> None:
+        with self._lock:
+            if isinstance(sid, str):
+                self._ids.pop(sid, None)
+
+
+def _sessions() -> RefereeSessions:
+    return current_app.extensions["companion.referee_sessions"]
+
+
 def is_referee() -> bool:
-    return session.get(REFEREE_KEY) is True
+    return _sessions().valid(session.get(REFEREE_KEY))
 
 
 def log_in() -> None:
-    """Start a fresh referee session (a new CSRF token: no fixation)."""
+    """Start a fresh referee session (a new id and CSRF token: no fixation)."""
+    _sessions().close(session.get(REFEREE_KEY))
     session.clear()
-    session[REFEREE_KEY] = True
+    session[REFEREE_KEY] = _sessions().open()
     session[CSRF_KEY] = secrets.token_urlsafe(32)
 
 
 def log_out() -> None:
+    """End the referee session: its cookie, and any copy of it, no longer counts."""
+    _sessions().close(session.get(REFEREE_KEY))
     session.clear()
 
 
@@ -200,6 +238,7 @@ def init_app(app: Flask) -> None:
     app.extensions["companion.pin_limiter"] = RateLimiter(
         per_client=app.config["PIN_LIMIT_PER_CLIENT"], global_limit=app.config["PIN_LIMIT_GLOBAL"],
         window=app.config["PIN_WINDOW_S"], lockout=app.config["PIN_LOCKOUT_S"])
+    app.extensions["companion.referee_sessions"] = RefereeSessions()
     app.after_request(add_headers)
     app.jinja_env.globals["csrf_token"] = csrf_token
     app.jinja_env.globals["is_referee"] = is_referee

@@ -175,6 +175,24 @@ def test_stream_reconnects_and_replays(served, phone):
     assert got == ["2"]
 
 
+def test_a_ledger_lost_under_the_server_turns_the_page_off_and_says_why(served, phone, artifacts):
+    # once: "live" and the old scores for ever, the 503s swallowed
+    srv, path = served
+    page = phone.new_page()
+    page.goto(srv.url)
+    page.wait_for_selector("#live.on", timeout=10_000)
+    assert page.is_hidden("#trouble")
+    for suffix in ("", "-wal", "-shm"):
+        Path(str(path) + suffix).unlink(missing_ok=True)
+    # the hub sees it within a second, the stream ends, the page reconnects,
+    # is refused, and asks for the state
+    page.wait_for_selector("#trouble:not([hidden])", timeout=15_000)
+    text = page.inner_text("#trouble")
+    assert text.startswith("The scoreboard cannot read the game just now") and "may be out of date" in text
+    assert page.inner_text("#live .live-text") == "not live" and "off" in page.get_attribute("#live", "class")
+    _shot(page, artifacts, "ledger-lost.png")
+
+
 def _console(phone, srv):
     """A phone page logged in to the referee console (PIN 123456), and the
     list its JavaScript errors go to."""

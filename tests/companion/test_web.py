@@ -530,3 +530,96 @@ def test_free_pairs_are_a_lower_bound_while_free_faces_are_unseen(client, web_le
     html = client.get("/").get_data(as_text=True)
     assert '<span class="num" id="pairs-left">1+</span>' in html
     assert "free pairs known (1 free tile not yet seen)" in html
+
+
+def test_live_streams_are_limited_per_device_and_in_all_and_freed_when_closed(client, app, mini_game):
+    from companion.web.db import get_hub
+    with app.app_context():
+        hub = get_hub()
+    hub.max_streams_per_client, hub.max_streams = 2, 3
+    a = [client.get("/api/events", buffered=False) for _ in range(2)]
+    assert [r.status_code for r in a] == [200, 200] and hub.streams == 2
+    # a third from the same device is refused, with when to try again
+    rv = client.get("/api/events")
+    assert rv.status_code == 503 and rv.headers["Retry-After"] == "30"
+    assert rv.json["error"].startswith("too many live pages are open")
+    # another device still gets one, up to the limit in all
+    other = app.test_client()
+    other.environ_base["REMOTE_ADDR"] = "10.0.0.7"
+    b = other.get("/api/events", buffered=False)
+    assert b.status_code == 200 and other.get("/api/events").status_code == 503
+    # pages are answered all along
+    assert client.get("/api/state").status_code == 200
+    # a stream closed (read or never read) frees its place
+    next(iter(a[0].response))
+    a[0].close()
+    a[1].close()
+    assert hub.streams == 1
+    ok = client.get("/api/events", buffered=False)
+    assert ok.status_code == 200
+    ok.close()
+    b.close()
+    assert hub.streams == 0
+
+
+def test_a_ledger_put_back_to_an_older_copy_under_the_server_is_503(client, app, mini_game, capsys, tmp_path):
+    import sqlite3
+    path = Path(app.config["LEDGER"])
+    old = tmp_path / "backup.sqlite"
+    with sqlite3.connect(path) as src, sqlite3.connect(old) as dst:
+        src.backup(dst)                                     # 1 event
+    for who in ("Ann", "Ben", "Ann"):
+        mini_game.append("g1", "pass", {"player": who}, None, 1001.0)
+    from companion.web.db import get_hub
+    with app.app_context():
+        hub = get_hub()
+    hub.poll()
+    assert hub.last_id == 4 and client.get("/api/state").status_code == 200
+    with sqlite3.connect(old) as src, sqlite3.connect(path) as dst:
+        src.backup(dst)                                     # the same file, back to 1 event
+    hub._checked = 0.0
+    hub.poll()
+    assert hub.lost.startswith("went back to an earlier copy")
+    rv = client.get("/api/state")
+    assert rv.status_code == 503 and rv.json["error"].startswith("The scoreboard cannot read the game just now")
+    assert client.get("/api/events").status_code == 503
+    assert "went back to an earlier copy while the scoreboard ran" in capsys.readouterr().err
+
+
+def test_open_streams_end_when_the_ledger_is_deleted_under_the_server(client, app, mini_game):
+    rv = client.get("/api/events", buffered=False)
+    it = iter(rv.response)
+    assert next(it).decode().startswith("retry:")
+    path = Path(app.config["LEDGER"])
+    for suffix in ("", "-wal", "-shm"):
+        Path(str(path) + suffix).unlink(missing_ok=True)
+    from companion.web.db import get_hub
+    with app.app_context():
+        hub = get_hub()
+    hub._checked = 0.0
+    hub.poll()
+    assert hub.lost == "was deleted or replaced while the scoreboard ran"
+    # the stream ends (a page that reconnects is told why by the 503)
+    assert list(it) == []
+    rv.close()
+    assert client.get("/api/events").status_code == 503
+
+
+def test_api_state_gives_a_running_word_timer_as_of_the_request():
+    from companion import game as G
+    from companion.layouts import Layout, Slot
+    from companion.web import scoreboard
+    t0 = 1_700_000_000.0
+    slots = tuple(Slot(4 * i, 0, 0) for i in range(4))
+    data = G.start_data("word", "word-sprint", Layout("row", slots), list("CATS"), ["Sam"], 1,
+                        {"countdown_seconds": 5})
+    evs = [G.Event(1, "w", "game_started", data, None, t0)]
+    # once: remaining 5.0 and elapsed 0.0 for ever, as of the last event
+    t = scoreboard.player_state(evs, now=t0 + 2)["timer"]
+    assert t["elapsed"] == 2 and t["remaining"] == 3 and t["running"]
+    t = scoreboard.player_state(evs, now=t0 + 6)["timer"]
+    assert t["elapsed"] == 5 and t["remaining"] == 0          # the countdown stops at its end
+    # a game on its own clock (a typed --t) is left as of its last event
+    evs2 = [G.Event(1, "w", "game_started", data, None, 0.0)]
+    t = scoreboard.player_state(evs2, now=t0)["timer"]
+    assert t["elapsed"] == 0 and t["remaining"] == 5

@@ -40,7 +40,7 @@ def test_login_with_the_pin_opens_a_strict_httponly_session(client, referee):
     cookie = rv.headers["Set-Cookie"]
     assert "HttpOnly" in cookie and "SameSite=Strict" in cookie
     with client.session_transaction() as s:
-        assert s["referee"] is True and len(s["csrf"]) >= 32
+        assert len(s["referee"]) >= 24 and len(s["csrf"]) >= 32      # a session id the server keeps
     assert "Start a game" in client.get("/referee/").get_data(as_text=True)
 
 
@@ -108,6 +108,24 @@ def test_logout(client, referee):
     referee.login()
     assert referee.logout().status_code == 303
     assert "Start a game" not in client.get("/referee/").get_data(as_text=True)
+
+
+def test_logout_ends_every_copy_of_the_session_cookie(app, client, referee, mini_game):
+    referee.login()
+    cookie = client.get_cookie("companion_session") or client.get_cookie("session")
+    token = referee.token()
+    referee.logout()
+    # a copy of the cookie taken before logout (it travels in clear on the
+    # LAN) no longer opens the console or changes the game
+    thief = app.test_client()
+    thief.set_cookie(cookie.key, cookie.value)
+    n = len(mini_game.events())
+    rv = thief.post("/referee/end", data={"game": "g1", "reason": "abandoned"}, headers={"X-CSRF-Token": token})
+    assert rv.status_code == 403 and len(mini_game.events()) == n
+    assert thief.get("/referee/panel").status_code == 403
+    # and a new login is a new session
+    referee.login()
+    assert "Start a game" in client.get("/referee/").get_data(as_text=True)
 
 
 # --------------------------------------------------------------------------- guards

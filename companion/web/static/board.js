@@ -177,6 +177,7 @@
         again = false;
         const q = game && !follow ? "?game=" + encodeURIComponent(game) : "";
         const res = await fetch(app.dataset.stateUrl + q, { headers: { Accept: "application/json" }, cache: "no-store" });
+        trouble(res.ok ? "" : await problem(res));
         if (res.ok) {
           state = await res.json();
           game = state.game_id;
@@ -192,9 +193,28 @@
       } while (again);
     } catch (err) {
       again = false;
+      trouble("The scoreboard does not answer: is its computer still on the network?");
     } finally {
       busy = false;
     }
+  }
+
+  // what the server said when it could not answer (its JSON error, in words)
+  async function problem(res) {
+    try {
+      const body = await res.json();
+      if (body && body.error) return body.error;
+    } catch (err) { /* not JSON */ }
+    return "The scoreboard could not answer (" + res.status + ").";
+  }
+
+  // a line over the page while the scores shown may be out of date
+  function trouble(text) {
+    const box = $("trouble");
+    box.hidden = !text;
+    box.textContent = text ? text + " The scores below may be out of date." : "";
+    if (text) setLive(false, "not live");
+    else if (stream && stream.readyState === EventSource.OPEN) setLive(true, "live");
   }
 
   function setLive(on, text) {
@@ -204,11 +224,22 @@
     live.querySelector(".live-text").textContent = text;
   }
 
+  let stream = null, retryMs = 5000;
   function connect() {
     const params = new URLSearchParams({ last_id: String(lastId) });
     const es = new EventSource(app.dataset.eventsUrl + "?" + params);
-    es.onopen = () => setLive(true, "live");
-    es.onerror = () => setLive(false, "reconnecting\u2026");
+    stream = es;
+    es.onopen = () => { retryMs = 5000; setLive(true, "live"); refresh(); };
+    es.onerror = () => {
+      setLive(false, "reconnecting\u2026");
+      if (es.readyState === EventSource.CLOSED) {
+        // the server refused the stream (busy, or its ledger unreadable):
+        // browsers give up on such a stream, so try again later, and say why
+        refresh();
+        setTimeout(connect, retryMs);
+        retryMs = Math.min(retryMs * 2, 60000);
+      }
+    };
     es.addEventListener("ledger", (m) => {
       const ev = JSON.parse(m.data);
       lastId = ev.id;

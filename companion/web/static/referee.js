@@ -179,6 +179,20 @@
     sync();
   }
 
-  const es = new EventSource(box.dataset.eventsUrl);
-  es.addEventListener("ledger", () => refreshPanel());
+  let retryMs = 5000;
+  function connect() {
+    const es = new EventSource(box.dataset.eventsUrl);
+    es.onopen = () => { retryMs = 5000; };
+    es.onerror = () => {
+      if (es.readyState === EventSource.CLOSED) {
+        // refused (too many live pages, or the ledger unreadable): browsers
+        // give up on such a stream, so the console tries again later
+        refreshPanel();
+        setTimeout(connect, retryMs);
+        retryMs = Math.min(retryMs * 2, 60000);
+      }
+    };
+    es.addEventListener("ledger", () => refreshPanel());
+  }
+  connect();
 })();
