@@ -613,6 +613,17 @@ class GameState:
         out.sort()
         return out
 
+    def free_matches(self) -> int:
+        """How many pairs the free tiles give at once: per matching group of
+        free tiles of known face, half its size (4 free tiles of one face
+        are 2 pairs, though :meth:`free_pairs` lists 6 ways to pick one)."""
+        groups: Counter = Counter()
+        for i in self.board.free_indices():
+            f = self.face(i)
+            if f is not None:
+                groups[f.match] += 1
+        return sum(n // 2 for n in groups.values())
+
     def free_faces_known(self) -> bool:
         return all(self.faces[i] is not None for i in self.board.free_indices())
 
@@ -2251,7 +2262,9 @@ def state_json(events: Sequence, deal_lookup: Callable | None = None,
     Crystal Harmony / Sugar Crystal tokens held; Mindful: Zen Focus tokens
     left; Word: None), ``rack``, ``melds``, ``bonus``, ``words``, ``hints``,
     ``reshuffles``, ``undos``), ``turn``, ``tiles_left``, ``tiles_total``,
-    ``free_pairs_left`` (every free matching pair counted), ``timer`` (Word:
+    ``free_pairs_left`` (every free matching pair counted: 4 free tiles of
+    one face are 6), ``free_matches_left`` (the pairs the free tiles give at
+    once: those 4 are 2; what the pages show), ``timer`` (Word:
     elapsed or countdown, else None), ``last_events`` (oldest first, without
     :data:`QUIET_TYPES`: ``id``,
     ``type``, ``text``, ``player``, ``ref``, ``status``, ``t``, ``evidence``,
@@ -2310,6 +2323,7 @@ def state_json(events: Sequence, deal_lookup: Callable | None = None,
         "mode": st.setup.mode, "mode_title": st.mode.title, "layout": st.layout.name,
         "players": players, "turn": st.whose_turn(), "tiles_left": st.board.n_present,
         "tiles_total": len(st.layout), "free_pairs_left": len(st.free_pairs()),
+        "free_matches_left": st.free_matches(),
         # free tiles whose face the ledger does not know (the camera's game
         # records the faces it saw at the start): free_pairs_left is then a
         # lower bound

@@ -17,7 +17,10 @@ word set).  The dictionary is
   comparisons: :func:`companion.words.inflection_bases`) that English text
   actually uses, as attested by the English word-frequency list of
   ``pyspellchecker`` (``SpellChecker().word_frequency``): neither dictionary
-  list holds "trees" or "walked".
+  list holds "trees" or "walked"; and the forms of those two kinds that
+  spelling rules cannot make (BEGAN, OVERHEARD, GENTLEMEN, MICE, and
+  HUNTERS from HUNTER from HUNT), found as inflections of them by the
+  ``lemminflect`` package, when the same word-frequency list attests them.
 
 docs/RULES.md 4.2 records the choice.
 """
@@ -47,9 +50,10 @@ def words() -> frozenset[str]:
     try:
         from english_words import get_english_words_set
         from spellchecker import SpellChecker
+        import lemminflect  # noqa: F401  (used by _lemmas)
     except ImportError:
-        raise BadInput("the Word Mahjong dictionary needs the 'english-words' and 'pyspellchecker' packages "
-                       "(pip install english-words pyspellchecker)") from None
+        raise BadInput("the Word Mahjong dictionary needs the 'english-words', 'pyspellchecker' and "
+                       "'lemminflect' packages (pip install english-words pyspellchecker lemminflect)") from None
     from companion.words import inflection_bases
     web2 = get_english_words_set(["web2"])
     base = {w for w in web2 if _LOWER.fullmatch(w)}
@@ -58,7 +62,20 @@ def words() -> frozenset[str]:
     used = SpellChecker(language="en", distance=1).word_frequency.dictionary
     inflected = {w for w in used if w not in base and _LOWER.fullmatch(w)
                  and any(b in base for b in inflection_bases(w))}
-    return frozenset(base | inflected)
+    known = base | inflected
+    # forms spelling rules cannot make (began, overheard, gentlemen, mice)
+    # and inflections of inflections (hunters: hunter, from hunt), by the
+    # lemmas lemminflect gives them
+    irregular = {w for w in used if w not in known and _LOWER.fullmatch(w)
+                 and any(b != w and b in known for b in _lemmas(w))}
+    return frozenset(known | irregular)
+
+
+def _lemmas(word: str) -> set[str]:
+    """Every lemma lemminflect knows for ``word`` (package docs:
+    ``getAllLemmas(word)``, a dict from part of speech to lemmas)."""
+    from lemminflect import getAllLemmas
+    return {b for forms in getAllLemmas(word).values() for b in forms}
 
 
 @lru_cache(maxsize=1)

@@ -42,7 +42,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--variant", required=True, choices=VARIANTS)
     _layout_args(p)
     p.add_argument("--seed", required=True, type=seed_value)
-    p.add_argument("--solvable", action="store_true", help="guarantee a winnable deal")
+    p.add_argument("--solvable", action="store_true", help="guarantee a winnable deal (the deal `game start --seed N` plays: without --random it deals the --solvable one)")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=_deal)
 

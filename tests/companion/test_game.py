@@ -1086,3 +1086,14 @@ def test_a_player_undoes_only_their_own_move_and_never_a_penalty_or_a_hint(table
     with pytest.raises(IllegalMove, match="Mia cannot take back their own hint: its pair has been shown"):
         G.resolve_undo(m.state, "Mia")
     assert m.json()["players"][0]["tokens"] == 1
+
+
+def test_free_pairs_shown_are_the_pairs_that_can_be_taken_together(table_factory):
+    # four free 2 Twin Hearts and a free roses-5 pair: 6 + 1 ways to pick a
+    # pair, but 2 + 1 pairs to take
+    g = table_factory("love", "sprint", ["Ann"], free_row(6), ["hearts-2"] * 4 + ["roses-5"] * 2)
+    st = g.json()
+    assert st["free_pairs_left"] == 7 and st["free_matches_left"] == 3
+    g.claim("Ann", 0, 1)
+    st = g.json()
+    assert st["free_pairs_left"] == 2 and st["free_matches_left"] == 2

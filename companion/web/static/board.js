@@ -126,7 +126,7 @@
     // free tiles of unknown face (a camera game records the faces it saw at
     // the start): the count is a lower bound, and says so
     const unseen = st.free_faces_unknown || 0;
-    $("pairs-left").textContent = fmt(st.free_pairs_left) + (unseen ? "+" : "");
+    $("pairs-left").textContent = fmt(st.free_matches_left) + (unseen ? "+" : "");
     $("pairs-lbl").textContent = unseen ? "free pairs known (" + unseen + " free tile" + (unseen > 1 ? "s" : "") + " not yet seen)" : "free pairs left";
     $("players").replaceChildren(...st.players.map((p) => playerCard(st, p)));
     renderEvents(st);
