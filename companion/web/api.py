@@ -36,13 +36,11 @@ STREAM_RETRY_S = 30
 def _int_arg(name: str, value: str | None) -> int | None:
     if value in (None, ""):
         return None
-    try:
-        n = int(value)
-    except ValueError:
-        abort(400, description=f"{name} must be a whole number, got {value!r}")
-    if n < 0:
-        abort(400, description=f"{name} must be >= 0, got {n}")
-    return n
+    if value.startswith("-") and value[1:].isascii() and value[1:].isdigit():
+        abort(400, description=f"{name} must be >= 0, got {value[:40]}")
+    if not (value.isascii() and value.isdigit()):       # int() would take "1_0" and a full-width "１"
+        abort(400, description=f"{name} must be a whole number, got {value[:40]!r}")
+    return int(value)
 
 
 def _state_at():

@@ -173,20 +173,25 @@ def _faces(text: str) -> list[str] | None:
 
 def _event_id(name: str = "event_id") -> int:
     v = _field(name)
-    try:
-        return int(v)
-    except ValueError:
-        raise BadInput(f"{name.replace('_', ' ')} must be a number, got {v!r}") from None
+    if not (v.isascii() and v.isdigit() and len(v) <= 19):      # not "1_2" or a full-width "１"
+        raise BadInput(f"{name.replace('_', ' ')} must be a number, got {v[:40]!r}")
+    return int(v)
 
 
 # --------------------------------------------------------------------------- pages
 
 
-def _console_data(game: str | None) -> dict:
+#: ledger rows the console shows unless asked for all (each row carries its
+#: void and correction forms: a long game's whole ledger, re-sent on every
+#: event, made the page slow on a phone)
+LEDGER_ROWS = 60
+
+
+def _console_data(game: str | None, all_rows: bool = False) -> dict:
     led = get_db()
     gid = game or led.latest_game_id()
     data = {"game": gid, "state": None, "items": [], "caps": {}, "undo": None, "rows": [], "games": led.games(),
-            "last_id": 0,
+            "last_id": 0, "older": 0, "all_rows": all_rows, "ledger_rows": LEDGER_ROWS,
             "unknown_game": None, "board_svg": ""}
     known = bool(gid) and bool(led.events(gid))
     if game and not known:
@@ -201,7 +206,9 @@ def _console_data(game: str | None) -> dict:
         target = G.undo_target(s.state)
         ent = s.state.entries.get(target) if target is not None else None
         data["undo"] = {"id": target, "type": ent.type, "text": ent.text} if ent is not None else None
-        data["rows"] = list(reversed(led.export_json(gid)["events"]))
+        rows = list(reversed(led.export_json(gid)["events"]))
+        data["rows"] = rows if all_rows else rows[:LEDGER_ROWS]
+        data["older"] = len(rows) - len(data["rows"])
         data["last_id"] = evs[-1].id
         # the board to tap tiles on for the move form (hidden faces stay hidden)
         data["board_svg"] = scoreboard.board_svg(s.state, title="Tap the tiles of the move")
@@ -214,12 +221,16 @@ def console():
         return render_template("referee/login.html")
     return render_template("referee/console.html", variants=_variants(), layouts=codex.entries(),
                            decisions=DECISIONS, end_reasons=END_REASONS, seed=secrets.randbelow(10**6),
-                           **_console_data(request.args.get("game")))
+                           **_console_data(request.args.get("game"), _all_rows()))
+
+
+def _all_rows() -> bool:
+    return request.args.get("all") == "1"
 
 
 @bp.get("/panel")
 def panel():
-    return render_template("referee/_live.html", **_console_data(request.args.get("game")))
+    return render_template("referee/_live.html", **_console_data(request.args.get("game"), _all_rows()))
 
 
 def _variants() -> list[dict]:

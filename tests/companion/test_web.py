@@ -185,7 +185,8 @@ def test_check_at_an_earlier_event(client, mini_game):
 
 
 @pytest.mark.parametrize("query, code", [("", 400), ("?slot=1,2", 400), ("?slot=9,9,9", 400),
-                                         ("?slot=2,0,0&at=x", 400), ("?slot=2,0,0&at=-1", 400)])
+                                         ("?slot=2,0,0&at=x", 400), ("?slot=2,0,0&at=-1", 400),
+                                         ("?slot=2,0,0&at=1_0", 400)])
 def test_check_bad_requests(client, mini_game, query, code):
     rv = client.get("/api/check" + query)
     assert rv.status_code == code
@@ -319,7 +320,7 @@ def test_events_stream_sends_new_events_and_keepalive(client, app, mini_game):
     assert ": keep-alive\n\n" in got
 
 
-@pytest.mark.parametrize("value", ["abc", "-3"])
+@pytest.mark.parametrize("value", ["abc", "-3", "1_0", "\uff11", "0x10"])
 def test_events_stream_bad_last_event_id(client, value):
     rv = client.get("/api/events", headers={"Last-Event-ID": value})
     assert rv.status_code == 400 and "Last-Event-ID" in rv.json["error"]

@@ -551,3 +551,22 @@ def test_undo_names_what_it_takes_back_and_the_hint_list_starts_at_the_player_to
     # voiding a void says what comes back
     void = html[html.index('value="3">') - 400:html.index('value="3">')]
     assert "Void event #3 (correction of #2)? Event #2 then counts as it did before it" in void
+
+
+def test_the_console_shows_the_newest_events_of_a_long_game_and_the_rest_on_asking(client, referee, mini_game):
+    from companion.web.referee import LEDGER_ROWS
+    for k in range(LEDGER_ROWS + 9):           # 69 passes after the start: 70 events
+        mini_game.append("g1", "needs_referee", {"reason": f"look {k}"}, None, 1000.0 + k)
+    referee.login()
+    html = client.get("/referee/?game=g1").get_data(as_text=True)
+    ledger = html[html.index('<div id="ledger">'):]
+    assert ledger.count("<tr class=") == LEDGER_ROWS
+    import re
+    shown = {int(n) for n in re.findall(r"look (\d+)", ledger)}
+    assert shown == set(range(9, 69))           # the newest 60: events #11-#70
+    assert "The 10 older events of this game are not shown" in ledger
+    panel = client.get("/referee/panel?game=g1").get_data(as_text=True)
+    assert panel.count("<tr class=") == LEDGER_ROWS
+    whole = client.get("/referee/panel?game=g1&all=1").get_data(as_text=True)
+    assert whole.count("<tr class=") == LEDGER_ROWS + 10 and "Show only the newest 60 events" in whole
+    assert 'data-all="1"' in client.get("/referee/?game=g1&all=1").get_data(as_text=True)

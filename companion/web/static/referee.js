@@ -94,7 +94,10 @@
     if (busy) { again = true; return; }
     busy = true;
     try {
-      const q = box.dataset.game ? "?game=" + encodeURIComponent(box.dataset.game) : "";
+      const params = new URLSearchParams();
+      if (box.dataset.game) params.set("game", box.dataset.game);
+      if (box.dataset.all) params.set("all", "1");
+      const q = params.toString() ? "?" + params : "";
       const res = await fetch(box.dataset.panelUrl + q, { cache: "no-store", credentials: "same-origin" });
       if (res.ok) {
         const doc = new DOMParser().parseFromString(await res.text(), "text/html");
