@@ -1664,6 +1664,39 @@ def solver_hint(state: GameState) -> tuple[int, int] | None:
     return first_free_pair(state)
 
 
+#: a Word hint checks that the tiles left after its word can still all be
+#: cleared when the board holds at most this many tiles (an end game; on a
+#: fuller board a stranded letter is unlikely and the search long)
+WORD_HINT_CHECK_TILES = 24
+
+
+def _word_hint(state: GameState, index) -> tuple[str, list[int]] | None:
+    """The Wisdom Lantern's word (Word 1.2: it "suggests an available word
+    sequence"): the longest (then A-Z) word the free tiles spell after which
+    the tiles left can still all be cleared by pairs and words
+    (:func:`companion.words.clearable`: CAT and DOG, not CAGOT, which strands
+    the D), checked on boards of at most :data:`WORD_HINT_CHECK_TILES` tiles
+    whose faces are all known; else the longest word; None when the free
+    tiles spell none.  Returns the word and its slot indices in spelling order."""
+    free = [(i, state.faces[i]) for i in state.board.free_indices() if state.faces[i] is not None]
+    present = [i for i in range(len(state.layout)) if state.board.present[i]]
+    known = all(state.faces[i] is not None for i in present)
+    check = known and len(present) <= WORD_HINT_CHECK_TILES
+    found = index.find([f for _, f in free], limit=25 if check else 1)
+    if not found:
+        return None
+    if check:
+        everything = [state.faces[i] for i in present]
+        vocab = index.find(everything, limit=5000)
+        if len(vocab) < 5000:
+            for w in found:
+                idx = wordrules.assign(w, free)
+                left = Counter(everything) - Counter(state.faces[i] for i in idx)
+                if wordrules.clearable(left.elements(), vocab) is not False:
+                    return w, idx
+    return found[0], wordrules.assign(found[0], free)
+
+
 def resolve_hint(state: GameState, player: str, index=None) -> Outcome:
     """A hint (Mindful: a Zen Focus token; Word: a Wisdom Lantern): a free pair
     that keeps the game winnable when the solver finds one, else any free
@@ -1695,11 +1728,9 @@ def resolve_hint(state: GameState, player: str, index=None) -> Outcome:
     if pair is not None:
         data["pair"] = [list(state.slot(pair[0])), list(state.slot(pair[1]))]
     elif isinstance(state.rules, WordRules) and index is not None:
-        free = [(i, state.faces[i]) for i in state.board.free_indices() if state.faces[i] is not None]
-        found = index.find([f for _, f in free], limit=1)
-        if found:
-            idx = wordrules.assign(found[0], free)
-            data["word"] = {"word": found[0], "slots": [list(state.slot(i)) for i in idx]}
+        word = _word_hint(state, index)
+        if word is not None:
+            data["word"] = {"word": word[0], "slots": [list(state.slot(i)) for i in word[1]]}
     if data["pair"] is None and data["word"] is None:
         tool = ("a Zen Reshuffle" if isinstance(state.rules, MindfulRules)
                 else "the Lexicon Fan (reshuffle)" if isinstance(state.rules, WordRules) else "a reshuffle")

@@ -184,6 +184,66 @@ class WordIndex:
         return found
 
 
+def clearable(tiles: Iterable[str], words: Sequence[str], max_nodes: int = 20_000) -> bool | None:
+    """Whether ``tiles`` (face ids: letters and ``"wild"``) can all be
+    cleared by classic pairs and words, whatever order the layout allows:
+    a necessary condition for clearing the board (free tiles are not
+    looked at).  Pairs are two identical letters or two wildcards (Word
+    Mahjong Rule 3: a wildcard may "pair with any other Wildcard tile"); a
+    word is one of ``words`` (upper case, e.g. :meth:`WordIndex.find` of the
+    same tiles) spelled with letters and wildcards.  Depth-first over the
+    rarest letter, memoised.
+
+    Returns:
+        True or False; None when ``max_nodes`` positions were looked at
+        without an answer.
+    """
+    start = Counter(tiles)
+    cands = [(w, Counter(w)) for w in words]
+    seen: dict[tuple, bool] = {}
+    nodes = 0
+
+    class _Budget(Exception):
+        pass
+
+    def rec(c: Counter) -> bool:
+        nonlocal nodes
+        key = tuple(sorted(c.items()))
+        if key in seen:
+            return seen[key]
+        nodes += 1
+        if nodes > max_nodes:
+            raise _Budget
+        wilds = c.get(WILD, 0)
+        letters = [k for k in c if k != WILD]
+        if not letters:
+            ok = wilds % 2 == 0 or any(len(w) <= wilds for w, _ in cands)
+            seen[key] = ok
+            return ok
+        rare = min(letters, key=lambda k: (c[k], k))
+        ok = False
+        if c[rare] >= 2:
+            ok = rec(+(c - Counter({rare: 2})))
+        for w, need in cands:
+            if ok:
+                break
+            if rare not in need:
+                continue
+            short = sum(max(0, n - c.get(k, 0)) for k, n in need.items())
+            if short > wilds:
+                continue
+            used = Counter({k: min(n, c.get(k, 0)) for k, n in need.items()})
+            used[WILD] += short
+            ok = rec(+(c - used))
+        seen[key] = ok
+        return ok
+
+    try:
+        return rec(+start)
+    except _Budget:
+        return None
+
+
 def assign(word: str, tiles: Sequence[tuple[int, str]]) -> list[int]:
     """Pick tiles (``(slot index, face)`` pairs) spelling ``word``, letters
     first, wildcards for the rest; returns slot indices in spelling order.

@@ -1097,3 +1097,27 @@ def test_free_pairs_shown_are_the_pairs_that_can_be_taken_together(table_factory
     g.claim("Ann", 0, 1)
     st = g.json()
     assert st["free_pairs_left"] == 2 and st["free_matches_left"] == 2
+
+
+def test_the_wisdom_lantern_suggests_a_word_that_does_not_strand_a_tile(table_factory):
+    # C A T D O G, no pair: CAGOT (the longest) leaves a lone D that no pair
+    # or word can clear; CAT leaves DOG
+    words = frozenset({"cagot", "cat", "dog"})
+    g = table_factory("word", "scholars-path", ["Sam"], free_row(6), list("CATDOG"), words=words)
+    out = G.resolve_hint(g.state, "Sam", g.index)
+    assert out.events[0].data["word"]["word"] == "CAT"
+    # when every word strands something, the longest is still suggested
+    g2 = table_factory("word", "scholars-path", ["Sam"], free_row(6), list("CATDOG"), words=frozenset({"cagot", "cat"}),
+                       name="x")
+    assert G.resolve_hint(g2.state, "Sam", g2.index).events[0].data["word"]["word"] == "CAGOT"
+
+
+def test_clearable_pairs_letters_and_wildcards_and_spells_words():
+    from companion.words import clearable
+    assert clearable(list("DOG"), ["DOG"]) is True
+    assert clearable(list("D"), ["DOG"]) is False
+    assert clearable(["D", "wild", "wild"], ["DOG"]) is True        # wildcards stand for O and G
+    assert clearable(["A", "wild"], []) is False                    # a wildcard pairs only with a wildcard
+    assert clearable(list("AABB") + ["wild", "wild"], []) is True
+    assert clearable(list("CATDOG"), ["CAGOT", "CAT", "DOG"]) is True
+    assert clearable(list("ABCDEFGHIJ") * 2, [], max_nodes=3) is None   # out of budget: no answer
