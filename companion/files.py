@@ -313,16 +313,19 @@ class OutputFiles:
         self._made = []
 
 
-def write_whole(path: str | os.PathLike, data: bytes) -> None:
+def write_whole(path: str | os.PathLike, data: bytes, create: bool = False) -> None:
     """Write ``data`` to ``path`` through a temporary file beside it renamed
     into place (:class:`OutputFiles` of one file), so a full disk or a
     file-size limit met half way leaves an old file as it was; a pipe or a
     device is refused (a pipe without a reader would block for ever).
 
+    Args:
+        create: make the folder (and those above it) when it is missing.
+
     Raises:
-        BadInput: the folder is missing, or the file cannot be written (one
-            line, the system's reason).
+        BadInput: the folder is missing (without ``create``), or the file
+            cannot be written (one line, the system's reason).
     """
     p = Path(path)
-    with OutputFiles(p.parent, [p.name], create=False, what=f"the folder of {path}") as files:
+    with OutputFiles(p.parent, [p.name], create=create, what=f"the folder of {path}") as files:
         files.write(p.name, data)

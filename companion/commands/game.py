@@ -372,6 +372,8 @@ def _start(args) -> int:
     data = G.start_data(args.variant, args.mode, layout, faces, players, seed, opts)
     t = args.t if args.t is not None else time.time()
     gid = None if args.game is None else G.check_game_id(args.game)      # before the ledger is opened
+    from companion.commands.paths import make_parent_folder
+    make_parent_folder("--ledger", args.ledger)      # a new ledger's folder is made, as for every output
     with Ledger(args.ledger) as led:
         # the id picked (or a given one checked) as the event is written: two
         # starts at once never share a game
@@ -546,6 +548,8 @@ def _export(args) -> int:
         if Path(args.out).is_dir():
             raise BadInput(f"cannot write {args.out}: it is a folder; give a file name such as game.csv")
         refuse_ledger_files("--out", args.out, args.ledger)
+        from companion.commands.paths import check_can_write
+        check_can_write("--out", args.out, plain_file=True)      # a missing folder is made when written
     s = _Session(args)
     try:
         if args.format == "csv":
@@ -559,7 +563,7 @@ def _export(args) -> int:
             # existing file as it was, and a pipe or a device is refused (a pipe
             # without a reader would block for ever)
             from companion.files import write_whole
-            write_whole(args.out, text.encode("utf-8"))
+            write_whole(args.out, text.encode("utf-8"), create=True)
         else:
             sys.stdout.write(text)
     finally:

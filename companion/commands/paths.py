@@ -130,7 +130,7 @@ def check_writable(option: str, out: str, plain_file: bool = False) -> None:
             pass
 
 
-def check_can_write(option: str, out: str) -> None:
+def check_can_write(option: str, out: str, plain_file: bool = False) -> None:
     """Refuse an output file that could not be written, before any work and
     creating nothing: :func:`check_writable` when its folder is there, else
     the nearest folder above it that is there must be a folder the missing
@@ -140,6 +140,7 @@ def check_can_write(option: str, out: str) -> None:
     Args:
         option: the option's name for the message (``--events-out``).
         out: the output file.
+        plain_file: as for :func:`check_writable`.
 
     Raises:
         BadInput: as :func:`check_writable`; or a name on the way is a file,
@@ -148,7 +149,7 @@ def check_can_write(option: str, out: str) -> None:
     parent = Path(out).parent
     p = _nearest_folder(parent, f"cannot write {option} {out}")
     if p == parent:
-        check_writable(option, out)
+        check_writable(option, out, plain_file)
     elif not os.access(p, os.W_OK | os.X_OK):
         raise BadInput(f"cannot write {option} {out}: the folder {parent} cannot be made in {p} (not writable)")
 

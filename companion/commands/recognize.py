@@ -82,7 +82,7 @@ def write_picture(path: str, picture) -> None:
     if not ok:
         raise BadInput(f"cannot write {path}: OpenCV cannot encode a {suffix} image")
     from companion.files import write_whole
-    write_whole(path, encoded.tobytes())
+    write_whole(path, encoded.tobytes(), create=True)      # a missing folder is made, as for every output
 
 
 def check_picture_path(annotate: str, inputs, option: str = "--annotate") -> None:
@@ -115,12 +115,13 @@ def check_picture_path(annotate: str, inputs, option: str = "--annotate") -> Non
                        "such as board.png")
     folder = path.parent
     if not folder.is_dir():
-        raise BadInput(f"cannot write {annotate}: no folder {folder}")
+        from companion.commands.paths import check_can_write
+        check_can_write(option, annotate)      # the folder is made when the picture is written
     if not _encodes(path.suffix):
         raise BadInput(f"cannot write {annotate}: not an image extension OpenCV writes a colour picture to, "
                        "such as .png or .jpg")
     refuse_overwriting_inputs(option, annotate, inputs)
-    if not (os.access(path, os.W_OK) if path.exists() else os.access(folder, os.W_OK)):
+    if folder.is_dir() and not (os.access(path, os.W_OK) if path.exists() else os.access(folder, os.W_OK)):
         raise BadInput(f"cannot write {annotate}: permission denied")
 
 

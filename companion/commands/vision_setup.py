@@ -20,7 +20,7 @@ from pathlib import Path
 from companion import jsontext
 from companion.cli import print_json
 from companion.commands.images import read_image
-from companion.commands.paths import check_writable, refuse_overwriting_inputs
+from companion.commands.paths import check_can_write, refuse_overwriting_inputs
 from companion.errors import BadInput
 from companion.files import OutputFiles, check_input_file
 
@@ -196,7 +196,9 @@ def _calibrate(args: argparse.Namespace) -> int:
     if not str(args.out).strip():
         raise BadInput("--out needs a file name, e.g. --out camera.json")
     refuse_overwriting_inputs("--out", str(args.out), [str(p) for p in args.images])
-    check_writable("--out", str(args.out), plain_file=True)     # before the work: calibration takes a while
+    # before the work (calibration takes a while); a missing folder is made
+    # when the file is written, as for every output
+    check_can_write("--out", str(args.out), plain_file=True)
     paths, repeated = _distinct_views(args.images)
     images = [read_image(p) for p in paths]
     try:
@@ -207,7 +209,7 @@ def _calibrate(args: argparse.Namespace) -> int:
         raise BadInput(f"{exc} ({len(repeated)} view{'s' if len(repeated) > 1 else ''} given twice counted once: "
                        f"{', '.join(repeated)})") from None
     out = Path(args.out)
-    with OutputFiles(out.parent, [out.name], create=False) as files:    # (a full disk leaves the old file whole)
+    with OutputFiles(out.parent, [out.name], create=True) as files:    # (a full disk leaves the old file whole)
         files.write(out.name, (json.dumps(cam.to_json(), indent=1) + "\n").encode("utf-8"))
     K, d = cam.K, cam.dist
     if repeated:     # (after success: a refusal stays one line)

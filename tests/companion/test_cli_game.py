@@ -301,9 +301,14 @@ def test_event_times_and_ledger_paths_are_checked(love, tmp_path, capsys):
     code, _, err = run(capsys, "game", "show", "--ledger", tmp_path / "adir")
     assert code == 2 and "is a folder, not a ledger file" in err and len(err.strip().splitlines()) == 1
     deal = write_deal(tmp_path / "d.json", "love", ["hearts-5"] * 2)
-    code, _, err = run(capsys, "game", "start", "--ledger", tmp_path / "nope" / "x.db", "--variant", "love",
+    # a new ledger's missing folder is made, as for every output file
+    code, _, err = run(capsys, "game", "start", "--ledger", tmp_path / "new" / "x.db", "--variant", "love",
                        "--mode", "sprint", "--deal", deal, "--players", "Ann")
-    assert code == 2 and "its folder" in err and "does not exist" in err and not (tmp_path / "nope").exists()
+    assert code == 0 and (tmp_path / "new" / "x.db").is_file(), err
+    (tmp_path / "afile").write_text("")
+    code, _, err = run(capsys, "game", "start", "--ledger", tmp_path / "afile" / "x.db", "--variant", "love",
+                       "--mode", "sprint", "--deal", deal, "--players", "Ann")
+    assert code == 2 and "is a file, not a folder" in err
 
 
 def test_a_failed_action_leaves_a_file_that_is_no_ledger_as_it_was(tmp_path, capsys):
@@ -352,7 +357,7 @@ def test_cli_export_to_a_pipe_is_refused(love, capsys, tmp_path):
     fifo = tmp_path / "f.json"
     os.mkfifo(fifo)
     code, _, err = run(capsys, "game", "export", "--ledger", love, "--format", "json", "--out", fifo)
-    assert code == 2 and f"cannot write {fifo}: it is not a plain file (a pipe or a device)" in err
+    assert code == 2 and f"cannot write --out {fifo}: it is not a plain file (a pipe or a device)" in err
     old = tmp_path / "x.json"
     old.write_text("OLD\n")
     inode = old.stat().st_ino
@@ -499,7 +504,8 @@ def test_cli_export_to_dev_stdout_on_a_pipe_is_refused_as_a_pipe(love):
     done = subprocess.run([sys.executable, "-m", "companion", "game", "export", "--ledger", love, "--format", "json",
                            "--out", "/dev/stdout"], capture_output=True, text=True, cwd=repo, timeout=60)
     assert done.returncode == 2 and done.stdout == ""
-    assert done.stderr == "companion game: cannot write /dev/stdout: it is not a plain file (a pipe or a device)\n"
+    assert done.stderr == ("companion game: cannot write --out /dev/stdout: it is not a plain file (a pipe or a "
+                           "device); give a file name\n")
 
 
 @pytest.mark.parametrize("option, value, top", [

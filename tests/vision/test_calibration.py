@@ -136,7 +136,7 @@ def test_calibration_targets_in_the_repo_match_the_code():
 
 def test_calibrate_cli(page, tmp_path, capsys):
     paths = _write(_views(page, POSES[:8]), tmp_path)
-    out = tmp_path / "camera.json"
+    out = tmp_path / "cams" / "camera.json"          # a missing folder is made, as for every output file
     assert main(["calibrate", *paths, "--out", str(out)]) == 0
     text = capsys.readouterr().out
     assert "RMS reprojection error" in text and "over 8 of 8 views" in text and "fx 8" in text
@@ -202,8 +202,7 @@ def test_calibrate_out_that_cannot_be_written_is_refused_before_the_work(page, t
     import os
     os.mkfifo(tmp_path / "pipe.json")
     device = "it is not a plain file (a pipe or a device); give a file name"
-    for out, says in ((tmp_path / "nonexist" / "c.json", f"the folder {tmp_path / 'nonexist'} does not exist"),
-                      (tmp_path / "afile" / "c.json", f"the folder {tmp_path / 'afile'} is a file, not a folder"),
+    for out, says in ((tmp_path / "afile" / "c.json", f"{tmp_path / 'afile'} is a file, not a folder"),
                       (tmp_path / "adir", "it is a folder"),
                       # a device or a pipe, as other commands' outputs: refused before the work too
                       (Path("/dev/full"), device), (Path("/dev/null"), device), (tmp_path / "pipe.json", device)):

@@ -34,9 +34,12 @@ def test_empty_annotate_path_is_bad_usage(tmp_path, capsys):
     code, out, err = run(["recognize", str(tmp_path / "none.png"), "--variant", "love", "--layout", "turtle",
                           "--json", "--annotate", ""], capsys)
     assert code == 2 and out == "" and len(err.strip().splitlines()) == 1 and "--annotate" in err
+    # a missing folder is made when the overlay is written (as for every
+    # output); a file on the way is refused before the photo is read
+    (tmp_path / "afile").write_text("")
     code, out, err = run(["recognize", str(tmp_path / "none.png"), "--variant", "love", "--layout", "turtle",
-                          "--json", "--annotate", str(tmp_path / "no" / "such" / "board.png")], capsys)
-    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1 and "no folder" in err
+                          "--json", "--annotate", str(tmp_path / "afile" / "such" / "board.png")], capsys)
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1 and "is a file, not a folder" in err
 
 
 def test_annotate_refuses_the_files_read_a_folder_and_a_bad_extension(tmp_path, capsys):
