@@ -358,6 +358,10 @@ def new_setup(variant: str, mode: str, layout: Layout, faces: Sequence[str | Non
                            f"(no control, zero-width or text-direction characters)")
     if len(set(names)) != len(names):
         raise BadInput(f"player names must differ: {', '.join(names)}")
+    if new_game and any(n.startswith("-") for n in names):
+        bad = next(n for n in names if n.startswith("-"))
+        raise BadInput(f"bad player name {_shown(bad)}: a name may not start with '-' (the command line would "
+                       "read it as an option)")
     if new_game and len({n.casefold() for n in names}) != len(names):
         # (a ledger written before this rule still replays)
         raise BadInput(f"player names must differ in more than upper and lower case: {', '.join(names)} "
@@ -565,6 +569,7 @@ class GameState:
             if p.name == name:
                 return p
         if isinstance(name, str):
+            name = name.strip()          # as the start strips the names it is given
             folded = [p for p in self.players if p.name.casefold() == name.casefold()]
             if len(folded) == 1:
                 return folded[0]
@@ -1159,6 +1164,10 @@ class GameState:
             if rt is not None and rt < dl:
                 raise IllegalMove(f"the countdown has {dl - rt:g} s left")
         elif reason in ("no-moves", "stalemate"):
+            unseen = sum(self.faces[i] is None for i in self.board.free_indices())
+            if unseen:
+                raise IllegalMove(f"the faces of {unseen} free tile{'s' if unseen > 1 else ''} are not known, so "
+                                  "the board cannot show that no move remains: end the game as abandoned")
             if not self.stuck() and not isinstance(self.rules, WordRules):
                 raise IllegalMove("free matching pairs remain")
             if isinstance(self.rules, WordRules) and self.free_pairs():
@@ -1426,12 +1435,22 @@ def replay(events: Iterable, deal_lookup: Callable | None = None,
     start = starts[0]
     state = GameState(Setup.from_data(start.data, deal_lookup), start.game_id, start.t, words)
     state._log(start, _start_text(state))
+    if state.stuck() and (isinstance(state.rules, LoveRules)
+                          or (isinstance(state.rules, MindfulRules) and not state.reshuffle_allowed())):
+        state._end("stalemate", start.id, start.t)      # dealt with no move (and no reshuffle) at all
     for e in eff:
         if e.id == start.id:
             continue
         try:
             state.apply_event(e)
         except CompanionError as exc:
+            if e.type == "game_ended" and isinstance(e.data.get("cause"), int) and not state.ended:
+                # the engine's record of an end the board no longer shows (the
+                # referee corrected or voided what led to it): it stops
+                # counting, as the end itself did; nothing for the referee
+                state._log(e, f"{brief(e, state.tiles)} (no longer holds: {exc})", "voided")
+                status[e.id] = "voided"
+                continue
             # what it was and why it does not count: "rejected: Ada claimed
             # Red Dragon + Red Dragon (16,7,4 21,10,1): it is Bo's turn, not Ada's"
             state._log(e, f"rejected: {brief(e, state.tiles)}: {exc}", "rejected")
@@ -1531,7 +1550,7 @@ def resolve_claim(state: GameState, player: str, slots: Sequence, faces: Sequenc
         tried = dict(extra or {}, claimed=[list(state.slot(ia)), list(state.slot(ib))])
         pens = [_penalty(state, p, state.layout.index[s], tried) for s in v.blocked_slots]
         pts = state.rules.blocked_penalty
-        cost = f"penalty {pts:+,} each" if pts else "recorded (no points in this game)"
+        cost = f"penalty {pts:+,} each" if pts else "no points in this game"
         return Outcome(tuple(pens), error=f"{v.reason}; blocked tile {cost}")
     if v.code == UNKNOWN_FACE:
         raise BadInput(f"{v.reason}: give the faces seen")
@@ -1566,7 +1585,7 @@ def resolve_touch(state: GameState, player: str, slot, extra: Mapping | None = N
     if not r.free:
         pts = state.rules.blocked_penalty
         return Outcome((_penalty(state, p, i, extra),),
-                       error=f"{r.describe()}; penalty {pts:+,}" if pts else f"{r.describe()}; recorded")
+                       error=f"{r.describe()}; penalty {pts:+,}" if pts else f"{r.describe()}; no points in this game")
     _need_turn(state, p)
     data = {"player": p.name, "slot": list(r.slot), "face": state.faces[i]}
     data.update(extra or {})
@@ -1734,8 +1753,11 @@ def resolve_hint(state: GameState, player: str, index=None) -> Outcome:
     if data["pair"] is None and data["word"] is None:
         tool = ("a Zen Reshuffle" if isinstance(state.rules, MindfulRules)
                 else "the Lexicon Fan (reshuffle)" if isinstance(state.rules, WordRules) else "a reshuffle")
+        help_ = (f"{tool} may help" if state.reshuffle_allowed(p) else
+                 f"no reshuffle is left{' to ' + p.name if isinstance(state.rules, MindfulRules) else ''} either: "
+                 "the game can end (no-moves)")
         raise IllegalMove(f"no move to hint: no free pair{' or word' if isinstance(state.rules, WordRules) else ''} "
-                          f"is left, so no hint is given and nothing is spent; {tool} may help")
+                          f"is left, so no hint is given and nothing is spent; {help_}")
     pend = Pending("hint", data)
     check_pending(state, pend)
     return Outcome((pend,), message=describe_hint(state, data))
@@ -1837,6 +1859,9 @@ def knock_on(before: GameState, after: GameState, skip: Iterable[int] = ()) -> l
         was, now = counts(before, e.id), counts(after, e.id)
         if was and not now:
             why = str((after.needs.get(e.id) or {}).get("reason") or "").split(": ", 1)[-1]
+            ent = after.entries.get(e.id)
+            if not why and ent is not None and "(no longer holds: " in ent.text:     # an end record
+                why = ent.text.rsplit("(no longer holds: ", 1)[1].rstrip(")")
             out.append(f"#{e.id} {e.type} no longer counts" + (f" ({why})" if why else ""))
         elif now and not was:
             out.append(f"#{e.id} {e.type} counts again")
@@ -1923,8 +1948,12 @@ def resolve_undo(state: GameState, player: str | None = None) -> Outcome:
     target = undo_target(state)
     if target is None:
         raise IllegalMove("nothing to undo")
-    if state.ended and state.end_cause not in (target,) and not _caused_by(state, target):
-        raise IllegalMove(f"the game has ended ({state.end_reason})")
+    cause = state.entries.get(state.end_cause) if state.end_cause is not None else None
+    quiet_end = cause is not None and cause.type in QUIET_TYPES and cause.id > target
+    if state.ended and state.end_cause not in (target,) and not _caused_by(state, target) and not quiet_end:
+        back = (f": void event #{state.end_cause} ({cause.type}) to reopen it" if cause is not None
+                and cause.type != "game_started" else "")
+        raise IllegalMove(f"the game has ended ({state.end_reason}){back}")
     ent = state.entries[target]
     if p is not None:
         # a player asking takes back only their own move, and never one whose
@@ -2163,7 +2192,7 @@ def resolve_correction(state: GameState, target: int, changes: Mapping | None = 
         now = {**data_now, "type": entry.type if entry is not None else etype}
         if all(_plain(now.get(k)) == _plain(v) for k, v in changes.items()):
             raise BadInput(f"nothing to change: event #{target} already has "
-                           f"{', '.join(f'{k}={v!r}' for k, v in changes.items())}")
+                           f"{'; '.join(state._change_words(k, v) for k, v in changes.items())}")
     data: dict = {"void": True} if void else {"changes": dict(changes or {})}
     if reason:
         data["reason"] = reason
@@ -2415,6 +2444,7 @@ def campaign_progress(games: Iterable[Sequence], player: str) -> dict:
         games: each game's events.
     """
     levels: dict[int, dict] = {}
+    shown = player
     for evs in games:
         try:
             st = replay(evs)
@@ -2425,6 +2455,7 @@ def campaign_progress(games: Iterable[Sequence], player: str) -> dict:
             continue
         if not (st.ended and st.end_reason == "cleared"):
             continue
+        shown = st.players[0].name
         lvl = int(st.setup.options.get("level", 1))
         score = st.score(st.players[0])
         q = st.result.get("quills", 0)
@@ -2432,6 +2463,6 @@ def campaign_progress(games: Iterable[Sequence], player: str) -> dict:
         if cur is None or (q, score) > (cur["quills"], cur["score"]):
             levels[lvl] = {"level": lvl, "layout": st.layout.name, "quills": q, "score": score,
                            "game_id": st.game_id}
-    return {"player": player, "levels": [levels[k] for k in sorted(levels)],
+    return {"player": shown, "levels": [levels[k] for k in sorted(levels)],
             "next_level": max(levels, default=0) + 1,
             "quills": sum(v["quills"] for v in levels.values())}

@@ -384,7 +384,7 @@ def test_cli_a_correction_to_a_type_that_is_not_a_name_is_refused(love, capsys):
     ("player=null", "'player' cannot be set to nothing (null)"),
     ("type=\"bogus\"", "type 'bogus' is not one an invalid can become"),
     ("type=\"penalty\"", "a penalty needs slot: give it in the same correction (--set slot=...)"),
-    ("type=\"invalid\"", "nothing to change: event #2 already has type='invalid'"),
+    ("type=\"invalid\"", "nothing to change: event #2 already has type invalid"),
     ("points=-50", "points follow the rules"),
     ("slots=7", "slots must be a list of [x, y, z] slots, not '7'"),
     ("slots=[[1,2]]", "a slot is [x, y, z] (three whole numbers), not '[1, 2]'"),

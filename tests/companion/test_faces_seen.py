@@ -142,3 +142,42 @@ def test_in_the_hand_builder_the_claim_that_uncovered_the_faces_keeps_its_last_c
         assert st.last_call is not None and st.last_call[0] == claim.id
     finally:
         g.ledger.close()
+
+
+def test_correcting_the_reading_that_ended_the_game_reopens_it_with_nothing_to_settle(game):
+    game.claim_hearts()
+    seen = game.seen(["hearts-9"])
+    end = [e for e in seen if e.type == "game_ended"][0]
+    assert game.state.ended
+    game.commit(G.resolve_correction(game.state, seen[0].id, {"faces": ["roses-2"]}))
+    st = game.state
+    # the end record no longer holds: it stops counting, and no referee item is left
+    assert not st.ended and st.needs == {} and st.status[end.id] == "voided"
+    assert "no longer holds: free matching pairs remain" in st.entries[end.id].text
+
+
+def test_the_claim_before_a_reading_that_ended_the_game_can_be_undone(game):
+    (claim,) = [e for e in game.claim_hearts() if e.type == "claim"]
+    game.seen(["hearts-9"])
+    assert game.state.ended
+    # the stalemate came from the faces the claim uncovered: undoing the
+    # claim puts its tiles back, and the game goes on
+    game.commit(G.resolve_undo(game.state, "Ann"))
+    st = game.state
+    assert not st.ended and st.status[claim.id] == "voided" and st.needs == {}
+    assert st.board.n_present == 6
+
+
+def test_an_undo_after_an_end_says_how_to_reopen_the_game(game):
+    game.claim_hearts()
+    (end,) = game.commit(G.resolve_end(game.state, "abandoned"))
+    with pytest.raises(IllegalMove, match=rf"the game has ended \(abandoned\): void event #{end.id} \(game_ended\) "
+                                          "to reopen it"):
+        G.resolve_undo(game.state)
+
+
+def test_no_moves_while_a_free_tiles_face_is_unknown_says_so(game):
+    game.claim_hearts()                  # 0,0,0 uncovered, its face unknown
+    with pytest.raises(IllegalMove, match="the faces of 1 free tile are not known, so the board cannot show that no "
+                                          "move remains: end the game as abandoned"):
+        G.resolve_end(game.state, "no-moves")

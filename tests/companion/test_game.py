@@ -399,6 +399,7 @@ def test_word_scholars_path_settlement_and_campaign(table_factory):
     assert prog["next_level"] == 2 and prog["levels"][0]["quills"] == 3
     # the scholar's name in another case is the same scholar; another name is not
     assert G.campaign_progress([g.events], "sam")["next_level"] == 2
+    assert G.campaign_progress([g.events], "sam")["player"] == "Sam"         # as the games spell it
     assert G.campaign_progress([g.events], "Samuel")["next_level"] == 1
 
 
@@ -1121,3 +1122,25 @@ def test_clearable_pairs_letters_and_wildcards_and_spells_words():
     assert clearable(list("AABB") + ["wild", "wild"], []) is True
     assert clearable(list("CATDOG"), ["CAGOT", "CAT", "DOG"]) is True
     assert clearable(list("ABCDEFGHIJ") * 2, [], max_nodes=3) is None   # out of budget: no answer
+
+
+def test_a_deal_with_no_move_at_all_ends_at_once(table_factory):
+    # two stacks whose tops do not match, Mindful expert (no Zen Reshuffle):
+    # stuck from the start (2.8 Grid Stagnation)
+    faces = ["circles-9", "bamboo-4", "bamboo-4", "circles-9"]
+    slots = [Slot(100, 0, 0), Slot(100, 0, 1), Slot(104, 0, 0), Slot(104, 0, 1)]
+    g = table_factory("mindful", "zen-solitaire", ["Mia"], slots, faces, options={"difficulty": "expert"})
+    st = g.json()
+    assert st["ended"] and st["end_reason"] == "stalemate"
+    # with a reshuffle allowed it waits for it, and a hint says so
+    g2 = table_factory("mindful", "zen-solitaire", ["Mia"], slots, faces, name="normal")
+    assert not g2.json()["ended"]
+    with pytest.raises(IllegalMove, match="a Zen Reshuffle may help"):
+        G.resolve_hint(g2.state, "Mia")
+
+
+def test_names_are_matched_without_their_spaces_and_may_not_start_with_a_dash(table_factory):
+    g = table_factory("love", "sprint", ["Ömer", "Bo"], free_row(2), ["hearts-2"] * 2)
+    assert g.state.player(" ömer ").name == "Ömer"
+    with pytest.raises(BadInput, match="a name may not start with '-'"):
+        G.start_data("love", "sprint", Layout("r", tuple(free_row(2))), ["hearts-2"] * 2, ["-2", "Bo"])

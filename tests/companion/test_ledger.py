@@ -275,16 +275,16 @@ def test_a_second_ledger_opened_in_a_process_keeps_the_first_ones_view(tmp_path)
 def test_csv_export_never_hands_a_spreadsheet_a_formula(tmp_path):
     # a player named like a formula: Excel and LibreOffice would run the cell
     slots = tuple(Slot(4 * i, 0, 0) for i in range(4))
-    names = ['=HYPERLINK("http://x.io";"c")', "+1+2", "-3+4", "@SUM(1)"]
+    names = ['=HYPERLINK("http://x.io";"c")', "+1+2", "@SUM(1)", "Ann"]
     data = G.start_data("love", "sprint", Layout("row4", slots), ["hearts-5"] * 2 + ["roses-1"] * 2, names, 3)
     with Ledger(tmp_path / "l.db") as led:
-        led.append("=g", "game_started", data, None, 0.0)
-        led.append("=g", "claim", {"player": names[0], "slots": [[0, 0, 0], [4, 0, 0]]}, t=-1.5)
+        led.append("-g", "game_started", data, None, 0.0)
+        led.append("-g", "claim", {"player": names[0], "slots": [[0, 0, 0], [4, 0, 0]]}, t=-1.5)
         buf = io.StringIO()
-        led.export_csv("=g", buf)
+        led.export_csv("-g", buf)
     rows = list(csv.DictReader(io.StringIO(buf.getvalue())))
     claim = rows[1]
-    assert claim["player"] == "'" + names[0] and claim["game_id"] == "'=g"
+    assert claim["player"] == "'" + names[0] and claim["game_id"] == "'-g"
     assert claim["text"].startswith("'=HYPERLINK") and claim["t"] == "-1.5"     # numbers stay numbers
     for r in rows:
         for key in ("game_id", "type", "player", "text"):
