@@ -104,6 +104,9 @@ _CLOSES_STEAL = frozenset({"claim", "invalid", "penalty", "touch", "word", "pass
 
 TEAM = "team"
 MAX_PLAYERS = 4
+#: event times from this on (seconds) are wall-clock times (2001 onwards);
+#: smaller ones count from a recording's or a typed ``--t``'s own start
+WALL_CLOCK_FROM = 1e9
 LAST_EVENTS = 20
 
 
@@ -2266,6 +2269,27 @@ def commit(state: GameState, pendings: Iterable[Pending], append: Callable[..., 
         if depth < 3:
             queue[0:0] = [(f, depth + 1) for f in followups(state, ev, index, shuffler)]
     return state, written
+
+
+def clock_problem(state: GameState, t: float | None) -> str | None:
+    """Whether a command at time ``t`` (seconds) fits a Word Mahjong game's
+    clock, which scores (the timer, Word Sprint's countdown, the quills'
+    focus time; docs/RULES.md 1.4): ``"own"`` when the game keeps its own
+    clock (started at a small ``t``) and ``t`` is a wall-clock time,
+    ``"wall"`` the other way round, ``"backwards"`` when ``t`` comes before
+    the game's last event; None when it fits, and for the other games (Zen
+    Archives among them: "zero timers or score counters", 2.6.3)."""
+    if not isinstance(state.rules, WordRules) or not state.rules.scored(state.mode) or state.t0 is None \
+            or t is None:
+        return None
+    own = state.t0 < WALL_CLOCK_FROM
+    if own and t >= WALL_CLOCK_FROM:
+        return "own"
+    if not own and t < WALL_CLOCK_FROM:
+        return "wall"
+    if state.t_last is not None and t < state.t_last:
+        return "backwards"
+    return None
 
 
 def resolve_end(state: GameState, reason: str, index=None) -> Outcome:

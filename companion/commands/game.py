@@ -26,7 +26,7 @@ from companion.cli import seed_value
 from companion.errors import BadInput, IllegalMove
 from companion.layouts import Layout, Slot
 from companion.tiles import VARIANTS
-from companion.variants import WordRules, find_variant
+from companion.variants import find_variant
 from companion.wording import count
 
 
@@ -165,17 +165,20 @@ class _Session:
         Raises:
             BadInput: the command's clock is not the game's.
         """
-        if not hasattr(args, "t") or not isinstance(self.game.state.rules, WordRules):
+        if not hasattr(args, "t"):
             return
-        t0 = self.game.state.t0
-        if t0 is None:
-            return
-        if args.t is None and t0 < WALL_CLOCK_FROM:
-            raise BadInput(f"game {self.game.game_id} keeps its own clock (it started at --t {t0:g}): "
+        st = self.game.state
+        problem = G.clock_problem(st, self.game.t)
+        if problem == "own":
+            raise BadInput(f"game {self.game.game_id} keeps its own clock (it started at --t {st.t0:g}): "
                            "give this command --t (seconds on that clock) too")
-        if args.t is not None and args.t < WALL_CLOCK_FROM <= t0:
+        if problem == "wall":
             raise BadInput(f"game {self.game.game_id} keeps the wall clock (it started without --t): "
                            "leave out --t")
+        if problem == "backwards":
+            when = f"--t {self.game.t:g}" if args.t is not None else "this computer's clock"
+            raise BadInput(f"{when} comes before game {self.game.game_id}'s last event (t={st.t_last:g}): "
+                           "a Word game's clock only runs forward")
 
     def close(self) -> None:
         self.ledger.close()
@@ -504,7 +507,7 @@ def _show(args) -> int:
 #: event times at or after this many seconds are Unix times (2001-09-09 and
 #: later): the wall clock the game shell reads; smaller ones count from the
 #: start of a recording (the referee's frames) or are a --t the user gave
-WALL_CLOCK_FROM = 1e9
+WALL_CLOCK_FROM = G.WALL_CLOCK_FROM
 
 
 def event_time(t: float) -> str:

@@ -87,8 +87,18 @@ def _words_loader() -> Callable:
 
 
 def _session(game: str | None = None) -> GameSession:
-    return GameSession(get_db(), game or request.form.get("game") or None, t=time.time(),
-                       words_loader=_words_loader())
+    s = GameSession(get_db(), game or request.form.get("game") or None, t=time.time(),
+                    words_loader=_words_loader())
+    problem = G.clock_problem(s.state, s.t)
+    if problem == "own":
+        # a Word game on its own clock (started with --t): the console's wall
+        # clock would end a Word Sprint at once, or time years
+        raise BadInput(f"game {s.game_id} keeps its own clock (it was started with --t {s.state.t0:g}): "
+                       "record its moves with companion game ... --t, not here")
+    if problem == "backwards":
+        raise BadInput(f"this computer's clock reads before game {s.game_id}'s last event: "
+                       "a Word game's clock only runs forward; check the clock")
+    return s
 
 
 def _answer(result: Result | None = None, message: str = "", error: str | None = None, status: int = 200):

@@ -155,11 +155,6 @@ def player_state(events: Sequence, now: float | None = None, games: Sequence[dic
     return out
 
 
-#: event times from this on are wall-clock times (2001 onwards); smaller
-#: ones count from a recording's or a typed ``--t``'s own start
-WALL_CLOCK_FROM = 1e9
-
-
 def _timer_now(timer: dict | None, now: float | None) -> None:
     """A running Word timer's ``elapsed`` and ``remaining`` as of ``now``
     (seconds, wall clock) instead of the game's last event, for a game kept
@@ -168,7 +163,7 @@ def _timer_now(timer: dict | None, now: float | None) -> None:
     if not timer or not timer.get("running") or now is None:
         return
     t0 = timer.get("start_t")
-    if t0 is None or t0 < WALL_CLOCK_FROM or now < t0:
+    if t0 is None or t0 < G.WALL_CLOCK_FROM or now < t0:
         return
     elapsed = now - t0
     deadline = timer.get("deadline_t")

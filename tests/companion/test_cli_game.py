@@ -564,6 +564,10 @@ def test_cli_a_word_game_keeps_the_clock_it_started_with(tmp_path, capsys):
     assert [e.type for e in events(led)] == ["game_started"]           # no time-up written
     code, out, err = run(capsys, "game", "claim", *L, "--player", "Sam", "8,0,0", "12,0,0", "--t", 5)
     assert code == 0, err
+    # and it only runs forward (an earlier --t would shorten the focus time the quills reward)
+    code, out, err = run(capsys, "game", "pass", *L, "--player", "Sam", "--t", 1)
+    assert code == 2 and "--t 1 comes before game game-1's last event (t=5): a Word game's clock only runs forward" \
+        in err
     led2 = str(tmp_path / "w2.db")
     assert run(capsys, "game", "start", "--ledger", led2, "--variant", "word", "--mode", "word-sprint",
                "--deal", deal, "--players", "Sam")[0] == 0

@@ -570,3 +570,15 @@ def test_the_console_shows_the_newest_events_of_a_long_game_and_the_rest_on_aski
     whole = client.get("/referee/panel?game=g1&all=1").get_data(as_text=True)
     assert whole.count("<tr class=") == LEDGER_ROWS + 10 and "Show only the newest 60 events" in whole
     assert 'data-all="1"' in client.get("/referee/?game=g1&all=1").get_data(as_text=True)
+
+
+def test_the_console_refuses_a_word_game_that_keeps_its_own_clock(client, referee, web_ledger):
+    # started with --t 1000 (its own clock): the console's wall clock ended
+    # a Word Sprint by time-up at the first move
+    start_mini(web_ledger, "word", "word-sprint", ("Wil",), faces=("C", "A", "T", "D", "O", "G"))
+    referee.login()
+    rv = referee.post("/referee/move", {"game": "g1", "kind": "pass", "player": "Wil"})
+    assert rv.status_code == 400
+    assert rv.json["error"] == ("game g1 keeps its own clock (it was started with --t 1000): record its moves with "
+                                "companion game ... --t, not here")
+    assert [e.type for e in web_ledger.events("g1")] == ["game_started"]
