@@ -113,10 +113,22 @@ def release(conn: sqlite3.Connection) -> None:
     conn.close()
 
 
+#: the files SQLite keeps beside a database ``X``: ``X-wal``, ``X-shm``, ``X-journal``
+SQLITE_SIDECARS = ("-wal", "-shm", "-journal")
+
+
 def _open(path, create: bool) -> sqlite3.Connection:
     p = Path(path)
     existing = False
     if str(path) != ":memory:":
+        if p.name.endswith(SQLITE_SIDECARS):
+            # SQLite keeps a database's journal and shared memory under those
+            # names beside it, and deletes or replays them when it opens the
+            # database: a ledger named "x.db-wal" is lost the next time
+            # "x.db" is opened
+            raise BadInput(f"cannot use {path} as a ledger: a ledger's name may not end in "
+                           f"{', '.join(SQLITE_SIDECARS[:-1])} or {SQLITE_SIDECARS[-1]} (SQLite's own files beside "
+                           "a database have those names); give another name")
         if p.is_dir():
             raise BadInput(f"cannot open ledger {path}: it is a folder, not a ledger file")
         if not p.parent.is_dir():

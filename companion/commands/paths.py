@@ -13,6 +13,7 @@ import os
 from pathlib import Path
 
 from companion.errors import BadInput
+from companion.ledger import SQLITE_SIDECARS  # the files SQLite keeps beside a ledger
 
 
 def _same(a: Path, b: Path) -> bool:
@@ -50,11 +51,6 @@ def refuse_overwriting_inputs(option: str, out: str, inputs, frame_folder: str |
     if frame_folder is not None and path.suffix.lower() in frame_suffixes and _same(path.parent, Path(frame_folder)):
         raise BadInput(f"{option} {out} lies among the frames of {frame_folder}, which are being read; "
                        "give a file name outside that folder")
-
-
-#: the files SQLite keeps beside a database while it is open or was left
-#: unclean (write-ahead log, shared memory, rollback journal)
-SQLITE_SIDECARS = ("-wal", "-shm", "-journal")
 
 
 def refuse_ledger_files(option: str, out: str, ledger: str | None) -> None:

@@ -291,3 +291,16 @@ def test_csv_export_never_hands_a_spreadsheet_a_formula(tmp_path):
             assert not r[key].startswith(("=", "+", "-", "@")), (key, r[key])
     # the JSON column keeps the names exactly
     assert json.loads(claim["data"])["player"] == names[0]
+
+
+@pytest.mark.parametrize("suffix", ["-wal", "-shm", "-journal"])
+def test_a_ledger_may_not_bear_the_name_of_sqlites_own_files(tmp_path, suffix):
+    # once: "x.db-wal" was made a ledger, and the next opening of "x.db"
+    # took it as its write-ahead log and the game in it was lost
+    with Ledger(tmp_path / "x.db") as led:
+        start(led)
+    with pytest.raises(BadInput, match=f"cannot use .*x.db{suffix} as a ledger: a ledger's name may not end in "
+                                       "-wal, -shm or -journal"):
+        Ledger(tmp_path / f"x.db{suffix}")
+    with Ledger(tmp_path / "x.db") as led:
+        assert [e.type for e in led.events()] == ["game_started"]
