@@ -7,8 +7,9 @@ live event stream.  GET only.
 * ``GET /api/events[?game=ID][&last_id=N]``: Server-Sent Events, one
   ``ledger`` message per new ledger event; a reconnecting browser's
   ``Last-Event-ID`` header (or ``last_id``) replays what it missed; past
-  :class:`~companion.web.hub.EventHub`'s stream limits (in all, and per
-  address) a stream is refused with 503 and ``Retry-After``.
+  :class:`~companion.web.hub.EventHub`'s limit in all a stream is refused
+  with 503 and ``Retry-After``, and past its limit per address the oldest
+  stream of that address ends.
 * ``GET /api/board[?game=ID][&at=N]``: the top-down board with free flags;
   ``/api/board.svg`` draws it; ``at`` is the board after event ``N``.
 * ``GET /api/check?slot=x,y,z[&game=ID][&at=N]``: "check a tile": free or
@@ -98,8 +99,8 @@ def events():
         # every stream holds one of the server's threads: past the limit a
         # stream is refused, so that pages and moves are still answered
         # (the pages try again after a while)
-        return (jsonify(error="too many live pages are open on this scoreboard (or on this device): "
-                              "close some, or try again in a minute"),
+        return (jsonify(error="too many live pages are open on this scoreboard: close some, or try again "
+                              "in a minute"),
                 503, {"Retry-After": str(STREAM_RETRY_S)})
     stream = SlotResponse(hub.stream(after, game, slot=slot), slot)
     return Response(stream, mimetype="text/event-stream",

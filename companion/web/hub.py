@@ -74,8 +74,10 @@ class EventHub:
         retry_ms: the reconnection delay suggested to browsers.
         max_streams: streams open at once, in all (each holds one of the
             server's threads: the rest must stay free for pages and moves).
-        max_streams_per_client: streams open at once from one address (a
-            phone with a few tabs; not one machine taking them all).
+        max_streams_per_client: streams kept open from one address: a newer
+            one ends the oldest (a phone that reloads its page leaves its old
+            stream behind until the server next writes to it; one machine
+            cannot take every place).
     """
 
     def __init__(self, path: str, poll_interval: float = 0.05, keepalive: float = 15.0,
@@ -99,7 +101,7 @@ class EventHub:
         self.errors = 0            # failed polls (e.g. a locked database), for the curious
         self.max_streams = int(max_streams)
         self.max_streams_per_client = int(max_streams_per_client)
-        self._per_client: dict[str, int] = {}
+        self._per_client: dict[str, list[StreamSlot]] = {}     # open slots, oldest first
         # why the ledger being served is no longer the one this hub read
         # (deleted, replaced, or put back to an older copy): what the phones
         # hold no longer follows from it, so the streams end (their pages
@@ -211,42 +213,50 @@ class EventHub:
             return []
         return [e for e in led.events(after_id=after_id) if e.id <= last]
 
-    def wait(self, after_id: int, timeout: float) -> list | None:
+    def wait(self, after_id: int, timeout: float, slot: "StreamSlot | None" = None) -> list | None:
         """Wait up to ``timeout`` seconds for events after ``after_id``;
-        returns them ([] on time-out), or None once the hub stops or has
-        lost its ledger (:attr:`lost`)."""
+        returns them ([] on time-out), or None once the hub stops, has lost
+        its ledger (:attr:`lost`) or ``slot``'s stream is told to end."""
         deadline = time.monotonic() + timeout
         with self._cond:
-            while self._last <= after_id and not self._stop.is_set() and self.lost is None:
+            while self._last <= after_id and not self._stop.is_set() and self.lost is None \
+                    and not (slot is not None and slot.evicted):
                 left = deadline - time.monotonic()
                 if left <= 0:
                     return []
                 self._cond.wait(left)
-            if self._stop.is_set() or self.lost is not None:
+            if self._stop.is_set() or self.lost is not None or (slot is not None and slot.evicted):
                 return None
         return self.events_after(after_id)
 
     def reserve(self, client: str) -> "StreamSlot | None":
         """A place for one more stream from ``client`` (an address), or None
-        when :attr:`max_streams` are open, or :attr:`max_streams_per_client`
-        from that address.  Give it to :meth:`stream`, which frees it when
-        the stream ends (or free it with :meth:`StreamSlot.release`)."""
+        when :attr:`max_streams` are open.  When that address already holds
+        :attr:`max_streams_per_client`, its oldest stream is told to end.
+        Give the place to :meth:`stream`, which frees it when the stream ends
+        (or free it with :meth:`StreamSlot.release`)."""
         with self._cond:
-            if self.streams >= self.max_streams or self._per_client.get(client, 0) >= self.max_streams_per_client:
-                return None
+            live = [s for s in self._per_client.get(client, ()) if not s.evicted]
+            evict = live[:len(live) - self.max_streams_per_client + 1]      # (empty below the limit)
+            if self.streams >= self.max_streams and not evict:
+                return None                 # (a stream ending for this one keeps the count)
+            for old in evict:
+                old.evicted = True
+            slot = StreamSlot(self, client)
+            self._per_client.setdefault(client, []).append(slot)
             self.streams += 1
-            self._per_client[client] = self._per_client.get(client, 0) + 1
-        return StreamSlot(self, client)
+            self._cond.notify_all()
+        return slot
 
-    def _release(self, client: str | None) -> None:
+    def _release(self, slot: "StreamSlot") -> None:
         with self._cond:
             self.streams -= 1
-            if client is not None:
-                n = self._per_client.get(client, 0) - 1
-                if n > 0:
-                    self._per_client[client] = n
-                else:
-                    self._per_client.pop(client, None)
+            mine = self._per_client.get(slot.client) if slot.client is not None else None
+            if mine is not None:
+                if slot in mine:
+                    mine.remove(slot)
+                if not mine:
+                    self._per_client.pop(slot.client, None)
 
     def stream(self, after_id: int | None = None, game_id: str | None = None,
                limit_s: float | None = None, slot: "StreamSlot | None" = None) -> Iterator[str]:
@@ -274,7 +284,7 @@ class EventHub:
                     wait = min(wait, end - time.monotonic())
                     if wait <= 0:
                         return
-                got = self.wait(last, wait)
+                got = self.wait(last, wait, slot)
                 if got is None:
                     return
                 if not got:
@@ -297,7 +307,8 @@ class StreamSlot:
 
     def __init__(self, hub: EventHub, client: str | None) -> None:
         self._hub = hub
-        self._client = client
+        self.client = client
+        self.evicted = False        # told to end: a newer stream from the same address took its place
         self._lock = threading.Lock()
         self._held = True
 
@@ -306,7 +317,7 @@ class StreamSlot:
             if not self._held:
                 return
             self._held = False
-        self._hub._release(self._client)
+        self._hub._release(self)
 
 
 class SlotResponse:
