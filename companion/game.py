@@ -2378,7 +2378,9 @@ def state_json(events: Sequence, deal_lookup: Callable | None = None,
     raw = st.raw
     status = st.status
     last_events = []
-    moves = [e for e in raw if e.type not in QUIET_TYPES]
+    quiet = {e.id for e in raw if e.type in QUIET_TYPES}
+    # (and the referee's corrections of them: they would point at an event the list leaves out)
+    moves = [e for e in raw if e.type not in QUIET_TYPES and not (e.type == "correction" and e.ref in quiet)]
     for e in moves[-last:] if last else moves:
         ent = st.entries.get(e.id)
         stt = "rejected" if ent is not None and ent.status == "rejected" else status.get(e.id, "ok")

@@ -55,7 +55,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--cache", metavar="DIR", help="folder for the rendered recording and the demo ledger "
                                                   "(default: ~/.cache/companion)")
     p.add_argument("--realtime", action="store_true", help="play the recording at its own pace even with --no-serve")
-    p.add_argument("--quiet", action="store_true", help="no live status line")
+    p.add_argument("--quiet", action="store_true", help="no live status line and no summary line")
     p.set_defaults(func=_demo)
 
 

@@ -242,7 +242,7 @@ def _summary(st: G.GameState) -> str:
         if "quills" in st.result:
             line += f", {count(st.result['quills'], 'quill')}"
     else:
-        line += f"; turn: {st.whose_turn()}; tiles left {st.board.n_present}; free pairs {len(st.free_pairs())}"
+        line += f"; turn: {st.whose_turn()}; tiles left {st.board.n_present}; free pairs {st.free_matches()}"
     return line
 
 

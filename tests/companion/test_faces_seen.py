@@ -103,6 +103,8 @@ def test_the_referee_corrects_a_misread_face(game):
     game.commit(G.resolve_correction(game.state, ev.id, {"faces": ["hearts-7"]}))
     st = game.state
     assert st.faces[0] == "hearts-7" and st.free_pairs() == [(0, 4)]
+    # the phones' list leaves out the correction too (it points at a reading the list leaves out)
+    assert [e["type"] for e in G.state_json(game.events)["last_events"]] == ["game_started", "claim"]
     assert G.face_conflicts(st, ev.id) == []       # the ledger knew no face for 0,0,0
     with pytest.raises(BadInput, match="one per tile"):
         G.resolve_correction(game.state, ev.id, {"faces": ["hearts-7", "roses-2"]})

@@ -582,3 +582,14 @@ def test_the_console_refuses_a_word_game_that_keeps_its_own_clock(client, refere
     assert rv.json["error"] == ("game g1 keeps its own clock (it was started with --t 1000): record its moves with "
                                 "companion game ... --t, not here")
     assert [e.type for e in web_ledger.events("g1")] == ["game_started"]
+
+
+def test_a_cameras_faces_seen_is_corrected_in_the_console_by_its_faces_only(client, referee, mini_game):
+    mini_game.append("g1", "faces_seen", {"slots": [A], "faces": ["hearts-1"], "source": "camera"}, None, 1001.0)
+    referee.login()
+    html = client.get("/referee/?game=g1").get_data(as_text=True)
+    row = next(r for r in html.split("<tr ") if "faces seen: " in r)
+    assert 'name="faces"' in row and 'name="slots"' not in row and 'name="player"' not in row
+    rv = referee.post("/referee/correct", {"game": "g1", "event_id": "2", "faces": "hearts-2"})
+    assert rv.json["ok"], rv.json
+    assert state(mini_game).faces[0] == "hearts-2"
