@@ -419,13 +419,17 @@ def test_find_mat_draw_never_overwrites_the_photo_and_refuses_bad_paths(spec, ma
     before = photo.read_bytes()
     link = tmp_path / "again.png"
     link.symlink_to(photo)
-    for draw in (photo, link, tmp_path / "overlay.txt", tmp_path, tmp_path / "no-such-folder" / "o.png"):
+    (tmp_path / "afile").write_text("")
+    for draw in (photo, link, tmp_path / "overlay.txt", tmp_path, tmp_path / "afile" / "o.png"):
         assert main(["find-mat", str(photo), "--draw", str(draw)]) == 2
     errs = capsys.readouterr().err.strip().splitlines()
     assert len(errs) == 5 and all(e.startswith("companion find-mat: ") for e in errs)
     assert "which is being read" in errs[0] and "which is being read" in errs[1]
-    assert "not an image extension" in errs[2] and "it is a folder" in errs[3] and "no folder" in errs[4]
+    assert "not an image extension" in errs[2] and "it is a folder" in errs[3] and "is a file, not a folder" in errs[4]
     assert photo.read_bytes() == before and not (tmp_path / "overlay.txt").exists()
+    # a missing folder is made, as for every output file
+    assert main(["find-mat", str(photo), "--draw", str(tmp_path / "new" / "o.png")]) == 0
+    assert (tmp_path / "new" / "o.png").is_file()
 
 
 def _png_claiming(width: int, height: int) -> bytes:
