@@ -164,7 +164,7 @@ def test_bundled_int8_model_reads_as_its_float_model():
 
 
 def test_quantize_keeps_the_first_and_last_layers_float(tmp_path):
-    pytest.importorskip("onnx")
+    pytest.importorskip("onnx", reason="onnx not installed (the train extra)")
     import onnx
     from vision.training.quantize import quantize
     fp32 = PresenceSettings().model_path.with_name("presence-fp32.onnx")
