@@ -335,6 +335,26 @@ class GameSession:
         return self.run(lambda s: G.resolve_end(s, reason, self.index), tick=False)
 
 
+def clock_refusal(state: G.GameState, t: float | None, typed: bool | None) -> str | None:
+    """Why a command at time ``t`` may not be recorded in a Word Mahjong
+    game whose clock scores (:func:`companion.game.clock_problem`), in the
+    words of the shell that asks: ``typed`` True or False for the command
+    line (``--t`` given or not), None for the console (the wall clock).
+    None when it may."""
+    problem = G.clock_problem(state, t)
+    gid = state.game_id
+    if problem == "own":
+        return (f"game {gid} keeps its own clock (it was started with --t {state.t0:g}): "
+                + ("record its moves with companion game ... --t, not here" if typed is None
+                   else "give this command --t (seconds on that clock) too"))
+    if problem == "wall":
+        return f"game {gid} keeps the wall clock (it started without --t): leave out --t"
+    if problem == "backwards":
+        when = f"--t {t:g}" if typed else "this computer's clock"
+        return f"{when} comes before game {gid}'s last event (t={state.t_last:g}): a Word game's clock only runs forward"
+    return None
+
+
 def _slot(s) -> tuple[int, int, int]:
     return tuple(Slot.parse(s)) if isinstance(s, str) else tuple(int(v) for v in s)
 

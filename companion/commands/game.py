@@ -167,18 +167,10 @@ class _Session:
         """
         if not hasattr(args, "t"):
             return
-        st = self.game.state
-        problem = G.clock_problem(st, self.game.t)
-        if problem == "own":
-            raise BadInput(f"game {self.game.game_id} keeps its own clock (it started at --t {st.t0:g}): "
-                           "give this command --t (seconds on that clock) too")
-        if problem == "wall":
-            raise BadInput(f"game {self.game.game_id} keeps the wall clock (it started without --t): "
-                           "leave out --t")
-        if problem == "backwards":
-            when = f"--t {self.game.t:g}" if args.t is not None else "this computer's clock"
-            raise BadInput(f"{when} comes before game {self.game.game_id}'s last event (t={st.t_last:g}): "
-                           "a Word game's clock only runs forward")
+        from companion.session import clock_refusal
+        why = clock_refusal(self.game.state, self.game.t, args.t is not None)
+        if why:
+            raise BadInput(why)
 
     def close(self) -> None:
         self.ledger.close()

@@ -40,7 +40,7 @@ from companion.cli import curbed
 from companion import game as G
 from companion.errors import BadInput, CompanionError
 from companion.layouts import Slot
-from companion.session import DECISIONS, END_REASONS, GameSession, Result, start_game
+from companion.session import DECISIONS, END_REASONS, GameSession, Result, clock_refusal, start_game
 from companion.tiles import VARIANTS
 from companion.variants import find_variant
 from companion.web import scoreboard
@@ -89,15 +89,11 @@ def _words_loader() -> Callable:
 def _session(game: str | None = None) -> GameSession:
     s = GameSession(get_db(), game or request.form.get("game") or None, t=time.time(),
                     words_loader=_words_loader())
-    problem = G.clock_problem(s.state, s.t)
-    if problem == "own":
-        # a Word game on its own clock (started with --t): the console's wall
-        # clock would end a Word Sprint at once, or time years
-        raise BadInput(f"game {s.game_id} keeps its own clock (it was started with --t {s.state.t0:g}): "
-                       "record its moves with companion game ... --t, not here")
-    if problem == "backwards":
-        raise BadInput(f"this computer's clock reads before game {s.game_id}'s last event: "
-                       "a Word game's clock only runs forward; check the clock")
+    # a Word game on its own clock (started with --t): the console's wall
+    # clock would end a Word Sprint at once, or time years
+    why = clock_refusal(s.state, s.t, None)
+    if why:
+        raise BadInput(why)
     return s
 
 

@@ -559,7 +559,7 @@ def test_cli_a_word_game_keeps_the_clock_it_started_with(tmp_path, capsys):
                "--players", "Sam", "--t", 0)[0] == 0
     # without --t the wall clock (1.7e9 s) would read as the countdown long run out
     code, out, err = run(capsys, "game", "claim", *L, "--player", "Sam", "8,0,0", "12,0,0")
-    assert code == 2 and err == ("companion game: game game-1 keeps its own clock (it started at --t 0): "
+    assert code == 2 and err == ("companion game: game game-1 keeps its own clock (it was started with --t 0): "
                                  "give this command --t (seconds on that clock) too\n")
     assert [e.type for e in events(led)] == ["game_started"]           # no time-up written
     code, out, err = run(capsys, "game", "claim", *L, "--player", "Sam", "8,0,0", "12,0,0", "--t", 5)
