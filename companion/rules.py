@@ -279,3 +279,44 @@ def board_after(layout: Layout, removed: Iterable[Sequence[int]]) -> Board:
             raise BadInput(f"slot {Slot(*s)} is removed twice")
         b.remove(i)
     return b
+
+
+def unreachable(geometry: Geometry, present: Sequence[bool]) -> list[int]:
+    """The empty slots of a board that no game played by the free rule
+    leaves empty: starting from the full layout, every empty slot whose tile
+    is free is taken away, again and again (a removal only ever frees more
+    tiles, so the order does not matter); what stays is returned.
+
+    An empty list means the board can be reached one free tile at a time (a
+    necessary condition for a game of pairs, which also takes two free tiles
+    at once).  Example: in a row of five, ``X . . X X`` cannot be reached
+    (both gaps were pinched), ``. . X X X`` can.
+
+    Args:
+        geometry: the layout's :class:`Geometry`.
+        present: ``N`` bools in layout order, True where a tile stands.
+
+    Returns:
+        Indices (ascending) of the empty slots that could not have left.
+
+    Raises:
+        BadInput: ``present`` does not have one entry per slot.
+
+    Rule: only free tiles leave the board (Love/Candy/Mindful Mahjong 2.1
+    Law 1, Word Mahjong 2.1 Rule 1).
+    """
+    n = len(geometry.layout.slots)
+    if len(present) != n:
+        raise BadInput(f"{len(present)} presence flags for a layout of {n} slots")
+    b = Board(geometry)
+    todo = [i for i in range(n) if not present[i]]
+    gone = set()
+    while True:
+        freed = [i for i in todo if b.is_free(i)]
+        if not freed:
+            break
+        for i in freed:
+            b.remove(i)
+            gone.add(i)
+        todo = [i for i in todo if i not in gone]
+    return sorted(todo)

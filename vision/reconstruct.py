@@ -24,7 +24,11 @@ top-down:
    looks more like an aligned face than this one does, this slot is empty;
 4. an empty slot between two present tiles of its layer was pinched when it
    would have left, so it cannot be empty (the free rule, rule books 2.1 Law 1):
-   when the neighbours are the surer reading, the slot is present;
+   when the neighbours are the surer reading, the slot is present; and
+   over the whole board (``only_free_left``, as :func:`recognize` reads a
+   photo), the empty slots must be ones a game could have emptied one free
+   tile at a time (:func:`companion.rules.unreachable`): otherwise the
+   cheapest unsure decisions that make it so turn (:func:`_mend_reachability`);
 5. in the games whose tiles leave in pairs (not Word Mahjong), as many tiles
    as the layout has slots, less an even number, stand: an odd count turns
    the least sure decision that can legally turn (:func:`_mend_parity`);
@@ -364,6 +368,27 @@ class ReconstructSettings:
             right, 677 wrong slots, 699 faces missed on visible tiles; with
             it, limit 0.5: 204 / 667 / 687, 0.75: 204 / 666 / 686, 1.0: 204 /
             671 / 688, 1.5: 204 / 684 / 693, 2.5: 206 / 687 / 694.
+        reach_max_cost, reach_candidates, reach_max_changes: a photo of a
+            game played by the rules (``reconstruct(only_free_left=True)``)
+            shows a board that the free rule can reach from the full layout:
+            the empty slots can be cleared one by one, each free when it goes
+            (:func:`clearable`; rule books 2.1 Law 1 / Rule 1).  Where the
+            decisions give a board it cannot reach, the cheapest set of at
+            most ``reach_max_changes`` changed decisions among the
+            ``reach_candidates`` cheapest candidates (the empty slots that
+            cannot have left, the standing tiles beside them that pinch
+            them, the empty slots under them) that reaches it is made, when
+            its summed log-odds stay under ``reach_max_cost``
+            (:func:`_mend_reachability`).  Session 28, development photos
+            1000-1179 and 1400-1579 (``bench/tune_reconstruct.py``; right /
+            wrong slots / faces missed on visible tiles / wrong faces): off
+            235 / 223 / 206 / 181; 2.5: 235 / 224 / 205 / 176; 4: 235 / 223
+            / 204 / 175; 6: 235 / 223 / 204 / 174; on 1200-1349 and
+            1600-1749: off 193 / 221 / 190 / 171, 4 (and 4 with at most 2
+            changes): 193 / 221 / 192 / 171.  Rare (about one photo in 30
+            reads an unreachable board, most of them with other mistakes
+            too) and within noise on whole photos; kept for the rule's sake
+            and the fewer wrong faces.
         art_check_below, art_check_weight, art_check_candidates: a slot whose
             best face holds less than ``art_check_below`` of its faces'
             probability is looked at again at the photo's resolution against
@@ -505,6 +530,9 @@ class ReconstructSettings:
     focal_art_scatter_px2: float = 2.0
     focal_art_lengthen: float = 1.03
     parity_max_cost: float = 0.75
+    reach_max_cost: float = 4.0
+    reach_candidates: int = 12
+    reach_max_changes: int = 3
     art_check_below: float = 0.6
     art_check_weight: float = 10.0
     art_check_candidates: int = 3
@@ -613,7 +641,8 @@ def reconstruct(layout: Layout, variant: str, face_probs: np.ndarray, p_none: np
                 settings: ReconstructSettings = ReconstructSettings(),
                 geometry: Geometry | None = None, camera_mm: np.ndarray | None = None,
                 spec=None, presence_logit: np.ndarray | None = None,
-                removes_in_pairs: bool = False, face_check=None, blank_read=None) -> list[SlotState]:
+                removes_in_pairs: bool = False, face_check=None, blank_read=None,
+                only_free_left: bool = False) -> list[SlotState]:
     """Decide presence and faces of every slot from per-slot probabilities.
 
     Args:
@@ -650,6 +679,12 @@ def reconstruct(layout: Layout, variant: str, face_probs: np.ndarray, p_none: np
             that can change without breaking the rules changes
             (:func:`_mend_parity`, ``settings.parity_max_cost``).  Leave it
             False for a frame that may show a turn half done (the referee).
+        only_free_left: the photo shows a game played by the rules (only
+            free tiles ever left): a board the free rule cannot reach is
+            mended (:func:`_mend_reachability`, ``settings.reach_max_cost``),
+            and the parity mend keeps it reachable.  :func:`recognize` sets
+            it; leave it False where a blocked tile lifted off is a penalty
+            to see (the referee).
         face_check: a function of a list of slot indices and the ``N``
             decisions (True where a tile stands) returning the slots'
             ``(M, K)`` face probabilities looked at again (same row sums;
@@ -815,8 +850,11 @@ def reconstruct(layout: Layout, variant: str, face_probs: np.ndarray, p_none: np
             row = np.clip(row, 0.02, 0.98)
             prior = (prior + settings.layout_prior_weight * np.log(row / (1 - row))).tolist()
         seen, conf, hidden_of, ql = decide(prior)
+    if only_free_left and settings.reach_max_cost > 0:
+        _mend_reachability(g, seen, conf, ql, pf_l, po_l, settings, removes_in_pairs)
     if removes_in_pairs and sum(st == "empty" for st in seen) % 2 == 1:
-        _mend_parity(g, seen, conf, ql, pf_l, po_l, settings)
+        _mend_parity(g, seen, conf, ql, pf_l, po_l, settings,
+                     reachable_only=only_free_left and settings.reach_max_cost > 0)
     final_hidden: dict[int, float] = {}
     blank_shown: set[int] = set()          # faces shown only thanks to the blanked read
     blank_read_from: set[int] = set()      # faces read from the blanked read
@@ -1032,39 +1070,134 @@ def _pinch_legality(layer: list[int], g: Geometry, seen: list[str], conf: list[f
             changed = True
 
 
+def _decision_cost(i: int, seen: list[str], conf: list[float], ql: list[float],
+                   settings: ReconstructSettings, overruled: bool = False) -> float | None:
+    """Log-odds it costs to overturn slot ``i``'s decision, or None where
+    there is no reading to overturn (:func:`_mend_parity`'s measure): ``|ql -
+    margin|`` where the presence model judged the slot, else the
+    classifier's ``|log(conf / (1 - conf))|``; covered and unseen slots
+    have none, and so has an "empty" the presence model found present
+    (the classifier saw no face anywhere in the stack) unless ``overruled``:
+    then it costs what the model fell short of ``settings.presence_unsure``."""
+    st = seen[i]
+    if st == "covered":
+        return None
+    if ql[i] == ql[i]:
+        if st == "empty" and ql[i] >= settings.presence_margin:
+            return max(0.0, settings.presence_unsure - ql[i]) if overruled else None
+        return abs(ql[i] - settings.presence_margin)
+    if st == "occluded":
+        return None
+    c = min(max(conf[i], 1e-6), 1 - 1e-6)
+    return abs(math.log(c / (1.0 - c)))
+
+
+def _turn(i: int, g: Geometry, seen: list[str], conf: list[float], pf: list[float], po: list[float],
+          settings: ReconstructSettings) -> None:
+    """Overturn slot ``i``'s decision: an empty slot becomes present (showing
+    its face where its window has one, else unseen) and covers what lies
+    under it; a present one becomes empty and the slots under it that
+    nothing else covers now show their top."""
+    if seen[i] == "empty":
+        seen[i] = "face" if pf[i] >= settings.presence_face_min and pf[i] >= po[i] else "occluded"
+        conf[i] = UNSEEN_CONFIDENCE
+        _cover(i, g, seen, conf)
+    else:
+        seen[i] = "empty"
+        conf[i] = UNSEEN_CONFIDENCE
+        for j in g.covers[i]:
+            if seen[j] == "covered" and not any(seen[k] != "empty" for k in g.covered_by[j]):
+                seen[j] = "face" if pf[j] >= settings.presence_face_min and pf[j] >= po[j] else "occluded"
+                conf[j] = UNSEEN_CONFIDENCE
+
+
+def _mend_reachability(g: Geometry, seen: list[str], conf: list[float], ql: list[float], pf: list[float],
+                       po: list[float], settings: ReconstructSettings, removes_in_pairs: bool) -> None:
+    """Make the cheapest change that turns a board the free rule cannot reach
+    into one it can (``settings.reach_max_cost``, ``reach_candidates``,
+    ``reach_max_changes``; :func:`companion.rules.unreachable`).
+
+    Candidates: the empty slots that cannot have left (to present: they were
+    pinched or stood under tiles that could not leave), the empty slots they
+    would stand on, and the standing tiles beside them (to empty: the tile
+    that pinches a gap may be a misreading).  A change set is kept only when
+    every standing tile's support stands and the board is reachable; in a
+    game of pairs a set that leaves an odd number of tiles missing pays
+    ``settings.parity_max_cost`` more.  Nothing changes when no set costs
+    under ``settings.reach_max_cost``.
+    """
+    from itertools import combinations
+    from companion.rules import unreachable
+    n = len(seen)
+    present = [st != "empty" for st in seen]
+    stuck = unreachable(g, present)
+    if not stuck:
+        return
+    pool: set[int] = set()
+    for i in stuck:
+        pool.add(i)
+        todo = list(g.covers[i])
+        while todo:                                   # the empty slots it would stand on
+            j = todo.pop()
+            if not present[j] and j not in pool:
+                pool.add(j)
+                todo.extend(g.covers[j])
+        pool.update(j for j in g.left[i] + g.right[i] if present[j])
+    costs = {i: c for i in pool if (c := _decision_cost(i, seen, conf, ql, settings, overruled=True)) is not None}
+    cands = sorted(costs, key=costs.get)[:settings.reach_candidates]
+    missing = n - sum(present)
+    best, best_cost = None, settings.reach_max_cost
+    for k in range(1, settings.reach_max_changes + 1):
+        for combo in combinations(cands, k):
+            cost = sum(costs[i] for i in combo)
+            if cost >= best_cost:
+                continue
+            trial = present[:]
+            for i in combo:
+                trial[i] = not trial[i]
+            if removes_in_pairs and (missing + sum(1 if present[i] else -1 for i in combo)) % 2:
+                cost += settings.parity_max_cost
+                if cost >= best_cost:
+                    continue
+            if any(trial[i] and not all(trial[j] for j in g.covers[i]) for i in range(n)):
+                continue
+            if unreachable(g, trial):
+                continue
+            best, best_cost = combo, cost
+    if best is None:
+        return
+    z = [g.layout.slots[i].z for i in range(n)]
+    for i in sorted((i for i in best if present[i]), key=lambda i: -z[i]):      # the tops leave first
+        _turn(i, g, seen, conf, pf, po, settings)
+    for i in sorted((i for i in best if not present[i]), key=lambda i: z[i]):   # supports first
+        _turn(i, g, seen, conf, pf, po, settings)
+
+
 def _mend_parity(g: Geometry, seen: list[str], conf: list[float], ql: list[float], pf: list[float],
-                 po: list[float], settings: ReconstructSettings) -> None:
+                 po: list[float], settings: ReconstructSettings, reachable_only: bool = False) -> None:
     """Change the least sure decision that can legally change, when an odd
     number of tiles is missing from a game whose tiles leave in pairs.
 
-    A decision's cost is its log-odds: ``|ql|`` where the presence model
-    judged the slot, else the classifier's ``log(conf / (1 - conf))``; slots
-    known only by implication (covered) or not seen at all (occluded without
-    the presence model) have no reading to overturn and are left alone, and
-    so is an "empty" the presence model found present (rule: no face anywhere
-    in the stack).  A present slot may become empty only when it is free (no
-    tile stands on it, and not pinched); an empty slot may become present only
-    when the tiles it would stand on are there and no empty neighbour would
-    then be pinched.  Nothing changes when the cheapest change costs
-    ``settings.parity_max_cost`` or more.
+    A decision's cost is its log-odds (:func:`_decision_cost`): ``|ql|``
+    where the presence model judged the slot, else the classifier's
+    ``log(conf / (1 - conf))``; slots known only by implication (covered) or
+    not seen at all (occluded without the presence model) have no reading
+    to overturn and are left alone, and so is an "empty" the presence model
+    found present (rule: no face anywhere in the stack).  A present slot may
+    become empty only when it is free (no tile stands on it, and not
+    pinched); an empty slot may become present only when the tiles it would
+    stand on are there and no empty neighbour would then be pinched; with
+    ``reachable_only`` the board must stay one the free rule can reach
+    (:func:`companion.rules.unreachable`).  Nothing changes when the
+    cheapest change costs ``settings.parity_max_cost`` or more.
     """
     def present(j: int) -> bool:
         return seen[j] != "empty"
 
-    best, best_cost = -1, settings.parity_max_cost
+    options = []
     for i, st in enumerate(seen):
-        if st == "covered":
-            continue
-        if ql[i] == ql[i]:
-            if st == "empty" and ql[i] >= settings.presence_margin:
-                continue
-            cost = abs(ql[i] - settings.presence_margin)
-        elif st == "occluded":
-            continue
-        else:
-            c = min(max(conf[i], 1e-6), 1 - 1e-6)
-            cost = abs(math.log(c / (1.0 - c)))
-        if cost >= best_cost:
+        cost = _decision_cost(i, seen, conf, ql, settings)
+        if cost is None or cost >= settings.parity_max_cost:
             continue
         if st == "empty":
             if not all(present(j) for j in g.covers[i]):
@@ -1074,21 +1207,15 @@ def _mend_parity(g: Geometry, seen: list[str], conf: list[float], ql: list[float
                 continue
         elif any(present(j) for j in g.left[i]) and any(present(j) for j in g.right[i]):
             continue
-        best, best_cost = i, cost
-    if best < 0:
+        options.append((cost, i))
+    for _, i in sorted(options):
+        if reachable_only:
+            from companion.rules import unreachable
+            trial = [present(j) != (j == i) for j in range(len(seen))]
+            if unreachable(g, trial):
+                continue
+        _turn(i, g, seen, conf, pf, po, settings)
         return
-    i = best
-    if seen[i] == "empty":
-        seen[i] = "face" if pf[i] >= settings.presence_face_min and pf[i] >= po[i] else "occluded"
-        conf[i] = UNSEEN_CONFIDENCE
-        _cover(i, g, seen, conf)
-    else:
-        seen[i] = "empty"
-        conf[i] = UNSEEN_CONFIDENCE
-        for j in g.covers[i]:
-            if seen[j] == "covered" and not any(present(k) for k in g.covered_by[j]):
-                seen[j] = "face" if pf[j] >= settings.presence_face_min and pf[j] >= po[j] else "occluded"
-                conf[j] = UNSEEN_CONFIDENCE
 
 
 def _near_pairs(T: np.ndarray, O: np.ndarray, c: np.ndarray, spec) -> tuple[np.ndarray, np.ndarray]:
@@ -1812,7 +1939,8 @@ def recognize(image_bgr: np.ndarray, variant: str, layout: Layout, camera=None,
                          presence_logit=presence_of if presence else None,
                          removes_in_pairs=find_variant(variant).removes_in_pairs,
                          face_check=face_check if face_reader is None else None,
-                         blank_read=blank_read if blanker is not None or masked_reader is not None else None)
+                         blank_read=blank_read if blanker is not None or masked_reader is not None else None,
+                         only_free_left=True)
     stray = 0
     if sum(t.present for t in states) < STRAY_CHECK_BELOW * len(states):
         stray = stray_tiles(image_bgr, variant, layout, spec, pose, classifier)

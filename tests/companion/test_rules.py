@@ -23,7 +23,7 @@ from companion import codex
 from companion.errors import BadInput, IllegalMove
 from companion.layouts import (Layout, Slot, gnome_map_names, parse_gnome_map, parse_kmahjongg,
                                parse_mah_boards)
-from companion.rules import Board, Geometry, board_after
+from companion.rules import Board, Geometry, board_after, unreachable
 
 SHARED = Path(__file__).resolve().parents[2].parent / "shared"
 CORPUS = SHARED / "corpus" / "layouts"
@@ -280,3 +280,47 @@ def test_incremental_flags_property(data):
     order = data.draw(st.permutations(range(n)), label="order")
     cut = data.draw(st.integers(0, n), label="removals")
     _check_sequence(g, list(order[:cut]), set(range(cut)))
+
+
+def test_unreachable_gaps_in_a_row():
+    row = Layout("row5", tuple(Slot(2 * i, 0, 0) for i in range(5)), "test")
+    g = Geometry.of(row)
+    # X . . X X: neither gap was ever free (each had a tile on its far side)
+    assert unreachable(g, [True, False, False, True, True]) == [1, 2]
+    # . . X X X: taken from the open end, one after the other
+    assert unreachable(g, [False, False, True, True, True]) == []
+    # X . X . X: both gaps pinched
+    assert unreachable(g, [True, False, True, False, True]) == [1, 3]
+    # X X X . .  and the empty board
+    assert unreachable(g, [True, True, True, False, False]) == []
+    assert unreachable(g, [False] * 5) == []
+    with pytest.raises(BadInput, match="4 presence flags for a layout of 5 slots"):
+        unreachable(g, [True] * 4)
+
+
+def test_unreachable_under_a_tile_and_after_its_cover_left():
+    # A B C on layer 0, T on B: B is covered and pinched
+    layout = Layout("row-and-top", (Slot(0, 0, 0), Slot(2, 0, 0), Slot(4, 0, 0), Slot(2, 0, 1)), "test")
+    g = Geometry.of(layout)
+    assert unreachable(g, [True, False, True, True]) == [1]      # B gone under T
+    assert unreachable(g, [True, False, True, False]) == [1]     # T left, but A and C still pinch B
+    assert unreachable(g, [False, False, True, False]) == []     # T, A, then B
+    assert unreachable(g, [True, True, True, False]) == []
+
+
+def test_every_board_a_game_reaches_is_reachable():
+    """Boards met in random games of free tiles on every layout: each one
+    reachable; one tile that a present tile pins taken away: not."""
+    for k, layout in enumerate(every_layout()):
+        rng = random.Random(2000 + k)
+        g = geometry(k)
+        b = Board(g)
+        for _ in range(rng.randrange(len(layout) // 2 + 1)):
+            b.remove(rng.choice(b.free_indices()))
+        assert unreachable(g, b.present) == [], layout.name
+        pinned = [i for i in range(len(layout)) if b.present[i] and b.n_cover[i] and not b.is_free(i)]
+        if pinned:
+            i = rng.choice(pinned)
+            present = b.present[:]
+            present[i] = False
+            assert i in unreachable(g, present), layout.name

@@ -1043,3 +1043,41 @@ def test_recognize_refuses_a_photo_that_is_not_bgr_as_bad_input(form):
     assert len(recognize(scene.image, "mindful", layout, classifier=clf).tiles) == 4
     with pytest.raises(BadInput, match="BGR"):
         recognize(image, "mindful", layout, classifier=clf)
+
+
+def test_a_board_the_free_rule_cannot_reach_is_mended_cheaply():
+    row = Layout("row5", tuple(Slot(2 * i, 0, 0) for i in range(5)), "test")
+    # X . . X X with the two gaps read weakly (none 0.7, log-odds 0.85 each)
+    # between sure faces: neither gap was ever free, and the pinch rule alone
+    # (one gap between two tiles) does not see it.  Mended: both stand, for
+    # 1.7 of log-odds (under reach_max_cost 4), unseen (their windows showed
+    # no face surely enough: 0.3 < presence_face_min)
+    fp, pn, po = _row_readings([("face", 0.98), ("none", 0.7), ("none", 0.7), ("face", 0.98), ("face", 0.98)])
+    out = reconstruct(row, VARIANT, fp, pn, po, only_free_left=True)
+    assert [t.present for t in out] == [True] * 5
+    assert [(t.face, t.seen, t.confidence) for t in out[1:3]] == [(None, "occluded", UNSEEN_CONFIDENCE)] * 2
+    assert [t.free for t in out] == [True, False, False, False, True]
+    # the referee reads frames of games that may break the rules (a blocked
+    # tile lifted is a penalty to see, not a misreading): left as read
+    out = reconstruct(row, VARIANT, fp, pn, po)
+    assert [t.present for t in out] == [True, False, False, True, True]
+    # tiles leave a row from its ends only: X . . . X cannot be reached
+    # either.  Sure gaps (none 0.99, log-odds 4.6 each) and a weak face at
+    # the row's end (0.6, log-odds 0.41): the cheaper mend is that this tile
+    # left first
+    fp, pn, po = _row_readings([("face", 0.6), ("none", 0.99), ("none", 0.99), ("face", 0.98), ("face", 0.98)])
+    out = reconstruct(row, VARIANT, fp, pn, po, only_free_left=True)
+    assert [t.present for t in out] == [False, False, False, True, True]
+    assert [t.free for t in out] == [None, None, None, True, True]
+    # in a game of pairs three missing tiles cost parity_max_cost (0.75)
+    # more: 1.16, still the cheapest
+    out = reconstruct(row, VARIANT, fp, pn, po, only_free_left=True, removes_in_pairs=True)
+    assert [t.present for t in out] == [False, False, False, True, True]
+    # everything sure (faces 0.99): no mend under reach_max_cost, the board
+    # stays as read; allowed up to 10, the end tile (4.6) goes rather than
+    # both gaps coming back (9.2)
+    fp, pn, po = _row_readings([("face", 0.99), ("none", 0.99), ("none", 0.99), ("face", 0.99), ("face", 0.99)])
+    out = reconstruct(row, VARIANT, fp, pn, po, only_free_left=True)
+    assert [t.present for t in out] == [True, False, False, True, True]
+    out = reconstruct(row, VARIANT, fp, pn, po, only_free_left=True, settings=ReconstructSettings(reach_max_cost=10))
+    assert [t.present for t in out] == [False, False, False, True, True]
