@@ -413,6 +413,10 @@ def new_setup(variant: str, mode: str, layout: Layout, faces: Sequence[str | Non
             raise BadInput(f"option {key} must be at most {top:,}, got {_shown(str(opts[key]), 40)}")
     if new_game and "limits" in given:
         _check_limits(given["limits"])
+    if new_game and "turn_limit" in given and opts["turn_limit"] < 1:
+        # 0 turns would end a Solo Quest after recording its first move
+        raise BadInput(f"option turn_limit must be 1 or more (a Solo Quest of no turns cannot be played), "
+                       f"got {opts['turn_limit']}")
     if new_game and "level" in given and opts["level"] < 1:
         raise BadInput(f"option level must be 1 or more (Scholar's Path starts at level 1), got {opts['level']}")
     return Setup(variant, mode, layout, tuple(faces), tuple(names),

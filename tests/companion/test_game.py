@@ -1144,3 +1144,13 @@ def test_names_are_matched_without_their_spaces_and_may_not_start_with_a_dash(ta
     assert g.state.player(" ömer ").name == "Ömer"
     with pytest.raises(BadInput, match="a name may not start with '-'"):
         G.start_data("love", "sprint", Layout("r", tuple(free_row(2))), ["hearts-2"] * 2, ["-2", "Bo"])
+
+
+def test_a_solo_quest_needs_one_turn_at_least():
+    # --turn-limit 0 started a game that ended on its first move
+    from companion.codex import builtin
+    layout = builtin("turtle")
+    with pytest.raises(BadInput, match="turn_limit must be 1 or more"):
+        G.new_setup("love", "solo-quest", layout, [None] * len(layout), ["Ann"], 1, {"turn_limit": 0})
+    assert G.new_setup("love", "solo-quest", layout, [None] * len(layout), ["Ann"], 1,
+                       {"turn_limit": 1}).options["turn_limit"] == 1
