@@ -39,7 +39,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=_free)
 
     p = sub.add_parser("deal", help="a seeded deal of a variant's tiles on a layout")
-    p.add_argument("--variant", required=True, choices=VARIANTS)
+    p.add_argument("--variant", required=True, type=str.lower, choices=VARIANTS)
     _layout_args(p)
     p.add_argument("--seed", required=True, type=seed_value)
     p.add_argument("--solvable", action="store_true", help="guarantee a winnable deal (the deal `game start --seed N` plays: without --random it deals the --solvable one)")

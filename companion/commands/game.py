@@ -51,7 +51,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     q = cmd("start", _start, "start a game", game=False)
     q.add_argument("--game", help="game id (default: game-N)")
-    q.add_argument("--variant", required=True, choices=VARIANTS)
+    q.add_argument("--variant", required=True, type=str.lower, choices=VARIANTS)
     q.add_argument("--mode", required=True, help="; ".join(
         f"{v}: {', '.join(m.id for m in find_variant(v).modes)}" for v in VARIANTS))
     q.add_argument("--players", required=True, help="names in seat order, comma-separated")

@@ -22,7 +22,7 @@ from companion.tiles import VARIANTS
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("recognize", help="read the board (present tiles, faces, free flags) from one photo")
     p.add_argument("image", metavar="IMAGE", help="photo of the mat (any format OpenCV reads)")
-    p.add_argument("--variant", required=True, choices=VARIANTS, help="tile set on the table")
+    p.add_argument("--variant", required=True, type=str.lower, choices=VARIANTS, help="tile set on the table")
     p.add_argument("--layout", required=True, help="built-in name or a .layout/.map/.json path")
     p.add_argument("--map-name", help="map to read from a GNOME .map file holding several")
     p.add_argument("--camera", metavar="FILE", help="camera JSON (companion calibrate); guessed when absent")

@@ -36,7 +36,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def add_referee_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--variant", required=True, choices=VARIANTS, help="tile set on the table")
+    p.add_argument("--variant", required=True, type=str.lower, choices=VARIANTS, help="tile set on the table")
     p.add_argument("--layout", required=True, help="built-in name or a .layout/.map/.json path")
     p.add_argument("--map-name", help="map to read from a GNOME .map file holding several")
     p.add_argument("--players", required=True, help="names in seat order, comma-separated (first starts)")

@@ -604,3 +604,14 @@ def test_error_lines_show_a_name_byte_that_is_not_utf8_as_json_does(capsys, tmp_
     code, out, err = run(capsys, "solve", missing, "--json")
     assert code == 2 and out == "" and err.count("\n") == 1
     assert "d\\xe9al.json" in err and "\\udc" not in err, err
+
+
+def test_variant_names_are_not_case_sensitive(capsys):
+    # as layout names are not: "--variant Mindful" is the same deal as "mindful"
+    code, upper, _ = run(capsys, "deal", "--variant", "Mindful", "--layout", "turtle", "--seed", "3", "--json")
+    assert code == 0
+    code, lower, _ = run(capsys, "deal", "--variant", "mindful", "--layout", "turtle", "--seed", "3", "--json")
+    assert code == 0 and upper == lower and json.loads(upper)["variant"] == "mindful"
+    with pytest.raises(SystemExit) as e:
+        main(["deal", "--variant", "Bogus", "--layout", "turtle", "--seed", "3", "--json"])
+    assert e.value.code == 2 and "invalid choice: 'bogus'" in capsys.readouterr().err
