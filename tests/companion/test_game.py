@@ -569,13 +569,16 @@ def test_an_option_the_mode_never_reads_is_refused_at_start(variant, mode, optio
     G.new_setup(variant, mode, layout, faces, ["Ann", "Ben"], 1, option, new_game=False)   # replays as written
 
 
-def test_scholars_path_starts_at_level_1():
+@pytest.mark.parametrize("variant, mode, key, fine", [
+    ("word", "scholars-path", "level", 2),      # Scholar's Path starts at level 1
+    ("love", "solo-quest", "turn_limit", 1),    # a limit of 0 turns ended the game on its first move
+])
+def test_options_that_start_at_1(variant, mode, key, fine):
     from companion.codex import builtin
     layout = builtin("turtle")
-    with pytest.raises(BadInput, match="level must be 1 or more"):
-        G.new_setup("word", "scholars-path", layout, [None] * len(layout), ["Ann"], 1, {"level": 0})
-    assert G.new_setup("word", "scholars-path", layout, [None] * len(layout), ["Ann"], 1,
-                       {"level": 2}).options["level"] == 2
+    with pytest.raises(BadInput, match=f"{key} must be 1 or more"):
+        G.new_setup(variant, mode, layout, [None] * len(layout), ["Ann"], 1, {key: 0})
+    assert G.new_setup(variant, mode, layout, [None] * len(layout), ["Ann"], 1, {key: fine}).options[key] == fine
 
 
 def test_options_the_mode_reads_are_taken():
@@ -1144,13 +1147,3 @@ def test_names_are_matched_without_their_spaces_and_may_not_start_with_a_dash(ta
     assert g.state.player(" ömer ").name == "Ömer"
     with pytest.raises(BadInput, match="a name may not start with '-'"):
         G.start_data("love", "sprint", Layout("r", tuple(free_row(2))), ["hearts-2"] * 2, ["-2", "Bo"])
-
-
-def test_a_solo_quest_needs_one_turn_at_least():
-    # --turn-limit 0 started a game that ended on its first move
-    from companion.codex import builtin
-    layout = builtin("turtle")
-    with pytest.raises(BadInput, match="turn_limit must be 1 or more"):
-        G.new_setup("love", "solo-quest", layout, [None] * len(layout), ["Ann"], 1, {"turn_limit": 0})
-    assert G.new_setup("love", "solo-quest", layout, [None] * len(layout), ["Ann"], 1,
-                       {"turn_limit": 1}).options["turn_limit"] == 1
