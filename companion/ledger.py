@@ -137,6 +137,8 @@ def _open(path, create: bool) -> sqlite3.Connection:
         # a file this process already holds a connection to was looked at
         # when that one was opened (and must not be opened outside SQLite)
         existing = True if key is not None and key in _HELD else _look_at_file(p, create)
+    if existing and not writable(p):
+        return _open_read_only(p)
     try:
         conn = sqlite3.connect(str(path), isolation_level=None, timeout=10.0,
                                check_same_thread=False)
@@ -158,6 +160,67 @@ def _open(path, create: bool) -> sqlite3.Connection:
     if str(mode).lower() != "wal" and str(path) != ":memory:":
         conn.close()
         raise BadInput(f"ledger {path}: cannot switch to WAL mode (got {mode})")
+    return conn
+
+
+def writable(p: str | Path) -> bool:
+    """Whether this process may write the ledger file ``p`` and the folder
+    beside it, where SQLite keeps the ``-wal`` and ``-shm`` files of a WAL
+    database (``os.access``: a read-only mount says no even to root)."""
+    p = Path(p)
+    return os.access(p, os.W_OK) and os.access(p.parent, os.W_OK)
+
+
+#: how a read-only connection shows itself: the ``immutable`` or ``ro``
+#: URI parameter it was opened with (see :func:`_open_read_only`)
+READ_ONLY_MODES = ("ro", "immutable")
+
+
+def _open_read_only(p: Path) -> sqlite3.Connection:
+    """A read-only connection to the ledger ``p``, whose file or folder this
+    process may not write (an archive on a read-only mount, a CD, another
+    user's file).
+
+    A WAL database needs its ``-shm`` file even to be read.  Where that can
+    be made or is there, SQLite opens the file ``mode=ro`` and reads its WAL
+    as well; in a folder that cannot be written and with no ``-shm``,
+    ``immutable=1`` (SQLite, "URI filenames", 3.1; "WAL mode", 8) reads the
+    main file alone, which is whole when no ``-wal`` holds anything: a
+    ledger closed cleanly folds its WAL in and deletes it.  A ledger with a
+    non-empty ``-wal`` and no way to make its ``-shm`` is refused rather
+    than read without its newest events.
+
+    Raises:
+        BadInput: as above, or the file cannot be read or is not a ledger.
+    """
+    from urllib.parse import quote
+    uri = "file:" + quote(str(p.resolve()))
+    wal, shm = Path(str(p) + "-wal"), Path(str(p) + "-shm")
+    folder_ok = os.access(p.parent, os.W_OK)
+    if folder_ok or shm.exists():
+        params = "?mode=ro"
+    elif wal.exists() and wal.stat().st_size > 0:
+        raise BadInput(f"cannot read ledger {p}: its folder cannot be written and its {wal.name} holds events "
+                       f"not yet in the file (SQLite needs a {shm.name} beside it to read them): copy {p.name} "
+                       f"and {wal.name} to a folder that can be written and read the copy")
+    else:
+        params = "?mode=ro&immutable=1"
+    try:
+        conn = sqlite3.connect(uri + params, uri=True, isolation_level=None, timeout=10.0,
+                               check_same_thread=False)
+    except sqlite3.Error as exc:
+        raise BadInput(f"cannot open ledger {p} (read-only): {exc}") from None
+    try:
+        _refuse_other_tables(conn, p)
+        if not conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'events'").fetchone():
+            raise BadInput(f"cannot open ledger {p}: it cannot be written, and holds no ledger yet")
+        conn.execute("PRAGMA busy_timeout=10000")
+    except sqlite3.Error as exc:
+        conn.close()
+        raise BadInput(f"cannot open ledger {p} (read-only): {exc}") from None
+    except BadInput:
+        conn.close()
+        raise
     return conn
 
 
@@ -375,6 +438,9 @@ class Ledger:
             except sqlite3.OperationalError as exc:
                 # a read-only file or folder, a full disk, a ledger locked too
                 # long by another writer: nothing was written
+                if "readonly" in str(exc).replace("-", "").replace(" ", ""):
+                    raise BadInput(f"cannot write to the ledger {self.path}: it can only be read here (its file "
+                                   "or its folder cannot be written); nothing was written") from None
                 raise BadInput(f"cannot write to the ledger {self.path}: {exc}") from None
         return Event(eid, game_id, type, json.loads(text), None if ref is None else int(ref), t)
 
@@ -427,6 +493,11 @@ class Ledger:
                         "mode": d.get("mode"), "layout": d.get("layout"), "players": d.get("players"),
                         "t": t})
         return out
+
+    def game_count(self) -> int:
+        """How many games the ledger holds."""
+        with self._lock:
+            return int(self.conn.execute("SELECT COUNT(DISTINCT game_id) FROM events").fetchone()[0])
 
     def latest_game_id(self) -> str | None:
         """The game whose ``game_started`` event is the newest, or None."""

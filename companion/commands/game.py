@@ -52,7 +52,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     q = cmd("start", _start, "start a game", game=False)
     q.add_argument("--game", help="game id (default: game-N)")
     q.add_argument("--variant", required=True, type=str.lower, choices=VARIANTS)
-    q.add_argument("--mode", required=True, help="; ".join(
+    q.add_argument("--mode", required=True, type=str.lower, help="; ".join(
         f"{v}: {', '.join(m.id for m in find_variant(v).modes)}" for v in VARIANTS))
     q.add_argument("--players", required=True, help="names in seat order, comma-separated")
     src = q.add_mutually_exclusive_group(required=True)
@@ -85,7 +85,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     cmd("pass", _pass, "end the turn", player=True)
 
     q = cmd("meld", _meld, "lay a pong or chow from the rack (Hand Builder)", player=True)
-    q.add_argument("--kind", required=True, choices=("pong", "chow"))
+    q.add_argument("--kind", required=True, type=str.lower, choices=("pong", "chow"))
     q.add_argument("--faces", required=True, help="three face ids, comma-separated")
 
     q = cmd("steal", _steal, "\"Passion Pong!\" / \"Sugar Pong!\": steal the tile just claimed", player=True)
@@ -114,12 +114,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     q.add_argument("--reason", default="", help="why (kept in the ledger)")
 
     q = cmd("end", _end, "referee: end the game now (abandoned)")
-    q.add_argument("--reason", default="abandoned", choices=("abandoned", "no-moves", "time-up"))
+    q.add_argument("--reason", default="abandoned", type=str.lower, choices=("abandoned", "no-moves", "time-up"))
     cmd("tick", _tick, "Word Sprint: end the game if the countdown has run out by --t")
     cmd("show", _show, "the game's state", t=False)
     cmd("ledger", _ledger_cmd, "every event of the game", t=False)
     q = cmd("export", _export, "export a game's ledger", t=False)
-    q.add_argument("--format", required=True, choices=("csv", "json"))
+    q.add_argument("--format", required=True, type=str.lower, choices=("csv", "json"))
     q.add_argument("--out", help="file to write (default: stdout)")
     q = cmd("campaign", _campaign, "Scholar's Path progress of a player", player=True, game=False, t=False)
     cmd("games", _games, "list the games in a ledger", game=False, t=False)
@@ -193,7 +193,10 @@ class _Session:
             for ev in self.written:
                 ent = st.entries.get(ev.id)
                 print(f"#{ev.id} {ev.type}: {ent.text if ent else G.brief(ev)}")
-            print(_summary(st))
+            # a ledger of several games: the move went to the newest unless
+            # --game said otherwise, so the line names the game it went to
+            named = not getattr(self.args, "game", None) and self.ledger.game_count() > 1
+            print((f"{self.game.game_id}: " if named else "") + _summary(st))
         for w in self.warnings:
             sys.stderr.write(f"companion game: warning: {w}\n")
         self.close()

@@ -122,7 +122,9 @@ def check_picture_path(annotate: str, inputs, option: str = "--annotate") -> Non
                        "such as .png or .jpg")
     refuse_overwriting_inputs(option, annotate, inputs)
     if folder.is_dir() and not (os.access(path, os.W_OK) if path.exists() else os.access(folder, os.W_OK)):
-        raise BadInput(f"cannot write {annotate}: permission denied")
+        why = ("the file cannot be written (read-only)" if path.exists()
+               else f"the folder {folder} cannot be written (read-only, or another user's)")
+        raise BadInput(f"cannot write {option} {annotate}: {why}; give a file in a folder you can write")
 
 
 def _encodes(suffix: str) -> bool:

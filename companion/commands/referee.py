@@ -42,7 +42,7 @@ def add_referee_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--players", required=True, help="names in seat order, comma-separated (first starts)")
     p.add_argument("--camera", metavar="FILE", help="camera JSON from 'companion calibrate'")
     p.add_argument("--mat", metavar="MAT.json", help="mat spec (companion print-mat); the standard mat when absent")
-    p.add_argument("--mode", help="game mode (default: love/candy sprint, mindful harmony-duels "
+    p.add_argument("--mode", type=str.lower, help="game mode (default: love/candy sprint, mindful harmony-duels "
                                   "(zen-solitaire for one player), word zen-archives)")
     p.add_argument("--tiles", metavar="PROFILE",
                    help="enrolled tile profile (companion enroll): faces are read with it")

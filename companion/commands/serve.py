@@ -52,7 +52,9 @@ def app_config(ledger: str, evidence: list[str] | None = None, make: bool = True
         if not Path(d).is_dir():
             raise BadInput(f"evidence folder {d} does not exist")
         dirs.append(str(Path(d).resolve()))
-    return {"LEDGER": str(Path(ledger).resolve()), "EVIDENCE_DIRS": dirs}
+    from companion.ledger import writable
+    return {"LEDGER": str(Path(ledger).resolve()), "EVIDENCE_DIRS": dirs,
+            "LEDGER_READ_ONLY": Path(ledger).exists() and not writable(ledger)}
 
 
 def _serve(args) -> int:

@@ -190,6 +190,14 @@ def _distinct_views(paths) -> tuple[list[str], list[str]]:
     return out, dropped
 
 
+#: an RMS reprojection error (px) above which ``calibrate`` warns: OpenCV's
+#: calibration tutorials call a result "good" well under a pixel, and sharp
+#: views of a flat print reach 0.1-0.5 px; several pixels mean the views do
+#: not share one camera (a zoom or focus change) or the corners were found
+#: badly (blur, a board not lying flat)
+RMS_WARN_PX = 1.0
+
+
 def _calibrate(args: argparse.Namespace) -> int:
     from vision.calibration import calibrate
 
@@ -212,6 +220,11 @@ def _calibrate(args: argparse.Namespace) -> int:
     with OutputFiles(out.parent, [out.name], create=True) as files:    # (a full disk leaves the old file whole)
         files.write(out.name, (json.dumps(cam.to_json(), indent=1) + "\n").encode("utf-8"))
     K, d = cam.K, cam.dist
+    if rms > RMS_WARN_PX:
+        sys.stderr.write(f"companion calibrate: warning: the RMS reprojection error {rms:.2f} px is high (a good "
+                         f"calibration stays under {RMS_WARN_PX:g} px): blurred views, a board not lying flat, or "
+                         "a zoom or focus changed between the photos; the file was written, but take the views "
+                         "again for a better one\n")
     if repeated:     # (after success: a refusal stays one line)
         sys.stderr.write(f"companion calibrate: {len(repeated)} view{'s' if len(repeated) > 1 else ''} given twice "
                          f"left out: {', '.join(repeated)}\n")

@@ -40,6 +40,7 @@ DEFAULTS: dict[str, Any] = {
     "PIN_LOCKOUT_S": 300.0,        # ... lock out for this long
     "EVIDENCE_DIRS": [],           # folders evidence may be served from, besides the ledger's
     "JOIN_URL": None,              # the URL the QR code shows (default: the request's host)
+    "LEDGER_READ_ONLY": False,     # the ledger can only be read (the announcement says so)
     "LEDGER_NEW": False,           # the ledger was made for this run (the announcement says so)
     "REFEREE_PIN": None,           # drawn at random when not given
     "WORDS_LOADER": None,          # () -> (words, index) for Word Mahjong moves

@@ -96,6 +96,8 @@ def print_announcement(app: Flask, url: str, host: str, out: IO[str] | None = No
     out.write(f"  referee console: {url}referee/   PIN {app.config['REFEREE_PIN']}\n"
               f"  ledger: {app.config['LEDGER']}"
               + ("   (new: there was no file, so an empty ledger was made)" if app.config.get("LEDGER_NEW") else "")
+              + ("   (read-only: its file or folder cannot be written, so the console cannot record moves)"
+                 if app.config.get("LEDGER_READ_ONLY") else "")
               + "\n  stop with Ctrl+C\n\n")
     out.flush()
 

@@ -573,3 +573,34 @@ def test_cli_a_word_game_keeps_the_clock_it_started_with(tmp_path, capsys):
                "--deal", deal, "--players", "Sam")[0] == 0
     code, out, err = run(capsys, "game", "claim", "--ledger", led2, "--player", "Sam", "8,0,0", "12,0,0", "--t", 5)
     assert code == 2 and "keeps the wall clock (it started without --t): leave out --t" in err
+
+
+def test_cli_a_move_without_game_names_the_game_it_went_to_once_the_ledger_holds_two(love, capsys, tmp_path):
+    L = ("--ledger", love)
+    code, out, _ = run(capsys, "game", "pass", *L, "--player", "Ann", "--t", 1)
+    assert code == 0 and out.splitlines()[-1].startswith("scores: Ann 10,000 | Ben 10,000; turn: Ben")
+    deal = write_deal(tmp_path / "deal2.json", "love", ["hearts-5"] * 2 + ["roses-9"] * 2 + ["emotion-2", "passion-4"]
+                      + ["season-summer"] * 2)
+    code, out, _ = run(capsys, "game", "start", *L, "--variant", "LOVE", "--mode", "Sprint", "--deal", deal,
+                       "--players", "Cy,Di", "--t", 2)
+    assert code == 0 and "game-2" in out
+    code, out, _ = run(capsys, "game", "pass", *L, "--player", "Cy", "--t", 3)
+    # (8 tiles 4 grid units apart, all free: hearts, roses, seasons and
+    # the emotion-passion bonus pair make 4 free pairs)
+    assert code == 0 and out.splitlines() == ["#4 pass: Cy passes; Di to play",
+                                              "game-2: scores: Cy 10,000 | Di 10,000; turn: Di; tiles left 8; "
+                                              "free pairs 4"]
+    code, out, _ = run(capsys, "game", "pass", *L, "--player", "Ben", "--game", "game-1", "--t", 4)
+    assert code == 0 and out.splitlines()[-1].startswith("scores: Ann 10,000 | Ben 10,000; turn: Ann")
+
+
+def test_cli_choices_are_not_case_sensitive(love, capsys):
+    L = ("--ledger", love)
+    code, lower, _ = run(capsys, "game", "export", *L, "--format", "csv")
+    code2, upper, _ = run(capsys, "game", "export", *L, "--format", "CSV")
+    assert code == code2 == 0 and upper == lower and lower.startswith("id,game_id,type,player,")
+    code, out, _ = run(capsys, "game", "end", *L, "--reason", "Abandoned", "--t", 1)
+    assert code == 0 and "game over (abandoned)" in out
+    with pytest.raises(SystemExit) as e:
+        main(["game", "export", "--ledger", love, "--format", "XML"])
+    assert e.value.code == 2 and "invalid choice: 'xml'" in capsys.readouterr().err

@@ -231,11 +231,102 @@ def test_a_ledger_that_cannot_be_written_is_one_line_and_keeps_its_events(tmp_pa
     with Ledger(path) as led:
         first = led.append("g1", "game_started", {"variant": "love"})
         led.conn.execute("PRAGMA query_only = ON")          # every write now refused, as on a read-only file
-        with pytest.raises(BadInput, match=rf"cannot write to the ledger {path}: attempt to write a readonly "
-                                           "database"):
+        with pytest.raises(BadInput, match=rf"cannot write to the ledger {path}: it can only be read here "
+                                           r"\(its file or its folder cannot be written\); nothing was written"):
             led.append("g1", "pass", {"player": "A"})
         assert not led.conn.in_transaction
         assert [e.id for e in led.events()] == [first.id]
+
+
+def _read_only_folder(monkeypatch, folder: Path) -> None:
+    """Make ``os.access`` say what a read-only mount says of ``folder`` and
+    its files (as root, chmod alone does not stop writing)."""
+    import companion.ledger as L
+    real = os.access
+
+    def access(path, mode, *a, **kw):
+        p = Path(path).resolve()
+        if mode & os.W_OK and (p == folder.resolve() or p.parent == folder.resolve()):
+            return False
+        return real(path, mode, *a, **kw)
+    monkeypatch.setattr(L.os, "access", access)
+
+
+def test_a_ledger_on_read_only_media_is_read_without_its_shm(tmp_path, monkeypatch):
+    # a WAL database needs its -shm even to be read: a ledger on a read-only
+    # mount gave "unable to open database file" to show, export and serve
+    path = tmp_path / "l.db"
+    with Ledger(path) as led:
+        start(led)
+        led.append("g1", "pass", {"player": "Ann"}, t=1.0)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["l.db"]      # the WAL folded in on close
+    _read_only_folder(monkeypatch, tmp_path)
+    with Ledger(path, create=False) as led:
+        assert [e.type for e in led.events("g1")] == ["game_started", "pass"]
+        assert led.games()[0]["events"] == 2
+        with pytest.raises(BadInput, match=r"it can only be read here .*nothing was written"):
+            led.append("g1", "pass", {"player": "Ben"}, t=2.0)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["l.db"]      # no -wal or -shm made
+    with sqlite3.connect(path) as c:
+        assert c.execute("SELECT COUNT(*) FROM events").fetchone()[0] == 2
+
+
+def test_a_read_only_ledger_with_events_still_in_its_wal_is_read_whole_or_refused(tmp_path, monkeypatch):
+    import shutil
+    src, copy = tmp_path / "live", tmp_path / "copy"
+    src.mkdir(), copy.mkdir()
+    with Ledger(src / "l.db") as writer:                  # open: its last events are in l.db-wal
+        start(writer)
+        writer.append("g1", "pass", {"player": "Ann"}, t=1.0)
+        assert (src / "l.db-wal").stat().st_size > 0
+        for name in ("l.db", "l.db-wal"):                 # a copy taken without the -shm
+            shutil.copy(src / name, copy / name)
+        _read_only_folder(monkeypatch, src)
+        # the -shm is there: SQLite reads the WAL too, and sees the newest event
+        with Ledger(src / "l.db", create=False) as reader:
+            assert [e.type for e in reader.events("g1")] == ["game_started", "pass"]
+        _read_only_folder(monkeypatch, copy)
+        with pytest.raises(BadInput, match=r"its l.db-wal holds events not yet in the file .* copy l.db and "
+                                           r"l.db-wal to a folder that can be written"):
+            Ledger(copy / "l.db", create=False)
+    assert sorted(p.name for p in copy.iterdir()) == ["l.db", "l.db-wal"]
+
+
+def test_the_game_commands_read_a_read_only_ledger(tmp_path, monkeypatch, capsys):
+    from companion.cli import main
+    path = tmp_path / "l.db"
+    with Ledger(path) as led:
+        start(led)
+    _read_only_folder(monkeypatch, tmp_path)
+    assert main(["game", "show", "--ledger", str(path), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["tiles_left"] == 4
+    assert main(["game", "export", "--ledger", str(path), "--format", "csv"]) == 0
+    assert capsys.readouterr().out.splitlines()[1].startswith("1,g1,game_started,")
+    assert main(["game", "pass", "--ledger", str(path), "--player", "Ann", "--t", "1"]) == 2
+    assert "it can only be read here" in capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["l.db"]
+
+
+def test_a_ledger_in_a_folder_that_cannot_be_written_is_read_for_real(tmp_path, unprivileged):
+    folder = tmp_path / "archive"
+    folder.mkdir()
+    with Ledger(folder / "l.db") as led:
+        start(led)
+    folder.chmod(0o555)
+    try:
+        run = lambda *a: subprocess.run([*unprivileged, sys.executable, "-m", "companion", "game", *a,
+                                         "--ledger", str(folder / "l.db")], cwd=REPO, capture_output=True,
+                                        text=True, timeout=120, env=dict(os.environ, PYTHONPATH=str(REPO)))
+        shown = run("show", "--json")
+        assert shown.returncode == 0, shown.stderr
+        assert json.loads(shown.stdout)["players"][0]["name"] == "Ann"
+        refused = run("pass", "--player", "Ann", "--t", "1")
+        assert refused.returncode == 2
+        assert refused.stderr == (f"companion game: cannot write to the ledger {folder / 'l.db'}: it can only be "
+                                  "read here (its file or its folder cannot be written); nothing was written\n")
+        assert sorted(p.name for p in folder.iterdir()) == ["l.db"]
+    finally:
+        folder.chmod(0o755)
 
 
 def test_an_event_id_beyond_64_bits_is_no_event():

@@ -256,3 +256,33 @@ def test_one_form_posted_six_times_at_once_is_recorded_once(tmp_path):
             assert [e.type for e in led.events("g1")].count("pass") == 1
     finally:
         srv.stop()
+
+
+def test_serve_reads_a_ledger_on_read_only_media_and_says_so_in_the_banner(tmp_path, capsys, monkeypatch):
+    import os
+    from pathlib import Path
+
+    import companion.ledger as L
+    import companion.web.serve as web_serve
+    ledger = tmp_path / "archive.sqlite"
+    with Ledger(ledger) as led:
+        start_mini(led)
+    real = os.access
+    monkeypatch.setattr(L.os, "access", lambda p, mode, *a, **kw: False if mode & os.W_OK and
+                        Path(p).resolve() in (tmp_path.resolve(), ledger.resolve()) else real(p, mode, *a, **kw))
+    seen = {}
+
+    def fake_serve(app, host, port, sock=None):
+        out = io.StringIO()
+        print_announcement(app, "http://192.0.2.1:8000/", host, out)
+        seen["banner"] = out.getvalue()
+        with app.test_client() as client:
+            seen["state"] = client.get("/api/state").get_json()
+        sock.close()
+
+    monkeypatch.setattr(web_serve, "serve", fake_serve)
+    assert main(["serve", "--ledger", str(ledger), "--host", "127.0.0.1", "--port", "0"]) == 0
+    assert (f"ledger: {ledger}   (read-only: its file or folder cannot be written, so the console cannot "
+            "record moves)") in seen["banner"]
+    assert [p["name"] for p in seen["state"]["players"]] == ["Ann", "Ben"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["archive.sqlite"]
