@@ -3,7 +3,8 @@
 Marks differ by pattern, not only by colour (readable in grey print and for
 colour-blind referees):
 
-* free tile: solid outline and a check mark;
+* free tile: solid outline and an upright check mark on a white disc near
+  the face's lower edge (the art there is its border);
 * blocked tile (face seen, but covered or pinched): outline and a diagonal
   cross-hatch over the face;
 * occluded / unknown slot (present, face unseen): dashed outline and ``?``;
@@ -37,15 +38,28 @@ def _fx(pts: np.ndarray) -> np.ndarray:
     return np.round(np.asarray(pts, np.float64) * _S).astype(np.int32)
 
 
-def _check(img: np.ndarray, q: np.ndarray, colour, thick: int) -> None:
-    """A check mark inside quad ``q`` (4, 2) px, in the quad's own frame."""
-    def at(u, v):
-        top = q[0] + (q[1] - q[0]) * u
-        bot = q[3] + (q[2] - q[3]) * u
-        return top + (bot - top) * v
-    pts = np.array([at(0.22, 0.55), at(0.42, 0.75), at(0.80, 0.28)])
-    cv2.polylines(img, [_fx(pts)], False, (255, 255, 255), thick + 2, cv2.LINE_AA, shift=_SHIFT)
+def _check(img: np.ndarray, centre, size_px: float, colour, thick: int, disc: bool = False) -> None:
+    """An upright check mark (as read, whatever the mat's rotation) of
+    ``size_px`` px centred on ``centre`` (x, y) px; on a white disc when
+    ``disc``."""
+    c = np.asarray(centre, np.float64)
+    if disc:
+        cv2.circle(img, tuple(int(v) for v in _fx(c)), int(round(size_px * 0.62 * _S)), (255, 255, 255), -1,
+                   cv2.LINE_AA, shift=_SHIFT)
+    pts = c + size_px * np.array([[-0.40, 0.02], [-0.12, 0.30], [0.42, -0.32]])
+    if not disc:
+        cv2.polylines(img, [_fx(pts)], False, (255, 255, 255), thick + 2, cv2.LINE_AA, shift=_SHIFT)
     cv2.polylines(img, [_fx(pts)], False, colour, thick, cv2.LINE_AA, shift=_SHIFT)
+
+
+def _free_mark_centre(q: np.ndarray) -> np.ndarray:
+    """Where a free tile's check mark goes: on the face's centre line, near
+    the edge ``q[2]``-``q[3]``, where the art has its border only (the
+    numeral and the calligraphy are at the other end, the icon in the
+    middle; a face turned round hides its border there instead)."""
+    bottom = (q[2] + q[3]) / 2
+    top = (q[0] + q[1]) / 2
+    return bottom + (top - bottom) * 0.17
 
 
 def _dashed(img: np.ndarray, q: np.ndarray, colour, thick: int, dash_px: float = 6.0) -> None:
@@ -80,12 +94,13 @@ def _badge(img: np.ndarray, centre, radius: float, colour) -> None:
     _centre_text(img, "?", centre, radius * 1.0, colour)
 
 
-def _hatch(img: np.ndarray, mask: np.ndarray, colour, spacing: int, alpha: float = 0.75) -> None:
-    """Cross-hatch (both diagonals) ``img`` where ``mask`` is set; lines blend
-    ``alpha`` of ``colour`` so the face stays readable under them."""
+def _hatch(img: np.ndarray, mask: np.ndarray, colour, spacing: int, alpha: float = 0.75, width: int = 2) -> None:
+    """Cross-hatch (both diagonals, lines ``width`` px every ``spacing`` px)
+    ``img`` where ``mask`` is set; lines blend ``alpha`` of ``colour`` so
+    the face stays readable under them."""
     h, w = mask.shape
     yy, xx = np.mgrid[0:h, 0:w]
-    lines = ((xx + yy) % spacing < 2) | ((xx - yy) % spacing < 2)
+    lines = ((xx + yy) % spacing < width) | ((xx - yy) % spacing < width)
     sel = (mask > 0) & lines
     img[sel] = (img[sel] * (1 - alpha) + np.asarray(colour, np.float64) * alpha).astype(np.uint8)
 
@@ -123,12 +138,15 @@ def draw_overlay(image: np.ndarray, recognition, quads: np.ndarray | None = None
         else:
             blocked.append((t, q))
             cv2.fillConvexPoly(blocked_mask, _fx(q), 255, cv2.LINE_8, shift=_SHIFT)
-    _hatch(out, blocked_mask, BLOCKED_COLOUR, max(6, int(tile_px / 5)))
+    # thin lines far apart: the pattern is plain and the face under it can
+    # still be checked by eye (which tile was it?)
+    _hatch(out, blocked_mask, BLOCKED_COLOUR, max(6, int(tile_px / 4)), alpha=0.7,
+           width=1 if tile_px < 60 else 2)
     for t, q in blocked:
         cv2.polylines(out, [_fx(q)], True, BLOCKED_COLOUR, thick, cv2.LINE_AA, shift=_SHIFT)
     for t, q in free:
         cv2.polylines(out, [_fx(q)], True, FREE_COLOUR, thick + 1, cv2.LINE_AA, shift=_SHIFT)
-        _check(out, q, FREE_COLOUR, thick + 1)
+        _check(out, _free_mark_centre(q), max(7.0, tile_px * 0.3), FREE_COLOUR, thick + 1, disc=True)
     for t, q in unknown:
         _dashed(out, q, UNKNOWN_COLOUR, thick + 1, dash_px=max(4.0, tile_px / 6))
         _centre_text(out, "?", q.mean(axis=0), tile_px * 0.45, UNKNOWN_COLOUR)
@@ -146,12 +164,22 @@ def draw_overlay(image: np.ndarray, recognition, quads: np.ndarray | None = None
     if legend:
         # the legend and the advice go where they hide the fewest drawn tiles
         # (on a small picture the legend's box is a third of it)
+        # (weights: the mat under its markers' hull 1, a drawn tile 4, a
+        # marker 8 (a referee checks the pose by them), the advice 40)
         avoid = np.zeros((h, w), np.uint8)
+        pose = getattr(recognition, "pose", None)
+        corners = np.asarray(getattr(pose, "image_points", np.zeros((0, 2))), np.float64).reshape(-1, 2)
+        if len(corners) >= 3:
+            cv2.fillConvexPoly(avoid, _fx(cv2.convexHull(corners.astype(np.float32)).reshape(-1, 2)), 1,
+                               cv2.LINE_8, shift=_SHIFT)
         for _, q in (*free, *blocked, *unknown):
-            cv2.fillConvexPoly(avoid, _fx(q), 1, cv2.LINE_8, shift=_SHIFT)
+            cv2.fillConvexPoly(avoid, _fx(q), 4, cv2.LINE_8, shift=_SHIFT)
+        for k in range(0, len(corners) - 3, 4):          # each marker's 4 corners
+            cv2.fillConvexPoly(avoid, _fx(cv2.convexHull(corners[k:k + 4].astype(np.float32)).reshape(-1, 2)),
+                               8, cv2.LINE_8, shift=_SHIFT)
         band = _advice(out, getattr(recognition, "advice", ()), avoid)
         if band is not None:
-            avoid[band[0]:band[1]] = 10                  # and the legend keeps off the advice
+            avoid[band[0]:band[1]] = 40                  # and the legend keeps off the advice
         _legend(out, len(free), len(blocked), len(unknown), n_covered, avoid=avoid, n_unsure=len(unsure))
     return out
 
@@ -235,7 +263,7 @@ def _legend(img: np.ndarray, n_free: int, n_blocked: int, n_unknown: int, n_cove
         q = np.array([[x0 + 8, top], [x0 + 8 + sw, top], [x0 + 8 + sw, top + sh], [x0 + 8, top + sh]], np.float64)
         if kind == "free":
             cv2.polylines(img, [_fx(q)], True, FREE_COLOUR, 2, cv2.LINE_AA, shift=_SHIFT)
-            _check(img, q, FREE_COLOUR, 2)
+            _check(img, q.mean(axis=0), sh * 0.7, FREE_COLOUR, 2)
         elif kind == "blocked":
             m = np.zeros(img.shape[:2], np.uint8)
             cv2.fillConvexPoly(m, _fx(q), 255, cv2.LINE_8, shift=_SHIFT)

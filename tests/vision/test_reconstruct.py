@@ -547,6 +547,41 @@ def test_overlay_legend_and_advice_keep_off_the_tiles():
     assert not (np.abs(img[12:48, 12:38].astype(int) - boxed) <= 1).all(axis=2).any()   # no box over the first tile
 
 
+def test_overlay_legend_keeps_off_the_markers_and_check_marks_stay_upright():
+    # markers in the two top corners, tiles near the top: the legend takes
+    # the bottom left, on the bare table
+    from types import SimpleNamespace
+
+    from vision import overlay
+    from vision.reconstruct import Recognition
+
+    out = run([("bamboo-1", 0.98), ("none", 0.9), ("occluded", 0.9), ("circles-5", 0.99)])
+    quads = np.array([[[200 + 40 * k, 10], [230 + 40 * k, 10], [230 + 40 * k, 50], [200 + 40 * k, 50]]
+                      for k in range(4)], np.float32)
+    marker = lambda x, y: [[x, y], [x + 60, y], [x + 60, y + 60], [x, y + 60]]
+    pose = SimpleNamespace(image_points=np.array(marker(5, 5) + marker(535, 5), np.float64))
+    photo = np.full((400, 600, 3), 100, np.uint8)
+    img = overlay.draw_overlay(photo, Recognition(VARIANT, LAYOUT, tuple(out), quads, pose=pose))
+    boxed = 100 * 0.35 + 0.65 * 255
+    assert abs(int(img[390, 20, 0]) - boxed) <= 1                  # legend: bottom left
+    assert (img[5:65, 5:65] == 100).all() and (img[5:65, 535:595] == 100).all()   # markers as they were
+    # a free tile's mark is the same upright glyph whether the mat lies
+    # straight or turned a quarter round
+    glyphs = []
+    for q in (np.array([[100, 100], [160, 100], [160, 180], [100, 180]], np.float64),
+              np.array([[160, 100], [160, 180], [100, 180], [100, 100]], np.float64) + [200, 0]):
+        canvas = np.full((300, 400, 3), 100, np.uint8)
+        size = 18.0
+        overlay._check(canvas, overlay._free_mark_centre(q), size, overlay.FREE_COLOUR, 2, disc=True)
+        c = np.round(overlay._free_mark_centre(q)).astype(int)
+        r = int(size * 0.5)
+        crop = canvas[c[1] - r:c[1] + r, c[0] - r:c[0] + r].astype(int)
+        glyphs.append(np.abs(crop - overlay.FREE_COLOUR).sum(axis=2) < 60)      # the mark's own pixels
+        assert glyphs[-1].sum() > 20
+    assert (glyphs[0] & glyphs[1]).sum() / (glyphs[0] | glyphs[1]).sum() > 0.7    # (sub-pixel offsets aside)
+    assert glyphs[0][r:, r:].sum() < glyphs[0][:r, r:].sum()        # its long stroke rises to the right
+
+
 def _row_readings(readings):
     """Face / "none" probabilities for hand-made slots: ``("face", p)`` puts
     ``p`` on bamboo-2 and ``1 - p`` on "none"; ``("none", p)`` the reverse."""
