@@ -165,6 +165,28 @@ def test_calibrate_cli(page, tmp_path, capsys):
     assert "--out needs a file name" in capsys.readouterr().err
 
 
+def test_calibrate_warns_of_a_high_rms_but_writes_the_file(page, tmp_path, capsys):
+    # the zoom changed between the photos: no one camera fits them all
+    images = []
+    for i, f in enumerate((560.0, 820.0, 1150.0, 700.0, 1000.0, 620.0)):
+        K = np.array([[f, 0, 470.0], [0, f, 365.0], [0, 0, 1]])
+        images += _views(page, [POSES[i]], K=K, distance=420.0 * f / 820.0)
+    paths = _write(images, tmp_path)
+    out = tmp_path / "camera.json"
+    assert main(["calibrate", *paths, "--out", str(out), "--json"]) == 0
+    captured = capsys.readouterr()
+    rms = json.loads(captured.out)["rms_px"]
+    assert rms > 1.0
+    assert captured.err == (f"companion calibrate: warning: the RMS reprojection error {rms:.2f} px is high (a good "
+                            "calibration stays under 1 px): blurred views, a board not lying flat, or a zoom or "
+                            "focus changed between the photos; the file was written, but take the views again "
+                            "for a better one\n")
+    assert Camera.from_json(json.loads(out.read_text())).image_size == SIZE
+    # sharp views of one camera: no warning
+    assert main(["calibrate", *_write(_views(page, POSES[:4]), tmp_path / "."), "--out", str(out)]) == 0
+    assert capsys.readouterr().err == ""
+
+
 def test_calibrate_cli_errors_exit_2(page, tmp_path, capsys):
     paths = _write(_views(page, POSES[:3]), tmp_path)
     out = tmp_path / "camera.json"

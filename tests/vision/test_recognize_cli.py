@@ -73,6 +73,37 @@ def test_annotate_refuses_the_files_read_a_folder_and_a_bad_extension(tmp_path, 
     assert code == 2 and out == "" and "not a plain file" in err and len(err.strip().splitlines()) == 1
 
 
+def test_annotate_into_a_read_only_folder_says_which_folder_before_any_work(tmp_path):
+    import os
+    import shutil
+    import subprocess
+    import sys
+    prefix = []
+    if os.geteuid() == 0:
+        if shutil.which("setpriv") is None:
+            pytest.skip("running as root without setpriv: permissions would not apply")
+        prefix = ["setpriv", "--bounding-set=-all", "--inh-caps=-all"]
+    root = Path(__file__).resolve().parents[2]
+    photo = tmp_path / "photo.png"
+    cv2.imwrite(str(photo), np.full((48, 64, 3), 200, np.uint8))      # no mat: exit 3 if it were read
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    folder.chmod(0o555)
+    try:
+        proc = subprocess.run([*prefix, sys.executable, "-m", "companion", "recognize", str(photo), "--variant",
+                               "love", "--layout", "turtle", "--json", "--annotate", str(folder / "o.png")],
+                              cwd=root, env=dict(os.environ, PYTHONPATH=str(root)), capture_output=True,
+                              text=True, timeout=120)
+    finally:
+        folder.chmod(0o755)
+    if proc.returncode == 3:
+        pytest.skip("a read-only folder can be written here (permissions cannot be tested)")
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr == (f"companion recognize: cannot write --annotate {folder / 'o.png'}: the folder {folder} "
+                           "cannot be written (read-only, or another user's); give a file in a folder you can "
+                           "write\n")
+
+
 def test_importing_vision_turns_off_onnxruntime_telemetry():
     # unless the user set ORT_DISABLE_TELEMETRY already
     import os
