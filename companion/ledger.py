@@ -139,24 +139,16 @@ def _open(path, create: bool) -> sqlite3.Connection:
         existing = True if key is not None and key in _HELD else _look_at_file(p, create)
     if existing and not writable(p):
         return _open_read_only(p)
-    try:
-        conn = sqlite3.connect(str(path), isolation_level=None, timeout=10.0,
-                               check_same_thread=False)
-    except sqlite3.Error as exc:
-        raise BadInput(f"cannot open ledger {path}: {exc}") from None
-    try:
+    def setup(conn):
         if existing:
             _refuse_other_tables(conn, path)
         mode = conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
         conn.execute("PRAGMA synchronous=FULL")
         conn.execute("PRAGMA foreign_keys=ON")
         conn.execute("PRAGMA busy_timeout=10000")
-    except sqlite3.Error as exc:
-        conn.close()
-        raise BadInput(f"cannot open ledger {path}: {exc}") from None
-    except BadInput:
-        conn.close()
-        raise
+        return mode
+
+    conn, mode = _connect(str(path), path, setup)
     if str(mode).lower() != "wal" and str(path) != ":memory:":
         conn.close()
         raise BadInput(f"ledger {path}: cannot switch to WAL mode (got {mode})")
@@ -205,23 +197,35 @@ def _open_read_only(p: Path) -> sqlite3.Connection:
                        f"and {wal.name} to a folder that can be written and read the copy")
     else:
         params = "?mode=ro&immutable=1"
-    try:
-        conn = sqlite3.connect(uri + params, uri=True, isolation_level=None, timeout=10.0,
-                               check_same_thread=False)
-    except sqlite3.Error as exc:
-        raise BadInput(f"cannot open ledger {p} (read-only): {exc}") from None
-    try:
+    def setup(conn):
         _refuse_other_tables(conn, p)
         if not conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'events'").fetchone():
             raise BadInput(f"cannot open ledger {p}: it cannot be written, and holds no ledger yet")
         conn.execute("PRAGMA busy_timeout=10000")
+
+    return _connect(uri + params, p, setup, uri=True, note=" (read-only)")[0]
+
+
+def _connect(target: str, path, setup, uri: bool = False, note: str = ""):
+    """``(connection, setup(connection))`` for the SQLite file or URI
+    ``target``; an SQLite error on the way, or a :class:`BadInput` from
+    ``setup``, closes the connection again.
+
+    Raises:
+        BadInput: "cannot open ledger PATH{note}: ..." for SQLite's errors.
+    """
+    try:
+        conn = sqlite3.connect(target, uri=uri, isolation_level=None, timeout=10.0, check_same_thread=False)
+    except sqlite3.Error as exc:
+        raise BadInput(f"cannot open ledger {path}{note}: {exc}") from None
+    try:
+        return conn, setup(conn)
     except sqlite3.Error as exc:
         conn.close()
-        raise BadInput(f"cannot open ledger {p} (read-only): {exc}") from None
+        raise BadInput(f"cannot open ledger {path}{note}: {exc}") from None
     except BadInput:
         conn.close()
         raise
-    return conn
 
 
 def _look_at_file(p: Path, create: bool) -> bool:
