@@ -90,7 +90,7 @@ class Deal:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "faces", tuple(self.faces))
-        _check_faces(self.variant, self.faces, len(self.layout), self.layout.name)
+        check_faces(self.variant, self.faces, len(self.layout), self.layout.name)
 
     def to_json(self) -> dict:
         """The contract's deal object."""
@@ -162,8 +162,18 @@ def slot_from_json(value: object, where: str) -> Slot:
     return Slot(*value)
 
 
-def _check_faces(variant: str, faces: Sequence[str | None], n: int, where: str,
-                 allow_none: bool = False) -> None:
+def check_faces(variant: str, faces: Sequence[str | None], n: int, where: str,
+                allow_none: bool = False) -> None:
+    """Refuse faces that ``variant``'s set cannot deal on ``n`` slots.
+
+    Args:
+        faces: one face id per slot (None: unknown, with ``allow_none``).
+        where: the layout or file named in the messages.
+
+    Raises:
+        BadInput: not ``n`` faces; a face that is not a face id of the set;
+            a face more often than the set holds it (one line).
+    """
     ts = tileset(variant)  # BadInput on an unknown variant
     if len(faces) != n:
         raise BadInput(f"{len(faces)} faces for the {n} slots of layout {where!r}")

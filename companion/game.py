@@ -1099,29 +1099,7 @@ class GameState:
         return f"referee corrected event #{e.ref}: {keys}{why}"
 
     def _change_words(self, key: str, value) -> str:
-        """One corrected field as a table reads it: ``player Bo``, ``tiles
-        7,4,0 and 11,2,1``, ``faces 3 Triple Hearts and 3 Triple Hearts``."""
-        def tile(x) -> str:
-            try:
-                return str(Slot(*map(int, x)))
-            except (TypeError, ValueError):
-                return str(x)
-
-        def face(x) -> str:
-            try:
-                return self.tiles.face(str(x)).name
-            except (KeyError, BadInput):
-                return str(x)
-
-        if key in ("slots", "faces") and isinstance(value, (list, tuple)):
-            names = [tile(x) if key == "slots" else face(x) for x in value]
-            word = "tiles" if key == "slots" else "faces"
-            return f"{word} " + (" and ".join(names) if len(names) <= 2 else ", ".join(names))
-        if key == "slot":
-            return f"tile {tile(value)}"
-        if isinstance(value, (str, int, float)) and not isinstance(value, bool):
-            return f"{key} {value}"
-        return f"{key} {json.dumps(value, ensure_ascii=False)}"
+        return change_words(key, value, self.tiles)
 
     def _on_needs_referee(self, e: Event) -> str:
         d = e.data
@@ -2181,8 +2159,15 @@ def resolve_correction(state: GameState, target: int, changes: Mapping | None = 
         # names as the game spells them (a player may be typed in another case)
         changes = dict(changes)
         for key in ("player", "from"):
-            if isinstance(changes.get(key), str):
-                changes[key] = state.player(changes[key]).name
+            if key not in changes:
+                continue
+            v = changes[key]
+            if isinstance(v, (int, float)) and not isinstance(v, bool):
+                v = json.dumps(v)            # --set player=5 read as JSON: a player named "5"
+            if not isinstance(v, str):
+                raise BadInput(f"{key} must be a player's name, not {_shown(json.dumps(v), 40)} "
+                               f"(players: {', '.join(p.name for p in state.players)})")
+            changes[key] = state.player(v).name
     if changes and changes.get("faces") is not None:
         faces = changes["faces"]
         if isinstance(faces, str) or not isinstance(faces, (list, tuple)):
@@ -2427,6 +2412,33 @@ def state_json(events: Sequence, deal_lookup: Callable | None = None,
     }
 
 
+def change_words(key: str, value, tiles: TileSet | None = None) -> str:
+    """One corrected field as a table reads it: ``player Bo``, ``tiles
+    7,4,0 and 11,2,1``, ``faces 3 Triple Hearts and 3 Triple Hearts`` (face
+    ids as given without ``tiles``)."""
+    def tile(x) -> str:
+        try:
+            return str(Slot(*map(int, x)))
+        except (TypeError, ValueError):
+            return str(x)
+
+    def face(x) -> str:
+        try:
+            return tiles.face(str(x)).name if tiles is not None else str(x)
+        except (KeyError, BadInput):
+            return str(x)
+
+    if key in ("slots", "faces") and isinstance(value, (list, tuple)):
+        names = [tile(x) if key == "slots" else face(x) for x in value]
+        word = "tiles" if key == "slots" else "faces"
+        return f"{word} " + (" and ".join(names) if len(names) <= 2 else ", ".join(names))
+    if key == "slot":
+        return f"tile {tile(value)}"
+    if isinstance(value, (str, int, float)) and not isinstance(value, bool):
+        return f"{key} {value}"
+    return f"{key} {json.dumps(value, ensure_ascii=False)}"
+
+
 def brief(e: Event, tiles: TileSet | None = None) -> str:
     """A plain-words line for an event from its data alone (used for events
     that do not count, e.g. undone ones); with the game's ``tiles`` a claim's
@@ -2454,7 +2466,11 @@ def brief(e: Event, tiles: TileSet | None = None) -> str:
     if e.type == "undo":
         return f"{who} undid event #{e.ref}"
     if e.type == "correction":
-        return f"referee correction of event #{e.ref}"
+        if d.get("void"):
+            return f"referee voided event #{e.ref}"
+        changes = d.get("changes") if isinstance(d.get("changes"), dict) else {}
+        keys = "; ".join(change_words(str(k), v, tiles) for k, v in changes.items())
+        return f"referee corrected event #{e.ref}" + (f": {keys}" if keys else "")
     if e.type == "game_ended":
         return f"game over: {d.get('reason')}"
     if e.type == "faces_seen":

@@ -820,6 +820,11 @@ def parse_layout_json(text: str, source: str = "<json>") -> Layout:
     if "name" in doc:
         _check_name(name, source, 1)
     if not isinstance(doc.get("slots"), list):
+        if isinstance(doc.get("tiles"), list) and "variant" in doc:
+            # what `companion deal --json` prints: its layout is in it, as slots of the tiles
+            raise _fault(source, 1, "this is a deal (\"variant\" and \"tiles\"), not a layout: give it as "
+                                    "a deal (companion game start --deal FILE, companion solve FILE), or its "
+                                    "layout by name (\"layout\" in it)")
         raise _fault(source, 1, "layout JSON needs a \"slots\" list of [x, y, z]")
     _check_count(len(doc["slots"]), source, 1)
     m = re.search(r'"slots"\s*:\s*\[', text)

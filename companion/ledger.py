@@ -610,4 +610,4 @@ def _status_text(st, e: Event) -> tuple[str, str]:
     ent = st.entries.get(e.id)
     if ent is not None and ent.status == "rejected":
         return "rejected", ent.text
-    return st.status.get(e.id, "ok"), ent.text if ent is not None else brief(e)
+    return st.status.get(e.id, "ok"), ent.text if ent is not None else brief(e, st.tiles)

@@ -341,7 +341,7 @@ def _run_demo(args, folder: Path, sock) -> int:
         if summary["interrupted"]:
             raise Interrupted(interrupted_line(summary, source, args.events_out, str(ledger_path)))
         st = summary["state"]
-        if st is not None:
+        if st is not None and not args.quiet:
             scores = ", ".join(f"{p.name} {st.score(p):,}" for p in st.players)
             print(f"demo: refereed {count(summary['frames'], 'frame')} at {summary['fps']:.1f} fps, "
                   f"{count(summary['events'], 'event')}; scores: {scores}; ledger {ledger_path}", flush=True)

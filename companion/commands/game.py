@@ -192,7 +192,7 @@ class _Session:
         else:
             for ev in self.written:
                 ent = st.entries.get(ev.id)
-                print(f"#{ev.id} {ev.type}: {ent.text if ent else G.brief(ev)}")
+                print(f"#{ev.id} {ev.type}: {ent.text if ent else G.brief(ev, st.tiles)}")
             # a ledger of several games: the move went to the newest unless
             # --game said otherwise, so the line names the game it went to
             named = not getattr(self.args, "game", None) and self.ledger.game_count() > 1
@@ -334,8 +334,14 @@ def _read_deal(path: str) -> tuple[str | None, Layout, list[str | None]]:
     from companion.deals import slot_from_json
     from companion.files import read_json_file
     p = Path(path)
+    layout_instead = (f"{path} is a layout, not a deal: give it with --layout {path} --seed N (the seed picks "
+                      "the deal), or make a deal from it with companion deal")
+    if p.suffix.lower() in (".layout", ".map"):
+        raise BadInput(layout_instead)
     obj = read_json_file(p, "deal file")
     tiles = obj.get("tiles") if isinstance(obj, dict) else None
+    if isinstance(obj, dict) and tiles is None and isinstance(obj.get("slots"), list):
+        raise BadInput(layout_instead)
     if not isinstance(tiles, list) or not all(isinstance(t, dict) for t in tiles):
         raise BadInput(f"{path}: a deal needs tiles: [{{slot: [x, y, z], face: id}}, ...]")
     # slots as strict as `solve` reads them, so a game never starts on a board
@@ -349,11 +355,20 @@ def _start(args) -> int:
     from companion.ledger import Ledger
     if args.deal:
         from companion.commands.engine import refuse_unplayable
+        from companion.deals import check_faces
+        if args.random:
+            raise BadInput("--random picks a new deal, so it cannot go with --deal (which gives the deal); "
+                           "give one of them")
         variant, layout, faces = _read_deal(args.deal)
         refuse_unplayable(layout, f"{args.deal}: ")
-        if variant is not None and variant != args.variant:
+        if variant is not None and str(variant).lower() != args.variant:
             raise BadInput(f"deal {args.deal} is for {variant}, not {args.variant}")
-        seed = args.seed
+        # as strictly as `solve` reads a deal: no face more often than the set holds it
+        try:
+            check_faces(args.variant, faces, len(layout), args.deal, allow_none=True)
+        except BadInput as exc:
+            raise BadInput(f"{args.deal}: {exc}") from None
+        seed = args.seed      # (the game's seed all the same: Zen Reshuffles draw from it)
     else:
         if args.seed is None:
             raise BadInput("--seed is required with --layout")
@@ -365,6 +380,9 @@ def _start(args) -> int:
     opts = _kv(args.option)
     for key in ("difficulty", "turn_limit", "level", "target_seconds", "countdown_seconds"):
         if getattr(args, key) is not None:
+            if key in opts and opts[key] != getattr(args, key):
+                raise BadInput(f"--{key.replace('_', '-')} {getattr(args, key)} and --option {key}="
+                               f"{json.dumps(opts[key])} disagree: give one of them")
             opts[key] = getattr(args, key)
     players = [n.strip() for n in args.players.split(",")]
     data = G.start_data(args.variant, args.mode, layout, faces, players, seed, opts)

@@ -62,7 +62,7 @@ def event(event_id: int):
     # the event as the ledger reads it now: the referee's corrections laid
     # over it (the camera's evidence stays what it recorded)
     shown = scoreboard.corrected_event(evs, ev)
-    text = ent.text if ent is not None else scoreboard.G.brief(shown)
+    text = ent.text if ent is not None else scoreboard.G.brief(shown, full.tiles if full is not None else None)
     changes = scoreboard.corrections_of(full, ev.id) if full is not None else []
     evd = ev.data.get("evidence") if isinstance(ev.data.get("evidence"), dict) else {}
     mine = shown.data.get("slots") if isinstance(shown.data.get("slots"), list) else (

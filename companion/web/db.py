@@ -43,7 +43,8 @@ def get_db() -> Ledger:
             ledger_unavailable(BadInput(f"{path} was deleted or replaced while the scoreboard ran: put it back, "
                                         "or restart companion serve on the ledger to use"))
         try:
-            g.ledger = Ledger(path)
+            # a ledger there when the app was made is never made again here
+            g.ledger = Ledger(path, create=served is None)
         except BadInput as exc:
             ledger_unavailable(exc)
         if served is None:
@@ -104,6 +105,13 @@ def init_ledger_command() -> None:
 
 
 def init_app(app: Flask) -> None:
+    """Give ``app`` its event hub, the teardown hook and ``init-ledger``, and
+    note the (device, inode) of a ledger file already there (one deleted
+    before the first request is then answered 503 like one deleted later,
+    not replaced by a new empty ledger)."""
+    key = file_key(app.config["LEDGER"])
+    if key is not None:
+        app.extensions[LEDGER_FILE_KEY] = key
     app.extensions[HUB_KEY] = EventHub(app.config["LEDGER"], poll_interval=app.config["SSE_POLL_S"],
                                        keepalive=app.config["SSE_KEEPALIVE_S"])
     app.teardown_appcontext(close_db)

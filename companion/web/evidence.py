@@ -137,7 +137,7 @@ def evidence_json(event_id: int):
     if st is not None:
         ent = st.entries.get(ev.id)
         full = scoreboard.G.replay(evs)
-        out["text"] = ent.text if ent is not None else scoreboard.G.brief(ev)
+        out["text"] = ent.text if ent is not None else scoreboard.G.brief(ev, full.tiles)
         out["status"] = "rejected" if ent is not None and ent.status == "rejected" else full.status.get(ev.id, "ok")
     if files["slots"]:
         index = st.layout.index if st is not None else {}

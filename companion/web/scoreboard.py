@@ -82,7 +82,7 @@ def corrections_of(state: G.GameState, event_id: int) -> list[dict]:
     for e in state.raw:
         if e.ref == event_id and e.type in ("correction", "undo"):
             ent = state.entries.get(e.id)
-            out.append({"id": e.id, "text": ent.text if ent is not None else G.brief(e),
+            out.append({"id": e.id, "text": ent.text if ent is not None else G.brief(e, state.tiles),
                         "status": state.status.get(e.id, "ok")})
     return out
 

@@ -174,12 +174,41 @@ def serve(app_or_config: Flask | Mapping[str, Any] | str | os.PathLike | None, h
     app.config["JOIN_URL"] = app.config["JOIN_URL"] or url
     if announce:
         print_announcement(app, url, host)
+    restore = _end_streams_on_ctrl_c(app)
     try:
         server.run()
     except KeyboardInterrupt:
         pass
     finally:
+        restore()
         _close(app, server)
+
+
+def _end_streams_on_ctrl_c(app: Flask):
+    """Make Ctrl+C end the live streams at once: waitress's ``run`` meets the
+    KeyboardInterrupt by waiting up to 5 s for its workers, and a worker
+    holding a stream waits in the hub until its next keep-alive, so the stop
+    took 5 s and ended on waitress's "1 thread(s) still running".  The
+    handler starts the hub's stop on a thread of its own (its lock is never
+    taken inside a signal handler) and raises KeyboardInterrupt as Python's
+    own handler does.  Returns the function that puts the old handler back
+    (nothing to do off the main thread, where signals cannot be handled, nor
+    where SIGINT was ignored from the start)."""
+    import signal
+    if threading.current_thread() is not threading.main_thread():
+        return lambda: None
+    from companion.web.db import HUB_KEY
+    hub = app.extensions[HUB_KEY]
+    old = signal.getsignal(signal.SIGINT)
+    if old is signal.SIG_IGN:          # (started ignoring it, as nohup does: left so)
+        return lambda: None
+
+    def on_ctrl_c(signum, frame):
+        threading.Thread(target=hub.stop, name="companion-stop-streams", daemon=True).start()
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGINT, on_ctrl_c)
+    return lambda: signal.signal(signal.SIGINT, old)
 
 
 @dataclass

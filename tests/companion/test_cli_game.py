@@ -604,3 +604,62 @@ def test_cli_choices_are_not_case_sensitive(love, capsys):
     with pytest.raises(SystemExit) as e:
         main(["game", "export", "--ledger", love, "--format", "XML"])
     assert e.value.code == 2 and "invalid choice: 'xml'" in capsys.readouterr().err
+
+
+def test_cli_correct_player_must_be_a_name(love, capsys):
+    L = ("--ledger", love)
+    assert run(capsys, "game", "claim", *L, "--player", "Ann", "0,0,0", "4,0,0", "--t", 1)[0] == 0
+    for value, says in (("5", "unknown player '5' (players: Ann, Ben)"),
+                        ('["Ben"]', "player must be a player's name, not '[\"Ben\"]' (players: Ann, Ben)"),
+                        ('{"a": 1}', "player must be a player's name, not '{\"a\": 1}' (players: Ann, Ben)")):
+        code, out, err = run(capsys, "game", "correct", *L, "2", "--set", f"player={value}", "--t", 2)
+        assert code == 2 and out == "" and err == f"companion game: {says}\n", err
+    assert [e.type for e in events(love)] == ["game_started", "claim"]
+
+
+def test_cli_start_reads_a_deal_as_strictly_as_solve(tmp_path, capsys):
+    led = str(tmp_path / "l.db")
+    five = write_deal(tmp_path / "five.json", "love", ["hearts-5"] * 5 + ["roses-9"])
+    code, out, err = run(capsys, "game", "start", "--ledger", led, "--variant", "love", "--mode", "sprint",
+                         "--deal", five, "--players", "Ann,Ben", "--t", 0)
+    assert code == 2 and err == f"companion game: {five}: face 'hearts-5' appears 5 times; a love set holds 4\n"
+    ok = write_deal(tmp_path / "ok.json", "love", ["hearts-5"] * 2 + ["roses-9"] * 2)
+    code, _, err = run(capsys, "game", "start", "--ledger", led, "--variant", "love", "--mode", "sprint",
+                       "--deal", ok, "--random", "--players", "Ann,Ben", "--t", 0)
+    assert code == 2 and "--random picks a new deal, so it cannot go with --deal" in err
+    layout = tmp_path / "tiny.json"
+    layout.write_text(json.dumps({"name": "tiny", "slots": [[0, 0, 0], [4, 0, 0]]}))
+    code, _, err = run(capsys, "game", "start", "--ledger", led, "--variant", "love", "--mode", "sprint",
+                       "--deal", str(layout), "--players", "Ann,Ben", "--t", 0)
+    assert code == 2 and err.startswith(f"companion game: {layout} is a layout, not a deal: give it with --layout")
+    code, _, err = run(capsys, "game", "start", "--ledger", led, "--variant", "love", "--mode", "sprint",
+                       "--layout", ok, "--seed", 1, "--players", "Ann,Ben", "--t", 0)
+    assert code == 2 and err.startswith(f"companion game: {ok}:1: this is a deal (\"variant\" and \"tiles\"), "
+                                        "not a layout")
+    assert not (tmp_path / "l.db").exists()
+
+
+def test_cli_start_refuses_an_option_given_twice_with_two_values(tmp_path, capsys):
+    led = str(tmp_path / "l.db")
+    args = ["game", "start", "--ledger", led, "--variant", "mindful", "--mode", "zen-solitaire", "--players", "Mo",
+            "--layout", "turtle", "--seed", 5, "--t", 0]
+    code, _, err = run(capsys, *args, "--option", "difficulty=hard", "--difficulty", "easy")
+    assert code == 2 and err == ('companion game: --difficulty easy and --option difficulty="hard" disagree: '
+                                 "give one of them\n")
+    code, out, _ = run(capsys, *args, "--option", "difficulty=easy", "--difficulty", "easy", "--json")
+    assert code == 0 and json.loads(out)["options"]["difficulty"] == "easy"
+
+
+def test_cli_a_voided_event_keeps_its_description(love, capsys):
+    L = ("--ledger", love)
+    run(capsys, "game", "claim", *L, "--player", "Ann", "0,0,0", "4,0,0", "--t", 1)
+    run(capsys, "game", "correct", *L, "2", "--set", "player=Ben", "--t", 2)
+    run(capsys, "game", "void", *L, "3", "--t", 3)
+    run(capsys, "game", "void", *L, "2", "--t", 4)
+    code, out, _ = run(capsys, "game", "ledger", *L)
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[1] == "#2 claim t=1.00s [voided]: Ann claimed 5 Crystal Hearts + 5 Crystal Hearts (0,0,0 4,0,0)"
+    assert lines[2] == "#3 correction ->#2 t=2.00s [voided]: referee corrected event #2: player Ben"
+    assert lines[3:] == ["#4 correction ->#3 t=3.00s: referee voided event #3",
+                         "#5 correction ->#2 t=4.00s: referee voided event #2"]

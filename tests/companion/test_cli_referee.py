@@ -285,10 +285,14 @@ def tiny_demo(monkeypatch, tmp_path, fake_vision, layout_file):
 
 def test_demo_no_serve_runs_to_the_end(tiny_demo, capsys, tmp_path):
     events = tmp_path / "demo.jsonl"
-    code = main(["demo", "--no-serve", "--cache", str(tiny_demo), "--quiet", "--events-out", str(events)])
+    code = main(["demo", "--no-serve", "--cache", str(tiny_demo), "--events-out", str(events)])
     out = capsys.readouterr().out
     assert code == 0
     assert "demo: refereed 22 frames" in out and "Ada 10,200" in out
+    assert [json.loads(x)["type"] for x in events.read_text().splitlines()] == ["claim"]
+    # --quiet: no summary line either (as its --help says)
+    code = main(["demo", "--no-serve", "--cache", str(tiny_demo), "--quiet", "--events-out", str(events)])
+    assert code == 0 and capsys.readouterr().out == ""
     assert [json.loads(x)["type"] for x in events.read_text().splitlines()] == ["claim"]
     assert (tiny_demo / "demo-ledger.sqlite").is_file()
 
@@ -350,7 +354,7 @@ def test_one_ctrl_c_during_the_recording_stops_the_demo(tiny_demo, capsys, monke
     def never(_seconds):
         raise AssertionError("the demo waited for a second Ctrl+C")
     monkeypatch.setattr(demo.time, "sleep", never)
-    code = main(["demo", "--cache", str(tiny_demo), "--quiet", "--host", "127.0.0.1", "--port", "0"])
+    code = main(["demo", "--cache", str(tiny_demo), "--host", "127.0.0.1", "--port", "0"])
     out = capsys.readouterr().out
     assert code == 0
     assert "demo: refereed 5 frames" in out
@@ -566,7 +570,7 @@ def test_the_bundled_demo_is_refereed_as_its_truth(tmp_path, capsys):
     recording's truth, and nothing else (a break-test found a fresh render
     refereed wrongly where a stale cache hid it)."""
     events = tmp_path / "demo.jsonl"
-    code = main(["demo", "--no-serve", "--cache", str(tmp_path / "cache"), "--quiet", "--events-out", str(events)])
+    code = main(["demo", "--no-serve", "--cache", str(tmp_path / "cache"), "--events-out", str(events)])
     assert code == 0
     truth = json.loads(next((tmp_path / "cache").glob("demo-v*/truth.json")).read_text())["events"]
     got = [json.loads(x) for x in events.read_text().splitlines()]

@@ -490,6 +490,23 @@ def test_a_ledger_deleted_or_replaced_under_the_server_is_503_not_a_new_empty_on
     assert f"companion serve: cannot read the ledger: {path} was deleted or replaced while the scoreboard ran" in err
 
 
+def test_a_ledger_deleted_before_the_first_request_is_503_too(tmp_path, capsys):
+    # the file's identity was taken at the first request: a ledger deleted
+    # between "companion serve" starting and the first phone got a new,
+    # empty ledger made in its place, and every phone was told "no game yet"
+    from companion.web import create_app
+    path = tmp_path / "l.db"
+    with Ledger(path) as led:
+        start_mini(led)
+    app = create_app({"LEDGER": str(path), "TESTING": True})
+    path.unlink()
+    rv = app.test_client().get("/api/state")
+    assert rv.status_code == 503
+    assert not path.exists()
+    assert (f"companion serve: cannot read the ledger: {path} was deleted or replaced while the scoreboard ran"
+            in capsys.readouterr().err)
+
+
 def test_a_board_asked_at_an_event_before_the_game_began_says_so(client, mini_game):
     start_mini(mini_game, gid="g2", players=("Cy", "Di"))          # event #2
     rv = client.get("/api/board?at=1&game=g2")

@@ -286,3 +286,46 @@ def test_serve_reads_a_ledger_on_read_only_media_and_says_so_in_the_banner(tmp_p
             "record moves)") in seen["banner"]
     assert [p["name"] for p in seen["state"]["players"]] == ["Ann", "Ben"]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["archive.sqlite"]
+
+
+def test_ctrl_c_ends_serve_at_once_with_a_live_stream_open(tmp_path):
+    # waitress met Ctrl+C by waiting 5 s for a worker that held a phone's
+    # stream, then printed "1 thread(s) still running"
+    import os
+    import re
+    import signal
+    import socket
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[2]
+    ledger = tmp_path / "l.db"
+    with Ledger(ledger) as led:
+        start_mini(led)
+    proc = subprocess.Popen([sys.executable, "-m", "companion", "serve", "--host", "127.0.0.1", "--port", "0",
+                             "--ledger", str(ledger)], cwd=root, env=dict(os.environ, PYTHONPATH=str(root)),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        port = None
+        for _ in range(200):
+            line = proc.stdout.readline()
+            m = re.search(r"referee console: http://127\.0\.0\.1:(\d+)/", line)
+            if m:
+                port = int(m.group(1))
+                break
+        assert port is not None
+        stream = socket.create_connection(("127.0.0.1", port), timeout=10)
+        stream.sendall(b"GET /api/events HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n")
+        assert stream.recv(100).startswith(b"HTTP/1.1 200")
+        t0 = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=30)
+        took = time.monotonic() - t0
+        stream.close()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0 and err == ""
+    assert took < 3.0, took
