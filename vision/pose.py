@@ -525,6 +525,30 @@ def _refuse_camera_that_does_not_fit(obj: np.ndarray, img: np.ndarray, size: tup
                    "image_size? Calibrate again, or leave out --camera")
 
 
+def mirror_hint(image_bgr: np.ndarray, spec: MatSpec, camera: Camera | None = None,
+                min_markers: int = MIN_MARKERS) -> str:
+    """For a picture in which :func:`estimate_pose` found no mat:
+    ``"; the picture looks mirrored ..."`` when the picture flipped left to
+    right shows ``min_markers`` consistent markers (a front camera or a video
+    call shows the table mirrored, and ArUco markers do not read mirrored),
+    else ``""``.  One more marker search (a few ms at 720p): for the one-line
+    error of a command, not for every frame of a stream.
+
+    Args:
+        image_bgr: ``(H, W, 3) uint8`` BGR (grey accepted).
+    """
+    gray = as_gray(image_bgr)
+    size = (gray.shape[1], gray.shape[0])
+    matches = _correspondences(np.ascontiguousarray(gray[:, ::-1]), spec)
+    if matches:
+        matches = _reject_outliers(matches, camera.scaled_to(size) if camera is not None else None, size)
+    if len(matches) < max(1, min_markers):
+        return ""
+    return (f"; the picture looks mirrored ({len(matches)} markers read once it is flipped left to right, as a "
+            "front camera or a video call shows the table): turn off the camera's mirroring, or flip the "
+            "picture")
+
+
 def estimate_pose(image_bgr: np.ndarray, spec: MatSpec, camera: Camera | None = None,
                   min_markers: int = MIN_MARKERS) -> MatPose:
     """Find the mat in an image and the camera's pose relative to it.
@@ -556,12 +580,16 @@ def estimate_pose(image_bgr: np.ndarray, spec: MatSpec, camera: Camera | None = 
     size = (gray.shape[1], gray.shape[0])
     cam = camera.scaled_to(size) if camera is not None else None
     total = len(spec.markers)
+    need = max(1, min_markers)
     matches = _correspondences(gray, spec)
     if not matches:
         raise MatNotFound(f"no mat markers found in the image (0 of {total})")
+    found = len(matches)
     matches = _reject_outliers(matches, cam, size)
-    if len(matches) < max(1, min_markers):
-        raise MatNotFound(f"only {len(matches)} of {total} mat markers found (need {max(1, min_markers)})")
+    if len(matches) < need:
+        what = (f"found (need {need})" if len(matches) == found
+                else f"fit one mat ({found} read; need {need})")
+        raise MatNotFound(f"only {len(matches)} of {total} mat markers {what}")
     obj = np.concatenate([m[1] for m in matches])
     img = np.concatenate([m[2] for m in matches])
     if cam is None:

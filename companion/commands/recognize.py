@@ -55,8 +55,16 @@ def _recognize(args) -> int:
     classifier = TileClassifier()
     reader = ProfileFaceReader(args.tiles, args.variant) if args.tiles else None
     from vision.reconstruct import recognize
-    rec = recognize(image, args.variant, layout, camera=camera, classifier=classifier, spec=spec,
-                    face_reader=reader)
+    from companion.errors import MatNotFound
+    try:
+        rec = recognize(image, args.variant, layout, camera=camera, classifier=classifier, spec=spec,
+                        face_reader=reader)
+    except MatNotFound as exc:
+        from vision.pose import mirror_hint
+        hint = mirror_hint(image, spec, camera)
+        if not hint:
+            raise
+        raise MatNotFound(f"{exc}{hint}") from None
     if args.annotate:
         from vision.overlay import draw_overlay
         write_picture(args.annotate, draw_overlay(image, rec))

@@ -241,6 +241,7 @@ def _calibrate(args: argparse.Namespace) -> int:
 
 
 def _find_mat(args: argparse.Namespace) -> int:
+    from companion.errors import MatNotFound
     from vision.pose import draw_overlay, estimate_pose
 
     if args.draw is not None:
@@ -252,7 +253,14 @@ def _find_mat(args: argparse.Namespace) -> int:
     spec = load_mat(args.mat)
     camera = load_camera(args.camera)
     img = read_image(args.image)
-    pose = estimate_pose(img, spec, camera)
+    try:
+        pose = estimate_pose(img, spec, camera)
+    except MatNotFound as exc:
+        from vision.pose import mirror_hint
+        hint = mirror_hint(img, spec, camera)
+        if not hint:
+            raise
+        raise MatNotFound(f"{exc}{hint}") from None
     if args.draw is not None:
         from companion.commands.recognize import write_picture
         write_picture(args.draw, draw_overlay(img, spec, pose))

@@ -132,6 +132,27 @@ def test_photo_without_mat_exits_3_without_json(tmp_path, capsys, kind):
     assert len(err.strip().splitlines()) == 1
 
 
+def test_a_mirrored_photo_is_named_as_mirrored(tmp_path, capsys):
+    # a front camera or a video call shows the table mirrored: no marker
+    # reads as printed, and the one line says why
+    from companion import codex
+    from vision.synth import SceneSpec, render_scene
+
+    scene = render_scene(SceneSpec("love", codex.builtin("sprint-2layer"), tilt_deg=(20, 20)),
+                         np.random.default_rng(3))
+    path = tmp_path / "mirrored.png"
+    cv2.imwrite(str(path), cv2.flip(scene.image, 1))
+    for argv in (["recognize", str(path), "--variant", "love", "--layout", "sprint-2layer", "--json"],
+                 ["find-mat", str(path)]):
+        code, out, err = run(argv, capsys)
+        assert code == 3 and out == "" and len(err.strip().splitlines()) == 1
+        assert "the picture looks mirrored (9 markers read once it is flipped left to right" in err, err   # (the markers this view reads)
+    # a photo with no mat at all is not called mirrored
+    cv2.imwrite(str(path), np.full((480, 640, 3), 235, np.uint8))
+    code, out, err = run(["find-mat", str(path)], capsys)
+    assert code == 3 and "mirrored" not in err
+
+
 def test_json_shape_on_a_rendered_scene(tmp_path, capsys):
     from companion import codex
     from vision.synth import SceneSpec, render_scene
