@@ -593,3 +593,23 @@ def test_a_cameras_faces_seen_is_corrected_in_the_console_by_its_faces_only(clie
     rv = referee.post("/referee/correct", {"game": "g1", "event_id": "2", "faces": "hearts-2"})
     assert rv.json["ok"], rv.json
     assert state(mini_game).faces[0] == "hearts-2"
+
+
+def test_a_move_on_a_read_only_ledger_is_400_in_words_and_the_pages_still_read(app, client, referee, mini_game,
+                                                                                monkeypatch):
+    import os
+    from pathlib import Path
+
+    import companion.ledger as L
+    referee.login()
+    folder = Path(app.config["LEDGER"]).parent
+    mini_game.close()                            # (the ledger is folded whole, as on an archive)
+    app.extensions["companion.hub"].stop()
+    real = os.access
+    monkeypatch.setattr(L.os, "access", lambda p, mode, *a, **kw: False if mode & os.W_OK and Path(p).resolve()
+                        in (folder.resolve(), Path(app.config["LEDGER"]).resolve()) else real(p, mode, *a, **kw))
+    rv = referee.post("/referee/move", {"game": "g1", "kind": "pass", "player": "Ann"})
+    assert rv.status_code == 400
+    assert rv.json["error"].endswith("it can only be read here (its file or its folder cannot be written); "
+                                     "nothing was written")
+    assert client.get("/api/state").json["players"][0]["name"] == "Ann"
