@@ -2,7 +2,7 @@
 
     python bench/bench_referee.py [--seed 7001] [--games 4] [--fps 30] [--size 1280x720]
                                   [--claims 6] [--work DIR] [--format jpg|mp4] [--keep]
-                                  [--json OUT.json]
+                                  [--json OUT.json] [--time-lapse STEP]
 
 Game ``k`` (0-based) uses seed ``seed + k`` for its deal, script and
 rendering (:func:`companion.commands.demo.script_game`).  The referee was
@@ -43,6 +43,12 @@ same code path, ``--quiet``), frame decoding included, and is scored:
   invalid attempts and penalties, and the tiles left;
 * speed: frames judged per second of wall time (decode included), against
   the recording's own rate (real time = ``--fps``).
+
+``--time-lapse STEP`` referees, instead of each recording, a time-lapse
+made from it: every STEP-th of its frames that show no hand (a blocked tile
+lifted and put back, a pair held off the board, are still on some of them),
+at 1 frame a second, as ``--fps 1``; the referee's frames are mapped back to
+the recording's to score them, with STEP frames more tolerance.
 
 Prints one line per game and an overall line; exits 1 when any figure misses
 its target (100 % precision and recall for claims and penalties, no invented
@@ -182,8 +188,23 @@ def compare_ledgers(ref_events, truth_events) -> list[str]:
 
 # --------------------------------------------------------------------------- running
 
-def referee_folder(source: str, variant: str, layout: str, mode: str, out_dir: Path, camera=None):
-    """Run the referee exactly as the CLI does; returns (summary, events, ledger events)."""
+def time_lapse(frames: Path, truth: dict, step: int, out: Path) -> list[int]:
+    """Every ``step``-th frame of the recording in ``frames`` that shows no
+    hand (``truth["frame_truth"]``), linked into ``out`` as a time-lapse
+    (``00000.jpg`` ...); returns the recording's frame number of each."""
+    keep = [f["frame"] for f in truth["frame_truth"] if not f["hand"]][::step]
+    if out.exists():
+        shutil.rmtree(out)
+    out.mkdir(parents=True)
+    for k, fr in enumerate(keep):
+        (out / f"{k:05d}.jpg").symlink_to((frames / f"frame_{fr:05d}.jpg").resolve())
+    return keep
+
+
+def referee_folder(source: str, variant: str, layout: str, mode: str, out_dir: Path, camera=None,
+                   fps: float | None = None):
+    """Run the referee exactly as the CLI does (``fps``: as ``--fps``);
+    returns (summary, events, ledger events)."""
     from companion.commands.referee import run_referee
     from companion.ledger import Ledger
     from vision.sources import open_source
@@ -196,7 +217,7 @@ def referee_folder(source: str, variant: str, layout: str, mode: str, out_dir: P
                               camera=camera, mat=None, mode=mode, events_out=str(events_path),
                               ledger=str(ledger_path), evidence=str(out_dir / "evidence"), tiles=None,
                               quiet=True)
-    src = open_source(source)
+    src = open_source(source, fps)
     summary = run_referee(args, src)
     got = [json.loads(line) for line in events_path.read_text().splitlines() if line.strip()]
     with Ledger(ledger_path) as led:
@@ -218,12 +239,18 @@ def main(argv=None) -> int:
     ap.add_argument("--format", choices=("jpg", "mp4"), default="jpg")
     ap.add_argument("--keep", action="store_true", help="keep recordings found in --work (no re-render)")
     ap.add_argument("--json", type=Path, help="also write the figures as JSON")
+    ap.add_argument("--time-lapse", type=int, default=0, metavar="STEP",
+                    help="referee every STEP-th frame without a hand, at 1 frame a second, instead of the "
+                         "recording (jpg only)")
     args = ap.parse_args(argv)
+    if args.time_lapse and args.format != "jpg":
+        ap.error("--time-lapse needs --format jpg")
     from companion import codex
     w, h = (int(v) for v in args.size.lower().split("x"))
     work = args.work or Path(tempfile.mkdtemp(prefix="bench-referee-"))
     work.mkdir(parents=True, exist_ok=True)
     rows = []
+    real_time = 1.0 if args.time_lapse else args.fps
     totals = Counter()
     all_ok = True
     for k in range(args.first, args.first + args.games):
@@ -244,16 +271,24 @@ def main(argv=None) -> int:
             target, truth = render(gdir, variant, layout, faces, moves, seed, args.fps, (w, h), args.format)
             truth_path.write_text(json.dumps(truth))
             rendered = f"rendered in {time.perf_counter() - t0:.0f} s"
-        summary, got, ref_ledger = referee_folder(str(target), variant, lay_name, mode, gdir / "out")
         tol = FRAME_TOLERANCE_S * args.fps
+        if args.time_lapse:
+            keep = time_lapse(target, truth, args.time_lapse, gdir / f"time-lapse-{args.time_lapse}")
+            summary, got, ref_ledger = referee_folder(str(gdir / f"time-lapse-{args.time_lapse}"), variant,
+                                                      lay_name, mode, gdir / "out", fps=real_time)
+            for e in got:          # frame numbers of the recording, to score against its truth
+                e["frame"] = keep[min(int(e["frame"]), len(keep) - 1)]
+            tol += args.time_lapse      # a state's first kept frame is up to STEP hand-free frames late
+        else:
+            summary, got, ref_ledger = referee_folder(str(target), variant, lay_name, mode, gdir / "out")
         m = {kind: match_events(got, truth, kind, tol) for kind in ("claim", "penalty", "attempt")}
         needs = sum(1 for e in got if e["type"] in ("needs_referee", "needs-referee"))
         diffs = compare_ledgers(ref_ledger, truth_ledger)
         fps = summary["fps"]
         ok = (all(m[x]["precision"] == 1.0 and m[x]["recall"] == 1.0 for x in ("claim", "penalty"))
-              and m["claim"]["invented"] == 0 and not diffs and fps >= args.fps)
+              and m["claim"]["invented"] == 0 and not diffs and fps >= real_time)
         all_ok &= ok
-        hands = sum(1 for f in truth["frame_truth"] if f["hand"])
+        hands = 0 if args.time_lapse else sum(1 for f in truth["frame_truth"] if f["hand"])
         row = {"seed": seed, "variant": variant, "layout": lay_name, "mode": mode, "frames": summary["frames"],
                "hand_frames": hands, "judged": summary["judged"], "fps": round(fps, 1),
                "claims": m["claim"], "penalties": m["penalty"], "attempts": m["attempt"],
@@ -267,7 +302,7 @@ def main(argv=None) -> int:
         totals["needs"] += needs
         totals["ledger_equal"] += int(not diffs)
         print(f"game {seed} {variant:<7} {lay_name:<13} {summary['frames']:5d} frames ({hands} with a hand), "
-              f"{rendered}; judged {summary['judged']:3d}; {fps:6.1f} fps (real time {args.fps:g}) | "
+              f"{rendered}; judged {summary['judged']:3d}; {fps:6.1f} fps (real time {real_time:g}) | "
               f"claims P {m['claim']['precision']:.0%} R {m['claim']['recall']:.0%} "
               f"({m['claim']['hits']}/{m['claim']['true']}, invented {m['claim']['invented']}) | "
               f"penalties P {m['penalty']['precision']:.0%} R {m['penalty']['recall']:.0%} "
@@ -286,7 +321,7 @@ def main(argv=None) -> int:
     ap_, ar = pr("attempt")
     fps_all = totals["frames"] / max(1e-9, totals["seconds"])
     print(f"overall: {args.games} games, {totals['frames']} frames at {fps_all:.1f} fps "
-          f"(real time {args.fps:g}, {w}x{h}, {args.format} decode included) | "
+          f"(real time {real_time:g}, {w}x{h}, {args.format} decode included) | "
           f"claims P {cp:.1%} R {cr:.1%} (invented {totals['claim_invented']}) | "
           f"penalties P {pp:.1%} R {prr:.1%} | attempts P {ap_:.1%} R {ar:.1%} | "
           f"needs-referee {totals['needs']} | ledgers equal {totals['ledger_equal']}/{args.games} | "

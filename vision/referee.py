@@ -338,9 +338,11 @@ class Referee:
         self._near = self._neighbours(s.guard_half_units)
         self._confirm = max(1, int(round(s.confirm_s * rate))) if s.confirm_s > 0 else 0
         self._hold = max(1, int(round(s.claim_hold_s * rate)))
-        self._pending: tuple | None = None        # (observation, recognition, due frame, run start, changes)
+        # (observation, recognition, due frame, run start, changes, (index, frame) before the first reading)
+        self._pending: tuple | None = None
         self._first_seen: tuple | None = None     # (run start, changes, observation) dropped by motion
         self._last_frame: tuple | None = None     # (index, frame) of the last frame fed
+        self._recent_frames: list[tuple] = []     # the last 3 (index, frame) fed
 
     # ------------------------------------------------------------------ frames
 
@@ -349,19 +351,24 @@ class Referee:
         caused (possibly none)."""
         self.status.frame = index
         self._last_frame = (index, frame)
+        self._recent_frames = (self._recent_frames + [(index, frame)])[-3:]
         g = self.gate.update(frame_signature(frame, self.motion.size, self.motion.blur_sigma))
         if g == "moving":
+            out = self._changed_before_second_reading() if self._pending is not None \
+                and self._pending[5] is not None else []
             self.status.state = "hand or motion in view"
             self._waiting = False
             if self._pending is not None:     # remember the change and when it was first seen
                 self._first_seen = (self._pending[3], self._pending[4], self._pending[0])
             self._pending = None
-            return []
+            return out
         if g == "settling":
             return []
         if g == "settled":
             return self._judge_frame(index, frame, relaxed=False)
         # "same": settled and already reported
+        if self._pending is not None and self.gate.changing and self.motion.local_still:
+            return self._changed_before_second_reading()
         if (self.tracker is not None and self.tracker.held_since is not None
                 and index - self.tracker.held_since >= self._hold):
             return self._claim_held(self._last)    # away long enough: the scoreboard need not wait
@@ -378,6 +385,38 @@ class Referee:
         self.status.state = "settled"
         return []
 
+    def _frame_before(self, index: int, run_start: int) -> tuple | None:
+        """A kept ``(index, frame)`` of the same still run (from ``run_start``)
+        at least the second reading's delay (``confirm_s``) before frame
+        ``index``, the latest such, else None.  Only a slow source (a
+        time-lapse, under about 1.4 frames a second) keeps one: at video
+        rates a picture that changes within ``confirm_s`` of its first reading
+        was not still long enough to count."""
+        for i, f in reversed(self._recent_frames):
+            if run_start <= i <= index - max(1, self._confirm):
+                return i, f
+        return None
+
+    def _changed_before_second_reading(self) -> list[dict]:
+        """In a slow source (``MotionSettings.local_still``), the picture
+        changed before a change's second reading was due: with nothing
+        moving (one tile lifted or put back between frames far apart, as in
+        a time-lapse), or moving (a hand, a camera that drifts).  The second reading is then taken on a frame of
+        the same still picture before the first reading, at least
+        ``confirm_s`` earlier (only a slow source keeps one:
+        :meth:`_frame_before`), and never on the new picture (read as the
+        second reading of the old one, a blocked tile lifted there merged
+        with the old change and the tiles' return was missed).  Without such
+        a frame, or when it is refused, the change waits for the next still
+        picture, as one seen before a motion does."""
+        before = self._pending[5]
+        self._pending = self._pending[:5] + (None,)
+        out = self._judge_frame(*before, relaxed=False) if before is not None else []
+        if self._pending is not None:
+            self._first_seen = (self._pending[3], self._pending[4], self._pending[0])
+            self._pending = None
+        return out
+
     def finish(self) -> list[dict]:
         """End of the source: a change waiting for its second reading is read
         again on the last frame (when that comes at least half of
@@ -386,6 +425,13 @@ class Referee:
         still run cut short by the end, under ``settle_s``, is not judged: one
         reading of a picture a hand may have just left made up penalties in a
         break-test.)"""
+        if self.motion.local_still and self.gate.unsettled >= 2:
+            k = self.motion.settle_frames
+            self.status.notes.append(
+                f"{count(self.gate.unsettled, 'change')} of the picture, with nothing seen moving, stood on fewer "
+                f"than {k} frames in a row and were not judged (frames far apart, as in a time-lapse: a tile "
+                f"lifted and put back between two frames is missed); take frames more often, so that every move "
+                f"stands still on {k} frames or more")
         if self.tracker is None:
             return []
         out: list[dict] = []
@@ -492,7 +538,8 @@ class Referee:
                 else:
                     obs = merge_observations(first[2], obs)
             else:
-                self._pending = (obs, rec, index + self._confirm, run_start, changes)
+                self._pending = (obs, rec, index + self._confirm, run_start, changes,
+                                 self._frame_before(index, run_start))
                 return []
         self._first_seen = None
         self._baseline = seen_now
@@ -552,7 +599,8 @@ class Referee:
         self._last = current
         self.status.tiles_on_board = int(self.tracker.board.n_present) - len(self.tracker.state.lifted)
         if later is not None and self.tracker.would_change(later[0]):
-            self._pending = (later[0], rec, index + self._confirm, later[1], self.tracker.changes(later[0]))
+            self._pending = (later[0], rec, index + self._confirm, later[1], self.tracker.changes(later[0]),
+                             self._frame_before(index, later[1]))
         return out
 
     def _claim_held(self, current: "_Seen | None") -> list[dict]:

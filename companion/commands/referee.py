@@ -72,8 +72,11 @@ def _referee(args) -> int:
         if done["mat_in_last"] is False:
             raise MatNotFound(f"the mat was not found in {args.SOURCE} (not in its last frame, and the picture "
                               f"was never still in its {count(done['frames'], 'frame')})")
+        from vision.tracking import MotionSettings
+        need = MotionSettings.for_fps(source.fps).settle_frames
         raise BadInput(f"{args.SOURCE}: the picture was never still in its {count(done['frames'], 'frame')}, so nothing "
-                       "was judged (a still moment of 0.3 s is needed; for one photo use companion recognize)")
+                       f"was judged (the same picture on {need} frames in a row is needed at {source.fps:g} frames a "
+                       "second; for one photo use companion recognize)")
     return 0
 
 

@@ -1,4 +1,4 @@
-"""The recognition bench's photo generator and its options (bench/bench_recognize.py)."""
+"""The benches' photo generator and options (bench/bench_recognize.py) and the referee bench's time-lapse (bench/bench_referee.py)."""
 
 from __future__ import annotations
 
@@ -90,3 +90,20 @@ def test_bench_layouts_from_specs_are_shifted_and_unbuildable_ones_skipped(tmp_p
     with pytest.raises(BadInput):
         layouts_from_specs(["no-such-layout"], log=log)
     assert [l.name for l in bench_layouts()] == [l.name for l in bench_layouts(None)]
+
+
+def test_time_lapse_keeps_every_nth_frame_without_a_hand(tmp_path):
+    from bench.bench_referee import time_lapse
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    hands = [False, False, True, True, False, False, False, True, False]
+    for k in range(len(hands)):
+        (frames / f"frame_{k:05d}.jpg").write_bytes(bytes([k]))
+    truth = {"frame_truth": [{"frame": k, "hand": h} for k, h in enumerate(hands)]}
+    out = tmp_path / "tl"
+    # hand-free frames 0 1 4 5 6 8; every 2nd: 0 4 6
+    assert time_lapse(frames, truth, 2, out) == [0, 4, 6]
+    assert sorted(p.name for p in out.iterdir()) == ["00000.jpg", "00001.jpg", "00002.jpg"]
+    assert (out / "00001.jpg").read_bytes() == bytes([4])
+    assert time_lapse(frames, truth, 4, out) == [0, 6]        # made again from scratch
+    assert len(list(out.iterdir())) == 2

@@ -464,3 +464,108 @@ def test_a_face_read_on_a_covered_tile_is_not_written_to_the_ledger():
     play(ref, [frame(1)] * 5 + hand_frames(9) + [frame(3)] * 5)
     assert ref.tracker.state.faces[LAYOUT.slots.index(G_)] == "cupid-arrow"     # the tracker took it
     assert [e.type for e in ref.events] == ["game_started"]
+
+
+def still_table(code, gone=(), shift=0, gain=1.0, noise=None):
+    """A 1280 x 720 frame of a light mat with a row of 5 ivory tiles, the
+    columns in ``gone`` (0-4) taken away.  One tile changes too few signature
+    pixels to count as motion.  Scene ``code`` in the first pixel, as
+    :func:`frame` (the scripted recogniser reads it; which columns are gone
+    only has to change the picture where a tile leaves)."""
+    rng = np.random.default_rng(7)
+    img = np.repeat(np.repeat((rng.random((18, 32)) * 30 + 180).astype(np.float32), 40, axis=0), 40, axis=1)
+    for c in range(5):
+        if c not in gone:
+            y, x = 300, 480 + 48 * c
+            img[y:y + 56, x:x + 44] = 215
+            img[y + 14:y + 42, x + 12:x + 32] = 100
+    if shift:
+        img = np.roll(img, shift, axis=1)
+    img = img * gain
+    if noise is not None:
+        img = img + noise.normal(0, 3.0, img.shape)
+    img = np.clip(img, 0, 255).astype(np.uint8)
+    img = np.repeat(img[:, :, None], 3, axis=2)
+    img[0, 0] = code
+    return img
+
+
+def time_lapse(scenes, **motion):
+    out = []
+    ref = Referee("love", LAYOUT, ["Ada", "Bo"], Script(scenes), emit=out.append, fps=1.0,
+                  settings=RefereeSettings(motion=MotionSettings(settle_frames=3, **motion)))
+    return ref, out
+
+
+def test_time_lapse_blocked_tile_gone_for_one_still_picture_is_a_penalty():
+    # frames a second apart, no hand in any: B (pinched by A and C) is gone
+    # in frames 4-7 and back from frame 8
+    rng = np.random.default_rng(5)
+    ref, out = time_lapse({1: recognition(), 2: recognition(absent=[B])})
+    frames = [still_table(1, noise=rng) for _ in range(4)] + [still_table(2, gone=(2,), noise=rng)
+                                                              for _ in range(4)] \
+        + [still_table(1, noise=rng) for _ in range(4)]
+    play(ref, frames)
+    assert [o["type"] for o in out] == ["penalty"]
+    p = out[0]
+    assert p["slot"] == list(B) and p["player"] == "Ada" and p["frame"] == 4
+    assert "pinched between 0,0,0 (left) and 4,0,0 (right)" in p["explanation"]
+    st = G.replay(ref.events)
+    assert st.score(st.player("Ada")) == 10_000 - 100 and st.board.n_present == 8
+    off, out_off = time_lapse({1: recognition(), 2: recognition(absent=[B])}, local_delta=None)
+    play(off, frames)
+    assert out_off == []            # without the local test the lift is never judged
+
+
+def test_time_lapse_still_table_with_noise_shift_and_flicker_is_judged_once():
+    rng = np.random.default_rng(6)
+    ref, out = time_lapse({1: recognition(), 2: recognition(absent=[B])})
+    frames = [still_table(1, noise=rng) for _ in range(4)] + [still_table(1, shift=1, noise=rng) for _ in range(4)] \
+        + [still_table(1, shift=1, gain=g, noise=rng) for g in (0.97, 1.03, 0.98, 1.0)]
+    play(ref, frames)
+    assert out == [] and [e.type for e in ref.events] == ["game_started"]
+    assert ref.status.judged == 1 and ref.recognize_fn.calls == 1
+
+
+def slow_referee(scenes):
+    """A referee of a time-lapse: 1 frame a second, motion settings from the
+    rate (:meth:`MotionSettings.for_fps`: settled on 2 alike frames)."""
+    out = []
+    ref = Referee("love", LAYOUT, ["Ada", "Bo"], Script(scenes), emit=out.append, fps=1.0)
+    return ref, out
+
+
+def test_time_lapse_each_state_on_two_frames_is_judged_state_by_state():
+    # 1 frame a second, no hand in any frame; B (blocked) lifted on frames
+    # 3-4 and back on 5-6, then A + C claimed on 7-8.  The second reading of
+    # B's lift falls on frame 5, which shows B back: it is taken on frame 3
+    # instead (the same still picture), never on the changed one
+    rng = np.random.default_rng(8)
+    scenes = {1: recognition(), 2: recognition(absent=[B]), 3: recognition(absent=[A, C])}
+    ref, out = slow_referee(scenes)
+    frames = [still_table(1, noise=rng) for _ in range(3)] + [still_table(2, gone=(1,), noise=rng) for _ in range(2)] \
+        + [still_table(1, noise=rng) for _ in range(2)] + [still_table(3, gone=(0, 2), noise=rng) for _ in range(2)]
+    play(ref, frames)
+    assert [(o["type"], o["frame"], o["player"]) for o in out] == [("penalty", 3, "Ada"), ("claim", 7, "Ada")]
+    assert out[0]["slot"] == list(B) and {tuple(s) for s in out[1]["slots"]} == {A, C}
+    st = G.replay(ref.events)
+    assert st.score(st.player("Ada")) == 10_000 - 100 + 200 and st.board.n_present == 6
+    assert ref.status.notes == []
+
+
+def test_time_lapse_a_state_on_one_frame_only_is_not_judged_and_the_run_says_so():
+    # each state stands on one frame: no picture of B gone or of A + C gone
+    # is ever still, so nothing is scored, and the end notes why
+    rng = np.random.default_rng(9)
+    scenes = {1: recognition(), 2: recognition(absent=[B]), 3: recognition(absent=[A, C])}
+    ref, out = slow_referee(scenes)
+    frames = [still_table(1, noise=rng) for _ in range(3)] + [still_table(2, gone=(1,), noise=rng),
+                                                              still_table(1, noise=rng),
+                                                              still_table(3, gone=(0, 2), noise=rng),
+                                                              still_table(1, noise=rng)]
+    play(ref, frames)
+    assert out == [] and [e.type for e in ref.events] == ["game_started"]
+    assert ref.gate.unsettled == 2            # B's lift and the pair, each gone again on the next frame
+    assert len(ref.status.notes) == 1
+    assert ref.status.notes[0].startswith("2 changes of the picture, with nothing seen moving, stood on fewer than "
+                                          "2 frames in a row and were not judged")

@@ -17,7 +17,7 @@ from companion.layouts import Layout
 from companion.rules import Board
 from companion.tiles import tileset
 from vision.tracking import (BoardTracker, MotionGate, MotionSettings, Observation, TrackerSettings,
-                             frame_signature, moved_fraction)
+                             frame_signature, local_change, moved_fraction)
 
 A, B, C, D, E, F, G, H = ((0, 0, 0), (2, 0, 0), (4, 0, 0), (8, 0, 0), (0, 4, 0), (8, 4, 0),
                           (4, 4, 0), (4, 4, 1))
@@ -136,6 +136,10 @@ def test_settings_for_fps():
     assert MotionSettings.for_fps(30).settle_frames == 9
     assert MotionSettings.for_fps(10).settle_frames == 3
     assert MotionSettings.for_fps(5).settle_frames == 3     # at least 3
+    assert not MotionSettings.for_fps(5).local_still
+    # frames 0.3 s apart or more (a time-lapse): 2 alike frames, and alike end to end
+    assert MotionSettings.for_fps(10 / 3).settle_frames == 2 and MotionSettings.for_fps(10 / 3).local_still
+    assert MotionSettings.for_fps(0.01).settle_frames == 2
 
 
 # ----------------------------------------------------------------- board tracker
@@ -504,3 +508,102 @@ def test_two_pairs_at_once_where_the_first_frees_the_second_is_no_penalty():
     assert "penalty" not in types(ev)
     claims = [e for e in ev if e.type == "claim"]
     assert [set(c.slots) for c in claims] == [{A, C}, {B, D}] and all(c.valid for c in claims)
+
+
+# ------------------------------------------------ a lasting change in one patch
+
+def _table(gone=(), shift=0, gain=1.0, noise=None):
+    """A 1280 x 720 frame: a mottled light mat with a 4 x 5 block of ivory
+    tiles (44 x 56 px, dark faces), as a camera a metre away sees them;
+    ``gone`` lists the (row, col) tiles taken away.  One tile gone changes
+    about 14 signature pixels by more than 6 grey levels and none by 10: too
+    little to count as motion."""
+    rng = np.random.default_rng(7)
+    img = np.repeat(np.repeat((rng.random((18, 32)) * 30 + 180).astype(np.float32), 40, axis=0), 40, axis=1)
+    for r in range(4):
+        for c in range(5):
+            if (r, c) not in gone:
+                y, x = 200 + 60 * r, 480 + 48 * c
+                img[y:y + 56, x:x + 44] = 215
+                img[y + 14:y + 42, x + 12:x + 32] = 100
+    if shift:
+        img = np.roll(img, shift, axis=1)
+    img = img * gain
+    if noise is not None:
+        img = img + noise.normal(0, 3.0, img.shape)
+    return np.clip(img, 0, 255).astype(np.uint8)
+
+
+def _sig(img):
+    return frame_signature(img)
+
+
+def test_local_change_scores_a_tile_high_and_noise_shift_and_flicker_low():
+    rng = np.random.default_rng(1)
+    ref = _sig(_table(noise=rng))
+    s = MotionSettings()
+    tile = local_change(_sig(_table(gone=[(1, 2)], noise=rng)), ref)
+    others = [local_change(_sig(x), ref) for x in (_table(noise=rng), _table(shift=1, noise=rng),
+                                                    _table(shift=2, noise=rng), _table(gain=1.1, noise=rng))]
+    assert tile > 2 * s.local_delta
+    assert max(others) < s.local_delta / 2
+    assert local_change(ref, ref) == 0.0
+    assert local_change(ref, ref[:10]) == 0.0          # shapes differ: no measure, no error
+
+
+def test_gate_judges_again_a_still_picture_that_changed_in_one_tile():
+    # a time-lapse: a blocked tile is lifted between two frames, no hand in
+    # any frame, too few pixels change to count as motion
+    rng = np.random.default_rng(2)
+    full = [_sig(_table(noise=rng)) for _ in range(5)]
+    lifted = [_sig(_table(gone=[(1, 2)], noise=rng)) for _ in range(4)]
+    back = [_sig(_table(noise=rng)) for _ in range(4)]
+    assert float(np.abs(full[-1] - lifted[0]).max()) < MotionSettings().pixel_delta
+    gate = MotionGate(MotionSettings(settle_frames=3))
+    out, still = [], []
+    for sgn in full + lifted + back:
+        out.append(gate.update(sgn))
+        still.append(gate.still)
+    assert "moving" not in out
+    assert out[:5] == ["settling", "settling", "settled", "same", "same"]
+    assert out[5:9] == ["same", "same", "settled", "same"]     # the third frame of the changed picture
+    assert still[7] == 2                                       # the run began at the change (frame 5)
+    assert out[9:] == ["same", "same", "settled", "same"]      # and again when the tile is back
+    off = MotionGate(MotionSettings(settle_frames=3, local_delta=None))
+    assert [off.update(sgn) for sgn in full + lifted + back].count("settled") == 1
+
+
+def test_gate_does_not_judge_again_for_noise_shift_flicker_or_a_brief_change():
+    # the picture stays still (never "moving"): only a lasting local change
+    # could report it "settled" again, straight after "same"
+    rng = np.random.default_rng(3)
+    frames = [_table(noise=rng) for _ in range(4)] + [_table(shift=1, noise=rng) for _ in range(4)] \
+        + [_table(shift=1, gain=g, noise=rng) for g in (0.97, 1.03, 0.98, 1.0)] \
+        + [_table(shift=1, gone=[(2, 1)], noise=rng) for _ in range(2)] + [_table(shift=1, noise=rng) for _ in range(4)]
+    gate = MotionGate(MotionSettings(settle_frames=3))
+    out = [gate.update(_sig(f)) for f in frames]
+    assert out[:3] == ["settling", "settling", "settled"]
+    assert out[3:] == ["same"] * (len(frames) - 3)      # a tile gone for 2 frames only is no still picture
+    assert gate.still == len(frames) - 1
+
+
+def test_slow_gate_settles_on_two_alike_frames_and_never_on_a_run_spanning_a_change():
+    rng = np.random.default_rng(4)
+    gate = MotionGate(MotionSettings.for_fps(1.0))
+    a = [_sig(_table(noise=rng)) for _ in range(3)]
+    b = _sig(_table(gone=[(1, 2)], noise=rng))
+    c = _sig(_table(gone=[(2, 3)], noise=rng))
+    assert [gate.update(x) for x in a] == ["settling", "settled", "same"]
+    # b and c each stand on one frame only: neither is judged
+    assert [gate.update(x) for x in (b, c)] == ["same", "same"]
+    assert gate.unsettled == 1 and gate.changing
+    d = [_sig(_table(gone=[(2, 3)], noise=rng)) for _ in range(2)]
+    assert [gate.update(x) for x in d] == ["settled", "same"]     # c and the first of d
+    assert gate.still == 2 and not gate.changing
+    # before the first report, a run spanning a change starts over too
+    first = MotionGate(MotionSettings.for_fps(1.0))
+    assert [first.update(x) for x in (a[0], b, c, d[0])] == ["settling", "settling", "settling", "settled"]
+    assert first.unsettled == 2
+    # at video rates the run is not tested end to end (a hand leaving would put it off)
+    fast = MotionGate(MotionSettings(settle_frames=2))
+    assert [fast.update(x) for x in (a[0], b)] == ["settling", "settled"]
