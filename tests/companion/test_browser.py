@@ -208,6 +208,7 @@ def _console(phone, srv):
 
 def test_console_on_a_phone_a_refused_claim_with_penalties_says_so_and_cannot_be_sent_twice(served, phone,
                                                                                             artifacts):
+    from playwright.sync_api import expect
     # a claim of a blocked tile is refused, but its -100 stands (Love 2.7):
     # the answer must say what was recorded (not a bare refusal, which
     # invites a second tap), the tiles field is emptied, and the page stays
@@ -226,7 +227,9 @@ def test_console_on_a_phone_a_refused_claim_with_penalties_says_so_and_cannot_be
         ann = __import__("companion.game", fromlist=["replay"]).replay(led.events("g1")).scores()["Ann"]
     assert ann == 9_900
     page.click("#toast")                                                # dismiss
-    page.wait_for_function("document.querySelector('#ledger').innerText.includes('penalty')", timeout=5_000)
+    # a locator assertion, not wait_for_function: that polls a string through eval,
+    # which the page's CSP (no 'unsafe-eval') refuses now and then (microsoft/playwright#7395)
+    expect(page.locator("#ledger")).to_contain_text("penalty", timeout=5_000)
     page.locator("#ledger details summary").first.click()
     width = page.evaluate("document.documentElement.scrollWidth")
     _shot(page, artifacts, "console-phone-correct-open.png")
@@ -262,6 +265,7 @@ def test_console_on_a_phone_a_refused_claim_with_penalties_says_so_and_cannot_be
 
 
 def test_console_tiles_of_a_move_are_tapped_on_its_board(served, phone, artifacts):
+    from playwright.sync_api import expect
     # the referee once had to type "x,y,z x,y,z" read off the players' page:
     # the move form's board fills the field in tapping order, a second tap
     # takes a tile out, and the board follows the ledger after the move
@@ -276,7 +280,7 @@ def test_console_tiles_of_a_move_are_tapped_on_its_board(served, phone, artifact
     _shot(page, artifacts, "console-phone-move-board.png")
     page.click("form[action$='/move'] button.primary")
     page.wait_for_selector("#toast .flash", timeout=5_000)
-    page.wait_for_function(f"!document.querySelector('#move-board [data-slot=\"{a}\"]')", timeout=5_000)
+    expect(page.locator(f'#move-board [data-slot="{a}"]')).to_have_count(0, timeout=5_000)
     assert page.input_value("#move-slots") == "" and page.locator("#move-board .sel").count() == 0
     with Ledger(path) as led:
         assert [e.type for e in led.events("g1")][-1] == "claim"
