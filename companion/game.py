@@ -272,7 +272,7 @@ def _option_applies(key: str, rules: Variant, mode: Mode) -> str:
     if key in ("difficulty", "reshuffles") and not isinstance(rules, MindfulRules):
         return "Mindful Mahjong only"
     if key == "turn_limit" and mode.kind != "solo":
-        return "solo modes only"
+        return "the Solo Quest modes of Love and Candy Mahjong only"
     if key == "countdown_seconds" and not (isinstance(rules, WordRules) and mode.kind == "timed"):
         return "Word Mahjong's timed mode only"
     if key in ("target_seconds", "base_points", "level") and not isinstance(rules, WordRules):

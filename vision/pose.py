@@ -587,9 +587,10 @@ def estimate_pose(image_bgr: np.ndarray, spec: MatSpec, camera: Camera | None = 
     found = len(matches)
     matches = _reject_outliers(matches, cam, size)
     if len(matches) < need:
-        what = (f"found (need {need})" if len(matches) == found
-                else f"fit one mat ({found} read; need {need})")
-        raise MatNotFound(f"only {len(matches)} of {total} mat markers {what}")
+        if len(matches) == found:
+            raise MatNotFound(f"only {found} of {total} mat markers found (need {need})")
+        fit = "none of them fit" if not matches else f"only {len(matches)} of them fit"
+        raise MatNotFound(f"{found} of {total} mat markers read, but {fit} one mat together (need {need})")
     obj = np.concatenate([m[1] for m in matches])
     img = np.concatenate([m[2] for m in matches])
     if cam is None:

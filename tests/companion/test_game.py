@@ -557,7 +557,7 @@ def test_names_that_differ_only_in_case_are_refused_for_a_new_game():
 @pytest.mark.parametrize("variant,mode,option,where", [
     ("love", "sprint", {"difficulty": "hard"}, "Mindful Mahjong only"),
     ("love", "sprint", {"level": 999}, "Word Mahjong only"),
-    ("mindful", "harmony-duels", {"turn_limit": 5}, "solo modes only"),
+    ("mindful", "harmony-duels", {"turn_limit": 5}, "the Solo Quest modes of Love and Candy Mahjong only"),
     ("word", "zen-archives", {"countdown_seconds": 60}, "timed mode only"),
 ])
 def test_an_option_the_mode_never_reads_is_refused_at_start(variant, mode, option, where):
