@@ -1957,7 +1957,7 @@ def recognize(image_bgr: np.ndarray, variant: str, layout: Layout, camera=None,
         asked.append(other if other is not None and other != variant and votes[other] > len(shown) / 2 else None)
         return asked[-1]
 
-    advice = photo_advice(layout, states, spec, pose, stray, looks_like)
+    advice = photo_advice(layout, states, spec, pose, stray, looks_like, is_colourless(image_bgr))
     return Recognition(variant, layout, tuple(states), quads, pose, advice, asked[-1] if asked else None)
 
 
@@ -2203,7 +2203,26 @@ def _spread_order(n: int) -> np.ndarray:
     return np.random.default_rng(0).permutation(n)
 
 
-def photo_advice(layout: Layout, states, spec, pose, stray: int = 0, looks_like=None) -> tuple[str, ...]:
+def is_colourless(image_bgr: np.ndarray, spread: float = 4.0) -> bool:
+    """Whether a picture holds no colour: grey, or three channels that differ
+    by under ``spread`` grey levels at 99 % of its pixels (a black-and-white
+    photo saved as colour, JPEG's own colour noise included).
+
+    Args:
+        image_bgr: (H, W) or (H, W, 3) uint8 picture.
+        spread: grey levels (0-255).
+    """
+    img = np.asarray(image_bgr)
+    if img.ndim == 2 or (img.ndim == 3 and img.shape[2] == 1):
+        return True
+    sub = img[::4, ::4, :3].astype(np.int16)
+    if sub.size == 0:
+        return False
+    return float(np.percentile(sub.max(axis=2) - sub.min(axis=2), 99)) < spread
+
+
+def photo_advice(layout: Layout, states, spec, pose, stray: int = 0, looks_like=None,
+                 colourless: bool = False) -> tuple[str, ...]:
     """What would make a retake of this photo surer, as sentences for the player.
 
     * Stacks seen with almost no parallax: raised slots whose top is not
@@ -2243,6 +2262,10 @@ def photo_advice(layout: Layout, states, spec, pose, stray: int = 0, looks_like=
       blurred or dark (none of development photos 1000-1199 read with
       their own set and layout has this advice).  Not said when the faces
       are small in the picture (that advice comes first and explains it).
+    * A picture without colour (``colourless``, :func:`is_colourless`): the
+      models learnt the faces in colour, and suits that share a shape differ
+      in colour too, so such a photo reads worse (a bench photo read in grey:
+      most faces unsure); said instead of "most faces read unsurely".
 
     Args:
         layout: the layout read.
@@ -2255,6 +2278,7 @@ def photo_advice(layout: Layout, states, spec, pose, stray: int = 0, looks_like=
         looks_like: None, or a function giving the other variant most of
             the shown faces look like (or None), asked only when most faces
             read unsurely; the advice then names it (``--variant mindful``).
+        colourless: the picture holds no colour (:func:`is_colourless`).
 
     Returns:
         Zero or more sentences.
@@ -2318,10 +2342,13 @@ def photo_advice(layout: Layout, states, spec, pose, stray: int = 0, looks_like=
             out.append(f"{outside} slot{'s' if outside > 1 else ''} of the layout lie{'' if outside > 1 else 's'} "
                        "partly or wholly outside the picture (reported as standing, face unseen): keep the "
                        "whole board in view")
+    if colourless:
+        out.append("the photo has no colour (black and white): faces are read by their colours as well as "
+                   "their shapes, so take it in colour")
     shown = [t for t in states if t.seen == "face"]
     unsure = sum(t.confidence < UNSURE_BELOW for t in shown)
     small = any(a.startswith("tiles only") for a in out)      # small faces explain unsure ones
-    if len(shown) >= 6 and unsure > len(shown) / 2 and not small:
+    if len(shown) >= 6 and unsure > len(shown) / 2 and not small and not colourless:
         other = looks_like() if looks_like is not None else None
         if other is not None:
             from companion.variants import find_variant

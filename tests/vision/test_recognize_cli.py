@@ -197,6 +197,13 @@ def test_json_shape_on_a_rendered_scene(tmp_path, capsys):
     assert right >= 0.95 * len(layout)
     img = cv2.imread(str(ann))
     assert img is not None and img.shape == scene.image.shape
+    # the same photo in black and white says so (and not "check --variant")
+    cv2.imwrite(str(path), cv2.cvtColor(scene.image, cv2.COLOR_BGR2GRAY))
+    code, out, err = run(["recognize", str(path), "--variant", "word", "--layout", "sprint-2layer", "--json"],
+                         capsys)
+    assert code == 0, err
+    assert json.loads(out)["advice"] == ["the photo has no colour (black and white): faces are read by their "
+                                         "colours as well as their shapes, so take it in colour"]
 
 
 def test_overhead_view_focal_length_found_from_the_stacks():

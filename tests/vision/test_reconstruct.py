@@ -1116,3 +1116,17 @@ def test_a_board_the_free_rule_cannot_reach_is_mended_cheaply():
     assert [t.present for t in out] == [True, False, False, True, True]
     out = reconstruct(row, VARIANT, fp, pn, po, only_free_left=True, settings=ReconstructSettings(reach_max_cost=10))
     assert [t.present for t in out] == [False, False, False, True, True]
+
+
+def test_is_colourless_tells_grey_and_jpeg_grey_from_colour():
+    import cv2
+    from vision.reconstruct import is_colourless
+    rng = np.random.default_rng(0)
+    grey = (rng.random((120, 160)) * 255).astype(np.uint8)
+    assert is_colourless(grey) and is_colourless(grey[:, :, None])
+    three = np.repeat(grey[:, :, None], 3, axis=2)
+    ok, buf = cv2.imencode(".jpg", three, [cv2.IMWRITE_JPEG_QUALITY, 80])
+    assert is_colourless(three) and is_colourless(cv2.imdecode(buf, cv2.IMREAD_COLOR))
+    tinted = three.copy()
+    tinted[40:80, 40:120, 2] = np.clip(tinted[40:80, 40:120, 2].astype(int) + 30, 0, 255)   # one red patch
+    assert not is_colourless(tinted)
