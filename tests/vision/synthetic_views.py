@@ -113,3 +113,27 @@ def printed_faces_view(shrink: float, tilt_deg: float = 0.0):
     img = render_view(canvas, p, K, rvec, tvec + R @ np.array([0.0, 0.0, z_face]), size)
     pose = MatPose(rvec, tvec, Camera(K, np.zeros(5), size), 0.0, 4)
     return cv2.cvtColor(img, cv2.COLOR_BGR2GRAY), slots, faces, pose, spec
+
+
+def table_frame(gone=(), rows: int = 4, shift: int = 0, gain: float = 1.0, noise=None) -> np.ndarray:
+    """A (720, 1280) uint8 grey frame: a mottled light mat with ``rows`` x 5
+    ivory tiles (44 x 56 px, dark faces), as a camera a metre away sees them;
+    ``gone`` lists the (row, col) tiles taken away; ``shift`` rolls the
+    picture right by that many px, ``gain`` scales its light and ``noise`` (a
+    ``np.random.Generator``) adds sensor noise of 3 grey levels.  One tile
+    gone changes about 14 pixels of the motion gate's 128 x 72 signature by
+    more than 6 grey levels and none by 10: too little to count as motion."""
+    rng = np.random.default_rng(7)
+    img = np.repeat(np.repeat((rng.random((18, 32)) * 30 + 180).astype(np.float32), 40, axis=0), 40, axis=1)
+    for r in range(rows):
+        for c in range(5):
+            if (r, c) not in gone:
+                y, x = 200 + 60 * r + (100 if rows == 1 else 0), 480 + 48 * c
+                img[y:y + 56, x:x + 44] = 215
+                img[y + 14:y + 42, x + 12:x + 32] = 100
+    if shift:
+        img = np.roll(img, shift, axis=1)
+    img = img * gain
+    if noise is not None:
+        img = img + noise.normal(0, 3.0, img.shape)
+    return np.clip(img, 0, 255).astype(np.uint8)

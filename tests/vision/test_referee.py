@@ -23,6 +23,7 @@ from companion.layouts import Layout
 from vision.reconstruct import Recognition, SlotState
 from vision.referee import EvidenceWriter, Referee, RefereeSettings
 from vision.tracking import MotionSettings
+from synthetic_views import table_frame
 
 A, B, C, D, E, F, G_, H = ((0, 0, 0), (2, 0, 0), (4, 0, 0), (8, 0, 0), (0, 4, 0), (8, 4, 0),
                            (4, 4, 0), (4, 4, 1))
@@ -472,19 +473,7 @@ def still_table(code, gone=(), shift=0, gain=1.0, noise=None):
     pixels to count as motion.  Scene ``code`` in the first pixel, as
     :func:`frame` (the scripted recogniser reads it; which columns are gone
     only has to change the picture where a tile leaves)."""
-    rng = np.random.default_rng(7)
-    img = np.repeat(np.repeat((rng.random((18, 32)) * 30 + 180).astype(np.float32), 40, axis=0), 40, axis=1)
-    for c in range(5):
-        if c not in gone:
-            y, x = 300, 480 + 48 * c
-            img[y:y + 56, x:x + 44] = 215
-            img[y + 14:y + 42, x + 12:x + 32] = 100
-    if shift:
-        img = np.roll(img, shift, axis=1)
-    img = img * gain
-    if noise is not None:
-        img = img + noise.normal(0, 3.0, img.shape)
-    img = np.clip(img, 0, 255).astype(np.uint8)
+    img = table_frame({(0, c) for c in gone}, 1, shift, gain, noise)
     img = np.repeat(img[:, :, None], 3, axis=2)
     img[0, 0] = code
     return img

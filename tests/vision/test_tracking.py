@@ -18,6 +18,7 @@ from companion.rules import Board
 from companion.tiles import tileset
 from vision.tracking import (BoardTracker, MotionGate, MotionSettings, Observation, TrackerSettings,
                              frame_signature, local_change, moved_fraction)
+from synthetic_views import table_frame
 
 A, B, C, D, E, F, G, H = ((0, 0, 0), (2, 0, 0), (4, 0, 0), (8, 0, 0), (0, 4, 0), (8, 4, 0),
                           (4, 4, 0), (4, 4, 1))
@@ -513,25 +514,7 @@ def test_two_pairs_at_once_where_the_first_frees_the_second_is_no_penalty():
 # ------------------------------------------------ a lasting change in one patch
 
 def _table(gone=(), shift=0, gain=1.0, noise=None):
-    """A 1280 x 720 frame: a mottled light mat with a 4 x 5 block of ivory
-    tiles (44 x 56 px, dark faces), as a camera a metre away sees them;
-    ``gone`` lists the (row, col) tiles taken away.  One tile gone changes
-    about 14 signature pixels by more than 6 grey levels and none by 10: too
-    little to count as motion."""
-    rng = np.random.default_rng(7)
-    img = np.repeat(np.repeat((rng.random((18, 32)) * 30 + 180).astype(np.float32), 40, axis=0), 40, axis=1)
-    for r in range(4):
-        for c in range(5):
-            if (r, c) not in gone:
-                y, x = 200 + 60 * r, 480 + 48 * c
-                img[y:y + 56, x:x + 44] = 215
-                img[y + 14:y + 42, x + 12:x + 32] = 100
-    if shift:
-        img = np.roll(img, shift, axis=1)
-    img = img * gain
-    if noise is not None:
-        img = img + noise.normal(0, 3.0, img.shape)
-    return np.clip(img, 0, 255).astype(np.uint8)
+    return table_frame(gone, 4, shift, gain, noise)
 
 
 def _sig(img):
