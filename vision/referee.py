@@ -352,7 +352,9 @@ class Referee:
         self.status.frame = index
         self._last_frame = (index, frame)
         self._recent_frames = (self._recent_frames + [(index, frame)])[-3:]
-        g = self.gate.update(frame_signature(frame, self.motion.size, self.motion.blur_sigma))
+        m = self.motion
+        fine = frame_signature(frame, m.local_size, m.local_blur) if m.local_delta is not None else None
+        g = self.gate.update(frame_signature(frame, m.size, m.blur_sigma), fine)
         if g == "moving":
             out = self._changed_before_second_reading() if self._pending is not None \
                 and self._pending[5] is not None else []
@@ -367,7 +369,7 @@ class Referee:
         if g == "settled":
             return self._judge_frame(index, frame, relaxed=False)
         # "same": settled and already reported
-        if self._pending is not None and self.gate.changing and self.motion.local_still:
+        if self._pending is not None and self.gate.changing:
             return self._changed_before_second_reading()
         if (self.tracker is not None and self.tracker.held_since is not None
                 and index - self.tracker.held_since >= self._hold):
@@ -398,7 +400,7 @@ class Referee:
         return None
 
     def _changed_before_second_reading(self) -> list[dict]:
-        """In a slow source (``MotionSettings.local_still``), the picture
+        """In a slow source (``MotionSettings.local_delta`` set), the picture
         changed before a change's second reading was due: with nothing
         moving (one tile lifted or put back between frames far apart, as in
         a time-lapse), or moving (a hand, a camera that drifts).  The second reading is then taken on a frame of
@@ -425,7 +427,7 @@ class Referee:
         still run cut short by the end, under ``settle_s``, is not judged: one
         reading of a picture a hand may have just left made up penalties in a
         break-test.)"""
-        if self.motion.local_still and self.gate.unsettled >= 2:
+        if self.motion.local_delta is not None and self.gate.unsettled >= 2:
             k = self.motion.settle_frames
             self.status.notes.append(
                 f"{count(self.gate.unsettled, 'change')} of the picture, with nothing seen moving, stood on fewer "

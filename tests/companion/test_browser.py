@@ -336,6 +336,8 @@ def test_a_tap_on_a_rack_tile_names_it(served, phone):
 
 def test_four_players_scores_all_show_in_the_status_card(tmp_path, phone):
     # four score cards take two phone screens: the status card lists them all
+    from playwright.sync_api import expect
+
     from companion.web.serve import start_server
     path = tmp_path / "four.db"
     with Ledger(path) as led:
@@ -344,10 +346,11 @@ def test_four_players_scores_all_show_in_the_status_card(tmp_path, phone):
     try:
         page = phone.new_page()
         page.goto(srv.url)
-        page.wait_for_selector("#status .scorechip", timeout=10_000)
         chips = page.locator("#status .scorechip")
-        assert [c.inner_text() for c in chips.all()] == ["\u25CF Ann 10,000", "\u25B2 Ben 10,000",
-                                                          "\u25A0 Cy 10,000", "\u25C6 Di 10,000"]
+        # assertions that wait for the page's script to draw all four
+        expect(chips).to_have_text(["\u25CF Ann 10,000", "\u25B2 Ben 10,000", "\u25A0 Cy 10,000",
+                                    "\u25C6 Di 10,000"], timeout=10_000)
+        page.evaluate("document.fonts.ready.then(() => true)")      # the chips' final size
         assert all(c.bounding_box()["y"] + c.bounding_box()["height"] <= PHONE["height"] for c in chips.all())
     finally:
         srv.stop()

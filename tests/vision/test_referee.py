@@ -22,7 +22,7 @@ from companion.errors import BadInput, CameraMisfit, MatNotFound
 from companion.layouts import Layout
 from vision.reconstruct import Recognition, SlotState
 from vision.referee import EvidenceWriter, Referee, RefereeSettings
-from vision.tracking import MotionSettings
+from vision.tracking import SLOW_LOCAL_DELTA, MotionSettings
 from synthetic_views import table_frame
 
 A, B, C, D, E, F, G_, H = ((0, 0, 0), (2, 0, 0), (4, 0, 0), (8, 0, 0), (0, 4, 0), (8, 4, 0),
@@ -482,7 +482,8 @@ def still_table(code, gone=(), shift=0, gain=1.0, noise=None):
 def time_lapse(scenes, **motion):
     out = []
     ref = Referee("love", LAYOUT, ["Ada", "Bo"], Script(scenes), emit=out.append, fps=1.0,
-                  settings=RefereeSettings(motion=MotionSettings(settle_frames=3, **motion)))
+                  settings=RefereeSettings(motion=MotionSettings(**{"settle_frames": 3,
+                                                                    "local_delta": SLOW_LOCAL_DELTA, **motion})))
     return ref, out
 
 
