@@ -391,7 +391,7 @@ class Referee:
         """A kept ``(index, frame)`` of the same still run (from ``run_start``)
         at least the second reading's delay (``confirm_s``) before frame
         ``index``, the latest such, else None.  Only a slow source (a
-        time-lapse, under about 1.4 frames a second) keeps one: at video
+        time-lapse, under about 2 frames a second) keeps one: at video
         rates a picture that changes within ``confirm_s`` of its first reading
         was not still long enough to count."""
         for i, f in reversed(self._recent_frames):
@@ -403,10 +403,10 @@ class Referee:
         """In a slow source (``MotionSettings.local_delta`` set), the picture
         changed before a change's second reading was due: with nothing
         moving (one tile lifted or put back between frames far apart, as in
-        a time-lapse), or moving (a hand, a camera that drifts).  The second reading is then taken on a frame of
-        the same still picture before the first reading, at least
-        ``confirm_s`` earlier (only a slow source keeps one:
-        :meth:`_frame_before`), and never on the new picture (read as the
+        a time-lapse), or moving (a hand, a camera that drifts).  The second
+        reading is then taken on a frame of the same still picture before
+        the first reading, at least ``confirm_s`` earlier
+        (:meth:`_frame_before`), and never on the new picture (read as the
         second reading of the old one, a blocked tile lifted there merged
         with the old change and the tiles' return was missed).  Without such
         a frame, or when it is refused, the change waits for the next still

@@ -1,4 +1,5 @@
-"""The benches' photo generator and options (bench/bench_recognize.py) and the referee bench's time-lapse (bench/bench_referee.py)."""
+"""The benches' photo generator and options (bench/bench_recognize.py) and
+the referee bench's time-lapse (bench/bench_referee.py)."""
 
 from __future__ import annotations
 
