@@ -89,6 +89,7 @@ class EventHub:
         self.buffer_size = max(10, int(buffer))
         self.retry_ms = int(retry_ms)
         self._cond = threading.Condition()
+        self._poll_lock = threading.Lock()
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -139,7 +140,7 @@ class EventHub:
         t = self._thread
         if t is not None and t is not threading.current_thread():
             t.join(timeout)
-        with self._cond:
+        with self._poll_lock, self._cond:
             if self._ledger is not None:
                 self._ledger.close()
                 self._ledger = None
@@ -157,28 +158,46 @@ class EventHub:
             self._wake.clear()
 
     def poll(self) -> int:
-        """Read new events into the buffer and wake the streams; returns how many."""
-        led = self._ledger
-        if led is None:
-            return 0
-        try:
-            new = led.events(after_id=self._last)
+        """Read new events into the buffer and wake the streams; returns how many.
+
+        Polls are serialised (the background thread and a caller share one
+        connection, and one SQLite connection runs one query at a time).  At
+        most once a second, when there is nothing new or the query failed,
+        the file is looked at (:meth:`_check_source`): a ledger deleted,
+        replaced or put back to an older copy ends the streams."""
+        with self._poll_lock:
+            led = self._ledger
+            if led is None:
+                return 0
+            try:
+                new = led.events(after_id=self._last)
+            except Exception:  # a locked, closed or vanished database: try again next time
+                self.errors += 1
+                new = None
             if not new and time.monotonic() - self._checked >= 1.0:
                 self._checked = time.monotonic()
-                lost = None
-                if file_key(self.path) != self._file:
-                    lost = "was deleted or replaced while the scoreboard ran"
-                elif led.last_id() < self._last:
+                self._check_source(led)
+            return self._take(new) if new else 0
+
+    def _check_source(self, led) -> None:
+        """Set :attr:`lost` (and wake the streams) when the file at
+        :attr:`path` is no longer the ledger this hub opened, or holds fewer
+        events than it has read."""
+        lost = None
+        if file_key(self.path) != self._file:
+            lost = "was deleted or replaced while the scoreboard ran"
+        else:
+            try:
+                if led.last_id() < self._last:
                     lost = "went back to an earlier copy while the scoreboard ran (a backup copied over it?)"
-                if lost is not None:
-                    with self._cond:
-                        self.lost = lost
-                        self._cond.notify_all()
-        except Exception:  # a locked or closed database: try again next time
-            self.errors += 1
-            return 0
-        if not new:
-            return 0
+            except Exception:
+                self.errors += 1
+        if lost is not None:
+            with self._cond:
+                self.lost = lost
+                self._cond.notify_all()
+
+    def _take(self, new) -> int:
         with self._cond:
             for e in new:
                 if e.id > self._last:

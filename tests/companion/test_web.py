@@ -649,3 +649,32 @@ def test_api_state_gives_a_running_word_timer_as_of_the_request():
     evs2 = [G.Event(1, "w", "game_started", data, None, 0.0)]
     t = scoreboard.player_state(evs2, now=t0)["timer"]
     assert t["elapsed"] == 0 and t["remaining"] == 5
+
+
+
+def test_a_poll_returns_only_after_a_look_at_the_file_in_progress(tmp_path, monkeypatch):
+    # the hub's own thread may be half-way through its once-a-second look at
+    # the file when a caller polls: the caller's poll must wait for that look
+    # rather than skip its own (a test once saw the ledger's deletion missed)
+    from companion.web import hub as hub_module
+    path = tmp_path / "ledger.db"
+    writer = Ledger(str(path))
+    start_mini(writer)
+    hub = hub_module.EventHub(str(path), poll_interval=0.0).start()
+    import time
+
+    def slow_stat(p):               # as if deleted, on a slow disk
+        time.sleep(0.002)
+        return None
+    monkeypatch.setattr(hub_module, "file_key", slow_stat)
+    try:
+        missed = 0
+        for _ in range(100):
+            hub.lost = None
+            hub._checked = 0.0
+            hub.poll()
+            missed += hub.lost is None
+        assert missed == 0
+    finally:
+        hub.stop()
+        writer.close()
