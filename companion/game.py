@@ -36,7 +36,10 @@ t)``.  Types (``data`` keys in brackets):
 * ``reshuffle`` [player, faces, seed, source] the new faces of every slot;
 * ``undo`` (ref = the event undone) the event stops counting;
 * ``correction`` (ref = the event corrected) [changes | void, reason];
-* ``needs_referee`` [reason, evidence] the camera referee could not decide;
+* ``needs_referee`` [reason, evidence, off_table] the camera referee could
+  not decide; ``off_table`` lists tiles it saw leave the table for good
+  with no move decided: they leave the board (a claim or penalty that
+  settles the item, ``resolves``, is judged on the board from before);
 * ``faces_seen`` [slots, faces, source, frame] faces the camera read on
   standing tiles the ledger knew no face for (a tile uncovered by a claim):
   no move, no turn; it makes free pairs, stalemates and hints count on what
@@ -524,6 +527,10 @@ class GameState:
         self.entries: dict[int, _Entry] = {}
         self.actions: list[int] = []        # effective undoable events, in order
         self.needs: dict[int, dict] = {}    # open referee items by event id
+        # tiles the camera saw leave the table with no move it could decide, by
+        # the referee item that reports them: (slot indices still unsettled,
+        # the board as it stood just before they left); off the board at once
+        self.off_table: dict[int, tuple[list[int], Board]] = {}
         self.last_id = 0
         self.raw: list[Event] = []          # every event of the game (set by replay)
         self.status: dict[int, str] = {}    # effective status per event id (set by replay)
@@ -542,6 +549,7 @@ class GameState:
         new.entries = dict(self.entries)
         new.actions = list(self.actions)
         new.needs = dict(self.needs)
+        new.off_table = {k: (list(v[0]), v[1]) for k, v in self.off_table.items()}
         return new
 
     @property
@@ -802,7 +810,8 @@ class GameState:
         p = self._turn_player(e)
         ia, ib = self._slots(d.get("slots"), 2)
         view = self._faces_view((ia, ib), d.get("faces"))
-        v = check_claim(self.board, view, self.tiles, self.slot(ia), self.slot(ib))
+        board, item = self.judged_board(d.get("resolves"), (ia, ib))
+        v = check_claim(board, view, self.tiles, self.slot(ia), self.slot(ib))
         if not v.valid:
             if v.code == NO_MATCH:      # a referee's claim the rules call an invalid attempt
                 return self._invalid(p, v.reason)
@@ -812,8 +821,11 @@ class GameState:
             return self._invalid(p, f"touch is claimed: the pair must include {need}")
         # change
         self.faces[ia], self.faces[ib] = view[ia], view[ib]
-        self.board.remove(ia)
-        self.board.remove(ib)
+        if item is None:
+            self.board.remove(ia)
+            self.board.remove(ib)
+        else:                           # off the board already (they left the table)
+            self._settle_off_table(item, (ia, ib))
         fa, fb = self.face(ia), self.face(ib)
         self.touched = []
         p.matches += 1
@@ -869,7 +881,8 @@ class GameState:
         d = e.data
         p = self.player(d.get("player"))
         (i,) = self._slots([d.get("slot")], 1)
-        r = self.board.reason(i)
+        board, item = self.judged_board(d.get("resolves"), (i,))
+        r = board.reason(i)
         if not r.present:
             raise IllegalMove(f"penalty for {r.slot}: it holds no tile")
         if r.free:
@@ -1102,11 +1115,56 @@ class GameState:
         return change_words(key, value, self.tiles)
 
     def _on_needs_referee(self, e: Event) -> str:
+        """A question for the referee.  ``off_table`` (optional) lists tiles
+        the camera saw leave the table for good with no move it could
+        decide: they leave the board at once, so that the free rule reads the
+        table as it is, whether or not the item is settled (docs/RULES.md
+        "Tiles off the table"); a claim or penalty that settles the item is
+        judged on the board as it stood just before they left
+        (:meth:`judged_board`).  Slots no longer on the board are passed over.
+
+        Raises:
+            BadInput: ``off_table`` not a list of slots of the layout.
+            IllegalMove: a slot named twice.
+        """
         d = e.data
+        off = d.get("off_table")
+        text = ""
+        if off is not None:
+            if not isinstance(off, list):
+                raise BadInput("off_table must be a list of slots [[x, y, z], ...]")
+            idx = [i for i in self._slots(off) if self.board.present[i]]
+            if idx:
+                self.off_table[e.id] = (idx, self.board.copy())
+                for i in idx:
+                    self.board.remove(i)
+                names = ", ".join(str(self.slot(i)) for i in idx)
+                text = f"; {names} left the table: off the board (settle the item to score it)"
         if not d.get("resolved"):
             self.needs[e.id] = {"id": e.id, "reason": d.get("reason"), "evidence": d.get("evidence"),
                                 "player": d.get("player"), "rejected": False}
-        return f"needs the referee: {d.get('reason') or 'unclear'}"
+        return f"needs the referee: {d.get('reason') or 'unclear'}{text}"
+
+    def judged_board(self, resolves, idx: Sequence[int]) -> tuple[Board, int | None]:
+        """The board on which a claim or penalty naming slot indices ``idx``
+        is judged, and the referee item whose off-table tiles it settles.
+
+        A move that settles (``resolves``) a referee item with ``off_table``
+        tiles, naming only tiles of it still unsettled, is judged on the
+        board as it stood just before they left the table; every other move
+        on the board as it is (the item None)."""
+        item = self.off_table.get(resolves) if isinstance(resolves, int) and not isinstance(resolves, bool) else None
+        if item is not None and idx and set(idx) <= set(item[0]):
+            return item[1], resolves
+        return self.board, None
+
+    def _settle_off_table(self, item: int, idx: Sequence[int]) -> None:
+        """Mark off-table tiles of ``item`` as settled by a move (they stay off the board)."""
+        left = [i for i in self.off_table[item][0] if i not in set(idx)]
+        if left:
+            self.off_table[item] = (left, self.off_table[item][1])
+        else:
+            del self.off_table[item]
 
     def _on_faces_seen(self, e: Event) -> str:
         """Faces read on standing tiles (the camera referee writes them for
@@ -1492,8 +1550,9 @@ def _parse_slots(state: GameState, slots: Sequence) -> list[int]:
     return out
 
 
-def _penalty(state: GameState, p: PlayerState, i: int, extra: Mapping | None = None) -> Pending:
-    r = state.board.reason(i)
+def _penalty(state: GameState, p: PlayerState, i: int, extra: Mapping | None = None,
+             board: Board | None = None) -> Pending:
+    r = (board or state.board).reason(i)
     data = {"player": p.name, "slot": list(r.slot), "face": state.faces[i], "block": r.to_json(),
             "reason": r.describe(), "points": state.rules.blocked_penalty}
     data.update(extra or {})
@@ -1521,7 +1580,8 @@ def resolve_claim(state: GameState, player: str, slots: Sequence, faces: Sequenc
     ia, ib = _parse_slots(state, slots)
     _need_turn(state, p)
     view = state._faces_view((ia, ib), faces)
-    v = check_claim(state.board, view, state.tiles, state.slot(ia), state.slot(ib))
+    board, _ = state.judged_board((extra or {}).get("resolves"), (ia, ib))
+    v = check_claim(board, view, state.tiles, state.slot(ia), state.slot(ib))
     base = {"player": p.name, "slots": [list(state.slot(ia)), list(state.slot(ib))],
             "faces": [view[ia], view[ib]]}
     base.update(extra or {})
@@ -1533,7 +1593,7 @@ def resolve_claim(state: GameState, player: str, slots: Sequence, faces: Sequenc
         # each blocked tile its own penalty (Love 2.7), all naming the pair
         # tried, so that an undo takes back the whole attempt
         tried = dict(extra or {}, claimed=[list(state.slot(ia)), list(state.slot(ib))])
-        pens = [_penalty(state, p, state.layout.index[s], tried) for s in v.blocked_slots]
+        pens = [_penalty(state, p, state.layout.index[s], tried, board) for s in v.blocked_slots]
         pts = state.rules.blocked_penalty
         cost = f"penalty {pts:+,} each" if pts else "no points in this game"
         return Outcome(tuple(pens), error=f"{v.reason}; blocked tile {cost}")
@@ -1564,12 +1624,13 @@ def resolve_touch(state: GameState, player: str, slot, extra: Mapping | None = N
     p = state.player(player)
     _open(state)
     (i,) = _parse_slots(state, [slot])
-    r = state.board.reason(i)
+    board, _ = state.judged_board((extra or {}).get("resolves"), (i,))
+    r = board.reason(i)
     if not r.present:
         raise IllegalMove(f"{r.slot} holds no tile")
     if not r.free:
         pts = state.rules.blocked_penalty
-        return Outcome((_penalty(state, p, i, extra),),
+        return Outcome((_penalty(state, p, i, extra, board),),
                        error=f"{r.describe()}; penalty {pts:+,}" if pts else f"{r.describe()}; no points in this game")
     _need_turn(state, p)
     data = {"player": p.name, "slot": list(r.slot), "face": state.faces[i]}

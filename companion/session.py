@@ -174,8 +174,8 @@ class GameSession:
         for e in st.raw:
             if e.type == "needs-referee" and e.id not in settled and not e.data.get("resolved") \
                     and st.status.get(e.id) != "voided":
-                items[e.id] = {"id": e.id, "reason": e.data.get("reason"), "evidence": e.data.get("evidence"),
-                               "player": e.data.get("player"), "rejected": False}
+                items.setdefault(e.id, {"id": e.id, "reason": e.data.get("reason"), "evidence": e.data.get("evidence"),
+                               "player": e.data.get("player"), "rejected": False})
         raw = {e.id: e for e in st.raw}
         out = []
         for k in sorted(items):
@@ -311,7 +311,8 @@ class GameSession:
             else:
                 if len(slots) != 1:
                     raise BadInput(f"a penalty names one tile, got {len(slots)}")
-                r = self.state.board.reason(self.state.layout.slot_index(_slot(slots[0])))
+                i = self.state.layout.slot_index(_slot(slots[0]))
+                r = self.state.judged_board(item_id, (i,))[0].reason(i)
                 if r.free:
                     raise IllegalMove(f"{r.slot} is free: touching it is no penalty")
                 out = G.resolve_touch(self.state, player, slots[0], extra)

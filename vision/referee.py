@@ -75,7 +75,14 @@ class RefereeSettings:
             recorded on the tiles found.  Otherwise (the default) the source
             starts with the whole layout dealt, and an empty reading in the
             first frame only makes that slot doubtful.
-        start_absent_confidence: see ``start_as_found``.
+        start_absent_confidence: see ``start_as_found`` (the demo's table
+            from frame 330 on, 10 tiles gone: its empty slots read 0.61-0.87;
+            a false empty reading on a whole deal reached 0.87, so an odd
+            count found empty is given to the referee, :meth:`Referee._start`).
+        start_note_empty: without ``start_as_found``, at least this many
+            slots read empty (``absent_confidence``) in the first judged frame
+            earn a note suggesting ``--start-as-found`` (whole deals of the
+            bench recordings read at most 2 so).
         start_face_confidence: faces recorded in ``game_started`` (the rest
             are None until a claim names them).
         tracker: the tracker's face thresholds.
@@ -112,7 +119,8 @@ class RefereeSettings:
     motion: MotionSettings | None = None
     absent_confidence: float = 0.55
     start_as_found: bool = False
-    start_absent_confidence: float = 0.9
+    start_absent_confidence: float = 0.6
+    start_note_empty: int = 3
     start_face_confidence: float = 0.9
     tracker: TrackerSettings = field(default_factory=TrackerSettings)
     max_hidden: int = 0
@@ -636,6 +644,13 @@ class Referee:
         elif gone:
             for i in gone:   # an odd number found empty: trust the layout, ask the referee
                 self.tracker.board.restore(i)
+        if not st.start_as_found:
+            sure_empty = int(np.sum(~np.asarray(obs.present, bool)
+                                    & (np.asarray(obs.confidence, np.float64) >= st.absent_confidence)))
+            if sure_empty >= st.start_note_empty:
+                self.status.notes.append(
+                    f"{sure_empty} slots read empty in the first still picture (frame {index}), but the game is "
+                    "refereed from its whole deal: if it was already under way, run again with --start-as-found")
         faces_by_slot = {}
         for i, s in enumerate(self.layout.slots):
             f = self.tracker.state.faces[i]
@@ -755,7 +770,11 @@ class Referee:
                         "reason": ev.reason, **extra}
                 self._write([G.Pending("invalid", data)], ev.frame)
             else:  # needs-referee
+                if ev.gone:     # off the table for good: off the ledger's board too
+                    extra["off_table"] = [list(sl) for sl in ev.gone]
                 out = self._needs(ev.frame, ev.slots, faces, ev.reason, extra, player)
+                if ev.gone:
+                    out["off_table"] = extra["off_table"]
         except CompanionError as exc:
             # the rules refuse what the camera saw: a referee must look at it
             out = self._needs(ev.frame, ev.slots, faces, f"{ev.type} refused by the rules: {exc}", extra, player)

@@ -413,7 +413,9 @@ class TrackEvent:
     engine's sentence (:meth:`companion.rules.BlockReason.describe`,
     :class:`companion.claims.Verdict` ``reason``) or the tracker's;
     ``blocks`` holds the engine's BlockReason JSON of each slot at the start
-    of the turn.
+    of the turn.  ``gone`` (a ``"needs-referee"`` only) lists the tiles the
+    tracker has taken off its board for good with no move decided: the
+    ledger takes them off too (``off_table``, :meth:`companion.game.GameState.judged_board`).
     """
 
     type: str
@@ -424,6 +426,7 @@ class TrackEvent:
     reason: str | None = None
     code: str | None = None
     blocks: tuple[dict, ...] = ()
+    gone: tuple[Slot, ...] = ()
 
     def to_json(self) -> dict:
         d = {"type": self.type, "frame": self.frame, "slots": [list(s) for s in self.slots]}
@@ -436,6 +439,8 @@ class TrackEvent:
             d["code"] = self.code
         if self.blocks:
             d["blocks"] = list(self.blocks)
+        if self.gone:
+            d["gone"] = [list(s) for s in self.gone]
         return d
 
 
@@ -975,9 +980,11 @@ class BoardTracker:
                 why = f"a pair left the board and was not put back: {v.reason}"
             elif v.code in (NO_MATCH, UNKNOWN_FACE):
                 why = f"a pair left the board; the faces are not sure enough to judge it ({v.reason})"
-        if not st.flagged or len(lifted) != len(st.turn_lifted):
-            out.append(TrackEvent("needs-referee", frame, tuple(slots[i] for i in lifted),
-                                  tuple(st.faces[i] for i in lifted), reason=why))
+        if st.flagged and len(lifted) == len(st.turn_lifted):
+            why = f"the {len(lifted)} tiles asked about before did not come back"
+        out.append(TrackEvent("needs-referee", frame, tuple(slots[i] for i in lifted),
+                              tuple(st.faces[i] for i in lifted), reason=why,
+                              gone=tuple(slots[i] for i in _removal_order(self.board, lifted))))
         self._remove(*lifted)
         st.gone.update(lifted)
         st.lifted.clear()

@@ -53,6 +53,9 @@ def add_referee_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--fps", type=float, help="frames per second of the source (a folder: 30 unless given)")
     p.add_argument("--quiet", action="store_true",
                    help="no live status line and no summary line (notes on the set-up are still printed)")
+    p.add_argument("--start-as-found", action="store_true",
+                   help="the game is already under way: slots read empty in the first still picture were "
+                        "emptied before it (default: the source starts from the whole deal)")
 
 
 def _referee(args) -> int:
@@ -198,7 +201,7 @@ def run_referee(args, source, on_event=None, on_start=None, require_output: bool
     from companion.jsontext import dumps
     from vision.faces import ProfileFaceReader, TileClassifier
     from companion.commands.vision_setup import load_camera, load_mat
-    from vision.referee import EvidenceWriter, Referee, read_board
+    from vision.referee import EvidenceWriter, Referee, RefereeSettings, read_board
 
     if live is None:
         live = getattr(source, "kind", None) == "camera"
@@ -289,8 +292,9 @@ def run_referee(args, source, on_event=None, on_start=None, require_output: bool
                     f"(--variant {rec.looks_like}?); nothing was recorded")
             return rec.advice
 
+        settings = RefereeSettings(start_as_found=bool(getattr(args, "start_as_found", False)))
         ref = Referee(args.variant, layout, players, recognize_fn, mode=args.mode, append=append, emit=emit,
-                      evidence=evidence, fps=source.fps, advise=advise)
+                      evidence=evidence, fps=source.fps, advise=advise, settings=settings)
         if on_start is not None and game_id is not None:
             on_start(game_id)
         status = StatusLine(sys.stderr, enabled=not getattr(args, "quiet", False), total=source.length)

@@ -27,7 +27,7 @@ A, B, C, D, E, F, GG, H = ((0, 0, 0), (2, 0, 0), (4, 0, 0), (8, 0, 0), (0, 4, 0)
                            (4, 4, 0), (4, 4, 1))
 SLOTS = (A, B, C, D, E, F, GG, H)
 FACES = ["hearts-1", "hearts-2", "hearts-1", "hearts-2", "roses-3", "roses-3", "cupid-arrow", "cupid-arrow"]
-SCENES = {1: (), 2: (B,), 3: (A, C), 9: "hand"}     # code -> slots gone
+SCENES = {1: (), 2: (B,), 3: (A, C), 4: (A, C, E, F), 5: (A, C, E, F, B, D), 9: "hand"}   # code -> slots gone
 
 
 def _recognition(layout: Layout, gone, hand: bool):
@@ -181,6 +181,29 @@ def test_referee_a_folder_into_events_ledger_and_evidence(tmp_path, capsys, fake
     import re
     assert re.fullmatch(r"companion referee: 54 frames in \d+\.\d s \(\d+\.\d fps\); 2 events: 1 claim, 1 penalty; "
                         r"scores: Ada 10,100, Bo 10,000", err.splitlines()[-1]), err
+
+
+def test_a_game_already_under_way_earns_a_note_and_start_as_found_reads_it(tmp_path, capsys, fake_vision,
+                                                                           layout_file):
+    # a break-test started the referee on a game 10 tiles in: the empty slots
+    # were taken for misreadings, and B + D (B no longer between A and C) was
+    # refused as blocked with a -100 penalty, with no word why
+    frames = _recording(tmp_path / "frames", [(4, 12), (9, 4), (5, 12)])
+    events = tmp_path / "events.jsonl"
+    assert main(_args(frames, layout_file, "--events-out", str(events), "--fps", "10", "--quiet")) == 0
+    assert capsys.readouterr().err.splitlines() == [
+        "companion referee: note: 4 slots read empty in the first still picture (frame 0), but the game is "
+        "refereed from its whole deal: if it was already under way, run again with --start-as-found"]
+    assert "penalty" in [json.loads(x)["type"] for x in events.read_text().splitlines()]
+    ledger = tmp_path / "game.sqlite"
+    assert main(_args(frames, layout_file, "--events-out", str(events), "--ledger", str(ledger), "--fps", "10",
+                      "--quiet", "--start-as-found")) == 0
+    assert capsys.readouterr().err == ""
+    lines = [json.loads(x) for x in events.read_text().splitlines()]
+    assert [(x["type"], x["valid"], {tuple(s) for s in x["slots"]}) for x in lines] == [("claim", True, {B, D})]
+    with Ledger(ledger) as led:
+        st = G.replay(led.events(led.latest_game_id()))
+    assert len(st.layout) == 4 and st.scores() == {"Ada": 10_100, "Bo": 10_000}     # Love 2.5: hearts 2, +100
 
 
 def test_set_up_advice_on_the_frame_the_game_starts_from_is_a_note(tmp_path, capsys, fake_vision, layout_file,

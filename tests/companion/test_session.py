@@ -199,3 +199,60 @@ def test_a_correction_with_faces_the_deal_contradicts_is_warned(tmp_path):
         texts = {e["id"]: e["text"] for e in G.state_json(led.events("g1"))["last_events"]}
         assert texts[2] == ("rejected: Ben claimed 1 Single Heart + 1 Single Heart (0,0,0 4,0,0): "
                             "it is Ann's turn, not Ben's")
+
+
+# Tiles the camera saw leave the table with no move it could decide (a
+# needs-referee item with off_table) leave the ledger's board at once, so the
+# free rule reads the table as it is (docs/RULES.md "Tiles off the table").
+
+def test_off_table_tiles_leave_the_board_so_a_tile_they_blocked_is_free(led):
+    item = led.append("g1", "needs-referee", {"reason": "faces not sure", "slots": [A, B2],
+                                              "off_table": [B2, A]}, None, 1.0)
+    s = GameSession(led)
+    assert not s.state.board.present[0] and not s.state.board.present[3]
+    assert s.state.board.reason(1).free            # B: no longer under B2, nor between A and C
+    res = s.touch("Ann", B)
+    assert res.ok and [e.type for e in res.written] == ["touch"]
+    assert [i["id"] for i in GameSession(led).open_items()] == [item.id]
+
+
+def test_a_claim_settling_off_table_tiles_is_judged_on_the_board_they_left(led):
+    item = led.append("g1", "needs-referee", {"reason": "faces not sure", "slots": [A, C],
+                                              "off_table": [A, C]}, None, 1.0)
+    s = GameSession(led)
+    with pytest.raises(IllegalMove, match="holds no tile"):
+        s.claim("Ann", [A, C])                      # not as a plain claim: they are off the board
+    res = s.settle(item.id, "claim", "Ann", [A, C])
+    assert [e.type for e in res.written] == ["correction", "claim"]
+    s = GameSession(led)
+    assert s.state.scores() == {"Ann": 10_200, "Ben": 10_000}       # Love 2.5: a pair of hearts, +200
+    assert s.open_items() == [] and s.state.off_table == {}
+    assert s.state.board.n_present == 4                             # A and C taken off once
+    assert G.replay(led.events("g1")).scores() == s.state.scores()
+
+
+def test_a_penalty_settling_an_off_table_tile_is_judged_on_the_board_it_left(led):
+    # B (under B2, between A and C) left the table with B2: touching it then
+    # was a blocked touch (Love 2.7), though it is no longer on the board
+    item = led.append("g1", "needs-referee", {"reason": "hand in view", "slots": [B2, B],
+                                              "off_table": [B2, B]}, None, 1.0)
+    res = GameSession(led).settle(item.id, "penalty", "Ben", [B])
+    assert [e.type for e in res.written] == ["correction", "penalty"]
+    assert GameSession(led).state.scores() == {"Ann": 10_000, "Ben": 9_900}
+
+
+def test_settling_an_off_table_item_keeps_the_moves_made_since(led):
+    item = led.append("g1", "needs-referee", {"reason": "faces not sure", "slots": [A, B2],
+                                              "off_table": [A, B2]}, None, 1.0)
+    touch = GameSession(led).touch("Ann", B).written[0]
+    GameSession(led).settle(item.id, "none")
+    s = GameSession(led)
+    assert s.open_items() == [] and s.state.needs == {}
+    assert s.state.touched == [1] and s.state.status[touch.id] == "ok"     # B's touch still binds
+    assert not s.state.board.present[0] and not s.state.board.present[3]  # "none": they stay off
+
+
+def test_off_table_must_be_slots_of_the_layout(led):
+    led.append("g1", "needs-referee", {"reason": "x", "off_table": [[99, 0, 0]]}, None, 1.0)
+    s = GameSession(led)
+    assert s.open_items()[0]["rejected"] is True and s.state.board.n_present == 6

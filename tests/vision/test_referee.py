@@ -294,6 +294,30 @@ def test_unreturned_unsure_pair_needs_the_referee_and_scores_nothing():
     assert st.player("Ada").invalid == 0
 
 
+def test_tiles_gone_with_no_move_decided_leave_the_ledger_s_board_too():
+    # A + D leave read unsurely: the referee is asked, and the ledger takes
+    # them off its board (off_table).  B, pinched by A and C before, is then
+    # free: B + C, a matching pair read surely, is a valid claim, not a
+    # blocked touch (a break-test saw every later claim near an unsettled
+    # pair refused and penalised)
+    faces = ["hearts-1", "hearts-1", "hearts-1", "hearts-2", "roses-3", "roses-3", "cupid-arrow", "cupid-arrow"]
+    ref, out = referee({1: recognition(conf=0.3, faces=faces), 2: recognition(absent=[A, D], conf=0.3, faces=faces),
+                        3: recognition(absent=[A, D], faces=faces), 4: recognition(absent=[A, D, B, C], faces=faces),
+                        9: recognition(occluded=[A, B])})
+    frames = ([frame(1)] * 5 + hand_frames(9) + [frame(2)] * 5 + [frame(3)] * 5 + hand_frames(9)
+              + [frame(4)] * 5)
+    play(ref, frames)
+    assert [o["type"] for o in out] == ["needs_referee", "claim"]
+    assert {tuple(s) for s in out[0]["off_table"]} == {A, D}
+    claim = out[1]
+    assert claim["valid"] is True and {tuple(s) for s in claim["slots"]} == {B, C}
+    st = G.replay(ref.events)
+    assert {e.type for e in ref.events} >= {"needs_referee", "claim"} and "penalty" not in {e.type for e in ref.events}
+    assert st.scores() == {"Ada": 10_200, "Bo": 10_000}       # Love 2.5: a pair of hearts, +200
+    assert [st.slot(i) for i in range(8) if st.board.present[i]] == [E, F, G_, H]
+    assert list(st.off_table) == [next(e.id for e in ref.events if e.type == "needs_referee")]
+
+
 def test_players_checked_before_the_first_frame():
     from companion.errors import BadInput
     with pytest.raises(BadInput, match="for 2 to 4 player"):
