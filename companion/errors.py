@@ -39,7 +39,9 @@ class CameraMisfit(BadInput):
 
 class WrongTileSet(BadInput):
     """The board's faces look like another tile set's than the one asked
-    for (``--variant``): the referee stops before recording a game (exit 2)."""
+    for (``--variant``), or no tile stands surely on the slots of the layout
+    asked for (``--layout``): the referee stops before recording a game
+    (exit 2)."""
 
 
 class Interrupted(CompanionError):

@@ -289,6 +289,8 @@ def init_db(conn: sqlite3.Connection) -> None:
         conn.executescript(sql)
         cols = [r[1] for r in conn.execute("PRAGMA table_info(events)")]
     except sqlite3.Error as exc:
+        if getattr(exc, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL:
+            raise BadInput(f"cannot write the ledger: the disk is full ({exc})") from None
         raise BadInput(f"not a companion ledger: {exc}") from None
     if cols[:6] != LEDGER_COLUMNS:
         raise BadInput(f"not a companion ledger: table events has columns {cols}")

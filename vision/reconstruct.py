@@ -87,6 +87,10 @@ UNSEEN_CONFIDENCE = 0.5  # confidence reported for a slot whose face is hidden
 #: right and 156 are right or have every wrong reading marked (0.6: 3.8 % of
 #: the slots, 147 photos; 0.8: 7.9 %, 162; 0.9: 13.3 %, 169).
 UNSURE_BELOW = 0.7
+#: advice on a camera file the mat's markers fit worse than this (RMS px),
+#: or than this share of the picture's diagonal where that is more
+CAMERA_FILE_MISFIT_PX = 2.5
+CAMERA_FILE_MISFIT_SHARE = 0.001
 
 
 @dataclass(frozen=True)
@@ -2249,6 +2253,14 @@ def photo_advice(layout: Layout, states, spec, pose, stray: int = 0, looks_like=
       guess.  On the 30 development photos of 1000-1399 whose
       focal length had to be guessed, the focal search left 100 slots wrong,
       the true intrinsics 44 (models/MODEL_CARD.md, "Session 8").
+    * A camera file (``--camera``) the markers fit poorly: an RMS
+      reprojection error over :data:`CAMERA_FILE_MISFIT_PX` px (or
+      :data:`CAMERA_FILE_MISFIT_SHARE` of the picture's diagonal where that
+      is more).  The demo's first frame fits its own camera's file with
+      0.4 px; a newcomer's file from another camera (focal length 933 px
+      against 1224) fitted with 4.7 px, under the level at which the mat is
+      refused, and the board came back with 4 standing tiles read gone at
+      confidences up to 0.9997 and no word.
     * Fewer than 4 markers under the pose: its corners rest on little.
     * No tile found for sure (none read present with a confidence of
       :data:`UNSURE_BELOW` or more): right for a cleared mat, but more often
@@ -2329,6 +2341,11 @@ def photo_advice(layout: Layout, states, spec, pose, stray: int = 0, looks_like=
         out.append("focal length guessed (a nearly overhead view and no --camera), so stack heights rest on a "
                    "guess: calibrate the camera once (companion calibrate) and pass --camera, or tilt it "
                    "10-30 degrees")
+    err = float(getattr(pose, "reprojection_px", 0.0) or 0.0)
+    if source == "calibrated" and err > max(CAMERA_FILE_MISFIT_PX, CAMERA_FILE_MISFIT_SHARE * math.hypot(
+            *getattr(pose.camera, "image_size", (0, 0)))):
+        out.append(f"the mat's markers fit the camera file poorly (reprojection error {err:.1f} px): check "
+                   "that --camera was calibrated with this camera, at this resolution and zoom")
     if pose.n_markers < 4:
         out.append(f"only {pose.n_markers} mat markers seen: keep hands and tiles off the markers for a surer "
                    "pose")

@@ -31,6 +31,7 @@ Vision is corrected by what the engine knows (docs/RULES.md 1.5):
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Sequence
@@ -113,6 +114,19 @@ class RefereeSettings:
             :func:`camera_shift`): the tracker learns the slots' looks again
             and what looks changed goes to the referee, unscored.  Between
             judged pictures of a still camera the shift stays under 1.5 px.
+        light_step: the light changed between two judged pictures when the
+            median grey level over the mat's slots (:func:`mat_brightness`)
+            differs by more than this share (either way).  A still picture
+            that would be refused as a hand in view (slots newly hidden, or
+            more than ``max_changed`` standing tiles looking changed) is then
+            judged as after a camera move: the looks are learnt again and
+            the slots read hidden are left as they were.  A break-test's
+            exposure step of +35 % (half the pixels clipped) otherwise left
+            every later picture refused.
+        stuck_s: still pictures refused as a hand in view for this long since
+            the last judged one, over several still moments, are judged as
+            after ``patience_s`` (a hand does not rest over the board for a
+            minute through several moves; something else hides those slots).
     """
 
     settle_s: float = 0.3
@@ -131,6 +145,8 @@ class RefereeSettings:
     confirm_s: float = 0.7
     claim_hold_s: float = 10.0
     camera_moved_px: float = 5.0
+    light_step: float = 0.08
+    stuck_s: float = 10.0
 
 
 @dataclass
@@ -343,6 +359,8 @@ class Referee:
         rate = self.fps if self.fps and self.fps > 0 else 30.0
         self._retry = max(1, int(round(s.retry_s * rate)))
         self._patience = max(1, int(round(s.patience_s * rate)))
+        self._stuck = max(1, int(round(s.stuck_s * rate)))
+        self._refused_since: int | None = None    # first still picture refused since the last judged one
         self._near = self._neighbours(s.guard_half_units)
         self._confirm = max(1, int(round(s.confirm_s * rate))) if s.confirm_s > 0 else 0
         self._hold = max(1, int(round(s.claim_hold_s * rate)))
@@ -444,6 +462,12 @@ class Referee:
                 f"stands still on {k} frames or more")
         if self.tracker is None:
             return []
+        if self._refused_since is not None and self.status.state == "hand in view":
+            since = self._last.index if self._last is not None else self._refused_since
+            self.status.notes.append(
+                f"from frame {self._refused_since} to the end every still picture looked as if a hand lay over "
+                f"the board (slots hidden or changed), so nothing after frame {since} was judged: keep hands "
+                "off the board at the end, and check the light on the mat")
         out: list[dict] = []
         if self._pending is not None and self._last_frame is not None:
             first = self._pending[2] - self._confirm
@@ -493,6 +517,7 @@ class Referee:
         self.status.mat_seen = True
         obs, hidden = observation_from(rec, self.settings, start=self.tracker is None)
         seen_now = ~hidden & np.array([t.seen in ("face", "empty", "occluded") for t in rec.tiles], bool)
+        light = False           # the light changed, and the picture would be refused for it
         if self._baseline is not None:
             newly = hidden & self._baseline
             if self.tracker is not None:
@@ -507,7 +532,14 @@ class Referee:
                     newly &= ~explained
             crowd = self.tracker.changed_standing(obs) if self.tracker is not None else np.zeros(len(hidden), bool)
             if int(newly.sum()) > self.settings.max_hidden or int(crowd.sum()) > self.settings.max_changed:
+                light = self._light_changed(frame, rec)
+                stuck = self._refused_since is not None and index - self._refused_since >= self._stuck
+                relaxed = relaxed or light or stuck
+                if light:
+                    crowd = np.zeros(len(hidden), bool)   # the looks changed with the light: learnt again below
                 if not relaxed:
+                    if self._refused_since is None:
+                        self._refused_since = index
                     self.status.state = "hand in view"
                     if self._pending is not None:     # try the second reading again later
                         self._pending = self._pending[:2] + (index + self._retry,) + self._pending[3:]
@@ -553,6 +585,7 @@ class Referee:
                 return []
         self._first_seen = None
         self._baseline = seen_now
+        self._refused_since = None
         current = _Seen(index, frame, rec)
         out: list[dict] = []
         if self.tracker is None:
@@ -571,6 +604,8 @@ class Referee:
         else:
             moved = self._last is not None and \
                 camera_shift(self._last.recognition.quads, rec.quads) > self.settings.camera_moved_px
+            lit = not moved and light
+            moved = moved or lit
             held_back = moved and self.tracker.held_since is not None and any(
                 obs.known[i] and obs.present[i] for i in self.tracker.state.lifted)
             if self.tracker.held_since is not None and not held_back and (
@@ -593,8 +628,9 @@ class Referee:
                     obs = replace(obs, known=np.asarray(obs.known, bool) & ~mask)
                     slots = [self.layout.slots[i] for i in suspects]
                     faces = [self.tracker.state.faces[i] for i in suspects]
+                    what = "the light changed" if lit else "the camera moved"
                     flag = self._needs(run_start, slots, faces,
-                                       f"the camera moved and {count(len(slots), 'slot')} now read differently: "
+                                       f"{what} and {count(len(slots), 'slot')} now read differently: "
                                        "check whether tiles left or came back", {"frame": run_start})
                     out.append(self._output(flag, run_start))
             was_busy = self.tracker.busy
@@ -612,6 +648,16 @@ class Referee:
             self._pending = (later[0], rec, index + self._confirm, later[1], self.tracker.changes(later[0]),
                              self._frame_before(index, later[1]))
         return out
+
+    def _light_changed(self, frame: np.ndarray, rec) -> bool:
+        """Whether the light over the mat changed by more than
+        ``settings.light_step`` since the last judged picture (False before
+        the first one, or when ``light_step`` is 0)."""
+        if self._last is None or not self.settings.light_step:
+            return False
+        a = mat_brightness(self._last.image, self._last.recognition.quads)
+        b = mat_brightness(frame, rec.quads)
+        return abs(math.log((b + 1.0) / (a + 1.0))) > math.log1p(self.settings.light_step)
 
     def _claim_held(self, current: "_Seen | None") -> list[dict]:
         """Claim the valid pair the tracker holds off the board
@@ -805,6 +851,29 @@ class Referee:
 
     def _resolve(self, outcome: G.Outcome, index: int) -> list:
         return self._write(outcome.events, index) if outcome.events else []
+
+
+def mat_brightness(image: np.ndarray, quads: np.ndarray, step: int = 4) -> float:
+    """Median grey level (0-255) of a picture inside the bounding box of
+    the slots' outlines, sampled every ``step`` px.
+
+    Args:
+        image: (H, W, 3) uint8 BGR or (H, W) uint8 grey.
+        quads: (N, 4, 2) float px, the slots' projected faces.
+
+    Returns:
+        the median, or the whole picture's when the box holds no pixel.
+    """
+    h, w = image.shape[:2]
+    q = np.asarray(quads, np.float64).reshape(-1, 2)
+    x0, y0 = (max(0, int(v)) for v in np.floor(q.min(axis=0))) if len(q) else (0, 0)
+    x1, y1 = (int(v) for v in np.ceil(q.max(axis=0))) if len(q) else (w, h)
+    x1, y1 = min(w, x1), min(h, y1)
+    crop = image[y0:y1:step, x0:x1:step] if x1 > x0 and y1 > y0 else image[::step, ::step]
+    if crop.size == 0:
+        crop = image[::step, ::step]
+    grey = crop.mean(axis=2) if crop.ndim == 3 else crop
+    return float(np.median(grey))
 
 
 def camera_shift(quads_a: np.ndarray, quads_b: np.ndarray) -> float:

@@ -716,6 +716,7 @@ class BoardTracker:
         self._remove(a, b)
         st.lifted.remove(a)
         st.lifted.remove(b)
+        st.turn_lifted = [i for i in st.turn_lifted if i not in (a, b)]
         st.turn_board = self.board.copy() if st.lifted else None
         return [self._claim_event(frame, v)]
 
@@ -912,6 +913,8 @@ class BoardTracker:
             self._remove(a, b)
             st.lifted.remove(a)
             st.lifted.remove(b)
+            # claimed: no longer among the turn's tiles that may come back
+            st.turn_lifted = [i for i in st.turn_lifted if i not in (a, b)]
             out.append(self._claim_event(frame, v))
         st.turn_board = self.board.copy() if st.lifted else None
         return out

@@ -106,7 +106,8 @@ def read_labels_csv(path: Path) -> list[tuple[str, str]]:
     Raises:
         BadInput: missing or unreadable file, no ``image``/``label`` header,
             an empty image or label cell, a label with a control character,
-            an image name with a NUL byte, or no rows.
+            an image name with a NUL byte, a row with more cells than the
+            header (an unquoted comma), or no rows.
     """
     check_input_file(path, "labels CSV")
     if path.is_dir():
@@ -135,6 +136,9 @@ def read_labels_csv(path: Path) -> list[tuple[str, str]]:
             continue
         if len(rec) <= max(ii, li):
             raise BadInput(f"{path} line {n}: expected columns image,label")
+        if len(rec) > len(header) and any(c.strip() for c in rec[len(header):]):
+            raise BadInput(f"{path} line {n}: {len(rec)} cells, the header has {len(header)}: a label holding "
+                           'a comma must be quoted ("red, dragon")')
         image, label = rec[ii].strip(), rec[li].strip()   # ("image, label": no leading space kept)
         if not image or not label.strip():
             raise BadInput(f"{path} line {n}: empty image or label")

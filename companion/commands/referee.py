@@ -283,8 +283,15 @@ def run_referee(args, source, on_event=None, on_start=None, require_output: bool
             before the game is recorded (a whole game refereed with the wrong
             faces is worse than none)."""
             from companion.variants import find_variant
-            from vision.reconstruct import recognize
+            from vision.reconstruct import UNSURE_BELOW, recognize
             rec = recognize(frame, args.variant, layout, camera, classifier, spec, face_reader=reader)
+            tiles = getattr(rec, "tiles", None)
+            if tiles and not any(t.present and t.confidence >= UNSURE_BELOW for t in tiles):
+                # a game starts from its deal: a picture with no tile surely on
+                # the layout's slots is another layout's (or another mat's)
+                raise WrongTileSet(
+                    f"no tile stands for sure on the slots of layout {layout.name!r} in the picture the game "
+                    "would start from: check --layout (and --mat); nothing was recorded")
             if getattr(rec, "looks_like", None) is not None:
                 raise WrongTileSet(
                     f"the tiles look like {find_variant(rec.looks_like).title} tiles, not "
@@ -367,6 +374,8 @@ def run_referee(args, source, on_event=None, on_start=None, require_output: bool
             ledger.close()
             if empty:
                 _remove_new_ledger(made_ledger)   # a failed run leaves no empty ledger behind
+        elif made_ledger is not None and not kept:
+            _remove_new_ledger(made_ledger)       # SQLite made the file, then could not set it up
     if cut is not None:
         raise cut
     return {"frames": frames, "seconds": elapsed, "fps": frames / max(1e-9, elapsed),

@@ -940,3 +940,48 @@ def test_demo_off_a_terminal_prints_its_summary_once_on_stdout(tiny_demo, capsys
     assert [line for line in out.splitlines() if line.startswith("demo: refereed")] == [
         line for line in out.splitlines() if "frames" in line]
     assert out.count("demo: refereed 22 frames") == 1
+
+
+def test_a_full_disk_while_the_ledger_is_made_says_so_and_leaves_no_file(tmp_path, capsys, fake_vision,
+                                                                         layout_file, monkeypatch):
+    # a break-test's ledger on a full 40 KB disk: "not a companion ledger:
+    # database or disk is full", and a 4 KB file left behind
+    import sqlite3
+    import companion.ledger
+    real = companion.ledger.init_db
+
+    class DiskFull:
+        """A connection whose schema script fails as SQLite does on a full disk."""
+
+        def executescript(self, sql):
+            exc = sqlite3.OperationalError("database or disk is full")
+            exc.sqlite_errorcode = sqlite3.SQLITE_FULL
+            raise exc
+
+    monkeypatch.setattr(companion.ledger, "init_db", lambda conn: real(DiskFull()))
+    frames = _recording(tmp_path / "frames", [(1, 6), (9, 4), (3, 12)])
+    ledger = tmp_path / "game.sqlite"
+    assert main(_args(frames, layout_file, "--ledger", str(ledger), "--fps", "10")) == 2
+    assert capsys.readouterr().err.strip().splitlines() == [
+        "companion referee: cannot write the ledger: the disk is full (database or disk is full)"]
+    assert list(tmp_path.glob("game.sqlite*")) == []
+
+
+def test_no_tile_on_the_layout_s_slots_stops_the_run_before_anything_is_recorded(tmp_path, capsys, fake_vision,
+                                                                                   layout_file, monkeypatch):
+    # a newcomer's break-test: the demo refereed with --layout sprint-flat
+    # (its tiles stand on turtle's slots) recorded 35 made-up penalties
+    import types
+    import vision.reconstruct
+    unsure = [types.SimpleNamespace(present=True, confidence=0.55)] * 4 + \
+        [types.SimpleNamespace(present=False, confidence=0.9)] * 4
+    monkeypatch.setattr(vision.reconstruct, "recognize", lambda *a, **k: types.SimpleNamespace(
+        advice=("no tile found for sure on the slots of layout 'mini': if tiles stand on the mat, check --layout",),
+        tiles=unsure, looks_like=None))
+    frames = _recording(tmp_path / "frames", [(1, 6), (9, 4), (2, 12)])
+    events, ledger = tmp_path / "events.jsonl", tmp_path / "game.sqlite"
+    assert main(_args(frames, layout_file, "--events-out", str(events), "--ledger", str(ledger), "--fps", "10")) == 2
+    assert capsys.readouterr().err.strip().splitlines() == [
+        "companion referee: no tile stands for sure on the slots of layout 'mini' in the picture the game would "
+        "start from: check --layout (and --mat); nothing was recorded"]
+    assert not events.exists() and list(tmp_path.glob("game.sqlite*")) == []

@@ -738,6 +738,18 @@ def test_labels_csv_cells_lose_their_surrounding_spaces(tmp_path):
     assert read_labels_csv(path) == [("a.png", "Red Dragon"), ("b.png", "east")]
 
 
+def test_a_labels_row_with_more_cells_than_the_header_is_refused(tmp_path):
+    # a newcomer's break-test: "1.jpg,red,dragon" enrolled the label "red"
+    # and dropped "dragon" without a word
+    from companion.commands.enroll import read_labels_csv
+    path = tmp_path / "labels.csv"
+    path.write_text('image,label\n1.jpg,red,dragon\n2.jpg,"red, dragon"\n', encoding="utf-8")
+    with pytest.raises(BadInput, match=r'line 2: 3 cells, the header has 2: a label holding a comma must be quoted'):
+        read_labels_csv(path)
+    path.write_text('image,label\n1.jpg,east,\n2.jpg,"red, dragon"\n', encoding="utf-8")   # a trailing comma
+    assert read_labels_csv(path) == [("1.jpg", "east"), ("2.jpg", "red, dragon")]
+
+
 def test_enroll_out_may_not_overwrite_an_input(tmp_path, capsys):
     from companion.cli import main
     (tmp_path / "crops").mkdir()

@@ -749,6 +749,25 @@ def test_straight_down_photo_advises_tilting_the_camera(turtle_photos):
         "only 3 mat markers seen: keep hands and tiles off the markers for a surer pose",)
 
 
+def test_a_camera_file_the_markers_fit_poorly_is_advised_on(turtle_photos):
+    import dataclasses
+
+    from vision.mat import MatSpec
+    from vision.pose import Camera
+    from vision.reconstruct import photo_advice
+    scene, rec = turtle_photos[25.0]
+    given = Camera(rec.pose.camera.K, rec.pose.camera.dist, (1280, 720), "calibrated")
+    fits = dataclasses.replace(rec.pose, camera=given, reprojection_px=1.6)    # the bench's worst true camera
+    assert photo_advice(rec.layout, rec.tiles, MatSpec.default(), fits) == ()
+    misfit = dataclasses.replace(fits, reprojection_px=4.65)      # a newcomer's file from another camera
+    assert photo_advice(rec.layout, rec.tiles, MatSpec.default(), misfit) == (
+        "the mat's markers fit the camera file poorly (reprojection error 4.7 px): check that --camera was "
+        "calibrated with this camera, at this resolution and zoom",)
+    # without a camera file the same error is the guessed lens's, not the file's
+    assert photo_advice(rec.layout, rec.tiles, MatSpec.default(),
+                        dataclasses.replace(rec.pose, reprojection_px=4.65)) == ()
+
+
 def test_a_wrong_tile_set_or_an_empty_read_is_advised_to_check_the_options(turtle_photos):
     import dataclasses
 

@@ -318,6 +318,52 @@ def test_tiles_gone_with_no_move_decided_leave_the_ledger_s_board_too():
     assert list(st.off_table) == [next(e.id for e in ref.events if e.type == "needs_referee")]
 
 
+def _brighter(code, gain=1.3):
+    img = np.clip(frame(code).astype(np.float32) * gain, 0, 255).astype(np.uint8)
+    img[0, 0] = code
+    return img
+
+
+def test_a_step_in_the_light_is_no_hand_resting_over_the_board():
+    # the room's light comes on (+30 %): D now reads washed out (hidden) in
+    # every picture; before, each still picture was refused as "hand in
+    # view" and E + F, taken later, were never seen (a break-test lost the
+    # rest of a game so)
+    ref, out = referee({1: recognition(), 5: recognition(occluded=[D]), 6: recognition(absent=[E, F], occluded=[D]),
+                        9: recognition(occluded=[A, B])})
+    frames = [frame(1)] * 5 + hand_frames(9) + [_brighter(5)] * 8 + hand_frames(9) + [_brighter(6)] * 8
+    play(ref, frames)
+    assert [(o["type"], o.get("valid")) for o in out] == [("claim", True)]
+    assert {tuple(s) for s in out[0]["slots"]} == {E, F}
+    assert ref.tracker.board.present[LAYOUT.slot_index(D)]          # left as it was
+
+
+def test_a_slot_hidden_for_long_over_several_still_moments_is_judged_around():
+    # same light, D read hidden: with light_step 0 only the long wait (stuck_s)
+    # lets the pictures be judged, leaving D and its neighbours as they were
+    ref, out = referee({1: recognition(), 5: recognition(occluded=[D]), 6: recognition(absent=[E, F], occluded=[D]),
+                        9: recognition(occluded=[A, B])}, light_step=0.0, stuck_s=2.0, guard_half_units=1)
+    frames = [frame(1)] * 5 + hand_frames(9) + ([_brighter(5)] * 8 + hand_frames(9)) * 2 + [_brighter(6)] * 8
+    play(ref, frames)
+    assert [(o["type"], o.get("valid")) for o in out] == [("claim", True)]
+    ref, out = referee({1: recognition(), 5: recognition(occluded=[D]), 6: recognition(absent=[E, F], occluded=[D]),
+                        9: recognition(occluded=[A, B])}, light_step=0.0, guard_half_units=1)
+    play(ref, frames)
+    assert out == []                        # 10 s by default: never reached here
+    assert ref.status.notes == ["from frame 11 to the end every still picture looked as if a hand lay over the "
+                                "board (slots hidden or changed), so nothing after frame 2 was judged: keep hands "
+                                "off the board at the end, and check the light on the mat"]
+
+
+def test_mat_brightness_is_the_median_inside_the_slots_box():
+    from vision.referee import mat_brightness
+    img = np.zeros((40, 40, 3), np.uint8)
+    img[10:20, 10:30] = 200
+    quads = np.array([[[10, 10], [30, 10], [30, 20], [10, 20]]], np.float32)
+    assert mat_brightness(img, quads, step=1) == 200.0
+    assert mat_brightness(img, quads + 100, step=1) == 0.0      # off the picture: the whole picture's
+
+
 def test_players_checked_before_the_first_frame():
     from companion.errors import BadInput
     with pytest.raises(BadInput, match="for 2 to 4 player"):

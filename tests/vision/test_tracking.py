@@ -261,6 +261,18 @@ def test_unreturned_unsure_non_matching_pair_only_asks_the_referee():
     assert "not sure enough" in ev[0].reason
 
 
+def test_a_claim_and_a_blocked_lift_between_two_pictures_then_the_tile_back():
+    # E + F taken and B (pinched) lifted between two pictures: a claim and a
+    # penalty; B put back is no "3 tiles lifted and put back" (a break-test
+    # saw that item, though E and F stayed away)
+    t = tracker()
+    ev = t.observe(10, obs(absent=[E, F, B]))
+    assert [e.type for e in ev if e.type != "lift"] == ["penalty", "claim"]
+    assert ev[-1].valid and set(ev[-1].slots) == {E, F}
+    assert types(t.observe(20, obs(absent=[E, F]))) == ["return"]
+    assert t.board.present[LAYOUT.slot_index(B)] and not t.busy
+
+
 def test_two_pairs_off_at_once_split_into_two_claims():
     # E + F and A + C leave between two settled frames (no still moment between)
     t = tracker()
