@@ -664,7 +664,8 @@ class BoardTracker:
         """End of the recording: tiles still off the board were taken for good."""
         return self.claim_held() + self._settle_unreturned(frame)
 
-    def rebase(self, obs: Observation, sure_absent: float = 0.8, sure_face: float = 0.9) -> list[int]:
+    def rebase(self, obs: Observation, sure_absent: float = 0.8, sure_face: float = 0.9,
+               pair_absent: float = 0.55) -> list[int]:
         """The camera moved: forget every slot's stored appearances (a face
         seen from elsewhere looks different) and learn them again from
         ``obs``.
@@ -685,6 +686,15 @@ class BoardTracker:
         left = [i for i in sorted(lifts) if st.face_conf[i] >= sure_face and conf[i] >= sure_absent]
         back = {i for i in returns if conf[i] >= sure_absent}    # a lifted tile surely standing again
         suspects = sorted((lifts | returns) - set(left) - back)
+        # a tile lifted alone when the camera moved is half of a pair: the one
+        # suspect read gone (a face seen unsurely before, or read gone with
+        # less than sure_absent) completes it, and the pair is judged as any
+        # (a break-test's bump during a claim split the pair, and the lone
+        # tile was then paired with the next claim's)
+        gone_now = [i for i in suspects if i in lifts and conf[i] >= pair_absent]
+        if len(set(st.lifted) - back) + len(left) == 1 and len(gone_now) == 1:
+            left.append(gone_now[0])
+            suspects.remove(gone_now[0])
         if obs.patches is not None and st.ref is not None:
             old = st.ref.copy(), st.n_ref.copy(), st.ref_state.copy()
             keep = np.ones(len(self.board.layout.slots), bool)

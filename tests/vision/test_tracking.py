@@ -273,6 +273,27 @@ def test_a_claim_and_a_blocked_lift_between_two_pictures_then_the_tile_back():
     assert t.board.present[LAYOUT.slot_index(B)] and not t.busy
 
 
+def test_after_a_camera_move_a_lone_lifted_tile_s_partner_read_gone_completes_the_pair():
+    # E is off the board alone when the camera is bumped; F now reads gone,
+    # though not surely (0.6): it is E's partner, not a slot for the
+    # referee (a break-test's bump split such a claim, and E was then paired
+    # with the next claim's tile: no match, and the turn went to the wrong player)
+    t = tracker()
+    assert types(t.observe(10, obs(absent=[E]))) == ["lift"]
+    moved = obs(absent=[E, F], conf=0.6)
+    assert t.rebase(moved) == []
+    assert types(t.observe(20, moved)) == ["lift"]
+    ev = t.finish(30)
+    assert types(ev) == ["claim"] and ev[0].valid and set(ev[0].slots) == {E, F}
+    # two tiles read gone, or a pair already off: the referee is asked as before
+    t = tracker()
+    t.observe(10, obs(absent=[E]))
+    assert t.rebase(obs(absent=[E, F, D], conf=0.6)) == [LAYOUT.slot_index(D), LAYOUT.slot_index(F)]
+    t = tracker()
+    t.observe(10, obs(absent=[A, C]))
+    assert t.rebase(obs(absent=[A, C, F], conf=0.6)) == [LAYOUT.slot_index(F)]
+
+
 def test_two_pairs_off_at_once_split_into_two_claims():
     # E + F and A + C leave between two settled frames (no still moment between)
     t = tracker()
