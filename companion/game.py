@@ -807,16 +807,18 @@ class GameState:
 
     def _on_claim(self, e: Event) -> str:
         d = e.data
-        p = self._turn_player(e)
         ia, ib = self._slots(d.get("slots"), 2)
-        view = self._faces_view((ia, ib), d.get("faces"))
         board, item = self.judged_board(d.get("resolves"), (ia, ib))
+        # a claim settling tiles that left the table earlier was made in its
+        # own turn: the turn now is not checked, nor passed (docs/RULES.md 1.5)
+        p = self._turn_player(e) if item is None else self.player(d.get("player"))
+        view = self._faces_view((ia, ib), d.get("faces"))
         v = check_claim(board, view, self.tiles, self.slot(ia), self.slot(ib))
         if not v.valid:
             if v.code == NO_MATCH:      # a referee's claim the rules call an invalid attempt
                 return self._invalid(p, v.reason)
             raise IllegalMove(v.reason)
-        if self.touched and not set(self.touched) <= {ia, ib}:
+        if item is None and self.touched and not set(self.touched) <= {ia, ib}:
             need = ", ".join(str(self.slot(i)) for i in self.touched)
             return self._invalid(p, f"touch is claimed: the pair must include {need}")
         # change
@@ -827,11 +829,21 @@ class GameState:
         else:                           # off the board already (they left the table)
             self._settle_off_table(item, (ia, ib))
         fa, fb = self.face(ia), self.face(ib)
-        self.touched = []
         p.matches += 1
-        self.chain += 1
         if self.mode.kind == "solo":
             self.turns_used += 1
+        if item is not None:            # the pair's own points: its turn's chain is not rebuilt
+            lines = (self.rules.pair_lines(fa, fb, mode=self.mode, chain=1, streak=1, seat=p.seat)
+                     if self.rules.scored(self.mode) else [])
+            done = self._add(p, e.id, lines)
+            if isinstance(self.rules, LoveRules) and fa.cls == self.rules.bonus_class:
+                p.bonus += [fa.id, fb.id]
+            else:
+                p.rack += [fa.id, fb.id]
+            return (f"{p.name} claimed {fa.name} + {fb.name} (settling #{item})"
+                    + (": " + ", ".join(done) if done else ""))
+        self.touched = []
+        self.chain += 1
         streak = 0
         if isinstance(self.rules, MindfulRules):
             key = self._streak_key(p)
@@ -1578,9 +1590,10 @@ def resolve_claim(state: GameState, player: str, slots: Sequence, faces: Sequenc
     if len(slots) != 2:
         raise BadInput(f"a claim is two tiles, got {len(slots)}")
     ia, ib = _parse_slots(state, slots)
-    _need_turn(state, p)
+    board, item = state.judged_board((extra or {}).get("resolves"), (ia, ib))
+    if item is None:        # (tiles that left the table earlier were taken in their own turn)
+        _need_turn(state, p)
     view = state._faces_view((ia, ib), faces)
-    board, _ = state.judged_board((extra or {}).get("resolves"), (ia, ib))
     v = check_claim(board, view, state.tiles, state.slot(ia), state.slot(ib))
     base = {"player": p.name, "slots": [list(state.slot(ia)), list(state.slot(ib))],
             "faces": [view[ia], view[ib]]}
@@ -1599,7 +1612,7 @@ def resolve_claim(state: GameState, player: str, slots: Sequence, faces: Sequenc
         return Outcome(tuple(pens), error=f"{v.reason}; blocked tile {cost}")
     if v.code == UNKNOWN_FACE:
         raise BadInput(f"{v.reason}: give the faces seen")
-    if state.touched and not set(state.touched) <= {ia, ib}:
+    if item is None and state.touched and not set(state.touched) <= {ia, ib}:
         need = ", ".join(str(state.slot(i)) for i in state.touched)
         data = dict(base, code="touch-is-claimed", reason=f"touch is claimed: the pair must include {need}")
         return Outcome((Pending("invalid", data),), message=data["reason"])

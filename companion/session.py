@@ -273,7 +273,7 @@ class GameSession:
         return res
 
     def settle(self, item_id: int, decision: str = "none", player: str | None = None,
-               slots: Sequence | None = None, reason: str = "") -> Result:
+               slots: Sequence | None = None, reason: str = "", faces: Sequence[str] | None = None) -> Result:
         """Settle a "needs referee" item: a ``correction`` pointing at it
         (``changes: {resolved: true, decision}``), then the claim or the
         penalty the referee decides, if any (``resolves`` = the item's id).
@@ -283,6 +283,9 @@ class GameSession:
             decision: ``"none"``, ``"claim"`` (``player`` took ``slots``, two
                 of them) or ``"penalty"`` (``player`` touched the blocked tile
                 ``slots[0]``).
+            faces: a claim's two faces as the referee sees them (needed
+                where the ledger knows no face for a tile: the camera read
+                it unsurely); None: the ledger's.
 
         Raises:
             BadInput: not an open item, unknown decision, missing player or slots.
@@ -304,7 +307,7 @@ class GameSession:
                 raise BadInput(f"a {decision} needs the player")
             slots = list(slots or [])
             if decision == "claim":
-                out = G.resolve_claim(self.state, player, slots, None, extra)
+                out = G.resolve_claim(self.state, player, slots, list(faces) if faces else None, extra)
                 if out.error:
                     raise IllegalMove(out.error)
                 follow = list(out.events)

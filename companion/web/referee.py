@@ -391,9 +391,10 @@ def void():
 def settle():
     def go() -> Result:
         slots = _field("slots", required=False)
+        faces = _field("faces", required=False)
         return _session().settle(_event_id("item_id"), _field("decision", required=False) or "none",
                                  _field("player", required=False) or None, _slots(slots) if slots else None,
-                                 _field("reason", required=False))
+                                 _field("reason", required=False), _faces(faces) if faces else None)
     return _act(go)
 
 

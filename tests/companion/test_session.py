@@ -256,3 +256,28 @@ def test_off_table_must_be_slots_of_the_layout(led):
     led.append("g1", "needs-referee", {"reason": "x", "off_table": [[99, 0, 0]]}, None, 1.0)
     s = GameSession(led)
     assert s.open_items()[0]["rejected"] is True and s.state.board.n_present == 6
+
+
+def test_an_off_table_pair_is_settled_later_with_the_faces_the_referee_gives(tmp_path):
+    # the camera read A + C unsurely (the ledger knows no face for them) and
+    # play went on: Ann's extra turn, then her invalid attempt, Ben to play.
+    # The referee settles the pair for Ann with the faces seen: judged where
+    # the tiles stood, scored at the pair's own value (Love 2.5: hearts 1,
+    # +200), the turn left with Ben
+    faces = [None, "hearts-2", None, "hearts-2", "roses-3", "roses-3"]
+    with Ledger(tmp_path / "s.db") as led:
+        start_mini(led, faces=faces)
+        item = led.append("g1", "needs-referee", {"reason": "faces not sure", "slots": [A, C],
+                                                  "off_table": [A, C]}, None, 1.0)
+        GameSession(led).claim("Ann", [B2, D], ["hearts-2", "roses-3"])        # no match: Ben's turn
+        s = GameSession(led)
+        assert s.state.players[s.state.turn].name == "Ben"
+        with pytest.raises(BadInput, match="face at 0,0,0 is not known"):
+            s.settle(item.id, "claim", "Ann", [A, C])
+        res = s.settle(item.id, "claim", "Ann", [A, C], faces=["hearts-1", "hearts-1"])
+        assert [e.type for e in res.written] == ["correction", "claim"]
+        s = GameSession(led)
+        assert s.state.scores() == {"Ann": 10_200, "Ben": 10_000}
+        assert s.state.players[s.state.turn].name == "Ben" and s.open_items() == []
+        assert s.state.player("Ann").invalid == 1 and s.state.player("Ann").matches == 1
+        assert G.replay(led.events("g1")).scores() == s.state.scores()

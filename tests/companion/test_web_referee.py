@@ -340,6 +340,21 @@ def test_settle_with_a_claim(client, referee, mini_game, etype):
     assert rv.status_code == 400 and "not an open referee item" in rv.json["error"]
 
 
+def test_settle_an_off_table_claim_with_the_faces_seen(client, referee, mini_game):
+    # the faces the referee sees on the tiles (the mini deal's D and E are
+    # roses-3) travel with the decided claim; the tiles already left the board
+    item = mini_game.append("g1", "needs-referee", {"player": "Ann", "reason": "faces not sure", "slots": [D, E],
+                                                    "off_table": [D, E]}, None, 1001.0)
+    referee.login()
+    assert 'name="faces"' in client.get("/referee/panel").get_data(as_text=True)
+    rv = referee.post("/referee/settle", {"game": "g1", "item_id": str(item.id), "decision": "claim",
+                                          "player": "Ann", "slots": slots_text(D, E), "faces": "roses-3, roses-3"})
+    assert rv.json["ok"], rv.json
+    claim = mini_game.events("g1")[-1]
+    assert claim.type == "claim" and claim.data["faces"] == ["roses-3", "roses-3"]
+    assert state(mini_game).scores()["Ann"] == 10_100                  # Love 2.5: a simple pair, +100
+
+
 def test_settle_with_a_penalty_or_nothing(client, referee, mini_game):
     one = mini_game.append("g1", "needs_referee", {"reason": "tile moved?"}, None, 1001.0)
     two = mini_game.append("g1", "needs_referee", {"reason": "unclear"}, None, 1002.0)
