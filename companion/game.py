@@ -531,6 +531,7 @@ class GameState:
         # the referee item that reports them: (slot indices still unsettled,
         # the board as it stood just before they left); off the board at once
         self.off_table: dict[int, tuple[list[int], Board]] = {}
+        self.off_table_closed: set[int] = set()     # items a correction settled ("resolved") since
         self.last_id = 0
         self.raw: list[Event] = []          # every event of the game (set by replay)
         self.status: dict[int, str] = {}    # effective status per event id (set by replay)
@@ -550,6 +551,7 @@ class GameState:
         new.actions = list(self.actions)
         new.needs = dict(self.needs)
         new.off_table = {k: (list(v[0]), v[1]) for k, v in self.off_table.items()}
+        new.off_table_closed = set(self.off_table_closed)
         return new
 
     @property
@@ -815,9 +817,9 @@ class GameState:
         view = self._faces_view((ia, ib), d.get("faces"))
         v = check_claim(board, view, self.tiles, self.slot(ia), self.slot(ib))
         if not v.valid:
-            if v.code == NO_MATCH:      # a referee's claim the rules call an invalid attempt
+            if v.code == NO_MATCH and item is None:   # a referee's claim the rules call an invalid attempt
                 return self._invalid(p, v.reason)
-            raise IllegalMove(v.reason)
+            raise IllegalMove(v.reason)           # (settling tiles off the table: a pair that matched)
         if item is None and self.touched and not set(self.touched) <= {ia, ib}:
             need = ", ".join(str(self.slot(i)) for i in self.touched)
             return self._invalid(p, f"touch is claimed: the pair must include {need}")
@@ -893,12 +895,14 @@ class GameState:
         d = e.data
         p = self.player(d.get("player"))
         (i,) = self._slots([d.get("slot")], 1)
-        board, item = self.judged_board(d.get("resolves"), (i,))
+        board, item = self.judged_board(d.get("resolves"), (i,), touch=True)
         r = board.reason(i)
         if not r.present:
             raise IllegalMove(f"penalty for {r.slot}: it holds no tile")
         if r.free:
             raise IllegalMove(f"penalty for {r.slot}: that tile is free")
+        if item is not None and i in self.off_table[item][0]:
+            self._settle_off_table(item, (i,))     # its one penalty: not a second
         p.penalties += 1
         pts = self.rules.blocked_penalty
         done = self._add(p, e.id, [("blocked tile touched", pts)]) if pts else []
@@ -1121,6 +1125,8 @@ class GameState:
         if d.get("void"):
             return f"referee voided event #{e.ref}{why}"
         keys = "; ".join(self._change_words(k, v) for k, v in (d.get("changes") or {}).items())
+        if e.ref in self.off_table and (d.get("changes") or {}).get("resolved") is True:
+            self.off_table_closed.add(e.ref)      # settled: its tiles no longer hold the game open
         return f"referee corrected event #{e.ref}: {keys}{why}"
 
     def _change_words(self, key: str, value) -> str:
@@ -1157,16 +1163,20 @@ class GameState:
                                 "player": d.get("player"), "rejected": False}
         return f"needs the referee: {d.get('reason') or 'unclear'}{text}"
 
-    def judged_board(self, resolves, idx: Sequence[int]) -> tuple[Board, int | None]:
+    def judged_board(self, resolves, idx: Sequence[int], touch: bool = False) -> tuple[Board, int | None]:
         """The board on which a claim or penalty naming slot indices ``idx``
         is judged, and the referee item whose off-table tiles it settles.
 
         A move that settles (``resolves``) a referee item with ``off_table``
         tiles, naming only tiles of it still unsettled, is judged on the
-        board as it stood just before they left the table; every other move
-        on the board as it is (the item None)."""
-        item = self.off_table.get(resolves) if isinstance(resolves, int) and not isinstance(resolves, bool) else None
-        if item is not None and idx and set(idx) <= set(item[0]):
+        board as it stood just before they left the table; every other move,
+        and every move once a correction has closed the item, on the board
+        as it is (the item None).  A penalty (``touch``) that
+        settles such an item is judged on that earlier board whichever tile it
+        names (the tiles that left may have been what blocked it)."""
+        item = self.off_table.get(resolves) if isinstance(resolves, int) and not isinstance(resolves, bool) \
+            and resolves not in self.off_table_closed else None
+        if item is not None and idx and (touch or set(idx) <= set(item[0])):
             return item[1], resolves
         return self.board, None
 
@@ -1243,8 +1253,15 @@ class GameState:
 
     # ------------------------------------------------------------------ end of game
 
+    def off_table_pending(self) -> bool:
+        """Whether tiles that left the table wait for the referee: an item
+        with ``off_table`` tiles no move has settled and no correction has
+        closed.  The game does not end meanwhile (cleared, stalemate, turn
+        limit): the pair the referee may yet award counts."""
+        return any(k not in self.off_table_closed for k in self.off_table)
+
     def _check_end(self, e: Event) -> None:
-        if self.ended:
+        if self.ended or self.off_table_pending():
             return
         window = self.steal_window
         if self.board.n_present == 0:
@@ -1616,6 +1633,11 @@ def resolve_claim(state: GameState, player: str, slots: Sequence, faces: Sequenc
         need = ", ".join(str(state.slot(i)) for i in state.touched)
         data = dict(base, code="touch-is-claimed", reason=f"touch is claimed: the pair must include {need}")
         return Outcome((Pending("invalid", data),), message=data["reason"])
+    if v.code == NO_MATCH and item is not None:
+        # the players kept these tiles: a pair that left the table for good
+        # matched, or the referee settles it otherwise ("none", "penalty")
+        raise IllegalMove(f"{v.reason}: tiles that left the table are settled as a matching pair, "
+                          "or with no move or a penalty")
     if v.code == NO_MATCH:
         data = dict(base, code=NO_MATCH, reason=v.reason)
         return Outcome((Pending("invalid", data),), message=f"invalid attempt: {v.reason}")
@@ -1637,7 +1659,7 @@ def resolve_touch(state: GameState, player: str, slot, extra: Mapping | None = N
     p = state.player(player)
     _open(state)
     (i,) = _parse_slots(state, [slot])
-    board, _ = state.judged_board((extra or {}).get("resolves"), (i,))
+    board, _ = state.judged_board((extra or {}).get("resolves"), (i,), touch=True)
     r = board.reason(i)
     if not r.present:
         raise IllegalMove(f"{r.slot} holds no tile")
@@ -2026,6 +2048,10 @@ def resolve_undo(state: GameState, player: str | None = None) -> Outcome:
             what = "penalty" if ent.type == "penalty" else "hint: its pair has been shown"
             raise IllegalMove(f"{p.name} cannot take back their own {what} (#{target}); "
                               "the referee can (undo without a player)")
+        raw = next((e for e in state.raw if e.id == target), None)
+        if raw is not None and raw.data.get("resolves") is not None:
+            raise IllegalMove(f"{p.name} cannot take back #{target}: the referee decided it (settling "
+                              f"item #{raw.data['resolves']}); the referee can (undo without a player)")
     if isinstance(state.rules, WordRules):
         q = p or state.players[0]
         if not state._booster_left(q, "undos"):

@@ -315,15 +315,28 @@ class GameSession:
                 if len(slots) != 1:
                     raise BadInput(f"a penalty names one tile, got {len(slots)}")
                 i = self.state.layout.slot_index(_slot(slots[0]))
-                r = self.state.judged_board(item_id, (i,))[0].reason(i)
+                r = self.state.judged_board(item_id, (i,), touch=True)[0].reason(i)
                 if r.free:
                     raise IllegalMove(f"{r.slot} is free: touching it is no penalty")
                 out = G.resolve_touch(self.state, player, slots[0], extra)
                 follow = [p for p in out.events if p.type == "penalty"]
         fix = G.Pending("correction", {"changes": {"resolved": True, "decision": decision},
                                        **({"reason": reason} if reason else {})}, ref=item_id)
-        written = self.commit([fix])
-        written += self.commit(follow)
+        if item_id not in self.state.off_table:
+            written = self.commit([fix])
+            written += self.commit(follow)
+            text = f"item #{item_id} settled: " + (decision if decision != "none" else "no move")
+            return Result(written, text)
+        # tiles that left the table: the move first, while the item still holds
+        # the game open (a game that the tiles' absence would end stays
+        # settleable), then the item closed, unless some of its tiles wait
+        # for another decision (a second pair of the same item)
+        written = self.commit(follow)
+        left = self.state.off_table.get(item_id, ([], None))[0]
+        if decision == "claim" and left:
+            names = ", ".join(str(self.state.slot(i)) for i in left)
+            return Result(written, f"item #{item_id}: claim recorded; {names} still to settle")
+        written += self.commit([fix])
         text = f"item #{item_id} settled: " + (decision if decision != "none" else "no move")
         return Result(written, text)
 

@@ -223,7 +223,7 @@ def test_a_claim_settling_off_table_tiles_is_judged_on_the_board_they_left(led):
     with pytest.raises(IllegalMove, match="holds no tile"):
         s.claim("Ann", [A, C])                      # not as a plain claim: they are off the board
     res = s.settle(item.id, "claim", "Ann", [A, C])
-    assert [e.type for e in res.written] == ["correction", "claim"]
+    assert [e.type for e in res.written] == ["claim", "correction"]
     s = GameSession(led)
     assert s.state.scores() == {"Ann": 10_200, "Ben": 10_000}       # Love 2.5: a pair of hearts, +200
     assert s.open_items() == [] and s.state.off_table == {}
@@ -237,7 +237,7 @@ def test_a_penalty_settling_an_off_table_tile_is_judged_on_the_board_it_left(led
     item = led.append("g1", "needs-referee", {"reason": "hand in view", "slots": [B2, B],
                                               "off_table": [B2, B]}, None, 1.0)
     res = GameSession(led).settle(item.id, "penalty", "Ben", [B])
-    assert [e.type for e in res.written] == ["correction", "penalty"]
+    assert [e.type for e in res.written] == ["penalty", "correction"]
     assert GameSession(led).state.scores() == {"Ann": 10_000, "Ben": 9_900}
 
 
@@ -275,9 +275,67 @@ def test_an_off_table_pair_is_settled_later_with_the_faces_the_referee_gives(tmp
         with pytest.raises(BadInput, match="face at 0,0,0 is not known"):
             s.settle(item.id, "claim", "Ann", [A, C])
         res = s.settle(item.id, "claim", "Ann", [A, C], faces=["hearts-1", "hearts-1"])
-        assert [e.type for e in res.written] == ["correction", "claim"]
+        assert [e.type for e in res.written] == ["claim", "correction"]
         s = GameSession(led)
         assert s.state.scores() == {"Ann": 10_200, "Ben": 10_000}
         assert s.state.players[s.state.turn].name == "Ben" and s.open_items() == []
         assert s.state.player("Ann").invalid == 1 and s.state.player("Ann").matches == 1
         assert G.replay(led.events("g1")).scores() == s.state.scores()
+
+
+def test_the_game_waits_for_tiles_off_the_table_before_it_ends(led):
+    # D + E (a free pair of roses) left the table unsettled; Ann then takes
+    # A + C.  Only B (under B2) and B2 stand: no free pair, a stalemate
+    # (Love 2.8) were D + E gone for good, but the referee may yet award them
+    item = led.append("g1", "needs-referee", {"reason": "faces not sure", "slots": [D, E],
+                                              "off_table": [D, E]}, None, 1.0)
+    GameSession(led).claim("Ann", [A, C])
+    s = GameSession(led)
+    assert not s.state.ended and s.state.stuck()
+    res = s.settle(item.id, "claim", "Ann", [D, E])
+    assert [e.type for e in res.written] == ["claim", "game_ended", "correction"]
+    st = G.replay(led.events("g1"))
+    assert st.ended and st.end_reason == "stalemate"
+    assert st.scores() == {"Ann": 10_300, "Ben": 10_000}      # Love 2.5: hearts 1 +200, roses 3 +100
+
+
+def test_off_table_tiles_are_settled_only_as_a_matching_pair(led):
+    item = led.append("g1", "needs-referee", {"reason": "faces not sure", "slots": [A, D],
+                                              "off_table": [A, D]}, None, 1.0)
+    with pytest.raises(IllegalMove, match="settled as a matching pair"):
+        GameSession(led).settle(item.id, "claim", "Ann", [A, D])
+    assert len(led.events("g1")) == 2                         # nothing written
+
+
+def test_an_item_of_four_tiles_is_settled_pair_by_pair(led):
+    item = led.append("g1", "needs-referee", {"reason": "4 tiles at once", "slots": [A, C, D, E],
+                                              "off_table": [A, C, D, E]}, None, 1.0)
+    res = GameSession(led).settle(item.id, "claim", "Ann", [A, C])
+    assert [e.type for e in res.written] == ["claim"] and "8,0,0, 12,0,0 still to settle" in res.message
+    assert [i["id"] for i in GameSession(led).open_items()] == [item.id]
+    res = GameSession(led).settle(item.id, "claim", "Ann", [D, E])
+    assert [e.type for e in res.written] == ["claim", "game_ended", "correction"]   # B under B2: stuck
+    s = GameSession(led)
+    assert s.open_items() == [] and s.state.scores() == {"Ann": 10_300, "Ben": 10_000}
+
+
+def test_a_settled_penalty_counts_once_and_may_name_a_tile_the_leavers_blocked(led):
+    # B2 and A left the table: B was blocked then (under B2, between A and C),
+    # though it is free now; its penalty is judged on the board they left
+    item = led.append("g1", "needs-referee", {"reason": "hand in view", "slots": [B2, A],
+                                              "off_table": [B2, A]}, None, 1.0)
+    assert GameSession(led).state.board.reason(1).free
+    res = GameSession(led).settle(item.id, "penalty", "Ben", [B])
+    assert [e.type for e in res.written] == ["penalty", "correction"]
+    again = led.append("g1", "penalty", {"player": "Ben", "slot": B, "resolves": item.id}, None, 2.0)
+    s = GameSession(led)
+    assert s.state.scores() == {"Ann": 10_000, "Ben": 9_900}
+    assert [i["id"] for i in s.open_items()] == [again.id]    # the closed item judges nothing more
+
+
+def test_a_player_cannot_take_back_what_the_referee_settled(led):
+    item = led.append("g1", "needs-referee", {"reason": "faces not sure", "slots": [A, C],
+                                              "off_table": [A, C]}, None, 1.0)
+    claim = GameSession(led).settle(item.id, "claim", "Ann", [A, C]).written[0]
+    with pytest.raises(IllegalMove, match=f"cannot take back #{claim.id}: the referee decided it"):
+        GameSession(led).undo("Ann")

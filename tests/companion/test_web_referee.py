@@ -350,8 +350,8 @@ def test_settle_an_off_table_claim_with_the_faces_seen(client, referee, mini_gam
     rv = referee.post("/referee/settle", {"game": "g1", "item_id": str(item.id), "decision": "claim",
                                           "player": "Ann", "slots": slots_text(D, E), "faces": "roses-3, roses-3"})
     assert rv.json["ok"], rv.json
-    claim = mini_game.events("g1")[-1]
-    assert claim.type == "claim" and claim.data["faces"] == ["roses-3", "roses-3"]
+    claim, fix = mini_game.events("g1")[-2:]        # the move, then the item closed
+    assert claim.type == "claim" and claim.data["faces"] == ["roses-3", "roses-3"] and fix.type == "correction"
     assert state(mini_game).scores()["Ann"] == 10_100                  # Love 2.5: a simple pair, +100
 
 
