@@ -1445,9 +1445,44 @@ def effective_events(events: Iterable) -> tuple[list[Event], dict[int, str]]:
 
     An undo or a ``void`` correction drops its target; a later void of the undo
     itself brings the target back (meta events are read newest first).
+
+    The correction that closed a referee item with ``off_table`` tiles after
+    the claim or penalty settling it (``resolves``) lapses, as voided, while
+    the last such move before it does not count (undone or voided): the item
+    is open again and its tiles wait off the table (docs/RULES.md 1.5 "Tiles
+    off the table").
     """
     evs = sorted((as_event(e) for e in events), key=lambda e: e.id)
-    voided: set[int] = set()
+    out, status = _effective(evs, set())
+    lapsed = _lapsed_settlements(evs, status)
+    return _effective(evs, lapsed) if lapsed else (out, status)
+
+
+def _lapsed_settlements(evs: Sequence[Event], status: Mapping[int, str]) -> set[int]:
+    """Ids of live corrections that closed an off-table referee item with a
+    ``claim`` or ``penalty`` decision whose settling move no longer counts
+    (see :func:`effective_events`).  ``evs`` in id order."""
+    off_items = {e.id for e in evs if e.type in NEEDS_REFEREE and e.data.get("off_table")}
+    out: set[int] = set()
+    if not off_items:
+        return out
+    last_move: dict[int, int] = {}      # item -> id of the latest move settling it so far
+    for e in evs:
+        r = e.data.get("resolves")
+        if e.type != "correction" and isinstance(r, int) and not isinstance(r, bool) and r in off_items:
+            last_move[r] = e.id
+        elif e.type == "correction" and e.ref in off_items and status.get(e.id) != "voided":
+            ch = e.data.get("changes") or {}
+            if ch.get("resolved") is True and ch.get("decision") in ("claim", "penalty") \
+                    and e.ref in last_move and status.get(last_move[e.ref]) == "voided":
+                out.add(e.id)
+    return out
+
+
+def _effective(evs: Sequence[Event], lapsed: set[int]) -> tuple[list[Event], dict[int, str]]:
+    """:func:`effective_events` over ``evs`` (in id order), the corrections
+    ``lapsed`` counted as voided."""
+    voided: set[int] = set(lapsed)
     changes: dict[int, list[Event]] = {}
     for e in reversed(evs):
         if e.id in voided or e.ref is None:
@@ -2059,8 +2094,14 @@ def resolve_undo(state: GameState, player: str | None = None) -> Outcome:
     data = {"player": p.name if p else None}
     targets = _one_attempt(state, target)
     shown = ", ".join(f"#{t} ({state.entries[t].text})" for t in reversed(targets))
+    raw = next((e for e in state.raw if e.id == target), None)
+    item = raw.data.get("resolves") if raw is not None else None
+    reopened = (f"; referee item #{item} is open again, its tiles off the table"
+                if item is not None and any(e.type in NEEDS_REFEREE and e.id == item and e.data.get("off_table")
+                                            for e in state.raw) else "")
     return Outcome(tuple(Pending("undo", dict(data), ref=t) for t in targets),
-                   message=f"event{'s' if len(targets) > 1 else ''} {shown} {'are' if len(targets) > 1 else 'is'} undone")
+                   message=f"event{'s' if len(targets) > 1 else ''} {shown} "
+                           f"{'are' if len(targets) > 1 else 'is'} undone{reopened}")
 
 
 def _one_attempt(state: GameState, target: int) -> list[int]:

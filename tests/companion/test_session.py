@@ -339,3 +339,50 @@ def test_a_player_cannot_take_back_what_the_referee_settled(led):
     claim = GameSession(led).settle(item.id, "claim", "Ann", [A, C]).written[0]
     with pytest.raises(IllegalMove, match=f"cannot take back #{claim.id}: the referee decided it"):
         GameSession(led).undo("Ann")
+
+
+def test_the_referee_undoing_a_settling_claim_opens_the_item_again(led):
+    # the settle wrote the claim, then the correction closing the item; the
+    # referee takes the claim back: the correction lapses, the tiles wait off
+    # the table again and the item can be settled anew (RULES.md 1.5)
+    item = led.append("g1", "needs-referee", {"reason": "faces not sure", "slots": [A, C],
+                                              "off_table": [A, C]}, None, 1.0)
+    GameSession(led).settle(item.id, "claim", "Ann", [A, C])
+    res = GameSession(led).undo()
+    assert res.message.endswith(f"is undone; referee item #{item.id} is open again, its tiles off the table")
+    s = GameSession(led)
+    assert s.state.scores() == {"Ann": 10_000, "Ben": 10_000}
+    assert [i["id"] for i in s.open_items()] == [item.id]
+    assert s.state.off_table_pending() and s.state.board.n_present == 4     # A and C still off the board
+    res = s.settle(item.id, "claim", "Ben", [A, C])
+    assert [e.type for e in res.written] == ["claim", "correction"]
+    s = GameSession(led)
+    assert s.state.scores() == {"Ann": 10_000, "Ben": 10_200} and s.open_items() == []
+    assert G.replay(led.events("g1")).scores() == s.state.scores()
+
+
+def test_undoing_the_second_pair_of_a_four_tile_item_leaves_that_pair_to_settle(led):
+    item = led.append("g1", "needs-referee", {"reason": "4 tiles at once", "slots": [A, C, D, E],
+                                              "off_table": [A, C, D, E]}, None, 1.0)
+    GameSession(led).settle(item.id, "claim", "Ann", [A, C])
+    GameSession(led).settle(item.id, "claim", "Ann", [D, E])      # ends the game (stalemate), then closes
+    undo = GameSession(led).undo().written[0]
+    s = GameSession(led)
+    assert not s.state.ended and s.state.scores() == {"Ann": 10_200, "Ben": 10_000}
+    assert [i["id"] for i in s.open_items()] == [item.id]
+    assert s.state.off_table == {item.id: ([4, 5], s.state.off_table[item.id][1])}     # D and E only
+    GameSession(led).void(undo.id)                                 # the referee changes their mind
+    s = GameSession(led)
+    assert s.state.ended and s.open_items() == [] and s.state.scores() == {"Ann": 10_300, "Ben": 10_000}
+
+
+def test_the_referee_undoing_a_settling_penalty_opens_the_item_again(led):
+    item = led.append("g1", "needs-referee", {"reason": "hand in view", "slots": [B2, A],
+                                              "off_table": [B2, A]}, None, 1.0)
+    GameSession(led).settle(item.id, "penalty", "Ben", [B])
+    GameSession(led).undo()
+    s = GameSession(led)
+    assert s.state.scores() == {"Ann": 10_000, "Ben": 10_000}
+    assert [i["id"] for i in s.open_items()] == [item.id]
+    assert [e.type for e in s.settle(item.id, "none").written] == ["correction"]
+    assert GameSession(led).open_items() == []
