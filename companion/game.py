@@ -2544,7 +2544,12 @@ def state_json(events: Sequence, deal_lookup: Callable | None = None,
         # records the faces it saw at the start): free_pairs_left is then a
         # lower bound
         "free_faces_unknown": sum(st.faces[i] is None for i in st.board.free_indices()), "timer": timer,
-        "last_events": last_events, "needs_referee": sorted(st.needs.values(), key=lambda x: x["id"]),
+        "last_events": last_events,
+        # each item with the tiles of it still off the table, unsettled
+        # (docs/RULES.md 1.5 "Tiles off the table"; empty for most items)
+        "needs_referee": [{**n, "off_table": [list(st.slot(i)) for i in st.off_table[n["id"]][0]]
+                           if n["id"] in st.off_table and n["id"] not in st.off_table_closed else []}
+                          for n in sorted(st.needs.values(), key=lambda x: x["id"])],
         "stuck": st.stuck(), "ended": st.ended, "end_reason": st.end_reason,
         "winner": winners[0] if len(winners) == 1 else None, "winners": winners,
         "result": st.result, "reshuffles": st.reshuffles,

@@ -247,10 +247,15 @@ def board_svg(state: G.GameState, title: str = "Board", highlight=()) -> str:
     read, for the page's "check a tile".  The slots of ``highlight`` (an
     event's tiles, as ``[x, y, z]``) are outlined thick and dashed, standing
     (class ``hl``) or gone (an outline with a ring in its corner, on any
-    layer), as the evidence overlay outlines them.
+    layer), as the evidence overlay outlines them.  Tiles that left the table
+    and wait for the referee to settle their item (``GameState.off_table``,
+    docs/RULES.md 1.5) are drawn, on any layer, as a dotted outline with a
+    question mark (``<g class="offtable">``), not as empty slots.
     """
     slots = state.layout.slots
     board = state.board
+    waiting = {i: item for item, (idx, _) in getattr(state, "off_table", {}).items()
+               if item not in getattr(state, "off_table_closed", ()) for i in idx}
     marked = set()
     for v in highlight or ():
         try:
@@ -282,6 +287,14 @@ def board_svg(state: G.GameState, title: str = "Board", highlight=()) -> str:
                 parts.append(f'<g class="hl-gone" role="img" aria-label="{escape(f"tile {s.x},{s.y},{s.z}: this event took it")}">'
                              f'<rect x="{x + 1}" y="{y + 1}" width="{tw}" height="{th}" rx="3"/>'
                              f'<circle cx="{x + tw - 5}" cy="{y + 7}" r="3.5"/></g>')
+            elif i in waiting:
+                what = f"tile {s.x},{s.y},{s.z}: off the table, waiting for the referee (item #{waiting[i]})"
+                # the "?" in the middle on the bottom layer; above it, in a
+                # badge at the corner, clear of the label of the tile below
+                mark = (f'<text x="{x + 1 + tw / 2}" y="{y + 4 + th / 2}">?</text>' if s.z == 0 else
+                        f'<circle cx="{x + 7}" cy="{y + 7}" r="7"/><text class="badge" x="{x + 7}" y="{y + 11}">?</text>')
+                parts.append(f'<g class="offtable" role="img" aria-label="{escape(what)}">'
+                             f'<rect x="{x + 1}" y="{y + 1}" width="{tw}" height="{th}" rx="3"/>{mark}</g>')
             elif s.z == 0:
                 parts.append(f'<rect class="gone" x="{x + 1}" y="{y + 1}" width="{tw}" height="{th}" rx="3"/>')
             continue

@@ -157,6 +157,22 @@ def test_board_svg_draws_free_and_blocked_differently(client, mini_game):
     assert 'aria-label="tile 0,0,0, free, 1 Single Heart"' in svg
 
 
+def test_tiles_off_the_table_are_drawn_waiting_and_listed_with_their_item(client, mini_game):
+    # B2 and A left the table unsettled (docs/RULES.md 1.5): not plain empty
+    # slots, but a "?" outline on their own layer, named in the item's line
+    item = mini_game.append("g1", "needs-referee", {"reason": "faces not sure", "off_table": [B2, A]},
+                            None, 1001.0)
+    svg = client.get("/api/board.svg").get_data(as_text=True)
+    assert svg.count('class="offtable"') == 2
+    assert f'aria-label="tile 2,0,1: off the table, waiting for the referee (item #{item.id})"' in svg
+    assert svg.count('class="tile free') == 4                 # B is free now: nothing on it, A gone
+    needs = client.get("/api/state").get_json()["needs_referee"]
+    assert [(n["id"], n["off_table"]) for n in needs] == [(item.id, [B2, A])]
+    mini_game.append("g1", "correction", {"changes": {"resolved": True, "decision": "none"}}, item.id, 1002.0)
+    svg = client.get("/api/board.svg").get_data(as_text=True)
+    assert 'class="offtable"' not in svg and client.get("/api/state").get_json()["needs_referee"] == []
+
+
 def test_check_blocked_tile_names_cover_and_pinch(client, mini_game):
     r = client.get("/api/check?slot=2,0,0").get_json()
     assert r["verdict"] == "blocked" and r["free"] is False

@@ -132,7 +132,12 @@
     renderEvents(st);
     const needs = st.needs_referee || [];
     $("needs").hidden = needs.length === 0;
-    $("needs-list").replaceChildren(...needs.map((n) => el("li", {}, ["#" + n.id + " " + (n.reason || "unclear") + " ", el("a", { href: eventUrl(n.id), text: "evidence \u203A" })])));
+    // tiles of an item that left the table: drawn "?" on the board, counted here
+    const offText = (n) => {
+      const k = (n.off_table || []).length;
+      return k ? " (" + k + " tile" + (k > 1 ? "s" : "") + " off the table, ? on the board)" : "";
+    };
+    $("needs-list").replaceChildren(...needs.map((n) => el("li", {}, ["#" + n.id + " " + (n.reason || "unclear") + offText(n) + " ", el("a", { href: eventUrl(n.id), text: "evidence \u203A" })])));
     if (st.server_time && st !== clockFrom) {   // (a new state only: tick() re-renders the same one)
       clockFrom = st;
       clockOffset = st.server_time - Date.now() / 1000;
