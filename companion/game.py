@@ -945,11 +945,14 @@ class GameState:
         if not isinstance(self.rules, WordRules):
             raise IllegalMove(f"words are played in Word Mahjong only, not {self.rules.title}")
         d = e.data
-        p = self._turn_player(e)
         idx = self._slots(d.get("slots"))
+        # a word settling tiles that left the table is judged where they
+        # stood, in its own turn (docs/RULES.md 1.5), as a settled claim is
+        board, item = self.judged_board(d.get("resolves"), idx)
+        p = self._turn_player(e) if item is None else self.player(d.get("player"))
         view = self._faces_view(idx, d.get("faces"))
         for i in idx:
-            r = self.board.reason(i)
+            r = board.reason(i)
             if not r.present:
                 raise IllegalMove(f"{r.slot} holds no tile")
             if not r.free:
@@ -964,8 +967,12 @@ class GameState:
             wordrules.spell(word, faces)
         for i in idx:
             self.faces[i] = view[i]
-            self.board.remove(i)
-        self.touched = []
+        if item is None:
+            for i in sorted(idx, key=lambda k: -self.slot(k).z):     # upper layers first
+                self.board.remove(i)
+            self.touched = []
+        else:                           # off the board already (they left the table)
+            self._settle_off_table(item, idx)
         p.words.append(word)
         p.matches += 1
         lines = []
@@ -1460,7 +1467,7 @@ def effective_events(events: Iterable) -> tuple[list[Event], dict[int, str]]:
 
 def _lapsed_settlements(evs: Sequence[Event], status: Mapping[int, str]) -> set[int]:
     """Ids of live corrections that closed an off-table referee item with a
-    ``claim`` or ``penalty`` decision whose settling move no longer counts
+    ``claim``, ``penalty`` or ``word`` decision whose settling move no longer counts
     (see :func:`effective_events`).  ``evs`` in id order."""
     off_items = {e.id for e in evs if e.type in NEEDS_REFEREE and e.data.get("off_table")}
     out: set[int] = set()
@@ -1473,7 +1480,7 @@ def _lapsed_settlements(evs: Sequence[Event], status: Mapping[int, str]) -> set[
             last_move[r] = e.id
         elif e.type == "correction" and e.ref in off_items and status.get(e.id) != "voided":
             ch = e.data.get("changes") or {}
-            if ch.get("resolved") is True and ch.get("decision") in ("claim", "penalty") \
+            if ch.get("resolved") is True and ch.get("decision") in ("claim", "penalty", "word") \
                     and e.ref in last_move and status.get(last_move[e.ref]) == "voided":
                 out.add(e.id)
     return out
@@ -1731,7 +1738,8 @@ def resolve_word(state: GameState, player: str, slots: Sequence, word: str,
         raise BadInput(f"words are played in Word Mahjong only, not {state.rules.title}")
     _open(state)
     idx = _parse_slots(state, slots)
-    _need_turn(state, p)
+    if state.judged_board((extra or {}).get("resolves"), idx)[1] is None:
+        _need_turn(state, p)        # (a word settling tiles off the table: made in its own turn)
     view = state._faces_view(idx, faces)
     w = wordrules.normalize(word)
     data = {"player": p.name, "slots": [list(state.slot(i)) for i in idx], "faces": [view[i] for i in idx],
@@ -2162,7 +2170,7 @@ CORRECTABLE = {
 _NEEDED = {"claim": ("slots",), "penalty": ("slot",), "touch": ("slot",), "word": ("slots", "word"),
            "meld": ("kind",), "faces_seen": ("faces",)}
 #: how a referee item is settled (``decision``)
-DECISIONS = ("none", "claim", "penalty")
+DECISIONS = ("none", "claim", "penalty", "word")
 
 
 def _a(noun: str) -> str:

@@ -273,7 +273,8 @@ class GameSession:
         return res
 
     def settle(self, item_id: int, decision: str = "none", player: str | None = None,
-               slots: Sequence | None = None, reason: str = "", faces: Sequence[str] | None = None) -> Result:
+               slots: Sequence | None = None, reason: str = "", faces: Sequence[str] | None = None,
+               word: str | None = None) -> Result:
         """Settle a "needs referee" item: a ``correction`` pointing at it
         (``changes: {resolved: true, decision}``), then the claim or the
         penalty the referee decides, if any (``resolves`` = the item's id).
@@ -281,14 +282,17 @@ class GameSession:
         Args:
             item_id: the open item (an event id).
             decision: ``"none"``, ``"claim"`` (``player`` took ``slots``, two
-                of them) or ``"penalty"`` (``player`` touched the blocked tile
-                ``slots[0]``).
-            faces: a claim's two faces as the referee sees them (needed
-                where the ledger knows no face for a tile: the camera read
-                it unsurely); None: the ledger's.
+                of them), ``"penalty"`` (``player`` touched the blocked tile
+                ``slots[0]``) or, in Word Mahjong, ``"word"`` (``player``
+                spelled ``word`` with ``slots``, in spelling order).
+            faces: the faces of a claim's or word's tiles as the referee
+                sees them (needed where the ledger knows no face for a tile:
+                the camera read it unsurely); None: the ledger's.
+            word: the word of a ``"word"`` decision.
 
         Raises:
-            BadInput: not an open item, unknown decision, missing player or slots.
+            BadInput: not an open item, unknown decision, missing player,
+            slots or word, a word outside Word Mahjong.
             IllegalMove: the decided claim or penalty does not fit the board
             (nothing is written then).
         """
@@ -310,6 +314,15 @@ class GameSession:
                 out = G.resolve_claim(self.state, player, slots, list(faces) if faces else None, extra)
                 if out.error:
                     raise IllegalMove(out.error)
+                follow = list(out.events)
+            elif decision == "word":
+                if not word:
+                    raise BadInput("a word decision needs the word")
+                if self.state.setup.variant != "word":
+                    raise BadInput(f"words are played in Word Mahjong only, not {self.state.rules.title}")
+                from companion import wordlist
+                out = G.resolve_word(self.state, player, slots, word, wordlist.words(),
+                                     list(faces) if faces else None, extra)
                 follow = list(out.events)
             else:
                 if len(slots) != 1:
@@ -333,9 +346,9 @@ class GameSession:
         # for another decision (a second pair of the same item)
         written = self.commit(follow)
         left = self.state.off_table.get(item_id, ([], None))[0]
-        if decision == "claim" and left:
+        if decision in ("claim", "word") and left:
             names = ", ".join(str(self.state.slot(i)) for i in left)
-            return Result(written, f"item #{item_id}: claim recorded; {names} still to settle")
+            return Result(written, f"item #{item_id}: {decision} recorded; {names} still to settle")
         written += self.commit([fix])
         text = f"item #{item_id} settled: " + (decision if decision != "none" else "no move")
         return Result(written, text)

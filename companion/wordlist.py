@@ -80,6 +80,9 @@ def _lemmas(word: str) -> set[str]:
 
 @lru_cache(maxsize=1)
 def index():
-    """A :class:`companion.words.WordIndex` over :func:`words`, built once."""
+    """A :class:`companion.words.WordIndex` over :func:`words`, built once,
+    its anagrams ranked by ``pyspellchecker``'s English word frequencies."""
     from companion.words import WordIndex
-    return WordIndex(words())
+    known = words()
+    from spellchecker import SpellChecker
+    return WordIndex(known, SpellChecker(language="en", distance=1).word_frequency.dictionary)

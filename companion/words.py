@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import AbstractSet, Iterable, Sequence
+from typing import AbstractSet, Iterable, Mapping, Sequence
 
 from companion.errors import BadInput, IllegalMove
 from companion.wording import count
@@ -143,10 +143,14 @@ class WordIndex:
 
     Attributes:
         words: lower-case words; only those of 3+ letters a-z are searched.
+        frequency: how often each lower-case word is used (any scale), to
+            rank the anagrams :meth:`spelled_by` finds; None: A-Z only.
     """
 
     words: AbstractSet[str]
+    frequency: Mapping[str, int] | None = None
     _rows: tuple[str, ...] | None = field(default=None, repr=False)
+    _anagrams: dict[str, tuple[str, ...]] | None = field(default=None, repr=False)
 
     def _index(self) -> tuple[str, ...]:
         if self._rows is None:
@@ -182,6 +186,41 @@ class WordIndex:
                 if len(found) >= limit:
                     break
         return found
+
+
+    def spelled_by(self, tiles: Iterable[str], limit: int = 1) -> list[str]:
+        """Words (upper case) that use every one of ``tiles`` (face ids:
+        letters and ``"wild"``) exactly once: what a set of tiles taken off
+        the board together may have spelled (Word Mahjong 2.1 Rule 2, a
+        wildcard standing for any letter, Rule 3).  The likeliest first: the
+        most used in English by ``frequency`` (then A-Z), so that E, E, R, T
+        gives TREE before RETE.  Empty for fewer than 3 tiles.
+        """
+        counts = Counter(tiles)
+        wilds = counts.pop(WILD, 0)
+        letters = "".join(sorted(k.lower() * v for k, v in counts.items()))
+        if len(letters) + wilds < MIN_WORD:
+            return []
+        table = self._by_letters()
+        found: set[str] = set()
+        if wilds <= 2:
+            import itertools
+            for extra in itertools.combinations_with_replacement("abcdefghijklmnopqrstuvwxyz", wilds):
+                found.update(table.get("".join(sorted(letters + "".join(extra))), ()))
+        else:                                  # many wildcards: every word of that length that fits
+            n = len(letters) + wilds
+            found.update(w.lower() for w in self.find(tiles, limit=10 ** 9) if len(w) == n)
+        freq = self.frequency or {}
+        return [w.upper() for w in sorted(found, key=lambda w: (-freq.get(w, 0), w))[:limit]]
+
+    def _by_letters(self) -> dict[str, tuple[str, ...]]:
+        """Words of the index by their sorted letters (built once)."""
+        if self._anagrams is None:
+            table: dict[str, list[str]] = {}
+            for w in self._index():
+                table.setdefault("".join(sorted(w)), []).append(w)
+            self._anagrams = {k: tuple(v) for k, v in table.items()}
+        return self._anagrams
 
 
 def clearable(tiles: Iterable[str], words: Sequence[str], max_nodes: int = 20_000) -> bool | None:

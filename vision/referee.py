@@ -99,6 +99,9 @@ class RefereeSettings:
             tiles look changed (their face signatures moved, see
             :meth:`vision.tracking.BoardTracker.changed_standing`) is taken as
             a hand over the board too (a legal move changes two).
+        word_max_tiles: in Word Mahjong, a move (a word) may empty up to
+            this many slots at once: up to that many slots read empty are
+            not taken as a hand (2 in the other games, a pair).
         confirm_s: a settled frame that shows a tile leaving or coming back is
             read again this much later in the same still run, or else in the
             next still run; only what both readings agree on counts (0: no
@@ -139,6 +142,7 @@ class RefereeSettings:
     tracker: TrackerSettings = field(default_factory=TrackerSettings)
     max_hidden: int = 0
     max_changed: int = 4
+    word_max_tiles: int = 8
     retry_s: float = 0.5
     patience_s: float = 3.0
     guard_half_units: int = 4
@@ -343,6 +347,8 @@ class Referee:
                 else DEFAULT_MODES[self.variant]
         # check variant, mode and players before the first frame
         G.new_setup(self.variant, self.mode, self.layout, [None] * len(self.layout), list(self.players))
+        self._words = self._word_index()     # loaded now: the first judged picture does not wait
+        self._move_max = 2 if self._words is None else self.settings.word_max_tiles
         s = self.settings
         self.motion = s.motion or MotionSettings.for_fps(self.fps, s.settle_s)
         self.gate = MotionGate(self.motion)
@@ -525,12 +531,20 @@ class Referee:
                 # classifier says of it this time
                 newly &= self.tracker.looks_changed(obs)
                 # a slot emptied by the move may read as hidden: the tracker
-                # explains it (a move empties two slots at most)
+                # explains it (a move empties two slots at most, a word
+                # ``word_max_tiles``)
                 c = self.tracker.corrected(obs)
-                explained = newly & np.asarray(c.known, bool) & ~np.asarray(c.present, bool)
-                if int(explained.sum()) <= 2:
+                gone_now = np.asarray(c.known, bool) & ~np.asarray(c.present, bool)
+                explained = newly & gone_now
+                if int(explained.sum()) <= self._move_max:
                     newly &= ~explained
             crowd = self.tracker.changed_standing(obs) if self.tracker is not None else np.zeros(len(hidden), bool)
+            if self._words is not None and self.tracker is not None:
+                # Word Mahjong: the tiles of a word all read gone, not as a
+                # hand over them (which reads them changed but standing)
+                gone_crowd = crowd & gone_now
+                if int(gone_crowd.sum()) <= self._move_max:
+                    crowd &= ~gone_crowd
             if int(newly.sum()) > self.settings.max_hidden or int(crowd.sum()) > self.settings.max_changed:
                 light = self._light_changed(frame, rec)
                 stuck = self._refused_since is not None and index - self._refused_since >= self._stuck
@@ -609,7 +623,7 @@ class Referee:
             held_back = moved and self.tracker.held_since is not None and any(
                 obs.known[i] and obs.present[i] for i in self.tracker.state.lifted)
             if self.tracker.held_since is not None and not held_back and (
-                    moved or not self.tracker.changes(obs)[1]):
+                    moved or not self.tracker.changes(obs)[1]) and not self.tracker.word_grows(obs):
                 # a valid pair still off the board in a later settled picture:
                 # claimed now (with the frame it was first seen gone), and its
                 # turn's evidence closed before anything newer is judged.  After
@@ -678,9 +692,17 @@ class Referee:
 
     # ------------------------------------------------------------------ game
 
+    def _word_index(self):
+        """Word Mahjong's dictionary index (:func:`companion.wordlist.index`),
+        None for the other games (pairs only)."""
+        if self.variant != "word":
+            return None
+        from companion import wordlist
+        return wordlist.index()
+
     def _start(self, index: int, obs: Observation) -> None:
         st = self.settings
-        self.tracker = BoardTracker(Board(self.layout), self.tiles, settings=st.tracker)
+        self.tracker = BoardTracker(Board(self.layout), self.tiles, settings=st.tracker, words=self._words)
         self.tracker.observe(index, obs)
         gone = [i for i in range(len(self.layout)) if not self.tracker.board.present[i]]
         layout = self.layout
@@ -800,6 +822,12 @@ class Referee:
                     out["valid"] = False
                     out["reason"] = (inv[0].data.get("code") if inv else None) or "refused"
                     out["explanation"] = res.message or res.error
+            elif ev.type == "word":
+                out = {"type": "word", "frame": ev.frame, "player": player, "slots": slots, "faces": faces,
+                       "word": ev.word, "valid": True, "reason": None}
+                from companion import wordlist
+                res = G.resolve_word(self.state, player, slots, ev.word, wordlist.words(), faces, extra)
+                self._resolve(res, ev.frame)
             elif ev.type == "claim":
                 # a pair taken for good that the rules refuse: scored as the engine
                 # reads it (an invalid attempt), then a referee must look
@@ -903,6 +931,8 @@ def _status_text(out: dict) -> str:
     what = out["type"]
     if what == "claim":
         what = "claim" if out.get("valid") else "invalid claim"
+    elif what == "word" and out.get("word"):
+        what = f"word {out['word']}"
     return f"{what} {out.get('player') or ''} {where} (frame {out['frame']})".replace("  ", " ").strip()
 
 
@@ -1041,6 +1071,7 @@ def evidence_overlay(image: np.ndarray, recognition, ev: TrackEvent) -> np.ndarr
     font = cv2.FONT_HERSHEY_SIMPLEX
     scale = max(0.35, size / 90)
     label = {"penalty": "BLOCKED", "claim": "CLAIM" if ev.valid else "INVALID", "attempt": "PUT BACK",
+             "word": f"WORD {ev.word}" if ev.word else "WORD",
              "touch": "TOUCHED", "needs-referee": "?"}.get(ev.type, ev.type.upper())
 
     def text(s: str, org, colour) -> None:

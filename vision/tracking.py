@@ -13,8 +13,9 @@ Two stages, both pure (numpy arrays and engine objects in, decisions out):
   its own board (what stands on the table) and turns the differences into
   events: a tile lifted (with a penalty when it was blocked), tiles put back
   (a touch, or a returned attempt), a pair that left the board (a claim,
-  checked by :func:`companion.claims.check_claim`), faces revealed under
-  removed tiles, and "needs referee" where what it saw does not fit the rules.
+  checked by :func:`companion.claims.check_claim`), in Word Mahjong a word
+  its free letter tiles spelled (2.1 Rule 2), faces revealed under removed
+  tiles, and "needs referee" where what it saw does not fit the rules.
 
 What the classifier reads is weighed against each slot's own history
 (:meth:`BoardTracker._correct`): a tile leaves only where its slot's face
@@ -42,7 +43,7 @@ unaccounted for (1.2 "Component Inventory").
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 import math
 
@@ -53,6 +54,10 @@ from companion.claims import BLOCKED, NO_MATCH, UNKNOWN_FACE, check_claim
 from companion.layouts import Slot
 from companion.rules import Board
 from companion.tiles import TileSet
+from companion.words import MIN_WORD, assign
+
+if TYPE_CHECKING:
+    from companion.words import WordIndex
 
 
 # ---------------------------------------------------------------- motion gate
@@ -406,8 +411,10 @@ class TrackEvent:
     """One thing the tracker inferred.
 
     ``type`` is one of ``"lift"``, ``"return"``, ``"touch"`` (a free tile put
-    back), ``"penalty"``, ``"claim"``, ``"attempt"`` (a lifted pair that came
-    back), ``"reveal"`` (a face seen for the first time), ``"needs-referee"``.
+    back), ``"penalty"``, ``"claim"``, ``"word"`` (Word Mahjong: free tiles
+    that spell ``word`` left together, ``slots`` in spelling order),
+    ``"attempt"`` (a lifted pair that came back), ``"reveal"`` (a face seen
+    for the first time), ``"needs-referee"``.
     ``slots``/``faces`` list the tiles concerned; ``valid`` and ``code`` come
     from the engine for claims, attempts and penalties; ``reason`` is the
     engine's sentence (:meth:`companion.rules.BlockReason.describe`,
@@ -427,6 +434,7 @@ class TrackEvent:
     code: str | None = None
     blocks: tuple[dict, ...] = ()
     gone: tuple[Slot, ...] = ()
+    word: str | None = None
 
     def to_json(self) -> dict:
         d = {"type": self.type, "frame": self.frame, "slots": [list(s) for s in self.slots]}
@@ -441,7 +449,22 @@ class TrackEvent:
             d["blocks"] = list(self.blocks)
         if self.gone:
             d["gone"] = [list(s) for s in self.gone]
+        if self.word is not None:
+            d["word"] = self.word
         return d
+
+
+@dataclass(frozen=True)
+class WordMove:
+    """Free tiles taken off together that spell a word (Word Mahjong 2.1
+    Rule 2: "Select three or more free letter tiles ... to spell a valid
+    English word"; all selected tiles must be free).  ``idx`` are slot
+    indices in spelling order, ``faces`` theirs, ``word`` upper case."""
+
+    idx: tuple[int, ...]
+    slots: tuple[Slot, ...]
+    faces: tuple[str, ...]
+    word: str
 
 
 @dataclass(frozen=True)
@@ -540,7 +563,7 @@ class TrackerState:
     lift_frame: dict[int, int] = field(default_factory=dict)  # slot -> frame its lift was first seen
     flagged: bool = False                                      # a needs-referee was raised for this lift set
     gone: set[int] = field(default_factory=set)               # taken away without a valid claim
-    held: tuple | None = None                                  # (frame, verdict): a valid pair off, not yet claimed
+    held: tuple | None = None                                  # (frame, verdict or WordMove): a valid move off, not yet claimed
     inconsistent: int = 0                                      # face readings refused (no copy left)
     initialised: bool = False
 
@@ -554,6 +577,12 @@ class BoardTracker:
         tileset: the variant's tile set (matching relation, copies).
         faces: initial face per slot (None where unknown).
         settings: confidence thresholds.
+        words: Word Mahjong's dictionary (:class:`companion.words.WordIndex`);
+            given, three or more free tiles off together that spell a word
+            are a word (held and claimed as a pair is, below), and tiles
+            lifted while a pair or word is held join it when together they
+            spell a word (the player was still building it).  None: pairs
+            only.
 
     A pair of lifted tiles that the engine accepts is held until the table
     shows it did not come back (../shared/CONTRACT.md: "a claim is a pair of
@@ -568,10 +597,11 @@ class BoardTracker:
     """
 
     def __init__(self, board: Board, tileset: TileSet, faces: Sequence[str | None] | None = None,
-                 settings: TrackerSettings = TrackerSettings()) -> None:
+                 settings: TrackerSettings = TrackerSettings(), words: "WordIndex | None" = None) -> None:
         n = len(board.layout.slots)
         self.tileset = tileset
         self.settings = settings
+        self.words = words
         self.face_ids = [f.id for f in tileset.faces]
         self._col = {f: k for k, f in enumerate(self.face_ids)}
         self._copies = np.array([f.copies for f in tileset.faces])
@@ -622,17 +652,19 @@ class BoardTracker:
             return events
         new_lifts, returns = self._changes(obs, readings)
         st.last_seen = np.where(readings >= 0, readings, st.last_seen).astype(np.int8)
-        if st.held is not None and not returns:
+        grows = self._word_grows(new_lifts) if not returns else False
+        if st.held is not None and not returns and not grows:
             events.extend(self.claim_held())     # still off the board in a later settled picture
-        st.held = None                           # (a tile of it came back: no claim)
+        st.held = None                           # (a tile of it came back, or a word grows: no claim yet)
         for i in returns:
             st.lifted.remove(i)
             events.append(TrackEvent("return", frame, (slots[i],), (st.faces[i],)))
         if returns and not st.lifted:
             events.extend(self._close_turn(frame))
-        if new_lifts and len(st.lifted) >= 2:
+        if new_lifts and len(st.lifted) >= 2 and not grows:
             # an unresolved pair is still off the board and new tiles leave: the
-            # pair was taken for good without a valid claim
+            # pair was taken for good without a valid claim (unless, in Word
+            # Mahjong, they all spell a word together: it was being built)
             events.extend(self._settle_unreturned(frame))
         if new_lifts:
             if not st.lifted:
@@ -714,21 +746,66 @@ class BoardTracker:
         return None if self.state.held is None else self.state.held[0]
 
     def claim_held(self) -> list[TrackEvent]:
-        """Claim the valid pair held off the board (nothing when there is
-        none): the caller judges it has stayed away for good."""
+        """Claim the valid pair or word held off the board (nothing when
+        there is none): the caller judges it has stayed away for good."""
         st = self.state
         if st.held is None:
             return []
         frame, v = st.held
         st.held = None
         idx = self.board.layout.slot_index
-        a, b = (idx(sl) for sl in v.slots)
-        self._remove(a, b)
-        st.lifted.remove(a)
-        st.lifted.remove(b)
-        st.turn_lifted = [i for i in st.turn_lifted if i not in (a, b)]
+        taken = v.idx if isinstance(v, WordMove) else tuple(idx(sl) for sl in v.slots)
+        blocks = tuple(self._turn_board().reason(i).to_json() for i in taken)
+        self._remove(*taken)
+        for i in taken:
+            st.lifted.remove(i)
+        st.turn_lifted = [i for i in st.turn_lifted if i not in taken]
         st.turn_board = self.board.copy() if st.lifted else None
+        if isinstance(v, WordMove):
+            return [TrackEvent("word", frame, v.slots, v.faces, valid=True, word=v.word, blocks=blocks,
+                               reason=f"{v.word}: {len(v.idx)} free tiles spell it")]
         return [self._claim_event(frame, v)]
+
+    def word_grows(self, obs: Observation) -> bool:
+        """Whether the tiles ``obs`` shows leaving join the pair or word held
+        off the board to spell a word (nothing is changed): the held move is
+        not claimed yet (see the class)."""
+        if self.state.held is None or self.words is None or not self.state.initialised:
+            return False
+        obs = self._correct(obs)
+        lifts, _ = self._changes(obs, obs.readings())
+        return self._word_grows(lifts)
+
+    def _word_grows(self, new_lifts: Sequence[int]) -> bool:
+        """Tiles are off the board and ``new_lifts`` spell a word with them,
+        unless both are a move alone (the tiles off a held pair or word, and
+        ``new_lifts`` a matching pair or a word): a pair E + E, then a pair
+        T + T, are two pairs, not TEET; E + E, then T and R, are TREE being
+        built, and so are T + R (no pair), then E + E."""
+        st = self.state
+        if not st.lifted or self.words is None or not new_lifts:
+            return False
+        new = [i for i in new_lifts if i not in st.lifted]
+        if st.held is not None and ((len(new) == 2 and self._verdict(self._turn_board(), *new).valid)
+                                    or self._word(new) is not None):
+            return False
+        return self._word(list(st.lifted) + new) is not None
+
+    def _word(self, idx: list[int]) -> WordMove | None:
+        """The word the tiles ``idx`` spell together, all of them free on the
+        board the turn began with and their faces known; None otherwise."""
+        st = self.state
+        if self.words is None or len(idx) < MIN_WORD or any(st.faces[i] is None for i in idx):
+            return None
+        tb = self._turn_board()
+        if not all(tb.present[i] and tb.is_free(i) for i in idx):
+            return None
+        found = self.words.spelled_by([st.faces[i] for i in idx])
+        if not found:
+            return None
+        order = assign(found[0], [(i, st.faces[i]) for i in sorted(idx)])
+        slots = self.board.layout.slots
+        return WordMove(tuple(order), tuple(slots[i] for i in order), tuple(st.faces[i] for i in order), found[0])
 
     def changes(self, obs: Observation) -> tuple[frozenset, frozenset]:
         """``(lifts, returns)``: the slot indices ``obs`` shows leaving and
@@ -899,6 +976,10 @@ class BoardTracker:
         in some order (the tiles left over stay lifted); else wait (an
         attempt), or ask the referee when no split or several fit."""
         st = self.state
+        word = self._word(list(st.lifted)) if len(st.lifted) >= MIN_WORD else None
+        if word is not None:
+            st.held = (frame, word)     # claimed once it has not come back, as a pair
+            return []
         if len(st.lifted) == 2:
             a, b = st.lifted
             v = self._verdict(self._turn_board(), a, b)

@@ -236,7 +236,10 @@ def _all_rows() -> bool:
 
 @bp.get("/panel")
 def panel():
-    return render_template("referee/_live.html", **_console_data(request.args.get("game"), _all_rows()))
+    # the settle forms' decisions too: without them a refreshed panel offered
+    # none, and a form sent without one settled the item "none"
+    return render_template("referee/_live.html", decisions=DECISIONS,
+                           **_console_data(request.args.get("game"), _all_rows()))
 
 
 def _variants() -> list[dict]:
@@ -394,7 +397,8 @@ def settle():
         faces = _field("faces", required=False)
         return _session().settle(_event_id("item_id"), _field("decision", required=False) or "none",
                                  _field("player", required=False) or None, _slots(slots) if slots else None,
-                                 _field("reason", required=False), _faces(faces) if faces else None)
+                                 _field("reason", required=False), _faces(faces) if faces else None,
+                                 _field("word", required=False) or None)
     return _act(go)
 
 

@@ -604,6 +604,50 @@ def test_the_bundled_demo_is_refereed_as_its_truth(tmp_path, capsys):
     assert "Ada 10,100" in capsys.readouterr().out
 
 
+def test_a_rendered_word_table_is_refereed_as_words_and_a_pair(tmp_path, capsys):
+    """Word Mahjong end to end with the real models: a recording (rendered
+    afresh, about 10 s) in which TREE, then a pair of Ks, then STONE leave the
+    board (2.1 Rule 2: free letter tiles spelling a word, or a pair).  Before
+    session 33 the camera referee knew pairs only: TREE became an E + E claim
+    and an invalid T + R claim, and STONE was refused as a hand over the
+    board (five tiles changed at once)."""
+    from companion.codex import builtin
+    from companion.rules import Board
+    from vision.synth import Claim, SceneSpec, SpellWord, deal_faces, write_recording
+    layout = builtin("sprint-flat")
+    rng = np.random.default_rng(1)
+    faces = list(deal_faces("word", len(layout), rng))
+    free = Board(layout).free_indices()
+    rng.shuffle(free)
+    taken: list[int] = []
+
+    def spell(word):            # the word's letters moved onto free slots (swapped with others)
+        out = []
+        for ch in word:
+            at = free.pop(0)
+            src = next(j for j in range(len(faces)) if faces[j] == ch and j not in taken and j != at)
+            faces[at], faces[src] = faces[src], faces[at]
+            taken.append(at)
+            out.append(layout.slots[at])
+        return tuple(out)
+    tree, kk, stone = spell("TREE"), spell("KK"), spell("STONE")
+    moves = [SpellWord(tree, "TREE"), Claim(kk), SpellWord(stone, "STONE")]
+    truth = write_recording(tmp_path / "rec", "word", layout, moves, rng, 10.0,
+                            spec=SceneSpec("word", layout, faces=tuple(faces), removed=()))
+    events = tmp_path / "e.jsonl"
+    code = main(["referee", str(tmp_path / "rec"), "--variant", "word", "--layout", "sprint-flat",
+                 "--players", "A", "--mode", "scholars-path", "--fps", "10", "--events-out", str(events)])
+    assert code == 0
+    got = [json.loads(x) for x in events.read_text().splitlines()]
+
+    def key(e):
+        return e["type"], e.get("word"), frozenset(tuple(s) for s in e["slots"])
+    assert [key(e) for e in got] == [key(e) for e in truth["events"]]
+    assert [e["word"] for e in got if e["type"] == "word"] == ["TREE", "STONE"]
+    # Word 2.7: +200 a word, +200 for each vowel tile of STONE (5 letters); a pair scores nothing
+    assert "3 events: 1 claim, 2 words; scores: A 800" in capsys.readouterr().err
+
+
 def test_a_bad_first_frame_creates_no_events_file_and_keeps_an_old_one(tmp_path, capsys, fake_vision, layout_file):
     frames = _recording(tmp_path / "frames", [(1, 6)])
     (frames / "frame_00000.png").write_bytes(b"not a png")

@@ -386,3 +386,34 @@ def test_the_referee_undoing_a_settling_penalty_opens_the_item_again(led):
     assert [i["id"] for i in s.open_items()] == [item.id]
     assert [e.type for e in s.settle(item.id, "none").written] == ["correction"]
     assert GameSession(led).open_items() == []
+
+
+def test_word_tiles_off_the_table_are_settled_as_the_word_they_spelled(tmp_path):
+    # Word Mahjong: the camera saw A, C and D (C, A, T) leave together and
+    # could not decide the move; the referee settles it as the word CAT (2.1
+    # Rule 2), in spelling order, judged where the tiles stood
+    faces = ["C", "X", "A", "Q", "T", "Z"]
+    with Ledger(tmp_path / "w.db") as led:
+        start_mini(led, variant="word", mode="zen-archives", faces=faces)
+        item = led.append("g1", "needs-referee", {"reason": "3 tiles at once", "slots": [A, C, D],
+                                                  "off_table": [A, C, D]}, None, 1.0)
+        s = GameSession(led)
+        with pytest.raises(BadInput, match="a word decision needs the word"):
+            s.settle(item.id, "word", "Ann", [A, C, D])
+        with pytest.raises(IllegalMove, match="CTA is not in the dictionary"):
+            s.settle(item.id, "word", "Ann", [A, D, C], word="CTA")
+        res = s.settle(item.id, "word", "Ben", [A, C, D], word="cat")
+        assert [e.type for e in res.written] == ["word", "correction"]
+        s = GameSession(led)
+        assert s.state.player("Ben").words == ["CAT"] and s.open_items() == [] and s.state.off_table == {}
+        assert s.state.board.n_present == 3
+        GameSession(led).undo()                                  # the referee takes it back: open again
+        s = GameSession(led)
+        assert s.state.player("Ben").words == [] and [i["id"] for i in s.open_items()] == [item.id]
+
+
+def test_a_word_decision_belongs_to_word_mahjong(led):
+    item = led.append("g1", "needs-referee", {"reason": "x", "slots": [A, C, D], "off_table": [A, C, D]},
+                      None, 1.0)
+    with pytest.raises(BadInput, match="words are played in Word Mahjong only"):
+        GameSession(led).settle(item.id, "word", "Ann", [A, C, D], word="CAT")

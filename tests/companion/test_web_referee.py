@@ -355,6 +355,33 @@ def test_settle_an_off_table_claim_with_the_faces_seen(client, referee, mini_gam
     assert state(mini_game).scores()["Ann"] == 10_100                  # Love 2.5: a simple pair, +100
 
 
+def test_settle_off_table_letters_as_the_word_they_spelled(client, referee, web_ledger):
+    # a Word Mahjong table: C, A, T (A, C, D of the mini layout) left the
+    # table together; the console offers "word" and a Word field there only
+    start_mini(web_ledger, variant="word", mode="zen-archives", faces=["C", "X", "A", "Q", "T", "Z"])
+    item = web_ledger.append("g1", "needs-referee", {"reason": "3 tiles at once", "slots": [A, C, D],
+                                                     "off_table": [A, C, D]}, None, 1001.0)
+    referee.login()
+    panel = client.get("/referee/panel").get_data(as_text=True)
+    assert 'name="word"' in panel and '<option value="word">' in panel
+    rv = referee.post("/referee/settle", {"game": "g1", "item_id": str(item.id), "decision": "word",
+                                          "player": "Ben", "slots": slots_text(A, C, D), "word": "cat"})
+    assert rv.json["ok"], rv.json
+    # X, Q and Z are left: no pair, no word, no reshuffle that could clear them
+    assert [e["type"] for e in rv.json["events"]] == ["word", "game_ended", "correction"]
+    assert state(web_ledger).player("Ben").words == ["CAT"]
+
+
+def test_the_word_decision_is_offered_only_at_word_tables(client, referee, mini_game):
+    mini_game.append("g1", "needs-referee", {"reason": "x"}, None, 1001.0)
+    referee.login()
+    panel = client.get("/referee/panel").get_data(as_text=True)
+    assert 'name="word"' not in panel and '<option value="word">' not in panel
+    # the refreshed panel offers every other decision (it once offered none,
+    # and its forms settled every item "none")
+    assert all(f'<option value="{d}">' in panel for d in ("none", "claim", "penalty"))
+
+
 def test_settle_with_a_penalty_or_nothing(client, referee, mini_game):
     one = mini_game.append("g1", "needs_referee", {"reason": "tile moved?"}, None, 1001.0)
     two = mini_game.append("g1", "needs_referee", {"reason": "unclear"}, None, 1002.0)

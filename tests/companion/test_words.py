@@ -41,6 +41,17 @@ def test_word_index_finds_longest_first():
     assert idx.find(["Q", "X", "Z", "wild", "wild"]) == []
 
 
+def test_words_spelled_by_every_tile_likeliest_first():
+    idx = W.WordIndex(frozenset({"tea", "eat", "ate", "teas", "seat", "tree", "rete", "zz"}),
+                      frequency={"tree": 9000, "eat": 500, "tea": 800})
+    assert idx.spelled_by(["E", "R", "T", "E"], limit=5) == ["TREE", "RETE"]     # used more, then A-Z
+    assert idx.spelled_by(["T", "E", "A"], limit=5) == ["TEA", "EAT", "ATE"]
+    assert idx.spelled_by(["T", "E", "A", "S", "wild"]) == []                    # every tile, not 4 of 5
+    assert idx.spelled_by(["wild", "S", "A", "E"], limit=5) == ["SEAT", "TEAS"]   # the wildcard as T
+    assert idx.spelled_by(["wild"] * 3 + ["A"], limit=1) == ["SEAT"]             # many wildcards
+    assert idx.spelled_by(["E", "E"]) == []                                       # under 3 tiles
+
+
 def test_assign_uses_letters_before_wildcards():
     tiles = [(3, "wild"), (5, "T"), (7, "E"), (9, "R")]
     assert W.assign("tree", tiles) == [5, 9, 7, 3]

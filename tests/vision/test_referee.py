@@ -384,6 +384,52 @@ def test_word_table_with_two_scholars():
     assert [o["type"] for o in out] == ["claim"] and out[0]["valid"]
 
 
+def _word_referee(scenes, letters, players=("Ada", "Bo"), mode=None):
+    rec = {k: (recognition(faces=letters, **v) if isinstance(v, dict) else v) for k, v in scenes.items()}
+    for r in rec.values():
+        object.__setattr__(r, "variant", "word")
+    out = []
+    ref = Referee("word", LAYOUT, list(players), Script(rec), emit=out.append, fps=10.0, mode=mode,
+                  settings=RefereeSettings(motion=MotionSettings(size=(32, 18), settle_frames=3), confirm_s=0.1))
+    return ref, out
+
+
+# Word Mahjong 2.1 Rule 2: three or more free letter tiles spelling a word
+# leave the board together.  A, C, D, E spell TREE (B, pinched, is X); H (S)
+# stands free on G.
+TREE = ["T", "X", "R", "E", "E", "Q", "Z", "S"]
+
+
+def test_free_letter_tiles_that_spell_a_word_are_one_word_not_pairs():
+    ref, out = _word_referee({1: {}, 2: {"absent": [A, C, D, E]}, 9: {"occluded": [A, C]}}, TREE)
+    play(ref, [frame(1)] * 5 + hand_frames(9) + [frame(2)] * 5)
+    assert [(o["type"], o.get("word")) for o in out] == [("word", "TREE")]
+    assert [tuple(s) for s in out[0]["slots"]] == [A, C, D, E] and out[0]["faces"] == list("TREE")
+    st = G.replay(ref.events)
+    assert [e.type for e in ref.events] == ["game_started", "word"]
+    assert st.player("Ada").words == ["TREE"] and st.board.n_present == 4
+
+
+def test_a_pair_held_off_the_board_grows_into_a_word():
+    # E + E (a matching pair) leave first; T and R follow in the next still
+    # picture: the player was building TREE, not claiming a pair
+    ref, out = _word_referee({1: {}, 2: {"absent": [D, E]}, 3: {"absent": [A, C, D, E]},
+                              9: {"occluded": [A, C]}}, TREE)
+    play(ref, [frame(1)] * 5 + hand_frames(9) + [frame(2)] * 5 + hand_frames(9) + [frame(3)] * 5)
+    assert [(o["type"], o.get("word")) for o in out] == [("word", "TREE")]
+
+
+def test_a_word_grows_by_a_letter_taken_in_the_next_still_picture():
+    # a scored mode (Scholar's Path, one player)
+    ref, out = _word_referee({1: {}, 2: {"absent": [A, C, D, E]}, 3: {"absent": [A, C, D, E, H]},
+                              9: {"occluded": [A, C]}}, TREE, players=("Ada",), mode="scholars-path")
+    play(ref, [frame(1)] * 5 + hand_frames(9) + [frame(2)] * 5 + hand_frames(9) + [frame(3)] * 5)
+    assert [(o["type"], o.get("word")) for o in out] == [("word", "TREES")]
+    st = G.replay(ref.events)
+    # Word 2.7: +200 for the word, +200 for each of its two vowel tiles (5 letters or more)
+    assert [line[1:] for line in st.player("Ada").lines] == [("word TREES", 200), ("vowel boosters x2", 400)]
+
+
 def test_evidence_files_and_paths(tmp_path):
     ev = EvidenceWriter(tmp_path / "evidence", base=tmp_path)
     ref, out = referee({1: recognition(), 2: recognition(absent=[B]), 9: recognition(occluded=[B])},

@@ -317,3 +317,14 @@ def test_write_recording_folder(tmp_path):
     assert files[:-1] == [f"frame_{k:05d}.jpg" for k in range(truth["frames"])]
     assert json.loads((tmp_path / "rec" / "truth.json").read_text()) == json.loads(json.dumps(truth))
     assert cv2.imread(str(tmp_path / "rec" / "frame_00000.jpg")).shape == (180, 320, 3)
+
+
+def test_a_spelled_word_round_trips_and_refuses_short_or_wordless_moves():
+    from vision.synth import SpellWord, move_from_json
+    w = SpellWord((Slot(0, 0, 0), Slot(4, 0, 0), Slot(8, 0, 0)), "CAT", "B")
+    assert move_from_json(w.to_json()) == w
+    assert move_from_json({"type": "word", "slots": [[0, 0, 0], [4, 0, 0], [8, 0, 0]], "word": "cat"}).word == "CAT"
+    for bad in ({"type": "word", "slots": [[0, 0, 0], [4, 0, 0]], "word": "AT"},
+                {"type": "word", "slots": [[0, 0, 0], [4, 0, 0], [8, 0, 0]]}):
+        with pytest.raises(BadInput, match="bad move"):
+            move_from_json(bad)

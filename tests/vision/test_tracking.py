@@ -318,6 +318,55 @@ def test_three_tiles_without_a_single_split_ask_the_referee():
     assert t.observe(11, obs(absent=[A, D, E])) == []      # asked once
 
 
+def _word_tracker():
+    # Word Mahjong letters on the board above: A T, B X (pinched), C R, D E,
+    # E E, F S, G Z under H Q
+    from companion.words import WordIndex
+    letters = ["T", "X", "R", "E", "E", "S", "Z", "Q"]
+    t = BoardTracker(Board(LAYOUT), tileset("word"), faces=letters,
+                     words=WordIndex(frozenset({"tree", "trees", "ere"})))
+    assert t.observe(0, obs(faces=letters)) == []
+    return t, letters
+
+
+def test_word_tiles_lifted_over_two_pictures_are_one_word_not_an_invalid_pair():
+    # T + R first (no pair: it waits), then E + E: TREE together.  Before,
+    # T + R were judged an invalid claim taken for good
+    t, letters = _word_tracker()
+    assert types(t.observe(10, obs(absent=[A, C], faces=letters))) == ["lift", "lift"]
+    ev = t.observe(20, obs(absent=[A, C, D, E], faces=letters))
+    assert types(ev) == ["lift", "lift"]                      # held: a letter may yet join
+    ev = t.observe(30, obs(absent=[A, C, D, E], faces=letters))
+    assert [(e.type, e.word, e.slots, e.frame) for e in ev] == [("word", "TREE", (A, C, D, E), 20)]
+    assert t.board.n_present == 4 and not t.busy
+
+
+def test_a_pair_then_another_pair_are_two_pairs_even_if_together_they_spell_a_word():
+    # E + E held off the board, then T + T (a matching pair of its own):
+    # two claims, not the word TEET (the simpler reading of the table)
+    from companion.words import WordIndex
+    letters = ["T", "X", "T", "E", "E", "S", "Z", "Q"]
+    t = BoardTracker(Board(LAYOUT), tileset("word"), faces=letters, words=WordIndex(frozenset({"teet"})))
+    t.observe(0, obs(faces=letters))
+    t.observe(10, obs(absent=[D, E], faces=letters))
+    ev = t.observe(20, obs(absent=[A, C, D, E], faces=letters))
+    assert [(e.type, e.slots) for e in ev if e.type != "lift"] == [("claim", (D, E))]
+    ev = t.observe(30, obs(absent=[A, C, D, E], faces=letters))
+    assert [(e.type, e.slots) for e in ev] == [("claim", (A, C))]
+
+
+def test_a_blocked_letter_makes_no_word():
+    # B (X, pinched between A and C) cannot be part of a word: "All Selected
+    # Tiles Are Free" (Word 2.1 Rule 2); its lift is a penalty
+    from companion.words import WordIndex
+    letters = ["T", "X", "R", "E", "E", "S", "Z", "Q"]
+    t = BoardTracker(Board(LAYOUT), tileset("word"), faces=letters, words=WordIndex(frozenset({"trex"})))
+    t.observe(0, obs(faces=letters))
+    ev = t.observe(10, obs(absent=[A, B, C, D], faces=letters))
+    assert "penalty" in types(ev) and "word" not in types(ev)
+    assert "word" not in types(t.finish(20))
+
+
 def test_hidden_slots_keep_their_state():
     t = tracker()
     ev = t.observe(10, obs(absent=[], hidden=[A, B, C]))

@@ -13,13 +13,13 @@
   drawing used by both.
 """
 
-from vision.synth.recording import (Claim, FrameTruth, Nudge, Pause, PutBack, Recording, move_from_json,
+from vision.synth.recording import (Claim, FrameTruth, Nudge, Pause, PutBack, Recording, SpellWord, move_from_json,
                                     render_recording, script_moves, write_recording)
 from vision.synth.scene import (LABEL_HAND, LABEL_SIDE, Augment, Look, Placement, Scene, SceneSpec,
                                 SceneTruth, TrueCamera, deal_faces, remove_free_pairs, render_scene,
                                 sample_camera, sample_look, sample_placement)
 
-__all__ = ["LABEL_HAND", "LABEL_SIDE", "Augment", "Claim", "FrameTruth", "Look", "Nudge", "Pause", "Placement",
+__all__ = ["LABEL_HAND", "LABEL_SIDE", "Augment", "Claim", "FrameTruth", "Look", "Nudge", "Pause", "Placement", "SpellWord",
            "PutBack", "Recording", "Scene", "SceneSpec", "SceneTruth", "TrueCamera", "deal_faces",
            "move_from_json", "remove_free_pairs", "render_recording", "render_scene", "sample_camera",
            "sample_look", "sample_placement", "script_moves", "write_recording"]

@@ -5,6 +5,8 @@ A recording shows a board (``SceneSpec.layout`` with ``SceneSpec.removed``
 already off) and a list of moves:
 
 * :class:`Claim`: a player takes two tiles off for good (valid or not);
+* :class:`SpellWord`: a Word Mahjong player takes three or more tiles off
+  together for good, spelling a word;
 * :class:`PutBack`: a player lifts one or two tiles, takes them off the board
   to the rack (the board settles without them: Law 2's first selection goes
   to the rack), then puts them back in their slots (an invalid attempt, or a
@@ -98,7 +100,21 @@ class Pause:
         return {"type": "pause", "seconds": self.seconds}
 
 
-Move = Claim | PutBack | Nudge | Pause
+@dataclass(frozen=True)
+class SpellWord:
+    """``player`` takes the tiles at ``slots`` (three or more, in spelling
+    order) off the board together for good: the word ``word`` (Word Mahjong
+    2.1 Rule 2)."""
+
+    slots: tuple[Slot, ...]
+    word: str
+    player: str = "A"
+
+    def to_json(self) -> dict:
+        return {"type": "word", "slots": [list(s) for s in self.slots], "word": self.word, "player": self.player}
+
+
+Move = Claim | SpellWord | PutBack | Nudge | Pause
 
 
 def move_from_json(obj: dict) -> Move:
@@ -112,6 +128,11 @@ def move_from_json(obj: dict) -> Move:
         if kind == "claim":
             a, b = (Slot(*map(int, s)) for s in obj["slots"])
             return Claim((a, b), str(obj.get("player", "A")))
+        if kind == "word":
+            slots = tuple(Slot(*map(int, s)) for s in obj["slots"])
+            if len(slots) < 3 or not isinstance(obj["word"], str):
+                raise ValueError
+            return SpellWord(slots, obj["word"].upper(), str(obj.get("player", "A")))
         if kind == "put_back":
             slots = tuple(Slot(*map(int, s)) for s in obj["slots"])
             if not 1 <= len(slots) <= 2:
@@ -124,7 +145,7 @@ def move_from_json(obj: dict) -> Move:
             return Pause(float(obj.get("seconds", 1.0)))
     except (KeyError, TypeError, ValueError):
         raise BadInput(f"bad move {obj!r}") from None
-    raise BadInput(f"unknown move type {obj.get('type')!r} (expected claim, put_back, nudge, pause)")
+    raise BadInput(f"unknown move type {obj.get('type')!r} (expected claim, word, put_back, nudge, pause)")
 
 
 def script_moves(variant: str, layout: Layout, faces: Sequence[str], rng: np.random.Generator,
@@ -392,6 +413,12 @@ class Recording:
                                     "slots": [list(s) for s in m.slots], "faces": faces,
                                     "valid": v.valid, "reason": v.code})
                 for i in idx:
+                    board.remove(i)
+            elif isinstance(m, SpellWord):
+                self.events.append({"type": "word", "frame": settled, "player": m.player,
+                                    "slots": [list(s) for s in m.slots], "faces": faces, "word": m.word,
+                                    "valid": all(free)})
+                for i in sorted(idx, key=lambda k: -layout.slots[k].z):
                     board.remove(i)
             seen = lifted_settled if lifted_settled is not None else settled
             for s in blocked:
