@@ -2,7 +2,7 @@
 
     python bench/bench_referee.py [--seed 7001] [--games 4] [--fps 30] [--size 1280x720]
                                   [--claims 6] [--work DIR] [--format jpg|mp4] [--keep]
-                                  [--json OUT.json] [--time-lapse STEP]
+                                  [--json OUT.json] [--time-lapse STEP] [--words N]
 
 Game ``k`` (0-based) uses seed ``seed + k`` for its deal, script and
 rendering (:func:`companion.commands.demo.script_game`).  The referee was
@@ -43,6 +43,11 @@ same code path, ``--quiet``), frame decoding included, and is scored:
   invalid attempts and penalties, and the tiles left;
 * speed: frames judged per second of wall time (decode included), against
   the recording's own rate (real time = ``--fps``).
+
+``--words N`` adds N words of 3-5 free tiles to each Word Mahjong game
+(2.1 Rule 2; :func:`companion.commands.demo.make_script`), scored as claims
+are (by slots and player) and needed for the targets; its recordings are
+kept in folders of their own (``...-words3``).
 
 ``--time-lapse STEP`` referees, instead of each recording, a time-lapse
 made from it: every STEP-th of its frames that show no hand (a blocked tile
@@ -157,7 +162,7 @@ def play_summary(state: G.GameState) -> dict:
     """What must agree between two replays of one game."""
     plays = []
     for e in state.raw:
-        if e.type in ("claim", "invalid", "penalty", "touch") and state.status.get(e.id) != "voided":
+        if e.type in ("claim", "invalid", "penalty", "touch", "word") and state.status.get(e.id) != "voided":
             ent = state.entries.get(e.id)
             if ent is not None and ent.status == "rejected":
                 continue
@@ -235,6 +240,8 @@ def main(argv=None) -> int:
     ap.add_argument("--fps", type=float, default=30.0)
     ap.add_argument("--size", default="1280x720")
     ap.add_argument("--claims", type=int, default=6)
+    ap.add_argument("--words", type=int, default=0,
+                    help="words of 3-5 free tiles in each Word Mahjong game (Rule 2), besides the claims")
     ap.add_argument("--work", type=Path, help="folder for recordings and outputs (default: a temporary one)")
     ap.add_argument("--format", choices=("jpg", "mp4"), default="jpg")
     ap.add_argument("--keep", action="store_true", help="keep recordings found in --work (no re-render)")
@@ -257,9 +264,11 @@ def main(argv=None) -> int:
         seed = args.seed + k
         variant, lay_name, mode = GAMES[k % len(GAMES)]
         layout = codex.builtin(lay_name)
-        gdir = work / f"game-{seed}-{variant}-{lay_name}"
+        gdir = work / (f"game-{seed}-{variant}-{lay_name}" + (f"-words{args.words}" if args.words and variant == "word"
+                                                               else ""))
         gdir.mkdir(parents=True, exist_ok=True)
-        faces, moves = script_game(variant, layout, seed, args.claims, players=PLAYERS)
+        words = args.words if variant == "word" else 0
+        faces, moves = script_game(variant, layout, seed, args.claims, players=PLAYERS, words=words)
         moves, truth_ledger = true_events(variant, mode, layout, faces, moves, PLAYERS)
         truth_path = gdir / "truth.json"
         target = gdir / "frames" if args.format == "jpg" else gdir / "game.mp4"
@@ -281,20 +290,20 @@ def main(argv=None) -> int:
             tol += args.time_lapse      # a state's first kept frame is up to STEP hand-free frames late
         else:
             summary, got, ref_ledger = referee_folder(str(target), variant, lay_name, mode, gdir / "out")
-        m = {kind: match_events(got, truth, kind, tol) for kind in ("claim", "penalty", "attempt")}
+        m = {kind: match_events(got, truth, kind, tol) for kind in ("claim", "penalty", "attempt", "word")}
         needs = sum(1 for e in got if e["type"] in ("needs_referee", "needs-referee"))
         diffs = compare_ledgers(ref_ledger, truth_ledger)
         fps = summary["fps"]
-        ok = (all(m[x]["precision"] == 1.0 and m[x]["recall"] == 1.0 for x in ("claim", "penalty"))
+        ok = (all(m[x]["precision"] == 1.0 and m[x]["recall"] == 1.0 for x in ("claim", "penalty", "word"))
               and m["claim"]["invented"] == 0 and not diffs and fps >= real_time)
         all_ok &= ok
         hands = 0 if args.time_lapse else sum(1 for f in truth["frame_truth"] if f["hand"])
         row = {"seed": seed, "variant": variant, "layout": lay_name, "mode": mode, "frames": summary["frames"],
                "hand_frames": hands, "judged": summary["judged"], "fps": round(fps, 1),
-               "claims": m["claim"], "penalties": m["penalty"], "attempts": m["attempt"],
+               "claims": m["claim"], "penalties": m["penalty"], "attempts": m["attempt"], "words": m["word"],
                "needs_referee": needs, "ledger_equal": not diffs, "ledger_diffs": diffs, "ok": ok}
         rows.append(row)
-        for kind in ("claim", "penalty", "attempt"):
+        for kind in ("claim", "penalty", "attempt", "word"):
             for f in ("found", "true", "hits", "invented"):
                 totals[f"{kind}_{f}"] += m[kind][f]
         totals["frames"] += summary["frames"]
@@ -308,6 +317,8 @@ def main(argv=None) -> int:
               f"penalties P {m['penalty']['precision']:.0%} R {m['penalty']['recall']:.0%} "
               f"({m['penalty']['hits']}/{m['penalty']['true']}) | "
               f"attempts {m['attempt']['hits']}/{m['attempt']['true']} (found {m['attempt']['found']}) | "
+              + (f"words {m['word']['hits']}/{m['word']['true']} (found {m['word']['found']}) | "
+                 if m['word']['true'] or m['word']['found'] else "") +
               f"needs-referee {needs} | ledger {'equal' if not diffs else 'DIFFERENT'}"
               + ("" if ok else "  <-- MISS"), flush=True)
         for d in diffs:
@@ -324,6 +335,8 @@ def main(argv=None) -> int:
           f"(real time {real_time:g}, {w}x{h}, {args.format} decode included) | "
           f"claims P {cp:.1%} R {cr:.1%} (invented {totals['claim_invented']}) | "
           f"penalties P {pp:.1%} R {prr:.1%} | attempts P {ap_:.1%} R {ar:.1%} | "
+          + (f"words P {pr('word')[0]:.1%} R {pr('word')[1]:.1%} | " if totals["word_true"] or totals["word_found"]
+             else "") +
           f"needs-referee {totals['needs']} | ledgers equal {totals['ledger_equal']}/{args.games} | "
           f"{'ALL TARGETS MET' if all_ok else 'TARGETS MISSED'}")
     if args.json:

@@ -518,6 +518,10 @@ class TrackerSettings:
             read "empty" in the first frame, while every tile of the deal stood
             there (a reading the tracker did not believe), must read "empty"
             with at least this confidence for a lift to count.
+        misplaced_confidence: a tile lifted and not back whose face is read
+            with at least this confidence on an emptied slot of the bottom
+            layer that read empty before was put down there: the referee is
+            asked at once (:meth:`BoardTracker.observe`).
     """
 
     face_confidence: float = 0.9
@@ -535,6 +539,7 @@ class TrackerSettings:
     new_appearance_ncc: float = 0.9
     hand_ncc: float = 0.5
     stack_ncc: float = 0.35
+    misplaced_confidence: float = 0.9
 
 
 @dataclass
@@ -565,6 +570,7 @@ class TrackerState:
     gone: set[int] = field(default_factory=set)               # taken away without a valid claim
     held: tuple | None = None                                  # (frame, verdict or WordMove): a valid move off, not yet claimed
     inconsistent: int = 0                                      # face readings refused (no copy left)
+    misplaced: set[tuple[int, int]] = field(default_factory=set)  # (lifted slot, emptied slot) asked about
     initialised: bool = False
 
 
@@ -651,6 +657,7 @@ class BoardTracker:
             self._learn_refs(obs, first=True)
             return events
         new_lifts, returns = self._changes(obs, readings)
+        misplaced = self._misplaced(frame, obs, new_lifts)
         st.last_seen = np.where(readings >= 0, readings, st.last_seen).astype(np.int8)
         grows = self._word_grows(new_lifts) if not returns else False
         if st.held is not None and not returns and not grows:
@@ -687,10 +694,37 @@ class BoardTracker:
                 events.extend(self._lift(frame, i))
         if len(st.lifted) >= 2:
             events.extend(self._try_claims(frame))
+        events.extend(misplaced)
         self._learn_faces(frame, obs, events, quiet=False)
         self._learn_base(obs)
         self._learn_refs(obs)
         return events
+
+    def _misplaced(self, frame: int, obs: Observation, new_lifts: Sequence[int]) -> list[TrackEvent]:
+        """Tiles put down on the wrong slot: a lifted tile (not back) whose
+        face now reads, with ``misplaced_confidence``, on an emptied slot of
+        the bottom layer that read empty before (tiles are only ever removed
+        from the layout, Law 1: a tile there is out of place).  One
+        ``needs-referee`` per tile and slot, at once, rather than only when
+        the lifted tile is judged gone for good."""
+        st = self.state
+        slots = self.board.layout.slots
+        off = [i for i in list(st.lifted) + list(new_lifts) if st.faces[i] is not None]
+        out = []
+        for j in range(len(slots)):
+            if slots[j].z != 0 or self.board.present[j] or j in new_lifts or not obs.known[j] \
+                    or not obs.present[j] or st.last_seen[j] != 0 \
+                    or obs.confidence[j] < self.settings.misplaced_confidence:
+                continue
+            for i in off:
+                if obs.faces[j] == st.faces[i] and (i, j) not in st.misplaced:
+                    st.misplaced.add((i, j))
+                    out.append(TrackEvent(
+                        "needs-referee", frame, (slots[i], slots[j]), (st.faces[i],),
+                        reason=f"the tile lifted from {slots[i]} seems to have been put down on {slots[j]}, "
+                               "a slot already emptied: put it back where it was"))
+                    break
+        return out
 
     def finish(self, frame: int) -> list[TrackEvent]:
         """End of the recording: tiles still off the board were taken for good."""

@@ -62,7 +62,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 # --------------------------------------------------------------------------- scripted games
 
 def script_game(variant: str, layout, seed: int, claims: int = 6, touches: int = 2, attempts: int = 1,
-                players=DEMO_PLAYERS) -> tuple[list[str], list]:
+                players=DEMO_PLAYERS, words: int = 0) -> tuple[list[str], list]:
     """A deal and a move script for a recorded game.
 
     The deal is ``companion.session.deal_faces(variant, layout, seed * 100 + a)``
@@ -70,43 +70,52 @@ def script_game(variant: str, layout, seed: int, claims: int = 6, touches: int =
     (:func:`make_script`, random generator ``[seed, a]``) holds ``claims``
     valid claims, ``touches`` blocked tiles lifted and put back, ``attempts``
     free non-matching pairs lifted and put back, one camera nudge and one
-    pause.  Moves carry no player yet (see :func:`true_events`).
+    pause, and in Word Mahjong ``words`` words.  Moves carry no player yet
+    (see :func:`true_events`).
 
     Raises:
-        BadInput: no deal allows the script within 50 tries.
+        BadInput: no deal allows the script within 50 tries; words outside
+        Word Mahjong.
     """
     import numpy as np
     from companion.session import deal_faces
+    if words and variant != "word":
+        raise BadInput("words are played in Word Mahjong only")
     for a in range(50):
         faces = deal_faces(variant, layout, seed * 100 + a)
         try:
             return faces, make_script(variant, layout, faces, np.random.default_rng([seed, a]), claims,
-                                      touches, attempts)
+                                      touches, attempts, words)
         except BadInput:
             continue
     raise BadInput(f"seed {seed}: no deal of {variant} on {layout.name} allows {claims} claims")
 
 
-def make_script(variant: str, layout, faces, rng, claims: int = 6, touches: int = 2, attempts: int = 1) -> list:
+def make_script(variant: str, layout, faces, rng, claims: int = 6, touches: int = 2, attempts: int = 1,
+                words: int = 0) -> list:
     """A random script, in random order: ``claims`` valid claims (free
     matching pairs), ``touches`` blocked tiles lifted and put back,
     ``attempts`` free non-matching pairs lifted and put back, one camera
-    nudge, and a pause somewhere.
+    nudge, and a pause somewhere; in Word Mahjong also ``words`` words of 3
+    to 5 free tiles (2.1 Rule 2), among those English uses most that the
+    free tiles spell.
 
     A touched blocked tile is one pinched between neighbours but not covered:
     a covered tile cannot leave its slot without its cover moving first, and
     a camera above the table (or a referee standing by) never sees it.
 
     Raises:
-        BadInput: the deal runs out of free pairs, non-matching pairs or
-        pinched tiles first.
+        BadInput: the deal runs out of free pairs, non-matching pairs,
+        pinched tiles or words first; words outside Word Mahjong.
     """
     from companion.rules import Board
     from companion.tiles import tileset
-    from vision.synth.recording import Claim, Nudge, Pause, PutBack
+    from vision.synth.recording import Claim, Nudge, Pause, PutBack, SpellWord
+    if words and variant != "word":
+        raise BadInput("words are played in Word Mahjong only")
     board = Board(layout)
     key = {f.id: f.match for f in tileset(variant).faces}
-    kinds = ["claim"] * claims + ["attempt"] * attempts + ["touch"] * touches + ["nudge"]
+    kinds = ["claim"] * claims + ["attempt"] * attempts + ["touch"] * touches + ["nudge"] + ["word"] * words
     order = [kinds[i] for i in rng.permutation(len(kinds))]
     out: list = []
     for kind in order:
@@ -126,6 +135,20 @@ def make_script(variant: str, layout, faces, rng, claims: int = 6, touches: int 
             board.remove(a)
             board.remove(b)
             out.append(Claim((layout.slots[a], layout.slots[b])))
+        elif kind == "word":
+            from companion import wordlist
+            from companion.words import assign
+            index = wordlist.index()
+            freq = index.frequency or {}
+            found = [w for w in index.find([faces[i] for i in free], limit=10 ** 9) if 3 <= len(w) <= 5]
+            found = sorted(found, key=lambda w: -freq.get(w.lower(), 0))[:40]     # words players know
+            if not found:
+                raise BadInput("no word among the free tiles")
+            w = found[int(rng.integers(len(found)))]
+            idx = assign(w, [(int(i), faces[i]) for i in rng.permutation(free)])
+            for i in sorted(idx, key=lambda i: -layout.slots[i].z):
+                board.remove(i)
+            out.append(SpellWord(tuple(layout.slots[i] for i in idx), w))
         elif kind == "attempt":
             cands = [(a, b) for a in free for b in free if a < b and key[faces[a]] != key[faces[b]]]
             if not cands:
@@ -156,7 +179,7 @@ def true_events(variant: str, mode: str, layout, faces, moves, players=DEMO_PLAY
     """
     from companion import game as G
     from companion.claims import check_claim
-    from vision.synth.recording import Claim, PutBack
+    from vision.synth.recording import Claim, PutBack, SpellWord
     events: list = []
 
     def append(type_, data, ref, t):
@@ -168,7 +191,7 @@ def true_events(variant: str, mode: str, layout, faces, moves, players=DEMO_PLAY
     state = G.replay(events)
     out = []
     for m in moves:
-        if not isinstance(m, (Claim, PutBack)):
+        if not isinstance(m, (Claim, PutBack, SpellWord)):
             out.append(m)
             continue
         who = state.whose_turn()
@@ -180,6 +203,11 @@ def true_events(variant: str, mode: str, layout, faces, moves, players=DEMO_PLAY
         idx = [layout.slot_index(s) for s in m.slots]
         if isinstance(m, Claim):
             res = G.resolve_claim(state, who, slots, [faces[i] for i in idx])
+            state, _ = G.commit(state, res.events, append)
+            continue
+        if isinstance(m, SpellWord):
+            from companion import wordlist
+            res = G.resolve_word(state, who, slots, m.word, wordlist.words(), [faces[i] for i in idx])
             state, _ = G.commit(state, res.events, append)
             continue
         blocked = [i for i in idx if not state.board.is_free(i)]

@@ -461,6 +461,36 @@ def test_scripted_games_follow_the_turns():
     del Claim, Nudge, Pause
 
 
+def test_scripted_word_games_spell_words_of_free_tiles():
+    """``--words`` of the referee bench: Word Mahjong scripts also spell
+    words of 3-5 tiles, each tile free when its word is spelled (Rule 2),
+    recorded by the engine as words."""
+    from companion import wordlist
+    from companion.codex import builtin
+    from companion.commands.demo import script_game, true_events
+    from companion.errors import BadInput
+    from companion.rules import Board
+    from vision.synth.recording import Claim, SpellWord
+    layout = builtin("turtle")
+    faces, moves = script_game("word", layout, 7703, claims=4, words=3)
+    spelled = [m for m in moves if isinstance(m, SpellWord)]
+    assert len(spelled) == 3 and all(3 <= len(m.slots) <= 5 for m in spelled)
+    board = Board(layout)
+    for m in moves:
+        if isinstance(m, (Claim, SpellWord)):
+            idx = [layout.slot_index(s) for s in m.slots]
+            assert all(board.is_free(i) for i in idx)
+            if isinstance(m, SpellWord):
+                assert m.word.lower() in wordlist.words() and len(m.word) == len(idx)
+            for i in sorted(idx, key=lambda i: -layout.slots[i].z):
+                board.remove(i)
+    moves, evs = true_events("word", "zen-archives", layout, faces, moves)
+    st = G.replay(evs)
+    assert sorted(st.player("Ada").words + st.player("Bo").words) == sorted(m.word for m in spelled)
+    with pytest.raises(BadInput, match="Word Mahjong only"):
+        script_game("love", layout, 7001, claims=4, words=1)
+
+
 # ----------------------------------------------------------------- outputs that would destroy inputs
 
 

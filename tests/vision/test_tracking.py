@@ -367,6 +367,36 @@ def test_a_blocked_letter_makes_no_word():
     assert "word" not in types(t.finish(20))
 
 
+def test_a_tile_put_down_on_an_emptied_slot_is_asked_about_at_once():
+    # A + C claimed; then D (bamboo-2) is lifted and put down on A's empty
+    # slot: the referee is asked when it happens, once, not at the end
+    t = tracker()
+    t.observe(10, obs(absent=[A, C]))
+    t.observe(20, obs(absent=[A, C]))                 # the pair claimed
+    moved = list(FACES)
+    moved[LAYOUT.slot_index(A)] = "bamboo-2"
+    ev = t.observe(30, obs(absent=[C, D], faces=moved))
+    asks = [e for e in ev if e.type == "needs-referee"]
+    assert [(e.slots, e.faces) for e in asks] == [((D, A), ("bamboo-2",))]
+    assert "put down on 0,0,0" in asks[0].reason
+    assert [e for e in t.observe(40, obs(absent=[C, D], faces=moved)) if e.type == "needs-referee"] == []
+    # put back where it was: a touch of a free tile, nothing more
+    assert types(t.observe(50, obs(absent=[A, C]))) == ["return", "touch"]
+
+
+def test_an_emptied_slot_that_always_read_full_is_no_misplaced_tile():
+    # the classifier keeps reading A's empty slot as a tile (it never read
+    # empty since the claim): no question when D is lifted
+    t = tracker()
+    t.observe(10, obs(absent=[A, C]))
+    t.observe(20, obs(absent=[A, C]))
+    moved = list(FACES)
+    moved[LAYOUT.slot_index(A)] = "bamboo-2"
+    t.observe(25, obs(absent=[C], faces=moved))
+    ev = t.observe(30, obs(absent=[C, D], faces=moved))
+    assert "needs-referee" not in types(ev)
+
+
 def test_hidden_slots_keep_their_state():
     t = tracker()
     ev = t.observe(10, obs(absent=[], hidden=[A, B, C]))
