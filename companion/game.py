@@ -1454,10 +1454,10 @@ def effective_events(events: Iterable) -> tuple[list[Event], dict[int, str]]:
     itself brings the target back (meta events are read newest first).
 
     The correction that closed a referee item with ``off_table`` tiles after
-    the claim or penalty settling it (``resolves``) lapses, as voided, while
-    the last such move before it does not count (undone or voided): the item
-    is open again and its tiles wait off the table (docs/RULES.md 1.5 "Tiles
-    off the table").
+    the claims, words or penalty settling it (``resolves``) lapses, as
+    voided, while any such move before it does not count (undone or voided):
+    the item is open again and the tiles of that move wait off the table
+    (docs/RULES.md 1.5 "Tiles off the table").
     """
     evs = sorted((as_event(e) for e in events), key=lambda e: e.id)
     out, status = _effective(evs, set())
@@ -1467,22 +1467,25 @@ def effective_events(events: Iterable) -> tuple[list[Event], dict[int, str]]:
 
 def _lapsed_settlements(evs: Sequence[Event], status: Mapping[int, str]) -> set[int]:
     """Ids of live corrections that closed an off-table referee item with a
-    ``claim``, ``penalty`` or ``word`` decision whose settling move no longer counts
+    ``claim``, ``penalty`` or ``word`` decision one of whose settling moves no longer counts
     (see :func:`effective_events`).  ``evs`` in id order."""
     off_items = {e.id for e in evs if e.type in NEEDS_REFEREE and e.data.get("off_table")}
     out: set[int] = set()
     if not off_items:
         return out
-    last_move: dict[int, int] = {}      # item -> id of the latest move settling it so far
+    moves: dict[int, list[int]] = {}    # item -> ids of the moves settling it since its last correction
     for e in evs:
         r = e.data.get("resolves")
         if e.type != "correction" and isinstance(r, int) and not isinstance(r, bool) and r in off_items:
-            last_move[r] = e.id
+            moves.setdefault(r, []).append(e.id)
         elif e.type == "correction" and e.ref in off_items and status.get(e.id) != "voided":
             ch = e.data.get("changes") or {}
+            # any of them taken back (an item of six tiles settled as two
+            # words, the first voided): its tiles wait again
             if ch.get("resolved") is True and ch.get("decision") in ("claim", "penalty", "word") \
-                    and e.ref in last_move and status.get(last_move[e.ref]) == "voided":
+                    and any(status.get(m) == "voided" for m in moves.get(e.ref, ())):
                 out.add(e.id)
+            moves.pop(e.ref, None)      # the next correction closes the moves made after this one
     return out
 
 

@@ -318,10 +318,14 @@ class GameSession:
             elif decision == "word":
                 if not word:
                     raise BadInput("a word decision needs the word")
+                if not isinstance(word, str) or len(word) > len(self.state.layout):
+                    raise BadInput(f"a word is letters, at most {len(self.state.layout)} of them (one a tile)")
                 if self.state.setup.variant != "word":
                     raise BadInput(f"words are played in Word Mahjong only, not {self.state.rules.title}")
-                from companion import wordlist
-                out = G.resolve_word(self.state, player, slots, word, wordlist.words(),
+                if self.words is None:       # a session made without its loader: the bundled list
+                    from companion import wordlist
+                    self.words = wordlist.words()
+                out = G.resolve_word(self.state, player, slots, word, self.words,
                                      list(faces) if faces else None, extra)
                 follow = list(out.events)
             else:

@@ -99,9 +99,9 @@ class RefereeSettings:
             tiles look changed (their face signatures moved, see
             :meth:`vision.tracking.BoardTracker.changed_standing`) is taken as
             a hand over the board too (a legal move changes two).
-        word_max_tiles: in Word Mahjong, a move (a word) may empty up to
-            this many slots at once: up to that many slots read empty are
-            not taken as a hand (2 in the other games, a pair).
+            In Word Mahjong a move (a word) may empty up to
+            ``tracker.word_max_tiles`` slots at once: up to that many slots
+            read empty are not taken as a hand (2 in the other games, a pair).
         confirm_s: a settled frame that shows a tile leaving or coming back is
             read again this much later in the same still run, or else in the
             next still run; only what both readings agree on counts (0: no
@@ -118,8 +118,12 @@ class RefereeSettings:
             and what looks changed goes to the referee, unscored.  Between
             judged pictures of a still camera the shift stays under 1.5 px.
         light_step: the light changed between two judged pictures when the
-            median grey level over the mat's slots (:func:`mat_brightness`)
-            differs by more than this share (either way).  A still picture
+            slots' grey levels (:func:`slot_brightness`) changed by more than
+            this share (either way) in the median, and three quarters of the
+            slots changed the same way by half as much (a hand resting over
+            part of the board darkens or lightens only the slots under it:
+            a break-test's second player, reaching in from the far side, set
+            the rule off with the median alone).  A still picture
             that would be refused as a hand in view (slots newly hidden, or
             more than ``max_changed`` standing tiles looking changed) is then
             judged as after a camera move: the looks are learnt again and
@@ -142,7 +146,6 @@ class RefereeSettings:
     tracker: TrackerSettings = field(default_factory=TrackerSettings)
     max_hidden: int = 0
     max_changed: int = 4
-    word_max_tiles: int = 8
     retry_s: float = 0.5
     patience_s: float = 3.0
     guard_half_units: int = 4
@@ -348,7 +351,7 @@ class Referee:
         # check variant, mode and players before the first frame
         G.new_setup(self.variant, self.mode, self.layout, [None] * len(self.layout), list(self.players))
         self._words = self._word_index()     # loaded now: the first judged picture does not wait
-        self._move_max = 2 if self._words is None else self.settings.word_max_tiles
+        self._move_max = 2 if self._words is None else self.settings.tracker.word_max_tiles
         s = self.settings
         self.motion = s.motion or MotionSettings.for_fps(self.fps, s.settle_s)
         self.gate = MotionGate(self.motion)
@@ -623,7 +626,7 @@ class Referee:
             held_back = moved and self.tracker.held_since is not None and any(
                 obs.known[i] and obs.present[i] for i in self.tracker.state.lifted)
             if self.tracker.held_since is not None and not held_back and (
-                    moved or not self.tracker.changes(obs)[1]) and not self.tracker.word_grows(obs):
+                    moved or not self.tracker.changes(obs)[1]):
                 # a valid pair still off the board in a later settled picture:
                 # claimed now (with the frame it was first seen gone), and its
                 # turn's evidence closed before anything newer is judged.  After
@@ -669,9 +672,8 @@ class Referee:
         the first one, or when ``light_step`` is 0)."""
         if self._last is None or not self.settings.light_step:
             return False
-        a = mat_brightness(self._last.image, self._last.recognition.quads)
-        b = mat_brightness(frame, rec.quads)
-        return abs(math.log((b + 1.0) / (a + 1.0))) > math.log1p(self.settings.light_step)
+        return light_changed(slot_brightness(self._last.image, self._last.recognition.quads),
+                             slot_brightness(frame, rec.quads), self.settings.light_step)
 
     def _claim_held(self, current: "_Seen | None") -> list[dict]:
         """Claim the valid pair the tracker holds off the board
@@ -881,27 +883,49 @@ class Referee:
         return self._write(outcome.events, index) if outcome.events else []
 
 
-def mat_brightness(image: np.ndarray, quads: np.ndarray, step: int = 4) -> float:
-    """Median grey level (0-255) of a picture inside the bounding box of
-    the slots' outlines, sampled every ``step`` px.
+def slot_brightness(image: np.ndarray, quads: np.ndarray, step: int = 4) -> np.ndarray:
+    """Mean grey level (0-255) of each slot's outline's bounding box in a
+    picture, sampled every ``step`` px.
 
     Args:
         image: (H, W, 3) uint8 BGR or (H, W) uint8 grey.
         quads: (N, 4, 2) float px, the slots' projected faces.
 
     Returns:
-        the median, or the whole picture's when the box holds no pixel.
+        (N,) float64; NaN for a box wholly outside the picture.
     """
-    h, w = image.shape[:2]
-    q = np.asarray(quads, np.float64).reshape(-1, 2)
-    x0, y0 = (max(0, int(v)) for v in np.floor(q.min(axis=0))) if len(q) else (0, 0)
-    x1, y1 = (int(v) for v in np.ceil(q.max(axis=0))) if len(q) else (w, h)
-    x1, y1 = min(w, x1), min(h, y1)
-    crop = image[y0:y1:step, x0:x1:step] if x1 > x0 and y1 > y0 else image[::step, ::step]
-    if crop.size == 0:
-        crop = image[::step, ::step]
-    grey = crop.mean(axis=2) if crop.ndim == 3 else crop
-    return float(np.median(grey))
+    grey = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    g = grey[::step, ::step].astype(np.float64)
+    h, w = g.shape
+    q = np.asarray(quads, np.float64).reshape(-1, 4, 2) / step
+    lo = np.floor(q.min(axis=1)).astype(np.int64)
+    hi = np.ceil(q.max(axis=1)).astype(np.int64) + 1
+    out = np.full(len(q), np.nan)
+    for k in range(len(q)):
+        x0, y0 = max(0, lo[k, 0]), max(0, lo[k, 1])
+        x1, y1 = min(w, hi[k, 0]), min(h, hi[k, 1])
+        if x1 > x0 and y1 > y0:
+            out[k] = g[y0:y1, x0:x1].mean()
+    return out
+
+
+def light_changed(before: np.ndarray, after: np.ndarray, step: float, share: float = 0.75) -> bool:
+    """Whether the light over the board changed between two pictures: the
+    slots' grey levels (:func:`slot_brightness`, (N,) each) changed by more
+    than ``step`` (a share, either way) in the median, and at least
+    ``share`` of the slots seen in both changed the same way by more than
+    half of that.  False when no slot is seen in both."""
+    a, b = np.asarray(before, np.float64), np.asarray(after, np.float64)
+    ok = np.isfinite(a) & np.isfinite(b)
+    if not ok.any():
+        return False
+    r = np.log((b[ok] + 1.0) / (a[ok] + 1.0))
+    med = float(np.median(r))
+    limit = math.log1p(step)
+    if abs(med) <= limit:
+        return False
+    same = np.sign(r) == np.sign(med)
+    return float(np.mean(same & (np.abs(r) > limit / 2))) >= share
 
 
 def camera_shift(quads_a: np.ndarray, quads_b: np.ndarray) -> float:

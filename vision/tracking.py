@@ -518,6 +518,9 @@ class TrackerSettings:
             read "empty" in the first frame, while every tile of the deal stood
             there (a reading the tracker did not believe), must read "empty"
             with at least this confidence for a lift to count.
+        word_max_tiles: with a dictionary (Word Mahjong), the longest word
+            looked for; the camera referee also takes up to this many slots
+            read empty at once for a move, not a hand.
         misplaced_confidence: a tile lifted and not back whose face is read
             with at least this confidence on an emptied slot of the bottom
             layer that read empty before was put down there: the referee is
@@ -540,6 +543,7 @@ class TrackerSettings:
     hand_ncc: float = 0.5
     stack_ncc: float = 0.35
     misplaced_confidence: float = 0.9
+    word_max_tiles: int = 12
 
 
 @dataclass
@@ -586,9 +590,9 @@ class BoardTracker:
         words: Word Mahjong's dictionary (:class:`companion.words.WordIndex`);
             given, three or more free tiles off together that spell a word
             are a word (held and claimed as a pair is, below), and tiles
-            lifted while a pair or word is held join it when together they
-            spell a word (the player was still building it).  None: pairs
-            only.
+            lifted while others that make no move are off join them when
+            together they spell a word (the player was still spelling it).
+            None: pairs only.
 
     A pair of lifted tiles that the engine accepts is held until the table
     shows it did not come back (../shared/CONTRACT.md: "a claim is a pair of
@@ -800,36 +804,25 @@ class BoardTracker:
                                reason=f"{v.word}: {len(v.idx)} free tiles spell it")]
         return [self._claim_event(frame, v)]
 
-    def word_grows(self, obs: Observation) -> bool:
-        """Whether the tiles ``obs`` shows leaving join the pair or word held
-        off the board to spell a word (nothing is changed): the held move is
-        not claimed yet (see the class)."""
-        if self.state.held is None or self.words is None or not self.state.initialised:
-            return False
-        obs = self._correct(obs)
-        lifts, _ = self._changes(obs, obs.readings())
-        return self._word_grows(lifts)
-
     def _word_grows(self, new_lifts: Sequence[int]) -> bool:
-        """Tiles are off the board and ``new_lifts`` spell a word with them,
-        unless both are a move alone (the tiles off a held pair or word, and
-        ``new_lifts`` a matching pair or a word): a pair E + E, then a pair
-        T + T, are two pairs, not TEET; E + E, then T and R, are TREE being
-        built, and so are T + R (no pair), then E + E."""
+        """Tiles off the board that make no move yet (no pair, no word) and
+        ``new_lifts`` spell a word together: the player was spelling it (T +
+        R, then E + E: TREE).  A held pair or word is a whole move and never
+        grows: E + E, then R, are a pair and the start of another move, not
+        ERE; TREE, then S, a word and a letter (on recorded games, words grew
+        by the next move's first tiles, a wildcard helping: HIM and N + U
+        made a five-letter word)."""
         st = self.state
-        if not st.lifted or self.words is None or not new_lifts:
+        if not st.lifted or self.words is None or not new_lifts or st.held is not None:
             return False
-        new = [i for i in new_lifts if i not in st.lifted]
-        if st.held is not None and ((len(new) == 2 and self._verdict(self._turn_board(), *new).valid)
-                                    or self._word(new) is not None):
-            return False
-        return self._word(list(st.lifted) + new) is not None
+        return self._word(list(st.lifted) + [i for i in new_lifts if i not in st.lifted]) is not None
 
     def _word(self, idx: list[int]) -> WordMove | None:
         """The word the tiles ``idx`` spell together, all of them free on the
         board the turn began with and their faces known; None otherwise."""
         st = self.state
-        if self.words is None or len(idx) < MIN_WORD or any(st.faces[i] is None for i in idx):
+        if self.words is None or not MIN_WORD <= len(idx) <= self.settings.word_max_tiles \
+                or any(st.faces[i] is None for i in idx):
             return None
         tb = self._turn_board()
         if not all(tb.present[i] and tb.is_free(i) for i in idx):
@@ -1068,6 +1061,14 @@ class BoardTracker:
             reason = v.reason if v.code else f"{v.reason}, but the tiles were put back"
             out.append(TrackEvent("attempt", frame, v.slots, v.faces, valid=False, reason=reason, code=code,
                                   blocks=tuple(r.to_json() for r in v.blocks if r is not None)))
+        elif len(st.turn_lifted) > 2 and self.words is not None:
+            # Word Mahjong: letters picked for a word and put back, no word
+            # made: an attempt, as a pair put back is (2.1 Rule 2)
+            idx = list(st.turn_lifted)
+            out.append(TrackEvent("attempt", frame, tuple(slots[i] for i in idx), tuple(st.faces[i] for i in idx),
+                                  valid=False, code="returned",
+                                  reason=f"{len(idx)} tiles were lifted and put back: no word was made",
+                                  blocks=tuple(tb.reason(i).to_json() for i in idx)))
         elif len(st.turn_lifted) > 2:
             out.append(TrackEvent("needs-referee", frame, tuple(slots[i] for i in st.turn_lifted),
                                   tuple(st.faces[i] for i in st.turn_lifted),

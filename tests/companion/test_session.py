@@ -417,3 +417,25 @@ def test_a_word_decision_belongs_to_word_mahjong(led):
                       None, 1.0)
     with pytest.raises(BadInput, match="words are played in Word Mahjong only"):
         GameSession(led).settle(item.id, "word", "Ann", [A, C, D], word="CAT")
+
+
+def test_voiding_the_first_of_two_words_settling_an_item_opens_it_again(tmp_path):
+    # six letters left the table as one item, settled as CAT then DOG; the
+    # referee voids CAT: its three tiles wait off the table again (DOG stands)
+    layout_faces = ["C", "A", "T", "D", "O", "G"]
+    slots6 = [[0, 0, 0], [4, 0, 0], [8, 0, 0], [12, 0, 0], [16, 0, 0], [20, 0, 0]]
+    from companion.layouts import Layout, Slot
+    with Ledger(tmp_path / "w.db") as led:
+        data = G.start_data("word", "zen-archives", Layout("row", tuple(Slot(*s) for s in slots6), "test"),
+                            layout_faces, ["Ann", "Ben"], 7, {})
+        led.append("g1", "game_started", data, None, 1.0)
+        item = led.append("g1", "needs-referee", {"reason": "6 tiles at once", "off_table": slots6}, None, 2.0)
+        cat = GameSession(led).settle(item.id, "word", "Ann", slots6[:3], word="CAT").written[0]
+        res = GameSession(led).settle(item.id, "word", "Ann", slots6[3:], word="DOG")
+        assert res.written[-1].type == "correction" and GameSession(led).open_items() == []
+        GameSession(led).void(cat.id)
+        s = GameSession(led)
+        assert [i["id"] for i in s.open_items()] == [item.id]
+        assert s.state.off_table[item.id][0] == [0, 1, 2] and s.state.player("Ann").words == ["DOG"]
+        with pytest.raises(BadInput, match="a word is letters"):
+            s.settle(item.id, "word", "Ann", slots6[:3], word=123)

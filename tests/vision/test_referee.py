@@ -355,13 +355,22 @@ def test_a_slot_hidden_for_long_over_several_still_moments_is_judged_around():
                                 "off the board at the end, and check the light on the mat"]
 
 
-def test_mat_brightness_is_the_median_inside_the_slots_box():
-    from vision.referee import mat_brightness
-    img = np.zeros((40, 40, 3), np.uint8)
-    img[10:20, 10:30] = 200
-    quads = np.array([[[10, 10], [30, 10], [30, 20], [10, 20]]], np.float32)
-    assert mat_brightness(img, quads, step=1) == 200.0
-    assert mat_brightness(img, quads + 100, step=1) == 0.0      # off the picture: the whole picture's
+def test_slot_brightness_and_a_light_change_seen_on_most_slots():
+    from vision.referee import light_changed, slot_brightness
+    img = np.full((40, 60), 50, np.uint8)
+    img[10:20, 10:20] = 200
+    quads = np.array([[[10, 10], [19, 10], [19, 19], [10, 19]], [[30, 10], [39, 10], [39, 19], [30, 19]],
+                      [[100, 100], [110, 100], [110, 110], [100, 110]]], np.float64)
+    got = slot_brightness(img, quads, step=1)
+    assert got[0] == 200.0 and got[1] == 50.0 and np.isnan(got[2])
+    before = np.array([100.0] * 8)
+    assert light_changed(before, before * 1.2, 0.08)                        # a lamp: every slot brighter
+    assert not light_changed(before, before * 1.05, 0.08)                   # under the step
+    hand = before.copy()
+    hand[:5] = 30.0                   # a hand shading 5 of 8 slots: the median moves, most slots do not agree
+    hand[5:] = 101.0
+    assert not light_changed(before, hand, 0.08)
+    assert not light_changed(np.array([np.nan]), np.array([100.0]), 0.08)
 
 
 def test_players_checked_before_the_first_frame():
@@ -410,20 +419,30 @@ def test_free_letter_tiles_that_spell_a_word_are_one_word_not_pairs():
     assert st.player("Ada").words == ["TREE"] and st.board.n_present == 4
 
 
-def test_a_pair_held_off_the_board_grows_into_a_word():
-    # E + E (a matching pair) leave first; T and R follow in the next still
-    # picture: the player was building TREE, not claiming a pair
-    ref, out = _word_referee({1: {}, 2: {"absent": [D, E]}, 3: {"absent": [A, C, D, E]},
+def test_letters_that_make_no_move_yet_grow_into_a_word():
+    # T and R (no pair) leave first; E and E follow in the next still
+    # picture: the player was spelling TREE
+    ref, out = _word_referee({1: {}, 2: {"absent": [A, C]}, 3: {"absent": [A, C, D, E]},
                               9: {"occluded": [A, C]}}, TREE)
     play(ref, [frame(1)] * 5 + hand_frames(9) + [frame(2)] * 5 + hand_frames(9) + [frame(3)] * 5)
     assert [(o["type"], o.get("word")) for o in out] == [("word", "TREE")]
 
 
-def test_a_word_grows_by_a_letter_taken_in_the_next_still_picture():
-    # a scored mode (Scholar's Path, one player)
-    ref, out = _word_referee({1: {}, 2: {"absent": [A, C, D, E]}, 3: {"absent": [A, C, D, E, H]},
-                              9: {"occluded": [A, C]}}, TREE, players=("Ada",), mode="scholars-path")
+def test_a_pair_held_off_the_board_is_a_whole_move():
+    # E + E leave first (a pair); T and R follow: the pair is claimed, and T
+    # and R, no move, wait; never put back, they go to the referee at the end
+    ref, out = _word_referee({1: {}, 2: {"absent": [D, E]}, 3: {"absent": [A, C, D, E]},
+                              9: {"occluded": [A, C]}}, TREE)
     play(ref, [frame(1)] * 5 + hand_frames(9) + [frame(2)] * 5 + hand_frames(9) + [frame(3)] * 5)
+    assert [(o["type"], o.get("word")) for o in out][0] == ("claim", None)
+    assert "word" not in [o["type"] for o in out]
+
+
+def test_a_word_of_five_scores_its_vowel_tiles():
+    # a scored mode (Scholar's Path, one player)
+    ref, out = _word_referee({1: {}, 2: {"absent": [A, C, D, E, H]}, 9: {"occluded": [A, C]}}, TREE,
+                             players=("Ada",), mode="scholars-path")
+    play(ref, [frame(1)] * 5 + hand_frames(9) + [frame(2)] * 5)
     assert [(o["type"], o.get("word")) for o in out] == [("word", "TREES")]
     st = G.replay(ref.events)
     # Word 2.7: +200 for the word, +200 for each of its two vowel tiles (5 letters or more)

@@ -355,6 +355,41 @@ def test_a_pair_then_another_pair_are_two_pairs_even_if_together_they_spell_a_wo
     assert [(e.type, e.slots) for e in ev] == [("claim", (A, C))]
 
 
+def test_letters_that_make_no_move_grow_into_a_word_a_held_word_does_not_grow():
+    # Q + U (no pair), then I + Z: QUIZ.  Then S after the word: QUIZ stays
+    # a whole move (a held word never grows) and S waits alone
+    from companion.words import WordIndex
+    letters = ["Q", "X", "U", "I", "Z", "S", "Y", "W"]
+    t = BoardTracker(Board(LAYOUT), tileset("word"), faces=letters,
+                     words=WordIndex(frozenset({"quiz", "quizs"})))
+    t.observe(0, obs(faces=letters))
+    seen = []
+    for k, gone in enumerate(([A, C], [A, C, D, E], [A, C, D, E, F]), start=1):
+        seen += [e for e in t.observe(10 * k, obs(absent=gone, faces=letters)) if e.type != "lift"]
+    assert [(e.type, e.word) for e in seen] == [("word", "QUIZ")]
+    assert t.state.lifted == [LAYOUT.slot_index(F)]
+
+
+def test_a_held_pair_and_a_letter_are_a_pair_and_the_start_of_a_move():
+    # E + E, then R in the next still picture: the pair is claimed (a whole
+    # move), not the word ERE
+    from companion.words import WordIndex
+    letters = ["T", "X", "R", "E", "E", "S", "Z", "Q"]
+    t = BoardTracker(Board(LAYOUT), tileset("word"), faces=letters, words=WordIndex(frozenset({"ere"})))
+    t.observe(0, obs(faces=letters))
+    t.observe(10, obs(absent=[D, E], faces=letters))
+    ev = t.observe(20, obs(absent=[C, D, E], faces=letters))
+    assert [(e.type, e.slots) for e in ev if e.type != "lift"] == [("claim", (D, E))]
+    assert t.state.lifted == [LAYOUT.slot_index(C)]
+
+
+def test_letters_put_back_with_no_word_made_are_an_attempt():
+    t, letters = _word_tracker()
+    t.observe(10, obs(absent=[A, C, D], faces=letters))
+    ev = t.observe(20, obs(faces=letters))
+    assert types(ev)[-1] == "attempt" and ev[-1].code == "returned" and len(ev[-1].slots) == 3
+
+
 def test_a_blocked_letter_makes_no_word():
     # B (X, pinched between A and C) cannot be part of a word: "All Selected
     # Tiles Are Free" (Word 2.1 Rule 2); its lift is a penalty
