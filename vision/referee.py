@@ -130,6 +130,11 @@ class RefereeSettings:
             the slots read hidden are left as they were.  A break-test's
             exposure step of +35 % (half the pixels clipped) otherwise left
             every later picture refused.
+        hand_beside_share: at a Word Mahjong table, a judged picture in which
+            more than this share of the table and mat beside the board
+            differs from the last one without a hand there shows a hand in
+            view: a move held in it may still grow into a word
+            (:meth:`vision.tracking.BoardTracker.observe` ``mid_move``).
         stuck_s: still pictures refused as a hand in view for this long since
             the last judged one, over several still moments, are judged as
             after ``patience_s`` (a hand does not rest over the board for a
@@ -153,6 +158,7 @@ class RefereeSettings:
     claim_hold_s: float = 10.0
     camera_moved_px: float = 5.0
     light_step: float = 0.08
+    hand_beside_share: float = 0.005
     stuck_s: float = 10.0
 
 
@@ -352,6 +358,7 @@ class Referee:
         G.new_setup(self.variant, self.mode, self.layout, [None] * len(self.layout), list(self.players))
         self._words = self._word_index()     # loaded now: the first judged picture does not wait
         self._move_max = 2 if self._words is None else self.settings.tracker.word_max_tiles
+        self._table_sig: np.ndarray | None = None     # the table beside the board with no hand (Word only)
         s = self.settings
         self.motion = s.motion or MotionSettings.for_fps(self.fps, s.settle_s)
         self.gate = MotionGate(self.motion)
@@ -617,6 +624,8 @@ class Referee:
                 except CompanionError:
                     advice = ()
             self._start(run_start, obs)
+            if self._words is not None:
+                self._table_sig = frame_signature(frame, (160, 90), 1.5)
             self.status.notes.extend(f"{a} (frame {index})" for a in advice)
         else:
             moved = self._last is not None and \
@@ -625,8 +634,9 @@ class Referee:
             moved = moved or lit
             held_back = moved and self.tracker.held_since is not None and any(
                 obs.known[i] and obs.present[i] for i in self.tracker.state.lifted)
+            mid_move = self._words is not None and self._hand_beside_board(frame, rec)
             if self.tracker.held_since is not None and not held_back and (
-                    moved or not self.tracker.changes(obs)[1]):
+                    moved or not self.tracker.changes(obs)[1]) and not self.tracker.word_grows(obs):
                 # a valid pair still off the board in a later settled picture:
                 # claimed now (with the frame it was first seen gone), and its
                 # turn's evidence closed before anything newer is judged.  After
@@ -651,7 +661,7 @@ class Referee:
                                        "check whether tiles left or came back", {"frame": run_start})
                     out.append(self._output(flag, run_start))
             was_busy = self.tracker.busy
-            events = self.tracker.observe(run_start, obs)
+            events = self.tracker.observe(run_start, obs, mid_move=mid_move)
             if not was_busy and any(e.type == "lift" for e in events):
                 self._turn_before = self._last
             for ev in events:
@@ -665,6 +675,25 @@ class Referee:
             self._pending = (later[0], rec, index + self._confirm, later[1], self.tracker.changes(later[0]),
                              self._frame_before(index, later[1]))
         return out
+
+    def _hand_beside_board(self, frame: np.ndarray, rec) -> bool:
+        """Whether a hand (or anything new) shows in the picture beside the
+        board: more than ``hand_beside_share`` of the table and mat around
+        the slots (the slots' box grown by a tile) differs from the last
+        judged picture that showed none there (:func:`beside_board_change`).
+        Word Mahjong only: a word's move is long, and a still moment with
+        the player's hand resting off the board, letters in it, is judged in
+        the middle of it.  Learns the picture when it shows no hand."""
+        sig = frame_signature(frame, (160, 90), 1.5)
+        base = self._table_sig
+        if base is None or base.shape != sig.shape:
+            self._table_sig = sig
+            return False
+        share = beside_board_change(base, sig, rec.quads, frame.shape[1], frame.shape[0])
+        if share <= self.settings.hand_beside_share:
+            self._table_sig = sig
+            return False
+        return True
 
     def _light_changed(self, frame: np.ndarray, rec) -> bool:
         """Whether the light over the mat changed by more than
@@ -907,6 +936,36 @@ def slot_brightness(image: np.ndarray, quads: np.ndarray, step: int = 4) -> np.n
         if x1 > x0 and y1 > y0:
             out[k] = g[y0:y1, x0:x1].mean()
     return out
+
+
+def beside_board_change(before: np.ndarray, after: np.ndarray, quads: np.ndarray, width: int, height: int,
+                        delta: float = 30.0) -> float:
+    """Share of the picture beside the board that changed between two
+    frame signatures (:func:`vision.tracking.frame_signature`, (h, w)
+    float32, mean 128): the px outside the slots' box grown by one tile's
+    size on every side whose grey level differs by more than ``delta``.
+
+    Args:
+        before, after: signatures of the same size.
+        quads: (N, 4, 2) float px, the slots' projected faces in the
+            ``width`` x ``height`` px picture.
+
+    Returns:
+        0-1 (0 when nothing lies beside the board).
+    """
+    h, w = after.shape
+    q = np.asarray(quads, np.float64).reshape(-1, 2)
+    if len(q) == 0:
+        return 0.0
+    tile = float(np.median(np.linalg.norm(np.asarray(quads)[:, 2] - np.asarray(quads)[:, 0], axis=1)))
+    sx, sy = w / float(width), h / float(height)
+    x0, y0 = (q.min(axis=0) - tile) * (sx, sy)
+    x1, y1 = (q.max(axis=0) + tile) * (sx, sy)
+    outside = np.ones((h, w), bool)
+    outside[max(0, int(np.floor(y0))):max(0, int(np.ceil(y1))), max(0, int(np.floor(x0))):max(0, int(np.ceil(x1)))] = False
+    if not outside.any():
+        return 0.0
+    return float(np.mean(np.abs(after - before)[outside] > delta))
 
 
 def light_changed(before: np.ndarray, after: np.ndarray, step: float, share: float = 0.75) -> bool:

@@ -575,6 +575,7 @@ class TrackerState:
     held: tuple | None = None                                  # (frame, verdict or WordMove): a valid move off, not yet claimed
     inconsistent: int = 0                                      # face readings refused (no copy left)
     misplaced: set[tuple[int, int]] = field(default_factory=set)  # (lifted slot, emptied slot) asked about
+    held_mid_move: bool = False                                # the held move was seen with a hand still in view
     initialised: bool = False
 
 
@@ -638,11 +639,14 @@ class BoardTracker:
         """Tiles are off the board in a turn not yet resolved."""
         return bool(self.state.lifted)
 
-    def observe(self, frame: int, obs: Observation) -> list[TrackEvent]:
+    def observe(self, frame: int, obs: Observation, mid_move: bool = False) -> list[TrackEvent]:
         """Compare one settled observation with the tracker's board.
 
         Returns the events it implies, in order.  Slots not ``known`` in the
-        observation keep their previous state.
+        observation keep their previous state.  ``mid_move``: the picture
+        still shows a hand in view beside the board (the caller's judgement),
+        so a move held in it may still grow into a word (Word Mahjong,
+        :meth:`_word_grows`).
         """
         st = self.state
         slots = self.board.layout.slots
@@ -698,6 +702,8 @@ class BoardTracker:
                 events.extend(self._lift(frame, i))
         if len(st.lifted) >= 2:
             events.extend(self._try_claims(frame))
+        if st.held is not None and st.held[0] == frame:
+            st.held_mid_move = mid_move
         events.extend(misplaced)
         self._learn_faces(frame, obs, events, quiet=False)
         self._learn_base(obs)
@@ -804,18 +810,37 @@ class BoardTracker:
                                reason=f"{v.word}: {len(v.idx)} free tiles spell it")]
         return [self._claim_event(frame, v)]
 
-    def _word_grows(self, new_lifts: Sequence[int]) -> bool:
-        """Tiles off the board that make no move yet (no pair, no word) and
-        ``new_lifts`` spell a word together: the player was spelling it (T +
-        R, then E + E: TREE).  A held pair or word is a whole move and never
-        grows: E + E, then R, are a pair and the start of another move, not
-        ERE; TREE, then S, a word and a letter (on recorded games, words grew
-        by the next move's first tiles, a wildcard helping: HIM and N + U
-        made a five-letter word)."""
-        st = self.state
-        if not st.lifted or self.words is None or not new_lifts or st.held is not None:
+    def word_grows(self, obs: Observation) -> bool:
+        """Whether the tiles ``obs`` shows leaving join those off the board
+        into one word (:meth:`_word_grows`; nothing is changed): a held move
+        is then not claimed yet."""
+        if not self.state.lifted or self.words is None or not self.state.initialised:
             return False
-        return self._word(list(st.lifted) + [i for i in new_lifts if i not in st.lifted]) is not None
+        obs = self._correct(obs)
+        lifts, _ = self._changes(obs, obs.readings())
+        return self._word_grows(lifts)
+
+    def _word_grows(self, new_lifts: Sequence[int]) -> bool:
+        """Tiles off the board and ``new_lifts`` are one word being spelled:
+        together they spell a word, and the tiles off make no move yet (T +
+        R, then E + E: TREE), or they are a word held in a picture that
+        still showed a hand beside the board (the move was not over: REST,
+        hand still in view, then T, N, G, H: STRENGTH) and ``new_lifts``
+        are not a matching pair of their own.  A pair, or a
+        word held once the hands had gone, is a whole move and never grows:
+        E + E, then R, are a pair and the start of another move, not ERE;
+        E + E, then T + T, two pairs, not TEET; on a recorded game, HIM, then
+        N + U with a wildcard, a word and an attempt."""
+        st = self.state
+        if not st.lifted or self.words is None or not new_lifts:
+            return False
+        new = [i for i in new_lifts if i not in st.lifted]
+        if st.held is not None:
+            if not (st.held_mid_move and isinstance(st.held[1], WordMove)):
+                return False
+            if len(new) == 2 and self._verdict(self._turn_board(), *new).valid:
+                return False            # a pair of its own: the next move
+        return self._word(list(st.lifted) + new) is not None
 
     def _word(self, idx: list[int]) -> WordMove | None:
         """The word the tiles ``idx`` spell together, all of them free on the
@@ -1001,7 +1026,8 @@ class BoardTracker:
         """Claim what the lifted tiles allow: a valid pair at once; for three or
         more tiles off together, the one way to split them into valid claims
         in some order (the tiles left over stay lifted); else wait (an
-        attempt), or ask the referee when no split or several fit."""
+        attempt), or ask the referee when no split or several fit.  In Word
+        Mahjong a word is held as a pair is."""
         st = self.state
         word = self._word(list(st.lifted)) if len(st.lifted) >= MIN_WORD else None
         if word is not None:

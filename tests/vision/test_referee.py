@@ -355,6 +355,21 @@ def test_a_slot_hidden_for_long_over_several_still_moments_is_judged_around():
                                 "off the board at the end, and check the light on the mat"]
 
 
+def test_a_hand_beside_the_board_is_a_change_outside_the_slots_box():
+    from vision.referee import beside_board_change
+    before = np.full((90, 160), 128.0, np.float32)
+    quads = np.array([[[400, 200], [430, 200], [430, 240], [400, 240]],
+                      [[800, 400], [830, 400], [830, 440], [800, 440]]], np.float64)   # 1280 x 720 px
+    inside = before.copy()
+    inside[30:40, 60:90] = 250.0                  # within the slots' box (px 400-830, 200-440)
+    assert beside_board_change(before, inside, quads, 1280, 720) == 0.0
+    hand = before.copy()
+    hand[70:90, 0:30] = 40.0                      # a hand at the bottom-left corner
+    share = beside_board_change(before, hand, quads, 1280, 720)
+    assert 0.05 < share < 0.1                     # 600 px of the ~11,500 beside the box
+    assert beside_board_change(before, hand, np.zeros((0, 4, 2)), 1280, 720) == 0.0
+
+
 def test_slot_brightness_and_a_light_change_seen_on_most_slots():
     from vision.referee import light_changed, slot_brightness
     img = np.full((40, 60), 50, np.uint8)

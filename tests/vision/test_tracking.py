@@ -370,6 +370,20 @@ def test_letters_that_make_no_move_grow_into_a_word_a_held_word_does_not_grow():
     assert t.state.lifted == [LAYOUT.slot_index(F)]
 
 
+def test_a_word_held_while_a_hand_was_still_in_view_grows():
+    # TREE seen gone while the player's hand still showed beside the board
+    # (mid_move): the S taken next joins it, TREES.  Held once the hands had
+    # gone, it would stay TREE (the test above)
+    from companion.words import WordIndex
+    letters = ["T", "X", "R", "E", "E", "S", "Z", "Q"]
+    t = BoardTracker(Board(LAYOUT), tileset("word"), faces=letters, words=WordIndex(frozenset({"tree", "trees"})))
+    t.observe(0, obs(faces=letters))
+    t.observe(10, obs(absent=[A, C, D, E], faces=letters), mid_move=True)
+    ev = t.observe(20, obs(absent=[A, C, D, E, F], faces=letters))
+    ev += t.observe(30, obs(absent=[A, C, D, E, F], faces=letters))
+    assert [(e.type, e.word) for e in ev if e.type == "word"] == [("word", "TREES")]
+
+
 def test_a_held_pair_and_a_letter_are_a_pair_and_the_start_of_a_move():
     # E + E, then R in the next still picture: the pair is claimed (a whole
     # move), not the word ERE
