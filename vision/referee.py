@@ -853,6 +853,12 @@ class Referee:
                     out["valid"] = False
                     out["reason"] = (inv[0].data.get("code") if inv else None) or "refused"
                     out["explanation"] = res.message or res.error
+            elif ev.type == "word" and not ev.valid:
+                # letters that spell a word taken for good with a blocked one
+                # among them: the penalty was raised at the lift; then a
+                # referee must look (as a blocked pair, below)
+                out = {"type": "word", "frame": ev.frame, "player": player, "slots": slots, "faces": faces,
+                       "word": ev.word, "valid": False, "reason": ev.code, "explanation": ev.reason}
             elif ev.type == "word":
                 out = {"type": "word", "frame": ev.frame, "player": player, "slots": slots, "faces": faces,
                        "word": ev.word, "valid": True, "reason": None}
@@ -1015,7 +1021,7 @@ def _status_text(out: dict) -> str:
     if what == "claim":
         what = "claim" if out.get("valid") else "invalid claim"
     elif what == "word" and out.get("word"):
-        what = f"word {out['word']}"
+        what = f"word {out['word']}" if out.get("valid") else f"invalid word {out['word']}"
     return f"{what} {out.get('player') or ''} {where} (frame {out['frame']})".replace("  ", " ").strip()
 
 

@@ -840,17 +840,20 @@ class BoardTracker:
                 return False
             if len(new) == 2 and self._verdict(self._turn_board(), *new).valid:
                 return False            # a pair of its own: the next move
-        return self._word(list(st.lifted) + new) is not None
+        # free or not: a blocked letter makes the word invalid (a penalty
+        # and one invalid word), not two unrelated moves
+        return self._word(list(st.lifted) + new, need_free=False) is not None
 
-    def _word(self, idx: list[int]) -> WordMove | None:
-        """The word the tiles ``idx`` spell together, all of them free on the
-        board the turn began with and their faces known; None otherwise."""
+    def _word(self, idx: list[int], need_free: bool = True) -> WordMove | None:
+        """The word the tiles ``idx`` spell together, their faces known and
+        all of them free on the board the turn began with (with
+        ``need_free`` False, free or not); None otherwise."""
         st = self.state
         if self.words is None or not MIN_WORD <= len(idx) <= self.settings.word_max_tiles \
                 or any(st.faces[i] is None for i in idx):
             return None
         tb = self._turn_board()
-        if not all(tb.present[i] and tb.is_free(i) for i in idx):
+        if not all(tb.present[i] and (tb.is_free(i) or not need_free) for i in idx):
             return None
         found = self.words.spelled_by([st.faces[i] for i in idx])
         if not found:
@@ -858,6 +861,21 @@ class BoardTracker:
         order = assign(found[0], [(i, st.faces[i]) for i in sorted(idx)])
         slots = self.board.layout.slots
         return WordMove(tuple(order), tuple(slots[i] for i in order), tuple(st.faces[i] for i in order), found[0])
+
+    def _blocked_word(self, idx: list[int]) -> tuple[WordMove, str] | None:
+        """Tiles ``idx`` that spell a word but not all of them free when the
+        turn began: the word and the engine's sentence on its first blocked
+        tile (Word 2.1 Rule 2, "All Selected Tiles Are Free"; each blocked
+        tile's lift is a penalty, :meth:`_lift`).  None when they spell no
+        word or are all free."""
+        if len(idx) < MIN_WORD or self._word(idx) is not None:
+            return None
+        w = self._word(idx, need_free=False)
+        if w is None:
+            return None
+        tb = self._turn_board()
+        first = next(i for i in w.idx if not tb.is_free(i))
+        return w, f"{w.word}: {tb.reason(first).describe()}"
 
     def changes(self, obs: Observation) -> tuple[frozenset, frozenset]:
         """``(lifts, returns)``: the slot indices ``obs`` shows leaving and
@@ -1033,6 +1051,8 @@ class BoardTracker:
         if word is not None:
             st.held = (frame, word)     # claimed once it has not come back, as a pair
             return []
+        if self._blocked_word(list(st.lifted)) is not None:
+            return []      # an invalid word, as a pair with a blocked tile: wait for the tiles to come back (or never)
         if len(st.lifted) == 2:
             a, b = st.lifted
             v = self._verdict(self._turn_board(), a, b)
@@ -1091,9 +1111,13 @@ class BoardTracker:
             # Word Mahjong: letters picked for a word and put back, no word
             # made: an attempt, as a pair put back is (2.1 Rule 2)
             idx = list(st.turn_lifted)
+            code, reason = "returned", f"{len(idx)} tiles were lifted and put back: no word was made"
+            blocked = self._blocked_word(idx)
+            if blocked is not None:
+                idx, code = list(blocked[0].idx), BLOCKED
+                reason = f"{blocked[1]}, and the tiles were put back"
             out.append(TrackEvent("attempt", frame, tuple(slots[i] for i in idx), tuple(st.faces[i] for i in idx),
-                                  valid=False, code="returned",
-                                  reason=f"{len(idx)} tiles were lifted and put back: no word was made",
+                                  valid=False, code=code, reason=reason,
                                   blocks=tuple(tb.reason(i).to_json() for i in idx)))
         elif len(st.turn_lifted) > 2:
             out.append(TrackEvent("needs-referee", frame, tuple(slots[i] for i in st.turn_lifted),
@@ -1135,7 +1159,14 @@ class BoardTracker:
                 why = f"a pair left the board and was not put back: {v.reason}"
             elif v.code in (NO_MATCH, UNKNOWN_FACE):
                 why = f"a pair left the board; the faces are not sure enough to judge it ({v.reason})"
-        if st.flagged and len(lifted) == len(st.turn_lifted):
+        blocked = self._blocked_word(lifted) if len(lifted) >= MIN_WORD else None
+        if blocked is not None:
+            w, reason = blocked
+            seen = max(st.lift_frame.get(i, frame) for i in w.idx)
+            out.append(TrackEvent("word", seen, w.slots, w.faces, valid=False, code=BLOCKED, word=w.word,
+                                  reason=reason, blocks=tuple(tb.reason(i).to_json() for i in w.idx)))
+            why = f"a word left the board and was not put back: {reason}"
+        elif st.flagged and len(lifted) == len(st.turn_lifted):
             why = f"the {len(lifted)} tiles asked about before did not come back"
         out.append(TrackEvent("needs-referee", frame, tuple(slots[i] for i in lifted),
                               tuple(st.faces[i] for i in lifted), reason=why,

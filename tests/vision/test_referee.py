@@ -453,6 +453,26 @@ def test_a_pair_held_off_the_board_is_a_whole_move():
     assert "word" not in [o["type"] for o in out]
 
 
+def test_a_word_with_a_blocked_letter_is_a_penalty_and_one_item_for_the_referee():
+    # T, A (B: pinched between A and C), R, E leave for good: TEAR, but A
+    # was blocked.  One penalty at the lift, one invalid word line and one
+    # item for the referee with the four tiles off the table (before: a
+    # penalty and two items, "do not split into valid pairs" and "did not
+    # come back")
+    letters = ["T", "A", "R", "E", "E", "Q", "Z", "S"]
+    ref, out = _word_referee({1: {}, 2: {"absent": [A, B, C, D]}, 9: {"occluded": [A, C]}}, letters)
+    play(ref, [frame(1)] * 5 + hand_frames(9) + [frame(2)] * 5)
+    ref.finish()
+    assert [(o["type"], o.get("word"), o.get("valid"), o["reason"]) for o in out][:2] == [
+        ("penalty", None, None, "blocked"), ("word", "TEAR", False, "blocked")]
+    assert [o["type"] for o in out] == ["penalty", "word", "needs_referee"]
+    assert out[1]["explanation"] == "TEAR: 2,0,0 is blocked: pinched between 0,0,0 (left) and 4,0,0 (right)"
+    assert sorted(map(tuple, out[2]["off_table"])) == sorted([A, B, C, D])
+    st = G.replay(ref.events)
+    assert [e.type for e in ref.events] == ["game_started", "penalty", "needs_referee"]
+    assert st.player("Ada").words == [] and st.player("Ada").penalties == 1 and st.player("Bo").penalties == 0
+
+
 def test_a_word_of_five_scores_its_vowel_tiles():
     # a scored mode (Scholar's Path, one player)
     ref, out = _word_referee({1: {}, 2: {"absent": [A, C, D, E, H]}, 9: {"occluded": [A, C]}}, TREE,

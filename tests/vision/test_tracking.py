@@ -412,8 +412,43 @@ def test_a_blocked_letter_makes_no_word():
     t = BoardTracker(Board(LAYOUT), tileset("word"), faces=letters, words=WordIndex(frozenset({"trex"})))
     t.observe(0, obs(faces=letters))
     ev = t.observe(10, obs(absent=[A, B, C, D], faces=letters))
-    assert "penalty" in types(ev) and "word" not in types(ev)
-    assert "word" not in types(t.finish(20))
+    assert types(ev).count("penalty") == 1 and "word" not in types(ev) and "needs-referee" not in types(ev)
+    # taken for good: one invalid word (the tiles spell TREX, B was
+    # pinched) and one item for the referee holding the four tiles, not an
+    # item for "tiles that do not split into pairs" and a second at the end
+    ev = t.finish(20)
+    assert [(e.type, e.valid, e.code, e.word) for e in ev] == [
+        ("word", False, "blocked", "TREX"), ("needs-referee", None, None, None)]
+    assert ev[0].slots == (A, C, D, B) and ev[0].frame == 10 and "pinched" in ev[0].reason
+    assert ev[1].reason.startswith("a word left the board and was not put back: TREX: ")
+    assert set(ev[1].gone) == {A, B, C, D} and t.board.n_present == 4
+
+
+def test_a_word_with_a_blocked_letter_put_back_is_a_blocked_attempt():
+    # T, X (pinched), R, E lifted to spell TREX and all put back: the
+    # penalty stands (raised at the lift) and the attempt says why
+    from companion.words import WordIndex
+    letters = ["T", "X", "R", "E", "E", "S", "Z", "Q"]
+    t = BoardTracker(Board(LAYOUT), tileset("word"), faces=letters, words=WordIndex(frozenset({"trex"})))
+    t.observe(0, obs(faces=letters))
+    t.observe(10, obs(absent=[A, B, C, D], faces=letters))
+    ev = [e for e in t.observe(20, obs(faces=letters)) if e.type != "return"]
+    assert [(e.type, e.code) for e in ev] == [("attempt", "blocked")]
+    assert ev[0].slots == (A, C, D, B) and ev[0].reason.startswith("TREX: ")
+    assert ev[0].reason.endswith("and the tiles were put back") and t.board.n_present == 8
+
+
+def test_letters_that_grow_into_a_word_with_a_blocked_letter_are_one_invalid_word():
+    # T + X (X pinched: a penalty; no pair), then R + E: TREX with a blocked
+    # letter, one invalid word, not an invalid T + X claim plus an R + E one
+    from companion.words import WordIndex
+    letters = ["T", "X", "R", "E", "E", "S", "Z", "Q"]
+    t = BoardTracker(Board(LAYOUT), tileset("word"), faces=letters, words=WordIndex(frozenset({"trex"})))
+    t.observe(0, obs(faces=letters))
+    ev = t.observe(10, obs(absent=[A, B], faces=letters))
+    assert types(ev) == ["lift", "lift", "penalty"]
+    ev = t.observe(20, obs(absent=[A, B, C, D], faces=letters)) + t.finish(30)
+    assert [(e.type, e.word) for e in ev if e.type != "lift"] == [("word", "TREX"), ("needs-referee", None)]
 
 
 def test_a_tile_put_down_on_an_emptied_slot_is_asked_about_at_once():
