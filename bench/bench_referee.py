@@ -47,7 +47,10 @@ same code path, ``--quiet``), frame decoding included, and is scored:
 ``--words N`` adds N words of 3-5 free tiles to each Word Mahjong game
 (2.1 Rule 2; :func:`companion.commands.demo.make_script`), scored as claims
 are (by slots and player) and needed for the targets; its recordings are
-kept in folders of their own (``...-words3``).
+kept in folders of their own (``...-words3``).  ``--spell-rest S`` has
+those words taken one letter at a time, the hand resting S seconds beside
+the board, in the picture, between letters (Rule 2's "sequentially";
+folders ``...-words3-rest1``).
 
 ``--time-lapse STEP`` referees, instead of each recording, a time-lapse
 made from it: every STEP-th of its frames that show no hand (a blocked tile
@@ -69,6 +72,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -78,6 +82,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from companion import game as G  # noqa: E402
 from companion.commands.demo import script_game, true_events  # noqa: E402
 from companion.layouts import Layout  # noqa: E402
+from vision.synth.recording import SpellWord  # noqa: E402
 
 DEFAULT_SEED = 7501
 #: (variant, built-in layout, mode) per game, cycled.
@@ -242,6 +247,9 @@ def main(argv=None) -> int:
     ap.add_argument("--claims", type=int, default=6)
     ap.add_argument("--words", type=int, default=0,
                     help="words of 3-5 free tiles in each Word Mahjong game (Rule 2), besides the claims")
+    ap.add_argument("--spell-rest", type=float, default=0.0, metavar="S",
+                    help="words taken one letter at a time, the hand resting S seconds beside the board "
+                         "between letters (Word 2.1 Rule 2: 'sequentially')")
     ap.add_argument("--work", type=Path, help="folder for recordings and outputs (default: a temporary one)")
     ap.add_argument("--format", choices=("jpg", "mp4"), default="jpg")
     ap.add_argument("--keep", action="store_true", help="keep recordings found in --work (no re-render)")
@@ -265,10 +273,14 @@ def main(argv=None) -> int:
         variant, lay_name, mode = GAMES[k % len(GAMES)]
         layout = codex.builtin(lay_name)
         gdir = work / (f"game-{seed}-{variant}-{lay_name}" + (f"-words{args.words}" if args.words and variant == "word"
-                                                               else ""))
+                                                               else "")
+                       + (f"-rest{args.spell_rest:g}" if args.spell_rest > 0 and args.words and variant == "word"
+                          else ""))
         gdir.mkdir(parents=True, exist_ok=True)
         words = args.words if variant == "word" else 0
         faces, moves = script_game(variant, layout, seed, args.claims, players=PLAYERS, words=words)
+        if args.spell_rest > 0:
+            moves = [replace(m, rest_s=args.spell_rest) if isinstance(m, SpellWord) else m for m in moves]
         moves, truth_ledger = true_events(variant, mode, layout, faces, moves, PLAYERS)
         truth_path = gdir / "truth.json"
         target = gdir / "frames" if args.format == "jpg" else gdir / "game.mp4"

@@ -1612,6 +1612,37 @@ def _need_turn(state: GameState, p: PlayerState) -> None:
         raise IllegalMove(f"it is {state.players[state.turn].name}'s turn, not {p.name}'s")
 
 
+def typed_face_conflicts(state: GameState, slots: Sequence, faces: Sequence[str | None] | None) -> list[str]:
+    """Faces a person typed for a move that differ from the faces the
+    ledger records for those tiles: ``["7,0,0 is recorded as roses-3, not
+    season-spring", ...]`` (empty when none differ, or no faces were typed).
+
+    The engine lays given faces over the record (docs/RULES.md 1.4, "Faces
+    given by the referee win over the deal's record"); the console and the
+    command line take typed faces for tiles not yet seen, and ask for an
+    explicit "over the record" before a typed face replaces a recorded one
+    (a typo would otherwise turn a mismatched pair into a scoring one).
+
+    Raises:
+        BadInput: a slot outside the layout, or named twice; an unknown face;
+        a count of faces unlike the count of slots.
+    """
+    if not faces:
+        return []
+    idx = _parse_slots(state, slots)
+    if len(faces) != len(idx):
+        raise BadInput(f"{len(faces)} faces for {len(idx)} slots")
+    out = []
+    for i, f in zip(idx, faces):
+        if f is None:
+            continue
+        state.tiles.face(f)
+        known = state.faces[i]
+        if known is not None and known != f:
+            out.append(f"{','.join(map(str, state.slot(i)))} is recorded as {known}, not {f}")
+    return out
+
+
 def _parse_slots(state: GameState, slots: Sequence) -> list[int]:
     out = []
     for s in slots:

@@ -465,6 +465,26 @@ class Ledger:
                                          (game_id, int(after_id))).fetchall()
         return [_row(r) for r in rows]
 
+    def check_intact(self) -> None:
+        """Refuse a damaged file before it is served: SQLite's ``PRAGMA
+        quick_check`` (https://sqlite.org/pragma.html#pragma_quick_check:
+        the pages and records well formed, without the index contents).  A
+        break-test's ledger with two pages of random bytes was served and
+        then answered every page with 503.
+
+        Raises:
+            BadInput: one line naming the file and SQLite's first finding.
+        """
+        try:
+            with self._lock:
+                rows = self.conn.execute("PRAGMA quick_check(1)").fetchall()
+        except sqlite3.DatabaseError as exc:
+            rows = [(str(exc),)]
+        first = str(rows[0][0]) if rows else "no answer"
+        if first != "ok":
+            raise BadInput(f"cannot use ledger {self.path}: SQLite finds it damaged ({' '.join(first.split())}); "
+                           "serve a copy made before the damage (sqlite3's .recover command saves what is left)")
+
     def last_id(self) -> int:
         """The newest event's id (0 for an empty ledger)."""
         with self._lock:

@@ -191,18 +191,27 @@ class GameSession:
     # ------------------------------------------------------------------ moves
 
     def claim(self, player: str, slots: Sequence, faces: Sequence[str] | None = None,
-              extra: Mapping | None = None) -> Result:
-        """A pair taken by ``player`` (:func:`companion.game.resolve_claim`)."""
+              extra: Mapping | None = None, over_record: bool = False) -> Result:
+        """A pair taken by ``player`` (:func:`companion.game.resolve_claim`).
+
+        ``faces``: typed for tiles the ledger has not seen; one that differs
+        from a recorded face is refused unless ``over_record``
+        (:func:`check_typed_faces`).
+        """
+        check_typed_faces(self.state, slots, faces, over_record)
         return self.run(lambda s: G.resolve_claim(s, player, list(slots), faces, extra))
 
-    def word(self, player: str, slots: Sequence, word: str, faces: Sequence[str] | None = None) -> Result:
+    def word(self, player: str, slots: Sequence, word: str, faces: Sequence[str] | None = None,
+             over_record: bool = False) -> Result:
         """A word spelt with free tiles, in spelling order (:func:`companion.game.resolve_word`).
 
         Raises:
-            BadInput: not a Word Mahjong game (or no word list loaded).
+            BadInput: not a Word Mahjong game (or no word list loaded); a
+            typed face unlike a recorded one without ``over_record``.
         """
         if self.words is None:
             raise BadInput("words are played in Word Mahjong only")
+        check_typed_faces(self.state, slots, faces, over_record)
         return self.run(lambda s: G.resolve_word(s, player, list(slots), word, self.words, faces))
 
     def touch(self, player: str, slot) -> Result:
@@ -274,7 +283,7 @@ class GameSession:
 
     def settle(self, item_id: int, decision: str = "none", player: str | None = None,
                slots: Sequence | None = None, reason: str = "", faces: Sequence[str] | None = None,
-               word: str | None = None) -> Result:
+               word: str | None = None, over_record: bool = False) -> Result:
         """Settle a "needs referee" item: a ``correction`` pointing at it
         (``changes: {resolved: true, decision}``), then the claim or the
         penalty the referee decides, if any (``resolves`` = the item's id).
@@ -287,7 +296,9 @@ class GameSession:
                 spelled ``word`` with ``slots``, in spelling order).
             faces: the faces of a claim's or word's tiles as the referee
                 sees them (needed where the ledger knows no face for a tile:
-                the camera read it unsurely); None: the ledger's.
+                the camera read it unsurely); None: the ledger's.  One that
+                differs from a recorded face is refused unless
+                ``over_record`` (:func:`check_typed_faces`).
             word: the word of a ``"word"`` decision.
 
         Raises:
@@ -310,6 +321,8 @@ class GameSession:
             if not player:
                 raise BadInput(f"a {decision} needs the player")
             slots = list(slots or [])
+            if decision in ("claim", "word"):
+                check_typed_faces(self.state, slots, faces, over_record)
             if decision == "claim":
                 out = G.resolve_claim(self.state, player, slots, list(faces) if faces else None, extra)
                 if out.error:
@@ -428,3 +441,23 @@ def start_game(ledger, variant: str, mode: str, layout: Layout, players: Sequenc
     # the id is picked (or a given one checked) in the writing transaction:
     # two starts at once never share a game
     return ledger.append(None if game_id is None else G.check_game_id(game_id), "game_started", data, None, t)
+
+
+def check_typed_faces(state: G.GameState, slots: Sequence, faces: Sequence[str] | None,
+                      over_record: bool) -> None:
+    """Refuse faces a person typed that differ from the faces the ledger
+    records for those tiles, unless ``over_record`` says the table shows
+    otherwise (docs/RULES.md 1.4: given faces win over the record, so a typo
+    would score; :func:`companion.game.typed_face_conflicts`).
+
+    Raises:
+        BadInput: such a face (one line naming the recorded faces), or a
+        malformed slot or face list.
+    """
+    if not faces or over_record:
+        return
+    conflicts = G.typed_face_conflicts(state, list(slots), list(faces))
+    if conflicts:
+        raise BadInput("; ".join(conflicts) + ": typed faces are taken for tiles not yet seen; if the table "
+                       "shows otherwise, give them again over the record (--over-record; the console's "
+                       "\"over the record\" box)")

@@ -17,6 +17,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import AbstractSet, Iterable, Mapping, Sequence
 
+import numpy as np
+
 from companion.errors import BadInput, IllegalMove
 from companion.wording import count
 
@@ -151,6 +153,7 @@ class WordIndex:
     frequency: Mapping[str, int] | None = None
     _rows: tuple[str, ...] | None = field(default=None, repr=False)
     _anagrams: dict[str, tuple[str, ...]] | None = field(default=None, repr=False)
+    _counts: tuple | None = field(default=None, repr=False)
 
     def _index(self) -> tuple[str, ...]:
         if self._rows is None:
@@ -212,6 +215,62 @@ class WordIndex:
             found.update(w.lower() for w in self.find(tiles, limit=10 ** 9) if len(w) == n)
         freq = self.frequency or {}
         return [w.upper() for w in sorted(found, key=lambda w: (-freq.get(w, 0), w))[:limit]]
+
+    def extends(self, tiles: Iterable[str], available: Iterable[str], max_len: int,
+                min_frequency: int = 0) -> bool:
+        """Whether some word longer than ``tiles`` (at most ``max_len``
+        letters) uses every one of ``tiles`` and takes its other letters from
+        ``available``: letters a player who has taken ``tiles`` off the board
+        could still be spelling (Word Mahjong 2.1 Rule 2, "Select three or
+        more free letter tiles sequentially"; a wildcard, taken or available,
+        stands for any letter, Rule 3).
+
+        Args:
+            tiles: face ids taken (letters and ``"wild"``).
+            available: face ids still to be had (e.g. the free tiles standing).
+            max_len: the longest word looked for, letters.
+            min_frequency: only words ``frequency`` counts at least this
+                often (0: every word of the index).
+        """
+        have = Counter(tiles)
+        wt = have.pop(WILD, 0)
+        av = Counter(available)
+        aw = av.pop(WILD, 0)
+        n = sum(have.values()) + wt
+        counts, lens, freq = self._letter_counts()
+        rows = (lens > n) & (lens <= max_len)
+        if min_frequency > 0:
+            rows &= freq >= min_frequency
+        h = np.zeros(26, np.int16)
+        for k, v in have.items():
+            if len(k) != 1 or not k.isascii() or not k.isalpha():
+                return False
+            h[ord(k.lower()) - 97] += v
+            rows &= counts[:, ord(k.lower()) - 97] >= h[ord(k.lower()) - 97]   # every taken letter in the word
+        if not rows.any():
+            return False
+        a = np.zeros(26, np.int16)
+        for k, v in av.items():
+            if len(k) == 1 and k.isascii() and k.isalpha():
+                a[ord(k.lower()) - 97] += v
+        rest = counts[rows].astype(np.int16) - h        # the word's letters not yet taken
+        short = np.maximum(rest - a, 0).sum(axis=1)     # neither taken nor available: wildcards' work
+        return bool((short <= wt + aw).any())
+
+    def _letter_counts(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(counts, lengths, frequencies)``: (N, 26) uint8 letter counts of
+        the index's words, (N,) int64 their lengths and (N,) int64 their
+        ``frequency`` counts (0 where unknown; built once)."""
+        if self._counts is None:
+            rows = self._index()
+            flat = np.frombuffer("".join(rows).encode("ascii"), np.uint8) - 97
+            lens = np.array([len(w) for w in rows], np.int64)
+            which = np.repeat(np.arange(len(rows)), lens)
+            counts = np.zeros((len(rows), 26), np.uint8)
+            np.add.at(counts, (which, flat), 1)
+            f = self.frequency or {}
+            self._counts = (counts, lens, np.array([f.get(w, 0) for w in rows], np.int64))
+        return self._counts
 
     def _by_letters(self) -> dict[str, tuple[str, ...]]:
         """Words of the index by their sorted letters (built once)."""

@@ -135,6 +135,11 @@ class RefereeSettings:
             differs from the last one without a hand there shows a hand in
             view: a move held in it may still grow into a word
             (:meth:`vision.tracking.BoardTracker.observe` ``mid_move``).
+        hand_beside_stuck_s: the same thing beside the board in every judged
+            picture for this long is part of the table (a cup put down), not
+            a hand in the middle of a move: a player spelling letter by
+            letter rests the hand in one place between letters, so a few
+            judged pictures alike do not say it.
         stuck_s: still pictures refused as a hand in view for this long since
             the last judged one, over several still moments, are judged as
             after ``patience_s`` (a hand does not rest over the board for a
@@ -159,6 +164,7 @@ class RefereeSettings:
     camera_moved_px: float = 5.0
     light_step: float = 0.08
     hand_beside_share: float = 0.005
+    hand_beside_stuck_s: float = 20.0
     stuck_s: float = 10.0
 
 
@@ -359,6 +365,7 @@ class Referee:
         self._words = self._word_index()     # loaded now: the first judged picture does not wait
         self._move_max = 2 if self._words is None else self.settings.tracker.word_max_tiles
         self._table_sig: np.ndarray | None = None     # the table beside the board with no hand (Word only)
+        self._beside: tuple[np.ndarray, int] | None = None   # picture read with a hand beside, frame since alike
         s = self.settings
         self.motion = s.motion or MotionSettings.for_fps(self.fps, s.settle_s)
         self.gate = MotionGate(self.motion)
@@ -634,7 +641,7 @@ class Referee:
             moved = moved or lit
             held_back = moved and self.tracker.held_since is not None and any(
                 obs.known[i] and obs.present[i] for i in self.tracker.state.lifted)
-            mid_move = self._words is not None and self._hand_beside_board(frame, rec)
+            mid_move = self._words is not None and self._hand_beside_board(frame, rec, relearn=moved)
             if self.tracker.held_since is not None and not held_back and (
                     moved or not self.tracker.changes(obs)[1]) and not self.tracker.word_grows(obs):
                 # a valid pair still off the board in a later settled picture:
@@ -676,23 +683,41 @@ class Referee:
                              self._frame_before(index, later[1]))
         return out
 
-    def _hand_beside_board(self, frame: np.ndarray, rec) -> bool:
+    def _hand_beside_board(self, frame: np.ndarray, rec, relearn: bool = False) -> bool:
         """Whether a hand (or anything new) shows in the picture beside the
         board: more than ``hand_beside_share`` of the table and mat around
         the slots (the slots' box grown by a tile) differs from the last
         judged picture that showed none there (:func:`beside_board_change`).
         Word Mahjong only: a word's move is long, and a still moment with
         the player's hand resting off the board, letters in it, is judged in
-        the middle of it.  Learns the picture when it shows no hand."""
+        the middle of it.  Learns the picture when it shows no hand; when
+        the camera moved or the light changed (``relearn``: the table looks
+        different, no hand needed); and when every judged picture for
+        ``hand_beside_stuck_s`` has shown the same thing beside the board (a
+        cup put down: no sign of a move going on).  Before session 34, a
+        camera knocked once made every later picture "a hand beside the
+        board"."""
         sig = frame_signature(frame, (160, 90), 1.5)
         base = self._table_sig
-        if base is None or base.shape != sig.shape:
+        if base is None or base.shape != sig.shape or relearn:
             self._table_sig = sig
+            self._beside = None
             return False
-        share = beside_board_change(base, sig, rec.quads, frame.shape[1], frame.shape[0])
-        if share <= self.settings.hand_beside_share:
+        limit = self.settings.hand_beside_share
+        w, h = frame.shape[1], frame.shape[0]
+        if beside_board_change(base, sig, rec.quads, w, h) <= limit:
             self._table_sig = sig
+            self._beside = None
             return False
+        prev = self._beside
+        alike = prev is not None and prev[0].shape == sig.shape and \
+            beside_board_change(prev[0], sig, rec.quads, w, h) <= limit
+        since = prev[1] if alike else self.status.frame
+        if (self.status.frame - since) / self.fps >= self.settings.hand_beside_stuck_s:
+            self._table_sig = sig
+            self._beside = None
+            return False
+        self._beside = (sig, since)
         return True
 
     def _light_changed(self, frame: np.ndarray, rec) -> bool:
@@ -948,8 +973,11 @@ def beside_board_change(before: np.ndarray, after: np.ndarray, quads: np.ndarray
                         delta: float = 30.0) -> float:
     """Share of the picture beside the board that changed between two
     frame signatures (:func:`vision.tracking.frame_signature`, (h, w)
-    float32, mean 128): the px outside the slots' box grown by one tile's
-    size on every side whose grey level differs by more than ``delta``.
+    float32, mean 128): the px outside the slots' outline (their convex
+    hull) grown by one tile's size all round whose grey level differs by
+    more than ``delta``.  (Until session 34 the slots' upright box grown by
+    a tile: in a turned view that box takes in much of the mat beside the
+    board, and a hand resting there read as no hand.)
 
     Args:
         before, after: signatures of the same size.
@@ -965,10 +993,12 @@ def beside_board_change(before: np.ndarray, after: np.ndarray, quads: np.ndarray
         return 0.0
     tile = float(np.median(np.linalg.norm(np.asarray(quads)[:, 2] - np.asarray(quads)[:, 0], axis=1)))
     sx, sy = w / float(width), h / float(height)
-    x0, y0 = (q.min(axis=0) - tile) * (sx, sy)
-    x1, y1 = (q.max(axis=0) + tile) * (sx, sy)
-    outside = np.ones((h, w), bool)
-    outside[max(0, int(np.floor(y0))):max(0, int(np.ceil(y1))), max(0, int(np.floor(x0))):max(0, int(np.ceil(x1)))] = False
+    hull = cv2.convexHull(np.round(q * (sx, sy) * 4).astype(np.int32))     # 2 bits of sub-px (shift=2)
+    board = np.zeros((h, w), np.uint8)
+    cv2.fillConvexPoly(board, hull, 1, lineType=cv2.LINE_8, shift=2)
+    r = max(1, int(round(tile * max(sx, sy))))
+    board = cv2.dilate(board, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1)))
+    outside = board == 0
     if not outside.any():
         return 0.0
     return float(np.mean(np.abs(after - before)[outside] > delta))

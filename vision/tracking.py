@@ -521,6 +521,12 @@ class TrackerSettings:
         word_max_tiles: with a dictionary (Word Mahjong), the longest word
             looked for; the camera referee also takes up to this many slots
             read empty at once for a move, not a hand.
+        spelling_min_frequency: letters off the board that make no move yet
+            wait for more while a hand is in view when, with tiles standing
+            free, they may still become a word English uses at least this
+            often (``pyspellchecker``'s counts; :meth:`BoardTracker._may_spell`):
+            about 40 000 words, where every word of the dictionary would let
+            nearly any letters wait.
         misplaced_confidence: a tile lifted and not back whose face is read
             with at least this confidence on an emptied slot of the bottom
             layer that read empty before was put down there: the referee is
@@ -544,6 +550,7 @@ class TrackerSettings:
     stack_ncc: float = 0.35
     misplaced_confidence: float = 0.9
     word_max_tiles: int = 12
+    spelling_min_frequency: int = 100
 
 
 @dataclass
@@ -576,6 +583,7 @@ class TrackerState:
     inconsistent: int = 0                                      # face readings refused (no copy left)
     misplaced: set[tuple[int, int]] = field(default_factory=set)  # (lifted slot, emptied slot) asked about
     held_mid_move: bool = False                                # the held move was seen with a hand still in view
+    lifted_mid_move: bool = False                              # the tiles off were last seen with a hand still in view
     initialised: bool = False
 
 
@@ -668,6 +676,7 @@ class BoardTracker:
         misplaced = self._misplaced(frame, obs, new_lifts)
         st.last_seen = np.where(readings >= 0, readings, st.last_seen).astype(np.int8)
         grows = self._word_grows(new_lifts) if not returns else False
+        spelling = not grows and not returns and self._still_spelling(new_lifts)
         if st.held is not None and not returns and not grows:
             events.extend(self.claim_held())     # still off the board in a later settled picture
         st.held = None                           # (a tile of it came back, or a word grows: no claim yet)
@@ -676,7 +685,7 @@ class BoardTracker:
             events.append(TrackEvent("return", frame, (slots[i],), (st.faces[i],)))
         if returns and not st.lifted:
             events.extend(self._close_turn(frame))
-        if new_lifts and len(st.lifted) >= 2 and not grows:
+        if new_lifts and len(st.lifted) >= 2 and not grows and not spelling:
             # an unresolved pair is still off the board and new tiles leave: the
             # pair was taken for good without a valid claim (unless, in Word
             # Mahjong, they all spell a word together: it was being built)
@@ -701,9 +710,10 @@ class BoardTracker:
                 st.lift_frame[i] = frame
                 events.extend(self._lift(frame, i))
         if len(st.lifted) >= 2:
-            events.extend(self._try_claims(frame))
+            events.extend(self._try_claims(frame, mid_move))
         if st.held is not None and st.held[0] == frame:
             st.held_mid_move = mid_move
+        st.lifted_mid_move = mid_move and bool(st.lifted)
         events.extend(misplaced)
         self._learn_faces(frame, obs, events, quiet=False)
         self._learn_base(obs)
@@ -835,14 +845,56 @@ class BoardTracker:
         if not st.lifted or self.words is None or not new_lifts:
             return False
         new = [i for i in new_lifts if i not in st.lifted]
+        if st.held is None and self._blocked_word(list(st.lifted)) is not None:
+            # a word with a blocked letter is a move, if an invalid one: it
+            # grows as a held word does (TREE with a pinched T, then K, is
+            # not TEREK)
+            if not st.lifted_mid_move or (len(new) == 2 and self._verdict(self._turn_board(), *new).valid):
+                return False
         if st.held is not None:
             if not (st.held_mid_move and isinstance(st.held[1], WordMove)):
                 return False
             if len(new) == 2 and self._verdict(self._turn_board(), *new).valid:
                 return False            # a pair of its own: the next move
-        # free or not: a blocked letter makes the word invalid (a penalty
-        # and one invalid word), not two unrelated moves
-        return self._word(list(st.lifted) + new, need_free=False) is not None
+        # letters that make no move yet grow into a word free or not (a
+        # blocked letter makes it invalid: a penalty and one invalid word,
+        # not two unrelated moves); a valid word held grows by free tiles
+        # only (on a recorded game THIS, held, and a blocked V lifted next
+        # and put back made VISIT with the wildcard)
+        return self._word(list(st.lifted) + new, need_free=st.held is not None) is not None
+
+    def _still_spelling(self, new_lifts: Sequence[int]) -> bool:
+        """Tiles off the board that make no move, last seen with a hand still
+        in view beside the board, and ``new_lifts`` are letters of one word
+        still being spelled (Word 2.1 Rule 2: "Select three or more free
+        letter tiles sequentially"): together they may still become a word
+        (:meth:`_may_spell`), and ``new_lifts`` make no pair or word of their
+        own.  Q + U, then I (hand in view), then Z: QUIZ, where Q + U were
+        judged on their own when I left.  The tiles off are then not settled
+        yet."""
+        st = self.state
+        if self.words is None or st.held is not None or len(st.lifted) < 2 or not st.lifted_mid_move \
+                or self._blocked_word(list(st.lifted)) is not None:
+            return False            # (letters that spell a word with a blocked one are a move, if an invalid one)
+        new = [i for i in new_lifts if i not in st.lifted]
+        if not new or (len(new) == 2 and self._verdict(self._turn_board(), *new).valid) \
+                or self._word(new) is not None:
+            return False            # a move of its own: the letters before were a move apart
+        return self._may_spell(list(st.lifted) + new)
+
+    def _may_spell(self, idx: list[int]) -> bool:
+        """Whether the tiles ``idx`` (faces known) could become a word with
+        more of the tiles standing free now (:meth:`WordIndex.extends`; a
+        blocked one among them too: the word is then played against the
+        rule, :meth:`_blocked_word`)."""
+        st = self.state
+        if self.words is None or len(idx) >= self.settings.word_max_tiles or any(st.faces[i] is None for i in idx):
+            return False
+        b = self.board
+        free = [st.faces[j] for j in range(len(b.layout.slots))
+                if b.present[j] and j not in st.lifted and j not in idx and b.is_free(j) and st.faces[j] is not None]
+        return self.words.extends([st.faces[i] for i in idx], free, self.settings.word_max_tiles,
+                                  self.settings.spelling_min_frequency if self.words.frequency else 0)
 
     def _word(self, idx: list[int], need_free: bool = True) -> WordMove | None:
         """The word the tiles ``idx`` spell together, their faces known and
@@ -1040,12 +1092,14 @@ class BoardTracker:
         return TrackEvent("claim", frame, v.slots, v.faces, valid=v.valid, reason=v.reason, code=v.code,
                           blocks=tuple(r.to_json() for r in v.blocks if r is not None))
 
-    def _try_claims(self, frame: int) -> list[TrackEvent]:
+    def _try_claims(self, frame: int, mid_move: bool = False) -> list[TrackEvent]:
         """Claim what the lifted tiles allow: a valid pair at once; for three or
         more tiles off together, the one way to split them into valid claims
         in some order (the tiles left over stay lifted); else wait (an
         attempt), or ask the referee when no split or several fit.  In Word
-        Mahjong a word is held as a pair is."""
+        Mahjong a word is held as a pair is, and letters that may still
+        become a word wait while a hand is in view (``mid_move``,
+        :meth:`_may_spell`)."""
         st = self.state
         word = self._word(list(st.lifted)) if len(st.lifted) >= MIN_WORD else None
         if word is not None:
@@ -1062,6 +1116,8 @@ class BoardTracker:
         plans = _claim_plans(self, list(st.lifted))
         best = max((len(p) for p in plans), default=0)
         top = {frozenset(frozenset(pair) for pair in p) for p in plans if len(p) == best}
+        if best == 0 and mid_move and self._may_spell(list(st.lifted)):
+            return []      # letters of a word still being spelled: the next ones are to come
         if best == 0 or len(top) != 1:
             if st.flagged:
                 return []

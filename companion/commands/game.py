@@ -24,6 +24,7 @@ from companion import jsontext
 from companion import game as G
 from companion.cli import seed_value
 from companion.errors import BadInput, IllegalMove
+from companion.session import check_typed_faces
 from companion.layouts import Layout, Slot
 from companion.tiles import VARIANTS
 from companion.variants import find_variant
@@ -72,6 +73,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     q = cmd("claim", _claim, "claim a pair by slots", player=True)
     q.add_argument("slots", nargs=2, metavar="x,y,z")
     q.add_argument("--faces", help="faces seen, comma-separated (when the game does not know them)")
+    q.add_argument("--over-record", action="store_true",
+                   help="lay --faces over faces the ledger records (the table shows otherwise); without it a "
+                        "typed face unlike the record is refused")
 
     q = cmd("touch", _touch, "a tile was touched (Love/Candy, Mindful duels: it must be in the next pair; "
             "blocked: penalty)", player=True)
@@ -80,7 +84,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     q = cmd("word", _word, "Word Mahjong: submit a word, tiles in spelling order", player=True)
     q.add_argument("--word", required=True)
     q.add_argument("slots", nargs="+", metavar="x,y,z")
-    q.add_argument("--faces", help="faces seen, comma-separated")
+    q.add_argument("--faces", help="faces seen, comma-separated (when the game does not know them)")
+    q.add_argument("--over-record", action="store_true",
+                   help="lay --faces over faces the ledger records (the table shows otherwise)")
 
     cmd("pass", _pass, "end the turn", player=True)
 
@@ -410,8 +416,11 @@ def _start(args) -> int:
 
 
 def _claim(args) -> int:
-    return _run(args, lambda s: G.resolve_claim(s.game.state, args.player, args.slots, _faces(args.faces)),
-                need_words=True)
+    def go(s):
+        faces = _faces(args.faces)
+        check_typed_faces(s.game.state, args.slots, faces, args.over_record)
+        return G.resolve_claim(s.game.state, args.player, args.slots, faces)
+    return _run(args, go, need_words=True)
 
 
 def _touch(args) -> int:
@@ -422,7 +431,9 @@ def _word(args) -> int:
     def go(s):
         if s.game.words is None:
             raise BadInput("words are played in Word Mahjong only")
-        return G.resolve_word(s.game.state, args.player, args.slots, args.word, s.game.words, _faces(args.faces))
+        faces = _faces(args.faces)
+        check_typed_faces(s.game.state, args.slots, faces, args.over_record)
+        return G.resolve_word(s.game.state, args.player, args.slots, args.word, s.game.words, faces)
     return _run(args, go, need_words=True)
 
 

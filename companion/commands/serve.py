@@ -73,6 +73,10 @@ def _serve(args) -> int:
     if new:
         check_writable("--ledger", args.ledger)
     config = app_config(args.ledger, args.evidence, make=False)
+    if not new:
+        from companion.ledger import Ledger
+        with Ledger(args.ledger, create=False) as led:
+            led.check_intact()
     try:
         sock = bind_socket(args.host, args.port)
     except OSError as exc:

@@ -23,7 +23,7 @@ import time
 
 from flask import Blueprint, Response, abort, jsonify, request
 
-from companion.web.db import get_db, get_game, get_hub
+from companion.web.db import get_db, get_game, get_hub, shown_game_id
 from companion.web.hub import SlotResponse
 from companion.web.security import client_address
 from companion.web import scoreboard
@@ -92,7 +92,7 @@ def events():
         # as /api/state: a stream of a game the ledger does not hold would
         # stay silent for ever (a mistyped link); the latest game's stream
         # (no ?game) waits for the first game instead
-        abort(404, description=f"no game {game!r} in the ledger")
+        abort(404, description=f"no game {shown_game_id(game)} in the ledger")
     hub = get_hub()
     slot = hub.reserve(client_address())
     if slot is None:

@@ -20,7 +20,7 @@ from flask import Blueprint, Response, abort, current_app, render_template, requ
 
 from companion.errors import CompanionError
 from companion.web import scoreboard
-from companion.web.db import get_db
+from companion.web.db import get_db, shown_game_id
 from companion.web.serve import qr_svg
 
 bp = Blueprint("board", __name__)
@@ -36,7 +36,7 @@ def index():
     gid = request.args.get("game") or led.latest_game_id()
     evs = led.events(gid) if gid else []
     if request.args.get("game") and not evs:
-        abort(404, description=f"no game {gid!r} in the ledger")
+        abort(404, description=f"no game {shown_game_id(gid)} in the ledger")
     state = scoreboard.player_state(evs, now=time.time(), games=led.games()) if evs else None
     svg = scoreboard.board_svg(scoreboard.state_at(evs), title="Board now") if evs else ""
     last = led.events()[-1:] if not evs else []

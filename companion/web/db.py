@@ -118,6 +118,15 @@ def init_app(app: Flask) -> None:
     app.cli.add_command(init_ledger_command)
 
 
+def shown_game_id(game_id: str) -> str:
+    """A game id as an answer quotes it: its first 80 characters, quoted
+    and escaped as Python's ``repr`` does (a NUL or a newline as ``\\x00``,
+    ``\\n``), the length named when it was cut (a 200 KB id was sent back
+    whole)."""
+    cut = game_id[:80]
+    return repr(cut) + (f" ({len(game_id)} characters)" if len(game_id) > len(cut) else "")
+
+
 def get_game(game_id: str | None = None) -> list:
     """The events of a game (the latest game when ``game_id`` is None or empty);
     aborts with 404 when there is no such game."""
@@ -126,6 +135,6 @@ def get_game(game_id: str | None = None) -> list:
     gid = game_id or led.latest_game_id()
     evs = led.events(gid) if gid else []
     if not evs:
-        abort(404, description=f"no game {game_id!r} in the ledger" if game_id
+        abort(404, description=f"no game {shown_game_id(game_id)} in the ledger" if game_id
               else "no game yet: the referee has not started one")
     return evs

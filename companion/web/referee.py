@@ -44,7 +44,7 @@ from companion.session import DECISIONS, END_REASONS, GameSession, Result, clock
 from companion.tiles import VARIANTS
 from companion.variants import find_variant
 from companion.web import scoreboard
-from companion.web.db import get_db, notify
+from companion.web.db import get_db, notify, shown_game_id
 from companion.web.security import (client_address, csrf_ok, is_referee, limiter, log_in, log_out,
                                     pin_matches, require)
 
@@ -136,11 +136,29 @@ def _check_fresh() -> None:
     gid = request.form.get("game") or led.latest_game_id()
     evs = led.events(gid) if gid else []
     if request.form.get("game") and not evs:
-        raise BadInput(f"no game {gid[:80]!r} in this ledger")
+        raise BadInput(f"no game {shown_game_id(gid)} in this ledger")
     last = evs[-1].id if evs else 0
     if int(after) != last:
         raise BadInput(f"the game has changed since this form was shown (event #{last} is new): "
                        f"look at the ledger, then send it again")
+
+
+def _check_ledger_fresh() -> None:
+    """The Start form, drawn when the ledger's newest event was #N, sends
+    ``ledger_after=N``; a ledger that has moved on since (the same form sent
+    twice, which started a second game, or a game started elsewhere) is
+    refused.  Forms without the field are not checked."""
+    after = (request.form.get("ledger_after") or "").strip()
+    if not after:
+        return
+    if not (after.isascii() and after.isdigit() and len(after) <= 19):
+        raise BadInput(f"the form's field ledger_after={after[:40]!r} is not an event number: "
+                       "reload the console and send the form from there")
+    last = get_db().last_id()
+    if int(after) != last:
+        newest = get_db().latest_game_id()
+        raise BadInput(f"the ledger has changed since this form was shown (event #{last} is new; the newest game "
+                       f"is {newest}): look at the games, then start again")
 
 
 #: one console action at a time in this process (waitress serves requests on
@@ -172,6 +190,12 @@ def _slots(text: str) -> list[list[int]]:
     return [list(Slot.parse(p)) for p in parts]
 
 
+def _over_record() -> bool:
+    """The form's "over the record" box: typed faces replace recorded ones
+    (:func:`companion.session.check_typed_faces`)."""
+    return _field("over_record", required=False) in ("1", "on", "true", "yes")
+
+
 def _faces(text: str) -> list[str] | None:
     items = [f.strip() for f in text.split(",") if f.strip()]
     return items or None
@@ -197,11 +221,11 @@ def _console_data(game: str | None, all_rows: bool = False) -> dict:
     led = get_db()
     gid = game or led.latest_game_id()
     data = {"game": gid, "state": None, "items": [], "caps": {}, "undo": None, "rows": [], "games": led.games(),
-            "last_id": 0, "older": 0, "all_rows": all_rows, "ledger_rows": LEDGER_ROWS,
+            "last_id": 0, "ledger_last": led.last_id(), "older": 0, "all_rows": all_rows, "ledger_rows": LEDGER_ROWS,
             "unknown_game": None, "board_svg": ""}
     known = bool(gid) and bool(led.events(gid))
     if game and not known:
-        data["unknown_game"] = game
+        data["unknown_game"] = shown_game_id(game)
     elif known:
         s = GameSession(led, gid)
         evs = s.events
@@ -326,6 +350,7 @@ def start():
         return Result([ev], f"{ev.game_id} started: {variant} {mode} on {layout.name}, seed {seed}")
     try:
         with _ACTION_LOCK:          # (two Start taps at once must not both take the next game id)
+            _check_ledger_fresh()
             res = go()
     except CompanionError as exc:
         return _answer(error=curbed(str(exc)), status=400)
@@ -344,7 +369,8 @@ def move():
         player = _field("player")
         s = _session()
         if kind == "claim":
-            return s.claim(player, _slots(_field("slots")), _faces(_field("faces", required=False)))
+            return s.claim(player, _slots(_field("slots")), _faces(_field("faces", required=False)),
+                           over_record=_over_record())
         if kind == "touch":
             slots = _slots(_field("slots"))
             if len(slots) != 1:
@@ -353,7 +379,8 @@ def move():
         if kind == "pass":
             return s.pass_turn(player)
         if kind == "word":
-            return s.word(player, _slots(_field("slots")), _field("word"), _faces(_field("faces", required=False)))
+            return s.word(player, _slots(_field("slots")), _field("word"), _faces(_field("faces", required=False)),
+                          over_record=_over_record())
         raise BadInput(f"unknown move {kind!r} (claim, touch, word or pass)")
     return _act(go)
 
@@ -398,13 +425,26 @@ def settle():
         return _session().settle(_event_id("item_id"), _field("decision", required=False) or "none",
                                  _field("player", required=False) or None, _slots(slots) if slots else None,
                                  _field("reason", required=False), _faces(faces) if faces else None,
-                                 _field("word", required=False) or None)
+                                 _field("word", required=False) or None, over_record=_over_record())
     return _act(go)
 
 
 @bp.post("/undo")
 def undo():
-    return _act(lambda: _session().undo(_field("player", required=False) or None))
+    def go() -> Result:
+        s = _session()
+        target = _field("target", required=False)
+        if target:
+            # the button named the move it takes back: refuse if that is no
+            # longer the last move (the page fell behind the game)
+            now = G.undo_target(s.state)
+            if not (target.isascii() and target.isdigit()) or now != int(target[:19]):
+                ent = s.state.entries.get(now) if now is not None else None
+                what = f"#{now} ({ent.text})" if ent is not None else "nothing"
+                raise BadInput(f"Undo would now take back {what}, not #{target[:19]}: look at the ledger, "
+                               "then send it again")
+        return s.undo(_field("player", required=False) or None)
+    return _act(go)
 
 
 @bp.post("/hint")

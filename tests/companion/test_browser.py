@@ -264,6 +264,35 @@ def test_console_on_a_phone_a_refused_claim_with_penalties_says_so_and_cannot_be
     assert errors == []
 
 
+def test_console_undo_names_the_move_it_takes_back_as_the_game_goes_on(served, phone):
+    from playwright.sync_api import expect
+
+    from companion.session import GameSession
+    # moves recorded by another connection (the camera's referee): the Undo
+    # button and its question must name the newest move, as the server will
+    # take that one back (a break-test found "Undo #13 penalty" asked while
+    # #27 was undone)
+    srv, path = served
+    page, errors = _console(phone, srv)
+    label = page.locator("form[action$='/undo'] .undo-label")
+    expect(label).to_have_text("Undo last move")
+    with Ledger(path) as led:
+        assert GameSession(led, "g1").claim("Ann", [A, C]).ok
+    expect(label).to_have_text("Undo #2 claim", timeout=5_000)
+    with Ledger(path) as led:
+        assert GameSession(led, "g1").pass_turn("Ann").ok
+    expect(label).to_have_text("Undo #3 pass", timeout=5_000)
+    dialogs: list[str] = []
+    page.on("dialog", lambda d: (dialogs.append(d.message), d.accept()))
+    page.click("form[action$='/undo'] button")
+    page.wait_for_selector("#toast .flash", timeout=5_000)
+    assert dialogs and dialogs[0].startswith("Take back #3 (")
+    with Ledger(path) as led:
+        last = led.events("g1")[-1]
+    assert last.type == "undo" and last.ref == 3
+    assert errors == []
+
+
 def test_console_tiles_of_a_move_are_tapped_on_its_board(served, phone, artifacts):
     from playwright.sync_api import expect
     # the referee once had to type "x,y,z x,y,z" read off the players' page:

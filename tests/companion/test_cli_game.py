@@ -63,6 +63,23 @@ def test_cli_plays_a_love_sprint_to_the_end(love, capsys):
     assert code == 0 and out.splitlines()[-1].startswith("#7 game_ended t=5")
 
 
+def test_cli_typed_faces_unlike_the_deal_need_over_record(love, capsys):
+    # 0,0,0 (hearts-5) and 8,0,0 (roses-9) do not match; typed as a season
+    # pair they would score +300.  Refused in one line, nothing written;
+    # --over-record lays them over the deal (docs/RULES.md 1.4)
+    L = ("--ledger", love)
+    code, out, err = run(capsys, "game", "claim", *L, "--player", "Ann", "0,0,0", "8,0,0",
+                         "--faces", "season-spring,season-spring", "--t", 1)
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert err.startswith("companion game: 0,0,0 is recorded as hearts-5, not season-spring; "
+                          "8,0,0 is recorded as roses-9, not season-spring: typed faces are taken for tiles")
+    assert [e.type for e in events(love)] == ["game_started"]
+    code, out, _ = run(capsys, "game", "claim", *L, "--player", "Ann", "0,0,0", "8,0,0",
+                       "--faces", "season-spring,season-spring", "--over-record", "--t", 1)
+    assert code == 0 and "+300 season pair" in out
+    assert events(love)[-1].data["faces"] == ["season-spring", "season-spring"]
+
+
 def test_cli_bad_commands(love, capsys, tmp_path):
     from companion.ledger import Ledger
     L = ("--ledger", love)

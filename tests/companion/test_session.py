@@ -201,6 +201,31 @@ def test_a_correction_with_faces_the_deal_contradicts_is_warned(tmp_path):
                             "it is Ann's turn, not Ben's")
 
 
+def test_typed_faces_unlike_the_record_are_refused_unless_given_over_the_record(tmp_path):
+    # A (hearts-1) and D (roses-3) do not match.  Typed as a season pair
+    # they would score +300 (Love 2.5; the engine takes given faces over
+    # the record, docs/RULES.md 1.4): a typo, or a player's word, must not
+    # do that unnoticed.  A break-test found the console and `game claim
+    # --faces` scoring it though both say faces are typed "if unknown"
+    with Ledger(tmp_path / "l.db") as led:
+        start_mini(led, mode="sprint")
+        g = GameSession(led, "g1", t=1001.0)
+        with pytest.raises(BadInput) as err:
+            g.claim("Ann", [A, D], ["season-spring", "season-spring"])
+        assert str(err.value) == (
+            "0,0,0 is recorded as hearts-1, not season-spring; 8,0,0 is recorded as roses-3, not season-spring: "
+            "typed faces are taken for tiles not yet seen; if the table shows otherwise, give them again over "
+            "the record (--over-record; the console's \"over the record\" box)")
+        assert [e.type for e in led.events("g1")] == ["game_started"]        # nothing written
+        # the recorded faces typed again, or no face for a tile: taken
+        assert g.claim("Ann", [A, C], ["hearts-1", None]).ok
+        # over the record: the referee's word stands (roses-3 typed as hearts-2 + hearts-2)
+        res = g.claim("Ann", [D, E], ["hearts-2", "hearts-2"], over_record=True)
+        assert res.ok and res.written[0].data["faces"] == ["hearts-2", "hearts-2"]
+        with pytest.raises(BadInput, match="not a face|unknown face"):
+            g.claim("Ann", [B2, D], ["hearts-99", "roses-3"])
+
+
 # Tiles the camera saw leave the table with no move it could decide (a
 # needs-referee item with off_table) leave the ledger's board at once, so the
 # free rule reads the table as it is (docs/RULES.md "Tiles off the table").

@@ -390,6 +390,12 @@ def test_api_events_of_an_unknown_game_is_404_as_its_state(client, mini_game):
     # a mistyped ?game= once gave a stream that stayed silent for ever
     rv = client.get("/api/events?game=nope")
     assert rv.status_code == 404 and rv.json["error"] == "no game 'nope' in the ledger"
+    # a long id is quoted cut, a NUL escaped (a 200 KB id came back whole)
+    rv = client.get("/api/state?game=" + "x" * 200_000 + "%00")
+    assert rv.status_code == 404
+    assert rv.json["error"] == "no game '" + "x" * 80 + "' (200001 characters) in the ledger"
+    rv = client.get("/api/state?game=a%00b")
+    assert rv.json["error"] == "no game 'a\\x00b' in the ledger"
     msgs, _ = read_sse(client.get("/api/events?last_id=0&game=g1", buffered=False), 1)
     assert msgs[0]["data"]["type"] == "game_started"
 

@@ -205,6 +205,24 @@ def test_move_claim_touch_pass(client, referee, mini_game):
     assert st.scores() == {"Ann": 10_200, "Ben": 10_000}
 
 
+def test_faces_typed_over_recorded_ones_need_the_over_the_record_box(client, referee, mini_game):
+    # A (hearts-1) + D (roses-3) typed as a season pair: refused, nothing
+    # written; with the box ticked the referee's faces are recorded
+    referee.login()
+    assert 'name="over_record"' in client.get("/referee/").get_data(as_text=True)
+    form = {"game": "g1", "kind": "claim", "player": "Ann", "slots": slots_text(A, D),
+            "faces": "season-spring,season-spring"}
+    rv = referee.post("/referee/move", form)
+    assert rv.status_code == 400 and rv.json["error"].startswith(
+        "0,0,0 is recorded as hearts-1, not season-spring; 8,0,0 is recorded as roses-3, not season-spring")
+    assert len(mini_game.events("g1")) == 1
+    rv = referee.post("/referee/move", {**form, "over_record": "1"})
+    assert rv.json["ok"] and rv.json["events"][0]["type"] == "claim"
+    claim = mini_game.event(rv.json["events"][0]["id"])
+    assert claim.data["faces"] == ["season-spring", "season-spring"]
+    assert state(mini_game).scores()["Ann"] == 10_300                 # Love 2.5: a season pair, +300
+
+
 def test_a_touch_answers_with_what_it_binds_and_a_pass_after_it_is_refused(client, referee, mini_game):
     referee.login()
     rv = referee.post("/referee/move", {"game": "g1", "kind": "touch", "player": "Ann", "slots": slots_text(A)})
@@ -248,6 +266,41 @@ def test_a_form_that_saw_an_older_ledger_is_refused(client, referee, mini_game):
     assert rv.json["ok"] and state(mini_game).scores()["Ann"] == 10_000
 
 
+def test_the_start_form_sent_twice_starts_one_game(client, referee, mini_game):
+    # the form carries the ledger's newest event id; the second post of the
+    # same form (a double tap) finds a new game there and is refused
+    referee.login()
+    last = str(mini_game.last_id())
+    assert f'name="ledger_after" value="{last}"' in client.get("/referee/").get_data(as_text=True)
+    assert f'data-ledger-last="{last}"' in client.get("/referee/panel").get_data(as_text=True)
+    form = {"mode": "love:sprint", "layout": "turtle", "players": "Cy, Di", "seed": "3", "ledger_after": last}
+    rv = referee.post("/referee/start", form)
+    assert rv.json["ok"]
+    rv = referee.post("/referee/start", form)
+    assert rv.status_code == 400 and rv.json["error"] == (
+        f"the ledger has changed since this form was shown (event #{mini_game.last_id()} is new; the newest game "
+        f"is {mini_game.latest_game_id()}): look at the games, then start again")
+    assert len(mini_game.games()) == 2
+
+
+def test_an_undo_naming_a_move_that_is_no_longer_the_last_is_refused(client, referee, mini_game):
+    # the button says which move it takes back (target=N); the page's
+    # freshness field alone is kept current by referee.js, so the server
+    # checks the target too
+    referee.login()
+    referee.post("/referee/move", {"game": "g1", "kind": "claim", "player": "Ann", "slots": slots_text(A, C)})
+    assert 'name="target" value="2"' in client.get("/referee/?game=g1").get_data(as_text=True)
+    referee.post("/referee/move", {"game": "g1", "kind": "pass", "player": "Ann"})
+    n = len(mini_game.events("g1"))
+    rv = referee.post("/referee/undo", {"game": "g1", "target": "2"})
+    assert rv.status_code == 400
+    assert rv.json["error"] == ("Undo would now take back #3 (Ann passes; Ben to play), not #2: look at the ledger, "
+                                "then send it again")
+    assert len(mini_game.events("g1")) == n
+    rv = referee.post("/referee/undo", {"game": "g1", "target": "3"})
+    assert rv.json["ok"] and mini_game.events("g1")[-1].ref == 3
+
+
 def test_the_console_lists_the_games_and_refreshes_panel_and_ledger(client, referee, mini_game):
     referee.login()
     rv = referee.post("/referee/start", {"variant": "love", "mode": "sprint", "layout": "turtle",
@@ -257,7 +310,7 @@ def test_the_console_lists_the_games_and_refreshes_panel_and_ledger(client, refe
     assert "Games in this ledger (2)" in html and f'href="/referee/?game={new}"' in html
     assert "(shown)" in html and html.index("Record a move by hand") < html.index("Ledger of g1")
     nope = client.get("/referee/?game=nope").get_data(as_text=True)
-    assert "No game nope in this ledger" in nope and f'href="/referee/?game={new}"' in nope
+    assert "No game &#39;nope&#39; in this ledger" in nope and f'href="/referee/?game={new}"' in nope
     live = client.get("/referee/panel?game=g1").get_data(as_text=True)
     assert '<div data-part="panel">' in live and '<div data-part="ledger">' in live
     assert live.index("g1: ") < live.index("Ledger of g1")
@@ -582,10 +635,10 @@ def test_undo_names_what_it_takes_back_and_the_hint_list_starts_at_the_player_to
     assert GameSession(web_ledger, "g1", t=1002.0).void(2).ok                      # #3, a void
     referee.login()
     html = client.get("/referee/").get_data(as_text=True)
-    assert "&#8630; Undo #2" not in html                  # #2 is voided: nothing to undo now
+    assert "Undo #2" not in html                          # #2 is voided: nothing to undo now
     assert GameSession(web_ledger, "g1", t=1003.0).claim("Ann", [A, C]).ok          # #4
     html = client.get("/referee/").get_data(as_text=True)
-    assert "&#8630; Undo #4 claim</button>" in html
+    assert '&#8630; <span class="undo-label">Undo #4 claim</span></button>' in html
     assert 'data-confirm="Take back #4 (Ann claimed 1 of Circles + 1 of Circles: +100 circles pair)?' in html
     hint = html[html.index('action="/referee/hint"'):]
     hint = hint[:hint.index("</select>")]

@@ -171,6 +171,25 @@ def test_serve_command_refuses_a_bad_ledger_before_making_or_changing_a_file(tmp
     assert sorted(p.name for p in tmp_path.iterdir()) == ["empty.json", "notes.txt"]
 
 
+def test_serve_command_refuses_a_damaged_ledger_untouched(tmp_path, capsys):
+    # a ledger with a page of random bytes inside (its header whole) was
+    # served, and then every page answered 503
+    import random
+    from companion.ledger import Ledger
+    path = tmp_path / "l.db"
+    with Ledger(path) as led:
+        for k in range(400):
+            led.append("g1", "note", {"text": "x" * 200, "k": k}, None, float(k))
+    data = bytearray(path.read_bytes())
+    rng = random.Random(1)
+    data[4096 * 3:4096 * 4] = bytes(rng.getrandbits(8) for _ in range(4096))
+    path.write_bytes(bytes(data))
+    assert main(["serve", "--ledger", str(path), "--host", "127.0.0.1", "--port", "0"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"companion serve: cannot use ledger {path}: SQLite finds it damaged (")
+    assert err.count("\n") == 1 and path.read_bytes() == bytes(data)
+
+
 def test_serve_command_refuses_a_ledger_in_a_read_only_folder(tmp_path, unprivileged):
     import os
     import subprocess

@@ -361,12 +361,17 @@ def test_a_hand_beside_the_board_is_a_change_outside_the_slots_box():
     quads = np.array([[[400, 200], [430, 200], [430, 240], [400, 240]],
                       [[800, 400], [830, 400], [830, 440], [800, 440]]], np.float64)   # 1280 x 720 px
     inside = before.copy()
-    inside[30:40, 60:90] = 250.0                  # within the slots' box (px 400-830, 200-440)
+    inside[38:43, 74:80] = 250.0                  # on the board: between the two slots (sig px 50-104, 25-55)
     assert beside_board_change(before, inside, quads, 1280, 720) == 0.0
+    # within the slots' upright box but well off their outline (a turned
+    # view: the box takes in much of the mat beside the board): beside
+    off = before.copy()
+    off[45:55, 55:65] = 250.0
+    assert beside_board_change(before, off, quads, 1280, 720) > 0.005
     hand = before.copy()
     hand[70:90, 0:30] = 40.0                      # a hand at the bottom-left corner
     share = beside_board_change(before, hand, quads, 1280, 720)
-    assert 0.05 < share < 0.1                     # 600 px of the ~11,500 beside the box
+    assert 0.04 < share < 0.05                    # 600 px of the ~13,100 beside the slots' outline
     assert beside_board_change(before, hand, np.zeros((0, 4, 2)), 1280, 720) == 0.0
 
 
@@ -451,6 +456,29 @@ def test_a_pair_held_off_the_board_is_a_whole_move():
     play(ref, [frame(1)] * 5 + hand_frames(9) + [frame(2)] * 5 + hand_frames(9) + [frame(3)] * 5)
     assert [(o["type"], o.get("word")) for o in out][0] == ("claim", None)
     assert "word" not in [o["type"] for o in out]
+
+
+def test_the_table_beside_the_board_is_learnt_again_after_a_knock_or_when_it_stays_the_same():
+    # a hand resting beside the board (frame(..., hand=6) lies right of the
+    # slots' box) means a word may be half spelled.  A camera knocked once
+    # used to make every later picture "a hand beside the board" (the table
+    # was never learnt again), so held words grew by the next moves' tiles
+    ref, _ = _word_referee({1: {}}, TREE)
+    rec = recognition(faces=TREE)
+    beside = ref._hand_beside_board
+    assert not beside(frame(1), rec)                       # the table is learnt
+    assert beside(frame(1, hand=6), rec)
+    assert not beside(frame(1), rec)
+    assert not beside(frame(1, shift=3), rec, relearn=True)   # knocked: the new view is the table
+    assert not beside(frame(1, shift=3), rec)
+    # the same thing beside the board in every judged picture for 20 s is
+    # part of the table (a cup put down), not a move going on; a hand
+    # resting in one place between letters for a few seconds is not
+    seen = []
+    for k in range(5):
+        ref.status.frame = 1000 + 100 * k                  # 10 s apart at 10 fps
+        seen.append(beside(frame(1, hand=6, shift=3), rec))
+    assert seen == [True, True, False, False, False]
 
 
 def test_a_word_with_a_blocked_letter_is_a_penalty_and_one_item_for_the_referee():

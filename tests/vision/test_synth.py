@@ -324,7 +324,12 @@ def test_a_spelled_word_round_trips_and_refuses_short_or_wordless_moves():
     w = SpellWord((Slot(0, 0, 0), Slot(4, 0, 0), Slot(8, 0, 0)), "CAT", "B")
     assert move_from_json(w.to_json()) == w
     assert move_from_json({"type": "word", "slots": [[0, 0, 0], [4, 0, 0], [8, 0, 0]], "word": "cat"}).word == "CAT"
+    assert "rest_s" not in w.to_json()
+    one_by_one = SpellWord(w.slots, "CAT", "B", rest_s=1.5)
+    assert one_by_one.to_json()["rest_s"] == 1.5 and move_from_json(one_by_one.to_json()) == one_by_one
     for bad in ({"type": "word", "slots": [[0, 0, 0], [4, 0, 0]], "word": "AT"},
-                {"type": "word", "slots": [[0, 0, 0], [4, 0, 0], [8, 0, 0]]}):
+                {"type": "word", "slots": [[0, 0, 0], [4, 0, 0], [8, 0, 0]]},
+                {"type": "word", "slots": [[0, 0, 0], [4, 0, 0], [8, 0, 0]], "word": "CAT", "rest_s": -1},
+                {"type": "word", "slots": [[0, 0, 0], [4, 0, 0], [8, 0, 0]], "word": "CAT", "rest_s": "x"}):
         with pytest.raises(BadInput, match="bad move"):
             move_from_json(bad)

@@ -370,6 +370,59 @@ def test_letters_that_make_no_move_grow_into_a_word_a_held_word_does_not_grow():
     assert t.state.lifted == [LAYOUT.slot_index(F)]
 
 
+def test_letters_taken_one_at_a_time_while_a_hand_stays_in_view_are_one_word():
+    # Q, U, I, Z taken one at a time ("Select three or more free letter
+    # tiles sequentially", Word 2.1 Rule 2), the hand resting beside the
+    # board between them: QUIZ.  Before, Q + U went to the referee when I left
+    from companion.words import WordIndex
+    letters = ["Q", "X", "U", "I", "Z", "S", "Y", "W"]
+    t = BoardTracker(Board(LAYOUT), tileset("word"), faces=letters, words=WordIndex(frozenset({"quiz"})))
+    t.observe(0, obs(faces=letters))
+    seen = []
+    for k, gone in enumerate(([A], [A, C], [A, C, D]), start=1):
+        seen += [e for e in t.observe(10 * k, obs(absent=gone, faces=letters), mid_move=True) if e.type != "lift"]
+    assert seen == [] and len(t.state.lifted) == 3
+    seen += t.observe(40, obs(absent=[A, C, D, E], faces=letters))
+    seen += t.observe(50, obs(absent=[A, C, D, E], faces=letters))
+    assert [(e.type, e.word, e.frame) for e in seen if e.type != "lift"] == [("word", "QUIZ", 40)]
+    # the same letters seen with no hand in view: Q + U are judged when I
+    # leaves (an invalid pair taken for good, and the referee asked)
+    t = BoardTracker(Board(LAYOUT), tileset("word"), faces=letters, words=WordIndex(frozenset({"quiz"})))
+    t.observe(0, obs(faces=letters))
+    seen = []
+    for k, gone in enumerate(([A], [A, C], [A, C, D]), start=1):
+        seen += [e for e in t.observe(10 * k, obs(absent=gone, faces=letters)) if e.type != "lift"]
+    assert [(e.type, e.valid, e.slots) for e in seen] == [("claim", False, (A, C)), ("needs-referee", None, (A, C))]
+
+
+def test_letters_still_being_spelled_stop_at_a_move_of_its_own_or_a_dead_end():
+    from companion.words import WordIndex
+    # Q, U, I waiting (hand in view), then S + S, a pair of their own: Q, U, I
+    # go to the referee and the pair is held
+    letters = ["Q", "X", "U", "I", "S", "S", "Y", "Z"]
+    t = BoardTracker(Board(LAYOUT), tileset("word"), faces=letters, words=WordIndex(frozenset({"quiz"})))
+    t.observe(0, obs(faces=letters))
+    for k, gone in enumerate(([A], [A, C], [A, C, D]), start=1):
+        t.observe(10 * k, obs(absent=gone, faces=letters), mid_move=True)
+    ev = t.observe(40, obs(absent=[A, C, D, E, F], faces=letters))
+    assert [(e.type, e.slots) for e in ev if e.type != "lift"] == [("needs-referee", (A, C, D))]
+    assert [e.reason for e in ev if e.type == "needs-referee"] == ["tiles left the board without a valid claim"]
+    ev = t.observe(50, obs(absent=[A, C, D, E, F], faces=letters))
+    assert [(e.type, e.slots) for e in ev] == [("claim", (E, F))]
+    # Q, U, then S: no word holds Q, U and S with what stands free (Z is
+    # gone): Q + U are judged when S leaves, as before
+    letters = ["Q", "X", "U", "I", "S", "W", "Y", "Z"]
+    t = BoardTracker(Board(LAYOUT), tileset("word"), faces=letters, words=WordIndex(frozenset({"quiz", "squiz"})))
+    t.observe(0, obs(faces=letters))
+    t.observe(5, obs(absent=[H], faces=letters))                 # Z leaves the board (a move apart)
+    t.finish(6)
+    t.observe(10, obs(absent=[H, A], faces=letters), mid_move=True)
+    t.observe(20, obs(absent=[H, A, C], faces=letters), mid_move=True)
+    ev = t.observe(30, obs(absent=[H, A, C, E], faces=letters), mid_move=True)
+    assert [(e.type, e.valid, e.slots) for e in ev if e.type != "lift"] == [
+        ("claim", False, (A, C)), ("needs-referee", None, (A, C))]
+
+
 def test_a_word_held_while_a_hand_was_still_in_view_grows():
     # TREE seen gone while the player's hand still showed beside the board
     # (mid_move): the S taken next joins it, TREES.  Held once the hands had
@@ -422,6 +475,21 @@ def test_a_blocked_letter_makes_no_word():
     assert ev[0].slots == (A, C, D, B) and ev[0].frame == 10 and "pinched" in ev[0].reason
     assert ev[1].reason.startswith("a word left the board and was not put back: TREX: ")
     assert set(ev[1].gone) == {A, B, C, D} and t.board.n_present == 4
+
+
+def test_a_word_with_a_blocked_letter_is_a_whole_move_and_does_not_grow():
+    # T, R (B: pinched), E, E off: TREE played against the rule.  Then K
+    # leaves (no hand in view before): TREE is judged, K waits; not TEREK
+    # (on a rendered recording the next move's first K made TEREK, and its
+    # second K was claimed with... nothing)
+    from companion.words import WordIndex
+    letters = ["T", "R", "E", "E", "K", "S", "Z", "Q"]
+    t = BoardTracker(Board(LAYOUT), tileset("word"), faces=letters, words=WordIndex(frozenset({"tree", "terek"})))
+    t.observe(0, obs(faces=letters))
+    t.observe(10, obs(absent=[A, B, C, D], faces=letters))
+    ev = t.observe(20, obs(absent=[A, B, C, D, E], faces=letters))
+    assert [(e.type, e.word) for e in ev if e.type != "lift"] == [("word", "TREE"), ("needs-referee", None)]
+    assert t.state.lifted == [LAYOUT.slot_index(E)]
 
 
 def test_a_word_with_a_blocked_letter_put_back_is_a_blocked_attempt():

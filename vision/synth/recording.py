@@ -104,14 +104,21 @@ class Pause:
 class SpellWord:
     """``player`` takes the tiles at ``slots`` (three or more, in spelling
     order) off the board together for good: the word ``word`` (Word Mahjong
-    2.1 Rule 2)."""
+    2.1 Rule 2).  ``rest_s`` > 0: the letters are taken one at a time
+    ("Select three or more free letter tiles sequentially"), the hand
+    resting still beside the board, in the picture, for ``rest_s`` seconds
+    after each but the last."""
 
     slots: tuple[Slot, ...]
     word: str
     player: str = "A"
+    rest_s: float = 0.0
 
     def to_json(self) -> dict:
-        return {"type": "word", "slots": [list(s) for s in self.slots], "word": self.word, "player": self.player}
+        d = {"type": "word", "slots": [list(s) for s in self.slots], "word": self.word, "player": self.player}
+        if self.rest_s > 0:
+            d["rest_s"] = self.rest_s
+        return d
 
 
 Move = Claim | SpellWord | PutBack | Nudge | Pause
@@ -132,7 +139,10 @@ def move_from_json(obj: dict) -> Move:
             slots = tuple(Slot(*map(int, s)) for s in obj["slots"])
             if len(slots) < 3 or not isinstance(obj["word"], str):
                 raise ValueError
-            return SpellWord(slots, obj["word"].upper(), str(obj.get("player", "A")))
+            rest = float(obj.get("rest_s", 0.0))
+            if not 0.0 <= rest <= 60.0:
+                raise ValueError
+            return SpellWord(slots, obj["word"].upper(), str(obj.get("player", "A")), rest)
         if kind == "put_back":
             slots = tuple(Slot(*map(int, s)) for s in obj["slots"])
             if not 1 <= len(slots) <= 2:
@@ -306,6 +316,26 @@ class Recording:
                 break
         return p
 
+    def _rest_point(self, player: str, target: np.ndarray) -> np.ndarray:
+        """Where ``player``'s hand rests between letters taken one at a time:
+        60 mm above the mat, 50 mm beyond the slots' outline on the player's
+        side (as :meth:`_side_point`), moved towards the board until the
+        fingertip is in the picture."""
+        k = self._players.setdefault(player, len(self._players)) % 4
+        tops = np.concatenate([t.reshape(-1, 3) for t in self.world.top])
+        lo, hi = tops[:, :2].min(axis=0), tops[:, :2].max(axis=0)
+        out, step = [((target[0], hi[1] + 50), (0, -1)), ((target[0], lo[1] - 50), (0, 1)),
+                     ((lo[0] - 50, target[1]), (1, 0)), ((hi[0] + 50, target[1]), (-1, 0))][k]
+        cam = self.cams[0]
+        W, H = cam.image_size
+        p = np.array([out[0], out[1], -60.0])
+        for _ in range(20):
+            u, v = cam.project(p)
+            if 30 <= u <= W - 30 and 30 <= v <= H - 30:
+                break
+            p = p + np.array([step[0] * 5.0, step[1] * 5.0, 0.0])
+        return p
+
     def _slot_tip(self, i: int) -> np.ndarray:
         return self.world.top[i].mean(axis=0) + np.array([0.0, 0.0, -12.0])
 
@@ -370,16 +400,24 @@ class Recording:
             carry = 0
             if show:
                 travel(side, tips[0], n_in, carry, mi, "approach", side, aim)
+            rest = getattr(m, "rest_s", 0.0)
+            rest_at = self._rest_point(m.player, tips[0]) if rest > 0 else None
+            last = None
             for k, i in enumerate(idx):
                 if show:
                     if k > 0:
-                        travel(hover[k - 1], tips[k], n_mid, carry, mi, "approach", side, aim)
+                        travel(last, tips[k], n_mid, carry, mi, "approach", side, aim)
                     stay(tips[k], n_dwell, carry, mi, "approach", side, aim)
                 present[i] = False
                 carry += 1
+                last = hover[k]
                 if show:
                     travel(tips[k], hover[k], self._n(0.15), carry, mi, "lift", side, aim)
-            last = hover[-1]
+                    if rest_at is not None and k < len(idx) - 1:
+                        # one letter at a time: the hand rests beside the board
+                        travel(hover[k], rest_at, n_mid, carry, mi, "rest", side, aim)
+                        stay(rest_at, self._n(rest), carry, mi, "rest", side, aim)
+                        last = rest_at
             lifted_settled = None
             if isinstance(m, PutBack):
                 # Law 2: the picked tiles go to the player's rack, off the board;

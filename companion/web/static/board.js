@@ -45,7 +45,7 @@
     const winner = st.ended && (st.winners || []).includes(p.name);
     const head = el("h2", {}, [
       el("span", { class: "seat-mark", "aria-hidden": "true", text: p.mark.symbol }),
-      el("span", { class: "pname", text: p.name }),
+      el("bdi", { class: "pname", text: p.name }),   // (bdi: a right-to-left name keeps its place)
       el("span", { class: "seat-label", text: p.mark.label }),
       turn && !timeUp ? el("span", { class: "flag", text: "\u25B6 TO PLAY" }) : null,
       winner ? el("span", { class: "flag win", text: "\u2605 WINNER" }) : null,
@@ -113,7 +113,7 @@
       // every score on the first screen: the cards below take two screens for four players
       status.push(el("p", { class: "scoreline", "aria-label": "Scores" }, st.players.map((p) =>
         el("span", { class: "scorechip seat-" + (p.seat % 4) + (!st.ended && st.turn === p.name ? " turn" : "") }, [
-          el("span", { "aria-hidden": "true", text: p.mark.symbol + " " }), el("span", { class: "sc-name", text: p.name }),
+          el("span", { "aria-hidden": "true", text: p.mark.symbol + " " }), el("bdi", { class: "sc-name", text: p.name }),
           " ", el("strong", { text: fmt(p.score) })]))));
     }
     const waiting = (st.needs_referee || []).length;

@@ -78,11 +78,28 @@
     document.querySelectorAll('form[action$="/move"] select[name=player]').forEach((sel) => {
       if (turn && sel !== document.activeElement && Array.from(sel.options).some((o) => o.value === turn)) sel.value = turn;
     });
-    document.querySelectorAll('form[action$="/undo"] button').forEach((b) => { b.disabled = st.dataset.canUndo !== "1"; });
+    // Undo names the move it takes back: the label, the question and the
+    // target the server checks follow the game (they once kept naming the
+    // move of the page's first drawing while the server undid a newer one)
+    document.querySelectorAll('form[action$="/undo"]').forEach((f) => {
+      const b = f.querySelector("button");
+      if (b) b.disabled = st.dataset.canUndo !== "1";
+      const label = f.querySelector(".undo-label");
+      if (label && st.dataset.undoLabel) label.textContent = st.dataset.undoLabel;
+      if (st.dataset.undoConfirm) f.dataset.confirm = st.dataset.undoConfirm;
+      else delete f.dataset.confirm;
+      const target = f.querySelector("input[name=target]");
+      if (target) target.value = st.dataset.undoId || "";
+    });
     // the last event the page has shown: the server refuses a form that
     // saw an older one (a double tap, or a move recorded meanwhile)
     document.querySelectorAll("form input[name=after]").forEach((inp) => {
       if (!panel.contains(inp)) inp.value = st.dataset.last || "";
+    });
+    // the Start form: the ledger's newest event (a second tap of Start, sent
+    // before the page moved to the new game, is then refused)
+    document.querySelectorAll("form input[name=ledger_after]").forEach((inp) => {
+      if (st.dataset.ledgerLast) inp.value = st.dataset.ledgerLast;
     });
   }
 
