@@ -17,7 +17,7 @@ from pathlib import Path
 from companion import codex
 from companion.errors import BadInput
 from companion.files import check_input_file, read_input_bytes
-from companion.layouts import (Layout, normalise_name, parse_gnome_map, parse_kmahjongg,
+from companion.layouts import (Layout, normalise_name, without_the, parse_gnome_map, parse_kmahjongg,
                                parse_layout_json, parse_mah_boards)
 
 LAYOUT_SUFFIXES = (".layout", ".map", ".json")
@@ -126,6 +126,10 @@ def _pick_board(boards: list[Layout], source: str, map_name: str | None) -> Layo
                        f"{names}{more}")
     want = normalise_name(map_name)
     found = [b for b in boards if normalise_name(b.name) == want]
+    if not found:
+        # a leading "The" does not matter, as in built-in names ("Fly" or
+        # "The Fly" for a board named "The Fly")
+        found = [b for b in boards if without_the(normalise_name(b.name)) == without_the(want)]
     if len(found) > 1:
         names = ", ".join(dict.fromkeys(repr(b.name) for b in found))
         raise BadInput(f"{source}: holds {len(found)} boards named {names}, so --map-name {map_name!r} cannot "

@@ -728,7 +728,8 @@ def parse_gnome_map(text: str, source: str = "<map>", map_name: str | None = Non
     else:
         want = normalise_name(map_name)
         found = ([m for m in maps if normalise_name(m.name) == want]
-                 or [m for m in maps if m.scorename and normalise_name(m.scorename) == want])
+                 or [m for m in maps if m.scorename and normalise_name(m.scorename) == want]
+                 or [m for m in maps if without_the(normalise_name(m.name)) == without_the(want)])
         if not found:
             names = ", ".join(repr(m.name) for m in maps)
             raise _fault(source, None, f"no map named {map_name!r}; the maps are: {names}")
@@ -749,6 +750,13 @@ def normalise_name(name: str) -> str:
     ``"cupids-citadel"`` and ``"cupidscitadel"`` all give
     ``"cupidscitadel"``."""
     return "".join(ch for ch in name.casefold() if ch.isalnum())
+
+
+def without_the(folded: str) -> str:
+    """A :func:`normalise_name` result less a leading "the" (``"theturtle"``
+    -> ``"turtle"``): names are compared this way when they do not match as
+    they are (README: "a leading 'The' ... do[es] not matter")."""
+    return folded[3:] if folded.startswith("the") and len(folded) > 3 else folded
 
 
 # --- JSON: the contract's layout and mah's boards.json ----------------------

@@ -132,6 +132,10 @@ class Camera:
         if len(d) == 4:
             d = np.append(d, 0.0)
         size = obj.get("image_size")
+        if isinstance(size, list):
+            # whole numbers written as floats (numpy's tolist() of a float
+            # array: [1280.0, 720.0]) are whole numbers; 1280.5 is not
+            size = [int(v) if isinstance(v, float) and math.isfinite(v) and v == int(v) else v for v in size]
         if (not isinstance(size, list) or len(size) != 2
                 or not all(isinstance(v, int) and not isinstance(v, bool) and 0 < v <= MAX_IMAGE_SIDE for v in size)):
             raise BadInput(f"camera JSON: image_size must be [w, h] integers from 1 to {MAX_IMAGE_SIDE}, "

@@ -172,6 +172,8 @@ def refuse_two_labels(csv_path: Path, paths: list[Path], labels: list[str]) -> N
     seen: dict[object, tuple[Path, str]] = {}
     for path, label in zip(paths, labels):
         try:
+            if not path.is_file():    # a pipe would hang, /dev/zero fill the memory
+                continue
             key: object = hashlib.sha256(path.read_bytes()).hexdigest()
         except OSError:               # missing or unreadable: read_image refuses it by name
             continue
@@ -255,6 +257,13 @@ def cmd_classify(args) -> int:
     # (a file name whose bytes are not UTF-8 is shown with them as \xNN: name_text)
     out = [{"image": name_text(p), "label": lab, "confidence": round(conf, 4)}
            for p, (lab, conf) in zip(args.images, results)]
+    import cv2
+    for r, img in zip(out, images):
+        if float(cv2.cvtColor(img, cv2.COLOR_BGR2GRAY).std()) < FLAT_BELOW:
+            # one flat colour shows no face: whatever label is nearest, it is
+            # no reading (a black, white or grey picture read 0.97 before)
+            r["confidence"] = 0.0
+            r["note"] = "one flat colour: no tile face in the picture"
     if args.json:
         print_json(out)
     else:

@@ -207,6 +207,12 @@ def run_referee(args, source, on_event=None, on_start=None, require_output: bool
         live = getattr(source, "kind", None) == "camera"
 
     layout = load_layout(args.layout, getattr(args, "map_name", None))
+    from companion.tiles import tileset
+    held = sum(f.copies for f in tileset(args.variant).faces)
+    if len(layout) > held:
+        # as `deal` and `game start`: a game cannot be dealt on it (a
+        # break-test's 222-slot layout was refereed into penalties and items)
+        raise BadInput(f"layout {layout.name!r} has {len(layout)} slots; a set holds {held} tiles")
     players = parse_players(args.players)
     camera = load_camera(args.camera) if getattr(args, "camera", None) else None
     spec = load_mat(args.mat) if getattr(args, "mat", None) else load_mat(None)

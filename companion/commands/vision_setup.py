@@ -178,6 +178,8 @@ def _distinct_views(paths) -> tuple[list[str], list[str]]:
     out, dropped = [], []
     for p in map(str, paths):
         try:
+            if not Path(p).is_file():
+                raise OSError("not a regular file")     # a pipe would hang, /dev/zero fill the memory
             digest = hashlib.sha1(Path(p).read_bytes()).hexdigest()
         except OSError:
             out.append(p)

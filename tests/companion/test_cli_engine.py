@@ -341,6 +341,22 @@ def test_a_map_name_held_by_two_maps_or_boards_is_refused(capsys, tmp_path):
     assert "holds 2 boards named 'A', so --map-name 'A' cannot tell them apart" in one_line_error(err, "free")
 
 
+def test_a_leading_the_does_not_matter_in_a_map_name(capsys, tmp_path):
+    # as in built-in names (README); a break-test's "The Turtle" on GNOME's
+    # map "Turtle" and "The Fly" on mah's board "Fly" were refused
+    gnome = tmp_path / "two.map"
+    gnome.write_text('<mahjongg><map name="Turtle"><tile x="0" y="0"/><tile x="1" y="0"/></map>'
+                     '<map name="The Ziggurat"><tile x="3" y="0"/><tile x="4" y="0"/></map></mahjongg>')
+    for name, got in (("The Turtle", "Turtle"), ("turtle", "Turtle"), ("Ziggurat", "The Ziggurat")):
+        code, out, err = run(capsys, "layouts", "show", str(gnome), "--map-name", name, "--json")
+        assert code == 0 and json.loads(out)["name"] == got, err
+    boards = tmp_path / "boards.json"
+    boards.write_text(json.dumps([{"id": "f", "name": "Fly", "map": [[0, [[0, 0], [0, 2]]]]},
+                                  {"id": "g", "name": "Gate", "map": [[0, [[0, 0], [0, 2]]]]}]))
+    code, out, err = run(capsys, "layouts", "show", str(boards), "--map-name", "The Fly", "--json")
+    assert code == 0 and json.loads(out)["name"] == "Fly", err
+
+
 def test_solve_refuses_a_deal_whose_tiles_overlap_as_deal_refuses_its_layout(capsys, tmp_path):
     deal = tmp_path / "ov.json"
     deal.write_text(json.dumps({"variant": "love", "layout": "ov",

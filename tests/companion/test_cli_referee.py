@@ -136,6 +136,14 @@ def test_bad_layout_and_camera_file_exit_2(tmp_path, capsys, fake_vision):
     (tmp_path / "cam.json").write_text("{not json")
     assert main(_args(frames, "turtle", "--quiet", "--camera", str(tmp_path / "cam.json"))) == 2
     assert "camera file" in capsys.readouterr().err
+    # more slots than a set holds tiles: no game can be dealt on it (as
+    # `deal` and `game start` say); a break-test's 222-slot layout was
+    # refereed into penalties and items
+    big = tmp_path / "big.json"
+    slots = [[2 * (i % 18), 2 * (i // 18), 0] for i in range(144)] + [[0, 0, 1], [4, 0, 1]]
+    big.write_text(json.dumps({"name": "big", "slots": slots}))
+    assert main(_args(frames, str(big), "--quiet")) == 2
+    assert capsys.readouterr().err == "companion referee: layout 'big' has 146 slots; a set holds 144 tiles\n"
 
 
 @pytest.mark.parametrize("source", ["x.mp4", "99", "nothing"])

@@ -212,6 +212,19 @@ def test_calibrate_out_may_not_overwrite_a_view_and_a_folder_is_named(tmp_path, 
     assert "it is a folder" in capsys.readouterr().err
 
 
+def test_calibrate_refuses_a_pipe_or_a_device_as_a_view(tmp_path, capsys):
+    # the views were hashed (to drop repeats) before they were read: a pipe
+    # hung and /dev/zero filled the memory
+    import os
+    from companion.cli import main
+    os.mkfifo(tmp_path / "pipe.png")
+    os.symlink("/dev/zero", tmp_path / "zero.png")
+    for view in ("pipe.png", "zero.png"):
+        assert main(["calibrate", str(tmp_path / view), "--out", str(tmp_path / "cam.json")]) == 2
+        err = capsys.readouterr().err
+        assert err == f"companion calibrate: cannot read image {tmp_path / view}: not a regular file (a pipe or a device)\n"
+
+
 def test_calibrate_out_that_cannot_be_written_is_refused_before_the_work(page, tmp_path, capsys, monkeypatch):
     import vision.calibration
     paths = _write(_views(page, POSES[:4]), tmp_path)

@@ -209,6 +209,16 @@ def test_unreadable_image_exits_2(enrolled, capsys, tmp_path):
     code, err = _run(["enroll", "--crops", str(bad_dir), "--labels", str(csv_path),
                       "--out", str(tmp_path / "p.npz")], capsys)
     assert code == 2 and "cannot read image" in err and "broken.jpg" in err
+    # a pipe or a device among the crops: refused by name (they were hashed
+    # first: a pipe hung, /dev/zero filled the memory)
+    import os
+    os.mkfifo(bad_dir / "pipe.png")
+    os.symlink("/dev/zero", bad_dir / "zero.png")
+    for name in ("pipe.png", "zero.png"):
+        csv_path.write_text(f"image,label\n{name},a\n")
+        code, err = _run(["enroll", "--crops", str(bad_dir), "--labels", str(csv_path),
+                          "--out", str(tmp_path / "p.npz")], capsys)
+        assert code == 2 and err.endswith(f"{name}: not a regular file (a pipe or a device)\n"), err
     for name in ("broken.jpg", "empty.png", "missing.png"):
         code, err = _run(["classify", "--profile", str(profile), str(crops / "tile 0.png"),
                           str(bad_dir / name), "--json"], capsys)
@@ -909,6 +919,21 @@ def test_a_corrupt_profile_is_refused_naming_the_file(enrolled, capsys, tmp_path
     # the untouched copy reads as before
     same = _spoiled(profile, tmp_path / "same.npz")
     assert _classify(capsys, same, [crops / "tile 0.png"])[0]["label"] == LABELS[0]
+
+
+def test_classify_gives_a_flat_picture_no_confidence(enrolled, capsys, tmp_path):
+    # a black, white or grey picture holds no face: every one read as the
+    # same tile at 0.97 before; a tile photo beside them is read as before
+    import cv2
+    _, crops, profile = enrolled
+    for v in (0, 255, 128):
+        cv2.imwrite(str(tmp_path / f"flat{v}.png"), np.full((80, 60, 3), v, np.uint8))
+    code = main(["classify", "--profile", str(profile), str(crops / "tile 0.png"),
+                 *(str(tmp_path / f"flat{v}.png") for v in (0, 255, 128)), "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert code == 0 and out[0]["confidence"] > 0.5 and "note" not in out[0]
+    assert [(r["confidence"], r["note"]) for r in out[1:]] == [
+        (0.0, "one flat colour: no tile face in the picture")] * 3
 
 
 def test_classify_json_never_holds_nan(enrolled, capsys, monkeypatch):

@@ -317,6 +317,12 @@ def test_image_size_beyond_any_sensor_is_refused():
     obj = {**Camera(K, np.zeros(5), SIZE).to_json(), "image_size": [10 ** 400, 960]}
     with pytest.raises(BadInput, match="image_size must be"):
         Camera.from_json(obj)
+    # whole numbers written as floats (numpy's tolist()) are read; a half pixel is not
+    w, h = SIZE
+    assert Camera.from_json({**obj, "image_size": [float(w), float(h)]}).image_size == (w, h)
+    for bad in ([w + 0.5, float(h)], [float("inf"), float(h)], [1e300, float(h)]):
+        with pytest.raises(BadInput, match="image_size must be"):
+            Camera.from_json({**obj, "image_size": bad})
 
 
 def test_camera_scales_to_another_resolution():
