@@ -7,10 +7,11 @@ show a live status line on stderr (frames per second, settled or hand in
 view, tiles on the board, last event, and a progress bar for a file).
 Ctrl+C ends a live game (a camera): what was seen is judged and the command
 exits normally.  On a folder of frames or a video, Ctrl+C and a video cut
-short both end the run early: what was seen is judged as at the end of the
-source (a claim waiting for its confirmation is decided), the events found
-stay written, and the command fails with one line: exit 130 ("interrupted",
-as every command says on Ctrl+C) or 2 (cut short).
+short both end the run early, and the command fails with one line: exit 130
+("interrupted", as every command says on Ctrl+C) or 2 (cut short).  A video
+cut short is judged as at the end of the source (a claim waiting for its
+confirmation is decided); Ctrl+C leaves the move in progress undecided, so
+the events written are the first ones the whole run writes.
 """
 
 from __future__ import annotations
@@ -165,10 +166,12 @@ def run_referee(args, source, on_event=None, on_start=None, require_output: bool
     ``mat_seen``: whether any frame showed the mat, and ``mat_missed``:
     frames read without finding it).
 
-    A source that ends early (Ctrl+C, or a video cut short) ends the game
-    as its end would: a change waiting for its second reading is judged
-    on the last frame (:meth:`vision.referee.Referee.finish`) and the
-    events found are written.  Only a ``live`` run ends normally so
+    A video cut short ends the game as its end would: a change waiting for
+    its second reading is judged on the last frame
+    (:meth:`vision.referee.Referee.finish`) and the events found are
+    written; Ctrl+C on a recording leaves the move in progress undecided
+    (the events are the first ones the whole run writes), and on a ``live``
+    source ends the game as its end would.  Only a ``live`` run ends normally so
     (summary line, the events file written even without events); a run
     ``interrupted`` or cut short fails (no summary line; no events file
     made, and an old one untouched, when it found no event; likewise no
@@ -339,9 +342,16 @@ def run_referee(args, source, on_event=None, on_start=None, require_output: bool
                         status.show(ref.status, frames / max(1e-9, time.perf_counter() - t0))
                 finally:
                     stream.close()            # (stops the frame decoder's thread)
-            except KeyboardInterrupt:     # Ctrl+C: judge what was seen (a live game ends so)
+            except KeyboardInterrupt:     # Ctrl+C: a live game ends so; a recording stops there
                 stopped = True
-            ref.finish()                  # (a claim waiting for its confirmation is decided)
+            if not stopped or live:
+                # the end of the game: a claim waiting for its confirmation is
+                # decided, tiles still off the board are judged.  A recording
+                # stopped by Ctrl+C leaves the move in progress undecided, so
+                # its events are those the whole run writes up to there (a
+                # break-test's stop in the middle of a pair put back recorded
+                # an invalid claim and an item the whole run never wrote)
+                ref.finish()
             if stopped:
                 ref.status.state = "stopped"
         except BaseException:

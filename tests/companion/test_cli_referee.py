@@ -872,25 +872,36 @@ def _stop_at(monkeypatch, at: int, kind: str | None = None) -> None:
 
 def test_ctrl_c_on_a_folder_keeps_the_events_and_exits_130(tmp_path, capsys, monkeypatch, fake_vision,
                                                            layout_file):
-    """Ctrl+C before a folder of frames ends: what was seen is judged (the
-    pair waiting for its confirmation included), its events stay written,
-    and the command says it was interrupted (exit 130, as every command),
-    not a summary line of a game that ended."""
-    frames = _recording(tmp_path / "frames", [(1, 12), (9, 4), (3, 30), (9, 4), (1, 30)])
+    """Ctrl+C before a folder of frames ends: the events found so far stay
+    written, and the command says it was interrupted (exit 130, as every
+    command), not a summary line of a game that ended.  The move in
+    progress is left undecided: the events are the start of what the whole
+    run writes (a break-test's stop in the middle of a pair put back once
+    recorded an invalid claim and an item the whole run never wrote)."""
+    # A + C leave (a claim once E + F leave too), then E + F, seen gone in
+    # two still moments (a claim)
+    frames = _recording(tmp_path / "frames", [(1, 12), (9, 4), (3, 30), (9, 4), (4, 30), (9, 4), (4, 30)])
     events = tmp_path / "e.jsonl"
+    assert main(_args(frames, layout_file, "--events-out", str(events), "--fps", "10", "--quiet")) == 0
+    whole = [json.loads(x) for x in events.read_text().splitlines()]
+    assert [(e["type"], e["slots"]) for e in whole] == [("claim", [list(A), list(C)]), ("claim", [list(E), list(F)])]
+    events.write_text('{"type":"claim","frame":57}\n')
+    _stop_at(monkeypatch, 80)
+    assert main(_args(frames, layout_file, "--events-out", str(events), "--fps", "10")) == 130
+    err = _one_line(capsys)
+    got = [json.loads(x) for x in events.read_text().splitlines()]
+    assert err == (f"companion referee: interrupted after 80 of the 114 frames: the {len(got)} event"
+                   f"{'s' if len(got) > 1 else ''} found so far {'are' if len(got) > 1 else 'is'} written to "
+                   f"{events}\n")
+    def bare(evs):                        # (evidence is numbered on from what its folder holds)
+        return [{k: v for k, v in e.items() if k != "evidence"} for e in evs]
+    assert bare(got) == bare(whole[:1])   # E + F, off the board, not yet confirmed: undecided
+    # stopped while the first pair was off the board, not yet confirmed:
+    # nothing decided, and an old events file is left as it was
     events.write_text('{"type":"claim","frame":57}\n')
     _stop_at(monkeypatch, 40)
     assert main(_args(frames, layout_file, "--events-out", str(events), "--fps", "10")) == 130
-    err = _one_line(capsys)
-    assert err == (f"companion referee: interrupted after 40 of the 80 frames: the 1 event found so far is written "
-                   f"to {events}\n")
-    got = [json.loads(x) for x in events.read_text().splitlines()]
-    assert [(e["type"], e["slots"]) for e in got] == [("claim", [list(A), list(C)])]
-    # stopped before any event: an old events file is left as it was
-    events.write_text('{"type":"claim","frame":57}\n')
-    _stop_at(monkeypatch, 8)
-    assert main(_args(frames, layout_file, "--events-out", str(events), "--fps", "10")) == 130
-    assert _one_line(capsys) == "companion referee: interrupted after 8 of the 80 frames, before any event was found\n"
+    assert _one_line(capsys) == "companion referee: interrupted after 40 of the 114 frames, before any event was found\n"
     assert events.read_text() == '{"type":"claim","frame":57}\n'
 
 
@@ -911,9 +922,10 @@ def test_ctrl_c_stops_the_demo_without_a_server_with_exit_130(tiny_demo, capsys,
     code = main(["demo", "--no-serve", "--cache", str(tiny_demo), "--quiet", "--events-out", str(events)])
     out, err = capsys.readouterr()
     assert code == 130 and out == ""
-    assert err == (f"companion demo: interrupted after 20 of the 22 frames: the 1 event found so far is written "
-                   f"to {events} and {tiny_demo / 'demo-ledger.sqlite'}\n")
-    assert [json.loads(x)["type"] for x in events.read_text().splitlines()] == ["claim"]
+    # the recording's one claim is still waiting for its confirmation at
+    # frame 20: left undecided, as the whole run had not decided it there
+    assert err == "companion demo: interrupted after 20 of the 22 frames, before any event was found\n"
+    assert not events.exists()
 
 
 _CHILD = """
@@ -932,9 +944,9 @@ vision.referee.read_board = read_board
 frames = vision.sources.FrameSource.frames
 def slow(self, prefetch=4):
     for i, f in frames(self, prefetch):
-        if i == 40:
-            print("frame 40", flush=True)
-        if i >= 40:
+        if i == 70:
+            print("frame 70", flush=True)
+        if i >= 70:
             time.sleep(0.05)
         yield i, f
 vision.sources.FrameSource.frames = slow
@@ -947,7 +959,9 @@ def test_sigint_stops_the_referee_with_exit_130(tmp_path, layout_file):
     """A real SIGINT (Ctrl+C) to the command's process, mid-run."""
     import os
     import signal
-    frames = _recording(tmp_path / "frames", [(1, 12), (9, 4), (3, 200)])
+    # A + C leave (a claim once E + F leave too, about frame 40), then E + F
+    # stay off the board, undecided when the signal comes
+    frames = _recording(tmp_path / "frames", [(1, 12), (9, 4), (3, 14), (9, 4), (4, 200)])
     events = tmp_path / "e.jsonl"
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     proc = subprocess.Popen([sys.executable, "-c", _CHILD, str(Path(__file__).parent),
@@ -955,7 +969,7 @@ def test_sigint_stops_the_referee_with_exit_130(tmp_path, layout_file):
                             cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
-        assert proc.stdout.readline() == "frame 40\n"
+        assert proc.stdout.readline() == "frame 70\n"
         proc.send_signal(signal.SIGINT)
         out, err = proc.communicate(timeout=60)
     finally:
@@ -963,7 +977,7 @@ def test_sigint_stops_the_referee_with_exit_130(tmp_path, layout_file):
     assert proc.returncode == 130, err
     assert err.count("\n") == 1 and "Traceback" not in err
     assert err.startswith("companion referee: interrupted after ")
-    assert " of the 216 frames: the 1 event found so far" in err
+    assert " of the 234 frames: the 1 event found so far" in err
     assert [json.loads(x)["type"] for x in events.read_text().splitlines()] == ["claim"]
 
 
