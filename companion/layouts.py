@@ -571,6 +571,10 @@ def _gnome_maps(text: str, source: str) -> list[_GnomeMap]:
             if default is not None:
                 return default
             raise _fault(source, line, f"<{tag}> needs attribute {key!r}")
+        # plain decimal numbers as GNOME writes them ("3", "3.5", "-1"):
+        # Python's float() also takes "1_0" and other scripts' digits ("٣")
+        if not _GNOME_NUMBER.fullmatch(raw.strip()):
+            raise _fault(source, line, f"<{tag}> attribute {key}={raw!r} is not a number")
         try:
             value = float(raw)
         except ValueError:
@@ -741,6 +745,11 @@ def parse_gnome_map(text: str, source: str = "<map>", map_name: str | None = Non
                                        f"{map_name!r} cannot tell them apart; give each map its own name")
         m = found[0]
     return Layout(m.name, tuple(s for s, _ in m.slots), source)
+
+
+#: a number in a GNOME map's attribute: ASCII digits, an optional sign,
+#: point and exponent (``"3"``, ``"3.5"``, ``"-1"``, ``"1e1"``)
+_GNOME_NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 
 
 def normalise_name(name: str) -> str:

@@ -233,6 +233,29 @@ def cache_dir(arg: str | None = None) -> Path:
     return Path(base) / "companion"
 
 
+def _frames_whole(frames: Path, truth: dict) -> bool:
+    """Whether the cached recording's folder holds every frame its truth
+    counts, each a whole JPEG or PNG (its end marker there).  A break-test
+    found one frame cut short made every later demo fail, and deleted
+    frames went unnoticed (485 frames refereed of 496).
+
+    Raises:
+        OSError: the folder cannot be read.
+    """
+    files = sorted(p for p in frames.iterdir() if p.name.startswith("frame_"))
+    if len(files) != int(truth["frames"]):
+        return False
+    for p in files:
+        with open(p, "rb") as fh:
+            fh.seek(0, os.SEEK_END)
+            size = fh.tell()
+            fh.seek(max(0, size - 12))
+            tail = fh.read()
+        if not (tail.endswith(b"\xff\xd9") or tail.endswith(b"IEND\xaeB`\x82")):
+            return False
+    return True
+
+
 def ensure_recording(folder: Path, log=None) -> tuple[Path, dict]:
     """The bundled recording's folder of frames (rendered on first use) and its
     truth; progress goes to ``log`` (default: the current ``sys.stderr``).
@@ -246,8 +269,12 @@ def ensure_recording(folder: Path, log=None) -> tuple[Path, dict]:
     truth_path = rec_dir / "truth.json"
     if truth_path.exists() and frames.is_dir():
         try:
-            return frames, json.loads(truth_path.read_text())
-        except (OSError, json.JSONDecodeError):
+            truth = json.loads(truth_path.read_text())
+            if _frames_whole(frames, truth):
+                return frames, truth
+            print("companion demo: the cached recording is damaged (a frame missing or cut short): "
+                  "rendering it again", file=log, flush=True)
+        except (OSError, json.JSONDecodeError, TypeError, AttributeError, KeyError, ValueError):
             pass  # a half-written cache: render again
     from companion.codex import builtin
     from vision.synth.recording import write_recording

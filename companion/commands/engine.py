@@ -116,7 +116,9 @@ ASCII_MAX = 400
 
 
 def _ascii(lay) -> str:
-    """Top view: each cell shows the height of the stack (number of tiles over it)."""
+    """Top view: each cell shows the height of the stack (number of tiles
+    over it) in one character: 1-9, then a-z for 10-35 and ``+`` above (a
+    stack of 12 once printed "12", two characters, and shifted its row)."""
     x0, y0, x1, y1 = lay.bounds()
     if x1 - x0 > ASCII_MAX or y1 - y0 > ASCII_MAX:
         return (f"(no top view: the layout spans {x1 - x0:,} x {y1 - y0:,} half-tiles, more than "
@@ -126,7 +128,9 @@ def _ascii(lay) -> str:
         for i in (0, 1):
             for j in (0, 1):
                 grid[s.y - y0 + j][s.x - x0 + i] = max(grid[s.y - y0 + j][s.x - x0 + i], s.z + 1)
-    return "\n".join("".join(str(c) if c else "." for c in row) for row in grid)
+    def cell(c: int) -> str:
+        return "." if c == 0 else str(c) if c < 10 else chr(ord("a") + c - 10) if c < 36 else "+"
+    return "\n".join("".join(cell(c) for c in row) for row in grid)
 
 
 def _free(args) -> int:

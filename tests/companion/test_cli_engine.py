@@ -341,6 +341,15 @@ def test_a_map_name_held_by_two_maps_or_boards_is_refused(capsys, tmp_path):
     assert "holds 2 boards named 'A', so --map-name 'A' cannot tell them apart" in one_line_error(err, "free")
 
 
+def test_the_top_view_gives_every_cell_one_character_however_tall_the_stack(capsys, tmp_path):
+    # a stack of 12 printed "12" in each of its cells, shifting its rows
+    tall = tmp_path / "tall.json"
+    tall.write_text(json.dumps({"name": "tall", "slots": [[0, 0, z] for z in range(12)] + [[2, 0, 0], [4, 0, 0]]}))
+    code, out, _ = run(capsys, "layouts", "show", str(tall))
+    assert code == 0
+    assert out.splitlines()[1:] == ["cc1111", "cc1111"], out
+
+
 def test_a_leading_the_does_not_matter_in_a_map_name(capsys, tmp_path):
     # as in built-in names (README); a break-test's "The Turtle" on GNOME's
     # map "Turtle" and "The Fly" on mah's board "Fly" were refused

@@ -314,6 +314,34 @@ def tiny_demo(monkeypatch, tmp_path, fake_vision, layout_file):
     return tmp_path / "cache"
 
 
+def test_a_damaged_demo_cache_is_rendered_again(tmp_path, monkeypatch):
+    # one frame cut short made every later demo fail (exit 2, no hint), and
+    # deleted frames went unnoticed (485 frames refereed of 496)
+    import io
+    import companion.commands.demo as demo
+    import vision.synth.recording as recording
+    calls = []
+
+    def fake_write(frames, *a, **k):
+        frames.mkdir(parents=True, exist_ok=True)
+        for i in range(3):
+            cv2.imwrite(str(frames / f"frame_{i:05d}.jpg"), np.zeros((8, 8, 3), np.uint8))
+        calls.append(1)
+        return {"frames": 3, "events": []}
+    monkeypatch.setattr(recording, "write_recording", fake_write)
+    log = io.StringIO()
+    frames, _ = demo.ensure_recording(tmp_path, log)
+    demo.ensure_recording(tmp_path, log)
+    assert len(calls) == 1 and "is damaged" not in log.getvalue()       # whole: kept
+    cut = frames / "frame_00001.jpg"
+    cut.write_bytes(cut.read_bytes()[:-10])
+    demo.ensure_recording(tmp_path, log)
+    assert len(calls) == 2 and "the cached recording is damaged" in log.getvalue()
+    (frames / "frame_00002.jpg").unlink()
+    demo.ensure_recording(tmp_path, log)
+    assert len(calls) == 3 and len(list(frames.iterdir())) == 3
+
+
 def test_demo_no_serve_runs_to_the_end(tiny_demo, capsys, tmp_path):
     events = tmp_path / "demo.jsonl"
     code = main(["demo", "--no-serve", "--cache", str(tiny_demo), "--events-out", str(events)])

@@ -170,6 +170,11 @@ class TestGnomeMap:
          "<row> needs attribute 'right'"),
         ('<mahjongg>\n<map name="a">\n<tile x="one" y="0"/>\n</map>\n</mahjongg>', 3,
          "<tile> attribute x='one' is not a number"),
+        # Python's float() reads these as 10 and 3; GNOME writes plain decimals
+        ('<mahjongg>\n<map name="a">\n<tile x="1_0" y="0"/>\n</map>\n</mahjongg>', 3,
+         "<tile> attribute x='1_0' is not a number"),
+        ('<mahjongg>\n<map name="a">\n<tile x="\u0663" y="0"/>\n</map>\n</mahjongg>', 3,
+         "<tile> attribute x='\u0663' is not a number"),
         ('<mahjongg>\n<map name="a">\n\n<tile x="0.25" y="0"/>\n</map>\n</mahjongg>', 4,
          "not a whole or half tile position"),
         ('<mahjongg>\n<tile x="0" y="0"/>\n</mahjongg>', 2, "<tile> outside a <map>"),
