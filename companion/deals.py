@@ -115,7 +115,8 @@ class Deal:
             raise BadInput(f"{source}: a deal must be a JSON object, not {type(obj).__name__}")
         variant = obj.get("variant")
         if not isinstance(variant, str) or variant not in VARIANTS:
-            raise BadInput(f"{source}: unknown variant {variant!r} (expected one of {', '.join(VARIANTS)})")
+            shown = repr(variant) if isinstance(variant, str) else json.dumps(variant)[:80]    # (null, not None)
+            raise BadInput(f"{source}: unknown variant {shown} (expected one of {', '.join(VARIANTS)})")
         name = obj.get("layout")
         if not isinstance(name, str) or not name:
             raise BadInput(f"{source}: \"layout\" must be a non-empty string")
