@@ -121,24 +121,37 @@ def _answer(result: Result | None = None, message: str = "", error: str | None =
     return redirect(url_for(".console", game=request.form.get("game") or None), code=303)
 
 
+def _seen_event(field: str) -> int | None:
+    """The event number a form says its page last showed (``after`` or
+    ``ledger_after``), None when the form has no such field.
+
+    Raises:
+        BadInput: a value that is not an event number.
+    """
+    after = (request.form.get(field) or "").strip()
+    if not after:
+        return None
+    if not (after.isascii() and after.isdigit() and len(after) <= 19):
+        raise BadInput(f"the form's field {field}={after[:40]!r} is not an event number: "
+                       "reload the console and send the form from there")
+    return int(after)
+
+
 def _check_fresh() -> None:
     """A form drawn when the game's last event was #N sends ``after=N``; if the
     ledger has moved on since (a double tap, the camera's referee, another
     referee), the action is refused rather than applied to a game the
     referee has not seen.  Forms without the field are not checked."""
-    after = (request.form.get("after") or "").strip()
-    if not after:
+    after = _seen_event("after")
+    if after is None:
         return
-    if not (after.isascii() and after.isdigit() and len(after) <= 19):
-        raise BadInput(f"the form's field after={after[:40]!r} is not an event number: "
-                       "reload the console and send the form from there")
     led = get_db()
     gid = request.form.get("game") or led.latest_game_id()
     evs = led.events(gid) if gid else []
     if request.form.get("game") and not evs:
         raise BadInput(f"no game {shown_game_id(gid)} in this ledger")
     last = evs[-1].id if evs else 0
-    if int(after) != last:
+    if after != last:
         raise BadInput(f"the game has changed since this form was shown (event #{last} is new): "
                        f"look at the ledger, then send it again")
 
@@ -148,17 +161,11 @@ def _check_ledger_fresh() -> None:
     ``ledger_after=N``; a ledger that has moved on since (the same form sent
     twice, which started a second game, or a game started elsewhere) is
     refused.  Forms without the field are not checked."""
-    after = (request.form.get("ledger_after") or "").strip()
-    if not after:
-        return
-    if not (after.isascii() and after.isdigit() and len(after) <= 19):
-        raise BadInput(f"the form's field ledger_after={after[:40]!r} is not an event number: "
-                       "reload the console and send the form from there")
-    last = get_db().last_id()
-    if int(after) != last:
-        newest = get_db().latest_game_id()
-        raise BadInput(f"the ledger has changed since this form was shown (event #{last} is new; the newest game "
-                       f"is {newest}): look at the games, then start again")
+    after = _seen_event("ledger_after")
+    if after is not None and after != get_db().last_id():
+        led = get_db()
+        raise BadInput(f"the ledger has changed since this form was shown (event #{led.last_id()} is new; the "
+                       f"newest game is {led.latest_game_id()}): look at the games, then start again")
 
 
 #: one console action at a time in this process (waitress serves requests on
