@@ -700,6 +700,14 @@ class Referee:
         sig = frame_signature(frame, (160, 90), 1.5)
         base = self._table_sig
         if base is None or base.shape != sig.shape or relearn:
+            if self._beside is not None and self.tracker is not None and self.tracker.busy:
+                # knocked (or the light changed) while a hand rested beside
+                # the board mid-move: the new view holds that hand, so it is
+                # not the table; the move stays open, and the table is learnt
+                # once the move is over (a break-test's knock during HOUSE
+                # learnt the resting hand as table and split the word)
+                self._table_sig = None
+                return True
             self._table_sig = sig
             self._beside = None
             return False

@@ -51,6 +51,7 @@ import cv2
 import numpy as np
 
 from companion.claims import BLOCKED, NO_MATCH, UNKNOWN_FACE, check_claim
+from companion.errors import CompanionError
 from companion.layouts import Slot
 from companion.rules import Board
 from companion.tiles import TileSet
@@ -907,12 +908,24 @@ class BoardTracker:
         tb = self._turn_board()
         if not all(tb.present[i] and (tb.is_free(i) or not need_free) for i in idx):
             return None
-        found = self.words.spelled_by([st.faces[i] for i in idx])
+        found = self.words.spelled_by([st.faces[i] for i in idx], limit=64)
         if not found:
             return None
-        order = assign(found[0], [(i, st.faces[i]) for i in sorted(idx)])
+        # letters seen leaving in separate pictures give their order: the
+        # commonest word that order allows (C, A, T, then S: CATS, not
+        # CAST); letters that left together, any order (then the commonest)
+        frames = sorted({st.lift_frame.get(i, -1) for i in idx})
+        groups = [sorted(i for i in idx if st.lift_frame.get(i, -1) == f) for f in frames]
+        if -1 in frames:
+            groups = [sorted(idx)]
+        for word in found:
+            order = _spell_in_groups(word, groups, st.faces)
+            if order is not None:
+                break
+        else:
+            word, order = found[0], assign(found[0], [(i, st.faces[i]) for i in sorted(idx)])
         slots = self.board.layout.slots
-        return WordMove(tuple(order), tuple(slots[i] for i in order), tuple(st.faces[i] for i in order), found[0])
+        return WordMove(tuple(order), tuple(slots[i] for i in order), tuple(st.faces[i] for i in order), word)
 
     def _blocked_word(self, idx: list[int]) -> tuple[WordMove, str] | None:
         """Tiles ``idx`` that spell a word but not all of them free when the
@@ -1460,6 +1473,22 @@ class BoardTracker:
             st.face_conf[i] = float(st.peak[i, self._col[new]])
             if old is None and not quiet:
                 events.append(TrackEvent("reveal", frame, (slots[i],), (new,)))
+
+
+def _spell_in_groups(word: str, groups: Sequence[Sequence[int]], faces: Sequence[str | None]) -> list[int] | None:
+    """Slot indices spelling ``word`` (upper case) when the tiles left in
+    ``groups`` (slot indices, in the order the groups left; any order within
+    one) and each group spells the next stretch of the word; None when the
+    word does not fit that order (:func:`companion.words.assign` per stretch)."""
+    out: list[int] = []
+    pos = 0
+    for g in groups:
+        try:
+            out += assign(word[pos:pos + len(g)], [(i, faces[i]) for i in g])
+        except CompanionError:
+            return None
+        pos += len(g)
+    return out if pos == len(word) else None
 
 
 def _claim_plans(tracker: BoardTracker, lifted: list[int]) -> list[list[tuple[int, int]]]:

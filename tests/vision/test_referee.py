@@ -479,6 +479,20 @@ def test_the_table_beside_the_board_is_learnt_again_after_a_knock_or_when_it_sta
         ref.status.frame = 1000 + 100 * k                  # 10 s apart at 10 fps
         seen.append(beside(frame(1, hand=6, shift=3), rec))
     assert seen == [True, True, False, False, False]
+    # knocked while a hand rests beside the board in the middle of a move:
+    # the move stays open (the new view holds the hand: not the table),
+    # and the table is learnt once the move is over
+    from types import SimpleNamespace
+    ref2, _ = _word_referee({1: {}}, TREE)
+    ref2.tracker = SimpleNamespace(busy=True)
+    assert not ref2._hand_beside_board(frame(1), rec)
+    assert ref2._hand_beside_board(frame(1, hand=6), rec)
+    assert ref2._hand_beside_board(frame(1, hand=6, shift=3), rec, relearn=True)
+    assert ref2._hand_beside_board(frame(1, shift=3), rec)          # still mid-move: nothing learnt yet
+    ref2.tracker = SimpleNamespace(busy=False)
+    assert not ref2._hand_beside_board(frame(1, shift=3), rec)      # the move over: the new table learnt
+    assert not ref2._hand_beside_board(frame(1, shift=3), rec)
+    assert ref2._hand_beside_board(frame(1, hand=6, shift=3), rec)
 
 
 def test_a_word_with_a_blocked_letter_is_a_penalty_and_one_item_for_the_referee():

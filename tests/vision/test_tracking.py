@@ -395,6 +395,25 @@ def test_letters_taken_one_at_a_time_while_a_hand_stays_in_view_are_one_word():
     assert [(e.type, e.valid, e.slots) for e in seen] == [("claim", False, (A, C)), ("needs-referee", None, (A, C))]
 
 
+def test_letters_taken_one_at_a_time_are_recorded_in_the_order_they_left():
+    # C, A, T, then S, each in its own picture: CATS, though CAST is the
+    # commoner anagram; all four leaving together: CAST (a break-test found
+    # letter-by-letter CATS recorded as CAST)
+    from companion.words import WordIndex
+    letters = ["C", "X", "A", "T", "S", "Q", "Y", "W"]
+    words = WordIndex(frozenset({"cats", "cast", "act", "cat"}), {"cast": 10, "cats": 5, "act": 3, "cat": 2})
+    t = BoardTracker(Board(LAYOUT), tileset("word"), faces=letters, words=words)
+    t.observe(0, obs(faces=letters))
+    seen = []
+    for k, gone in enumerate(([A], [A, C], [A, C, D], [A, C, D, E], [A, C, D, E]), start=1):
+        seen += [e for e in t.observe(10 * k, obs(absent=gone, faces=letters), mid_move=k < 4) if e.type == "word"]
+    assert [(e.word, e.slots) for e in seen] == [("CATS", (A, C, D, E))]
+    t = BoardTracker(Board(LAYOUT), tileset("word"), faces=letters, words=words)
+    t.observe(0, obs(faces=letters))
+    seen = [e for k in (1, 2) for e in t.observe(10 * k, obs(absent=[A, C, D, E], faces=letters)) if e.type == "word"]
+    assert [(e.word, e.slots) for e in seen] == [("CAST", (A, C, E, D))]
+
+
 def test_letters_still_being_spelled_stop_at_a_move_of_its_own_or_a_dead_end():
     from companion.words import WordIndex
     # Q, U, I waiting (hand in view), then S + S, a pair of their own: Q, U, I
