@@ -882,7 +882,7 @@ class GameState:
             self.chain = 0
             self.touched = []
         nxt = f"; turn passes to {self.players[self.turn].name}" if len(self.players) > 1 else ""
-        return f"{p.name}: invalid attempt ({reason}); the tiles go back{nxt}"
+        return f"{p.name}: invalid attempt ({reason}); the tiles are to go back{nxt}"
 
     def _on_invalid(self, e: Event) -> str:
         d = e.data

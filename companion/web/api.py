@@ -44,9 +44,26 @@ def _int_arg(name: str, value: str | None) -> int | None:
     return int(value)
 
 
+def _header(name: str) -> str | None:
+    """A request header as the client wrote it: WSGI hands headers over
+    decoded as Latin-1 (PEP 3333), so a header sent in UTF-8 (full-width
+    digits, say) is decoded again for the message that quotes it."""
+    value = request.headers.get(name)
+    if value is None:
+        return None
+    try:
+        return value.encode("latin-1").decode("utf-8")
+    except UnicodeError:
+        return value
+
+
 def _state_at():
     evs = get_game(request.args.get("game"))
     at = _int_arg("at", request.args.get("at"))
+    if at is not None:
+        newest = get_db().last_id()
+        if at > newest:
+            abort(400, description=f"at={at} is past the ledger's newest event, #{newest}")
     return scoreboard.state_at(evs, at)
 
 
@@ -85,7 +102,7 @@ def check():
 @bp.get("/events")
 def events():
     get_db()                  # 503 when the ledger cannot be read, or went back to an older copy
-    last = request.headers.get("Last-Event-ID") or request.args.get("last_id")
+    last = _header("Last-Event-ID") or request.args.get("last_id")
     after = _int_arg("Last-Event-ID", last.strip() if last else None)
     game = request.args.get("game") or None
     if game is not None and not any(g["game_id"] == game for g in get_db().games()):

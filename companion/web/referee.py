@@ -24,6 +24,7 @@ the console and a flashed message; a fetch call (``X-CSRF-Token`` header or
 from __future__ import annotations
 
 import io
+import os
 import json
 import re
 import secrets
@@ -40,6 +41,7 @@ from companion.cli import curbed
 from companion import game as G
 from companion.errors import BadInput, CompanionError
 from companion.layouts import Slot
+from companion.ledger import writable
 from companion.session import DECISIONS, END_REASONS, GameSession, Result, clock_refusal, start_game
 from companion.tiles import VARIANTS
 from companion.variants import find_variant
@@ -258,7 +260,17 @@ def console():
         return render_template("referee/login.html")
     return render_template("referee/console.html", variants=_variants(), layouts=codex.entries(),
                            decisions=DECISIONS, end_reasons=END_REASONS, seed=secrets.randbelow(10**6),
+                           read_only=_read_only(),
                            **_console_data(request.args.get("game"), _all_rows()))
+
+
+def _read_only() -> bool:
+    """Whether the served ledger exists and this process cannot write it
+    (:func:`companion.ledger.writable`; asked on each page, as a mount may
+    change under a running server): the console says so before a move is
+    typed."""
+    path = current_app.config["LEDGER"]
+    return os.path.exists(path) and not writable(path)
 
 
 def _all_rows() -> bool:

@@ -342,6 +342,14 @@ def test_events_stream_bad_last_event_id(client, value):
     assert rv.status_code == 400 and "Last-Event-ID" in rv.json["error"]
 
 
+def test_a_last_event_id_in_full_width_digits_is_quoted_as_sent(client):
+    # WSGI decodes headers as Latin-1: the UTF-8 bytes of "３０" came back as
+    # mojibake in the message
+    rv = client.get("/api/events", headers={"Last-Event-ID": "\uff13\uff10".encode().decode("latin-1")})
+    assert rv.status_code == 400
+    assert rv.json["error"] == "Last-Event-ID must be a whole number, got '\uff13\uff10'"
+
+
 def test_last_event_id_beyond_the_newest_is_clamped(client, mini_game):
     rv = client.get("/api/events", headers={"Last-Event-ID": "999"}, buffered=False)
     it = iter(rv.response)
@@ -534,6 +542,10 @@ def test_a_board_asked_at_an_event_before_the_game_began_says_so(client, mini_ga
     rv = client.get("/api/board?at=1&game=g2")
     assert rv.status_code == 400 and rv.json["error"] == "event #1 comes before this game began (its first event is #2)"
     assert client.get("/api/board?at=2&game=g2").status_code == 200
+    # an event not written yet: said so, not the board of now
+    rv = client.get("/api/board?at=99999999999999999999999&game=g2")
+    assert rv.status_code == 400 and rv.json["error"] == "at=99999999999999999999999 is past the ledger's newest event, #2"
+    assert client.get("/api/check?slot=2,0,0&at=3&game=g2").status_code == 400
 
 
 def test_the_event_page_shows_the_event_as_the_referee_corrected_it(client, evidence, mini_game):

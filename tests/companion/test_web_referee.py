@@ -697,6 +697,7 @@ def test_a_move_on_a_read_only_ledger_is_400_in_words_and_the_pages_still_read(a
 
     import companion.ledger as L
     referee.login()
+    assert "This ledger is read-only" not in client.get("/referee/?game=g1").get_data(as_text=True)
     folder = Path(app.config["LEDGER"]).parent
     mini_game.close()                            # (the ledger is folded whole, as on an archive)
     app.extensions["companion.hub"].stop()
@@ -707,4 +708,7 @@ def test_a_move_on_a_read_only_ledger_is_400_in_words_and_the_pages_still_read(a
     assert rv.status_code == 400
     assert rv.json["error"].endswith("it can only be read here (its file or its folder cannot be written); "
                                      "nothing was written")
+    # the console says so before anything is typed (a break-test typed a move first)
+    html = client.get("/referee/?game=g1").get_data(as_text=True)
+    assert 'class="flash flash-warn read-only"' in html and "This ledger is read-only" in html
     assert client.get("/api/state").json["players"][0]["name"] == "Ann"
