@@ -814,6 +814,42 @@ def label_probabilities(images: list[np.ndarray], profile: Profile, embedder) ->
     return p.astype(np.float32), gate.astype(np.float32)
 
 
+#: a photo whose neighbouring pixels correlate less than this
+#: (:func:`neighbour_correlation`) is noise, not a picture of anything: the
+#: 318 photos of ``../shared/corpus/real-tiles`` lie at 0.76-0.99 (1st
+#: percentile 0.78), uniform random noise at 0.01-0.19 (session 35).
+NOISE_BELOW = 0.4
+
+
+def neighbour_correlation(image: np.ndarray, size: tuple[int, int] = (72, 96)) -> float:
+    """How much a photo looks like a picture of something: the smaller of
+    the correlations between horizontally and between vertically
+    neighbouring grey levels, the photo resized to ``size`` (w, h) px by
+    area averaging.  Photographs of objects are smooth at that scale
+    (natural images' neighbouring pixels correlate strongly; Simoncelli &
+    Olshausen, "Natural image statistics and neural representation", 2001);
+    independent noise is not.
+
+    Args:
+        image: (H, W, 3) uint8 BGR or (H, W) uint8 grey.
+    Returns:
+        a correlation in [-1, 1]; 1.0 for a flat picture (no variation to
+        correlate: :data:`companion.commands.enroll.FLAT_BELOW` decides those).
+    """
+    import cv2
+
+    g = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    g = cv2.resize(g.astype(np.float32), size, interpolation=cv2.INTER_AREA)
+    out = 1.0
+    for a, b in ((g[:, :-1], g[:, 1:]), (g[:-1, :], g[1:, :])):
+        a = a.ravel() - a.mean()
+        b = b.ravel() - b.mean()
+        den = float(np.sqrt((a * a).sum() * (b * b).sum()))
+        if den > 1e-6:
+            out = min(out, float((a * b).sum()) / den)
+    return out
+
+
 def classify(images: list[np.ndarray], profile: Profile, embedder) -> list[tuple[str, float]]:
     """Recognise tile photos with a profile.
 

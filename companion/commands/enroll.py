@@ -88,16 +88,21 @@ FLAT_BELOW = 1.0
 
 
 def refuse_flat(path: Path, image) -> None:
-    """Refuse a photo of one flat colour as a tile to enrol: it holds no face
-    (its face template would be blank and match nothing).
+    """Refuse a photo of one flat colour, or of noise
+    (:func:`vision.enroll.neighbour_correlation`), as a tile to enrol: it
+    holds no face (its face template would be blank, or match nothing).
 
     Raises:
         BadInput: one line naming the file.
     """
     import cv2
 
+    from vision.enroll import NOISE_BELOW, neighbour_correlation
+
     if float(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY).std()) < FLAT_BELOW:
         raise BadInput(f"{path} is one flat colour: it shows no tile face to learn (crop the photo to the face)")
+    if neighbour_correlation(image) < NOISE_BELOW:
+        raise BadInput(f"{path} is noise: it shows no tile face to learn")
 
 
 def read_labels_csv(path: Path) -> list[tuple[str, str]]:
@@ -249,7 +254,7 @@ def cmd_enroll(args) -> int:
 def cmd_classify(args) -> int:
     """Handler of ``companion classify``."""
     from companion.cli import print_json
-    from vision.enroll import Profile, classify
+    from vision.enroll import NOISE_BELOW, Profile, classify, neighbour_correlation
 
     profile = Profile.load(args.profile)
     images = [read_tile_photo(p) for p in args.images]
@@ -264,6 +269,10 @@ def cmd_classify(args) -> int:
             # no reading (a black, white or grey picture read 0.97 before)
             r["confidence"] = 0.0
             r["note"] = "one flat colour: no tile face in the picture"
+        elif neighbour_correlation(img) < NOISE_BELOW:
+            # random noise read 0.72 sure before (a break-test)
+            r["confidence"] = 0.0
+            r["note"] = "noise: no tile face in the picture"
     if args.json:
         print_json(out)
     else:

@@ -506,6 +506,12 @@ def test_a_flat_crop_is_refused_at_enrolment(capsys, tmp_path):
     assert code == 2 and err.count("\n") == 1
     assert f"{crops / 'flat.png'} is one flat colour: it shows no tile face to learn" in err
     assert not (tmp_path / "p.npz").exists()
+    # so is noise
+    cv2.imwrite(str(crops / "flat.png"), np.random.default_rng(2).integers(0, 256, (120, 90, 3), dtype=np.uint8))
+    code, err = _run(["enroll", "--crops", str(crops), "--labels", str(tmp_path / "labels.csv"),
+                      "--out", str(tmp_path / "p.npz")], capsys)
+    assert code == 2 and err == f"companion enroll: {crops / 'flat.png'} is noise: it shows no tile face to learn\n"
+    assert not (tmp_path / "p.npz").exists()
 
 
 def test_masked_template_scores_use_the_part_in_sight_only():
@@ -934,6 +940,35 @@ def test_classify_gives_a_flat_picture_no_confidence(enrolled, capsys, tmp_path)
     assert code == 0 and out[0]["confidence"] > 0.5 and "note" not in out[0]
     assert [(r["confidence"], r["note"]) for r in out[1:]] == [
         (0.0, "one flat colour: no tile face in the picture")] * 3
+
+
+def test_classify_gives_noise_no_confidence(enrolled, capsys, tmp_path):
+    # random noise was read as a tile at 0.72 (a break-test); a tile photo,
+    # and the same photo with sensor noise of 12 grey levels, are read as before
+    import cv2
+    _, crops, profile = enrolled
+    rng = np.random.default_rng(35)
+    cv2.imwrite(str(tmp_path / "noise.png"), rng.integers(0, 256, (400, 300, 3), dtype=np.uint8))
+    cv2.imwrite(str(tmp_path / "small noise.png"), rng.integers(0, 256, (100, 80, 3), dtype=np.uint8))
+    tile = cv2.imread(str(crops / "tile 0.png"))
+    grainy = np.clip(tile + rng.normal(0, 12, tile.shape), 0, 255).astype(np.uint8)
+    cv2.imwrite(str(tmp_path / "grainy.png"), grainy)
+    code = main(["classify", "--profile", str(profile), str(crops / "tile 0.png"), str(tmp_path / "grainy.png"),
+                 str(tmp_path / "noise.png"), str(tmp_path / "small noise.png"), "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert code == 0
+    assert [r["label"] for r in out[:2]] == [LABELS[0]] * 2 and all("note" not in r for r in out[:2])
+    assert [(r["confidence"], r["note"]) for r in out[2:]] == [(0.0, "noise: no tile face in the picture")] * 2
+
+
+def test_neighbour_correlation_of_photos_and_of_noise():
+    from vision.enroll import NOISE_BELOW, neighbour_correlation
+    # a smooth ramp correlates fully, independent noise hardly at all
+    ramp = np.tile(np.linspace(0, 255, 300, dtype=np.float32), (400, 1)).astype(np.uint8)
+    assert neighbour_correlation(ramp) > 0.99
+    noise = np.random.default_rng(1).integers(0, 256, (400, 300), dtype=np.uint8)
+    assert abs(neighbour_correlation(noise)) < 0.1 < NOISE_BELOW
+    assert neighbour_correlation(np.full((40, 30, 3), 7, np.uint8)) == 1.0
 
 
 def test_classify_json_never_holds_nan(enrolled, capsys, monkeypatch):
