@@ -391,7 +391,8 @@ def new_setup(variant: str, mode: str, layout: Layout, faces: Sequence[str | Non
     unknown = sorted(str(k) for k in given if k not in MODE_OPTIONS)
     if unknown and new_game:
         shown = [k for k in MODE_OPTIONS if k not in ("frame", "source")]     # those two the camera writes
-        raise BadInput(f"unknown option{'s' if len(unknown) > 1 else ''} {', '.join(unknown)} "
+        raise BadInput(f"unknown option{'s' if len(unknown) > 1 else ''} "
+                       f"{', '.join(_shown(k, 40) if not k.isidentifier() else k for k in unknown)} "
                        f"(known: {', '.join(shown)})")
     if new_game:
         for key in given:
@@ -413,7 +414,8 @@ def new_setup(variant: str, mode: str, layout: Layout, faces: Sequence[str | Non
             raise BadInput(f"option {key} must be a whole number >= 0, got {opts[key]!r}")
     for key, top in OPTION_MAX.items():
         if new_game and key in given and isinstance(opts.get(key), int) and opts[key] > top:
-            raise BadInput(f"option {key} must be at most {top:,}, got {_shown(str(opts[key]), 40)}")
+            digits = str(opts[key])
+            raise BadInput(f"option {key} must be at most {top:,}, got {digits if len(digits) <= 40 else digits[:36] + '...'}")
     if new_game and "limits" in given:
         _check_limits(given["limits"])
     if new_game and "turn_limit" in given and opts["turn_limit"] < 1:

@@ -134,7 +134,12 @@ def calibrate(images: list[np.ndarray], names: list[str] | None = None) -> tuple
     names = names or [f"image {i + 1}" for i in range(len(images))]
     sizes = {(im.shape[1], im.shape[0]) for im in images}
     if len(sizes) != 1:
-        raise BadInput(f"images differ in size ({', '.join(f'{w}x{h}' for w, h in sorted(sizes))})")
+        # name the first picture of another size than the first one's (a
+        # break-test was told only the two sizes)
+        w0, h0 = images[0].shape[1], images[0].shape[0]
+        k = next(i for i, im in enumerate(images) if (im.shape[1], im.shape[0]) != (w0, h0))
+        raise BadInput(f"images differ in size: {names[k]} is {images[k].shape[1]}x{images[k].shape[0]}, "
+                       f"{names[0]} {w0}x{h0} (calibrate one camera at one resolution)")
     size = sizes.pop()
     board = charuco_board()
     objs, imgs, unusable = [], [], []

@@ -117,7 +117,8 @@ def _decode_frame(path: Path) -> np.ndarray | None:
     cannot decode it.
 
     Raises:
-        BadInput: a JPEG or PNG cut short (:func:`jpeg_complete`,
+        BadInput: a JPEG (starting with its marker ``FF D8``) or PNG cut
+            short (:func:`jpeg_complete`,
             :func:`png_complete`), or a picture OpenCV refuses outright
             (:func:`decoder_refusal`).
     """
@@ -127,7 +128,8 @@ def _decode_frame(path: Path) -> np.ndarray | None:
         raise BadInput(f"cannot read frame {path}: {exc.strerror or exc}") from None
     if data.size == 0:
         return None
-    if path.suffix.lower() in (".jpg", ".jpeg") and not jpeg_complete(data):
+    if path.suffix.lower() in (".jpg", ".jpeg") and bytes(data[:2].tobytes()) == b"\xff\xd8" \
+            and not jpeg_complete(data):      # (a file named .jpg that is no JPEG: said below)
         raise BadInput(f"cannot read frame {path}: the JPEG file is cut short (no end-of-image marker)")
     if path.suffix.lower() == ".png" and bytes(data[:8].tobytes()) == b"\x89PNG\r\n\x1a\n" and not png_complete(data):
         raise BadInput(f"cannot read frame {path}: the PNG file is cut short (no IEND chunk)")

@@ -293,6 +293,7 @@ def _sheet_images(args) -> tuple[list, list[str]]:
     """Tile crops and labels from 1-2 photos of the enrolment sheet."""
     from companion.commands.vision_setup import load_camera
     from vision.enroll import sheet_crops
+    from companion.errors import MatNotFound
     from vision.mat import MatSpec
 
     faces = _faces(args.variant, "with --sheet")
@@ -308,8 +309,19 @@ def _sheet_images(args) -> tuple[list, list[str]]:
             raise BadInput(f"--sheet {args.sheet[0]} and {args.sheet[1]} are the same photo; give two photos "
                            "of the sheet, or one")
     images, labels = [], []
+    spec = MatSpec.default()
     for path in args.sheet:
-        images += sheet_crops(read_image(path), MatSpec.default(), len(faces), camera)
+        img = read_image(path)
+        try:
+            images += sheet_crops(img, spec, len(faces), camera)
+        except MatNotFound as exc:
+            # as recognize and find-mat: a mirrored picture (a phone's
+            # front camera) is said to look mirrored
+            from vision.pose import mirror_hint
+            hint = mirror_hint(img, spec, camera)
+            if not hint:
+                raise
+            raise MatNotFound(f"{exc}{hint}") from None
         labels += faces
     return images, labels
 

@@ -535,6 +535,8 @@ def test_cli_a_clock_no_table_could_run_is_refused(tmp_path, capsys, option, val
     code, out, err = run(capsys, "game", "start", "--ledger", led, "--variant", "word", "--mode", "word-sprint",
                          "--layout", "turtle", "--seed", 1, "--players", "Zed", option, value)
     assert (code, out) == (2, "") and f"option countdown_seconds must be at most {top}, got" in err
+    # the number as a number, long ones cut (it was quoted as a string)
+    assert err.rstrip().endswith(f"got {value if len(value) <= 40 else value[:36] + '...'}") and "'" not in err
     assert not led.exists()
     code, out, err = run(capsys, "game", "start", "--ledger", led, "--variant", "word", "--mode", "word-sprint",
                          "--layout", "turtle", "--seed", 1, "--players", "Zed", option, "86400")

@@ -895,6 +895,9 @@ def test_setup_errors():
     G.start_data("word", "scholars-path", lay, ["A"] * 2, ["Ann"], options={"limits": {"hints": 0, "undos": None}})
     with pytest.raises(BadInput, match=r"unknown option turn_limt \(known: .*turn_limit"):
         G.start_data("love", "solo-quest", lay, ["hearts-1"] * 2, ["Ann"], options={"turn_limt": 5})
+    # an empty name or one with a space is quoted (--option '=5' named nothing)
+    with pytest.raises(BadInput, match=r"^unknown options '', 'a b' \(known: "):
+        G.start_data("love", "solo-quest", lay, ["hearts-1"] * 2, ["Ann"], options={"": 5, "a b": 1})
 
 
 def test_a_ledger_with_an_unknown_option_still_replays():

@@ -143,12 +143,14 @@ def test_a_mirrored_photo_is_named_as_mirrored(tmp_path, capsys):
     path = tmp_path / "mirrored.png"
     cv2.imwrite(str(path), cv2.flip(scene.image, 1))
     for argv in (["recognize", str(path), "--variant", "love", "--layout", "sprint-2layer", "--json"],
-                 ["find-mat", str(path)]):
+                 ["find-mat", str(path)],
+                 ["enroll", "--sheet", str(path), "--variant", "love", "--out", str(tmp_path / "p.npz")]):
         code, out, err = run(argv, capsys)
         assert code == 3 and out == "" and len(err.strip().splitlines()) == 1
         assert "the picture looks mirrored (9 markers read once it is flipped left to right" in err, err   # (the markers this view reads)
         # the 2 markers a mirrored picture reads by chance are named as such
         assert ": 2 of 12 mat markers read, but none of them fit one mat together (need 2); the picture" in err
+    assert not (tmp_path / "p.npz").exists()
     # a photo with no mat at all is not called mirrored
     cv2.imwrite(str(path), np.full((480, 640, 3), 235, np.uint8))
     code, out, err = run(["find-mat", str(path)], capsys)

@@ -114,6 +114,14 @@ def test_a_jpeg_frame_cut_short_is_refused_without_libjpeg_noise(tmp_path, capfd
     assert "Premature end" not in capfd.readouterr().err
 
 
+def test_a_text_file_named_jpg_among_frames_is_no_image_not_a_jpeg_cut_short(tmp_path, capfd):
+    # a break-test's "hello" in b.jpg was called a JPEG cut short
+    folder, _ = _frames_one_cut_in_half(tmp_path / "frames", ".jpg")
+    (folder / "f_001.jpg").write_text("hello\n")
+    with pytest.raises(BadInput, match=r"^cannot read frame .*f_001.jpg: not an image OpenCV can decode$"):
+        list(open_source(str(folder)).frames(prefetch=0))
+
+
 def test_text_file_named_mp4(tmp_path, capfd):
     bad = tmp_path / "x.mp4"
     bad.write_text("hello, I am not a video\n")
