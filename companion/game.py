@@ -410,7 +410,10 @@ def new_setup(variant: str, mode: str, layout: Layout, faces: Sequence[str | Non
         given["limits"] = {**opts["limits"], **given["limits"]}
     opts.update(given)
     for key in ("turn_limit", "reshuffles", "level", "target_seconds", "countdown_seconds", "base_points"):
-        if key in opts and (not isinstance(opts[key], int) or isinstance(opts[key], bool) or opts[key] < 0):
+        whole = key in opts and isinstance(opts[key], int) and not isinstance(opts[key], bool)
+        if key in opts and (not whole or opts[key] < 0):
+            if whole and new_game and key in given and key in ("turn_limit", "level"):
+                continue        # below 0: said below, in the words for 0
             raise BadInput(f"option {key} must be a whole number >= 0, got {opts[key]!r}")
     for key, top in OPTION_MAX.items():
         if new_game and key in given and isinstance(opts.get(key), int) and opts[key] > top:
@@ -710,7 +713,7 @@ class GameState:
         last_call = None
         if e.type in PLAY_TYPES:
             if self.ended:
-                if self.last_call is None or e.type not in ("declare", "steal"):
+                if self.last_call is None or e.type not in ("declare", "steal", "meld"):
                     raise IllegalMove(f"the game has ended ({self.end_reason})")
                 last_call = self._reopen(e.type)
             dl = self.deadline()
@@ -748,8 +751,9 @@ class GameState:
         saved["result"] = copy.deepcopy(self.result)
         window = self.last_call[1] if self.last_call else None
         self.ended, self.end_reason, self.end_cause, self.end_recorded = False, None, None, False
-        self.last_call = None
-        self.steal_window = window if etype == "steal" else None
+        if etype != "meld":
+            self.last_call = None         # (a meld only sorts a rack: the call stays open after it)
+        self.steal_window = window if etype in ("steal", "meld") else None
         return saved
 
     def _log(self, e: Event, text: str, status: str = "ok") -> None:
@@ -987,6 +991,16 @@ class GameState:
         if self.mode.kind != "hand":
             raise IllegalMove(f"{what} belongs to {self.rules.modes[0].title} only, not {self.mode.title}")
 
+    def stealers(self) -> list["PlayerState"]:
+        """Opponents of the claimant who could call "Passion Pong!" /
+        "Sugar Pong!" on the claim that opened the steal window now (two
+        loose tiles of its face on their rack; Love/Candy Law 3); empty when
+        no window is open."""
+        if self.steal_window is None:
+            return []
+        _, seat, face = self.steal_window
+        return [q for q in self.players if q.seat != seat and Counter(q.rack)[face] >= 2]
+
     def _on_meld(self, e: Event) -> str:
         self._hand_mode("laying melds")
         d = e.data
@@ -997,6 +1011,15 @@ class GameState:
         have = Counter(p.rack)
         if any(have[f] < n for f, n in Counter(faces).items()):
             raise IllegalMove(f"{p.name}'s rack does not hold {', '.join(faces)} loose")
+        if self.steal_window is not None and self.steal_window[1] == p.seat and self.steal_window[2] in faces \
+                and have[self.steal_window[2]] - faces.count(self.steal_window[2]) < 1:
+            # the claimed tile stays loose while an opponent may still steal
+            # it (Law 3): a meld laid first took away the steal the book gives
+            who = self.stealers()
+            if who:
+                raise IllegalMove(f"{p.name} cannot lay {self.tiles.face(self.steal_window[2]).name} into a meld yet: "
+                                  f"{' or '.join(q.name for q in who)} may still call \"{self.rules.steal_call}\" "
+                                  "on it (lay the meld after the next move)")
         for f in faces:
             p.rack.remove(f)
         p.melds.append((kind, tuple(faces)))
@@ -1037,6 +1060,17 @@ class GameState:
     def _on_declare(self, e: Event) -> str:
         self._hand_mode("declaring a hand")
         p = self._turn_player(e)
+        # Phase 3: "Match Valid: ... Check if the claim completes a 14-tile
+        # hand. If so, call ..." - the call follows the declarer's claim (or
+        # the steal that gave them the turn); melds laid since only sort the
+        # rack (docs/RULES.md 2.4)
+        last = next((self.entries[a] for a in reversed(self.actions)
+                     if self.entries[a].type != "meld" and self.entries[a].status == "ok"), None)
+        if last is None or last.type not in ("claim", "steal") or last.player != p.name:
+            what = f"#{last.id} {last.type}" + (f" by {last.player}" if last.player and last.player != p.name else "") \
+                if last is not None else "no claim yet"
+            raise IllegalMove(f"\"{self.rules.mahjong_call}\" is called right after the claim or steal that "
+                              f"completes the hand (Phase 3); the last move is {what}")
         hand = find_hand(self, p)
         if hand is None:
             raise IllegalMove(f"{p.name}'s rack does not hold 4 melds and a pair (14 tiles)")
@@ -1062,7 +1096,8 @@ class GameState:
         self.result["hand"] = {"player": p.name, "melds": [{"kind": k, "faces": list(fs)} for k, fs in
                                                            list(used_declared) + list(new_melds)],
                                "pair": [pair, pair], "payment": pay}
-        return f"{p.name}: \"{rules.mahjong_call}\" {', '.join(done)}"
+        paid = "; ".join(f"{q.name} pays {pay:,}" for q in opponents)
+        return f"{p.name}: \"{rules.mahjong_call}\" {', '.join(done)}" + (f"; {paid}" if paid else "")
 
     def _on_hint(self, e: Event) -> str:
         p = self.player(e.data.get("player"))
@@ -1795,7 +1830,7 @@ def resolve_simple(state: GameState, etype: str, player: str, **data) -> Outcome
         BadInput / IllegalMove: as the event's rule says.
     """
     p = state.player(player)
-    if etype not in ("declare", "steal"):       # these two may follow the claim that ended the game
+    if etype not in ("declare", "steal", "meld"):   # these may follow the claim that ended the game
         _open(state)
     if isinstance(data.get("from"), str):       # a steal's victim, as the game spells the name
         data["from"] = state.player(data["from"]).name
@@ -2097,12 +2132,13 @@ def resolve_undo(state: GameState, player: str | None = None) -> Outcome:
     In Word Mahjong it is the Ink Eraser: it counts as a booster and is limited
     outside Zen Archives.  Elsewhere it is the referee taking a move back.
     A ``player`` asking may take back only their own move, and not a
-    penalty or a hint.
+    penalty or a hint, nor (outside Word Mahjong) a touch or an invalid
+    attempt, nor a claim an opponent may still steal from.
 
     Raises:
         BadInput: unknown player.  IllegalMove: nothing to undo, none left, the
         game ended by something else, another player's move, a player's own
-        penalty or hint.
+        penalty, hint, touch or invalid attempt, a claim open to a steal.
     """
     p = state.player(player) if player else None
     target = undo_target(state)
@@ -2127,6 +2163,20 @@ def resolve_undo(state: GameState, player: str | None = None) -> Outcome:
             what = "penalty" if ent.type == "penalty" else "hint: its pair has been shown"
             raise IllegalMove(f"{p.name} cannot take back their own {what} (#{target}); "
                               "the referee can (undo without a player)")
+        if ent.type in ("touch", "invalid") and not isinstance(state.rules, WordRules):
+            # the books' costs of these: a touched tile "*must* be chosen"
+            # (Love/Candy 2.9), a failed pair ends the turn (Law 2) and, in a
+            # Solo Quest, uses one (2.6.3).  Word's Ink Eraser "Reverses your
+            # previous tile selection or match" (Word 1.2), so it may
+            what = "touch: the touched tile must be chosen" if ent.type == "touch" else \
+                "invalid attempt: it ended the turn"
+            raise IllegalMove(f"{p.name} cannot take back their own {what} (#{target}); "
+                              "the referee can (undo without a player)")
+        if ent.type == "claim" and state.steal_window is not None and state.steal_window[0] == target \
+                and state.stealers():
+            raise IllegalMove(f"{p.name} cannot take back #{target} now: "
+                              f"{' or '.join(q.name for q in state.stealers())} may still call "
+                              f"\"{state.rules.steal_call}\" on it; the referee can (undo without a player)")
         raw = next((e for e in state.raw if e.id == target), None)
         if raw is not None and raw.data.get("resolves") is not None:
             raise IllegalMove(f"{p.name} cannot take back #{target}: the referee decided it (settling "

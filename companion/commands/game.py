@@ -307,13 +307,17 @@ def _note_sprint_layout(variant: str, mode: str, layout) -> None:
     """A note on stderr when a Love/Candy Sprint starts on a layout of more
     than two layers: the book's set-up is "a flat or 2-layer 144-tile
     layout" (2.6.2), but a table may choose another one, and the scoring does
-    not depend on it (docs/RULES.md 2.6)."""
+    not depend on it (docs/RULES.md 2.6); and when a Solo Quest starts on a
+    flat one (2.6.3: "clear complex 3D romantic layouts")."""
     rules = find_variant(variant)
     m = rules.mode(mode)
     layers = max(s.z for s in layout.slots) + 1
     if rules.name in ("love", "candy") and m.kind == "sprint" and layers > 2:
         sys.stderr.write(f"companion game: note: {m.title}'s set-up in the {rules.title} book is a flat or 2-layer "
                          f"layout (2.6.2); {layout.name!r} has {layers} layers (played all the same)\n")
+    elif rules.name in ("love", "candy") and m.kind == "solo" and layers == 1:
+        sys.stderr.write(f"companion game: note: {m.title} in the {rules.title} book clears \"complex 3D\" "
+                         f"layouts (2.6.3); {layout.name!r} is flat (played all the same)\n")
 
 
 #: the latest event time accepted, seconds (the year 5138 on the wall clock)

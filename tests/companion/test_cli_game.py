@@ -246,6 +246,11 @@ def test_cli_start_from_a_builtin_layout(tmp_path, capsys):
     code, out, err = run(capsys, "game", "start", "--ledger", str(tmp_path / "f.db"), "--variant", "love",
                          "--mode", "sprint", "--layout", "sprint-2layer", "--seed", 1, "--players", "Ann")
     assert code == 0 and err == ""
+    # a Solo Quest on a flat layout, the same (2.6.3 "complex 3D romantic layouts")
+    code, out, err = run(capsys, "game", "start", "--ledger", str(tmp_path / "q.db"), "--variant", "love",
+                         "--mode", "solo-quest", "--layout", "sprint-flat", "--seed", 1, "--players", "Ann")
+    assert code == 0 and err == ("companion game: note: Sanctuary Solo Quest in the Love Mahjong book clears "
+                                 "\"complex 3D\" layouts (2.6.3); 'sprint-flat' is flat (played all the same)\n")
 
 
 def test_cli_hand_builder_meld_and_declare(tmp_path, capsys):

@@ -240,6 +240,8 @@ def test_candy_hand_builder_seat_flavor_scripted_game(table_factory):
     st = g.json()
     assert st["winner"] == "Cat" and st["end_reason"] == "declared"
     assert "Sugar Pong" not in json.dumps(st) and "Candy Mahjong!" in st["last_events"][-2]["text"]
+    # the line says who pays (the ledger and its export showed the winner's side only)
+    assert st["last_events"][-2]["text"].endswith("; Dan pays 2,000; Eve pays 2,000")
 
 
 def test_candy_sprint_single_player(table_factory):
@@ -895,6 +897,13 @@ def test_setup_errors():
     G.start_data("word", "scholars-path", lay, ["A"] * 2, ["Ann"], options={"limits": {"hints": 0, "undos": None}})
     with pytest.raises(BadInput, match=r"unknown option turn_limt \(known: .*turn_limit"):
         G.start_data("love", "solo-quest", lay, ["hearts-1"] * 2, ["Ann"], options={"turn_limt": 5})
+    # a turn limit or level below 1 is refused in the same words, 0 or -3
+    for n in (0, -3):
+        with pytest.raises(BadInput, match=rf"^option turn_limit must be 1 or more \(a Solo Quest of no turns cannot "
+                                           rf"be played\), got {n}$"):
+            G.start_data("love", "solo-quest", lay, ["hearts-1"] * 2, ["Ann"], options={"turn_limit": n})
+        with pytest.raises(BadInput, match=rf"^option level must be 1 or more .*, got {n}$"):
+            G.start_data("word", "scholars-path", lay, ["A"] * 2, ["Ann"], options={"level": n})
     # an empty name or one with a space is quoted (--option '=5' named nothing)
     with pytest.raises(BadInput, match=r"^unknown options '', 'a b' \(known: "):
         G.start_data("love", "solo-quest", lay, ["hearts-1"] * 2, ["Ann"], options={"": 5, "a b": 1})
@@ -963,9 +972,69 @@ def test_the_claim_that_ends_the_game_can_still_be_declared(table_factory):
     g.undo()
     st = g.json()
     assert st["ended"] and st["end_reason"] == "cleared" and g.scores()["Ann"] == 12_100
-    # and nothing else than the claimant's declaration or a steal reopens it
+    # and nothing else than the claimant's declaration, a steal or melds reopens it
     with pytest.raises(IllegalMove, match="the game has ended"):
-        G.resolve_simple(g.state, "meld", "Ann", kind="chow", faces=["hearts-1", "hearts-2", "hearts-3"])
+        G.resolve_simple(g.state, "pass", "Ann")
+    # melds may still be laid (they only sort a rack; a break-test lost the
+    # +300 of chows completed by the claim that ended the game), and the
+    # claimant may still declare after them
+    g.simple("meld", "Ann", kind="chow", faces=["hearts-1", "hearts-2", "hearts-3"])
+    st = g.json()
+    assert st["ended"] and st["end_reason"] == "cleared" and g.scores()["Ann"] == 12_100 + 300
+    g.simple("meld", "Ann", kind="chow", faces=["roses-4", "roses-5", "roses-6"])
+    g.simple("declare", "Ann")      # two chows formed at the declaration: the same total as before
+    assert g.json()["end_reason"] == "declared"
+    assert g.scores() == {"Ann": 12_100 + 1_200 + 5_000 + 1_400, "Ben": 10_000 - 1_400}
+
+
+def test_a_declaration_follows_the_declarers_claim_or_steal(table_factory):
+    # Phase 3: "Match Valid: Place the matched pair into your display rack.
+    # Check if the claim completes a 14-tile hand. If so, call 'Love
+    # Mahjong!'" (RULES.md 2.4): a break-test declared a round later, after
+    # passing, with no new claim
+    faces = ["hearts-1", "hearts-1", "hearts-2", "hearts-2", "hearts-3", "hearts-3", "roses-4", "roses-4",
+             "roses-5", "roses-5", "roses-6", "roses-6", "letters-9", "letters-9", "letters-5", "letters-5",
+             "letters-7", "letters-7", "letters-8", "letters-8"]
+    g = table_factory("love", "hand-builder", ["Ann", "Ben"], free_row(20), faces)
+    with pytest.raises(IllegalMove, match='"Love Mahjong!" is called right after the claim or steal that completes '
+                                          r"the hand \(Phase 3\); the last move is no claim yet"):
+        G.resolve_simple(g.state, "declare", "Ann")
+    for k in range(7):
+        g.claim("Ann", 2 * k, 2 * k + 1)
+    g.simple("pass", "Ann")
+    g.simple("pass", "Ben")
+    with pytest.raises(IllegalMove, match=r"the last move is #\d+ pass by Ben"):
+        G.resolve_simple(g.state, "declare", "Ann")
+    g.claim("Ann", 14, 15)          # a claim: the hand may be called now, melds laid first or not
+    g.simple("meld", "Ann", kind="chow", faces=["hearts-1", "hearts-2", "hearts-3"])
+    g.simple("declare", "Ann")
+    assert g.json()["end_reason"] == "declared" and g.json()["winner"] == "Ann"
+
+
+def test_the_claimant_keeps_a_tile_an_opponent_may_steal_loose(table_factory):
+    # Law 3: an opponent holding an exposed pair "may declare 'Passion
+    # Pong!', steal the tile out of turn"; a break-test's claimant laid the
+    # claimed tile into a meld, or undid the claim, first and the steal was
+    # refused
+    faces = (["hearts-5"] * 2 + ["hearts-4"] * 2 + ["hearts-6"] * 2 + ["hearts-5"] * 2 + ["roses-8"] * 2)
+    g = table_factory("love", "hand-builder", ["Ann", "Ben"], free_row(10), faces)
+    g.claim("Ann", 0, 1)            # Ann: 5 Crystal Hearts x2, exposed
+    g.simple("pass", "Ann")
+    g.claim("Ben", 2, 3)
+    g.claim("Ben", 4, 5)
+    g.claim("Ben", 6, 7)            # Ben claims the other two 5s: Ann may steal one
+    with pytest.raises(IllegalMove, match=r'Ben cannot take back #\d+ now: Ann may still call "Passion Pong!" on it; '
+                                          "the referee can"):
+        G.resolve_undo(g.state, "Ben")
+    g.simple("meld", "Ben", kind="chow", faces=["hearts-4", "hearts-5", "hearts-6"])    # one 5 stays loose
+    with pytest.raises(IllegalMove, match=r"Ben cannot lay 5 Crystal Hearts into a meld yet: Ann may still call "
+                                          r'"Passion Pong!" on it \(lay the meld after the next move\)'):
+        G.resolve_simple(g.state, "meld", "Ben", kind="chow", faces=["hearts-4", "hearts-5", "hearts-6"])
+    g.simple("steal", "Ann")        # the steal the book gives: Ann's pong of 5s, +300
+    assert g.json()["turn"] == "Ann"
+    # once the window has closed, the meld is Ben's to lay (Ann has no 5 left to steal with)
+    g.claim("Ann", 8, 9)
+    assert not g.state.stealers()
 
 
 def test_the_claim_that_ends_the_game_can_still_be_stolen(table_factory):
@@ -1088,6 +1157,25 @@ def test_a_player_undoes_only_their_own_move_and_never_a_penalty_or_a_hint(table
     assert g.scores() == {"Ann": 10_100, "Ben": 10_000}
     g.undo("Ann")                                 # her own claim
     assert g.scores() == {"Ann": 10_000, "Ben": 10_000}
+    # nor their own touch (the touched tile "*must* be chosen", 2.9) or
+    # invalid attempt (it ended the turn, Law 2; in a Solo Quest it used one,
+    # 2.6.3); the referee may
+    g.touch("Ann", 0)
+    with pytest.raises(IllegalMove, match=r"Ann cannot take back their own touch: the touched tile must be chosen "
+                                          r"\(#\d+\); the referee can"):
+        G.resolve_undo(g.state, "Ann")
+    g.claim("Ann", 0, 2)                          # hearts-2 + hearts-3: invalid, Ben's turn
+    assert g.json()["turn"] == "Ben"
+    with pytest.raises(IllegalMove, match=r"Ann cannot take back their own invalid attempt: it ended the turn"):
+        G.resolve_undo(g.state, "Ann")
+    g.undo()
+    assert g.json()["turn"] == "Ann"
+    q = table_factory("love", "solo-quest", ["Ann"], free_row(4), ["hearts-2", "hearts-3"] * 2, name="solo",
+                      options={"turn_limit": 4})
+    q.claim("Ann", 0, 1)
+    with pytest.raises(IllegalMove, match="Ann cannot take back their own invalid attempt"):
+        G.resolve_undo(q.state, "Ann")
+    assert q.state.turns_used == 1
     m = table_factory("mindful", "zen-solitaire", ["Mia"], free_row(2), ["circles-1"] * 2, name="hint")
     m.hint("Mia")
     with pytest.raises(IllegalMove, match="Mia cannot take back their own hint: its pair has been shown"):
