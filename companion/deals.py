@@ -38,7 +38,7 @@ import json
 import random
 from collections import Counter
 from dataclasses import dataclass
-from typing import Sequence, Union
+from typing import Callable, Sequence, Union
 
 from companion.errors import BadInput, IllegalMove
 from companion.layouts import COORD_MAX, Layout, Slot
@@ -266,6 +266,102 @@ def solvable_deal(variant: str, layout: Layout, seed: Seed) -> Deal:
     return Deal(variant, layout, tuple(faces))
 
 
+class UnpairableTiles(BadInput):
+    """The remaining tiles hold a match key an odd number of times, so no
+    arrangement of them is cleared by pairs alone (Word Mahjong after a word
+    of letters once each; a Mindful board set by hand)."""
+
+
+def shuffle_with_free_match(variant: str, layout: Layout, present: Sequence[bool],
+                            faces: Sequence[str | None], seed: Seed,
+                            spells: "Callable[[list[str]], bool] | None" = None
+                            ) -> tuple[tuple[str | None, ...], bool]:
+    """Lay the remaining tiles again over the occupied slots so that at least
+    one valid match stands free, where the exact solver cannot prove a
+    winnable arrangement (:func:`solvable_reshuffle`: tiles that cannot all
+    be paired, or slots that cannot be emptied two at a time).  Word Mahjong
+    2.5, Lexicon Fan: "Rearranges all remaining tiles on the board to
+    guarantee at least one valid match"; Mindful 2.1 Law 4: the tiles
+    "gathered, gently shuffled, and re-laid".
+
+    A seeded shuffle; when it leaves no matching pair free and the tiles hold
+    one (two tiles of one match key) and at least two slots stand free, two
+    such tiles are laid on two free slots chosen at random and the rest
+    shuffled around them.  When the tiles hold no pair at all, up to
+    :data:`SOLVABLE_TRIES` shuffles are tried for one whose free tiles
+    ``spells`` accepts (Word Mahjong: they spell a word).
+
+    Args:
+        present, faces, seed: as :func:`solvable_reshuffle`.
+        spells: given the faces of the free tiles, whether they make a word.
+
+    Returns:
+        ``(faces per slot, found)``: None where no tile stands; ``found`` says
+        whether a match (a free pair, or a word ``spells`` accepts) stands
+        free.
+
+    Raises:
+        BadInput: lengths differ, a present slot has no or an unknown face.
+    """
+    ts = tileset(variant)
+    n = len(layout)
+    if len(present) != n or len(faces) != n:
+        raise BadInput(f"present ({len(present)}) and faces ({len(faces)}) must both give "
+                       f"the {n} slots of layout {layout.name!r}")
+    pres = [bool(p) for p in present]
+    idx = [i for i in range(n) if pres[i]]
+    remaining: list[str] = []
+    for i in idx:
+        f = faces[i]
+        if f is None:
+            raise BadInput(f"slot {layout.slots[i]} holds a tile of unknown face")
+        ts.face(f)
+        remaining.append(f)
+    board = Board(layout)
+    for i in range(n):
+        if not pres[i]:
+            board.remove(i)
+    free = board.free_indices()
+    rng = _rng(seed)
+
+    def lay(first: dict[int, str], rest: list[str]) -> list[str | None]:
+        out: list[str | None] = [None] * n
+        it = iter(rest)
+        for i in idx:
+            out[i] = first[i] if i in first else next(it)
+        return out
+
+    def free_pair(out: list[str | None]) -> bool:
+        keys = Counter(ts.face(out[i]).match for i in free)   # type: ignore[arg-type]
+        return any(c >= 2 for c in keys.values())
+
+    perm = remaining[:]
+    rng.shuffle(perm)
+    out = lay({}, perm)
+    if free_pair(out) or (spells is not None and spells([out[i] for i in free])):   # type: ignore[misc]
+        return tuple(out), True
+    keys = Counter(ts.face(f).match for f in remaining)
+    doubled = sorted(k for k, c in keys.items() if c >= 2)
+    if doubled and len(free) >= 2:
+        k = rng.choice(doubled)
+        pick = [f for f in remaining if ts.face(f).match == k]
+        rng.shuffle(pick)
+        f1, f2 = pick[:2]
+        rest = remaining[:]
+        rest.remove(f1)
+        rest.remove(f2)
+        rng.shuffle(rest)
+        a, b = rng.sample(free, 2)
+        return tuple(lay({a: f1, b: f2}, rest)), True
+    if spells is not None:
+        for _ in range(SOLVABLE_TRIES):
+            rng.shuffle(perm)
+            out = lay({}, perm)
+            if spells([out[i] for i in free]):     # type: ignore[misc]
+                return tuple(out), True
+    return tuple(out), False
+
+
 def solvable_reshuffle(variant: str, layout: Layout, present: Sequence[bool],
                        faces: Sequence[str | None], seed: Seed) -> tuple[str | None, ...]:
     """Lay the remaining tiles again over the occupied slots, in a winnable order.
@@ -284,8 +380,9 @@ def solvable_reshuffle(variant: str, layout: Layout, present: Sequence[bool],
         2.5 (Lexicon Fan: "a guaranteed solvable arrangement").
 
     Raises:
-        BadInput: lengths differ, a present slot has no or an unknown face, or
-            the remaining tiles cannot be paired (a match key an odd number of times).
+        BadInput: lengths differ, a present slot has no or an unknown face;
+            :class:`UnpairableTiles` (a BadInput) when the remaining tiles
+            cannot be paired (a match key an odd number of times).
         IllegalMove: no arrangement of these tiles on these slots can be won
             (e.g. two tiles stacked on each other only).
     """
@@ -308,8 +405,8 @@ def solvable_reshuffle(variant: str, layout: Layout, present: Sequence[bool],
     keys = Counter(ts.face(f).match for f in remaining)
     odd = sorted(k for k, c in keys.items() if c % 2)
     if odd:
-        raise BadInput(f"the remaining tiles cannot all be paired: match key(s) {', '.join(odd)} "
-                       f"appear an odd number of times")
+        raise UnpairableTiles(f"the remaining tiles cannot all be paired: match key(s) {', '.join(odd)} "
+                              f"appear an odd number of times")
     if not idx:
         return tuple([None] * n)
     rng = _rng(seed)

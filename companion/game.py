@@ -1968,13 +1968,18 @@ def describe_hint(state: GameState, data: Mapping) -> str:
     return "no move found"
 
 
-def reshuffle_faces(state: GameState, seed: int) -> list[str | None]:
+def reshuffle_faces(state: GameState, seed: int, index=None) -> list[str | None]:
     """New faces for the present tiles: :func:`companion.deals.solvable_reshuffle`
     (a winnable arrangement, proved by the exact solver) when every present
-    face is known; a plain seeded shuffle (``random.Random(seed)``) when some
-    face is unknown (a camera game) or when no arrangement of those slots can
-    be won (Mindful 2.1 Law 4: "gathered, gently shuffled, and re-laid").
-    Removed slots keep their old face."""
+    face is known; where the solver cannot give one (the tiles cannot all be
+    paired: Word Mahjong after a word, whose letters are rarely all in even
+    numbers; or the slots cannot be emptied two at a time), a seeded shuffle
+    that leaves a valid match free where the tiles hold one
+    (:func:`companion.deals.shuffle_with_free_match`: a pair, or with the
+    dictionary ``index`` a word; Word 2.5 "to guarantee at least one valid
+    match"); a plain seeded shuffle (``random.Random(seed)``) when some face
+    is unknown (a camera game; Mindful 2.1 Law 4: "gathered, gently
+    shuffled, and re-laid").  Removed slots keep their old face."""
     from companion import deals
     present = list(state.board.present)
     known = all(state.faces[i] is not None for i in range(len(present)) if present[i])
@@ -1982,9 +1987,16 @@ def reshuffle_faces(state: GameState, seed: int) -> list[str | None]:
         try:
             new = list(deals.solvable_reshuffle(state.setup.variant, state.layout, present,
                                                 list(state.faces), seed))
-            return [new[i] if present[i] else state.faces[i] for i in range(len(present))]
-        except IllegalMove:
-            pass  # no winnable arrangement exists: shuffle anyway
+        except (IllegalMove, deals.UnpairableTiles):
+            # no winnable arrangement the pair solver can prove: one with a
+            # match to make (a break-test's Lexicon Fan was refused after
+            # nearly every word, and the game could then never end)
+            spells = None
+            if index is not None and isinstance(state.rules, WordRules):
+                spells = lambda free: bool(index.find(free, limit=1))      # noqa: E731
+            new = list(deals.shuffle_with_free_match(state.setup.variant, state.layout, present,
+                                                     list(state.faces), seed, spells)[0])
+        return [new[i] if present[i] else state.faces[i] for i in range(len(present))]
     pool = [state.faces[i] for i in range(len(present)) if present[i]]
     random.Random(seed).shuffle(pool)
     it = iter(pool)
@@ -1993,10 +2005,12 @@ def reshuffle_faces(state: GameState, seed: int) -> list[str | None]:
 
 def resolve_reshuffle(state: GameState, player: str, seed: int | None = None,
                       shuffler: Callable[[GameState, int], list] | None = None,
-                      auto: bool = False) -> Outcome:
+                      auto: bool = False, index=None) -> Outcome:
     """A reshuffle (Mindful Zen Reshuffle with a Zen Focus token; Word Lexicon
     Fan; Zen Archives' automatic one when ``auto``).  The new faces go into the
-    event so that replay needs no solver.
+    event so that replay needs no solver.  ``index``: Word Mahjong's
+    dictionary (:class:`companion.words.WordIndex`), for a reshuffle that
+    must leave a word free (:func:`reshuffle_faces`).
 
     Raises:
         BadInput: unknown player.  IllegalMove: not allowed now.
@@ -2009,7 +2023,7 @@ def resolve_reshuffle(state: GameState, player: str, seed: int | None = None,
     # check the rules before running the solver
     probe = Pending("reshuffle", dict(data, faces=list(state.faces)))
     check_pending(state, probe)
-    data["faces"] = (shuffler or reshuffle_faces)(state, int(seed))
+    data["faces"] = shuffler(state, int(seed)) if shuffler is not None else reshuffle_faces(state, int(seed), index)
     pend = Pending("reshuffle", data)
     check_pending(state, pend)
     return Outcome((pend,), message=f"{state.board.n_present} tiles reshuffled")
@@ -2440,15 +2454,20 @@ def followups(state: GameState, cause: Event, index=None, shuffler=None) -> list
         if not index.find(free, limit=1):
             if state.mode.kind == "endless":
                 try:
-                    res = resolve_reshuffle(state, state.players[0].name, auto=True, shuffler=shuffler)
+                    res = resolve_reshuffle(state, state.players[0].name, auto=True, shuffler=shuffler,
+                                            index=index)
+                    pend = res.events[0]
+                    after = check_pending(state, pend)
+                    if not after.free_pairs() and not index.find(
+                            [after.faces[i] for i in after.board.free_indices()], limit=1):
+                        raise IllegalMove("no arrangement leaves a match free")
                 except (BadInput, IllegalMove):
-                    # no arrangement of what is left can be cleared (tiles of a
-                    # letter an odd number of times, or stacked on one another
-                    # only): the game ends instead of the word being refused
-                    # (docs/RULES.md 4.6)
+                    # no arrangement of what is left leaves a pair or a word
+                    # free (letters once each that spell nothing, or tiles
+                    # stacked on one another only): the game ends instead of
+                    # the word being refused (docs/RULES.md 4.6)
                     out.append(Pending("game_ended", {"reason": "no-moves", "cause": cause.id}))
                 else:
-                    pend = res.events[0]
                     out.append(Pending(pend.type, dict(pend.data, cause=cause.id)))
             elif not state.reshuffle_allowed():
                 out.append(Pending("game_ended", {"reason": "no-moves", "cause": cause.id}))

@@ -231,7 +231,7 @@ class GameSession:
         return self.run(lambda s: G.resolve_hint(s, player, self.index))
 
     def reshuffle(self, player: str, seed: int | None = None) -> Result:
-        return self.run(lambda s: G.resolve_reshuffle(s, player, seed))
+        return self.run(lambda s: G.resolve_reshuffle(s, player, seed, index=self.index))
 
     # ------------------------------------------------------------------ referee
 

@@ -464,7 +464,8 @@ def _hint(args) -> int:
 
 
 def _reshuffle(args) -> int:
-    return _run(args, lambda s: G.resolve_reshuffle(s.game.state, args.player, args.seed), need_words=True)
+    return _run(args, lambda s: G.resolve_reshuffle(s.game.state, args.player, args.seed, index=s.game.index),
+                need_words=True)
 
 
 def _undo(args) -> int:

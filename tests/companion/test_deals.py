@@ -195,7 +195,7 @@ def test_reshuffle_refuses_what_cannot_be_won_or_paired():
     with pytest.raises(IllegalMove, match="no arrangement"):
         solvable_reshuffle("mindful", stack, [True, True, False, False],
                            ["bamboo-1", "bamboo-1", None, None], seed=1)
-    with pytest.raises(BadInput, match="odd"):
+    with pytest.raises(deals.UnpairableTiles, match="odd"):
         solvable_reshuffle("mindful", stack, [True, True, True, False],
                            ["bamboo-1", "bamboo-1", "bamboo-2", None], seed=1)
     with pytest.raises(BadInput, match="unknown face"):
@@ -204,6 +204,37 @@ def test_reshuffle_refuses_what_cannot_be_won_or_paired():
     with pytest.raises(BadInput):
         solvable_reshuffle("mindful", stack, [True, True], ["bamboo-1", "bamboo-1"], seed=1)
     assert solvable_reshuffle("mindful", stack, [False] * 4, [None] * 4, seed=1) == (None,) * 4
+
+
+def test_a_shuffle_with_a_free_match_where_no_winnable_one_exists():
+    # Word 2.5: the Lexicon Fan "guarantee[s] at least one valid match".  Q on
+    # J, J on Q, and V: the tiles cannot all be paired (V once), and the
+    # three free slots are the two tops and V's
+    stacks = lay((0, 0, 0), (0, 0, 1), (4, 0, 0), (4, 0, 1), (8, 0, 0))
+    faces = ["Q", "J", "J", "Q", "V"]
+    free = [1, 3, 4]
+    ts = tileset("word")
+    for seed in range(30):
+        out, found = deals.shuffle_with_free_match("word", stacks, [True] * 5, faces, seed)
+        assert found and sorted(out) == sorted(faces)
+        tops = Counter(ts.face(out[i]).match for i in free)
+        assert max(tops.values()) >= 2             # a matching pair free
+    assert deals.shuffle_with_free_match("word", stacks, [True] * 5, faces, 4) == \
+        deals.shuffle_with_free_match("word", stacks, [True] * 5, faces, 4)         # seeded
+    # no two tiles alike: no pair can be laid free; a word only if the free ones spell one
+    row = lay((0, 0, 0), (2, 0, 0), (4, 0, 0))         # the middle one pinched: 2 free
+    out, found = deals.shuffle_with_free_match("word", row, [True] * 3, ["C", "A", "T"], 1)
+    assert not found and sorted(out) == ["A", "C", "T"]
+    spaced = lay((0, 0, 0), (4, 0, 0), (8, 0, 0))
+    out, found = deals.shuffle_with_free_match("word", spaced, [True] * 3, ["C", "A", "T"], 1,
+                                               spells=lambda free: sorted(free) == ["A", "C", "T"])
+    assert found
+    # a removed slot stays empty, and an unknown face is refused
+    out, _ = deals.shuffle_with_free_match("mindful", stacks, [True, True, False, False, True],
+                                           ["bamboo-1", "bamboo-2", None, None, "bamboo-1"], 2)
+    assert out[2] is out[3] is None
+    with pytest.raises(BadInput, match="unknown face"):
+        deals.shuffle_with_free_match("word", row, [True] * 3, ["C", None, "T"], 1)
 
 
 @pytest.mark.parametrize("slot", [[0, 0, 2 ** 70], [2 ** 31, 0, 0], [0, -(2 ** 31), 0], [0, 0, -1]])

@@ -450,6 +450,43 @@ def test_word_zen_archives_auto_reshuffle(table_factory):
     assert (p["hints"], p["undos"], st["reshuffles"]) == (1, 1, 1)
 
 
+def test_a_lexicon_fan_after_a_word_leaves_a_pair_free(table_factory):
+    # Word 2.5: the Fan "Rearranges all remaining tiles on the board to
+    # guarantee at least one valid match".  After CAT, Q on J, J on Q and V
+    # are left: letters the pair solver cannot all pair (V once), so the Fan
+    # was refused, and with a Fan "left" the game could not end either (a
+    # rules audit, session 35)
+    slots = [Slot(0, 0, 0), Slot(0, 0, 1), Slot(4, 0, 0), Slot(4, 0, 1), Slot(8, 0, 0),
+             Slot(12, 0, 0), Slot(16, 0, 0), Slot(20, 0, 0)]
+    faces = ["Q", "J", "J", "Q", "V", "C", "A", "T"]
+    words = frozenset({"cat"})
+    g = table_factory("word", "scholars-path", ["Ann"], slots, faces, words=words)
+    g.word("Ann", "cat", [5, 6, 7])
+    assert g.state.stuck()
+    g.reshuffle("Ann")
+    st = g.state
+    assert not st.stuck() and st.players[0].reshuffles == 1
+    assert sorted(f for i, f in enumerate(st.faces) if st.board.present[i]) == ["J", "J", "Q", "Q", "V"]
+    # in Zen Archives the automatic reshuffle does the same (before: the game ended)
+    z = table_factory("word", "zen-archives", ["Ann"], slots, faces, words=words, name="zen")
+    z.word("Ann", "cat", [5, 6, 7])
+    st = z.json()
+    assert [e["type"] for e in st["last_events"]][-2:] == ["word", "reshuffle"] and not st["ended"]
+    assert z.state.free_pairs()
+
+
+def test_a_zen_reshuffle_of_tiles_that_cannot_all_be_paired_is_made(table_factory):
+    # Mindful 2.1 Law 4: the tiles are "gathered, gently shuffled, and
+    # re-laid"; four faces once each (a board set by hand) were refused a
+    # reshuffle, so Grid Stagnation (-50 a tile) could never be reached
+    g = table_factory("mindful", "zen-solitaire", ["Ann"], free_row(4),
+                      ["bamboo-1", "bamboo-2", "bamboo-3", "bamboo-4"])
+    g.reshuffle("Ann")
+    g.reshuffle("Ann")              # both Zen Focus tokens spent: the board stagnates
+    st = g.json()
+    assert st["ended"] and st["end_reason"] == "stalemate" and g.scores() == {"Ann": -4 * 50}
+
+
 # --------------------------------------------------------------------------- replay, undo, corrections
 
 
