@@ -529,6 +529,7 @@ class GameState:
         # claimant's declaration and an opponent's steal (RULES.md 2.4)
         self.last_call: tuple[int, tuple[int, int, str] | None] | None = None
         self.result: dict = {}
+        self.end_text: tuple[str, ...] = ()     # the end's scoring, in words (game_ended's line)
         self.entries: dict[int, _Entry] = {}
         self.actions: list[int] = []        # effective undoable events, in order
         self.needs: dict[int, dict] = {}    # open referee items by event id
@@ -1264,7 +1265,7 @@ class GameState:
         reason = str(d.get("reason") or "abandoned")
         if self.ended:
             self.end_recorded = True
-            return f"game over: {self.end_reason}"
+            return f"game over: {self.end_reason}" + "".join(f"; {t}" for t in self.end_text)
         if reason == "time-up":
             dl = self.deadline()
             rt = self.rel_t(e.t)
@@ -1293,7 +1294,7 @@ class GameState:
             end_t = min(e.t, self.t0 + self.deadline())      # the countdown's end, not the command's time
         self._end(reason, e.id, end_t)
         self.end_recorded = True
-        return f"game over: {reason}"
+        return f"game over: {reason}" + "".join(f"; {t}" for t in self.end_text)
 
     # ------------------------------------------------------------------ end of game
 
@@ -1337,31 +1338,41 @@ class GameState:
         cleared = left == 0
         res: dict = {"reason": reason, "tiles_left": left}
         rules = self.rules
+        said: list[str] = []
+
+        def add(tgt: PlayerState | None, key, lines) -> None:
+            # the end's points, also said on the game_ended line: the
+            # ledger's and the export's lines then add up to the scores (a
+            # rules audit found a duel's rows 3,000 short of the score)
+            done = self._add(tgt, key, lines)
+            said.append(f"{tgt.name if tgt is not None else 'the team'} {', '.join(done)}")
+
         if reason == "abandoned":
             # no book ends a game by abandoning it: none of their end scoring
             # (token bonus, flawless clear, stagnation penalty, quills, stars)
             # applies, and nobody wins (docs/RULES.md 1.3)
             self.result = res
+            self.end_text = ()
             return
         if isinstance(rules, MindfulRules):
             key = cause
             targets: list[PlayerState | None] = [None] if self.coop else list(self.players)
             for p in self.players:
                 if p.focus_tokens:
-                    self._add(None if self.coop else p, key,
-                              [(f"unused Zen Focus tokens x{p.focus_tokens}", rules.token_bonus * p.focus_tokens)])
+                    add(None if self.coop else p, key,
+                        [(f"unused Zen Focus tokens x{p.focus_tokens}", rules.token_bonus * p.focus_tokens)])
             for tgt in targets:
                 if cleared and self.reshuffles == 0:
-                    self._add(tgt, key, [("flawless board clear", rules.flawless_bonus)])
+                    add(tgt, key, [("flawless board clear", rules.flawless_bonus)])
                 if not cleared and reason in ("stalemate", "no-moves"):
-                    self._add(tgt, key, [(f"unmatched tiles x{left}", rules.tile_penalty * left)])
+                    add(tgt, key, [(f"unmatched tiles x{left}", rules.tile_penalty * left)])
         elif isinstance(rules, WordRules) and rules.scored(self.mode):
             p = self.players[0]
             rt = self.rel_t(self.end_t)
             secs = int(math.floor(rt)) if rt is not None and rt > 0 else 0
             boosters = p.hints + p.reshuffles + p.undos
             if cleared:
-                self._add(p, cause, rules.settlement_lines(
+                add(p, cause, rules.settlement_lines(
                     base_points=int(self.setup.options.get("base_points", 0)), focus_seconds=secs,
                     hints=p.hints, reshuffles=p.reshuffles, tiles=total))
             res.update(focus_seconds=secs, boosters=boosters, quills=rules.quills(
@@ -1371,6 +1382,7 @@ class GameState:
             res["stars"] = solo_stars((total - left) / total, cleared)
             res["turns_used"] = self.turns_used
         self.result = res
+        self.end_text = tuple(said)
 
     def winners(self) -> list[str]:
         """The winner(s) once the game has ended (several on a tie; ``["team"]``

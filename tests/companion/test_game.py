@@ -352,6 +352,11 @@ def test_mindful_cooperative_flawless_clear(table_factory):
     assert g.scores() == {"Ann": team, "Ben": team}
     assert st["team"] == {"score": team} and st["winner"] == "team"
     assert st["options"]["reshuffles"] == 1
+    # the end's points are said on the game_ended line, so the lines add up to
+    # the score (they were in no line's text)
+    assert st["last_events"][-1]["text"] == ("game over: cleared; the team +1,000 unused Zen Focus tokens x2; "
+                                             "the team +500 unused Zen Focus tokens x1; "
+                                             "the team +2,000 flawless board clear")
 
 
 def test_mindful_harmony_duels_stagnation(table_factory):
