@@ -1750,8 +1750,8 @@ def resolve_claim(state: GameState, player: str, slots: Sequence, faces: Sequenc
         tried = dict(extra or {}, claimed=[list(state.slot(ia)), list(state.slot(ib))])
         pens = [_penalty(state, p, state.layout.index[s], tried, board) for s in v.blocked_slots]
         pts = state.rules.blocked_penalty
-        cost = f"penalty {pts:+,} each" if pts else "no points in this game"
-        return Outcome(tuple(pens), error=f"{v.reason}; blocked tile {cost}")
+        cost = f"blocked tile penalty {pts:+,} each" if pts else "a blocked tile costs no points in this game"
+        return Outcome(tuple(pens), error=f"{v.reason}; {cost}")
     if v.code == UNKNOWN_FACE:
         raise BadInput(f"{v.reason}: give the faces seen")
     if item is None and state.touched and not set(state.touched) <= {ia, ib}:

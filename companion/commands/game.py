@@ -401,11 +401,21 @@ def _start(args) -> int:
     from companion.commands.paths import make_parent_folder
     make_parent_folder("--ledger", args.ledger)      # a new ledger's folder is made, as for every output
     with Ledger(args.ledger) as led:
+        level = data.get("options", {}).get("level") if args.mode == "scholars-path" else None
+        past = [led.events(g["game_id"]) for g in led.games()] if level is not None and len(players) == 1 else None
         # the id picked (or a given one checked) as the event is written: two
         # starts at once never share a game
         ev = led.append(gid, "game_started", data, None, t)
         evs = led.events(ev.game_id)
     _note_sprint_layout(args.variant, args.mode, layout)        # once started: a refusal stays one line
+    if past is not None:
+        nxt = G.campaign_progress(past, players[0])["next_level"]
+        if level > nxt:
+            # Word 2.8 "unlocking the next layout on the map": a level past
+            # the next is played all the same (the ledger may not hold every
+            # game the scholar played), with a note
+            sys.stderr.write(f"companion game: note: level {level} is not unlocked yet in this ledger: "
+                             f"{players[0]}'s next level is {nxt} (played all the same)\n")
     st = G.replay(evs)
     if args.json:
         from companion.cli import print_json

@@ -202,8 +202,11 @@ def test_cli_word_game_with_the_real_dictionary(tmp_path, capsys):
     deal = write_deal(tmp_path / "w.json", "word", faces, "words")
     led = str(tmp_path / "w.db")
     L = ("--ledger", led)
-    assert run(capsys, "game", "start", *L, "--variant", "word", "--mode", "scholars-path", "--deal", deal,
-               "--players", "Sam", "--t", 100, "--level", 4)[0] == 0
+    code, out, err = run(capsys, "game", "start", *L, "--variant", "word", "--mode", "scholars-path", "--deal", deal,
+                         "--players", "Sam", "--t", 100, "--level", 4)
+    # 2.8 "unlocking the next layout on the map": played, with a note
+    assert code == 0 and err == ("companion game: note: level 4 is not unlocked yet in this ledger: Sam's next "
+                                 "level is 1 (played all the same)\n")
     code, out, err = run(capsys, "game", "word", *L, "--player", "Sam", "--word", "ETRE",
                          "8,0,0", "0,0,0", "4,0,0", "12,0,0", "--t", 110)
     assert code == 2 and "ETRE is not in the dictionary" in err
@@ -222,6 +225,11 @@ def test_cli_word_game_with_the_real_dictionary(tmp_path, capsys):
     assert st["players"][0]["score"] == 2000 + 400 - 300
     code, out, _ = run(capsys, "game", "campaign", *L, "--player", "Sam", "--json")
     assert json.loads(out)["next_level"] == 5
+    for level, note in ((5, ""), (7, "companion game: note: level 7 is not unlocked yet in this ledger: sam's next "
+                                     "level is 5 (played all the same)\n")):
+        code, out, err = run(capsys, "game", "start", *L, "--variant", "word", "--mode", "scholars-path",
+                             "--deal", deal, "--players", "sam", "--t", 200, "--level", level)
+        assert code == 0 and err == note
 
 
 def test_cli_start_from_a_builtin_layout(tmp_path, capsys):

@@ -283,6 +283,18 @@ def mindful_stack_slots(n_free: int):
     return free_row(n_free) + [Slot(100, 0, 0), Slot(100, 0, 1), Slot(104, 0, 0), Slot(104, 0, 1)]
 
 
+def test_a_claim_with_a_blocked_tile_says_what_it_costs(table_factory):
+    # Mindful records a blocked tile at 0 points (RULES.md 1.2); the words
+    # read "blocked tile no points in this game" before
+    slots = [Slot(0, 0, 0), Slot(0, 0, 1), Slot(4, 0, 0), Slot(8, 0, 0)]
+    m = table_factory("mindful", "zen-solitaire", ["Ann"], slots, ["bamboo-1", "bamboo-1", "wind-east", "wind-east"])
+    assert G.resolve_claim(m.state, "Ann", [slots[0], slots[1]]).error == \
+        "0,0,0 is blocked: covered by 0,0,1; a blocked tile costs no points in this game"
+    g = table_factory("love", "sprint", ["Ann"], slots, ["hearts-1", "hearts-1", "roses-2", "roses-2"], name="love")
+    assert G.resolve_claim(g.state, "Ann", [slots[0], slots[1]]).error == \
+        "0,0,0 is blocked: covered by 0,0,1; blocked tile penalty -100 each"
+
+
 def test_mindful_zen_solitaire_with_hint_and_reshuffle(table_factory):
     # Mindful 2.5: suits 100, dragon 200, season/flower 300 (wild), +150 from the
     # 3rd consecutive match of a suit family; Law 4 reshuffle with a Zen Focus
