@@ -2353,8 +2353,10 @@ def photo_advice(layout: Layout, states, spec, pose, stray: int = 0, looks_like=
         out.append(f"faces found on {stray} mat cells where layout {layout.name!r} has no slot: check --layout "
                    "(and --mat)")
     if states and not any(t.present and t.confidence >= UNSURE_BELOW for t in states):
+        gw, gh = spec.grid_size_mm
         out.append(f"no tile found for sure on the slots of layout {layout.name!r}: if tiles stand on the mat, "
-                   "check --layout (and --mat)")
+                   f"check --layout (and --mat), and that the mat was printed at 100 % (a printer's \"fit to "
+                   f"page\" shrinks it: its grid must measure {gw:g} x {gh:g} mm)")
     w, h = getattr(pose.camera, "image_size", (0, 0))
     if faces_px is not None and w and h:
         q = faces_px

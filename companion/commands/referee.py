@@ -51,7 +51,8 @@ def add_referee_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--ledger", metavar="FILE", help="append the game to this ledger (SQLite)")
     p.add_argument("--evidence", metavar="DIR",
                    help="folder for evidence frames (default: beside --ledger, else beside --events-out)")
-    p.add_argument("--fps", type=float, help="frames per second of the source (a folder: 30 unless given)")
+    p.add_argument("--fps", type=float, help="frames per second of the source (a folder: 30 unless given; for a "
+                                             "video, replaces the rate its file declares)")
     p.add_argument("--quiet", action="store_true",
                    help="no live status line and no summary line (notes on the set-up are still printed)")
     p.add_argument("--start-as-found", action="store_true",
@@ -70,12 +71,13 @@ def _referee(args) -> int:
     if done["frames"] == 0:
         raise BadInput(f"no frame could be read from {args.SOURCE}")
     if not done["mat_seen"] and done["mat_missed"]:
-        raise MatNotFound(f"the mat was not found in any of the {count(done['frames'], 'frame')} of {args.SOURCE}"
-                          if done["frames"] != 1 else f"the mat was not found in the one frame of {args.SOURCE}")
+        raise MatNotFound((f"the mat was not found in any of the {count(done['frames'], 'frame')} of {args.SOURCE}"
+                           if done["frames"] != 1 else f"the mat was not found in the one frame of {args.SOURCE}")
+                          + done.get("mirrored", ""))
     if not done["mat_seen"]:
         if done["mat_in_last"] is False:
             raise MatNotFound(f"the mat was not found in {args.SOURCE} (not in its last frame, and the picture "
-                              f"was never still in its {count(done['frames'], 'frame')})")
+                              f"was never still in its {count(done['frames'], 'frame')})" + done.get("mirrored", ""))
         from vision.tracking import MotionSettings
         need = MotionSettings.for_fps(source.fps).settle_frames
         raise BadInput(f"{args.SOURCE}: the picture was never still in its {count(done['frames'], 'frame')}, so nothing "
@@ -157,6 +159,31 @@ def check_args(args) -> None:
                        f"got {len(players)}")
 
 
+
+def keep_earlier_events(path: str | os.PathLike) -> Path | None:
+    """Keep a non-empty events file at ``path`` as ``NAME.~N~`` (the first
+    free N; GNU ``cp --backup=numbered``'s names) before a new game's events
+    are written there (the summary line says so): a second game given the same
+    ``--events-out`` emptied the first's file, while the evidence folder kept
+    its pictures (a break-test, session 35).  Returns the backup's path, or
+    None when there was nothing to keep.
+
+    Raises:
+        BadInput: the file cannot be renamed.
+    """
+    p = Path(path)
+    try:
+        if not p.is_file() or p.stat().st_size == 0:
+            return None
+        k = 1
+        while os.path.lexists(f"{p}.~{k}~"):
+            k += 1
+        kept = Path(f"{p}.~{k}~")
+        os.rename(p, kept)
+    except OSError as exc:
+        raise BadInput(f"cannot keep the earlier events file {p}: {exc.strerror or exc}") from None
+    return kept
+
 def run_referee(args, source, on_event=None, on_start=None, require_output: bool = False,
                 live: bool | None = None) -> dict:
     """Referee ``source`` with the options in ``args``; returns a summary dict
@@ -232,6 +259,7 @@ def run_referee(args, source, on_event=None, on_start=None, require_output: bool
     evidence_dir = getattr(args, "evidence", None)
     base = None
     opened: list = []         # the events file, once this run writes to it
+    kept_as: list[str] = []   # the name an earlier events file there was kept under
     made_evidence: Path | None = None
     made_ledger: Path | None = None   # a ledger this run creates: removed again if the run fails before any event
     kept = False              # the run ended normally: the events file is written even without events
@@ -248,8 +276,13 @@ def run_referee(args, source, on_event=None, on_start=None, require_output: bool
             check_writable("--events-out", args.events_out, plain_file=True)
 
         def events_file():
-            """The events file, emptied when the first event of this run is written."""
+            """The events file, written from its start when the first event of
+            this run is written; an earlier file of events there is kept
+            beside it first (:func:`keep_earlier_events`)."""
             if not opened:
+                backup = keep_earlier_events(args.events_out)
+                if backup is not None:
+                    kept_as.append(backup.name)
                 opened.append(open(args.events_out, "w", encoding="utf-8"))
             return opened[0]
         if ledger is not None:
@@ -373,7 +406,8 @@ def run_referee(args, source, on_event=None, on_start=None, require_output: bool
             # (else the command fails with its own line: exit 3, 2 or 130)
             status.notes(ref.status.notes, end=True)
             status.done(ref.status, frames / max(1e-9, elapsed),
-                        summary_line(frames, elapsed, kinds, ref.state) if getattr(args, "summary_line", True)
+                        summary_line(frames, elapsed, kinds, ref.state, kept_as[0] if kept_as else None)
+                        if getattr(args, "summary_line", True)
                         else "")
             if args.events_out:
                 events_file()         # a game without events: the file holds none
@@ -397,7 +431,22 @@ def run_referee(args, source, on_event=None, on_start=None, require_output: bool
     return {"frames": frames, "seconds": elapsed, "fps": frames / max(1e-9, elapsed),
             "judged": ref.status.judged, "events": ref.status.events, "state": ref.state, "game_id": game_id,
             "stopped": stopped, "interrupted": interrupted, "mat_seen": ref.status.mat_seen,
-            "mat_missed": ref.status.mat_missed, "mat_in_last": mat_in_last}
+            "mat_missed": ref.status.mat_missed, "mat_in_last": mat_in_last,
+            "mirrored": _mirror_hint(last_frame, spec, camera) if not ref.status.mat_seen else ""}
+
+
+def _mirror_hint(frame, spec, camera) -> str:
+    """``vision.pose.mirror_hint`` for the last frame read (or ""), so that
+    a recording whose mat is never found says when it looks mirrored (a
+    phone's front camera or a video call; a break-test's mirrored recording
+    got only "the mat was not found")."""
+    if frame is None:
+        return ""
+    from vision.pose import mirror_hint
+    try:
+        return mirror_hint(frame, spec, camera)
+    except Exception:       # a hint, never a failure of its own
+        return ""
 
 
 def _remove_new_ledger(path: Path) -> None:
@@ -458,7 +507,7 @@ _KINDS = (("claim", "claim", "claims"), ("word", "word", "words"), ("penalty", "
           ("needs_referee", "item for the referee", "items for the referee"))
 
 
-def summary_line(frames: int, seconds: float, kinds: dict, state) -> str:
+def summary_line(frames: int, seconds: float, kinds: dict, state, kept_as: str | None = None) -> str:
     """The one line a normal end prints: ``companion referee: 496 frames in
     4.2 s (118.1 fps); 11 events: 8 claims, 2 penalties, 1 attempt; scores:
     Ada 10,100, Bo 12,100``.
@@ -469,6 +518,8 @@ def summary_line(frames: int, seconds: float, kinds: dict, state) -> str:
             ``needs_referee``, others).
         state: the game's :class:`companion.game.GameState`, or None when no
             frame was judged (no game started).
+        kept_as: the name an earlier events file was kept under
+            (:func:`keep_earlier_events`), said at the end of the line.
     """
     n = sum(kinds.values())
     parts = [count(kinds[k], one, many) for k, one, many in _KINDS if kinds.get(k)]
@@ -479,6 +530,8 @@ def summary_line(frames: int, seconds: float, kinds: dict, state) -> str:
             f"{count(n, 'event')}" + (f": {', '.join(parts)}" if parts else ""))
     if state is not None:
         line += "; scores: " + ", ".join(f"{p.name} {state.score(p):,}" for p in state.players)
+    if kept_as:
+        line += f"; the earlier events file was kept as {kept_as}"
     return line
 
 

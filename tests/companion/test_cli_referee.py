@@ -189,6 +189,14 @@ def test_referee_a_folder_into_events_ledger_and_evidence(tmp_path, capsys, fake
     import re
     assert re.fullmatch(r"companion referee: 54 frames in \d+\.\d s \(\d+\.\d fps\); 2 events: 1 claim, 1 penalty; "
                         r"scores: Ada 10,100, Bo 10,000", err.splitlines()[-1]), err
+    # a second game given the same --events-out: the first's events are kept
+    # beside, numbered, and the summary line says so
+    first = events.read_text()
+    for k in (1, 2):
+        assert main(_args(frames, layout_file, "--events-out", str(events), "--fps", "10")) == 0
+        assert capsys.readouterr().err.splitlines()[-1].endswith(
+            f"; scores: Ada 10,100, Bo 10,000; the earlier events file was kept as events.jsonl.~{k}~")
+    assert (events.parent / "events.jsonl.~1~").read_text() == first
 
 
 def test_a_game_already_under_way_earns_a_note_and_start_as_found_reads_it(tmp_path, capsys, fake_vision,
@@ -202,11 +210,15 @@ def test_a_game_already_under_way_earns_a_note_and_start_as_found_reads_it(tmp_p
     assert capsys.readouterr().err.splitlines() == [
         "companion referee: note: 4 slots read empty in the first still picture (frame 0), but the game is "
         "refereed from its whole deal: if it was already under way, run again with --start-as-found"]
-    assert "penalty" in [json.loads(x)["type"] for x in events.read_text().splitlines()]
+    first = events.read_text()
+    assert "penalty" in [json.loads(x)["type"] for x in first.splitlines()]
     ledger = tmp_path / "game.sqlite"
     assert main(_args(frames, layout_file, "--events-out", str(events), "--ledger", str(ledger), "--fps", "10",
                       "--quiet", "--start-as-found")) == 0
+    # the first run's events are kept beside (a second game given the same
+    # --events-out emptied the first's file, its evidence left behind)
     assert capsys.readouterr().err == ""
+    assert (tmp_path / "events.jsonl.~1~").read_text() == first
     lines = [json.loads(x) for x in events.read_text().splitlines()]
     assert [(x["type"], x["valid"], {tuple(s) for s in x["slots"]}) for x in lines] == [("claim", True, {B, D})]
     with Ledger(ledger) as led:
@@ -238,7 +250,7 @@ def test_set_up_advice_on_the_frame_the_game_starts_from_is_a_note(tmp_path, cap
     assert err[1].endswith("; 2 events: 1 penalty, 1 item for the referee; scores: Ada 9,900, Bo 10,000")
     assert json.loads(events.read_text().splitlines()[0])["type"] == "penalty"     # the game is refereed all the same
     # --quiet keeps the note (advice, not progress), without the summary
-    code = main(_args(frames, layout_file, "--events-out", str(events), "--fps", "10", "--quiet"))
+    code = main(_args(frames, layout_file, "--events-out", str(tmp_path / "quiet.jsonl"), "--fps", "10", "--quiet"))
     assert code == 0 and capsys.readouterr().err.splitlines() == [err[0]]
 
 

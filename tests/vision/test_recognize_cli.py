@@ -151,6 +151,17 @@ def test_a_mirrored_photo_is_named_as_mirrored(tmp_path, capsys):
         # the 2 markers a mirrored picture reads by chance are named as such
         assert ": 2 of 12 mat markers read, but none of them fit one mat together (need 2); the picture" in err
     assert not (tmp_path / "p.npz").exists()
+    # and a mirrored recording (a break-test's got only "the mat was not found")
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    for k in range(3):
+        cv2.imwrite(str(frames / f"{k}.png"), cv2.flip(scene.image, 1))
+    code, out, err = run(["referee", str(frames), "--variant", "love", "--layout", "sprint-2layer",
+                          "--players", "Ada,Bo", "--events-out", str(tmp_path / "e.jsonl")], capsys)
+    assert code == 3 and len(err.strip().splitlines()) == 1
+    assert err.startswith(f"companion referee: the mat was not found in {frames} (not in its last frame, and the "
+                          "picture was never still in its 3 frames); the picture looks mirrored (9 markers read once "
+                          "it is flipped left to right"), err
     # a photo with no mat at all is not called mirrored
     cv2.imwrite(str(path), np.full((480, 640, 3), 235, np.uint8))
     code, out, err = run(["find-mat", str(path)], capsys)
