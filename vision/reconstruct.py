@@ -1961,7 +1961,8 @@ def recognize(image_bgr: np.ndarray, variant: str, layout: Layout, camera=None,
         asked.append(other if other is not None and other != variant and votes[other] > len(shown) / 2 else None)
         return asked[-1]
 
-    advice = photo_advice(layout, states, spec, pose, stray, looks_like, is_colourless(image_bgr))
+    advice = photo_advice(layout, states, spec, pose, stray, looks_like, is_colourless(image_bgr),
+                          exposure(image_bgr))
     return Recognition(variant, layout, tuple(states), quads, pose, advice, asked[-1] if asked else None)
 
 
@@ -2230,8 +2231,39 @@ def is_colourless(image_bgr: np.ndarray, spread: float = 4.0) -> bool:
     return cv2.countNonZero((wide >= spread).astype(np.uint8)) < 0.01 * wide.size
 
 
+#: a picture whose brightest 1 % (the largest of the three channels, every
+#: 64th pixel) stays under this is too dark to read (the bench's 200 renders:
+#: 229 or more; a break-test's photos at 5-15 % of their light: 12-30)
+DARK_BELOW = 80
+#: a picture whose median pixel has a channel at this level or more is
+#: over-exposed (the bench's renders: a median of at most 241; a
+#: break-test's photo at 2.5 times its light: 255, 71-96 % clipped)
+BRIGHT_FROM = 250
+
+
+def exposure(image_bgr: np.ndarray) -> str | None:
+    """``"dark"``, ``"bright"`` (over-exposed) or None, from the brightness
+    (the largest channel) of every 64th pixel: the brightest 1 % under
+    :data:`DARK_BELOW`, or the median at :data:`BRIGHT_FROM` or more.
+
+    Args:
+        image_bgr: (H, W) or (H, W, 3) uint8 picture.
+    """
+    img = np.asarray(image_bgr)
+    if img.dtype != np.uint8 or img.size == 0:
+        return None
+    sub = img[::8, ::8] if img.ndim == 2 else img[::8, ::8, :3].max(axis=2)
+    if sub.size == 0:
+        return None
+    if float(np.percentile(sub, 99)) < DARK_BELOW:
+        return "dark"
+    if float(np.median(sub)) >= BRIGHT_FROM:
+        return "bright"
+    return None
+
+
 def photo_advice(layout: Layout, states, spec, pose, stray: int = 0, looks_like=None,
-                 colourless: bool = False) -> tuple[str, ...]:
+                 colourless: bool = False, exposed: str | None = None) -> tuple[str, ...]:
     """What would make a retake of this photo surer, as sentences for the player.
 
     * Stacks seen with almost no parallax: raised slots whose top is not
@@ -2279,6 +2311,9 @@ def photo_advice(layout: Layout, states, spec, pose, stray: int = 0, looks_like=
       blurred or dark (none of development photos 1000-1199 read with
       their own set and layout has this advice).  Not said when the faces
       are small in the picture (that advice comes first and explains it).
+    * A very dark or over-exposed picture (``exposed``, :func:`exposure`):
+      said as such (a break-test's dark colour photo was called black and
+      white, its over-exposed one got no advice).
     * A picture without colour (``colourless``, :func:`is_colourless`): the
       models learnt the faces in colour, and suits that share a shape differ
       in colour too, so such a photo reads worse (a bench photo read in grey:
@@ -2296,6 +2331,10 @@ def photo_advice(layout: Layout, states, spec, pose, stray: int = 0, looks_like=
             the shown faces look like (or None), asked only when most faces
             read unsurely; the advice then names it (``--variant mindful``).
         colourless: the picture holds no colour (:func:`is_colourless`).
+        exposed: ``"dark"`` or ``"bright"`` (:func:`exposure`): said first;
+            a dark picture is not called colourless (its channels differ by
+            little because it is dark), nor its faces' unsureness blamed on
+            the tile set.
 
     Returns:
         Zero or more sentences.
@@ -2352,7 +2391,7 @@ def photo_advice(layout: Layout, states, spec, pose, stray: int = 0, looks_like=
     if stray >= STRAY_MIN:
         out.append(f"faces found on {stray} mat cells where layout {layout.name!r} has no slot: check --layout "
                    "(and --mat)")
-    if states and not any(t.present and t.confidence >= UNSURE_BELOW for t in states):
+    if states and not any(t.present and t.confidence >= UNSURE_BELOW for t in states) and exposed is None:
         gw, gh = spec.grid_size_mm
         out.append(f"no tile found for sure on the slots of layout {layout.name!r}: if tiles stand on the mat, "
                    f"check --layout (and --mat), and that the mat was printed at 100 % (a printer's \"fit to "
@@ -2366,13 +2405,19 @@ def photo_advice(layout: Layout, states, spec, pose, stray: int = 0, looks_like=
             out.append(f"{outside} slot{'s' if outside > 1 else ''} of the layout lie{'' if outside > 1 else 's'} "
                        "partly or wholly outside the picture (reported as standing, face unseen): keep the "
                        "whole board in view")
+    if exposed == "dark":
+        out.insert(0, "the photo is very dark: light the table, or let the camera expose longer")
+        colourless = False
+    elif exposed == "bright":
+        out.insert(0, "the photo is over-exposed (most of it white): less light on the table, or a shorter "
+                   "exposure")
     if colourless:
         out.append("the photo has no colour (black and white): faces are read by their colours as well as "
                    "their shapes, so take it in colour")
     shown = [t for t in states if t.seen == "face"]
     unsure = sum(t.confidence < UNSURE_BELOW for t in shown)
     small = any(a.startswith("tiles only") for a in out)      # small faces explain unsure ones
-    if len(shown) >= 6 and unsure > len(shown) / 2 and not small and not colourless:
+    if len(shown) >= 6 and unsure > len(shown) / 2 and not small and not colourless and exposed is None:
         other = looks_like() if looks_like is not None else None
         if other is not None:
             from companion.variants import find_variant

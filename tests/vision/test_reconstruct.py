@@ -790,7 +790,14 @@ def test_a_wrong_tile_set_or_an_empty_read_is_advised_to_check_the_options(turtl
     cleared = [dataclasses.replace(t, present=False, face=None, free=None, seen="empty") for t in rec.tiles]
     assert photo_advice(rec.layout, cleared, MatSpec.default(), rec.pose) == (
         "no tile found for sure on the slots of layout 'turtle': if tiles stand on the mat, check --layout "
-        "(and --mat)",)
+        "(and --mat), and that the mat was printed at 100 % (a printer's \"fit to page\" shrinks it: its grid "
+        "must measure 540 x 320 mm)",)
+    # a very dark or over-exposed photo says so instead (a break-test's dark
+    # colour photo was called black and white, and "check --layout")
+    assert photo_advice(rec.layout, cleared, MatSpec.default(), rec.pose, colourless=True, exposed="dark") == (
+        "the photo is very dark: light the table, or let the camera expose longer",)
+    assert photo_advice(rec.layout, unsure.tiles, MatSpec.default(), unsure.pose, exposed="bright") == (
+        "the photo is over-exposed (most of it white): less light on the table, or a shorter exposure",)
     # two tiles read, both unsure (0.13 and 0.06): still nothing found for sure
     faint = list(cleared)
     faint[0] = dataclasses.replace(rec.tiles[0], confidence=0.13)
@@ -1135,6 +1142,15 @@ def test_a_board_the_free_rule_cannot_reach_is_mended_cheaply():
     assert [t.present for t in out] == [True, False, False, True, True]
     out = reconstruct(row, VARIANT, fp, pn, po, only_free_left=True, settings=ReconstructSettings(reach_max_cost=10))
     assert [t.present for t in out] == [False, False, False, True, True]
+
+
+def test_exposure_tells_dark_and_over_exposed_photos(turtle_photos):
+    from vision.reconstruct import exposure
+    scene, _ = turtle_photos[25.0]
+    assert exposure(scene.image) is None
+    assert exposure((scene.image * 0.1).astype(np.uint8)) == "dark"          # 10 % of the light
+    assert exposure(np.clip(scene.image * 2.5, 0, 255).astype(np.uint8)) == "bright"
+    assert exposure(np.zeros((0, 0, 3), np.uint8)) is None and exposure(scene.image.astype(np.float32)) is None
 
 
 def test_is_colourless_tells_grey_and_jpeg_grey_from_colour():
