@@ -621,16 +621,20 @@ class Referee:
         out: list[dict] = []
         if self.tracker is None:
             advice: tuple[str, ...] = ()
+            snapshot = None
             if self.advise is not None:
                 # asked before the game is recorded: advice may refuse the
                 # set-up (WrongTileSet: the faces are another set's)
                 try:
-                    advice = tuple(self.advise(frame))
+                    got = self.advise(frame)
+                    if hasattr(got, "advice"):          # the whole reading (recognize's), advice in it
+                        snapshot, got = got, got.advice
+                    advice = tuple(got)
                 except WrongTileSet:
                     raise
                 except CompanionError:
                     advice = ()
-            self._start(run_start, obs)
+            self._start(run_start, obs, snapshot)
             if self._words is not None:
                 self._table_sig = frame_signature(frame, (160, 90), 1.5)
             self.status.notes.extend(f"{a} (frame {index})" for a in advice)
@@ -764,11 +768,28 @@ class Referee:
         from companion import wordlist
         return wordlist.index()
 
-    def _start(self, index: int, obs: Observation) -> None:
+    def _start(self, index: int, obs: Observation, snapshot=None) -> None:
+        """Record the game from the first judged picture (``obs``).  With
+        ``start_as_found``, an odd number of slots read empty is checked
+        against ``snapshot``, the same picture read as ``recognize`` reads a
+        photo (the presence model, and the rule that tiles leave in pairs):
+        when that finds an even number empty, its reading is taken (a
+        break-test's game 4 tiles in was read 3 empty, so every tile was
+        kept and a valid claim beside a gone tile became a penalty)."""
         st = self.settings
         self.tracker = BoardTracker(Board(self.layout), self.tiles, settings=st.tracker, words=self._words)
         self.tracker.observe(index, obs)
         gone = [i for i in range(len(self.layout)) if not self.tracker.board.present[i]]
+        if st.start_as_found and snapshot is not None and len(gone) % 2:
+            alt = [i for i, t in enumerate(getattr(snapshot, "tiles", ())) if not t.present]
+            if alt and len(alt) % 2 == 0 and len(alt) < len(self.layout) \
+                    and len(getattr(snapshot, "tiles", ())) == len(self.layout):
+                board = self.tracker.board
+                for i in gone:
+                    board.restore(i)
+                for i in sorted(alt, key=lambda i: -self.layout.slots[i].z):     # upper layers first
+                    board.remove(i)
+                gone = sorted(alt)
         layout = self.layout
         if gone and len(gone) % 2 == 0 and len(gone) < len(layout):
             keep = [s for i, s in enumerate(layout.slots) if i not in set(gone)]
@@ -794,7 +815,7 @@ class Referee:
         self._write([G.Pending("game_started", data)], index)
         if gone and len(gone) % 2:
             self._needs(index, [self.layout.slots[i] for i in gone], [],
-                        f"{len(gone)} slots looked empty at the start (an odd number): check the layout", None)
+                        f"{count(len(gone), 'slot')} looked empty at the start (an odd number): check the layout", None)
 
     def _record_faces(self, index: int) -> None:
         """Write a ``faces_seen`` ledger event for the standing, uncovered

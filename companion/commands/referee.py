@@ -320,10 +320,10 @@ def run_referee(args, source, on_event=None, on_start=None, require_output: bool
                 on_event(obj)
 
         def advise(frame):
-            """The set-up advice ``recognize`` gives on the frame the game starts
-            from; a board whose faces look like another tile set's stops the run
-            before the game is recorded (a whole game refereed with the wrong
-            faces is worse than none)."""
+            """``recognize``'s reading of the frame the game starts from, with its
+            set-up advice (``advice``); a board whose faces look like another
+            tile set's stops the run before the game is recorded (a whole game
+            refereed with the wrong faces is worse than none)."""
             from companion.variants import find_variant
             from vision.reconstruct import UNSURE_BELOW, recognize
             rec = recognize(frame, args.variant, layout, camera, classifier, spec, face_reader=reader)
@@ -339,7 +339,7 @@ def run_referee(args, source, on_event=None, on_start=None, require_output: bool
                     f"the tiles look like {find_variant(rec.looks_like).title} tiles, not "
                     f"{find_variant(args.variant).title} ones (most faces read unsurely): check --variant "
                     f"(--variant {rec.looks_like}?); nothing was recorded")
-            return rec.advice
+            return rec           # its advice, and its reading of the board (--start-as-found)
 
         settings = RefereeSettings(start_as_found=bool(getattr(args, "start_as_found", False)))
         ref = Referee(args.variant, layout, players, recognize_fn, mode=args.mode, append=append, emit=emit,

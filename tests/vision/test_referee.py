@@ -555,6 +555,30 @@ def test_start_with_tiles_already_gone_uses_the_board_as_found():
     assert len(start["slots"]) == 6 and list(A) not in start["slots"]
 
 
+def test_an_odd_number_found_empty_at_the_start_takes_the_snapshot_reading():
+    # a break-test's game 4 tiles in was read 3 empty (one empty slot under
+    # the absent confidence): every tile was kept, and a valid claim beside a
+    # gone tile became a penalty.  recognize's reading of the same picture
+    # (the presence model; tiles leave in pairs) finds both gone: it is taken
+    first = recognition(absent=[A])                  # C misread as standing
+    snapshot = recognition(absent=[A, C])
+    ref, out = referee({1: first, 2: recognition(absent=[A, C, E, F]),
+                        9: recognition(absent=[A], occluded=[E])}, start_as_found=True)
+    ref.advise = lambda frame: snapshot
+    play(ref, [frame(1)] * 5 + hand_frames(9) + [frame(2)] * 5)
+    start = ref.events[0].data
+    assert len(start["slots"]) == 6 and list(A) not in start["slots"] and list(C) not in start["slots"]
+    assert [o["type"] for o in out] == ["claim"]
+    # a snapshot that finds an odd number too changes nothing: the referee is asked
+    ref, out = referee({1: first, 2: recognition(absent=[A, E, F]), 9: recognition(absent=[A], occluded=[E])},
+                       start_as_found=True)
+    ref.advise = lambda frame: first
+    play(ref, [frame(1)] * 5 + hand_frames(9) + [frame(2)] * 5)
+    assert len(ref.events[0].data["slots"]) == 8
+    assert ref.events[1].type == "needs_referee" and "1 slot looked empty at the start (an odd number)" in \
+        ref.events[1].data["reason"]
+
+
 def test_by_default_the_game_starts_from_the_whole_deal():
     # a slot misread as empty in the first frame stays on the board; it is
     # only doubted, and reading it empty again later is no lift
