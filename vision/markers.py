@@ -302,6 +302,10 @@ def _detect_half(gray: np.ndarray, spec: MatSpec) -> dict[str, tuple[np.ndarray,
     if len(keys) < HALF_SIZE_MIN_FOUND:
         return None
     corners = np.concatenate(parts)
+    kept, other_mat = nearer_mat(keys, corners, objs, (w, h))
+    keys, corners = [keys[k] for k in kept], corners[kept]
+    if len(keys) < HALF_SIZE_MIN_FOUND:
+        return None
     H, mask = cv2.findHomography(np.concatenate([objs[k][:, :2] for k in keys]), corners.reshape(-1, 2),
                                  cv2.RANSAC, max(4.0, 0.006 * float(np.hypot(w, h))))
     if H is None:
@@ -350,12 +354,80 @@ def _detect_half(gray: np.ndarray, spec: MatSpec) -> dict[str, tuple[np.ndarray,
     result.update(done2x)
     if len(result) < UPSCALE_BELOW:
         return None
-    out = {}
+    out = Found()
+    out.other_mat = other_mat
     for name in _wanted(spec):
         ks = sorted(k for k in result if k[0] == name)
         out[name] = (np.array([k[1] for k in ks], np.int32),
                      np.array([result[k] for k in ks], np.float32).reshape(-1, 4, 2))
     return out
+
+
+#: markers agreeing on one plane that make a second mat in the picture
+#: (:func:`nearer_mat`)
+OTHER_MAT_MARKERS = 3
+
+
+class Found(dict):
+    """:func:`detect_markers_by_dictionary`'s answer, ``{dictionary: (ids,
+    corners)}``, with ``other_mat``: a second mat showed in the picture, and
+    only the markers of the one nearer its centre are given
+    (:func:`nearer_mat`)."""
+
+    other_mat: bool = False
+
+
+def nearer_mat(keys: list, corners: np.ndarray, objs: dict, size: tuple[int, int]) -> tuple[list[int], bool]:
+    """When a marker id is read twice, two mats are in the picture (the next
+    table's, a printed spare): keep the markers of the one nearer the
+    picture's centre, where a player frames their own table.  Each mat is
+    the inlier set of a RANSAC plane homography (``cv2.findHomography``),
+    the first over all the markers, the second over the rest; without a
+    repeated id, everything is returned as it is.  A break-test's photo of
+    two tables side by side was read on whichever mat the homography met
+    first.
+
+    Args:
+        keys: ``(dictionary, id)`` of each marker, in ``corners``' order.
+        corners: ``(K, 4, 2)`` px.
+        objs: ``spec.marker_object_points()``: ``{(dictionary, id): (4, 3) mm}``.
+        size: the picture's ``(w, h)`` px.
+
+    Returns:
+        ``(indices of the markers kept, ascending, two)``: ``two`` when the
+        markers left out make a mat of their own (:data:`OTHER_MAT_MARKERS`
+        or more agreeing; a stray detection of one id is no mat).
+    """
+    if len(set(keys)) == len(keys) or len(keys) < 4:
+        return list(range(len(keys))), False
+    w, h = size
+    thr = max(4.0, 0.006 * float(np.hypot(w, h)))
+
+    def plane(idx: list[int]) -> list[int]:
+        if len(idx) < 2:
+            return []
+        obj = np.concatenate([objs[keys[k]][:, :2] for k in idx])
+        img = np.asarray(corners, np.float64)[idx].reshape(-1, 2)
+        H, mask = cv2.findHomography(obj, img, cv2.RANSAC, thr, maxIters=2000, confidence=0.999)
+        if H is None:
+            return []
+        ok = mask.reshape(-1, 4).all(axis=1)
+        seen: set = set()
+        out = []
+        for k, good in zip(idx, ok):
+            if good and keys[k] not in seen:       # one detection per id and mat
+                seen.add(keys[k])
+                out.append(k)
+        return out
+
+    first = plane(list(range(len(keys))))
+    second = plane([k for k in range(len(keys)) if k not in set(first)])
+    if len(second) < OTHER_MAT_MARKERS or len(first) < OTHER_MAT_MARKERS:
+        return sorted(first if len(first) >= len(second) else second), False
+    centre = np.array([w / 2.0, h / 2.0])
+    best = min((first, second),
+               key=lambda m: float(np.linalg.norm(np.asarray(corners)[m].reshape(-1, 2).mean(axis=0) - centre)))
+    return sorted(best), True
 
 
 def _agreeing(found: dict[tuple[str, int], np.ndarray], objs: dict):

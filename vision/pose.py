@@ -353,6 +353,9 @@ class MatPose:
         marker_ids: their ids, ascending.
         object_points: ``(M, 3) float64`` mm, the marker corners used (Z = 0).
         image_points: ``(M, 2) float64`` px, where they were detected.
+        other_mat: a second mat showed in the picture (a marker id read
+            twice, :func:`vision.markers.nearer_mat`); this is the pose of
+            the one nearer the picture's centre.
     """
 
     rvec: np.ndarray
@@ -363,6 +366,7 @@ class MatPose:
     marker_ids: tuple[int, ...] = ()
     object_points: np.ndarray = field(default_factory=lambda: np.zeros((0, 3)))
     image_points: np.ndarray = field(default_factory=lambda: np.zeros((0, 2)))
+    other_mat: bool = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "rvec", _ro(np.asarray(self.rvec, np.float64).reshape(3)))
@@ -394,11 +398,19 @@ class MatPose:
                 "camera": self.camera.to_json(), "focal_source": self.camera.source}
 
 
+class _Matches(list):
+    """:func:`_correspondences`' list, with ``other_mat`` (a second mat
+    was left out by the marker search, :class:`vision.markers.Found`)."""
+
+    other_mat: bool = False
+
+
 def _correspondences(image: np.ndarray, spec: MatSpec):
     """Detected markers matched to the spec: list of (id, obj (4,3) mm, img (4,2) px)."""
     objs = spec.marker_object_points()
     found = detect_markers_by_dictionary(image, spec)
-    out = []
+    out = _Matches()
+    out.other_mat = bool(getattr(found, "other_mat", False))
     for name, (ids, corners) in found.items():
         for i, c in zip(ids, corners):
             out.append((int(i), objs[(name, int(i))], c.astype(np.float64)))
@@ -427,6 +439,15 @@ def _reject_outliers(matches, cam: Camera | None, image_size):
     detection per id."""
     if len(matches) < 2:
         return matches
+    if len({m[0] for m in matches}) < len(matches):
+        # an id read twice: two mats in the picture, the one nearer the
+        # centre is read (vision.markers.nearer_mat)
+        from vision.markers import nearer_mat
+        kept, _ = nearer_mat([m[0] for m in matches], np.stack([m[2] for m in matches]),
+                             {m[0]: m[1] for m in matches}, image_size)
+        matches = [matches[k] for k in kept]
+        if len(matches) < 2:
+            return matches
     obj = np.concatenate([m[1][:, :2] for m in matches])
     img = _undistort(np.concatenate([m[2] for m in matches]), cam)
     thr = max(4.0, 0.006 * math.hypot(*image_size))
@@ -589,6 +610,11 @@ def estimate_pose(image_bgr: np.ndarray, spec: MatSpec, camera: Camera | None = 
     if not matches:
         raise MatNotFound(f"no mat markers found in the image (0 of {total})")
     found = len(matches)
+    other_mat = bool(getattr(matches, "other_mat", False))
+    if len({m[0] for m in matches}) < len(matches):        # (the full-size look keeps repeated ids)
+        from vision.markers import nearer_mat
+        other_mat = other_mat or nearer_mat([m[0] for m in matches], np.stack([m[2] for m in matches]),
+                                            {m[0]: m[1] for m in matches}, size)[1]
     matches = _reject_outliers(matches, cam, size)
     if len(matches) < need:
         if len(matches) == found:
@@ -614,7 +640,7 @@ def estimate_pose(image_bgr: np.ndarray, spec: MatSpec, camera: Camera | None = 
         if camera is not None and cam.source == "calibrated":
             _refuse_camera_that_does_not_fit(obj, img, size, camera, rms)
         raise MatNotFound(f"mat markers inconsistent: reprojection error {rms:.1f} px{hint}")
-    return MatPose(rvec, tvec, cam, rms, len(matches), tuple(m[0] for m in matches), obj, img)
+    return MatPose(rvec, tvec, cam, rms, len(matches), tuple(m[0] for m in matches), obj, img, other_mat)
 
 
 def refine_with_points(pose: MatPose, object_points_mm: np.ndarray, image_points_px: np.ndarray) -> MatPose:
@@ -654,7 +680,8 @@ def refine_with_points(pose: MatPose, object_points_mm: np.ndarray, image_points
     if fit is None:
         return pose
     fitted, r, t, rms = fit
-    return MatPose(r, t, fitted, rms, pose.n_markers, pose.marker_ids, pose.object_points, pose.image_points)
+    return MatPose(r, t, fitted, rms, pose.n_markers, pose.marker_ids, pose.object_points, pose.image_points,
+                   pose.other_mat)
 
 
 def project_points(points_mm: np.ndarray, pose: MatPose) -> np.ndarray:

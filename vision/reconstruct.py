@@ -1514,6 +1514,7 @@ def pose_with_focal(pose, f: float, source: str = "estimated"):
     obj = np.asarray(getattr(pose, "object_points", np.zeros((0, 3))), np.float64).reshape(-1, 3)
     img = np.asarray(getattr(pose, "image_points", np.zeros((0, 2))), np.float64).reshape(-1, 2)
     extra = {"object_points": obj, "image_points": img} if len(obj) else {}
+    extra["other_mat"] = bool(getattr(pose, "other_mat", False))
     if len(obj) >= 4:
         ok, rvec, tvec = cv2.solvePnP(obj, img, K, cam.dist, flags=cv2.SOLVEPNP_IPPE)
         if ok:
@@ -1962,7 +1963,7 @@ def recognize(image_bgr: np.ndarray, variant: str, layout: Layout, camera=None,
         return asked[-1]
 
     advice = photo_advice(layout, states, spec, pose, stray, looks_like, is_colourless(image_bgr),
-                          exposure(image_bgr))
+                          exposure(image_bgr, quads))
     return Recognition(variant, layout, tuple(states), quads, pose, advice, asked[-1] if asked else None)
 
 
@@ -2231,33 +2232,49 @@ def is_colourless(image_bgr: np.ndarray, spread: float = 4.0) -> bool:
     return cv2.countNonZero((wide >= spread).astype(np.uint8)) < 0.01 * wide.size
 
 
-#: a picture whose brightest 1 % (the largest of the three channels, every
-#: 64th pixel) stays under this is too dark to read (the bench's 200 renders:
-#: 229 or more; a break-test's photos at 5-15 % of their light: 12-30)
+#: a board whose brightest 1 % (the largest of the three channels, every
+#: other pixel of the box round the slots' faces) stays under this is too
+#: dark to read (the bench's 200 photos: 210 or more; a break-test's photos
+#: at 5-15 % of their light: 12-30)
 DARK_BELOW = 80
-#: a picture whose median pixel has a channel at this level or more is
-#: over-exposed (the bench's renders: a median of at most 241; a
-#: break-test's photo at 2.5 times its light: 255, 71-96 % clipped)
-BRIGHT_FROM = 250
+#: a board box more than this share of whose pixels are pure white (every
+#: channel 250 or more) is over-exposed (a break-test's photo at 2.5 times
+#: its light: 0.87; the bench's photos: 0.68 at most, its washed-out photo
+#: 109, whose white tile bodies melt into the mat, and under 0.51 for the rest)
+BRIGHT_ABOVE = 0.6
 
 
-def exposure(image_bgr: np.ndarray) -> str | None:
-    """``"dark"``, ``"bright"`` (over-exposed) or None, from the brightness
-    (the largest channel) of every 64th pixel: the brightest 1 % under
-    :data:`DARK_BELOW`, or the median at :data:`BRIGHT_FROM` or more.
+def exposure(image_bgr: np.ndarray, quads: np.ndarray | None = None) -> str | None:
+    """``"dark"``, ``"bright"`` (over-exposed) or None, measured on the box
+    round the slots' faces (``quads``; the whole picture without them):
+    the brightest 1 % (largest channel) under :data:`DARK_BELOW`, or more
+    than :data:`BRIGHT_ABOVE` of the pixels pure white.  The board, not
+    the table: a white table filled half of two bench photos at full light
+    while their boards read well.
 
     Args:
         image_bgr: (H, W) or (H, W, 3) uint8 picture.
+        quads: ``(N, 4, 2)`` px, the slots' faces (``Recognition.quads``).
     """
     img = np.asarray(image_bgr)
-    if img.dtype != np.uint8 or img.size == 0:
+    if img.dtype != np.uint8 or img.size == 0 or img.ndim not in (2, 3):
         return None
-    sub = img[::8, ::8] if img.ndim == 2 else img[::8, ::8, :3].max(axis=2)
+    h, w = img.shape[:2]
+    y0, y1, x0, x1 = 0, h, 0, w
+    if quads is not None and np.size(quads):
+        q = np.asarray(quads, np.float64).reshape(-1, 2)
+        q = q[np.isfinite(q).all(axis=1)]
+        if len(q):
+            x0, y0 = (int(max(0, np.floor(v))) for v in q.min(axis=0))
+            x1, y1 = int(min(w, np.ceil(q[:, 0].max()) + 1)), int(min(h, np.ceil(q[:, 1].max()) + 1))
+    sub = img[y0:y1:2, x0:x1:2]
     if sub.size == 0:
         return None
-    if float(np.percentile(sub, 99)) < DARK_BELOW:
+    top = sub if sub.ndim == 2 else sub[..., :3].max(axis=2)
+    low = sub if sub.ndim == 2 else sub[..., :3].min(axis=2)
+    if float(np.percentile(top, 99)) < DARK_BELOW:
         return "dark"
-    if float(np.median(sub)) >= BRIGHT_FROM:
+    if float(np.mean(low >= 250)) > BRIGHT_ABOVE:
         return "bright"
     return None
 
@@ -2311,6 +2328,9 @@ def photo_advice(layout: Layout, states, spec, pose, stray: int = 0, looks_like=
       blurred or dark (none of development photos 1000-1199 read with
       their own set and layout has this advice).  Not said when the faces
       are small in the picture (that advice comes first and explains it).
+    * A second mat in the picture (``pose.other_mat``: a marker id read
+      twice; :func:`vision.markers.nearer_mat` read the one nearer the
+      centre): the next table's mat may have been read instead.
     * A very dark or over-exposed picture (``exposed``, :func:`exposure`):
       said as such (a break-test's dark colour photo was called black and
       white, its over-exposed one got no advice).
@@ -2405,12 +2425,15 @@ def photo_advice(layout: Layout, states, spec, pose, stray: int = 0, looks_like=
             out.append(f"{outside} slot{'s' if outside > 1 else ''} of the layout lie{'' if outside > 1 else 's'} "
                        "partly or wholly outside the picture (reported as standing, face unseen): keep the "
                        "whole board in view")
+    if getattr(pose, "other_mat", False):
+        out.insert(0, "a second mat is in the picture (a marker read twice): the one nearer the centre was read; "
+                      "frame only your own table")
     if exposed == "dark":
         out.insert(0, "the photo is very dark: light the table, or let the camera expose longer")
         colourless = False
     elif exposed == "bright":
-        out.insert(0, "the photo is over-exposed (most of it white): less light on the table, or a shorter "
-                   "exposure")
+        out.insert(0, "the photo is over-exposed (most of the board white): less light on the table, or a "
+                   "shorter exposure")
     if colourless:
         out.append("the photo has no colour (black and white): faces are read by their colours as well as "
                    "their shapes, so take it in colour")

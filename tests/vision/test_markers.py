@@ -286,3 +286,39 @@ def test_blurred_markers_are_found_in_their_regions_through_an_unsharp_mask(spec
     assert set(whole.tolist()) <= set(ids.tolist())
     for i, c in zip(ids, corners):
         assert np.linalg.norm(c - truth[int(i)], axis=1).max() < 1.0
+
+
+def test_two_mats_in_the_picture_read_the_one_nearer_the_centre():
+    # a break-test's photo of two tables side by side was read on whichever
+    # mat the homography met first (its markers' ids are the same): the mat
+    # nearer the picture's centre is read, and the pose says another showed
+    from companion import codex
+    from vision.mat import MatSpec
+    from vision.pose import estimate_pose
+    from vision.reconstruct import recognize
+    from vision.synth import SceneSpec, render_scene
+
+    spec = MatSpec.default()
+    own = render_scene(SceneSpec("love", codex.builtin("sprint-flat"), tilt_deg=(20, 20)), np.random.default_rng(4))
+    other = render_scene(SceneSpec("mindful", codex.builtin("sprint-flat"), tilt_deg=(20, 20)),
+                         np.random.default_rng(5))
+    h, w = own.image.shape[:2]
+    canvas = np.full((h, 2 * w, 3), 90, np.uint8)
+    canvas[:, w // 2:w // 2 + w] = own.image                           # the own table in the middle
+    canvas[h // 4:h // 4 + h // 2, :w // 2] = cv2.resize(other.image, (w // 2, h // 2))   # the next one, far left
+    alone = estimate_pose(own.image, spec)
+    pose = estimate_pose(canvas, spec)
+    assert pose.other_mat and not alone.other_mat
+    # the own mat's markers, where the own picture put them (shifted by w/2)
+    shift = np.array([w // 2, 0])
+    assert pose.n_markers >= alone.n_markers - 1
+    assert np.abs(pose.image_points.mean(axis=0) - (alone.image_points.mean(axis=0) + shift)).max() < 30
+    rec = recognize(canvas, "love", codex.builtin("sprint-flat"))
+    read_alone = recognize(own.image, "love", codex.builtin("sprint-flat"))
+    same = sum(a.present == b.present and a.face == b.face for a, b in zip(rec.tiles, read_alone.tiles))
+    assert same >= len(rec.tiles) - 2
+    assert rec.advice[0] == ("a second mat is in the picture (a marker read twice): the one nearer the centre was "
+                             "read; frame only your own table")
+    # without a repeated id, nothing is dropped
+    keys = [("d", 0), ("d", 1), ("d", 2), ("d", 3)]
+    assert markers.nearer_mat(keys, np.zeros((4, 4, 2)), {}, (640, 480)) == ([0, 1, 2, 3], False)

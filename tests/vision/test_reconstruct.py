@@ -797,7 +797,7 @@ def test_a_wrong_tile_set_or_an_empty_read_is_advised_to_check_the_options(turtl
     assert photo_advice(rec.layout, cleared, MatSpec.default(), rec.pose, colourless=True, exposed="dark") == (
         "the photo is very dark: light the table, or let the camera expose longer",)
     assert photo_advice(rec.layout, unsure.tiles, MatSpec.default(), unsure.pose, exposed="bright") == (
-        "the photo is over-exposed (most of it white): less light on the table, or a shorter exposure",)
+        "the photo is over-exposed (most of the board white): less light on the table, or a shorter exposure",)
     # two tiles read, both unsure (0.13 and 0.06): still nothing found for sure
     faint = list(cleared)
     faint[0] = dataclasses.replace(rec.tiles[0], confidence=0.13)
@@ -1147,9 +1147,19 @@ def test_a_board_the_free_rule_cannot_reach_is_mended_cheaply():
 def test_exposure_tells_dark_and_over_exposed_photos(turtle_photos):
     from vision.reconstruct import exposure
     scene, _ = turtle_photos[25.0]
-    assert exposure(scene.image) is None
-    assert exposure((scene.image * 0.1).astype(np.uint8)) == "dark"          # 10 % of the light
-    assert exposure(np.clip(scene.image * 2.5, 0, 255).astype(np.uint8)) == "bright"
+    _, rec = turtle_photos[25.0]
+    assert exposure(scene.image) is None and exposure(scene.image, rec.quads) is None
+    assert exposure((scene.image * 0.1).astype(np.uint8), rec.quads) == "dark"          # 10 % of the light
+    assert exposure(np.clip(scene.image * 2.5, 0, 255).astype(np.uint8), rec.quads) == "bright"
+    # the board, not the table: a white table round a well-lit board is no over-exposure
+    white = scene.image.copy()
+    q = np.asarray(rec.quads).reshape(-1, 2)
+    x0, y0 = q.min(axis=0).astype(int)
+    x1, y1 = q.max(axis=0).astype(int)
+    board = white[y0:y1, x0:x1].copy()
+    white[:] = 255
+    white[y0:y1, x0:x1] = board
+    assert exposure(white) == "bright" and exposure(white, rec.quads) is None
     assert exposure(np.zeros((0, 0, 3), np.uint8)) is None and exposure(scene.image.astype(np.float32)) is None
 
 
