@@ -203,6 +203,39 @@ class Camera:
         K[1, 2] += 0.5 * sy - 0.5
         return Camera(K, self.dist, (w, h), self.source, self.file)
 
+    def turned_to(self, image_size: tuple[int, int]) -> tuple["Camera", "Camera"]:
+        """These intrinsics for a picture taken with the camera turned a
+        quarter turn (a phone calibrated held one way and used the other:
+        ``image_size`` is this camera's with width and height swapped, up to
+        a common scale): ``(turned clockwise, turned counter-clockwise)``,
+        scaled to ``image_size``.  The focal lengths swap; the principal
+        point turns with the picture; the radial distortion stays; the
+        tangential terms turn with it (clockwise, normalised x' = -y, y' = x:
+        p1' = p2, p2' = -p1; counter-clockwise p1' = -p2, p2' = p1; OpenCV's
+        distortion model, "Camera Calibration and 3D Reconstruction").
+
+        Raises:
+            BadInput: ``image_size`` is not a turned picture of this camera's
+                aspect ratio, or the camera has more than the 5 distortion
+                coefficients k1, k2, p1, p2, k3.
+        """
+        w, h = int(image_size[0]), int(image_size[1])
+        W, H = self.image_size
+        if abs((w / H) / (h / W) - 1) > 0.01 or len(np.ravel(self.dist)) > 5:
+            raise BadInput(f"{self.named} is for {W}x{H} images and this picture is {w}x{h}: another aspect "
+                           "ratio, so its intrinsics cannot be scaled to it (calibrate at this resolution, or "
+                           "leave out --camera)")
+        fx, fy, cx, cy = self.K[0, 0], self.K[1, 1], self.K[0, 2], self.K[1, 2]
+        d = np.zeros(5)
+        d[:len(np.ravel(self.dist))] = np.ravel(self.dist)
+        k1, k2, p1, p2, k3 = d
+        out = []
+        for ccx, ccy, q1, q2 in ((H - 1 - cy, cx, p2, -p1), (cy, W - 1 - cx, -p2, p1)):
+            K = np.array([[fy, 0.0, ccx], [0.0, fx, ccy], [0.0, 0.0, 1.0]])
+            turned = Camera(K, np.array([k1, k2, q1, q2, k3]), (H, W), self.source, self.file)
+            out.append(turned.scaled_to((w, h)))
+        return out[0], out[1]
+
     @property
     def named(self) -> str:
         """``"the camera file NAME"`` (or ``"the camera file"``), for messages."""
@@ -566,7 +599,9 @@ def mirror_hint(image_bgr: np.ndarray, spec: MatSpec, camera: Camera | None = No
     size = (gray.shape[1], gray.shape[0])
     matches = _correspondences(np.ascontiguousarray(gray[:, ::-1]), spec)
     if matches:
-        matches = _reject_outliers(matches, camera.scaled_to(size) if camera is not None else None, size)
+        turned = camera is not None and (size[0] - size[1]) * (camera.image_size[0] - camera.image_size[1]) < 0
+        cam = None if camera is None else camera.turned_to(size)[0] if turned else camera.scaled_to(size)
+        matches = _reject_outliers(matches, cam, size)
     if len(matches) < max(1, min_markers):
         return ""
     return (f"; the picture looks mirrored ({len(matches)} markers read once it is flipped left to right, as a "
@@ -603,6 +638,21 @@ def estimate_pose(image_bgr: np.ndarray, spec: MatSpec, camera: Camera | None = 
     """
     gray = as_gray(image_bgr)
     size = (gray.shape[1], gray.shape[0])
+    if camera is not None and (size[0] - size[1]) * (camera.image_size[0] - camera.image_size[1]) < 0:
+        # a camera calibrated held one way, the picture taken the other
+        # (a phone held upright): the pose on whichever quarter turn of the
+        # intrinsics fits the markers better
+        best = None
+        for turned in camera.turned_to(size):
+            try:
+                pose = estimate_pose(image_bgr, spec, turned, min_markers)
+            except MatNotFound:
+                continue
+            if best is None or pose.reprojection_px < best.reprojection_px:
+                best = pose
+        if best is None:
+            return estimate_pose(image_bgr, spec, camera.turned_to(size)[0], min_markers)
+        return best
     cam = camera.scaled_to(size) if camera is not None else None
     total = len(spec.markers)
     need = max(1, min_markers)

@@ -333,6 +333,31 @@ def test_camera_scales_to_another_resolution():
         cam.scaled_to((1920, 1080))
 
 
+def test_a_camera_turned_a_quarter_turn_projects_as_the_turned_picture():
+    # a phone calibrated held sideways and used upright: the turned
+    # intrinsics put every point where the turned picture shows it
+    Kc = np.array([[1100.0, 0, 652.0], [0, 1096.0, 371.0], [0, 0, 1]])
+    dist = np.array([-0.21, 0.08, 0.0012, -0.0009, -0.01])
+    cam = Camera(Kc, dist, (1280, 720))
+    cw, ccw = cam.turned_to((720, 1280))
+    rng = np.random.default_rng(3)
+    pts = np.column_stack([rng.uniform(-300, 300, 40), rng.uniform(-200, 200, 40), rng.uniform(600, 900, 40)])
+    uv = cv2.projectPoints(pts, np.zeros(3), np.zeros(3), Kc, dist)[0].reshape(-1, 2)
+    W, H = 1280, 720
+    for turned, rot, expect in ((cw, np.array([[0, -1, 0], [1, 0, 0], [0, 0, 1.0]]),
+                                 np.column_stack([H - 1 - uv[:, 1], uv[:, 0]])),
+                                (ccw, np.array([[0, 1, 0], [-1, 0, 0], [0, 0, 1.0]]),
+                                 np.column_stack([uv[:, 1], W - 1 - uv[:, 0]]))):
+        # the scene seen by the turned camera: the same points in its frame
+        got = cv2.projectPoints(pts @ rot.T, np.zeros(3), np.zeros(3), turned.K, turned.dist)[0].reshape(-1, 2)
+        np.testing.assert_allclose(got, expect, atol=1e-6)
+        assert turned.image_size == (720, 1280)
+    # at another resolution of the turned picture, scaled too; not turned: refused
+    assert cam.turned_to((360, 640))[0].image_size == (360, 640)
+    with pytest.raises(BadInput, match="aspect"):
+        cam.turned_to((720, 1000))
+
+
 def test_camera_guess_from_exact_homography():
     # Zhang's constraints recover f exactly from a noise-free tilted plane
     for tilt in (10, 25, 45):

@@ -492,6 +492,14 @@ def test_a_camera_file_for_another_resolution_is_scaled_or_refused(tmp_path, cap
     code, out, err = run(argv, capsys)
     assert code == 0, err
     assert [t["present"] for t in json.loads(out)["tiles"]] == [t["present"] for t in same]
+    # the picture turned a quarter turn (a phone held upright), either way:
+    # the intrinsics turned with it, read as well (a break-test's was refused)
+    for turn in (cv2.ROTATE_90_CLOCKWISE, cv2.ROTATE_90_COUNTERCLOCKWISE):
+        upright = tmp_path / "upright.png"
+        cv2.imwrite(str(upright), cv2.rotate(scene.image, turn))
+        code, out, err = run([str(upright) if a == str(photo) else a for a in argv], capsys)
+        assert code == 0, err
+        assert [t["present"] for t in json.loads(out)["tiles"]] == [t["present"] for t in same]
     # another aspect ratio cannot be scaled: exit 2, both sizes named
     write(big, (1920, 1440))
     code, out, err = run(argv, capsys)
