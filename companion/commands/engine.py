@@ -13,7 +13,7 @@ from pathlib import Path
 
 from companion.cli import seed_value
 from companion.errors import BadInput
-from companion.layouts import Slot, check_layout
+from companion.layouts import MAT_HALF_UNITS, Slot, check_layout
 from companion.tiles import VARIANTS
 from companion.wording import count
 
@@ -102,8 +102,15 @@ def _layouts_show(args) -> int:
         print_json(lay.to_json())
         return 0
     rep = check_layout(lay)
+    x0, y0, x1, y1 = lay.bounds()
+    # where on the mat: slots keep their file's coordinates (CONTRACT.md), so
+    # the same Turtle from two files may stand a tile apart; the top view
+    # below starts at the layout's own corner (a break-test built a file's
+    # Turtle where the built-in one stands)
+    where = (f" at half-tile columns {x0}-{x1 - 1} and rows {y0}-{y1 - 1} of its {MAT_HALF_UNITS[0]} x "
+             f"{MAT_HALF_UNITS[1]} grid (from its top-left cell)") if len(lay) and rep.buildable else ""
     print(f"{lay.name}: {count(len(lay), 'tile')}, {count(lay.depth, 'layer')}, "
-          f"{'buildable on the mat' if rep.buildable else 'NOT buildable on the mat'}"
+          f"{'buildable on the mat' + where if rep.buildable else 'NOT buildable on the mat'}"
           + ("" if rep.playable else " and NOT playable"))
     for problem in rep.problems:
         print(f"  - {problem}")

@@ -432,6 +432,11 @@ def test_counts_in_the_output_take_the_right_plural(capsys, tmp_path):
     assert code == 0 and " 1 layer" in flat and "1 layers" not in out
     code, out, _ = run(capsys, "layouts", "show", "sprint-flat")
     assert code == 0 and out.startswith("sprint-flat: 144 tiles, 1 layer, buildable")
+    # where on the mat it stands (a file's slots keep their coordinates: the
+    # same Turtle from KMahjongg's file stands 2 half-tiles left of ours)
+    code, out, _ = run(capsys, "layouts", "show", "turtle")
+    assert out.splitlines()[0] == ("turtle: 144 tiles, 5 layers, buildable on the mat at half-tile columns 3-32 "
+                                   "and rows 0-15 of its 36 x 16 grid (from its top-left cell)")
     deal = tmp_path / "d.json"
     deal.write_text(json.dumps({"variant": "love", "layout": "two",
                                 "tiles": [{"slot": [0, 0, 0], "face": "hearts-1"},
