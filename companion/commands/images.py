@@ -44,8 +44,19 @@ def read_image(path: str | os.PathLike):
     except ValueError as exc:
         raise BadInput(f"cannot read image {path}: {exc}") from None
     if img is None or img.size == 0:
-        raise BadInput(f"cannot read image {path}: not an image file OpenCV can decode")
+        raise BadInput(f"cannot read image {path}: not an image file OpenCV can decode{_format_hint(data)}")
     return img
+
+
+def _format_hint(data) -> str:
+    """For a picture OpenCV cannot decode: a hint when its bytes name a
+    format a phone saves and OpenCV does not read (an iPhone's HEIC, or
+    AVIF: an ISO ``ftyp`` box), else ""."""
+    head = bytes(memoryview(data[:32]))
+    if head[4:8] == b"ftyp" and head[8:12] in (b"heic", b"heix", b"hevc", b"heim", b"heis", b"mif1", b"msf1",
+                                                b"avif", b"avis"):
+        return " (a HEIC or AVIF photo: export it as JPEG, or set the phone's camera to \"Most Compatible\")"
+    return ""
 
 
 def imdecode_quiet(data):

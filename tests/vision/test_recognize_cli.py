@@ -347,6 +347,17 @@ def test_truncated_png_gives_one_line_even_from_libpng(tmp_path):
                                              "not an image file OpenCV can decode"]
 
 
+def test_a_heic_photo_is_named_as_one(tmp_path, capsys):
+    # an iPhone's default format: OpenCV cannot decode it, and the line says
+    # what to do (a break-test got only "not an image file OpenCV can decode")
+    heic = tmp_path / "IMG_0001.HEIC"
+    heic.write_bytes(b"\x00\x00\x00\x18ftypheic\x00\x00\x00\x00mif1heic" + bytes(200))
+    code, out, err = run(["recognize", str(heic), "--variant", "love", "--layout", "turtle", "--json"], capsys)
+    assert code == 2 and out == ""
+    assert err == (f"companion recognize: cannot read image {heic}: not an image file OpenCV can decode (a HEIC "
+                   "or AVIF photo: export it as JPEG, or set the phone's camera to \"Most Compatible\")\n")
+
+
 def test_a_camera_file_that_fits_no_pose_is_named_in_the_message(tmp_path, capsys):
     # the mat is in the photo (its markers fit guessed intrinsics), but a 150
     # px focal length (157 degrees of view) cannot map it onto its markers:
