@@ -266,6 +266,31 @@ def solvable_deal(variant: str, layout: Layout, seed: Seed) -> Deal:
     return Deal(variant, layout, tuple(faces))
 
 
+def _standing_tiles(variant: str, layout: Layout, present: Sequence[bool],
+                    faces: Sequence[str | None]) -> tuple[list[bool], list[int], list[str]]:
+    """``(present per slot, indices of the standing tiles, their faces)`` for
+    a reshuffle.
+
+    Raises:
+        BadInput: lengths differ, a standing tile has no or an unknown face.
+    """
+    ts = tileset(variant)
+    n = len(layout)
+    if len(present) != n or len(faces) != n:
+        raise BadInput(f"present ({len(present)}) and faces ({len(faces)}) must both give "
+                       f"the {n} slots of layout {layout.name!r}")
+    pres = [bool(p) for p in present]
+    idx = [i for i in range(n) if pres[i]]
+    remaining: list[str] = []
+    for i in idx:
+        f = faces[i]
+        if f is None:
+            raise BadInput(f"slot {layout.slots[i]} holds a tile of unknown face")
+        ts.face(f)  # BadInput on an unknown id
+        remaining.append(f)
+    return pres, idx, remaining
+
+
 class UnpairableTiles(BadInput):
     """The remaining tiles hold a match key an odd number of times, so no
     arrangement of them is cleared by pairs alone (Word Mahjong after a word
@@ -305,18 +330,7 @@ def shuffle_with_free_match(variant: str, layout: Layout, present: Sequence[bool
     """
     ts = tileset(variant)
     n = len(layout)
-    if len(present) != n or len(faces) != n:
-        raise BadInput(f"present ({len(present)}) and faces ({len(faces)}) must both give "
-                       f"the {n} slots of layout {layout.name!r}")
-    pres = [bool(p) for p in present]
-    idx = [i for i in range(n) if pres[i]]
-    remaining: list[str] = []
-    for i in idx:
-        f = faces[i]
-        if f is None:
-            raise BadInput(f"slot {layout.slots[i]} holds a tile of unknown face")
-        ts.face(f)
-        remaining.append(f)
+    pres, idx, remaining = _standing_tiles(variant, layout, present, faces)
     board = Board(layout)
     for i in range(n):
         if not pres[i]:
@@ -390,18 +404,7 @@ def solvable_reshuffle(variant: str, layout: Layout, present: Sequence[bool],
 
     ts = tileset(variant)
     n = len(layout)
-    if len(present) != n or len(faces) != n:
-        raise BadInput(f"present ({len(present)}) and faces ({len(faces)}) must both give "
-                       f"the {n} slots of layout {layout.name!r}")
-    pres = [bool(p) for p in present]
-    idx = [i for i in range(n) if pres[i]]
-    remaining: list[str] = []
-    for i in idx:
-        f = faces[i]
-        if f is None:
-            raise BadInput(f"slot {layout.slots[i]} holds a tile of unknown face")
-        ts.face(f)  # BadInput on an unknown id
-        remaining.append(f)
+    pres, idx, remaining = _standing_tiles(variant, layout, present, faces)
     keys = Counter(ts.face(f).match for f in remaining)
     odd = sorted(k for k, c in keys.items() if c % 2)
     if odd:
