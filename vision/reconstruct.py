@@ -2235,8 +2235,9 @@ def is_colourless(image_bgr: np.ndarray, spread: float = 4.0) -> bool:
 #: a board whose brightest 1 % (the largest of the three channels, every
 #: other pixel of the box round the slots' faces) stays under this is too
 #: dark to read (the bench's 200 photos: 210 or more; a break-test's photos
-#: at 5-15 % of their light: 12-30)
-DARK_BELOW = 80
+#: at 5-15 % of their light: 12-30; at 30 %, still read without a mistake,
+#: about 75)
+DARK_BELOW = 50
 #: a board box more than this share of whose pixels are pure white (every
 #: channel 250 or more) is over-exposed (a break-test's photo at 2.5 times
 #: its light: 0.87; the bench's photos: 0.68 at most, its washed-out photo
@@ -2277,6 +2278,25 @@ def exposure(image_bgr: np.ndarray, quads: np.ndarray | None = None) -> str | No
     if float(np.mean(low >= 250)) > BRIGHT_ABOVE:
         return "bright"
     return None
+
+
+def exposure_hint(image_bgr: np.ndarray) -> str:
+    """For a picture whose mat was not found: ``"; the picture is very dark
+    ..."`` or ``"; the picture is mostly white ..."`` (:func:`exposure` on
+    the whole picture), else ``""`` (a break-test's photo at 2.5 times its
+    light was told only "1 of 12 mat markers found").  Here "mostly white"
+    is most pixels clipped in one channel at least: a table of any colour
+    clips so when the light is far too strong, and the mat was lost anyway."""
+    img = np.asarray(image_bgr)
+    if img.dtype != np.uint8 or img.size == 0 or img.ndim not in (2, 3):
+        return ""
+    sub = img[::2, ::2]
+    top = sub if sub.ndim == 2 else sub[..., :3].max(axis=2)
+    if float(np.percentile(top, 99)) < DARK_BELOW:
+        return "; the picture is very dark: light the table, or let the camera expose longer"
+    if float(np.mean(top >= 250)) > BRIGHT_ABOVE:
+        return "; the picture is mostly white (over-exposed?): less light, or a shorter exposure"
+    return ""
 
 
 def photo_advice(layout: Layout, states, spec, pose, stray: int = 0, looks_like=None,

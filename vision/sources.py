@@ -112,6 +112,10 @@ def png_complete(data: np.ndarray) -> bool:
     return tail.endswith(b"IEND\xaeB`\x82")
 
 
+#: a phone's picture formats OpenCV does not read (named in messages)
+HEIC_SUFFIXES = frozenset({".heic", ".heif", ".avif"})
+
+
 def _decode_frame(path: Path) -> np.ndarray | None:
     """One frame file as ``(H, W, 3) uint8`` BGR, or None where OpenCV
     cannot decode it.
@@ -319,7 +323,12 @@ def open_source(spec: str, fps: float | None = None) -> FrameSource:
         except OSError as exc:
             raise BadInput(f"cannot list folder {spec}: {exc.strerror}") from None
         if not files:
-            raise BadInput(f"folder {spec} holds no image frames ({', '.join(sorted(IMAGE_SUFFIXES))})")
+            try:
+                heic = any(p.suffix.lower() in HEIC_SUFFIXES for p in path.iterdir())
+            except OSError:
+                heic = False
+            raise BadInput(f"folder {spec} holds no image frames ({', '.join(sorted(IMAGE_SUFFIXES))})"
+                           + ("; its HEIC pictures cannot be read: export them as JPEG" if heic else ""))
         return FrameSource("folder", spec, len(files), float(fps or FOLDER_FPS), _files=files)
     if not path.is_file():
         # a pipe would be read twice (the look at its first frame, then the

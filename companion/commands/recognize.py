@@ -61,7 +61,8 @@ def _recognize(args) -> int:
                         face_reader=reader)
     except MatNotFound as exc:
         from vision.pose import mirror_hint
-        hint = mirror_hint(image, spec, camera)
+        from vision.reconstruct import exposure_hint
+        hint = mirror_hint(image, spec, camera) or exposure_hint(image)
         if not hint:
             raise
         raise MatNotFound(f"{exc}{hint}") from None

@@ -173,8 +173,8 @@ def keep_earlier_events(path: str | os.PathLike) -> Path | None:
     """
     p = Path(path)
     try:
-        if not p.is_file() or p.stat().st_size == 0:
-            return None
+        if not p.is_file() or p.stat().st_size == 0 or not os.access(p.parent, os.W_OK):
+            return None         # (a folder that cannot take a new name: written over, as before)
         k = 1
         while os.path.lexists(f"{p}.~{k}~"):
             k += 1
@@ -405,12 +405,14 @@ def run_referee(args, source, on_event=None, on_start=None, require_output: bool
         if ref.status.mat_seen and cut is None and not interrupted:
             # (else the command fails with its own line: exit 3, 2 or 130)
             status.notes(ref.status.notes, end=True)
+            if args.events_out:
+                # a game without events: the file holds none (opened before
+                # the summary line, which names an earlier file kept aside)
+                events_file()
             status.done(ref.status, frames / max(1e-9, elapsed),
                         summary_line(frames, elapsed, kinds, ref.state, kept_as[0] if kept_as else None)
                         if getattr(args, "summary_line", True)
                         else "")
-            if args.events_out:
-                events_file()         # a game without events: the file holds none
             kept = True
         else:
             status.abandon()
@@ -436,15 +438,17 @@ def run_referee(args, source, on_event=None, on_start=None, require_output: bool
 
 
 def _mirror_hint(frame, spec, camera) -> str:
-    """``vision.pose.mirror_hint`` for the last frame read (or ""), so that
-    a recording whose mat is never found says when it looks mirrored (a
-    phone's front camera or a video call; a break-test's mirrored recording
-    got only "the mat was not found")."""
+    """``vision.pose.mirror_hint`` (or ``vision.reconstruct.exposure_hint``)
+    for the last frame read (or ""), so that a recording whose mat is never
+    found says when it looks mirrored (a phone's front camera or a video
+    call; a break-test's mirrored recording got only "the mat was not
+    found"), very dark or mostly white."""
     if frame is None:
         return ""
     from vision.pose import mirror_hint
+    from vision.reconstruct import exposure_hint
     try:
-        return mirror_hint(frame, spec, camera)
+        return mirror_hint(frame, spec, camera) or exposure_hint(frame)
     except Exception:       # a hint, never a failure of its own
         return ""
 

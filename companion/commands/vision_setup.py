@@ -259,7 +259,8 @@ def _find_mat(args: argparse.Namespace) -> int:
         pose = estimate_pose(img, spec, camera)
     except MatNotFound as exc:
         from vision.pose import mirror_hint
-        hint = mirror_hint(img, spec, camera)
+        from vision.reconstruct import exposure_hint
+        hint = mirror_hint(img, spec, camera) or exposure_hint(img)
         if not hint:
             raise
         raise MatNotFound(f"{exc}{hint}") from None

@@ -161,7 +161,7 @@ def test_bad_source_in_a_subprocess_has_no_traceback(tmp_path, source):
 # ----------------------------------------------------------------- a whole run
 
 
-def test_referee_a_folder_into_events_ledger_and_evidence(tmp_path, capsys, fake_vision, layout_file):
+def test_referee_a_folder_into_events_ledger_and_evidence(tmp_path, capsys, fake_vision, layout_file, monkeypatch):
     # still stretches of 1.2 s: judged after 0.3 s, read again 0.7 s later
     frames = _recording(tmp_path / "frames", [(1, 6), (9, 4), (2, 12), (9, 4), (1, 12), (9, 4), (3, 12)])
     events = tmp_path / "out" / "events.jsonl"
@@ -197,6 +197,15 @@ def test_referee_a_folder_into_events_ledger_and_evidence(tmp_path, capsys, fake
         assert capsys.readouterr().err.splitlines()[-1].endswith(
             f"; scores: Ada 10,100, Bo 10,000; the earlier events file was kept as events.jsonl.~{k}~")
     assert (events.parent / "events.jsonl.~1~").read_text() == first
+    # in a folder that takes no new name, the file is written over, as before
+    # (the rename failed after frames had been judged)
+    import companion.commands.referee as R
+    real = os.access
+    monkeypatch.setattr(R.os, "access", lambda p, mode, *a, **kw: False if Path(p) == events.parent
+                        and mode & os.W_OK else real(p, mode, *a, **kw))
+    assert main(_args(frames, layout_file, "--events-out", str(events), "--fps", "10")) == 0
+    assert not capsys.readouterr().err.splitlines()[-1].endswith("~3~")
+    assert not (events.parent / "events.jsonl.~3~").exists()
 
 
 def test_a_game_already_under_way_earns_a_note_and_start_as_found_reads_it(tmp_path, capsys, fake_vision,

@@ -1161,6 +1161,12 @@ def test_exposure_tells_dark_and_over_exposed_photos(turtle_photos):
     white[y0:y1, x0:x1] = board
     assert exposure(white) == "bright" and exposure(white, rec.quads) is None
     assert exposure(np.zeros((0, 0, 3), np.uint8)) is None and exposure(scene.image.astype(np.float32)) is None
+    # with no mat found, the hint on the whole picture: clipped in one channel at least
+    from vision.reconstruct import exposure_hint
+    assert exposure_hint(scene.image) == ""
+    assert exposure_hint(np.clip(scene.image * 2.5, 0, 255).astype(np.uint8)) == (
+        "; the picture is mostly white (over-exposed?): less light, or a shorter exposure")
+    assert exposure_hint((scene.image * 0.1).astype(np.uint8)).startswith("; the picture is very dark")
 
 
 def test_is_colourless_tells_grey_and_jpeg_grey_from_colour():

@@ -122,6 +122,16 @@ def test_a_text_file_named_jpg_among_frames_is_no_image_not_a_jpeg_cut_short(tmp
         list(open_source(str(folder)).frames(prefetch=0))
 
 
+def test_a_folder_of_heic_pictures_says_they_cannot_be_read(tmp_path):
+    # an iPhone's default format: the folder "held no image frames"
+    folder = tmp_path / "phone"
+    folder.mkdir()
+    (folder / "IMG_0001.HEIC").write_bytes(b"\x00\x00\x00\x18ftypheic" + bytes(64))
+    with pytest.raises(BadInput, match=r"holds no image frames \(.*\); its HEIC pictures cannot be read: export them "
+                                       r"as JPEG$"):
+        open_source(str(folder))
+
+
 def test_text_file_named_mp4(tmp_path, capfd):
     bad = tmp_path / "x.mp4"
     bad.write_text("hello, I am not a video\n")
