@@ -98,10 +98,11 @@ def interrupted_line(done: dict, source, events_out: str | None, ledger: str | N
     at = (f"{done['frames']} of the {count(source.length, 'frame')}" if source.length
           else count(done["frames"], "frame"))
     kept = [name for name in (events_out, ledger) if name]
+    aside = f" (the earlier events file was kept as {done['kept_as']})" if done.get("kept_as") else ""
     if not done["events"] or not kept:
         return f"interrupted after {at}, before any event was found"
     return (f"interrupted after {at}: the {count(done['events'], 'event')} found so far "
-            f"{'is' if done['events'] == 1 else 'are'} written to {' and '.join(kept)}")
+            f"{'is' if done['events'] == 1 else 'are'} written to {' and '.join(kept)}{aside}")
 
 
 def parse_players(text: str) -> list[str]:
@@ -434,7 +435,8 @@ def run_referee(args, source, on_event=None, on_start=None, require_output: bool
             "judged": ref.status.judged, "events": ref.status.events, "state": ref.state, "game_id": game_id,
             "stopped": stopped, "interrupted": interrupted, "mat_seen": ref.status.mat_seen,
             "mat_missed": ref.status.mat_missed, "mat_in_last": mat_in_last,
-            "mirrored": _mirror_hint(last_frame, spec, camera) if not ref.status.mat_seen else ""}
+            "mirrored": _mirror_hint(last_frame, spec, camera) if not ref.status.mat_seen else "",
+            "kept_as": kept_as[0] if kept_as else None}
 
 
 def _mirror_hint(frame, spec, camera) -> str:

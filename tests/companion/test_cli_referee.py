@@ -941,7 +941,8 @@ def test_ctrl_c_on_a_folder_keeps_the_events_and_exits_130(tmp_path, capsys, mon
     got = [json.loads(x) for x in events.read_text().splitlines()]
     assert err == (f"companion referee: interrupted after 80 of the 114 frames: the {len(got)} event"
                    f"{'s' if len(got) > 1 else ''} found so far {'are' if len(got) > 1 else 'is'} written to "
-                   f"{events}\n")
+                   f"{events} (the earlier events file was kept as e.jsonl.~1~)\n")
+    assert (tmp_path / "e.jsonl.~1~").read_text() == '{"type":"claim","frame":57}\n'      # (the old file, aside)
     def bare(evs):                        # (evidence is numbered on from what its folder holds)
         return [{k: v for k, v in e.items() if k != "evidence"} for e in evs]
     assert bare(got) == bare(whole[:1])   # E + F, off the board, not yet confirmed: undecided
