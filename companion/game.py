@@ -659,6 +659,29 @@ class GameState:
         """No free matching pair while tiles remain (faces of free tiles known)."""
         return self.board.n_present > 0 and self.free_faces_known() and not self.free_pairs()
 
+    def reshuffle_can_help(self, index=None) -> bool:
+        """Whether some arrangement of the standing tiles on their slots
+        leaves a match free, so that a reshuffle may help: two tiles that
+        match and two slots standing free (free depends on which slots are
+        full, not on the faces), or, with Word Mahjong's dictionary
+        ``index``, a word of the standing letters no longer than the free
+        slots are many.  True when a standing face is unknown (a camera
+        game: nothing can be said).  Session 35: a Lexicon Fan or Zen
+        Reshuffle that could do nothing was spent, and the game could not
+        end before every one was (docs/RULES.md 3.3, 4.5)."""
+        present = [i for i in range(len(self.faces)) if self.board.present[i]]
+        if not present:
+            return False
+        if any(self.faces[i] is None for i in present):
+            return True
+        free = len(self.board.free_indices())
+        keys = Counter(self.tiles.face(self.faces[i]).match for i in present)
+        if free >= 2 and any(c >= 2 for c in keys.values()):
+            return True
+        if index is not None and isinstance(self.rules, WordRules) and free >= 3:
+            return bool(index.find([self.faces[i] for i in present], limit=1, max_len=free))
+        return False
+
     def reshuffle_allowed(self, p: PlayerState | None = None) -> bool:
         """Whether a reshuffle may be done now (by ``p``, or by anyone)."""
         if isinstance(self.rules, MindfulRules):
@@ -995,12 +1018,24 @@ class GameState:
     def stealers(self) -> list["PlayerState"]:
         """Opponents of the claimant who could call "Passion Pong!" /
         "Sugar Pong!" on the claim that opened the steal window now (two
-        loose tiles of its face on their rack; Love/Candy Law 3); empty when
-        no window is open."""
-        if self.steal_window is None:
+        loose tiles of its face on their rack; Love/Candy Law 3), also when
+        that claim ended the game (its last call, docs/RULES.md 2.3); empty
+        when no window is open."""
+        window = self.open_steal_window()
+        if window is None:
             return []
-        _, seat, face = self.steal_window
+        _, seat, face = window
         return [q for q in self.players if q.seat != seat and Counter(q.rack)[face] >= 2]
+
+    def open_steal_window(self) -> tuple[int, int, str] | None:
+        """``(claim id, claimer seat, face)`` of the claim a steal may follow
+        now: the open window, or the last call's when that claim ended the
+        game; None otherwise."""
+        if self.steal_window is not None:
+            return self.steal_window
+        if self.ended and self.last_call is not None:
+            return self.last_call[1]
+        return None
 
     def _on_meld(self, e: Event) -> str:
         self._hand_mode("laying melds")
@@ -1020,7 +1055,7 @@ class GameState:
             if who:
                 raise IllegalMove(f"{p.name} cannot lay {self.tiles.face(self.steal_window[2]).name} into a meld yet: "
                                   f"{' or '.join(q.name for q in who)} may still call \"{self.rules.steal_call}\" "
-                                  "on it (lay the meld after the next move)")
+                                  "on it (lay the meld once that chance has passed)")
         for f in faces:
             p.rack.remove(f)
         p.melds.append((kind, tuple(faces)))
@@ -1064,9 +1099,9 @@ class GameState:
         # Phase 3: "Match Valid: ... Check if the claim completes a 14-tile
         # hand. If so, call ..." - the call follows the declarer's claim (or
         # the steal that gave them the turn); melds laid since only sort the
-        # rack (docs/RULES.md 2.4)
+        # rack, and a blocked-tile penalty ends no turn (docs/RULES.md 1.2, 2.4)
         last = next((self.entries[a] for a in reversed(self.actions)
-                     if self.entries[a].type != "meld" and self.entries[a].status == "ok"), None)
+                     if self.entries[a].type not in ("meld", "penalty") and self.entries[a].status == "ok"), None)
         if last is None or last.type not in ("claim", "steal") or last.player != p.name:
             what = f"#{last.id} {last.type}" + (f" by {last.player}" if last.player and last.player != p.name else "") \
                 if last is not None else "no claim yet"
@@ -1282,7 +1317,7 @@ class GameState:
                 raise IllegalMove("free matching pairs remain")
             if isinstance(self.rules, WordRules) and self.free_pairs():
                 raise IllegalMove("free matching pairs remain")
-            if isinstance(self.rules, MindfulRules) and self.reshuffle_allowed():
+            if isinstance(self.rules, MindfulRules) and self.reshuffle_allowed() and self.reshuffle_can_help():
                 # 2.8 Grid Stagnation: "No legal free matches remain on the
                 # board and all Zen Reshuffle tokens have been used"
                 raise IllegalMove(f"a Zen Reshuffle is still allowed ({self._reshuffles_left()}): reshuffle, "
@@ -1322,7 +1357,8 @@ class GameState:
             # the faces a claim uncovered showed the board stuck: the claim
             # ended the game, and its claimant may still declare (2.4 Phase 3)
             self.last_call = (self.actions[-1], window)
-        elif isinstance(self.rules, MindfulRules) and self.stuck() and not self.reshuffle_allowed():
+        elif isinstance(self.rules, MindfulRules) and self.stuck() and (
+                not self.reshuffle_allowed() or not self.reshuffle_can_help()):
             self._end("stalemate", e.id, e.t)
 
     def _end(self, reason: str, cause: int | None, t: float | None) -> None:
@@ -1960,7 +1996,9 @@ def resolve_hint(state: GameState, player: str, index=None) -> Outcome:
     if data["pair"] is None and data["word"] is None:
         tool = ("a Zen Reshuffle" if isinstance(state.rules, MindfulRules)
                 else "the Lexicon Fan (reshuffle)" if isinstance(state.rules, WordRules) else "a reshuffle")
-        help_ = (f"{tool} may help" if state.reshuffle_allowed(p) else
+        help_ = (f"{tool} may help" if state.reshuffle_allowed(p) and state.reshuffle_can_help(index) else
+                 f"{tool} cannot help: no arrangement of the tiles left leaves a match free; the game can end "
+                 "(no-moves)" if state.reshuffle_allowed(p) else
                  f"no reshuffle is left{' to ' + p.name if isinstance(state.rules, MindfulRules) else ''} either: "
                  "the game can end (no-moves)")
         raise IllegalMove(f"no move to hint: no free pair{' or word' if isinstance(state.rules, WordRules) else ''} "
@@ -2189,17 +2227,29 @@ def resolve_undo(state: GameState, player: str | None = None) -> Outcome:
             what = "penalty" if ent.type == "penalty" else "hint: its pair has been shown"
             raise IllegalMove(f"{p.name} cannot take back their own {what} (#{target}); "
                               "the referee can (undo without a player)")
-        if ent.type in ("touch", "invalid") and not isinstance(state.rules, WordRules):
+        binding_touch = ent.type == "touch" and state.touch_binds
+        if binding_touch or (ent.type == "invalid" and not isinstance(state.rules, WordRules)):
             # the books' costs of these: a touched tile "*must* be chosen"
-            # (Love/Candy 2.9), a failed pair ends the turn (Law 2) and, in a
-            # Solo Quest, uses one (2.6.3).  Word's Ink Eraser "Reverses your
-            # previous tile selection or match" (Word 1.2), so it may
-            what = "touch: the touched tile must be chosen" if ent.type == "touch" else \
-                "invalid attempt: it ended the turn"
+            # (Love/Candy 2.9; Mindful's duels, 2.9), a failed pair ends the
+            # turn (Law 2), in a Solo Quest uses one (2.6.3) and breaks a
+            # streak (Mindful 2.5).  (Word's Ink Eraser takes back claims
+            # and words only, 4.4.)
+            if ent.type == "touch":
+                what = "touch: the touched tile must be chosen"
+            elif len(state.players) > 1 and not state.coop:
+                what = "invalid attempt: it ended the turn"
+            elif state.mode.kind == "solo":
+                what = "invalid attempt: it used a turn"
+            else:
+                what = "invalid attempt: it broke the streak"
             raise IllegalMove(f"{p.name} cannot take back their own {what} (#{target}); "
                               "the referee can (undo without a player)")
-        if ent.type == "claim" and state.steal_window is not None and state.steal_window[0] == target \
-                and state.stealers():
+        if ent.type == "declare":
+            # "Declares immediate round victory" (2.5), and the opponents paid
+            raise IllegalMove(f"{p.name} cannot take back their own declaration (#{target}): it ended the game; "
+                              "the referee can (undo without a player)")
+        window = state.open_steal_window()
+        if ent.type == "claim" and window is not None and window[0] == target and state.stealers():
             raise IllegalMove(f"{p.name} cannot take back #{target} now: "
                               f"{' or '.join(q.name for q in state.stealers())} may still call "
                               f"\"{state.rules.steal_call}\" on it; the referee can (undo without a player)")
@@ -2481,7 +2531,9 @@ def followups(state: GameState, cause: Event, index=None, shuffler=None) -> list
                     out.append(Pending("game_ended", {"reason": "no-moves", "cause": cause.id}))
                 else:
                     out.append(Pending(pend.type, dict(pend.data, cause=cause.id)))
-            elif not state.reshuffle_allowed():
+            elif not state.reshuffle_allowed() or not state.reshuffle_can_help(index):
+                # no Fan left, or none could leave a match (it would be spent
+                # for nothing: docs/RULES.md 4.5)
                 out.append(Pending("game_ended", {"reason": "no-moves", "cause": cause.id}))
     if state.ended and not state.end_recorded and not out:
         out.append(Pending("game_ended", {"reason": state.end_reason, "cause": cause.id,
@@ -2571,7 +2623,7 @@ def resolve_end(state: GameState, reason: str, index=None) -> Outcome:
             found = index.find([state.faces[i] for i in state.board.free_indices()], limit=1)
             if found:
                 raise IllegalMove(f"the free tiles still spell {found[0]}")
-        if state.reshuffle_allowed():
+        if state.reshuffle_allowed() and state.reshuffle_can_help(index):
             raise IllegalMove("a Lexicon Fan (reshuffle) is left (Word 2.8: the defeat comes when "
                               "\"no reshuffle items are available\"): reshuffle, or end the game as abandoned")
     pend = Pending("game_ended", {"reason": reason, "by": "referee"})

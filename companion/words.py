@@ -167,18 +167,21 @@ class WordIndex:
             self._rows = tuple(rows)
         return self._rows
 
-    def find(self, tiles: Iterable[str], limit: int = 1) -> list[str]:
+    def find(self, tiles: Iterable[str], limit: int = 1, max_len: int | None = None) -> list[str]:
         """Words (upper case) the tiles can spell, longest first, then A-Z.
 
         Args:
             tiles: face ids of the available tiles (letters and ``"wild"``).
             limit: how many words to return at most.
+            max_len: the longest word wanted (None: as many letters as tiles).
         """
         counts = Counter(tiles)
         wilds = counts.pop(WILD, 0)
         have = Counter({k.lower(): v for k, v in counts.items()})
         drop = str.maketrans("", "", "".join(have))
         n = sum(have.values()) + wilds
+        if max_len is not None:
+            n = min(n, max_len)
         found = []
         for w in self._index():
             if len(w) > n or len(w.translate(drop)) > wilds:   # letters we lack entirely

@@ -494,14 +494,35 @@ def test_a_lexicon_fan_after_a_word_leaves_a_pair_free(table_factory):
 
 def test_a_zen_reshuffle_of_tiles_that_cannot_all_be_paired_is_made(table_factory):
     # Mindful 2.1 Law 4: the tiles are "gathered, gently shuffled, and
-    # re-laid"; four faces once each (a board set by hand) were refused a
-    # reshuffle, so Grid Stagnation (-50 a tile) could never be reached
-    g = table_factory("mindful", "zen-solitaire", ["Ann"], free_row(4),
-                      ["bamboo-1", "bamboo-2", "bamboo-3", "bamboo-4"])
+    # re-laid".  A buried bamboo-1 and three faces once each (a board set by
+    # hand): the solver cannot pair them all, and the reshuffle was refused,
+    # so Grid Stagnation (-50 a tile) could never be reached; now it lays the
+    # two bamboo-1 on free slots
+    slots = [Slot(0, 0, 0), Slot(0, 0, 1), Slot(4, 0, 0), Slot(4, 0, 1), Slot(8, 0, 0), Slot(12, 0, 0)]
+    g = table_factory("mindful", "zen-solitaire", ["Ann"], slots,
+                      ["bamboo-1", "bamboo-2", "bamboo-3", "bamboo-1", "bamboo-4", "bamboo-5"])
+    assert g.state.stuck() and g.state.reshuffle_can_help()
     g.reshuffle("Ann")
-    g.reshuffle("Ann")              # both Zen Focus tokens spent: the board stagnates
+    assert not g.state.stuck() and g.state.players[0].focus_tokens == 1
+    # four faces once each: no reshuffle can leave a match, so none need be
+    # spent before the board stagnates (2.8; tokens kept: +500 each)
+    h = table_factory("mindful", "zen-solitaire", ["Ann"], free_row(4),
+                      ["bamboo-1", "bamboo-2", "bamboo-3", "bamboo-4"], name="four")
+    h.run(G.resolve_end(h.state, "stalemate"))
+    st = h.json()
+    assert st["ended"] and st["end_reason"] == "stalemate" and h.scores() == {"Ann": 2 * 500 - 4 * 50}
+    assert not h.state.reshuffle_can_help()
+
+
+def test_a_lexicon_fan_that_cannot_help_is_not_spent(table_factory):
+    # C A T S, then Q and Z: no pair, no word, and no arrangement of Q and Z
+    # makes one, so the Fan "may help" was false and both Fans had to be
+    # burnt (boosters, costing quills) before the game could end
+    words = frozenset({"cats"})
+    g = table_factory("word", "scholars-path", ["Sam"], free_row(6), list("CATSQZ"), words=words)
+    g.word("Sam", "cats", [0, 1, 2, 3])
     st = g.json()
-    assert st["ended"] and st["end_reason"] == "stalemate" and g.scores() == {"Ann": -4 * 50}
+    assert st["ended"] and st["end_reason"] == "no-moves" and st["players"][0]["reshuffles"] == 0
 
 
 # --------------------------------------------------------------------------- replay, undo, corrections
@@ -1048,8 +1069,9 @@ def test_a_declaration_follows_the_declarers_claim_or_steal(table_factory):
     # passing, with no new claim
     faces = ["hearts-1", "hearts-1", "hearts-2", "hearts-2", "hearts-3", "hearts-3", "roses-4", "roses-4",
              "roses-5", "roses-5", "roses-6", "roses-6", "letters-9", "letters-9", "letters-5", "letters-5",
-             "letters-7", "letters-7", "letters-8", "letters-8"]
-    g = table_factory("love", "hand-builder", ["Ann", "Ben"], free_row(20), faces)
+             "letters-7", "letters-7", "letters-8", "letters-8", "roses-9", "roses-9"]
+    g = table_factory("love", "hand-builder", ["Ann", "Ben"], free_row(20) + [Slot(200, 0, 0), Slot(200, 0, 1)],
+                      faces)
     with pytest.raises(IllegalMove, match='"Love Mahjong!" is called right after the claim or steal that completes '
                                           r"the hand \(Phase 3\); the last move is no claim yet"):
         G.resolve_simple(g.state, "declare", "Ann")
@@ -1061,8 +1083,13 @@ def test_a_declaration_follows_the_declarers_claim_or_steal(table_factory):
         G.resolve_simple(g.state, "declare", "Ann")
     g.claim("Ann", 14, 15)          # a claim: the hand may be called now, melds laid first or not
     g.simple("meld", "Ann", kind="chow", faces=["hearts-1", "hearts-2", "hearts-3"])
+    g.touch("Ben", 20)              # out of turn, a covered tile: -100, and no move (1.2)
+    assert g.events[-1].type == "penalty"
     g.simple("declare", "Ann")
     assert g.json()["end_reason"] == "declared" and g.json()["winner"] == "Ann"
+    # the declaration ended the game and the opponents paid: its player cannot take it back
+    with pytest.raises(IllegalMove, match=r"Ann cannot take back their own declaration \(#\d+\): it ended the game"):
+        G.resolve_undo(g.state, "Ann")
 
 
 def test_the_claimant_keeps_a_tile_an_opponent_may_steal_loose(table_factory):
@@ -1082,10 +1109,24 @@ def test_the_claimant_keeps_a_tile_an_opponent_may_steal_loose(table_factory):
         G.resolve_undo(g.state, "Ben")
     g.simple("meld", "Ben", kind="chow", faces=["hearts-4", "hearts-5", "hearts-6"])    # one 5 stays loose
     with pytest.raises(IllegalMove, match=r"Ben cannot lay 5 Crystal Hearts into a meld yet: Ann may still call "
-                                          r'"Passion Pong!" on it \(lay the meld after the next move\)'):
+                                          r'"Passion Pong!" on it \(lay the meld once that chance has passed\)'):
         G.resolve_simple(g.state, "meld", "Ben", kind="chow", faces=["hearts-4", "hearts-5", "hearts-6"])
     g.simple("steal", "Ann")        # the steal the book gives: Ann's pong of 5s, +300
     assert g.json()["turn"] == "Ann"
+    # the same when the claim ends the game: it can still be stolen (RULES.md
+    # 2.3), so its claimant cannot take it back either (a second break-test)
+    e = table_factory("love", "hand-builder", ["Ann", "Ben"], free_row(8),
+                      ["hearts-4", "hearts-4", "hearts-6", "hearts-6"] + ["hearts-5"] * 4, name="end")
+    e.claim("Ann", 0, 1)
+    e.claim("Ann", 2, 3)
+    e.simple("pass", "Ann")
+    e.claim("Ben", 4, 5)
+    e.simple("pass", "Ben")
+    e.claim("Ann", 6, 7)            # clears the board; Ben holds two loose 5s
+    assert e.json()["ended"]
+    with pytest.raises(IllegalMove, match=r'Ann cannot take back #\d+ now: Ben may still call "Passion Pong!"'):
+        G.resolve_undo(e.state, "Ann")
+    e.simple("steal", "Ben")
     # once the window has closed, the meld is Ben's to lay (Ann has no 5 left to steal with)
     g.claim("Ann", 8, 9)
     assert not g.state.stealers()
@@ -1167,10 +1208,18 @@ def test_word_no_moves_needs_no_word_and_no_lexicon_fan(table_factory):
     # no pair, but CAT and DOG can be spelled (2.8: "Zero free matching pairs or valid words")
     with pytest.raises(IllegalMove, match="the free tiles still spell (CAT|DOG)"):
         G.resolve_end(g.state, "no-moves", g.index)
-    g2 = table_factory("word", "scholars-path", ["Sam"], free_row(4), list("XQZV"), words=words, name="xqz")
-    # no pair, no word, but 2 Lexicon Fans left (RULES.md 4.4)
+    # no free pair, no word, but 2 Lexicon Fans left that could lay the
+    # buried X beside the free one (RULES.md 4.4, 4.5)
+    stacks = [Slot(0, 0, 0), Slot(0, 0, 1), Slot(4, 0, 0), Slot(4, 0, 1)]
+    g2 = table_factory("word", "scholars-path", ["Sam"], stacks, list("XQZX"), words=words, name="xqz")
+    assert g2.state.reshuffle_can_help(g2.index)
     with pytest.raises(IllegalMove, match="a Lexicon Fan .reshuffle. is left"):
         G.resolve_end(g2.state, "no-moves", g2.index)
+    # X, Q, Z, V once each: no Fan could leave a match, so none need be spent
+    g4 = table_factory("word", "scholars-path", ["Sam"], free_row(4), list("XQZV"), words=words, name="xqzv")
+    assert not g4.state.reshuffle_can_help(g4.index)
+    g4.run(G.resolve_end(g4.state, "no-moves", g4.index))
+    assert g4.json()["end_reason"] == "no-moves"
     g3 = table_factory("word", "scholars-path", ["Sam"], free_row(4), list("XQZV"), words=words, name="nofan",
                        options={"limits": {"reshuffles": 0}})
     g3.run(G.resolve_end(g3.state, "no-moves", g3.index))
@@ -1230,6 +1279,14 @@ def test_a_player_undoes_only_their_own_move_and_never_a_penalty_or_a_hint(table
     with pytest.raises(IllegalMove, match="Ann cannot take back their own invalid attempt"):
         G.resolve_undo(q.state, "Ann")
     assert q.state.turns_used == 1
+    # where a touch binds nothing (Mindful Zen Solitaire, 1.2) it may be
+    # taken back; an invalid attempt alone at the table broke the streak
+    z = table_factory("mindful", "zen-solitaire", ["Mia"], free_row(4), ["circles-1", "circles-2"] * 2, name="zen")
+    z.touch("Mia", 0)
+    z.undo("Mia")
+    z.claim("Mia", 0, 1)
+    with pytest.raises(IllegalMove, match=r"Mia cannot take back their own invalid attempt: it broke the streak"):
+        G.resolve_undo(z.state, "Mia")
     m = table_factory("mindful", "zen-solitaire", ["Mia"], free_row(2), ["circles-1"] * 2, name="hint")
     m.hint("Mia")
     with pytest.raises(IllegalMove, match="Mia cannot take back their own hint: its pair has been shown"):
