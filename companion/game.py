@@ -1396,7 +1396,8 @@ class GameState:
             for p in self.players:
                 if p.focus_tokens:
                     add(None if self.coop else p, key,
-                        [(f"unused Zen Focus tokens x{p.focus_tokens}", rules.token_bonus * p.focus_tokens)])
+                        [(f"unused Zen Focus tokens x{p.focus_tokens}" + (f" ({p.name}'s)" if self.coop else ""),
+                          rules.token_bonus * p.focus_tokens)])
             for tgt in targets:
                 if cleared and self.reshuffles == 0:
                     add(tgt, key, [("flawless board clear", rules.flawless_bonus)])

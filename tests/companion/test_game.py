@@ -366,8 +366,8 @@ def test_mindful_cooperative_flawless_clear(table_factory):
     assert st["options"]["reshuffles"] == 1
     # the end's points are said on the game_ended line, so the lines add up to
     # the score (they were in no line's text)
-    assert st["last_events"][-1]["text"] == ("game over: cleared; the team +1,000 unused Zen Focus tokens x2; "
-                                             "the team +500 unused Zen Focus tokens x1; "
+    assert st["last_events"][-1]["text"] == ("game over: cleared; the team +1,000 unused Zen Focus tokens x2 "
+                                             "(Ann's); the team +500 unused Zen Focus tokens x1 (Ben's); "
                                              "the team +2,000 flawless board clear")
 
 
