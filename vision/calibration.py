@@ -107,12 +107,15 @@ def detect_charuco(image_bgr: np.ndarray, board: "cv2.aruco.CharucoBoard | None"
     return np.asarray(obj, np.float32).reshape(-1, 3), np.asarray(img, np.float32).reshape(-1, 2)
 
 
-def calibrate(images: list[np.ndarray], names: list[str] | None = None) -> tuple[Camera, float, int]:
+def calibrate(images: list[np.ndarray], names: list[str] | None = None,
+              left_out: list[str] | None = None) -> tuple[Camera, float, int]:
     """Calibrate a camera from photos of the printed board.
 
     Args:
         images: ``(H, W, 3) uint8`` BGR photos, all the same size.
         names: labels for messages (file names), default ``image 1``, ...
+        left_out: when given, filled with the names of the photos left out
+            (no board with enough corners, or its corners on one line).
 
     Returns:
         ``(camera, rms_px, n_views_used)``: intrinsics with distortion
@@ -150,6 +153,8 @@ def calibrate(images: list[np.ndarray], names: list[str] | None = None) -> tuple
             continue
         objs.append(obj)
         imgs.append(img)
+    if left_out is not None:
+        left_out.extend(unusable)
     n = len(objs)
     if n < MIN_VIEWS and not unusable:
         # every photo shows the board: there are just too few of them

@@ -201,7 +201,7 @@ RMS_WARN_PX = 1.0
 
 
 def _calibrate(args: argparse.Namespace) -> int:
-    from vision.calibration import calibrate
+    from vision.calibration import MIN_CORNERS, calibrate
 
     if not str(args.out).strip():
         raise BadInput("--out needs a file name, e.g. --out camera.json")
@@ -211,8 +211,9 @@ def _calibrate(args: argparse.Namespace) -> int:
     check_can_write("--out", str(args.out), plain_file=True)
     paths, repeated = _distinct_views(args.images)
     images = [read_image(p) for p in paths]
+    dropped: list[str] = []
     try:
-        cam, rms, n = calibrate(images, names=paths)
+        cam, rms, n = calibrate(images, names=paths, left_out=dropped)
     except BadInput as exc:
         if not repeated:
             raise
@@ -230,8 +231,13 @@ def _calibrate(args: argparse.Namespace) -> int:
     if repeated:     # (after success: a refusal stays one line)
         sys.stderr.write(f"companion calibrate: {len(repeated)} view{'s' if len(repeated) > 1 else ''} given twice "
                          f"left out: {', '.join(repeated)}\n")
+    if dropped:      # named (a break-test saw only "over 10 of 11 views")
+        shown = ", ".join(dropped[:5]) + (f" and {len(dropped) - 5} more" if len(dropped) > 5 else "")
+        sys.stderr.write(f"companion calibrate: {len(dropped)} view{'s' if len(dropped) > 1 else ''} left out "
+                         f"(no board with {MIN_CORNERS}+ corners off one line): {shown}\n")
     if args.json:
-        print_json({"rms_px": rms, "views_used": n, "views": len(images), "out": str(out), **cam.to_json()})
+        print_json({"rms_px": rms, "views_used": n, "views": len(images), "views_left_out": dropped,
+                    "out": str(out), **cam.to_json()})
     else:
         sys.stdout.write(
             f"RMS reprojection error {rms:.3f} px over {n} of {len(images)} views\n"

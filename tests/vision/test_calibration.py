@@ -166,6 +166,15 @@ def test_calibrate_cli(page, tmp_path, capsys):
                           "or more; take 1 more photo of calibration/charuco_board.pdf")      # the command named once
     assert main(["calibrate", *paths[:4], "--out", ""]) == 2
     assert "--out needs a file name" in capsys.readouterr().err
+    # a view without the board is left out by name (a break-test saw only "over 4 of 5 views")
+    empty = tmp_path / "table.png"
+    cv2.imwrite(str(empty), np.full((SIZE[1], SIZE[0], 3), 128, np.uint8))
+    assert main(["calibrate", *paths[:4], str(empty), "--out", str(out), "--json"]) == 0
+    captured = capsys.readouterr()
+    info = json.loads(captured.out)
+    assert info["views_used"] == 4 and info["views_left_out"] == [str(empty)]
+    assert captured.err == (f"companion calibrate: 1 view left out (no board with 8+ corners off one line): "
+                            f"{empty}\n")
 
 
 def test_calibrate_warns_of_a_high_rms_but_writes_the_file(page, tmp_path, capsys):
