@@ -363,8 +363,8 @@ def _detect_half(gray: np.ndarray, spec: MatSpec) -> dict[str, tuple[np.ndarray,
     return out
 
 
-#: markers agreeing on one plane that make a second mat in the picture
-#: (:func:`nearer_mat`)
+#: markers agreeing on one plane that a mat needs to be chosen over another
+#: in the picture (:func:`nearer_mat`)
 OTHER_MAT_MARKERS = 3
 
 
@@ -395,8 +395,9 @@ def nearer_mat(keys: list, corners: np.ndarray, objs: dict, size: tuple[int, int
 
     Returns:
         ``(indices of the markers kept, ascending, two)``: ``two`` when the
-        markers left out make a mat of their own (:data:`OTHER_MAT_MARKERS`
-        or more agreeing; a stray detection of one id is no mat).
+        markers left out make a mat of their own (2 or more agreeing on
+        one plane; a stray detection of one id is no mat).  The pose rests
+        on a mat of :data:`OTHER_MAT_MARKERS` or more markers.
     """
     if len(set(keys)) == len(keys) or len(keys) < 4:
         return list(range(len(keys))), False
@@ -422,11 +423,13 @@ def nearer_mat(keys: list, corners: np.ndarray, objs: dict, size: tuple[int, int
 
     first = plane(list(range(len(keys))))
     second = plane([k for k in range(len(keys)) if k not in set(first)])
-    if len(second) < OTHER_MAT_MARKERS or len(first) < OTHER_MAT_MARKERS:
-        return sorted(first if len(first) >= len(second) else second), False
+    if len(second) < 2:
+        return sorted(first), False         # a stray detection of one id is no mat
+    # two mats; of those read well enough to rest a pose on, the one nearer
+    # the centre (a mat of 2 markers only shows that it is there)
+    mats = [m for m in (first, second) if len(m) >= OTHER_MAT_MARKERS] or [max(first, second, key=len)]
     centre = np.array([w / 2.0, h / 2.0])
-    best = min((first, second),
-               key=lambda m: float(np.linalg.norm(np.asarray(corners)[m].reshape(-1, 2).mean(axis=0) - centre)))
+    best = min(mats, key=lambda m: float(np.linalg.norm(np.asarray(corners)[m].reshape(-1, 2).mean(axis=0) - centre)))
     return sorted(best), True
 
 
