@@ -1181,3 +1181,28 @@ def test_is_colourless_tells_grey_and_jpeg_grey_from_colour():
     tinted = three.copy()
     tinted[40:80, 40:120, 2] = np.clip(tinted[40:80, 40:120, 2].astype(int) + 30, 0, 255)   # one red patch
     assert not is_colourless(tinted)
+
+
+def test_a_hand_over_the_board_is_advised_on_and_the_empty_slots_under_it_are_unsure(turtle_photos):
+    # a break-test's photo with a hand over the board read 16 standing tiles
+    # under it gone, sure up to 0.96, with no advice.  Slots read hidden with
+    # no taller tile in front of them show something lying over the board:
+    # the empty readings near them are made unsure, and the advice says so
+    import re
+
+    from companion import codex
+    from vision.reconstruct import UNSURE_BELOW, recognize
+    from vision.synth import SceneSpec, render_scene
+    layout = codex.builtin("sprint-flat")
+    scene = render_scene(SceneSpec("love", layout, tilt_deg=(20, 20), hands=1.0), np.random.default_rng(3))
+    assert scene.truth.hand_mask is not None and scene.truth.hand_mask.mean() > 0.1
+    rec = recognize(scene.image, "love", layout)
+    assert re.fullmatch(r"\d+ slots read hidden with no taller tile in front of them \(a hand over the board, glare "
+                        r"or blur\?\), and the slots near them may read empty: take the photo again with hands away, "
+                        r"sharp and evenly lit", rec.advice[0]), rec.advice
+    standing = np.asarray(scene.truth.present)
+    gone = [t for i, t in enumerate(rec.tiles) if standing[i] and not t.present]
+    assert all(t.confidence < UNSURE_BELOW for t in gone)
+    # without a hand, no such advice, and the readings are as they were
+    for _, plain in turtle_photos.values():
+        assert not any("read hidden with no taller tile" in a for a in plain.advice)
