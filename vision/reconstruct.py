@@ -2321,11 +2321,13 @@ def foreign_cover(layout: Layout, states, pose, spec, in_view=None) -> list[int]
         return []
     standing = [s for s, t in zip(slots, states) if t.present]
     out = []
-    for i in occ:
-        above = [o for o in standing if o.z > slots[i].z]
-        if not above or hidden_fraction([slots[i]], above, pose.camera_centre_mm, spec)[0] < 0.3:
-            out.append(i)
-    return out
+    for z in sorted({slots[i].z for i in occ}):          # one call a layer: the same tiles above
+        here = [i for i in occ if slots[i].z == z]
+        above = [o for o in standing if o.z > z]
+        hid = hidden_fraction([slots[i] for i in here], above, pose.camera_centre_mm, spec) if above \
+            else np.zeros(len(here))
+        out += [i for i, h in zip(here, hid) if h < 0.3]
+    return sorted(out)
 
 
 def doubt_near_cover(layout: Layout, states, covered: list[int], reach: int = FOREIGN_COVER_REACH,
