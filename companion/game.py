@@ -280,6 +280,8 @@ def _option_applies(key: str, rules: Variant, mode: Mode) -> str:
         return "Word Mahjong's timed mode only"
     if key in ("target_seconds", "base_points", "level") and not isinstance(rules, WordRules):
         return "Word Mahjong only"
+    if key == "level" and mode.kind != "campaign":
+        return "Word Mahjong's Scholar's Path only: the campaign's levels"
     return ""
 
 
@@ -2245,6 +2247,11 @@ def resolve_undo(state: GameState, player: str | None = None) -> Outcome:
                 what = "invalid attempt: it broke the streak"
             raise IllegalMove(f"{p.name} cannot take back their own {what} (#{target}); "
                               "the referee can (undo without a player)")
+        if ent.type == "reshuffle" and isinstance(state.rules, MindfulRules):
+            # as a hint's pair, the new layout has been seen: taken back, the
+            # token would buy another roll of the tiles (a rules audit)
+            raise IllegalMove(f"{p.name} cannot take back their own Zen Reshuffle (#{target}): its new layout has "
+                              "been seen; the referee can (undo without a player)")
         if ent.type == "declare":
             # "Declares immediate round victory" (2.5), and the opponents paid
             raise IllegalMove(f"{p.name} cannot take back their own declaration (#{target}): it ended the game; "

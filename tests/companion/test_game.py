@@ -504,6 +504,10 @@ def test_a_zen_reshuffle_of_tiles_that_cannot_all_be_paired_is_made(table_factor
     assert g.state.stuck() and g.state.reshuffle_can_help()
     g.reshuffle("Ann")
     assert not g.state.stuck() and g.state.players[0].focus_tokens == 1
+    # its player cannot take it back for another roll (the layout was seen); the referee can
+    with pytest.raises(IllegalMove, match=r"Ann cannot take back their own Zen Reshuffle \(#\d+\): its new layout "
+                                          r"has been seen"):
+        G.resolve_undo(g.state, "Ann")
     # four faces once each: no reshuffle can leave a match, so none need be
     # spent before the board stagnates (2.8; tokens kept: +500 each)
     h = table_factory("mindful", "zen-solitaire", ["Ann"], free_row(4),
@@ -972,6 +976,10 @@ def test_setup_errors():
     G.start_data("word", "scholars-path", lay, ["A"] * 2, ["Ann"], options={"limits": {"hints": 0, "undos": None}})
     with pytest.raises(BadInput, match=r"unknown option turn_limt \(known: .*turn_limit"):
         G.start_data("love", "solo-quest", lay, ["hearts-1"] * 2, ["Ann"], options={"turn_limt": 5})
+    # a level outside the campaign means nothing (Word Sprint's was kept and ignored)
+    with pytest.raises(BadInput, match=r"option level does not apply to Word Mahjong: Word Sprint \(Word Mahjong's "
+                                       r"Scholar's Path only: the campaign's levels\)"):
+        G.start_data("word", "word-sprint", lay, ["A"] * 2, ["Ann"], options={"level": 5})
     # a turn limit or level below 1 is refused in the same words, 0 or -3
     for n in (0, -3):
         with pytest.raises(BadInput, match=rf"^option turn_limit must be 1 or more \(a Solo Quest of no turns cannot "
