@@ -957,6 +957,12 @@ class GameState:
             if len(self.touched) >= 2:
                 raise IllegalMove("two tiles are already touched this turn")
             self.touched.append(i)
+        if isinstance(self.rules, MindfulRules):
+            if len(self.touched) < 2:
+                return (f"{p.name} touched {r.slot}: the next tile touched makes the match attempt with it "
+                        "(two-touch commitment)")
+            a, b = (self.slot(j) for j in self.touched)
+            return f"{p.name} touched {r.slot}: {a} + {b} must be removed (two-touch commitment)"
         return f"{p.name} touched {r.slot}: it must be part of the next pair (touch is claimed)"
 
     def _on_pass(self, e: Event) -> str:

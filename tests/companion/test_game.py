@@ -792,6 +792,23 @@ def test_mindful_two_touch_commitment(table_factory):
     assert g.state.whose_turn() == "Ben"
 
 
+def test_a_duel_touch_says_what_it_commits_to(table_factory):
+    # Mindful 2.9: "touching two free tiles counts as declaring a match
+    # attempt": the first touched tile waits for the second (docs/RULES.md 1.2)
+    g = table_factory("mindful", "harmony-duels", ["Ann", "Ben"], free_row(4),
+                      ["bamboo-1", "bamboo-2", "bamboo-1", "bamboo-2"])
+    g.touch("Ann", 0)
+    assert g.json()["last_events"][-1]["text"] == (
+        f"Ann touched {g.s(0)}: the next tile touched makes the match attempt with it (two-touch commitment)")
+    with pytest.raises(IllegalMove, match="touch is claimed"):
+        G.resolve_simple(g.state, "pass", "Ann")
+    g.touch("Ann", 2)
+    assert g.json()["last_events"][-1]["text"] == (
+        f"Ann touched {g.s(2)}: {g.s(0)} + {g.s(2)} must be removed (two-touch commitment)")
+    g.claim("Ann", 1, 3)          # not the two touched tiles: an invalid attempt
+    assert [e.type for e in g.events][-1] == "invalid" and g.state.whose_turn() == "Ben"
+
+
 def test_a_pass_does_not_get_around_a_touch(table_factory):
     # Love/Candy 2.9: the touched tile "must be chosen as their first
     # selection for the turn"; Mindful 2.9 (Duels): two touched matching
