@@ -18,7 +18,10 @@ colour-blind referees):
 A legend explains the marks and counts the tiles of each kind (and the
 unsure readings); the recognition's advice for a surer retake (camera nearly
 overhead, markers covered ...), if any, runs along the bottom or top edge.
-Both go where they hide the fewest drawn tiles (the legend in a corner).
+Both go where they hide the fewest drawn tiles (the legend in a corner), and
+in a band added below the photo when every such place would hide a tile or a
+marker.  A photo under 720 px on its short side (a 640 x 480 webcam) is drawn
+enlarged by a whole factor, so the marks and the text stay readable.
 """
 
 from __future__ import annotations
@@ -105,22 +108,67 @@ def _hatch(img: np.ndarray, mask: np.ndarray, colour, spacing: int, alpha: float
     img[sel] = (img[sel] * (1 - alpha) + np.asarray(colour, np.float64) * alpha).astype(np.uint8)
 
 
+MIN_SHORT_SIDE_PX = 720
+"""A photo whose short side is under this is drawn enlarged by a whole factor
+(:func:`overlay_scale`): on a 640 x 480 webcam frame the marks, the legend
+and the advice would otherwise cover the tiles they explain."""
+MAX_LONG_SIDE_PX = 4096
+
+
+def overlay_scale(height: int, width: int) -> int:
+    """The whole factor (1, 2, 3 ...) a ``height`` x ``width`` px photo is
+    enlarged by before the overlay is drawn on it: the least that brings the
+    short side to :data:`MIN_SHORT_SIDE_PX`, kept so the long side stays
+    within :data:`MAX_LONG_SIDE_PX`; 1 for a photo that large already."""
+    short, long_ = min(height, width), max(height, width)
+    if short <= 0 or short >= MIN_SHORT_SIDE_PX:
+        return 1
+    k = -(-MIN_SHORT_SIDE_PX // short)
+    return max(1, min(k, MAX_LONG_SIDE_PX // max(1, long_)))
+
+
+def _scaled(points: np.ndarray, k: int) -> np.ndarray:
+    """Pixel coordinates of an image enlarged ``k`` times (pixel centres kept:
+    pixel ``x`` spans ``[x - 0.5, x + 0.5]``, as in ``cv2.resize``)."""
+    return (np.asarray(points, np.float64) + 0.5) * k - 0.5 if k != 1 else np.asarray(points, np.float64)
+
+
+def to_overlay(points: np.ndarray, shape: tuple) -> np.ndarray:
+    """Points ``(..., 2)`` px of a photo of ``shape`` ``(H, W[, 3])``, as
+    float64 px of :func:`draw_overlay`'s picture of it (enlarged by
+    :func:`overlay_scale`; the band, if any, lies below the photo, so the
+    points keep their place)."""
+    return _scaled(points, overlay_scale(shape[0], shape[1]))
+
+
 def draw_overlay(image: np.ndarray, recognition, quads: np.ndarray | None = None,
                  legend: bool = True) -> np.ndarray:
     """Draw the recognised board over the photo.
 
+    A photo under :data:`MIN_SHORT_SIDE_PX` on its short side is enlarged
+    first (:func:`overlay_scale`, bilinear), so the marks and the text stay
+    readable.  The legend and the advice go in the corner and along the edge
+    where they hide the fewest drawn tiles and markers; when every such place
+    would hide one, both go in a band added below the photo instead.
+
     Args:
-        image: ``(H, W, 3)`` uint8 BGR photo (not modified).
+        image: ``(H, W, 3)`` uint8 BGR photo (not modified), or ``(H, W)``
+            grey.
         recognition: :class:`vision.reconstruct.Recognition`.
-        quads: ``(N, 4, 2)`` projected top faces in px, one per layout slot
-            (``recognition.quads`` when None).
-        legend: draw the legend box.
+        quads: ``(N, 4, 2)`` projected top faces in px of ``image``, one per
+            layout slot (``recognition.quads`` when None).
+        legend: draw the legend box (and the advice).
 
     Returns:
-        ``(H, W, 3)`` uint8 BGR annotated copy.
+        ``(k H + B, k W, 3)`` uint8 BGR annotated copy: ``k`` from
+        :func:`overlay_scale`, ``B`` the band's height in px (0 when the
+        legend and advice fit over the photo).
     """
-    out = image.copy() if image.ndim == 3 else cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
-    q_all = np.asarray(recognition.quads if quads is None else quads, np.float64)
+    src = image if image.ndim == 3 else cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
+    k = overlay_scale(*src.shape[:2])
+    out = (cv2.resize(src, (src.shape[1] * k, src.shape[0] * k), interpolation=cv2.INTER_LINEAR)
+           if k > 1 else src.copy())
+    q_all = _scaled(recognition.quads if quads is None else quads, k)
     h, w = out.shape[:2]
     sizes = np.linalg.norm(q_all[:, 1] - q_all[:, 0], axis=1) if len(q_all) else np.array([40.0])
     tile_px = float(np.median(sizes)) if len(sizes) else 40.0
@@ -161,27 +209,65 @@ def draw_overlay(image: np.ndarray, recognition, quads: np.ndarray | None = None
             continue                                   # one badge per stack seen nearly from above
         badges.append(centre)
         _badge(out, centre, radius, UNSURE_COLOUR)
-    if legend:
-        # the legend and the advice go where they hide the fewest drawn tiles
-        # (on a small picture the legend's box is a third of it)
-        # (weights: the mat under its markers' hull 1, a drawn tile 4, a
-        # marker 8 (a referee checks the pose by them), the advice 40)
-        avoid = np.zeros((h, w), np.uint8)
-        pose = getattr(recognition, "pose", None)
-        corners = np.asarray(getattr(pose, "image_points", np.zeros((0, 2))), np.float64).reshape(-1, 2)
-        if len(corners) >= 3:
-            cv2.fillConvexPoly(avoid, _fx(cv2.convexHull(corners.astype(np.float32)).reshape(-1, 2)), 1,
-                               cv2.LINE_8, shift=_SHIFT)
-        for _, q in (*free, *blocked, *unknown):
-            cv2.fillConvexPoly(avoid, _fx(q), 4, cv2.LINE_8, shift=_SHIFT)
-        for k in range(0, len(corners) - 3, 4):          # each marker's 4 corners
-            cv2.fillConvexPoly(avoid, _fx(cv2.convexHull(corners[k:k + 4].astype(np.float32)).reshape(-1, 2)),
-                               8, cv2.LINE_8, shift=_SHIFT)
-        band = _advice(out, getattr(recognition, "advice", ()), avoid)
-        if band is not None:
-            avoid[band[0]:band[1]] = 40                  # and the legend keeps off the advice
-        _legend(out, len(free), len(blocked), len(unknown), n_covered, avoid=avoid, n_unsure=len(unsure))
-    return out
+    if not legend:
+        return out
+    # the legend and the advice go where they hide the fewest drawn tiles
+    # (weights: the mat under its markers' hull 1, a drawn tile 4, a
+    # marker 8 (a referee checks the pose by them), the advice 40)
+    avoid = np.zeros((h, w), np.uint8)
+    pose = getattr(recognition, "pose", None)
+    corners = _scaled(np.asarray(getattr(pose, "image_points", np.zeros((0, 2))), np.float64).reshape(-1, 2), k)
+    if len(corners) >= 3:
+        cv2.fillConvexPoly(avoid, _fx(cv2.convexHull(corners.astype(np.float32)).reshape(-1, 2)), 1,
+                           cv2.LINE_8, shift=_SHIFT)
+    for _, q in (*free, *blocked, *unknown):
+        cv2.fillConvexPoly(avoid, _fx(q), 4, cv2.LINE_8, shift=_SHIFT)
+    for j in range(0, len(corners) - 3, 4):          # each marker's 4 corners
+        cv2.fillConvexPoly(avoid, _fx(cv2.convexHull(corners[j:j + 4].astype(np.float32)).reshape(-1, 2)),
+                           8, cv2.LINE_8, shift=_SHIFT)
+    hidden_ok = max(4, int(0.2 * tile_px * tile_px))     # px of tiles or markers a box may lie over
+    scale = max(0.4, h / 1400)
+    key = _Legend(len(free), len(blocked), len(unknown), n_covered, len(unsure), scale)
+    sentences = tuple(getattr(recognition, "advice", ()) or ())
+    note = _Advice(sentences, w - 32, scale) if sentences else None
+    placed = []
+    if note is not None:
+        _, y0 = _least_covered(avoid, [(8, max(0, h - 8 - note.h), w - 16, note.h), (8, 8, w - 16, note.h)])
+        placed.append((8, y0, w - 16, note.h))
+        over = avoid.copy()
+        over[y0:y0 + note.h] = 40                        # and the legend keeps off the advice
+    else:
+        over = avoid
+    right, bottom = max(8, w - 9 - key.w), max(8, h - 9 - key.h)
+    lx, ly = _least_covered(over, [(8, 8, key.w + 1, key.h + 1), (right, 8, key.w + 1, key.h + 1),
+                                   (8, bottom, key.w + 1, key.h + 1), (right, bottom, key.w + 1, key.h + 1)])
+    placed.append((lx, ly, key.w + 1, key.h + 1))
+    hides = any(int((avoid[max(0, y):y + bh, max(0, x):x + bw] >= 4).sum()) > hidden_ok for x, y, bw, bh in placed)
+    if not hides:
+        if note is not None:
+            note.draw(out, 8, placed[0][1], w - 16)
+        key.draw(out, lx, ly)
+        return out
+    # no place over the photo hides no tile: a band below it holds both, the
+    # advice beside the legend where it has room (40 % of the width), else under it
+    side = w - key.w - 40
+    if note is not None and side >= 0.4 * w:
+        note = _Advice(sentences, side - 16, scale)
+        band = max(key.h, note.h) + 16
+    elif note is not None:
+        note = _Advice(sentences, w - 32, scale)
+        band = key.h + note.h + 24
+    else:
+        band = key.h + 16
+    canvas = np.full((h + band, w, 3), 235, np.uint8)
+    canvas[:h] = out
+    key.draw(canvas, 8, h + 8)
+    if note is not None:
+        if side >= 0.4 * w:
+            note.draw(canvas, key.w + 24, h + 8, w - key.w - 32)
+        else:
+            note.draw(canvas, 8, h + key.h + 16, w - 16)
+    return canvas
 
 
 def _least_covered(avoid: np.ndarray | None, boxes) -> tuple[int, int]:
@@ -194,92 +280,96 @@ def _least_covered(avoid: np.ndarray | None, boxes) -> tuple[int, int]:
     return x, y
 
 
-def _advice(img: np.ndarray, sentences, avoid: np.ndarray | None = None) -> tuple[int, int] | None:
+class _Advice:
     """The recognition's advice (:func:`vision.reconstruct.photo_advice`),
-    wrapped to the image's width, in a box along the bottom edge, or the top
-    one where that hides fewer of the tiles marked in ``avoid`` (``(H, W)``
-    weights).  Returns the rows ``(y0, y1)`` the box takes, or None."""
-    if not sentences:
-        return None
-    font = cv2.FONT_HERSHEY_SIMPLEX
-    scale = max(0.4, img.shape[0] / 1400)
-    (_, lh), _ = cv2.getTextSize("Ag", font, scale, 1)
-    width = img.shape[1] - 32
-    lines = []
-    for text in sentences:
-        line = ""
-        for word in f"Advice: {text}.".split():
-            trial = f"{line} {word}".strip()
-            if line and cv2.getTextSize(trial, font, scale, 1)[0][0] > width:
-                lines.append(line)
-                line = word
-            else:
-                line = trial
-        lines.append(line)
-    row = int(lh * 2.0)
-    h = row * len(lines) + 8
-    W = img.shape[1]
-    _, y0 = _least_covered(avoid, [(8, max(0, img.shape[0] - 8 - h), W - 16, h), (8, 8, W - 16, h)])
-    roi = img[y0:y0 + h, 8:img.shape[1] - 8]
-    roi[:] = (0.35 * roi + 0.65 * 255).astype(np.uint8)
-    cv2.rectangle(img, (8, y0), (img.shape[1] - 9, y0 + h - 1), (80, 80, 80), 1)
-    for k, line in enumerate(lines):
-        cv2.putText(img, line, (16, y0 + 4 + k * row + (row + lh) // 2), font, scale, (20, 20, 20), 1, cv2.LINE_AA)
-    return y0, y0 + h
+    each sentence prefixed "Advice:", wrapped to ``width`` px at font
+    ``scale``; ``h`` is its box's height in px."""
+
+    def __init__(self, sentences, width: int, scale: float):
+        self.font = cv2.FONT_HERSHEY_SIMPLEX
+        self.scale = scale
+        (_, self.lh), _ = cv2.getTextSize("Ag", self.font, scale, 1)
+        self.lines: list[str] = []
+        for text in sentences:
+            line = ""
+            for word in f"Advice: {text}.".split():
+                trial = f"{line} {word}".strip()
+                if line and cv2.getTextSize(trial, self.font, scale, 1)[0][0] > width:
+                    self.lines.append(line)
+                    line = word
+                else:
+                    line = trial
+            self.lines.append(line)
+        self.row = int(self.lh * 2.0)
+        self.h = self.row * len(self.lines) + 8
+
+    def draw(self, img: np.ndarray, x0: int, y0: int, width: int) -> None:
+        """Draw the box at ``(x0, y0)`` px, ``width`` px wide, lightening what
+        lies under it."""
+        roi = img[y0:y0 + self.h, x0:x0 + width]
+        roi[:] = (0.35 * roi + 0.65 * 255).astype(np.uint8)
+        cv2.rectangle(img, (x0, y0), (x0 + width - 1, y0 + self.h - 1), (80, 80, 80), 1)
+        for j, line in enumerate(self.lines):
+            cv2.putText(img, line, (x0 + 8, y0 + 4 + j * self.row + (self.row + self.lh) // 2), self.font,
+                        self.scale, (20, 20, 20), 1, cv2.LINE_AA)
 
 
-def _legend(img: np.ndarray, n_free: int, n_blocked: int, n_unknown: int, n_covered: int = 0,
-            avoid: np.ndarray | None = None, n_unsure: int = 0) -> None:
-    """The legend box; its first four counts add up to the tiles found
-    present (covered tiles, under others, are counted but not drawn); the
-    last, ``n_unsure``, counts the unsure readings (one badge stands for
-    the readings of a stack seen from nearly overhead).  It lists every
-    mark, even at a count of 0.  It goes in the corner
-    (top left, top right, bottom left, bottom right, in that preference)
-    that hides the least of ``avoid`` (``(H, W)`` weights: the tiles drawn,
-    the advice)."""
-    font = cv2.FONT_HERSHEY_SIMPLEX
-    scale = max(0.4, img.shape[0] / 1400)
-    th = 1
-    (_, lh), _ = cv2.getTextSize("Ag", font, scale, th)
-    row = int(lh * 2.4)
-    sw = int(row * 0.75)     # swatch width
-    sh = int(row * 0.8)
-    items = [(f"free ({n_free})", "free"), (f"blocked ({n_blocked})", "blocked"),
-             (f"face unseen / occluded ({n_unknown})", "unknown"),
-             (f"under other tiles, not drawn ({n_covered})", "covered"),
-             (f"unsure: check by eye ({n_unsure})", "unsure")]
-    tw = max(cv2.getTextSize(t, font, scale, th)[0][0] for t, _ in items)
-    box_w, box_h = sw + tw + 3 * 8, row * len(items) + 8
-    H, W = img.shape[:2]
-    right, bottom = max(8, W - 9 - box_w), max(8, H - 9 - box_h)
-    x0, y0 = _least_covered(avoid, [(8, 8, box_w + 1, box_h + 1), (right, 8, box_w + 1, box_h + 1),
-                                    (8, bottom, box_w + 1, box_h + 1), (right, bottom, box_w + 1, box_h + 1)])
-    roi = img[y0:y0 + box_h, x0:x0 + box_w]
-    roi[:] = (0.35 * roi + 0.65 * 255).astype(np.uint8)
-    cv2.rectangle(img, (x0, y0), (x0 + box_w, y0 + box_h), (80, 80, 80), 1)
-    for k, (text, kind) in enumerate(items):
-        top = y0 + 4 + k * row + (row - sh) // 2
-        q = np.array([[x0 + 8, top], [x0 + 8 + sw, top], [x0 + 8 + sw, top + sh], [x0 + 8, top + sh]], np.float64)
-        if kind == "free":
-            cv2.polylines(img, [_fx(q)], True, FREE_COLOUR, 2, cv2.LINE_AA, shift=_SHIFT)
-            _check(img, q.mean(axis=0), sh * 0.7, FREE_COLOUR, 2)
-        elif kind == "blocked":
-            m = np.zeros(img.shape[:2], np.uint8)
-            cv2.fillConvexPoly(m, _fx(q), 255, cv2.LINE_8, shift=_SHIFT)
-            sub = (slice(top, top + sh + 1), slice(x0 + 8, x0 + 9 + sw))
-            patch = img[sub]
-            _hatch(patch, m[sub], BLOCKED_COLOUR, 6)
-            cv2.polylines(img, [_fx(q)], True, BLOCKED_COLOUR, 1, cv2.LINE_AA, shift=_SHIFT)
-        elif kind == "unknown":
-            _dashed(img, q, UNKNOWN_COLOUR, 2, dash_px=4)
-            _centre_text(img, "?", q.mean(axis=0), sh * 0.45, UNKNOWN_COLOUR)
-        elif kind == "unsure":
-            _badge(img, q.mean(axis=0), sh * 0.45, UNSURE_COLOUR)
-        else:                          # a small stack: two offset outlines
-            d = max(2.0, sw * 0.2)
-            back = q + np.array([d, -d])
-            cv2.polylines(img, [_fx(back)], True, (110, 110, 110), 1, cv2.LINE_AA, shift=_SHIFT)
-            cv2.fillConvexPoly(img, _fx(q), (235, 235, 235), cv2.LINE_AA, shift=_SHIFT)
-            cv2.polylines(img, [_fx(q)], True, (110, 110, 110), 1, cv2.LINE_AA, shift=_SHIFT)
-        cv2.putText(img, text, (x0 + 16 + sw, top + sh // 2 + lh // 2), font, scale, (20, 20, 20), th, cv2.LINE_AA)
+class _Legend:
+    """The legend box: a swatch and a count for each mark.  Its first four
+    counts add up to the tiles found present (covered tiles, under others,
+    are counted but not drawn); the last, ``n_unsure``, counts the unsure
+    readings (one badge stands for the readings of a stack seen from nearly
+    overhead).  It lists every mark, even at a count of 0.  ``w`` and ``h``
+    are its size in px at font ``scale``."""
+
+    def __init__(self, n_free: int, n_blocked: int, n_unknown: int, n_covered: int, n_unsure: int,
+                 scale: float):
+        self.counts = (n_free, n_blocked, n_unknown, n_covered)
+        self.n_unsure = n_unsure
+        self.font = cv2.FONT_HERSHEY_SIMPLEX
+        self.scale = scale
+        (_, self.lh), _ = cv2.getTextSize("Ag", self.font, scale, 1)
+        self.row = int(self.lh * 2.4)
+        self.sw = int(self.row * 0.75)     # swatch width
+        self.sh = int(self.row * 0.8)
+        self.items = [(f"free ({n_free})", "free"), (f"blocked ({n_blocked})", "blocked"),
+                      (f"face unseen / occluded ({n_unknown})", "unknown"),
+                      (f"under other tiles, not drawn ({n_covered})", "covered"),
+                      (f"unsure: check by eye ({n_unsure})", "unsure")]
+        tw = max(cv2.getTextSize(t, self.font, scale, 1)[0][0] for t, _ in self.items)
+        self.w, self.h = self.sw + tw + 3 * 8, self.row * len(self.items) + 8
+
+    def draw(self, img: np.ndarray, x0: int, y0: int) -> None:
+        """Draw the box with its top-left corner at ``(x0, y0)`` px,
+        lightening what lies under it."""
+        sw, sh, row, lh = self.sw, self.sh, self.row, self.lh
+        roi = img[y0:y0 + self.h, x0:x0 + self.w]
+        roi[:] = (0.35 * roi + 0.65 * 255).astype(np.uint8)
+        cv2.rectangle(img, (x0, y0), (x0 + self.w, y0 + self.h), (80, 80, 80), 1)
+        for k, (text, kind) in enumerate(self.items):
+            top = y0 + 4 + k * row + (row - sh) // 2
+            q = np.array([[x0 + 8, top], [x0 + 8 + sw, top], [x0 + 8 + sw, top + sh], [x0 + 8, top + sh]],
+                         np.float64)
+            if kind == "free":
+                cv2.polylines(img, [_fx(q)], True, FREE_COLOUR, 2, cv2.LINE_AA, shift=_SHIFT)
+                _check(img, q.mean(axis=0), sh * 0.7, FREE_COLOUR, 2)
+            elif kind == "blocked":
+                m = np.zeros(img.shape[:2], np.uint8)
+                cv2.fillConvexPoly(m, _fx(q), 255, cv2.LINE_8, shift=_SHIFT)
+                sub = (slice(top, top + sh + 1), slice(x0 + 8, x0 + 9 + sw))
+                patch = img[sub]
+                _hatch(patch, m[sub], BLOCKED_COLOUR, 6)
+                cv2.polylines(img, [_fx(q)], True, BLOCKED_COLOUR, 1, cv2.LINE_AA, shift=_SHIFT)
+            elif kind == "unknown":
+                _dashed(img, q, UNKNOWN_COLOUR, 2, dash_px=4)
+                _centre_text(img, "?", q.mean(axis=0), sh * 0.45, UNKNOWN_COLOUR)
+            elif kind == "unsure":
+                _badge(img, q.mean(axis=0), sh * 0.45, UNSURE_COLOUR)
+            else:                          # a small stack: two offset outlines
+                d = max(2.0, sw * 0.2)
+                back = q + np.array([d, -d])
+                cv2.polylines(img, [_fx(back)], True, (110, 110, 110), 1, cv2.LINE_AA, shift=_SHIFT)
+                cv2.fillConvexPoly(img, _fx(q), (235, 235, 235), cv2.LINE_AA, shift=_SHIFT)
+                cv2.polylines(img, [_fx(q)], True, (110, 110, 110), 1, cv2.LINE_AA, shift=_SHIFT)
+            cv2.putText(img, text, (x0 + 16 + sw, top + sh // 2 + lh // 2), self.font, self.scale, (20, 20, 20),
+                        1, cv2.LINE_AA)

@@ -1212,12 +1212,15 @@ def evidence_overlay(image: np.ndarray, recognition, ev: TrackEvent) -> np.ndarr
         ev: the event.
 
     Returns:
-        ``(H, W, 3)`` uint8 BGR annotated copy.
+        uint8 BGR annotated copy, as :func:`vision.overlay.draw_overlay`
+        draws it (a frame under 720 px high enlarged, a band below it when
+        the legend would hide tiles); the event's caption runs along the
+        photo's bottom edge.
     """
-    from vision.overlay import draw_overlay
+    from vision.overlay import draw_overlay, overlay_scale, to_overlay
     recognition = getattr(recognition, "recognition", recognition)   # a Reading
     out = draw_overlay(image, recognition)
-    quads = np.asarray(recognition.quads, np.float64)
+    quads = to_overlay(np.asarray(recognition.quads, np.float64), image.shape)
     index = {tuple(t.slot): i for i, t in enumerate(recognition.tiles)}
     size = float(np.median(np.linalg.norm(quads[:, 1] - quads[:, 0], axis=1))) if len(quads) else 40.0
     thick = max(2, int(round(size / 12)))
@@ -1251,7 +1254,8 @@ def evidence_overlay(image: np.ndarray, recognition, ev: TrackEvent) -> np.ndarr
         cv2.polylines(out, [np.round(q).astype(np.int32)], True, EVENT_COLOUR, thick + 1, cv2.LINE_AA)
         text(label, q[0] + (0, -6), EVENT_COLOUR)
     caption = f"frame {ev.frame}: {ev.type}" + (f" - {ev.reason}" if ev.reason else "")
-    h, w = out.shape[:2]
+    w = out.shape[1]
+    h = image.shape[0] * overlay_scale(*image.shape[:2])        # the photo's bottom edge (a band may follow)
     (tw, th), _ = cv2.getTextSize(caption, font, scale, 1)
     lines = _wrap(caption, max(20, int(len(caption) * (w - 20) / max(tw, 1))))
     box = int(th * 1.8) * len(lines) + 10

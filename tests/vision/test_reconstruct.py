@@ -511,6 +511,18 @@ def test_the_photo_prior_never_overturns_a_sure_reading():
     assert reconstruct(layout, VARIANT, fp, pn, po, settings=uncapped, presence_logit=logits)[last_top].present
 
 
+def _spy_legend(monkeypatch, overlay) -> dict:
+    """Record the counts the overlay's legend is made with."""
+    seen: dict = {}
+
+    class Spy(overlay._Legend):
+        def __init__(self, *counts, **kw):
+            seen["counts"], seen["n_unsure"] = counts[:4], counts[4]
+            super().__init__(*counts, **kw)
+    monkeypatch.setattr(overlay, "_Legend", Spy)
+    return seen
+
+
 def test_overlay_legend_counts_add_up_to_the_tiles_present(monkeypatch):
     # free, blocked, unseen and covered (not drawn) together are every present tile
     import vision.overlay as overlay
@@ -520,10 +532,9 @@ def test_overlay_legend_counts_add_up_to_the_tiles_present(monkeypatch):
     quads = np.array([[[10 + 40 * k, 10], [40 + 40 * k, 10], [40 + 40 * k, 50], [10 + 40 * k, 50]]
                       for k in range(4)], np.float32)
     rec = Recognition(VARIANT, LAYOUT, tuple(out), quads)
-    seen = {}
-    monkeypatch.setattr(overlay, "_legend", lambda img, *counts, **kw: seen.setdefault("counts", counts))
+    seen = _spy_legend(monkeypatch, overlay)
     img = overlay.draw_overlay(np.full((80, 200, 3), 200, np.uint8), rec)
-    assert img.shape == (80, 200, 3)
+    assert img.shape == (720, 1800, 3)        # 80 px high: drawn 9 times larger
     # A free (row end), C unseen (occluded window, row end), TOP free, B under TOP
     assert seen["counts"] == (2, 0, 1, 1)
     assert sum(seen["counts"]) == sum(t.present for t in out)
@@ -538,13 +549,55 @@ def test_overlay_legend_and_advice_keep_off_the_tiles():
     out = run([("bamboo-1", 0.98), ("none", 0.9), ("occluded", 0.9), ("circles-5", 0.99)])
     quads = np.array([[[10 + 40 * k, 10], [40 + 40 * k, 10], [40 + 40 * k, 50], [10 + 40 * k, 50]]
                       for k in range(4)], np.float32)
-    photo = np.full((400, 600, 3), 100, np.uint8)
+    photo = np.full((720, 1080, 3), 100, np.uint8)
     img = draw_overlay(photo, Recognition(VARIANT, LAYOUT, tuple(out), quads, advice=("tilt the camera",)))
+    assert img.shape == photo.shape                     # both fit over the photo: no band added
     boxed = 100 * 0.35 + 0.65 * 255                    # a box lightens what lies under it
-    assert abs(int(img[30, 580, 0]) - boxed) <= 1       # legend: top right
-    assert abs(int(img[385, 300, 0]) - boxed) <= 1      # advice: bottom edge
-    assert img[150:300, 200:400].max() == 100           # between them, the photo untouched
+    assert abs(int(img[30, 1060, 0]) - boxed) <= 1      # legend: top right
+    assert abs(int(img[705, 540, 0]) - boxed) <= 1      # advice: bottom edge
+    assert img[250:550, 300:700].max() == 100           # between them, the photo untouched
     assert not (np.abs(img[12:48, 12:38].astype(int) - boxed) <= 1).all(axis=2).any()   # no box over the first tile
+
+
+def test_overlay_enlarges_a_small_photo_and_keeps_its_marks_on_the_tiles():
+    # a 640 x 360 frame is drawn twice as large: pixel (x, y) of the photo is
+    # pixels 2x..2x+1 of the overlay, and a tile's outline follows it there
+    from vision import overlay
+    from vision.reconstruct import Recognition
+
+    assert [overlay.overlay_scale(h, w) for h, w in ((720, 1280), (480, 640), (360, 640), (240, 320),
+                                                     (100, 3000))] == [1, 2, 2, 3, 1]
+    out = run([("bamboo-1", 0.98), ("none", 0.9), ("occluded", 0.9), ("circles-5", 0.99)])
+    quads = np.array([[[200 + 40 * k, 100], [230 + 40 * k, 100], [230 + 40 * k, 140], [200 + 40 * k, 140]]
+                      for k in range(4)], np.float32)
+    photo = np.full((360, 640, 3), 100, np.uint8)
+    photo[300:310, 600:610] = 30                           # a dark square on the bare table
+    img = overlay.draw_overlay(photo, Recognition(VARIANT, LAYOUT, tuple(out), quads))
+    assert img.shape == (720, 1280, 3)
+    # the square, twice as large (bilinear: its edge pixels blend with the table)
+    assert (img[601:619, 1201:1219] == 30).all() and (img[598:622, 1198:1222, 0] != 30).sum() == 24 * 24 - 18 * 18
+    green = np.abs(img.astype(int) - overlay.FREE_COLOUR).sum(axis=2) < 60
+    assert green[199:202, 420:440].any()                   # tile A's top edge, y = 100 -> 199.5
+    assert not green[150:190].any()                        # nothing drawn above it
+
+
+def test_overlay_puts_legend_and_advice_in_a_band_when_every_place_hides_tiles():
+    # tiles in all four corners and along both edges: the photo keeps every
+    # pixel, and a band below holds the legend and the advice
+    from vision import overlay
+    from vision.reconstruct import Recognition
+
+    out = run([("bamboo-1", 0.98), ("none", 0.9), ("occluded", 0.9), ("circles-5", 0.99)])
+    box = lambda x, y: [[x, y], [x + 300, y], [x + 300, y + 200], [x, y + 200]]
+    quads = np.array([box(0, 0), box(980, 0), box(0, 520), box(980, 520)], np.float32)
+    photo = np.full((720, 1280, 3), 100, np.uint8)
+    img = overlay.draw_overlay(photo, Recognition(VARIANT, LAYOUT, tuple(out), quads,
+                                                  advice=("tilt the camera",)))
+    assert img.shape[0] > 720 and img.shape[1] == 1280
+    band = img[720:]
+    assert (band[:, :, 0] < 100).any() and (band == 235).any()      # text on the band's grey
+    # no box over the photo: between the tiles it is as it was
+    assert img[240:480].max() == 100 and img[:100, 320:960].max() == 100 and img[620:720, 320:960].max() == 100
 
 
 def test_overlay_legend_keeps_off_the_markers_and_check_marks_stay_upright():
@@ -559,12 +612,12 @@ def test_overlay_legend_keeps_off_the_markers_and_check_marks_stay_upright():
     quads = np.array([[[200 + 40 * k, 10], [230 + 40 * k, 10], [230 + 40 * k, 50], [200 + 40 * k, 50]]
                       for k in range(4)], np.float32)
     marker = lambda x, y: [[x, y], [x + 60, y], [x + 60, y + 60], [x, y + 60]]
-    pose = SimpleNamespace(image_points=np.array(marker(5, 5) + marker(535, 5), np.float64))
-    photo = np.full((400, 600, 3), 100, np.uint8)
+    pose = SimpleNamespace(image_points=np.array(marker(5, 5) + marker(1015, 5), np.float64))
+    photo = np.full((720, 1080, 3), 100, np.uint8)
     img = overlay.draw_overlay(photo, Recognition(VARIANT, LAYOUT, tuple(out), quads, pose=pose))
     boxed = 100 * 0.35 + 0.65 * 255
-    assert abs(int(img[390, 20, 0]) - boxed) <= 1                  # legend: bottom left
-    assert (img[5:65, 5:65] == 100).all() and (img[5:65, 535:595] == 100).all()   # markers as they were
+    assert abs(int(img[710, 20, 0]) - boxed) <= 1                  # legend: bottom left
+    assert (img[5:65, 5:65] == 100).all() and (img[5:65, 1015:1075] == 100).all()   # markers as they were
     # a free tile's mark is the same upright glyph whether the mat lies
     # straight or turned a quarter round
     glyphs = []
@@ -923,14 +976,15 @@ def test_overlay_marks_unsure_readings_with_a_badge_once_per_stack(monkeypatch):
               SlotState(s[3], False, None, 0.55, None, "empty"))
     quads = np.array([[[10 + 60 * k, 20], [50 + 60 * k, 20], [50 + 60 * k, 75], [10 + 60 * k, 75]]
                       for k in range(3)] + [[[71, 19], [111, 19], [111, 74], [71, 74]]], np.float32)
-    seen = {}
-    monkeypatch.setattr(overlay, "_legend", lambda img, *counts, **kw: seen.update(kw))
+    seen = _spy_legend(monkeypatch, overlay)
     img = overlay.draw_overlay(np.full((100, 200, 3), 128, np.uint8),
                                Recognition(VARIANT, LAYOUT, states, quads))
     assert seen["n_unsure"] == 3           # readings; two of them share a badge
+    k = overlay.overlay_scale(100, 200)
+    assert k == 8                          # (a 100 px high photo is drawn 8 times larger)
 
     def badge_px(x0, x1, y0, y1):
-        sub = img[y0:y1, x0:x1].astype(int)
+        sub = img[y0 * k:y1 * k, x0 * k:x1 * k].astype(int)
         return int((np.abs(sub - np.array(overlay.UNSURE_COLOUR)).sum(axis=2) < 60).sum())
 
     assert badge_px(32, 52, 18, 40) > 10       # slot 0: top-right corner

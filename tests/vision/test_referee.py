@@ -656,9 +656,13 @@ def test_evidence_overlay_outlines_what_blocks_a_tile_and_nothing_round_a_free_o
     board = Board(layout)
     image = np.full((160, 240, 3), 255, np.uint8)
 
+    from vision.overlay import to_overlay
+
     def orange_round(out, i):                 # blocker-orange pixels on slot i's outline
-        q = quads[i].astype(int)
-        band = out[q[0][1] - 3:q[2][1] + 4, q[0][0] - 3:q[2][0] + 4]
+        # (a 160 x 240 frame is drawn 5 times larger: the overlay's pixels)
+        assert out.shape[1] == 1200
+        q = to_overlay(quads[i], image.shape).astype(int)
+        band = out[q[0][1] - 8:q[2][1] + 9, q[0][0] - 8:q[2][0] + 9]
         return int((np.abs(band.astype(int) - BLOCKER_COLOUR).sum(axis=2) < 60).sum())
 
     claim = TrackEvent("claim", 5, (Slot(4, 0, 0),), ("hearts-1",), True,
