@@ -1778,10 +1778,14 @@ def resolve_claim(state: GameState, player: str, slots: Sequence, faces: Sequenc
         raise BadInput(f"a claim is two tiles, got {len(slots)}")
     ia, ib = _parse_slots(state, slots)
     board, item = state.judged_board((extra or {}).get("resolves"), (ia, ib))
-    if item is None:        # (tiles that left the table earlier were taken in their own turn)
-        _need_turn(state, p)
     view = state._faces_view((ia, ib), faces)
     v = check_claim(board, view, state.tiles, state.slot(ia), state.slot(ib))
+    if item is None and v.code != BLOCKED:
+        # (tiles that left the table earlier were taken in their own turn).
+        # A blocked tile selected costs its penalty in turn or not, as a
+        # blocked tile touched does (Love 2.7 "attempts to touch or select";
+        # docs/RULES.md 1.2 "in turn or not"): judged before the turn
+        _need_turn(state, p)
     base = {"player": p.name, "slots": [list(state.slot(ia)), list(state.slot(ib))],
             "faces": [view[ia], view[ib]]}
     base.update(extra or {})

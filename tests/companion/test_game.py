@@ -295,6 +295,27 @@ def test_a_claim_with_a_blocked_tile_says_what_it_costs(table_factory):
         "0,0,0 is blocked: covered by 0,0,1; blocked tile penalty -100 each"
 
 
+def test_an_out_of_turn_claim_naming_a_blocked_tile_costs_its_penalty_as_a_touch_does(table_factory):
+    # Love 2.7 "Subtract 100 Points if a player attempts to touch or select a
+    # tile that is blocked"; RULES.md 1.2 "The penalty applies to whoever
+    # touched the tile, in turn or not".  A fuzz run found a blocked touch out
+    # of turn charged -100 while the same tile selected in an out-of-turn
+    # claim was refused as "out of turn" and cost nothing.
+    slots = [Slot(0, 0, 0), Slot(0, 0, 1), Slot(4, 0, 0), Slot(8, 0, 0)]
+    g = table_factory("love", "sprint", ["Ann", "Ben"], slots, ["hearts-1", "hearts-1", "roses-2", "roses-2"])
+    out = G.resolve_claim(g.state, "Ben", [slots[0], slots[1]])
+    assert out.error.startswith("0,0,0 is blocked")
+    g.run(out)
+    assert [e.type for e in g.events[1:]] == ["penalty"] and g.events[-1].data["player"] == "Ben"
+    assert g.scores() == {"Ann": 10_000, "Ben": 9_900}
+    assert g.state.whose_turn() == "Ann"         # no move: the turn stays where it was
+    g.touch("Ben", 0)                            # the same tile touched out of turn: the same cost
+    assert g.scores() == {"Ann": 10_000, "Ben": 9_800}
+    # a free pair out of turn is still refused, with nothing recorded
+    with pytest.raises(IllegalMove, match="it is Ann's turn, not Ben's"):
+        G.resolve_claim(g.state, "Ben", [slots[2], slots[3]])
+
+
 def test_mindful_zen_solitaire_with_hint_and_reshuffle(table_factory):
     # Mindful 2.5: suits 100, dragon 200, season/flower 300 (wild), +150 from the
     # 3rd consecutive match of a suit family; Law 4 reshuffle with a Zen Focus
