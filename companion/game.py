@@ -1647,7 +1647,10 @@ def replay(events: Iterable, deal_lookup: Callable | None = None,
     state = GameState(Setup.from_data(start.data, deal_lookup), start.game_id, start.t, words)
     state._log(start, _start_text(state))
     if state.stuck() and (isinstance(state.rules, LoveRules)
-                          or (isinstance(state.rules, MindfulRules) and not state.reshuffle_allowed())):
+                          or (isinstance(state.rules, MindfulRules)
+                              and (not state.reshuffle_allowed() or not state.reshuffle_can_help()))):
+        # (as after any move, _check_end: a Zen Reshuffle that no arrangement
+        # of the tiles can help would spend a token, +500 at the end, for nothing)
         state._end("stalemate", start.id, start.t)      # dealt with no move (and no reshuffle) at all
     for e in eff:
         if e.id == start.id:

@@ -316,6 +316,22 @@ def test_an_out_of_turn_claim_naming_a_blocked_tile_costs_its_penalty_as_a_touch
         G.resolve_claim(g.state, "Ben", [slots[2], slots[3]])
 
 
+def test_mindful_dealt_with_no_match_any_reshuffle_could_make_ends_at_once(table_factory):
+    # RULES.md 3.2: "When no arrangement of the tiles left can leave a match
+    # free ... no reshuffle is needed before the board stagnates: it would
+    # spend a token for nothing".  After a move the engine ends such a board;
+    # dealt so, it stayed open and a Zen Reshuffle was accepted, costing its
+    # player a token (+500 at the end) and the duel.
+    slots = free_row(4)
+    g = table_factory("mindful", "harmony-duels", ["Ann", "Ben"], slots,
+                      ["flower-plum", "season-summer", "bamboo-5", "wind-west"])
+    st = g.state
+    assert st.ended and st.end_reason == "stalemate"
+    assert g.scores() == {"Ann": 1_000 - 200, "Ben": 1_000 - 200}
+    with pytest.raises(IllegalMove, match="the game has ended"):
+        G.resolve_reshuffle(st, "Ann", 1)
+
+
 def test_mindful_zen_solitaire_with_hint_and_reshuffle(table_factory):
     # Mindful 2.5: suits 100, dragon 200, season/flower 300 (wild), +150 from the
     # 3rd consecutive match of a suit family; Law 4 reshuffle with a Zen Focus
@@ -533,7 +549,7 @@ def test_a_zen_reshuffle_of_tiles_that_cannot_all_be_paired_is_made(table_factor
     # spent before the board stagnates (2.8; tokens kept: +500 each)
     h = table_factory("mindful", "zen-solitaire", ["Ann"], free_row(4),
                       ["bamboo-1", "bamboo-2", "bamboo-3", "bamboo-4"], name="four")
-    h.run(G.resolve_end(h.state, "stalemate"))
+    # (dealt so, it has stagnated from the start, as it would after a move)
     st = h.json()
     assert st["ended"] and st["end_reason"] == "stalemate" and h.scores() == {"Ann": 2 * 500 - 4 * 50}
     assert not h.state.reshuffle_can_help()
