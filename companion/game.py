@@ -1021,7 +1021,12 @@ class GameState:
 
     def _hand_mode(self, what: str) -> None:
         if self.mode.kind != "hand":
-            raise IllegalMove(f"{what} belongs to {self.rules.modes[0].title} only, not {self.mode.title}")
+            hand = [m.title for m in self.rules.modes if m.kind == "hand"]
+            if hand:
+                raise IllegalMove(f"{what} belongs to {hand[0]} only, not {self.mode.title}")
+            # (Mindful and Word Mahjong have no hand building: RULES.md 2.2)
+            raise IllegalMove(f"{what} belongs to the Hand Builder of Love and Candy Mahjong only, "
+                              f"not {self.rules.title}")
 
     def stealers(self) -> list["PlayerState"]:
         """Opponents of the claimant who could call "Passion Pong!" /

@@ -332,6 +332,23 @@ def test_mindful_dealt_with_no_match_any_reshuffle_could_make_ends_at_once(table
         G.resolve_reshuffle(st, "Ann", 1)
 
 
+def test_melds_steals_and_declarations_outside_love_and_candy_name_the_right_mode(table_factory):
+    # the refusal named the variant's first mode ("laying melds belongs to
+    # Zen Solitaire only, not Harmony Duels"; Word: "Scholar's Path only,
+    # not Scholar's Path"), a mode that has no melds either
+    m = table_factory("mindful", "harmony-duels", ["Ann", "Ben"], free_row(2), ["bamboo-1", "bamboo-1"])
+    for etype, data, what in (("meld", {"kind": "pong", "faces": ["bamboo-1"] * 3}, "laying melds"),
+                              ("steal", {}, "stealing"), ("declare", {}, "declaring a hand")):
+        with pytest.raises(IllegalMove) as exc:
+            G.resolve_simple(m.state, etype, "Ann", **data)
+        assert str(exc.value) == (f"{what} belongs to the Hand Builder of Love and Candy Mahjong only, "
+                                  "not Mindful Mahjong")
+    g = table_factory("love", "sprint", ["Ann"], free_row(2), ["hearts-1", "hearts-1"], name="love")
+    with pytest.raises(IllegalMove, match="^stealing belongs to Master Harmony Hand Builder only, not "
+                                          "Affinity Sprint$"):
+        G.resolve_simple(g.state, "steal", "Ann")
+
+
 def test_mindful_zen_solitaire_with_hint_and_reshuffle(table_factory):
     # Mindful 2.5: suits 100, dragon 200, season/flower 300 (wild), +150 from the
     # 3rd consecutive match of a suit family; Law 4 reshuffle with a Zen Focus
