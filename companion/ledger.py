@@ -159,8 +159,24 @@ def writable(p: str | Path) -> bool:
     """Whether this process may write the ledger file ``p`` and the folder
     beside it, where SQLite keeps the ``-wal`` and ``-shm`` files of a WAL
     database (``os.access``: a read-only mount says no even to root)."""
+    return read_only_why(p) is None
+
+
+def read_only_why(p: str | Path) -> str | None:
+    """Why this process may not write the ledger ``p`` (None: it may): its
+    file, its folder, or SQLite's ``-wal`` / ``-shm`` file beside it.  A
+    reader without write access (another user, an archive's owner) leaves
+    those two behind read-only, and SQLite then refuses every write to a
+    file and folder that can be written."""
     p = Path(p)
-    return os.access(p, os.W_OK) and os.access(p.parent, os.W_OK)
+    if not (os.access(p, os.W_OK) and os.access(p.parent, os.W_OK)):
+        return "its file or its folder cannot be written"
+    for side in ("-wal", "-shm"):
+        q = Path(str(p) + side)
+        if q.exists() and not os.access(q, os.W_OK):
+            return (f"SQLite's {q.name} beside it cannot be written (a reader without write access left it: "
+                    f"remove it while no program has the ledger open)")
+    return None
 
 
 #: how a read-only connection shows itself: the ``immutable`` or ``ro``
@@ -445,8 +461,9 @@ class Ledger:
                 # a read-only file or folder, a full disk, a ledger locked too
                 # long by another writer: nothing was written
                 if "readonly" in str(exc).replace("-", "").replace(" ", ""):
-                    raise BadInput(f"cannot write to the ledger {self.path}: it can only be read here (its file "
-                                   "or its folder cannot be written); nothing was written") from None
+                    why = read_only_why(self.path) or "its file or its folder cannot be written"
+                    raise BadInput(f"cannot write to the ledger {self.path}: it can only be read here ({why}); "
+                                   "nothing was written") from None
                 raise BadInput(f"cannot write to the ledger {self.path}: {exc}") from None
         return Event(eid, game_id, type, json.loads(text), None if ref is None else int(ref), t)
 

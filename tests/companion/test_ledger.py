@@ -395,3 +395,35 @@ def test_a_ledger_may_not_bear_the_name_of_sqlites_own_files(tmp_path, suffix):
         Ledger(tmp_path / f"x.db{suffix}")
     with Ledger(tmp_path / "x.db") as led:
         assert [e.type for e in led.events()] == ["game_started"]
+
+
+def test_a_read_only_sidecar_left_by_a_reader_is_named_not_the_writable_file(tmp_path, unprivileged):
+    # a fuzz run: `show` on a read-only ledger file in a writable folder
+    # makes SQLite's -wal and -shm read-only too (SQLite copies the file's
+    # mode); once the file was made writable again every move was refused
+    # "its file or its folder cannot be written", though both could be
+    folder = tmp_path / "led"
+    folder.mkdir()
+    path = folder / "l.db"
+    with Ledger(path) as led:
+        start(led)
+    run = lambda *a: subprocess.run([*unprivileged, sys.executable, "-m", "companion", "game", *a,
+                                     "--ledger", str(path)], cwd=REPO, capture_output=True,
+                                    text=True, timeout=120, env=dict(os.environ, PYTHONPATH=str(REPO)))
+    path.chmod(0o444)
+    try:
+        assert run("show", "--json").returncode == 0
+    finally:
+        path.chmod(0o644)
+    left = sorted(p.name for p in folder.iterdir())
+    if "l.db-shm" not in left:
+        pytest.skip("this SQLite leaves no -shm behind a read-only reader")
+    assert not os.access(folder / "l.db-shm", os.W_OK) or os.geteuid() == 0
+    refused = run("pass", "--player", "Ann", "--t", "1")
+    assert refused.returncode == 2
+    assert "SQLite's l.db-shm beside it cannot be written" in refused.stderr, refused.stderr
+    assert "its file or its folder" not in refused.stderr
+    for side in ("l.db-wal", "l.db-shm"):
+        (folder / side).unlink(missing_ok=True)
+    done = run("pass", "--player", "Ann", "--t", "1")
+    assert done.returncode == 0, done.stderr
