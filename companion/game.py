@@ -751,7 +751,17 @@ class GameState:
             raise IllegalMove("a game has only one game_started event")
         window = self.steal_window
         try:
-            text = handler(e) if handler is not None else f"{e.type} (not a game event; kept)"
+            try:
+                text = handler(e) if handler is not None else f"{e.type} (not a game event; kept)"
+            except (TypeError, ValueError, KeyError, IndexError, AttributeError) as exc:
+                # a row another program wrote with fields of the wrong shape
+                # (a slot of two numbers, faces that are a number): the
+                # handlers read an event's fields before changing anything,
+                # so it is refused as unreadable, and replay lists it for the
+                # referee rather than failing on every page of the game
+                if isinstance(exc, CompanionError):
+                    raise
+                raise BadInput(f"its data cannot be read ({exc.__class__.__name__}: {exc})") from None
         except Exception:
             if last_call is not None:
                 self.__dict__.update(last_call)      # refused: the game stays ended as it was
@@ -1578,7 +1588,7 @@ def _lapsed_settlements(evs: Sequence[Event], status: Mapping[int, str]) -> set[
         if e.type != "correction" and isinstance(r, int) and not isinstance(r, bool) and r in off_items:
             moves.setdefault(r, []).append(e.id)
         elif e.type == "correction" and e.ref in off_items and status.get(e.id) != "voided":
-            ch = e.data.get("changes") or {}
+            ch = _changes_of(e)
             # any of them taken back (an item of six tiles settled as two
             # words, the first voided): its tiles wait again
             if ch.get("resolved") is True and ch.get("decision") in ("claim", "penalty", "word") \
@@ -1586,6 +1596,14 @@ def _lapsed_settlements(evs: Sequence[Event], status: Mapping[int, str]) -> set[
                 out.add(e.id)
             moves.pop(e.ref, None)      # the next correction closes the moves made after this one
     return out
+
+
+def _changes_of(correction: Event) -> dict:
+    """A correction's ``changes`` as a new dict; {} when the row holds none
+    or something that is not a JSON object (a row another program wrote:
+    it changes nothing, rather than stopping every replay of the game)."""
+    ch = correction.data.get("changes")
+    return dict(ch) if isinstance(ch, Mapping) else {}
 
 
 def _effective(evs: Sequence[Event], lapsed: set[int]) -> tuple[list[Event], dict[int, str]]:
@@ -1613,7 +1631,7 @@ def _effective(evs: Sequence[Event], lapsed: set[int]) -> tuple[list[Event], dic
             data = dict(e.data)
             etype = e.type
             for c in fixes:
-                new = dict(c.data.get("changes") or {})
+                new = _changes_of(c)
                 if new.get("type") in RETYPABLE and etype in RETYPABLE:
                     etype = new.pop("type")
                 new.pop("type", None)
@@ -2792,7 +2810,15 @@ def brief(e: Event, tiles: TileSet | None = None) -> str:
     """A plain-words line for an event from its data alone (used for events
     that do not count, e.g. undone ones); with the game's ``tiles`` a claim's
     faces are named as well (``Bo claimed Red Dragon + Red Dragon (16,7,4
-    21,10,1)``)."""
+    21,10,1)``).  A row whose fields have the wrong shape (another program
+    wrote it) is named by its type and its data, never a traceback."""
+    try:
+        return _brief(e, tiles)
+    except (TypeError, ValueError, KeyError, IndexError, AttributeError):
+        return f"{e.type}: {json.dumps(e.data, ensure_ascii=False, default=str)[:120]}"
+
+
+def _brief(e: Event, tiles: TileSet | None = None) -> str:
     d = e.data
     who = d.get("player") or "the referee"
     slots = " ".join(str(Slot(*s)) for s in d.get("slots") or [] if isinstance(s, (list, tuple)))

@@ -425,6 +425,37 @@ def test_a_ledger_row_whose_data_is_not_an_object_is_a_referee_item(client, mini
     assert msgs[1]["data"]["data"] == {"unreadable_data": data}
 
 
+@pytest.mark.parametrize("etype,data,ref", [
+    ("claim", {"player": 5, "slots": [[1, 2]], "faces": "x"}, None),       # a slot of two numbers
+    ("touch", {"player": "Ann", "slot": [7, 0]}, None),
+    ("word", {"player": "Ann", "slots": 5, "word": 5}, None),
+    ("needs_referee", {"player": "Ann", "slots": 5, "off_table": 5}, None),
+    ("correction", {"changes": "void"}, 1),                                # changes that are not an object
+    ("correction", {"changes": ["player", "Ann"]}, 1),
+])
+def test_a_ledger_row_whose_fields_have_the_wrong_shape_is_a_referee_item(client, mini_game, referee, capsys,
+                                                                          etype, data, ref):
+    # (break-test, session 36) an object whose fields had the wrong shape
+    # (a slot [1, 2], "changes": "void") raised TypeError / ValueError in the
+    # replay: HTTP 500 with a traceback on every page of the game, and a
+    # traceback from `companion game show`
+    import sqlite3
+    with sqlite3.connect(mini_game.path) as conn:
+        conn.execute("INSERT INTO events (game_id, type, data, ref, t) VALUES ('g1', ?, ?, ?, 5)",
+                     (etype, json.dumps(data), ref))
+    st = client.get("/api/state?game=g1")
+    assert st.status_code == 200
+    assert client.get("/?game=g1").status_code == 200
+    assert client.get("/api/board.svg?game=g1").status_code == 200
+    assert client.get("/event/2").status_code == 200
+    if etype != "correction":
+        assert [n["id"] for n in st.json["needs_referee"]] == [2]
+    referee.login()
+    assert client.get("/referee/?game=g1").status_code == 200
+    assert client.get("/referee/panel?game=g1").status_code == 200
+    assert "Traceback" not in capsys.readouterr().err
+
+
 def test_a_ledger_the_server_cannot_read_is_503_in_words(client, app, mini_game, capsys):
     # once "Bad request: cannot open ledger /path/l.db: ..." on the phones:
     # a fault of the server, whose details belong on its terminal
