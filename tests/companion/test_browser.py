@@ -193,6 +193,25 @@ def test_a_ledger_lost_under_the_server_turns_the_page_off_and_says_why(served, 
     _shot(page, artifacts, "ledger-lost.png")
 
 
+def test_a_state_that_could_not_be_fetched_is_asked_for_again(served, phone):
+    # (break-test, session 36) one failed fetch of /api/state (a Wi-Fi blip)
+    # while the stream stayed open left the page "not live" with the old
+    # turn until the next event, which after a game's last move never comes
+    srv, path = served
+    page = phone.new_page()
+    page.goto(srv.url)
+    page.wait_for_selector("#live.on", timeout=10_000)
+    blocked = {"on": True}
+    page.route("**/api/state*", lambda route: route.abort() if blocked["on"] else route.continue_())
+    with Ledger(path) as led:
+        led.append("g1", "pass", {"player": "Ann"}, None, time.time())
+    page.wait_for_selector("#trouble:not([hidden])", timeout=5_000)
+    assert "Ann to play" in page.inner_text("#status")
+    blocked["on"] = False                                              # the network is back; no new event
+    page.wait_for_selector("#status:has-text('Ben to play')", timeout=10_000)
+    assert page.is_hidden("#trouble") and page.inner_text("#live .live-text") == "live"
+
+
 def _console(phone, srv):
     """A phone page logged in to the referee console (PIN 123456), and the
     list its JavaScript errors go to."""

@@ -174,6 +174,16 @@
 
   // ------------------------------------------------------------------ live updates
   let busy = false, again = false;
+  // a state that could not be fetched (a Wi-Fi blip, a server busy for a
+  // moment) is asked for again, 3 s later and then less often: the stream
+  // may stay open with no event to come (the game's last move), and the
+  // page kept "not live" and the old scores until the next one
+  let retryTimer = null, retryWait = 3000;
+  function retryLater() {
+    if (retryTimer) return;
+    retryTimer = setTimeout(() => { retryTimer = null; refresh(); }, retryWait);
+    retryWait = Math.min(retryWait * 2, 30000);
+  }
   async function refresh() {
     if (busy) { again = true; return; }
     busy = true;
@@ -183,7 +193,9 @@
         const q = game && !follow ? "?game=" + encodeURIComponent(game) : "";
         const res = await fetch(app.dataset.stateUrl + q, { headers: { Accept: "application/json" }, cache: "no-store" });
         trouble(res.ok ? "" : await problem(res));
+        if (!res.ok) retryLater();
         if (res.ok) {
+          retryWait = 3000;
           state = await res.json();
           game = state.game_id;
           render(state);
@@ -199,6 +211,7 @@
     } catch (err) {
       again = false;
       trouble("The scoreboard does not answer: is its computer still on the network?");
+      retryLater();
     } finally {
       busy = false;
     }
@@ -271,6 +284,9 @@
     if (!line) { line = el("p", { class: "chip-name", role: "status" }); card.append(line); }
     line.textContent = chip.dataset.name;
   });
+  // a phone back on the network, or woken with the page in front: ask at once
+  window.addEventListener("online", () => refresh());
+  document.addEventListener("visibilitychange", () => { if (!document.hidden) refresh(); });
   render(state);
   connect();
 })();
