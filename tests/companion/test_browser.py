@@ -225,6 +225,35 @@ def _console(phone, srv):
     return page, errors
 
 
+def test_console_says_so_when_its_session_ended_under_it(served, phone):
+    # (break-test, session 36) after a restart of the server (a new session
+    # key) or a logout in another tab, the open console's panel was refused
+    # (403) without a word: it kept showing the old turn while the game went on
+    srv, path = served
+    page, errors = _console(phone, srv)
+    other = phone.new_page()                                           # the same phone, another tab
+    other.goto(srv.url + "referee/")
+    other.click("form[action$='/logout'] button")
+    with Ledger(path) as led:
+        led.append("g1", "pass", {"player": "Ann"}, None, time.time())
+    page.wait_for_selector("#toast .flash-error", timeout=10_000)
+    text = page.inner_text("#toast")
+    assert "referee session has ended" in text and "out of date" in text
+    assert errors == []
+
+
+def test_console_stream_replays_what_it_missed_and_refreshes_on_reconnect(served, phone):
+    # the console's stream started at the ledger's newest event: events
+    # written while a stream that had carried none yet was down were lost
+    srv, path = served
+    urls: list[str] = []
+    phone.on("request", lambda r: urls.append(r.url) if "/api/events" in r.url else None)
+    page, errors = _console(phone, srv)
+    page.wait_for_timeout(1000)
+    assert urls and all("last_id=1" in u for u in urls), urls
+    assert errors == []
+
+
 def test_console_on_a_phone_a_refused_claim_with_penalties_says_so_and_cannot_be_sent_twice(served, phone,
                                                                                             artifacts):
     from playwright.sync_api import expect

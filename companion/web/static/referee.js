@@ -106,6 +106,15 @@
   const ledger = document.getElementById("ledger");
   const inLive = (el) => el && el !== document.body && (panel.contains(el) || (ledger && ledger.contains(el)));
   let busy = false, again = false;
+  // the console's session can end under an open page (the server restarted
+  // and drew a new key, or Log out in another tab): the panel is then
+  // refused (403), and the page said nothing while its game went on
+  let stale = false;
+  function outOfDate(text) {
+    if (stale) return;
+    stale = true;
+    say("error", text + " The console below is out of date.");
+  }
   async function refreshPanel() {
     if (inLive(document.activeElement)) { again = true; return; }
     if (busy) { again = true; return; }
@@ -127,7 +136,15 @@
         put(moveBoard, "move-board");
         markPicked();
         syncForms();
+        if (stale) { stale = false; hide(); }
+      } else if (res.status === 403) {
+        outOfDate("The referee session has ended (the server was restarted, or the console logged out " +
+                  "elsewhere): reload the page and enter the PIN again.");
+      } else {
+        outOfDate("The console could not be brought up to date (HTTP " + res.status + "): reload the page.");
       }
+    } catch (err) {
+      outOfDate("No answer from the server: check the connection, then reload the page.");
     } finally {
       busy = false;
       if (again) { again = false; setTimeout(refreshPanel, 200); }
@@ -201,8 +218,15 @@
 
   let retryMs = 5000;
   function connect() {
-    const es = new EventSource(box.dataset.eventsUrl);
-    es.onopen = () => { retryMs = 5000; };
+    // from the ledger's newest event the page has shown, so that events
+    // written while the stream was down are replayed (without it, a stream
+    // that had carried no event yet restarted at the newest one), and the
+    // panel is fetched again on every (re)connection
+    const st = document.getElementById("panel-state");
+    const since = st && st.dataset.ledgerLast ? "?" + new URLSearchParams({ last_id: st.dataset.ledgerLast }) : "";
+    const es = new EventSource(box.dataset.eventsUrl + since);
+    let opened = false;
+    es.onopen = () => { retryMs = 5000; if (opened) refreshPanel(); opened = true; };
     es.onerror = () => {
       if (es.readyState === EventSource.CLOSED) {
         // refused (too many live pages, or the ledger unreadable): browsers
