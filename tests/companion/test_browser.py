@@ -254,6 +254,27 @@ def test_console_stream_replays_what_it_missed_and_refreshes_on_reconnect(served
     assert errors == []
 
 
+@pytest.mark.parametrize("width", [390, 1280])
+def test_console_ledger_numbers_are_not_broken_over_lines(served, phone, width):
+    # (break-test, session 36) the # column took its narrowest width: event
+    # #15 read "1" over "5", #12's reference "->#1" over "2"
+    srv, path = served
+    with Ledger(path) as led:
+        for k in range(12):
+            led.append("g1", "pass", {"player": "Ann" if k % 2 == 0 else "Ben"}, None, time.time())
+        led.append("g1", "needs_referee", {"player": "Ann", "slots": [],
+                                           "reason": "the pair left the table, faces unsure " * 8}, None, time.time())
+    page, errors = _console(phone, srv)
+    page.set_viewport_size({"width": width, "height": 844})
+    page.wait_for_timeout(300)
+    lines = page.evaluate("""() => [...document.querySelectorAll('.ledger tbody td:first-child')].map(td => {
+        const r = document.createRange(); r.selectNodeContents(td.firstChild);
+        return [td.firstChild.textContent.trim(), new Set([...r.getClientRects()].map(b => Math.round(b.top))).size];
+    })""")
+    assert lines and all(n == 1 for _, n in lines), lines
+    assert errors == []
+
+
 def test_console_on_a_phone_a_refused_claim_with_penalties_says_so_and_cannot_be_sent_twice(served, phone,
                                                                                             artifacts):
     from playwright.sync_api import expect
