@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
 from companion import game as G
-from companion.errors import BadInput, IllegalMove
+from companion.errors import BadInput, CompanionError, IllegalMove
 from companion.layouts import Layout, Slot
 from companion.tiles import tileset
 
@@ -158,10 +158,23 @@ class GameSession:
         game is open), ``melds`` (hand-builder modes), ``words`` (Word Mahjong)."""
         st = self.state
         variant = st.setup.variant
-        return {"undo": G.undo_target(st) is not None, "hint": variant in ("mindful", "word") and not st.ended,
+        return {"undo": self.can_undo(), "hint": variant in ("mindful", "word") and not st.ended,
                 "reshuffle": variant in ("mindful", "word") and not st.ended, "moves": not st.ended,
                 "melds": st.mode.kind == "hand" and not st.ended, "end": not st.ended,
                 "words": variant == "word" and not st.ended}
+
+    def can_undo(self) -> bool:
+        """Whether the referee's Undo (no player) would be taken now: there
+        is a move to take back and :func:`companion.game.resolve_undo`
+        accepts it (after an end by the referee, say, it is refused until
+        the end is voided; the console once offered "Undo #31 pass" there)."""
+        if G.undo_target(self.state) is None:
+            return False
+        try:
+            G.resolve_undo(self.state)
+        except CompanionError:
+            return False
+        return True
 
     def open_items(self) -> list[dict]:
         """Referee items still open: the engine's ``needs_referee`` list plus

@@ -242,7 +242,7 @@ def _console_data(game: str | None, all_rows: bool = False) -> dict:
         data["items"] = s.open_items()
         data["caps"] = s.capabilities()
         # what Undo takes back, named on its button and in its question
-        target = G.undo_target(s.state)
+        target = G.undo_target(s.state) if data["caps"]["undo"] else None
         ent = s.state.entries.get(target) if target is not None else None
         data["undo"] = {"id": target, "type": ent.type, "text": ent.text} if ent is not None else None
         rows = list(reversed(led.export_json(gid)["events"]))

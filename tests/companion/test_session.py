@@ -52,6 +52,19 @@ def test_capabilities(led):
     assert s.capabilities()["undo"] is True
 
 
+def test_undo_is_not_offered_while_it_would_be_refused(led):
+    # (break-test, session 36) after the referee ended the game the console
+    # still offered "Undo #2 pass", and every tap was refused ("the game has
+    # ended (abandoned): void event #3 ...")
+    s = GameSession(led)
+    s.pass_turn("Ann")
+    s.end("abandoned")
+    s = GameSession(led)
+    assert s.capabilities()["undo"] is False and s.can_undo() is False
+    with pytest.raises(IllegalMove, match="the game has ended"):
+        s.undo()
+
+
 def test_correct_only_known_fields(led):
     s = GameSession(led)
     claim = s.claim("Ann", [A, C]).written[0].id

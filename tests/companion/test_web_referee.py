@@ -712,3 +712,18 @@ def test_a_move_on_a_read_only_ledger_is_400_in_words_and_the_pages_still_read(a
     html = client.get("/referee/?game=g1").get_data(as_text=True)
     assert 'class="flash flash-warn read-only"' in html and "This ledger is read-only" in html
     assert client.get("/api/state").json["players"][0]["name"] == "Ann"
+
+
+def test_undo_is_disabled_once_the_referee_ended_the_game(client, referee, mini_game):
+    # (break-test, session 36) after End game the console offered an enabled
+    # "Undo #2 pass" that every tap was refused ("the game has ended ...")
+    from companion.session import GameSession
+    assert GameSession(mini_game, "g1").pass_turn("Ann").ok
+    assert GameSession(mini_game, "g1").end("abandoned").ok
+    referee.login()
+    html = client.get("/referee/").get_data(as_text=True)
+    assert "Undo #2" not in html and '<span class="undo-label">Undo last move</span>' in html
+    form = html[html.index('action="/referee/undo"'):]
+    assert "disabled" in form[:form.index("</form>")]
+    panel = client.get("/referee/panel").get_data(as_text=True)
+    assert 'data-can-undo="0"' in panel and 'data-undo-id=""' in panel
