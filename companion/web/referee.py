@@ -199,6 +199,20 @@ def _slots(text: str) -> list[list[int]]:
     return [list(Slot.parse(p)) for p in parts]
 
 
+def _whole(name: str, text: str) -> int:
+    """A form's whole number, read as the command line reads one
+    (:func:`companion.cli.seed_value`): ASCII digits only, so not ``1_0``,
+    a full-width or Arabic-Indic digit, which ``int()`` takes (a seed typed
+    ``1_0`` dealt seed 10's tiles).
+
+    Raises:
+        BadInput: not a whole number.
+    """
+    if not (re.fullmatch(r"-?[0-9]+", text) and len(text) <= 4000):
+        raise BadInput(f"{name} must be a whole number, got {curbed(repr(text))}")
+    return int(text)
+
+
 def _over_record() -> bool:
     """The form's "over the record" box: typed faces replace recorded ones
     (:func:`companion.session.check_typed_faces`)."""
@@ -348,10 +362,7 @@ def start():
         layout = codex.builtin(_field("layout"))
         players = [p.strip() for p in _field("players").split(",") if p.strip()]
         seed_text = _field("seed", required=False)
-        try:
-            seed = int(seed_text) if seed_text else secrets.randbelow(10**6)
-        except ValueError:
-            raise BadInput(f"seed must be a whole number, got {seed_text!r}") from None
+        seed = _whole("seed", seed_text) if seed_text else secrets.randbelow(10**6)
         if seed < 0:      # as the command line (companion.cli.seed_value): -N would deal N's tiles
             raise BadInput(f"seed must be a whole number 0 or more, got {seed} (it would deal the same tiles "
                            f"as {-seed})")
@@ -361,10 +372,7 @@ def start():
         for key in INT_OPTIONS:
             v = _field(key, required=False)
             if v:
-                try:
-                    opts[key] = int(v)
-                except ValueError:
-                    raise BadInput(f"{key.replace('_', ' ')} must be a whole number, got {v!r}") from None
+                opts[key] = _whole(key.replace("_", " "), v)
         ev = start_game(get_db(), variant, mode, layout, players, seed, opts, t=time.time())
         return Result([ev], f"{ev.game_id} started: {variant} {mode} on {layout.name}, seed {seed}")
     try:
@@ -475,10 +483,7 @@ def hint():
 def reshuffle():
     def go() -> Result:
         seed = _field("seed", required=False)
-        try:
-            n = int(seed) if seed else None
-        except ValueError:
-            raise BadInput(f"seed must be a whole number, got {seed!r}") from None
+        n = _whole("seed", seed) if seed else None
         if n is not None and n < 0:
             raise BadInput(f"seed must be a whole number 0 or more, got {n}")
         return _session().reshuffle(_field("player"), n)

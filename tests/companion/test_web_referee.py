@@ -727,3 +727,20 @@ def test_undo_is_disabled_once_the_referee_ended_the_game(client, referee, mini_
     assert "disabled" in form[:form.index("</form>")]
     panel = client.get("/referee/panel").get_data(as_text=True)
     assert 'data-can-undo="0"' in panel and 'data-undo-id=""' in panel
+
+
+@pytest.mark.parametrize("field,value", [("seed", "1_0"), ("seed", "\u0663"), ("seed", "\uff15"), ("seed", "1e3"),
+                                         ("countdown_seconds", "6_0"), ("countdown_seconds", "\u0666\u0660")])
+def test_start_reads_whole_numbers_as_the_command_line_does(client, referee, mini_game, field, value):
+    # (break-test, session 36) int() took "1_0" (seed 10), an Arabic-Indic
+    # "3" and a full-width "5": the ledger recorded another seed than typed,
+    # which `companion game start --seed` refuses
+    referee.login()
+    form = {"mode": "word:word-sprint" if field == "countdown_seconds" else "love:sprint",
+            "layout": "sprint-flat", "players": "Ann", "seed": "3", field: value}
+    n = len(mini_game.events())
+    rv = referee.post("/referee/start", form)
+    assert rv.status_code == 400 and "must be a whole number" in rv.json["error"], rv.json
+    assert len(mini_game.events()) == n
+    rv = referee.post("/referee/reshuffle", {"player": "Ann", "seed": value})
+    assert rv.status_code == 400 and "must be a whole number" in rv.json["error"], rv.json
