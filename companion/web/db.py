@@ -113,7 +113,8 @@ def init_app(app: Flask) -> None:
     if key is not None:
         app.extensions[LEDGER_FILE_KEY] = key
     app.extensions[HUB_KEY] = EventHub(app.config["LEDGER"], poll_interval=app.config["SSE_POLL_S"],
-                                       keepalive=app.config["SSE_KEEPALIVE_S"])
+                                       keepalive=app.config["SSE_KEEPALIVE_S"],
+                                       max_streams_per_client=app.config["SSE_STREAMS_PER_ADDRESS"])
     app.teardown_appcontext(close_db)
     app.cli.add_command(init_ledger_command)
 

@@ -61,6 +61,10 @@ def sse_message(event) -> str:
 
 
 KEEPALIVE = ": keep-alive\n\n"
+#: the last message of a stream ended for a newer one from the same address
+#: (:meth:`EventHub.reserve`): the page offers to reconnect instead of
+#: reconnecting by itself
+EVICTED = "event: evicted\ndata: {}\n\n"
 
 
 class EventHub:
@@ -256,7 +260,7 @@ class EventHub:
         (or free it with :meth:`StreamSlot.release`)."""
         with self._cond:
             live = [s for s in self._per_client.get(client, ()) if not s.evicted]
-            evict = live[:len(live) - self.max_streams_per_client + 1]      # (empty below the limit)
+            evict = live[:max(0, len(live) - self.max_streams_per_client + 1)]      # (empty below the limit)
             if self.streams >= self.max_streams and not evict:
                 return None                 # (a stream ending for this one keeps the count)
             for old in evict:
@@ -305,6 +309,12 @@ class EventHub:
                         return
                 got = self.wait(last, wait, slot)
                 if got is None:
+                    if slot.evicted:
+                        # a newer stream from this address took its place: the
+                        # page is told so, and does not reconnect on its own
+                        # (several pages behind one address, a proxy or a NAT,
+                        # would otherwise end each other's streams for ever)
+                        yield EVICTED
                     return
                 if not got:
                     yield KEEPALIVE

@@ -175,6 +175,31 @@ def test_stream_reconnects_and_replays(served, phone):
     assert got == ["2"]
 
 
+def test_a_page_whose_stream_a_newer_page_took_stops_and_offers_to_follow_again(served, phone, artifacts):
+    # one address keeps a few streams (8); past them the oldest ends.  Pages
+    # behind one proxy or NAT address reconnected and ended each other's
+    # streams for ever (break-test, session 36): the ended page now stops
+    # and says so, and follows again at a tap
+    srv, path = served
+    srv.app.extensions["companion.hub"].max_streams_per_client = 1
+    first = phone.new_page()
+    first.goto(srv.url)
+    first.wait_for_selector("#live.on", timeout=10_000)
+    second = phone.new_page()
+    second.goto(srv.url)
+    second.wait_for_selector("#live.on", timeout=10_000)
+    first.wait_for_selector("#trouble:not([hidden])", timeout=10_000)
+    assert first.inner_text("#live .live-text") == "paused"
+    assert first.inner_text("#trouble").startswith("Live updates paused: more pages follow the scoreboard")
+    _shot(first, artifacts, "stream-paused.png")
+    first.wait_for_timeout(3000)                   # it does not reconnect by itself (the retry is 2 s)
+    assert first.inner_text("#live .live-text") == "paused" and second.inner_text("#live .live-text") == "live"
+    first.click("#trouble button")
+    first.wait_for_selector("#live.on", timeout=10_000)
+    assert first.is_hidden("#trouble")
+    second.wait_for_selector("#trouble:not([hidden])", timeout=10_000)   # now the other one gave way
+
+
 def test_a_ledger_lost_under_the_server_turns_the_page_off_and_says_why(served, phone, artifacts):
     # once: "live" and the old scores for ever, the 503s swallowed
     srv, path = served

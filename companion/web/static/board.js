@@ -227,7 +227,9 @@
   }
 
   // a line over the page while the scores shown may be out of date
+  let paused = false;      // the stream was ended for newer pages from this address ("evicted")
   function trouble(text) {
+    if (paused) return;        // the paused line (scores may be out of date) and its button stay
     const box = $("trouble");
     box.hidden = !text;
     box.textContent = text ? text + " The scores below may be out of date." : "";
@@ -258,6 +260,27 @@
         retryMs = Math.min(retryMs * 2, 60000);
       }
     };
+    es.addEventListener("evicted", () => {
+      // newer pages from this address took this page's place (several
+      // phones behind one proxy or network address): stop here rather than
+      // take another page's place in turn, and let the player choose
+      es.close();
+      stream = null;
+      paused = true;
+      setLive(false, "paused");
+      const box = $("trouble");
+      const again = el("button", { type: "button", class: "reconnect", text: "Follow live again" });
+      again.addEventListener("click", () => {
+        paused = false;
+        box.hidden = true;
+        box.replaceChildren();
+        connect();
+        refresh();
+      });
+      box.replaceChildren("Live updates paused: more pages follow the scoreboard from this device or network " +
+                          "address than it serves at once. The scores below may be out of date. ", again);
+      box.hidden = false;
+    });
     es.addEventListener("ledger", (m) => {
       const ev = JSON.parse(m.data);
       lastId = ev.id;

@@ -237,6 +237,13 @@
       }
     };
     es.addEventListener("ledger", () => refreshPanel());
+    es.addEventListener("evicted", () => {
+      // newer pages from this address took this one's place: it stops
+      // following rather than take another page's place in turn
+      es.close();
+      outOfDate("Live updates paused: more pages follow the ledger from this device or network address " +
+                "than the server serves at once. Close some, then reload this page.");
+    });
   }
   connect();
 })();
