@@ -2236,7 +2236,8 @@ def resolve_undo(state: GameState, player: str | None = None) -> Outcome:
     outside Zen Archives.  Elsewhere it is the referee taking a move back.
     A ``player`` asking may take back only their own move, and not a
     penalty or a hint, nor (outside Word Mahjong) a touch or an invalid
-    attempt, nor a claim an opponent may still steal from.
+    attempt, nor a claim an opponent may still steal from, nor their own
+    steal.
 
     Raises:
         BadInput: unknown player.  IllegalMove: nothing to undo, none left, the
@@ -2292,6 +2293,13 @@ def resolve_undo(state: GameState, player: str | None = None) -> Outcome:
             # "Declares immediate round victory" (2.5), and the opponents paid
             raise IllegalMove(f"{p.name} cannot take back their own declaration (#{target}): it ended the game; "
                               "the referee can (undo without a player)")
+        if ent.type == "steal":
+            # a call made out of turn ("you may declare 'Passion Pong!'",
+            # Law 3): it took the claimant's tile and turn; taken back, the
+            # claimant's turn would be given back and the call made again
+            # at will (a break-test, session 36)
+            raise IllegalMove(f"{p.name} cannot take back their own \"{state.rules.steal_call}\" (#{target}): "
+                              "it took the tile and the turn; the referee can (undo without a player)")
         window = state.open_steal_window()
         if ent.type == "claim" and window is not None and window[0] == target and state.stealers():
             raise IllegalMove(f"{p.name} cannot take back #{target} now: "

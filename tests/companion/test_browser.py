@@ -438,6 +438,16 @@ def test_a_word_sprint_countdown_at_zero_says_times_up(tmp_path, phone, artifact
         assert page.inner_text("#status").startswith("Time's up")
         assert "TO PLAY" not in page.inner_text("#players")
         _shot(page, artifacts, f"word-sprint-times-up-{int(ago_s)}.png")
+        # the time-up end written (by the next move's clock check): the card
+        # still says time's up, not "0:00 time left" (break-test, session 36)
+        from companion.session import GameSession
+        from companion.errors import IllegalMove
+        with Ledger(path) as led:
+            with pytest.raises(IllegalMove, match="the game has ended"):
+                GameSession(led, "g1", t=time.time()).pass_turn("Zed")
+            assert [e.type for e in led.events("g1")][-1] == "game_ended"
+        page.wait_for_selector("#status:has-text('Game over')", timeout=10_000)
+        assert page.inner_text("#timer-label") == "time's up" and page.inner_text("#timer-value") == "0:00"
         assert errors == []
     finally:
         srv.stop()

@@ -1192,6 +1192,17 @@ def test_the_claimant_keeps_a_tile_an_opponent_may_steal_loose(table_factory):
         G.resolve_simple(g.state, "meld", "Ben", kind="chow", faces=["hearts-4", "hearts-5", "hearts-6"])
     g.simple("steal", "Ann")        # the steal the book gives: Ann's pong of 5s, +300
     assert g.json()["turn"] == "Ann"
+    # a call made out of turn that took Ben's tile and turn: Ann cannot take
+    # it back herself (Ben's turn would come back, the call be made again)
+    score = g.scores()["Ann"]
+    with pytest.raises(IllegalMove, match=r'^Ann cannot take back their own "Passion Pong!" \(#\d+\): it took the '
+                                          "tile and the turn; the referee can"):
+        G.resolve_undo(g.state, "Ann")
+    assert g.scores()["Ann"] == score and g.json()["turn"] == "Ann"
+    g.undo()                        # the referee can: Ben's claim stands again, his tile back on his rack
+    assert g.json()["turn"] == "Ben" and g.scores()["Ann"] == score - 300
+    g.simple("steal", "Ann")        # the chance to call stands again
+    assert g.json()["turn"] == "Ann" and g.scores()["Ann"] == score
     # the same when the claim ends the game: it can still be stolen (RULES.md
     # 2.3), so its claimant cannot take it back either (a second break-test)
     e = table_factory("love", "hand-builder", ["Ann", "Ben"], free_row(8),

@@ -159,9 +159,11 @@
       let left = t.remaining;
       if (wall && t.deadline_t) left = t.deadline_t - now;
       $("timer-value").textContent = clock(left);
-      const up = left !== null && left !== undefined && left <= 0 && !state.ended;
-      $("timer-label").textContent = up ? "time's up" : "time left";
-      box.classList.toggle("low", left !== null && left < 30);
+      const out = left !== null && left !== undefined && left <= 0;
+      const up = out && !state.ended;
+      // after the end: "time's up" when the clock ended it, else the time that was left
+      $("timer-label").textContent = out ? "time's up" : state.ended ? "time left at the end" : "time left";
+      box.classList.toggle("low", left !== null && left !== undefined && left < 30 && !state.ended);
       if (up !== timeUp) { timeUp = up; render(state); }
     } else {
       let el2 = t.elapsed;
