@@ -529,6 +529,52 @@ def _caption(img: np.ndarray, spec: MatSpec) -> None:
 
 # --------------------------------------------------------------------------- PDF
 
+@dataclass(frozen=True)
+class A4Tiling:
+    """How the mat is cut into A4 pages (:func:`a4_tiling`): ``nx`` x ``ny``
+    pages of ``page_mm`` (w, h), each printing ``part_mm`` (w, h) of the mat;
+    neighbouring parts overlap by ``overlap_mm`` (across, down; 0 where there
+    is one page that way), all in mm."""
+
+    nx: int
+    ny: int
+    page_mm: tuple[float, float]
+    part_mm: tuple[float, float]
+    overlap_mm: tuple[float, float]
+
+    @property
+    def pages(self) -> int:
+        return self.nx * self.ny
+
+    def origin_mm(self, row: int, col: int, size_mm: tuple[float, float]) -> tuple[float, float]:
+        """The mat position (x, y) in mm of the top-left corner of page (``row``, ``col``)."""
+        w, h = size_mm
+        tw, th = self.part_mm
+        return (0.0 if self.nx == 1 else col * (w - tw) / (self.nx - 1),
+                0.0 if self.ny == 1 else row * (h - th) / (self.ny - 1))
+
+
+def a4_tiling(size_mm: tuple[float, float], margin_mm: float = 10.0, min_overlap_mm: float = 10.0) -> A4Tiling:
+    """The fewest A4 pages (portrait or landscape) that print a mat of
+    ``size_mm`` inside a ``margin_mm`` margin with neighbours overlapping by
+    at least ``min_overlap_mm``; the pages are spread evenly over the mat, so
+    the overlaps are usually larger (the default mat: 55 mm across, 134 mm
+    down)."""
+    w_mm, h_mm = size_mm
+    best = None
+    for pw, ph in (A4_MM, A4_MM[::-1]):
+        uw, uh = pw - 2 * margin_mm, ph - 2 * margin_mm
+        nx = max(1, math.ceil((w_mm - min_overlap_mm) / (uw - min_overlap_mm)))
+        ny = max(1, math.ceil((h_mm - min_overlap_mm) / (uh - min_overlap_mm)))
+        if best is None or nx * ny < best[0]:
+            best = (nx * ny, pw, ph, uw, uh, nx, ny)
+    _, pw, ph, uw, uh, nx, ny = best
+    tw, th = min(uw, w_mm), min(uh, h_mm)
+    ox = 0.0 if nx == 1 else tw - (w_mm - tw) / (nx - 1)
+    oy = 0.0 if ny == 1 else th - (h_mm - th) / (ny - 1)
+    return A4Tiling(nx, ny, (pw, ph), (tw, th), (ox, oy))
+
+
 def render_mat_pdf(spec: MatSpec, image: np.ndarray | None = None, paper: str = "full",
                    margin_mm: float = 10.0, overlap_mm: float = 10.0) -> bytes:
     """A PDF that prints the mat at its physical size.
@@ -539,8 +585,9 @@ def render_mat_pdf(spec: MatSpec, image: np.ndarray | None = None, paper: str = 
         paper: ``"full"`` one page of ``spec.size_mm`` (A2 for the default
             mat), or ``"a4"``: tiled A4 pages (portrait or landscape, whichever
             needs fewer), each printing a part of the mat inside a
-            ``margin_mm`` margin, neighbours overlapping by ``overlap_mm`` so
-            the sheets can be trimmed on one side and taped on the grid lines.
+            ``margin_mm`` margin, neighbours overlapping by at least
+            ``overlap_mm`` (:func:`a4_tiling`) so the sheets can be trimmed
+            on one side and taped on the grid lines.
 
     Returns:
         The PDF file's bytes (one shared greyscale Flate image, PDF 1.4).
@@ -557,25 +604,20 @@ def render_mat_pdf(spec: MatSpec, image: np.ndarray | None = None, paper: str = 
     if paper == "full":
         return image_pdf(gray, spec.size_mm)
     if paper == "a4":
-        best = None
-        for pw, ph in (A4_MM, A4_MM[::-1]):
-            uw, uh = pw - 2 * margin_mm, ph - 2 * margin_mm
-            nx = max(1, math.ceil((w_mm - overlap_mm) / (uw - overlap_mm)))
-            ny = max(1, math.ceil((h_mm - overlap_mm) / (uh - overlap_mm)))
-            if best is None or nx * ny < best[0]:
-                best = (nx * ny, pw, ph, uw, uh, nx, ny)
-        _, pw, ph, uw, uh, nx, ny = best
-        tw, th = min(uw, w_mm), min(uh, h_mm)
+        tiling = a4_tiling(spec.size_mm, margin_mm, overlap_mm)
+        nx, ny = tiling.nx, tiling.ny
+        pw, ph = tiling.page_mm
+        tw, th = tiling.part_mm
         for r in range(ny):
             for c in range(nx):
-                x0 = 0.0 if nx == 1 else c * (w_mm - tw) / (nx - 1)
-                y0 = 0.0 if ny == 1 else r * (h_mm - th) / (ny - 1)
+                x0, y0 = tiling.origin_mm(r, c, spec.size_mm)
                 m = margin_mm
                 tx = (m - x0) * k
                 ty = (ph - m) * k - (h_mm - y0) * k
                 label = (f"companion mat {w_mm:g} x {h_mm:g} mm - page {r * nx + c + 1} of {nx * ny} "
                          f"(row {r + 1}, column {c + 1}); mat mm x {x0:.0f}-{x0 + tw:.0f}, y {y0:.0f}-{y0 + th:.0f}; "
-                         f"print at 100%, overlap {overlap_mm:g} mm")
+                         f"print at 100%; pages overlap {tiling.overlap_mm[0]:.0f} mm across, "
+                         f"{tiling.overlap_mm[1]:.0f} mm down: line up the grid")
                 content = (
                     f"q {m * k:.3f} {(ph - m - th) * k:.3f} {tw * k:.3f} {th * k:.3f} re W n\n"
                     f"{w_mm * k:.3f} 0 0 {h_mm * k:.3f} {tx:.3f} {ty:.3f} cm /Im0 Do Q\n"

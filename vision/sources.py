@@ -173,6 +173,8 @@ class FrameSource:
         length: number of frames when known (None for a camera).
         fps: frames per second the source claims (folder: :data:`FOLDER_FPS`
             unless given).
+        fps_assumed: the rate is :data:`FOLDER_FPS` because none was given
+            for a folder (which has no rate of its own).
     """
 
     kind: str
@@ -180,6 +182,7 @@ class FrameSource:
     length: int | None
     fps: float
     _files: list[Path] | None = None
+    fps_assumed: bool = False
     _cap: "cv2.VideoCapture | None" = None
     _open: object = field(default=None, repr=False)
 
@@ -329,7 +332,7 @@ def open_source(spec: str, fps: float | None = None) -> FrameSource:
                 heic = False
             raise BadInput(f"folder {spec} holds no image frames ({', '.join(sorted(IMAGE_SUFFIXES))})"
                            + ("; its HEIC pictures cannot be read: export them as JPEG" if heic else ""))
-        return FrameSource("folder", spec, len(files), float(fps or FOLDER_FPS), _files=files)
+        return FrameSource("folder", spec, len(files), float(fps or FOLDER_FPS), _files=files, fps_assumed=not fps)
     if not path.is_file():
         # a pipe would be read twice (the look at its first frame, then the
         # game) and a device never ends: a camera is given by its index

@@ -345,6 +345,12 @@ def run_referee(args, source, on_event=None, on_start=None, require_output: bool
         settings = RefereeSettings(start_as_found=bool(getattr(args, "start_as_found", False)))
         ref = Referee(args.variant, layout, players, recognize_fn, mode=args.mode, append=append, emit=emit,
                       evidence=evidence, fps=source.fps, advise=advise, settings=settings)
+        if getattr(source, "fps_assumed", False):
+            # the referee's timings (hands away, a move's confirmation) count
+            # frames: a folder taken at 10 a second read as 30 lost both
+            # penalties of the demo and gave every claim to one player
+            ref.status.notes.append(f"the frames are taken as {source.fps:g} a second (a folder has no rate of its "
+                                    "own): give --fps if they were taken at another rate")
         if on_start is not None and game_id is not None:
             on_start(game_id)
         status = StatusLine(sys.stderr, enabled=not getattr(args, "quiet", False), total=source.length)

@@ -127,6 +127,8 @@ def _print_mat(args: argparse.Namespace) -> int:
         a4 = render_mat_pdf(spec, img, paper="a4")
         files.write("mat-a4.pdf", a4)
     n_a4 = a4.count(b"/Type /Page ")
+    from vision.mat import a4_tiling
+    over = a4_tiling(spec.size_mm).overlap_mm
     w, h = spec.size_mm
     name = jsontext.name_text          # (bytes of a name that are not UTF-8 as \xNN, in text as in JSON)
     info = {"mat_png": name(out / spec.image), "mat_json": name(out / "mat.json"), "mat_pdf": name(out / "mat.pdf"),
@@ -139,7 +141,8 @@ def _print_mat(args: argparse.Namespace) -> int:
             f"wrote {info['mat_png']} ({spec.image_size_px[0]} x {spec.image_size_px[1]} px at {p:g} px/mm) "
             f"and {info['mat_json']}\n"
             f"physical size {w:g} x {h:g} mm (A2 landscape): print {info['mat_pdf']} at 100% on A2, "
-            f"or {info['mat_a4_pdf']} ({n_a4} A4 pages, 10 mm overlap) and tape them together\n"
+            f"or {info['mat_a4_pdf']} ({n_a4} A4 pages overlapping {over[0]:.0f} mm across and {over[1]:.0f} mm down) "
+            f"and tape them together, lining up the grid\n"
             f"check the 50 mm scale bar and that the grid measures "
             f"{spec.grid_size_mm[0]:g} x {spec.grid_size_mm[1]:g} mm\n")
     return 0

@@ -235,6 +235,19 @@ def test_a_game_already_under_way_earns_a_note_and_start_as_found_reads_it(tmp_p
     assert len(st.layout) == 4 and st.scores() == {"Ada": 10_100, "Bo": 10_000}     # Love 2.5: hearts 2, +100
 
 
+def test_a_folder_read_at_the_assumed_rate_earns_a_note(tmp_path, capsys, fake_vision, layout_file):
+    # a newcomer refereed the demo's 10-a-second frames without --fps: read
+    # as 30 a second, both penalties were lost and every claim went to Ada,
+    # with no word why (session 36)
+    frames = _recording(tmp_path / "frames", [(4, 12), (9, 4), (5, 12)])
+    assert main(_args(frames, layout_file, "--events-out", str(tmp_path / "a.jsonl"), "--quiet")) == 0
+    note = ("companion referee: note: the frames are taken as 30 a second (a folder has no rate of its own): give "
+            "--fps if they were taken at another rate")
+    assert capsys.readouterr().err.splitlines()[0] == note
+    assert main(_args(frames, layout_file, "--events-out", str(tmp_path / "b.jsonl"), "--quiet", "--fps", "30")) == 0
+    assert note not in capsys.readouterr().err
+
+
 def test_set_up_advice_on_the_frame_the_game_starts_from_is_a_note(tmp_path, capsys, fake_vision, layout_file,
                                                                    monkeypatch):
     # session 23's break-test: a game refereed with another tile set's

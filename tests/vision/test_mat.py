@@ -211,6 +211,16 @@ def test_pdf_prints_at_physical_size(spec, mat_png):
     boxes = re.findall(rb"/MediaBox \[0 0 ([\d.]+) ([\d.]+)\]", tiled)
     assert len(boxes) == 8  # 4 x 2 portrait A4 pages with 10 mm margins and overlap
     assert {(round(float(w) * 25.4 / 72), round(float(h) * 25.4 / 72)) for w, h in boxes} == {(210, 297)}
+    # 190 x 277 mm printed a page, spread evenly over 594 x 420 mm: the
+    # pages start at x 0, 134.7, 269.3, 404 and y 0, 143 mm, so neighbours
+    # overlap 190 - 134.7 = 55.3 mm across and 277 - 143 = 134 mm down (the
+    # footers said "overlap 10 mm", the least allowed; a newcomer's check)
+    from vision.mat import a4_tiling
+    t = a4_tiling(spec.size_mm)
+    assert (t.nx, t.ny, t.part_mm) == (4, 2, (190.0, 277.0))
+    assert t.overlap_mm == (pytest.approx(55.333, abs=0.001), pytest.approx(134.0))
+    assert t.origin_mm(1, 3, spec.size_mm) == (pytest.approx(404.0), pytest.approx(143.0))
+    assert tiled.count(b"pages overlap 55 mm across, 134 mm down: line up the grid") == 8
     with pytest.raises(BadInput):
         render_mat_pdf(spec, mat_png, paper="letter")
 
