@@ -6,9 +6,13 @@ pure-Python core when the extension is missing, so a failed compile only costs
 speed (``optional=True``).
 """
 
-from setuptools import Extension, setup
+from setuptools import Extension, find_packages, setup
 
 setup(
+    # models/ (top level, fixed by the design) ships inside the package as
+    # vision/_models, so that a non-editable install finds the models
+    packages=find_packages(include=["companion*", "vision*"]) + ["vision._models"],
+    package_dir={"vision._models": "models"},
     ext_modules=[
         Extension(
             "companion._solvercore",

@@ -22,7 +22,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-MODELS_DIR = Path(__file__).resolve().parents[1] / "models"
+from vision import MODELS_DIR  # the checkout's models/, or the copy installed with the package
 DEFAULT_MODEL = MODELS_DIR / "embed_tiles.onnx"
 
 INPUT_HW = (96, 72)  # network input (height, width) in px; tiles are 3:4 portrait

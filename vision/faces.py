@@ -26,7 +26,7 @@ from companion.errors import BadInput
 from companion.tiles import VARIANTS, tileset
 from vision.crops import CropSettings
 
-MODELS_DIR = Path(__file__).resolve().parents[1] / "models"
+from vision import MODELS_DIR  # the checkout's models/, or the copy installed with the package
 NONE = "none"
 OCCLUDED = "occluded"
 

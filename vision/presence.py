@@ -36,7 +36,7 @@ import numpy as np
 from companion.errors import BadInput
 from vision.crops import CropSettings, extract_raw, normalise
 
-MODELS_DIR = Path(__file__).resolve().parents[1] / "models"
+from vision import MODELS_DIR  # the checkout's models/, or the copy installed with the package
 
 #: geometry of each of the two windows: the face plus half a face of context
 #: on every side, 64 x 48 px (rows down the 40 mm side).

@@ -175,12 +175,33 @@ def refuse_unplayable(lay, where: str = "") -> None:
         raise BadInput(f"{where}layout {lay.name!r} is not playable: {report.problems[0]}")
 
 
+#: a search in the pure-Python core longer than this earns the note of
+#: :func:`slow_core_note`
+SLOW_CORE_NOTE_S = 2.0
+
+
+def slow_core_note(prog: str, seconds: float) -> None:
+    """One stderr line when the solver ran ``seconds`` in its pure-Python
+    core (the C core was not built: no C compiler at install time), which is
+    hundreds of times slower; nothing when the C core is there or the
+    search was short.  (A newcomer's install without a compiler gave no sign
+    of it: deals that take 2 s took minutes.)"""
+    from companion.solver import HAVE_C
+    if HAVE_C or seconds < SLOW_CORE_NOTE_S:
+        return
+    print(f"companion {prog}: note: the solver ran in pure Python, hundreds of times slower than its C core, "
+          "which was not built at install (no C compiler?): install one (e.g. apt install gcc) and run "
+          "pip install -e . again", file=sys.stderr)
+
+
 def _deal(args) -> int:
     from companion import deals
     lay = _load(args)
     refuse_unplayable(lay)
     if args.solvable:
+        t0 = time.perf_counter()
         deal = deals.solvable_deal(args.variant, lay, args.seed)
+        slow_core_note("deal", time.perf_counter() - t0)
     else:
         deal = deals.random_deal(args.variant, lay, args.seed)
     from companion.cli import print_json
@@ -228,6 +249,7 @@ def _solve(args) -> int:
     deals_read = [(p, _read_deal(p)) for p in args.deals]  # all read first: bad input loses nothing
     limit = getattr(args, "max_seconds", None)
     undecided = []
+    started = time.perf_counter()
     for path, deal in deals_read:
         t0 = time.perf_counter()
         result = solve(deal, max_seconds=limit)
@@ -250,4 +272,5 @@ def _solve(args) -> int:
     if undecided:
         print(f"companion solve: no verdict within --max-seconds {limit:g} for {count(len(undecided), 'deal')}: "
               + ", ".join(undecided), file=sys.stderr)
+    slow_core_note("solve", time.perf_counter() - started)
     return 0

@@ -385,7 +385,10 @@ def _start(args) -> int:
         from companion.layout_files import load_layout
         from companion import deals
         layout = load_layout(args.layout, args.map_name)
+        t0 = time.perf_counter()
         deal = (deals.random_deal if args.random else deals.solvable_deal)(args.variant, layout, args.seed)
+        from companion.commands.engine import slow_core_note
+        slow_core_note("game start", time.perf_counter() - t0)
         faces, seed = list(deal.faces), args.seed
     opts = _kv(args.option)
     for key in ("difficulty", "turn_limit", "level", "target_seconds", "countdown_seconds"):
@@ -470,7 +473,11 @@ def _declare(args) -> int:
 
 
 def _hint(args) -> int:
-    return _run(args, lambda s: G.resolve_hint(s.game.state, args.player, s.game.index), need_words=True)
+    from companion.commands.engine import slow_core_note
+    t0 = time.perf_counter()
+    code = _run(args, lambda s: G.resolve_hint(s.game.state, args.player, s.game.index), need_words=True)
+    slow_core_note("game hint", time.perf_counter() - t0)
+    return code
 
 
 def _reshuffle(args) -> int:

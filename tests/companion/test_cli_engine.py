@@ -128,6 +128,25 @@ def test_deal_then_solve_and_replay(capsys, tmp_path):
     assert board.n_present == 0
 
 
+def test_a_long_search_in_the_pure_python_core_says_the_c_core_is_missing(capsys, tmp_path, monkeypatch):
+    # an install without a C compiler gave no sign that the solver would be
+    # hundreds of times slower (a newcomer's check, session 36)
+    import companion.commands.engine as E
+    import companion.solver as S
+    code, out, _ = run(capsys, "deal", "--variant", "love", "--layout", "sprint-flat", "--seed", "3", "--json")
+    path = tmp_path / "d.json"
+    path.write_text(out)
+    code, out, err = run(capsys, "solve", str(path), "--json")
+    assert code == 0 and "note" not in err                        # short, or the C core: nothing said
+    monkeypatch.setattr(S, "HAVE_C", False)
+    monkeypatch.setattr(E, "SLOW_CORE_NOTE_S", 0.0)                # (any search counts as long here)
+    code, out, err = run(capsys, "solve", str(path), "--json")
+    assert code == 0 and json.loads(out)["deal"] == str(path)
+    assert err == ("companion solve: note: the solver ran in pure Python, hundreds of times slower than its C "
+                   "core, which was not built at install (no C compiler?): install one (e.g. apt install gcc) "
+                   "and run pip install -e . again\n")
+
+
 def test_solve_an_unwinnable_deal_and_bad_files(capsys, tmp_path):
     # two stacked tiles of one face: the lower is never free while the upper stands
     stacked = tmp_path / "stack.json"
