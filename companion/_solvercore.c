@@ -18,6 +18,7 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +30,42 @@ static double now_s(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Ctrl+C during a search.  The searches run without the GIL, so Python's
+   own SIGINT handler (which only sets a flag for the interpreter) is not
+   looked at until they return: a long turn could keep Ctrl+C waiting for
+   minutes.  watch_sigint() puts a C handler in its place that sets
+   `sigint_seen`, which both searches check at every node and stop on as on
+   their deadline; unwatch_sigint() puts Python's handler back and says
+   whether Ctrl+C came (the caller then raises KeyboardInterrupt).  Called by
+   companion.solver around its runs, on the main thread only. */
+static volatile sig_atomic_t sigint_seen = 0;
+static PyOS_sighandler_t sigint_before = NULL;
+static int sigint_watched = 0;
+
+static void on_sigint(int signo) {
+    (void)signo;
+    sigint_seen = 1;
+}
+
+static PyObject *py_watch_sigint(PyObject *self, PyObject *noargs) {
+    sigint_seen = 0;
+    if (!sigint_watched) {
+        sigint_before = PyOS_setsig(SIGINT, on_sigint);
+        sigint_watched = 1;
+    }
+    Py_RETURN_NONE;
+}
+
+static PyObject *py_unwatch_sigint(PyObject *self, PyObject *noargs) {
+    if (sigint_watched) {
+        PyOS_setsig(SIGINT, sigint_before);
+        sigint_watched = 0;
+    }
+    int seen = sigint_seen;
+    sigint_seen = 0;
+    return PyBool_FromLong(seen);
 }
 
 /* the now_s() instant `seconds` from now; 0 (no deadline) when seconds < 0 */
@@ -809,7 +846,10 @@ out:
 static int search(S *s) {
     s->nodes++;
     if (s->limit >= 0 && s->nodes > s->limit) { s->exhausted = 1; return -1; }
-    if (s->deadline > 0 && (s->nodes & 63) == 0 && now_s() > s->deadline) { s->timeup = 1; return -1; }
+    if ((s->deadline > 0 && (s->nodes & 63) == 0 && now_s() > s->deadline) || sigint_seen) {
+        s->timeup = 1;
+        return -1;
+    }
     if (s->timeup || s->oom) return -1;
     int mark = s->nlog;
     if (propagate(s) < 0) { undo(s, mark); return s->oom ? -1 : 0; }
@@ -1144,7 +1184,10 @@ static int ps_search(PS *s, size_t base) {
     if (tt_find(&s->tt, h, s->bd.P, (size_t)W)) { ps_unmove_to(s, start); return 0; }
     s->nodes++;
     if (s->limit >= 0 && s->nodes > s->limit) { s->stop = -1; return -1; }
-    if (s->deadline > 0 && (s->nodes & 255) == 0 && now_s() > s->deadline) { s->stop = -2; return -1; }
+    if ((s->deadline > 0 && (s->nodes & 255) == 0 && now_s() > s->deadline) || sigint_seen) {
+        s->stop = -2;
+        return -1;
+    }
     int r = 0;
     if (ps_relax(s) >= 0) {
         /* the pairs of free tiles, each scored by the look-ahead after it */
@@ -1265,6 +1308,10 @@ static PyObject *py_pos_run(PyObject *self, PyObject *args) {
 }
 
 static PyMethodDef methods[] = {
+    {"watch_sigint", py_watch_sigint, METH_NOARGS,
+     "watch_sigint(): Ctrl+C now stops a search as its deadline would (main thread only)"},
+    {"unwatch_sigint", py_unwatch_sigint, METH_NOARGS,
+     "unwatch_sigint() -> bool: Python's SIGINT handler back; whether Ctrl+C came while watched"},
     {"prepare", py_prepare, METH_VARARGS,
      "prepare(z, covers, covered_by, left, right) -> capsule holding the geometry tables"},
     {"solve", py_solve, METH_VARARGS,

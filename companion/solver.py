@@ -72,7 +72,9 @@ has no verdict (``solvable`` None, ``timed_out`` True), never a guess.
 
 from __future__ import annotations
 
+import threading
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import TYPE_CHECKING, Sequence
@@ -267,6 +269,26 @@ def hint(deal: "Deal", present: Sequence[bool] | None = None) -> tuple[int, int]
     return None
 
 
+@contextmanager
+def _ctrl_c_stops_the_c_core():
+    """Around C-core searches on the main thread: Ctrl+C stops a search at
+    its next node and raises KeyboardInterrupt once it has returned (the
+    searches run without the GIL, so Python would see Ctrl+C only between
+    two turns of the searches: over 10 s late on a hard deal, minutes on a
+    harder one).  Elsewhere (a web server's worker thread) nothing changes:
+    a signal handler belongs to the main thread."""
+    if (_c is None or not hasattr(_c, "watch_sigint")         # (a C core built from older sources)
+            or threading.current_thread() is not threading.main_thread()):
+        yield
+        return
+    _c.watch_sigint()
+    try:
+        yield
+    finally:
+        if _c.unwatch_sigint():
+            raise KeyboardInterrupt
+
+
 def _solve(layout: Layout, keys: list[int], present: Sequence[bool] | None,
            node_limit: int | None, use_c: bool | None, max_seconds: float | None = None) -> SolveResult:
     n = len(layout)
@@ -298,8 +320,9 @@ def _solve(layout: Layout, keys: list[int], present: Sequence[bool] | None,
 
     def pairing(limit: int | None) -> SolveResult:
         if use_c:
-            code, moves, nodes = _c.solve(tabs.handle, keys, pres, -1 if limit is None else limit,
-                                          LAZY_BUDGET, RESTART_BUDGET, seconds_left())
+            with _ctrl_c_stops_the_c_core():
+                code, moves, nodes = _c.solve(tabs.handle, keys, pres, -1 if limit is None else limit,
+                                              LAZY_BUDGET, RESTART_BUDGET, seconds_left())
             if code == -2:
                 return SolveResult(None, [], nodes, False, True)
             if code < 0:
@@ -310,8 +333,9 @@ def _solve(layout: Layout, keys: list[int], present: Sequence[bool] | None,
     if node_limit is not None or tabs.n > POSITION_SEARCH_MAX_SLOTS:
         return pairing(node_limit)
     if use_c:
-        return _alternate_c(tabs, keys, pres, seconds_left,
-                            ALTERNATE_BUDGETS_C if layout.depth <= 2 else ALTERNATE_BUDGETS_C_STACKED)
+        with _ctrl_c_stops_the_c_core():
+            return _alternate_c(tabs, keys, pres, seconds_left,
+                                ALTERNATE_BUDGETS_C if layout.depth <= 2 else ALTERNATE_BUDGETS_C_STACKED)
     budget, positions = ALTERNATE_BUDGETS if layout.depth <= 2 else ALTERNATE_BUDGETS_STACKED
     dead: set[int] = set()
 

@@ -147,6 +147,35 @@ def test_a_long_search_in_the_pure_python_core_says_the_c_core_is_missing(capsys
                    "and run pip install -e . again\n")
 
 
+def test_ctrl_c_stops_a_search_in_the_c_core_at_once(capsys, tmp_path):
+    # the C searches run without the GIL: Python saw Ctrl+C only between two
+    # turns of them, 9-11 s late on this deal (a newcomer's check, session 36)
+    import signal
+    import subprocess
+    import sys
+    import time
+    from companion.solver import HAVE_C
+    if not HAVE_C:
+        pytest.skip("the solver's C core is not built here (its pure-Python core sees Ctrl+C at once)")
+    code, out, _ = run(capsys, "deal", "--variant", "love", "--layout", "turtle", "--seed", "15", "--json")
+    path = tmp_path / "love15.json"                     # unwinnable; about 10 s to decide on 2 cores
+    path.write_text(out)
+    proc = subprocess.Popen([sys.executable, "-m", "companion", "solve", str(path), "--json"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        time.sleep(4.5)                                 # into a long turn of the searches (before: 9 s late)
+        assert proc.poll() is None
+        sent = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=30)
+        waited = time.monotonic() - sent
+    finally:
+        proc.kill()
+    assert proc.returncode == 130 and out == "" and err == "companion solve: interrupted\n"
+    assert waited < 1.0, waited
+
+
 def test_solve_an_unwinnable_deal_and_bad_files(capsys, tmp_path):
     # two stacked tiles of one face: the lower is never free while the upper stands
     stacked = tmp_path / "stack.json"
