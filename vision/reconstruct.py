@@ -91,6 +91,12 @@ UNSURE_BELOW = 0.7
 #: or than this share of the picture's diagonal where that is more
 CAMERA_FILE_MISFIT_PX = 2.5
 CAMERA_FILE_MISFIT_SHARE = 0.001
+#: a camera file whose focal length differs from the markers' own
+#: (:func:`vision.pose.markers_focal_px`) by more than this share is advised
+#: on: the markers of a planar mat fit a wrong focal length well (a
+#: newcomer's file 25 % short fitted with 0.88 px, and 14 readings went
+#: wrong outside the marked slots instead of 3)
+CAMERA_FILE_FOCAL_MISFIT = 0.12
 
 
 @dataclass(frozen=True)
@@ -2451,7 +2457,8 @@ def photo_advice(layout: Layout, states, spec, pose, stray: int = 0, looks_like=
     Returns:
         Zero or more sentences.
     """
-    from vision.pose import project_slot_faces
+    from vision.pose import (FOCAL_CHECK_MIN_MARKERS, FOCAL_CHECK_MIN_TILT_DEG, markers_focal_px,
+                             project_slot_faces)
     from vision.presence import window_quads
 
     out = []
@@ -2497,6 +2504,15 @@ def photo_advice(layout: Layout, states, spec, pose, stray: int = 0, looks_like=
             *getattr(pose.camera, "image_size", (0, 0)))):
         out.append(f"the mat's markers fit the camera file poorly (reprojection error {err:.1f} px): check "
                    "that --camera was calibrated with this camera, at this resolution and zoom")
+    elif (source == "calibrated" and pose.tilt_deg >= FOCAL_CHECK_MIN_TILT_DEG
+          and pose.n_markers >= FOCAL_CHECK_MIN_MARKERS):
+        est = markers_focal_px(pose)
+        K = pose.camera.K
+        f_file = (float(K[0, 0]) + float(K[1, 1])) / 2
+        if est is not None and abs(est / f_file - 1) > CAMERA_FILE_FOCAL_MISFIT:
+            out.append(f"the camera file's focal length ({f_file:.0f} px) differs from the {est:.0f} px the mat's "
+                       "markers give: check that --camera was calibrated with this camera, at this resolution "
+                       "and zoom (or leave --camera out)")
     if pose.n_markers < 4:
         out.append(f"only {pose.n_markers} mat markers seen: keep hands and tiles off the markers for a surer "
                    "pose")

@@ -821,6 +821,37 @@ def test_a_camera_file_the_markers_fit_poorly_is_advised_on(turtle_photos):
                         dataclasses.replace(rec.pose, reprojection_px=4.65)) == ()
 
 
+def test_a_camera_file_with_another_focal_length_is_advised_on_though_the_markers_fit_it(turtle_photos):
+    # the markers of a planar mat fit a wrong focal length well: a newcomer's
+    # file 25 % short fitted with 0.88 px and drew no advice, while 14
+    # readings went wrong outside the marked slots (session 36)
+    import dataclasses
+
+    from vision.mat import MatSpec
+    from vision.pose import Camera, markers_focal_px
+    from vision.reconstruct import photo_advice
+    scene, rec = turtle_photos[25.0]
+    K = rec.pose.camera.K
+    true_f = float(scene.truth.camera.K[0, 0])
+    right = dataclasses.replace(rec.pose, camera=Camera(K, np.zeros(5), (1280, 720), "calibrated"))
+    assert markers_focal_px(right) == pytest.approx(true_f, rel=0.03)
+    assert photo_advice(rec.layout, rec.tiles, MatSpec.default(), right) == ()
+    short = K.copy()
+    short[0, 0] *= 0.75
+    short[1, 1] *= 0.75
+    wrong = dataclasses.replace(right, camera=Camera(short, np.zeros(5), (1280, 720), "calibrated"))
+    f_file, est = (short[0, 0] + short[1, 1]) / 2, markers_focal_px(wrong)
+    assert est == pytest.approx(true_f, rel=0.03)         # the markers' own, whatever the file says
+    assert photo_advice(rec.layout, rec.tiles, MatSpec.default(), wrong) == (
+        f"the camera file's focal length ({f_file:.0f} px) differs from the {est:.0f} px the mat's markers "
+        "give: check that --camera was calibrated with this camera, at this resolution and zoom (or leave "
+        "--camera out)",)
+    # not from a view nearly overhead, nor from a pose on few markers: the
+    # markers' own focal length is unsure there (up to 95 % and 24 % off)
+    for pose in (dataclasses.replace(wrong, n_markers=5), dataclasses.replace(wrong, rvec=np.zeros(3))):
+        assert not any("focal length (" in a for a in photo_advice(rec.layout, rec.tiles, MatSpec.default(), pose))
+
+
 def test_a_wrong_tile_set_or_an_empty_read_is_advised_to_check_the_options(turtle_photos):
     import dataclasses
 
