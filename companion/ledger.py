@@ -137,7 +137,7 @@ def _open(path, create: bool) -> sqlite3.Connection:
         # a file this process already holds a connection to was looked at
         # when that one was opened (and must not be opened outside SQLite)
         existing = True if key is not None and key in _HELD else _look_at_file(p, create)
-    if existing and not writable(p):
+    if existing and read_only_why(p, version=False) is not None:     # (under _HELD_LOCK: no version read)
         return _open_read_only(p)
     def setup(conn):
         if existing:
@@ -162,12 +162,13 @@ def writable(p: str | Path) -> bool:
     return read_only_why(p) is None
 
 
-def read_only_why(p: str | Path) -> str | None:
+def read_only_why(p: str | Path, version: bool = True) -> str | None:
     """Why this process may not write the ledger ``p`` (None: it may): its
     file, its folder, or SQLite's ``-wal`` / ``-shm`` file beside it.  A
     reader without write access (another user, an archive's owner) leaves
     those two behind read-only, and SQLite then refuses every write to a
-    file and folder that can be written."""
+    file and folder that can be written.  With ``version``, also a ledger a
+    later companion made (:func:`ledger_version`, read through SQLite)."""
     p = Path(p)
     if not (os.access(p, os.W_OK) and os.access(p.parent, os.W_OK)):
         return "its file or its folder cannot be written"
@@ -176,7 +177,28 @@ def read_only_why(p: str | Path) -> str | None:
         if q.exists() and not os.access(q, os.W_OK):
             return (f"SQLite's {q.name} beside it cannot be written (a reader without write access left it: "
                     f"remove it while no program has the ledger open)")
+    found = ledger_version(p) if version else None
+    if found is not None and found > LEDGER_VERSION:
+        return f"a later companion made it (ledger version {found}; this one writes version {LEDGER_VERSION})"
     return None
+
+
+def ledger_version(p: str | Path) -> int | None:
+    """The version (:data:`LEDGER_VERSION`) of the ledger file ``p``, read
+    through SQLite; None where there is no ledger to read (missing, not a
+    ledger, unreadable: the command that opens it says why)."""
+    if not Path(p).is_file():
+        return None
+    try:
+        conn = get_db(p, create=False)
+    except BadInput:
+        return None
+    try:
+        return int(conn.execute("PRAGMA user_version").fetchone()[0]) or LEDGER_VERSION
+    except sqlite3.Error:
+        return None
+    finally:
+        release(conn)
 
 
 #: how a read-only connection shows itself: the ``immutable`` or ``ro``
@@ -294,8 +316,17 @@ def _refuse_other_tables(conn: sqlite3.Connection, path) -> None:
         raise BadInput(f"not a companion ledger: table events of {path} has columns {cols}")
 
 
-def init_db(conn: sqlite3.Connection) -> None:
-    """Create the table, index and triggers of ``schema.sql`` if missing.
+#: the ledger format this companion writes, kept in SQLite's
+#: ``user_version``: a ledger from a later companion (a higher number) is
+#: read, but not written (its new rows and fields would mean what this one
+#: cannot know); 0, a ledger made before the number was kept, is version 1
+LEDGER_VERSION = 1
+
+
+def init_db(conn: sqlite3.Connection) -> int:
+    """Create the table, index and triggers of ``schema.sql`` if missing,
+    and mark a ledger without a version as :data:`LEDGER_VERSION` (where it
+    can be written).  Returns the ledger's version.
 
     Raises:
         BadInput: the database holds something else under those names.
@@ -310,6 +341,17 @@ def init_db(conn: sqlite3.Connection) -> None:
         raise BadInput(f"not a companion ledger: {exc}") from None
     if cols[:6] != LEDGER_COLUMNS:
         raise BadInput(f"not a companion ledger: table events has columns {cols}")
+    try:
+        version = int(conn.execute("PRAGMA user_version").fetchone()[0])
+    except sqlite3.Error:
+        return LEDGER_VERSION
+    if version == 0:
+        try:
+            conn.execute(f"PRAGMA user_version = {LEDGER_VERSION}")
+        except sqlite3.Error:
+            pass            # (read-only here: it stays unmarked, and reads as version 1)
+        return LEDGER_VERSION
+    return version
 
 
 class StaleGame(BadInput):
@@ -355,7 +397,7 @@ class Ledger:
         self._lock = threading.RLock()
         self._conn = get_db(self.path, create)
         try:
-            init_db(self._conn)
+            self.version = init_db(self._conn)
         except BadInput:
             release(self._conn)
             raise
@@ -409,6 +451,10 @@ class Ledger:
             StaleGame: the game's newest event is not ``after`` (nothing
             written).
         """
+        if self.version > LEDGER_VERSION:
+            raise BadInput(f"cannot write to the ledger {self.path}: it can only be read here (a later companion "
+                           f"made it: ledger version {self.version}; this one writes version {LEDGER_VERSION}; "
+                           "update the companion); nothing was written")
         if game_id is None and type == "game_started":
             game_id = ""        # (picked below, in the transaction)
         elif not isinstance(game_id, str) or not game_id.strip():

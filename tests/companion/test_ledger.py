@@ -427,3 +427,41 @@ def test_a_read_only_sidecar_left_by_a_reader_is_named_not_the_writable_file(tmp
         (folder / side).unlink(missing_ok=True)
     done = run("pass", "--player", "Ann", "--t", "1")
     assert done.returncode == 0, done.stderr
+
+
+def test_a_ledger_from_a_later_companion_is_read_but_not_written(tmp_path):
+    # a newer schema (another column, other event types) was written to
+    # without a word, and its own rows then meant what this version cannot
+    # know (a fuzzing report, session 36)
+    import sqlite3
+    from companion.errors import BadInput
+    from companion.ledger import LEDGER_VERSION, Ledger
+    path = tmp_path / "l.db"
+    with Ledger(path) as led:
+        assert led.version == LEDGER_VERSION == 1
+        led.append("g1", "pass", {"player": "Ann"}, None, 1.0)
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == 1        # marked when made
+        conn.execute("PRAGMA user_version = 2")
+    with Ledger(path) as led:
+        assert led.version == 2 and [e.type for e in led.events("g1")] == ["pass"]    # read as before
+        with pytest.raises(BadInput, match=r"^cannot write to the ledger .*: it can only be read here \(a later "
+                                           r"companion made it: ledger version 2; this one writes version 1; "
+                                           r"update the companion\); nothing was written$"):
+            led.append("g1", "pass", {"player": "Ben"}, None, 2.0)
+        assert len(led.events("g1")) == 1
+    # serve and the console take it as read-only (their banner says so)
+    from companion.ledger import read_only_why, writable
+    assert not writable(path) and read_only_why(path) == (
+        "a later companion made it (ledger version 2; this one writes version 1)")
+    # a ledger made before versions were kept (0) is version 1, and marked so
+    old = tmp_path / "old.db"
+    with Ledger(old) as led:
+        led.append("g1", "pass", {"player": "Ann"}, None, 1.0)
+    with sqlite3.connect(old) as conn:
+        conn.execute("PRAGMA user_version = 0")
+    with Ledger(old) as led:
+        assert led.version == 1
+        led.append("g1", "pass", {"player": "Ben"}, None, 2.0)
+    with sqlite3.connect(old) as conn:
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == 1
