@@ -202,6 +202,26 @@ def _pct(a, q):
     return float(np.percentile(a, q)) if len(a) else float("nan")
 
 
+def save_photo(folder: Path, k: int, variant: str, layout, scene) -> None:
+    """Write bench photo ``k`` where a newcomer can try the commands on it:
+    ``photo-K.png``, ``photo-K.json`` (``variant``, ``layout``, ``truth``:
+    what ``recognize --json`` should answer, faces of hidden tiles too) and
+    ``photo-K-camera.json`` (the true intrinsics, the contract's camera
+    JSON)."""
+    import json
+
+    import cv2
+    folder.mkdir(parents=True, exist_ok=True)
+    cv2.imwrite(str(folder / f"photo-{k}.png"), scene.image)
+    truth = scene.truth
+    (folder / f"photo-{k}.json").write_text(json.dumps(
+        {"variant": variant, "layout": layout.name, "truth": truth.recognize_json()}) + "\n")
+    cam = truth.camera
+    (folder / f"photo-{k}-camera.json").write_text(json.dumps(
+        {"camera_matrix": cam.K.tolist(), "dist_coeffs": cam.dist.tolist(),
+         "image_size": list(cam.image_size)}) + "\n")
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--photos", type=int, default=200)
@@ -222,6 +242,10 @@ def main(argv=None) -> int:
                          "cannot be built on the mat are skipped")
     ap.add_argument("--failures", type=Path, default=None, help="write failing photos' crops and overlays here")
     ap.add_argument("--json", type=Path, default=None, help="write per-photo results")
+    ap.add_argument("--save", type=Path, default=None, metavar="DIR",
+                    help="also write each photo (photo-K.png), its truth (photo-K.json: variant, layout and the "
+                         "answer recognize --json should give) and its camera (photo-K-camera.json, for "
+                         "--camera): photos to try the commands on")
     ap.add_argument("--settings", default="{}", help="JSON object of ReconstructSettings fields to change")
     args = ap.parse_args(argv)
     from tune_reconstruct import parse_settings
@@ -280,6 +304,8 @@ def main(argv=None) -> int:
     for k in range(args.start, args.start + args.photos):
         variant, layout, scene = bench_photo(k, layouts, args.hands, args.size)
         tr = scene.truth
+        if args.save is not None:
+            save_photo(args.save, k, variant, layout, scene)
         cam = Camera(tr.camera.K, np.zeros(5), tr.camera.image_size) if args.camera else None
         t0 = time.perf_counter()
         try:

@@ -228,7 +228,9 @@ class OutputFiles:
                 os.mkdir(p)
             except OSError as exc:
                 what = self.what if folder == self.folder else "the folder"
-                raise BadInput(f"cannot create {what} {folder}: {exc.strerror or exc}") from None
+                # ("the folder of OUT.png" names the file: the folder that failed follows it)
+                where = f"{what} ({p})" if what.startswith("the folder of ") else f"{what} {folder}"
+                raise BadInput(f"cannot create {where}: {exc.strerror or exc}") from None
             self._made.append(p)
 
     def _reserve(self, name: str) -> None:

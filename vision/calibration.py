@@ -160,12 +160,12 @@ def calibrate(images: list[np.ndarray], names: list[str] | None = None,
         # every photo shows the board: there are just too few of them
         raise BadInput(f"{n} view{'s' if n != 1 else ''} of the ChArUco board {'are' if n != 1 else 'is'} too few: "
                        f"calibration needs {MIN_VIEWS} or more; take {MIN_VIEWS - n} more photo"
-                       f"{'s' if MIN_VIEWS - n != 1 else ''} of calibration/charuco_board.pdf from other angles")
+                       f"{'s' if MIN_VIEWS - n != 1 else ''} of the ChArUco board (companion print-board) from other angles")
     if n < MIN_VIEWS:
         shown = ", ".join(unusable[:3]) + (", ..." if len(unusable) > 3 else "")
         raise BadInput(f"only {n} of {len(images)} images show the {BOARD_SQUARES[0]}x{BOARD_SQUARES[1]} "
-                       f"ChArUco board with {MIN_CORNERS}+ corners (need {MIN_VIEWS}; print "
-                       f"calibration/charuco_board.pdf)" + (f"; no board in {shown}" if unusable else ""))
+                       f"ChArUco board with {MIN_CORNERS}+ corners (need {MIN_VIEWS}; print the "
+                       f"board with companion print-board)" + (f"; no board in {shown}" if unusable else ""))
     f_nominal = math.hypot(*size)
     cx, cy = (size[0] - 1) / 2, (size[1] - 1) / 2
     tilts = []

@@ -213,7 +213,7 @@ class MatSpec:
         if tuple(int(t) for t in tiles) != STANDARD_GRID_TILES:
             raise BadInput(f"mat.json: grid_tiles {show(obj['grid_tiles'])}: the layouts are read on the standard "
                            f"mat's grid of {STANDARD_GRID_TILES[0]} x {STANDARD_GRID_TILES[1]} tiles "
-                           "(../shared/CONTRACT.md, mat.json); print one with companion print-mat")
+                           "(the contract's mat.json); print one with companion print-mat")
         p = obj.get("px_per_mm")
         if not _is_number(p) or p < 4:
             raise BadInput(f"mat.json: px_per_mm must be a number >= 4, got {show(p)}")

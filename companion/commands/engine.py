@@ -7,6 +7,7 @@ Thin shells: parse arguments, read files, call the engine, print JSON
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from pathlib import Path
@@ -197,7 +198,9 @@ def slow_core_note(prog: str, seconds: float) -> None:
 def _deal(args) -> int:
     from companion import deals
     lay = _load(args)
-    refuse_unplayable(lay)
+    # a file's own name for its layout may be another's ("turtle"): the
+    # file is named too
+    refuse_unplayable(lay, f"{args.layout}: " if os.path.isfile(args.layout) else "")
     if args.solvable:
         t0 = time.perf_counter()
         deal = deals.solvable_deal(args.variant, lay, args.seed)

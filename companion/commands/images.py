@@ -44,7 +44,8 @@ def read_image(path: str | os.PathLike):
     except ValueError as exc:
         raise BadInput(f"cannot read image {path}: {exc}") from None
     if img is None or img.size == 0:
-        raise BadInput(f"cannot read image {path}: not an image file OpenCV can decode{_format_hint(data)}")
+        hint = _format_hint(data) or " (a JPEG or PNG cut short, or another format?)"
+        raise BadInput(f"cannot read image {path}: not an image file OpenCV can decode{hint}")
     return img
 
 

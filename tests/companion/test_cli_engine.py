@@ -350,6 +350,9 @@ def test_deal_refuses_a_layout_that_cannot_be_played(capsys, tmp_path):
     ov.write_text('{"name":"ov","slots":[[0,0,0],[1,0,0],[4,0,0],[6,0,0]]}')   # two tiles overlap
     code, out, err = run(capsys, "deal", "--layout", str(ov), "--variant", "love", "--seed", "1", "--json")
     assert code == 2 and "is not playable: tiles 0,0,0 and 1,0,0 overlap on layer 0" in err and out == ""
+    # the file is named, not only the name it gives its layout (a file of
+    # 143 tiles that calls itself "turtle" read as if the built-in were odd)
+    assert err.startswith(f"companion deal: {ov}: layout 'ov' is not playable")
 
 
 def test_a_layout_name_with_a_lone_surrogate_is_refused_at_load(capsys, tmp_path):

@@ -163,7 +163,7 @@ def test_calibrate_cli(page, tmp_path, capsys):
     err = capsys.readouterr().err
     assert len(err.strip().splitlines()) == 1 and "2 views given twice counted once" in err
     assert err.startswith("companion calibrate: 3 views of the ChArUco board are too few: calibration needs 4 "
-                          "or more; take 1 more photo of calibration/charuco_board.pdf")      # the command named once
+                          "or more; take 1 more photo of the ChArUco board (companion print-board)")      # the command named once
     assert main(["calibrate", *paths[:4], "--out", ""]) == 2
     assert "--out needs a file name" in capsys.readouterr().err
     # a view without the board is left out by name (a break-test saw only "over 4 of 5 views")

@@ -40,6 +40,13 @@ def test_empty_annotate_path_is_bad_usage(tmp_path, capsys):
     code, out, err = run(["recognize", str(tmp_path / "none.png"), "--variant", "love", "--layout", "turtle",
                           "--json", "--annotate", str(tmp_path / "afile" / "such" / "board.png")], capsys)
     assert code == 2 and out == "" and len(err.strip().splitlines()) == 1 and "is a file, not a folder" in err
+    # a folder that cannot be made is named once, after the file (it read
+    # "the folder of /proc/nope/x.png /proc/nope: ...", a newcomer's report)
+    from companion.errors import BadInput
+    from companion.files import write_whole
+    with pytest.raises(BadInput) as exc:
+        write_whole("/proc/nope/x.png", b"png", create=True)
+    assert str(exc.value) == "cannot create the folder of /proc/nope/x.png (/proc/nope): No such file or directory"
 
 
 def test_annotate_refuses_the_files_read_a_folder_and_a_bad_extension(tmp_path, capsys):
@@ -344,7 +351,8 @@ def test_truncated_png_gives_one_line_even_from_libpng(tmp_path):
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert r.returncode == 2 and r.stdout == ""
     assert r.stderr.strip().splitlines() == [f"companion recognize: cannot read image {bad}: "
-                                             "not an image file OpenCV can decode"]
+                                             "not an image file OpenCV can decode (a JPEG or PNG cut short, "
+                                             "or another format?)"]
 
 
 def test_a_heic_photo_is_named_as_one(tmp_path, capsys):
