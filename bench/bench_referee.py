@@ -301,7 +301,8 @@ def main(argv=None) -> int:
                 e["frame"] = keep[min(int(e["frame"]), len(keep) - 1)]
             tol += args.time_lapse      # a state's first kept frame is up to STEP hand-free frames late
         else:
-            summary, got, ref_ledger = referee_folder(str(target), variant, lay_name, mode, gdir / "out")
+            summary, got, ref_ledger = referee_folder(str(target), variant, lay_name, mode, gdir / "out",
+                                                      fps=args.fps)
         m = {kind: match_events(got, truth, kind, tol) for kind in ("claim", "penalty", "attempt", "word")}
         needs = sum(1 for e in got if e["type"] in ("needs_referee", "needs-referee"))
         diffs = compare_ledgers(ref_ledger, truth_ledger)
