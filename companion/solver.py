@@ -277,8 +277,10 @@ def _ctrl_c_stops_the_c_core():
     two turns of the searches: over 10 s late on a hard deal, minutes on a
     harder one).  Elsewhere (a web server's worker thread) nothing changes:
     a signal handler belongs to the main thread."""
+    import signal
     if (_c is None or not hasattr(_c, "watch_sigint")         # (a C core built from older sources)
-            or threading.current_thread() is not threading.main_thread()):
+            or threading.current_thread() is not threading.main_thread()
+            or signal.getsignal(signal.SIGINT) is signal.SIG_IGN):   # (ignored, as for a background job: left so)
         yield
         return
     _c.watch_sigint()
