@@ -139,6 +139,11 @@ def _open(path, create: bool) -> sqlite3.Connection:
         existing = True if key is not None and key in _HELD else _look_at_file(p, create)
     if existing and read_only_why(p, version=False) is not None:     # (under _HELD_LOCK: no version read)
         return _open_read_only(p)
+    if existing and _file_version(p) > LEDGER_VERSION:
+        # a later companion's ledger is opened read-only: the WAL switch and
+        # this companion's schema (an index or trigger it no longer has)
+        # would otherwise be written into it
+        return _open_read_only(p)
     def setup(conn):
         if existing:
             _refuse_other_tables(conn, path)
@@ -181,6 +186,23 @@ def read_only_why(p: str | Path, version: bool = True) -> str | None:
     if found is not None and found > LEDGER_VERSION:
         return f"a later companion made it (ledger version {found}; this one writes version {LEDGER_VERSION})"
     return None
+
+
+def _file_version(p: Path) -> int:
+    """SQLite's ``user_version`` of the database file ``p``, read through a
+    read-only connection of its own (0 where it cannot be read: the opening
+    that follows says why)."""
+    from urllib.parse import quote
+    try:
+        conn = sqlite3.connect("file:" + quote(str(p.resolve())) + "?mode=ro", uri=True)
+    except sqlite3.Error:
+        return 0
+    try:
+        return int(conn.execute("PRAGMA user_version").fetchone()[0])
+    except sqlite3.Error:
+        return 0
+    finally:
+        conn.close()
 
 
 def ledger_version(p: str | Path) -> int | None:
@@ -333,7 +355,12 @@ def init_db(conn: sqlite3.Connection) -> int:
     """
     sql = resources.files("companion").joinpath("schema.sql").read_text(encoding="utf-8")
     try:
-        conn.executescript(sql)
+        later = int(conn.execute("PRAGMA user_version").fetchone()[0]) > LEDGER_VERSION
+    except sqlite3.Error:
+        later = False
+    try:
+        if not later:           # (a later companion's schema is its own: read, never written)
+            conn.executescript(sql)
         cols = [r[1] for r in conn.execute("PRAGMA table_info(events)")]
     except sqlite3.Error as exc:
         if getattr(exc, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL:
