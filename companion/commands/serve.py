@@ -52,9 +52,10 @@ def app_config(ledger: str, evidence: list[str] | None = None, make: bool = True
         if not Path(d).is_dir():
             raise BadInput(f"evidence folder {d} does not exist")
         dirs.append(str(Path(d).resolve()))
-    from companion.ledger import writable
+    from companion.ledger import read_only_why
+    why = read_only_why(ledger) if Path(ledger).exists() else None
     return {"LEDGER": str(Path(ledger).resolve()), "EVIDENCE_DIRS": dirs,
-            "LEDGER_READ_ONLY": Path(ledger).exists() and not writable(ledger)}
+            "LEDGER_READ_ONLY": why or False}
 
 
 def _serve(args) -> int:

@@ -41,7 +41,6 @@ from companion.cli import curbed
 from companion import game as G
 from companion.errors import BadInput, CompanionError
 from companion.layouts import Slot
-from companion.ledger import writable
 from companion.session import DECISIONS, END_REASONS, GameSession, Result, clock_refusal, start_game
 from companion.tiles import VARIANTS
 from companion.variants import find_variant
@@ -278,13 +277,14 @@ def console():
                            **_console_data(request.args.get("game"), _all_rows()))
 
 
-def _read_only() -> bool:
+def _read_only() -> str | None:
     """Whether the served ledger exists and this process cannot write it
-    (:func:`companion.ledger.writable`; asked on each page, as a mount may
+    (:func:`companion.ledger.read_only_why`, the reason; asked on each page, as a mount may
     change under a running server): the console says so before a move is
     typed."""
+    from companion.ledger import read_only_why
     path = current_app.config["LEDGER"]
-    return os.path.exists(path) and not writable(path)
+    return read_only_why(path) if os.path.exists(path) else None
 
 
 def _all_rows() -> bool:

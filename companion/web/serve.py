@@ -82,6 +82,13 @@ def qr_svg(url: str) -> bytes:
     return buf.getvalue()
 
 
+def _read_only_reason(value) -> str:
+    """Why the served ledger is read-only: the reason
+    (:func:`companion.ledger.read_only_why`) the config carries, or the usual
+    one where it carries only True."""
+    return value if isinstance(value, str) else "its file or folder cannot be written"
+
+
 def print_announcement(app: Flask, url: str, host: str, out: IO[str] | None = None) -> None:
     """Print the join address, its QR code and the referee PIN."""
     out = out or sys.stdout
@@ -96,8 +103,8 @@ def print_announcement(app: Flask, url: str, host: str, out: IO[str] | None = No
     out.write(f"  referee console: {url}referee/   PIN {app.config['REFEREE_PIN']}\n"
               f"  ledger: {app.config['LEDGER']}"
               + ("   (new: there was no file, so an empty ledger was made)" if app.config.get("LEDGER_NEW") else "")
-              + ("   (read-only: its file or folder cannot be written, so the console cannot record moves)"
-                 if app.config.get("LEDGER_READ_ONLY") else "")
+              + (f"   (read-only: {_read_only_reason(app.config.get('LEDGER_READ_ONLY'))}, so the console cannot "
+                 "record moves)" if app.config.get("LEDGER_READ_ONLY") else "")
               + "\n  stop with Ctrl+C\n\n")
     out.flush()
 

@@ -301,7 +301,7 @@ def test_serve_reads_a_ledger_on_read_only_media_and_says_so_in_the_banner(tmp_p
 
     monkeypatch.setattr(web_serve, "serve", fake_serve)
     assert main(["serve", "--ledger", str(ledger), "--host", "127.0.0.1", "--port", "0"]) == 0
-    assert (f"ledger: {ledger}   (read-only: its file or folder cannot be written, so the console cannot "
+    assert (f"ledger: {ledger}   (read-only: its file or its folder cannot be written, so the console cannot "
             "record moves)") in seen["banner"]
     assert [p["name"] for p in seen["state"]["players"]] == ["Ann", "Ben"]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["archive.sqlite"]
