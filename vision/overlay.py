@@ -226,8 +226,13 @@ def draw_overlay(image: np.ndarray, recognition, quads: np.ndarray | None = None
         cv2.fillConvexPoly(avoid, _fx(cv2.convexHull(corners[j:j + 4].astype(np.float32)).reshape(-1, 2)),
                            8, cv2.LINE_8, shift=_SHIFT)
     hidden_ok = max(4, int(0.2 * tile_px * tile_px))     # px of tiles or markers a box may lie over
-    scale = max(0.4, h / 1400)
+    # text sized by the picture's short side (a tall portrait photo sized by
+    # its height cut the legend at the right edge), and never wider than it
+    scale = max(0.4, min(h, w) / 1400)
     key = _Legend(len(free), len(blocked), len(unknown), n_covered, len(unsure), scale)
+    if key.w > w - 16:
+        scale *= (w - 16) / key.w
+        key = _Legend(len(free), len(blocked), len(unknown), n_covered, len(unsure), scale)
     sentences = tuple(getattr(recognition, "advice", ()) or ())
     note = _Advice(sentences, w - 32, scale) if sentences else None
     placed = []

@@ -581,6 +581,22 @@ def test_overlay_enlarges_a_small_photo_and_keeps_its_marks_on_the_tiles():
     assert not green[150:190].any()                        # nothing drawn above it
 
 
+def test_overlay_text_of_a_tall_portrait_photo_fits_its_width():
+    # its text was sized by the height: a 500 x 1800 photo's legend ran off
+    # the right edge (a re-test, session 36)
+    from vision import overlay
+    from vision.reconstruct import Recognition
+
+    out = run([("bamboo-1", 0.98), ("none", 0.9), ("occluded", 0.9), ("circles-5", 0.99)])
+    quads = np.array([[[50 + 100 * k, 720], [125 + 100 * k, 720], [125 + 100 * k, 900], [50 + 100 * k, 900]]
+                      for k in range(4)], np.float32)
+    img = overlay.draw_overlay(np.full((1800, 500, 3), 120, np.uint8), Recognition(VARIANT, LAYOUT, tuple(out), quads))
+    assert img.shape == (3600, 1000, 3)                     # drawn twice as large
+    top = img[:1200]                                         # (the tiles lie lower, from y 1440)
+    rows, cols = np.nonzero((np.abs(top.astype(int) - (120 * 0.35 + 0.65 * 255)) <= 1).all(axis=2))
+    assert len(cols) and cols.max() < 1000 - 8 and rows.max() < 400       # the legend whole, in a corner
+
+
 def test_overlay_puts_legend_and_advice_in_a_band_when_every_place_hides_tiles():
     # tiles in all four corners and along both edges: the photo keeps every
     # pixel, and a band below holds the legend and the advice
