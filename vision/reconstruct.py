@@ -2510,8 +2510,10 @@ def photo_advice(layout: Layout, states, spec, pose, stray: int = 0, looks_like=
         K = pose.camera.K
         f_file = (float(K[0, 0]) + float(K[1, 1])) / 2
         if est is not None and abs(est / f_file - 1) > CAMERA_FILE_FOCAL_MISFIT:
-            out.append(f"the camera file's focal length ({f_file:.0f} px) differs from the {est:.0f} px the mat's "
-                       "markers give: check that --camera was calibrated with this camera, at this resolution "
+            # (a wrong principal point or distortion shows here too: the
+            # sentence names the file, the focal length as the measure)
+            out.append(f"the camera file does not match the mat's markers (its focal length {f_file:.0f} px, theirs "
+                       f"{est:.0f} px): check that --camera was calibrated with this camera, at this resolution "
                        "and zoom (or leave --camera out)")
     if pose.n_markers < 4:
         out.append(f"only {pose.n_markers} mat markers seen: keep hands and tiles off the markers for a surer "

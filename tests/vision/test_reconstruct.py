@@ -859,13 +859,13 @@ def test_a_camera_file_with_another_focal_length_is_advised_on_though_the_marker
     f_file, est = (short[0, 0] + short[1, 1]) / 2, markers_focal_px(wrong)
     assert est == pytest.approx(true_f, rel=0.03)         # the markers' own, whatever the file says
     assert photo_advice(rec.layout, rec.tiles, MatSpec.default(), wrong) == (
-        f"the camera file's focal length ({f_file:.0f} px) differs from the {est:.0f} px the mat's markers "
-        "give: check that --camera was calibrated with this camera, at this resolution and zoom (or leave "
+        f"the camera file does not match the mat's markers (its focal length {f_file:.0f} px, theirs {est:.0f} "
+        "px): check that --camera was calibrated with this camera, at this resolution and zoom (or leave "
         "--camera out)",)
     # not from a view nearly overhead, nor from a pose on few markers: the
     # markers' own focal length is unsure there (up to 95 % and 24 % off)
     for pose in (dataclasses.replace(wrong, n_markers=5), dataclasses.replace(wrong, rvec=np.zeros(3))):
-        assert not any("focal length (" in a for a in photo_advice(rec.layout, rec.tiles, MatSpec.default(), pose))
+        assert not any("focal length" in a for a in photo_advice(rec.layout, rec.tiles, MatSpec.default(), pose))
 
 
 def test_a_wrong_tile_set_or_an_empty_read_is_advised_to_check_the_options(turtle_photos):
