@@ -1117,6 +1117,8 @@ def test_a_full_disk_while_the_ledger_is_made_says_so_and_leaves_no_file(tmp_pat
             exc.sqlite_errorcode = sqlite3.SQLITE_FULL
             raise exc
 
+        execute = executescript          # (the ledger's version is asked first)
+
     monkeypatch.setattr(companion.ledger, "init_db", lambda conn: real(DiskFull()))
     frames = _recording(tmp_path / "frames", [(1, 6), (9, 4), (3, 12)])
     ledger = tmp_path / "game.sqlite"
