@@ -277,19 +277,12 @@ def test_one_form_posted_six_times_at_once_is_recorded_once(tmp_path):
         srv.stop()
 
 
-def test_serve_reads_a_ledger_on_read_only_media_and_says_so_in_the_banner(tmp_path, capsys, monkeypatch):
-    import os
-    from pathlib import Path
-
-    import companion.ledger as L
+def _served_once(monkeypatch, ledger, console: bool = False) -> dict:
+    """Run ``companion serve --ledger LEDGER`` with waitress replaced: what
+    it announces (``banner``), ``/api/state`` (``state``) and, logged in,
+    the console page (``console``)."""
     import companion.web.serve as web_serve
-    ledger = tmp_path / "archive.sqlite"
-    with Ledger(ledger) as led:
-        start_mini(led)
-    real = os.access
-    monkeypatch.setattr(L.os, "access", lambda p, mode, *a, **kw: False if mode & os.W_OK and
-                        Path(p).resolve() in (tmp_path.resolve(), ledger.resolve()) else real(p, mode, *a, **kw))
-    seen = {}
+    seen: dict = {}
 
     def fake_serve(app, host, port, sock=None):
         out = io.StringIO()
@@ -297,14 +290,52 @@ def test_serve_reads_a_ledger_on_read_only_media_and_says_so_in_the_banner(tmp_p
         seen["banner"] = out.getvalue()
         with app.test_client() as client:
             seen["state"] = client.get("/api/state").get_json()
+            if console:
+                from webgame import RefereeActions
+                RefereeActions(client).login(app.config["REFEREE_PIN"])
+                seen["console"] = client.get("/referee/").get_data(as_text=True)
         sock.close()
 
     monkeypatch.setattr(web_serve, "serve", fake_serve)
     assert main(["serve", "--ledger", str(ledger), "--host", "127.0.0.1", "--port", "0"]) == 0
+    return seen
+
+
+def test_serve_reads_a_ledger_on_read_only_media_and_says_so_in_the_banner(tmp_path, capsys, monkeypatch):
+    import os
+    from pathlib import Path
+
+    import companion.ledger as L
+    ledger = tmp_path / "archive.sqlite"
+    with Ledger(ledger) as led:
+        start_mini(led)
+    real = os.access
+    monkeypatch.setattr(L.os, "access", lambda p, mode, *a, **kw: False if mode & os.W_OK and
+                        Path(p).resolve() in (tmp_path.resolve(), ledger.resolve()) else real(p, mode, *a, **kw))
+    seen = _served_once(monkeypatch, ledger)
     assert (f"ledger: {ledger}   (read-only: its file or its folder cannot be written, so the console cannot "
             "record moves)") in seen["banner"]
     assert [p["name"] for p in seen["state"]["players"]] == ["Ann", "Ben"]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["archive.sqlite"]
+
+
+def test_serve_names_a_later_companions_ledger_in_the_banner_and_console(tmp_path, monkeypatch):
+    # a ledger a later companion made is served read-only, and the banner
+    # and the console name that reason (they said its file or folder could
+    # not be written, sending the user to fix permissions that were fine)
+    import sqlite3
+
+    from companion.ledger import LEDGER_VERSION
+    ledger = tmp_path / "later.sqlite"
+    with Ledger(ledger) as led:
+        start_mini(led)
+    conn = sqlite3.connect(ledger)
+    conn.execute(f"PRAGMA user_version={LEDGER_VERSION + 1}")
+    conn.close()
+    seen = _served_once(monkeypatch, ledger, console=True)
+    assert "(read-only: a later companion made it (ledger version 2" in seen["banner"]
+    assert "This ledger is read-only (a later companion made it (ledger version 2" in seen["console"]
+    assert "cannot be written" not in seen["banner"] + seen["console"]
 
 
 def test_ctrl_c_ends_serve_at_once_with_a_live_stream_open(tmp_path):
