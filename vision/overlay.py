@@ -18,7 +18,8 @@ colour-blind referees):
 A legend explains the marks and counts the tiles of each kind (and the
 unsure readings); the recognition's advice for a surer retake (camera nearly
 overhead, markers covered ...), if any, runs along the bottom or top edge.
-Both go where they hide the fewest drawn tiles (the legend in a corner), and
+Both go where they hide the fewest drawn tiles (the legend in a corner, or
+halfway down a side), and
 in a band added below the photo when every such place would hide a tile or a
 marker.  A photo under 720 px on its short side (a 640 x 480 webcam) is drawn
 enlarged by a whole factor, so the marks and the text stay readable.
@@ -244,8 +245,12 @@ def draw_overlay(image: np.ndarray, recognition, quads: np.ndarray | None = None
     else:
         over = avoid
     right, bottom = max(8, w - 9 - key.w), max(8, h - 9 - key.h)
+    middle = max(8, (h - key.h) // 2)
+    # the corners first, then halfway down either side (a portrait photo's
+    # bare table beside the board)
     lx, ly = _least_covered(over, [(8, 8, key.w + 1, key.h + 1), (right, 8, key.w + 1, key.h + 1),
-                                   (8, bottom, key.w + 1, key.h + 1), (right, bottom, key.w + 1, key.h + 1)])
+                                   (8, bottom, key.w + 1, key.h + 1), (right, bottom, key.w + 1, key.h + 1),
+                                   (8, middle, key.w + 1, key.h + 1), (right, middle, key.w + 1, key.h + 1)])
     placed.append((lx, ly, key.w + 1, key.h + 1))
     hides = any(int((avoid[max(0, y):y + bh, max(0, x):x + bw] >= 4).sum()) > hidden_ok for x, y, bw, bh in placed)
     if not hides:

@@ -597,23 +597,45 @@ def test_overlay_text_of_a_tall_portrait_photo_fits_its_width():
     assert len(cols) and cols.max() < 1000 - 8 and rows.max() < 400       # the legend whole, in a corner
 
 
-def test_overlay_puts_legend_and_advice_in_a_band_when_every_place_hides_tiles():
-    # tiles in all four corners and along both edges: the photo keeps every
-    # pixel, and a band below holds the legend and the advice
+def test_overlay_legend_goes_halfway_down_a_side_when_every_corner_is_taken():
+    # a portrait photo: tiles in three corners, a marker in the fourth, bare
+    # table halfway down the sides; the legend went into a band below
+    from types import SimpleNamespace
+
     from vision import overlay
     from vision.reconstruct import Recognition
 
     out = run([("bamboo-1", 0.98), ("none", 0.9), ("occluded", 0.9), ("circles-5", 0.99)])
-    box = lambda x, y: [[x, y], [x + 300, y], [x + 300, y + 200], [x, y + 200]]
-    quads = np.array([box(0, 0), box(980, 0), box(0, 520), box(980, 520)], np.float32)
+    box = lambda x, y: [[x, y], [x + 150, y], [x + 150, y + 200], [x, y + 200]]
+    # drawn: slot 0 (top left), slot 2 (bottom left), slot 3 (top right); slot 1 lies under slot 3
+    quads = np.array([box(0, 0), box(570, 0), box(0, 1080), box(570, 0)], np.float32)
+    marker = [[600, 1180], [700, 1180], [700, 1270], [600, 1270]]
+    pose = SimpleNamespace(image_points=np.array(marker, np.float64))
+    img = overlay.draw_overlay(np.full((1280, 720, 3), 100, np.uint8),
+                               Recognition(VARIANT, LAYOUT, tuple(out), quads, pose=pose))
+    assert img.shape == (1280, 720, 3)                      # no band
+    boxed = 100 * 0.35 + 0.65 * 255
+    assert abs(int(img[640, 20, 0]) - boxed) <= 1           # halfway down the left side
+
+
+def test_overlay_puts_legend_and_advice_in_a_band_when_every_place_hides_tiles():
+    # tiles down both sides (slot 1, under slot 3, is not drawn: the top
+    # right is bare), and advice along an edge would hide a tile: the photo
+    # keeps every pixel, and a band below holds the legend and the advice
+    from vision import overlay
+    from vision.reconstruct import Recognition
+
+    out = run([("bamboo-1", 0.98), ("none", 0.9), ("occluded", 0.9), ("circles-5", 0.99)])
+    box = lambda x, y: [[x, y], [x + 150, y], [x + 150, y + 360], [x, y + 360]]
+    quads = np.array([box(0, 0), box(1130, 0), box(0, 360), box(1130, 360)], np.float32)
     photo = np.full((720, 1280, 3), 100, np.uint8)
     img = overlay.draw_overlay(photo, Recognition(VARIANT, LAYOUT, tuple(out), quads,
                                                   advice=("tilt the camera",)))
     assert img.shape[0] > 720 and img.shape[1] == 1280
     band = img[720:]
     assert (band[:, :, 0] < 100).any() and (band == 235).any()      # text on the band's grey
-    # no box over the photo: between the tiles it is as it was
-    assert img[240:480].max() == 100 and img[:100, 320:960].max() == 100 and img[620:720, 320:960].max() == 100
+    # no box over the photo: between the tiles, top to bottom, it is as it was
+    assert img[:720, 200:1080].max() == 100
 
 
 def test_overlay_legend_keeps_off_the_markers_and_check_marks_stay_upright():
