@@ -279,6 +279,32 @@ def test_console_stream_replays_what_it_missed_and_refreshes_on_reconnect(served
     assert errors == []
 
 
+def test_a_console_whose_stream_a_newer_page_took_says_so_and_follows_again_at_a_tap(served, phone, artifacts):
+    # the console's stream ended for a newer page from its address asked the
+    # referee to reload the page (left alone in session 36): it now keeps a
+    # note with a button under every message until the referee taps it
+    srv, path = served
+    srv.app.extensions["companion.hub"].max_streams_per_client = 1
+    page, errors = _console(phone, srv)
+    page.wait_for_timeout(500)
+    other = phone.new_page()                                           # the same phone, another tab
+    other.goto(srv.url + "referee/")
+    other.wait_for_selector("form[action$='/move']", timeout=10_000)
+    page.wait_for_selector("#toast .paused", timeout=10_000)
+    assert page.inner_text("#toast .paused").startswith("\u2717 Live updates paused: more pages follow the ledger")
+    _shot(page, artifacts, "console-stream-paused.png")
+    page.click("#toast")                                               # a tap on the toast keeps the note
+    page.wait_for_timeout(2500)                                        # and it does not reconnect by itself
+    assert page.locator("#toast .paused").count() == 1 and other.locator("#toast .paused").count() == 0
+    page.click("#toast .paused button")
+    other.wait_for_selector("#toast .paused", timeout=10_000)          # now the other tab gave way
+    assert page.locator("#toast .paused").count() == 0
+    with Ledger(path) as led:                                          # and this one follows the ledger again
+        led.append("g1", "pass", {"player": "Ann"}, None, time.time())
+    page.wait_for_selector("#panel-state[data-ledger-last='2']", state="attached", timeout=10_000)
+    assert errors == []
+
+
 @pytest.mark.parametrize("width", [390, 1280])
 def test_console_ledger_numbers_are_not_broken_over_lines(served, phone, width):
     # (break-test, session 36) the # column took its narrowest width: event

@@ -47,20 +47,24 @@
   // so the answer shows next to the buttons however far the page scrolled;
   // a click dismisses it.
   let hideTimer = null;
+  // a stream ended for newer pages (see "evicted" below) leaves a note with
+  // a button under every later message, until it is tapped
+  let pausedNote = null;
   function say(kind, text) {
     const mark = { ok: "\u2713 ", warn: "! ", error: "\u2717 " }[kind];
     const cls = { ok: "flash-ok", warn: "flash-warn", error: "flash-error" }[kind];
     toast.replaceChildren(C.el("p", { class: "flash " + cls }, [
       C.el("span", { "aria-hidden": "true", text: mark }), text,
-      C.el("button", { type: "button", class: "flash-close", "aria-label": "Close this message", text: "\u2715" })]));
+      C.el("button", { type: "button", class: "flash-close", "aria-label": "Close this message", text: "\u2715" })]),
+      ...(pausedNote ? [pausedNote] : []));
     toast.classList.add("floating");
     document.body.classList.add("toast-open");       // room below the last button (app.css)
     clearTimeout(hideTimer);
     if (kind === "ok") hideTimer = setTimeout(hide, 8000);
   }
   function hide() {
-    toast.replaceChildren();
-    document.body.classList.remove("toast-open");
+    toast.replaceChildren(...(pausedNote ? [pausedNote] : []));
+    document.body.classList.toggle("toast-open", !!pausedNote);
   }
   toast.addEventListener("click", hide);
 
@@ -239,10 +243,23 @@
     es.addEventListener("ledger", () => refreshPanel());
     es.addEventListener("evicted", () => {
       // newer pages from this address took this one's place: it stops
-      // following rather than take another page's place in turn
+      // following rather than take another page's place in turn, and offers
+      // to follow again at a tap (the oldest other page then gives way)
       es.close();
-      outOfDate("Live updates paused: more pages follow the ledger from this device or network address " +
-                "than the server serves at once. Close some, then reload this page.");
+      const again = C.el("button", { type: "button", class: "reconnect", text: "Follow live again" });
+      again.addEventListener("click", (e) => {
+        e.stopPropagation();
+        pausedNote = null;
+        hide();
+        connect();
+        refreshPanel();
+      });
+      pausedNote = C.el("p", { class: "flash flash-error paused" }, [
+        C.el("span", { "aria-hidden": "true", text: "\u2717 " }),
+        "Live updates paused: more pages follow the ledger from this device or network address than the " +
+        "server serves at once, so the console below may be out of date. ", again]);
+      hide();
+      toast.classList.add("floating");
     });
   }
   connect();
