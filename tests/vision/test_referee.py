@@ -639,6 +639,21 @@ def test_a_change_cut_short_by_the_next_move_is_confirmed_by_the_next_picture():
     assert claims[0]["frame"] == 9 and claims[1]["frame"] == 18
 
 
+@pytest.mark.parametrize("between, seen", [([frame(2, shift=4)], 9), (hand_frames(9, n=3), 16)])
+def test_a_change_cut_off_by_a_shaken_frame_keeps_the_frame_it_was_first_seen(between, seen):
+    # B (pinched) leaves; its still picture is read at frame 11 (the run from
+    # frame 9), but the second reading is due at 16.  A camera shaken on
+    # frame 13 (two frames of motion: into it and back) does not move the
+    # penalty to the next still run: a bench recording dated a penalty 0.77 s
+    # late so.  A hand over the board for three frames does: the move was
+    # not over when it was first seen (the still run from frame 16, the
+    # hand's last frame being 15)
+    ref, out = referee({1: recognition(), 2: recognition(absent=[B]), 9: recognition(occluded=[A])},
+                       confirm_s=0.5)
+    play(ref, [frame(1)] * 5 + hand_frames(9) + [frame(2)] * 4 + between + [frame(2)] * 10)
+    assert [(o["slot"], o["frame"]) for o in out if o["type"] == "penalty"] == [(list(B), seen)]
+
+
 def test_evidence_overlay_outlines_what_blocks_a_tile_and_nothing_round_a_free_one():
     # a valid claim's free tile has a neighbour on one side: outlined in the
     # blockers' orange with "left", it read as blocked (end-to-end review)
