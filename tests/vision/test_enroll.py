@@ -371,6 +371,40 @@ def test_enrollment_sheet_round_trip(capsys, tmp_path):
     assert not (tmp_path / "x.npz").exists()
 
 
+def test_an_empty_sheet_cell_in_a_blurred_tilted_photo_is_refused(capsys, tmp_path):
+    """A generated photo of the Word sheet (tilt 20-30 degrees, the scene
+    generator's blur and noise) with the tile of cell (8, 2) left off: its
+    face quad correlates with the printed mat at 0.39 and 0.36 only (under
+    BARE_MAT_ABOVE, so it was enrolled from a picture of paper before), but
+    the presence model sees no tile there: refused, naming that cell."""
+    from companion.layouts import Layout
+    from companion.tiles import tileset
+    from vision.enroll import BARE_MAT_ABOVE, bare_mat_scores, sheet_slots
+    from vision.mat import MatSpec
+    from vision.pose import estimate_pose, project_slot_faces
+    from vision.presence import default_presence_model
+    from vision.synth import SceneSpec, render_scene
+
+    if default_presence_model() is None:
+        pytest.skip("the bundled presence model is missing")
+    faces = tuple(f.id for f in tileset("word").faces)
+    slots = sheet_slots(len(faces))
+    spec = MatSpec.default()
+    for seed in (3, 5):
+        scene = render_scene(SceneSpec("word", Layout("sheet", slots), removed=(slots[5],), tilt_deg=(20.0, 30.0),
+                                       faces=faces), np.random.default_rng(seed))
+        pose = estimate_pose(scene.image, spec)
+        bare = bare_mat_scores(scene.image, project_slot_faces(slots, spec, pose), spec, pose)
+        assert bare[5] < BARE_MAT_ABOVE          # the correlation alone misses it
+        path = tmp_path / f"sheet{seed}.png"
+        cv2.imwrite(str(path), scene.image)
+        code, err = _run(["enroll", "--sheet", str(path), "--variant", "word", "--out",
+                          str(tmp_path / "p.npz")], capsys)
+        assert code == 2 and err.count("\n") == 1
+        assert "1 of the sheet's 27 cells show the bare mat, e.g. column, row (8, 2)" in err
+        assert not (tmp_path / "p.npz").exists()
+
+
 def test_sheet_without_mat_exits_3(capsys, tmp_path):
     path = tmp_path / "blank.png"
     cv2.imwrite(str(path), np.full((600, 800, 3), 200, np.uint8))
