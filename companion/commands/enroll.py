@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 
 from companion.commands.images import read_image
-from companion.commands.paths import refuse_overwriting_inputs
+from companion.commands.paths import check_can_write, make_parent_folder, refuse_overwriting_inputs
 from companion.errors import BadInput
 from companion.jsontext import name_text
 from companion.wording import count
@@ -244,6 +244,9 @@ def cmd_enroll(args) -> int:
     if not args.out.strip():           # (Path("") would name the current folder)
         raise BadInput("--out needs a file name, e.g. --out my-tiles.npz")
     args.out = Path(args.out)
+    # a profile that could not be written is refused before the work (a file
+    # on the way, a folder of that name, a device), not after it
+    check_can_write("--out", str(args.out), plain_file=True)
     if args.sheet:
         if args.crops or args.labels:
             raise BadInput("give either --sheet PHOTO... --variant V or --crops DIR --labels CSV")
@@ -267,8 +270,8 @@ def cmd_enroll(args) -> int:
             refuse_flat(p, img)
         labels = [lab for _, lab in rows]
     profile = enroll(images, labels, _embedder(args.model))
+    make_parent_folder("--out", str(args.out))
     try:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
         profile.save(args.out)
     except OSError as exc:
         raise BadInput(f"cannot write profile {args.out}: {exc.strerror or exc}") from None

@@ -1091,3 +1091,28 @@ def test_a_large_photo_is_read_shrunk_to_the_detail_used(enrolled, capsys, tmp_p
     out = _classify(capsys, profile, [crops / "tile 2.png", big])
     assert [r["label"] for r in out] == [LABELS[2], LABELS[2]]
     assert abs(out[0]["confidence"] - out[1]["confidence"]) < 0.02
+
+
+def test_an_out_that_cannot_be_written_is_refused_before_the_photos_are_read(enrolled, capsys, tmp_path):
+    """``enroll --out`` under a file, or naming a folder, is refused first
+    (README: a file on the way is refused first), with a line saying why:
+    it was refused only once every photo had been read and embedded (15 s
+    for 40 phone photos), and under a file the line said "File exists"."""
+    root, crops, _ = enrolled
+    labels = tmp_path / "labels.csv"
+    labels.write_text("image,label\ntile 0.png,a\nnot there.png,b\n", encoding="utf-8")
+    a_file = tmp_path / "a.png"
+    a_file.write_bytes(b"x")
+    for out, says in ((a_file / "p.npz", f"cannot write --out {a_file / 'p.npz'}: {a_file} is a file, not a folder"),
+                      (a_file / "deeper" / "p.npz", f"{a_file} is a file, not a folder"),
+                      (tmp_path, f"cannot write --out {tmp_path}: it is a folder")):
+        code, err = _run(["enroll", "--crops", str(crops), "--labels", str(labels), "--out", str(out)], capsys)
+        assert code == 2 and err.count("\n") == 1 and says in err, err
+        assert "not there.png" not in err            # refused before the photos are read
+    code, err = _run(["enroll", "--sheet", str(a_file), "--variant", "word", "--out", str(a_file / "p.npz")], capsys)
+    assert code == 2 and f"{a_file} is a file, not a folder" in err
+    # a missing folder is still made when the profile is written
+    labels.write_text("image,label\ntile 0.png,a\n", encoding="utf-8")
+    out = tmp_path / "new" / "deeper" / "p.npz"
+    assert main(["enroll", "--crops", str(crops), "--labels", str(labels), "--out", str(out)]) == 0
+    assert out.is_file()
