@@ -60,6 +60,7 @@ from pathlib import Path
 
 import numpy as np
 
+from companion import jsontext
 from companion.errors import BadInput
 
 PROFILE_FORMAT = "companion-tile-profile"
@@ -265,7 +266,9 @@ class Profile:
                 raise
             try:
                 with z:
-                    meta = json.loads(str(z["meta"]))
+                    # (jsontext: nesting too deep for Python's parser, or an
+                    # integer too long, is "not JSON" too, not a traceback)
+                    meta = jsontext.loads(str(z["meta"]))
                     label_array = z["labels"]
                     arrays = {k: z[k] for k in ("prototypes", "samples", "sample_label")}
                     templates = z["templates"] if "templates" in z.files else None

@@ -1116,3 +1116,20 @@ def test_an_out_that_cannot_be_written_is_refused_before_the_photos_are_read(enr
     out = tmp_path / "new" / "deeper" / "p.npz"
     assert main(["enroll", "--crops", str(crops), "--labels", str(labels), "--out", str(out)]) == 0
     assert out.is_file()
+
+
+def test_a_profile_whose_meta_python_cannot_parse_is_not_json(enrolled, capsys, tmp_path):
+    """A profile's meta nested deeper than Python's parser goes (it raised
+    RecursionError: a traceback, exit 1) or holding an integer of 5000
+    digits is "not JSON", one line, exit 2, for classify and for boards."""
+    from vision.faces import ProfileFaceReader
+    _, crops, profile = enrolled
+    with np.load(profile) as z:
+        arrays = {k: z[k] for k in z.files}
+    for name, meta in (("deep", "[" * 100_000 + "]" * 100_000), ("long", '{"version": ' + "9" * 5000 + "}")):
+        path = tmp_path / f"{name}.npz"
+        np.savez_compressed(path, **{**arrays, "meta": np.array(meta)})
+        code, err = _run(["classify", "--profile", str(path), str(crops / "tile 0.png"), "--json"], capsys)
+        assert (code, err) == (2, f"companion classify: not a tile profile: {path} (its meta is not JSON)\n")
+        with pytest.raises(BadInput, match="its meta is not JSON"):
+            ProfileFaceReader(path, "love")
