@@ -166,13 +166,36 @@ def confidences(scores: np.ndarray, temperature: float = TEMPERATURE,
     and the gate alone decides.
     """
     best = scores.argmax(1)
-    z = scores / temperature
-    z = z - z.max(1, keepdims=True)
-    p = np.exp(z)
-    p = p / p.sum(1, keepdims=True)
-    top = scores[np.arange(len(scores)), best]
-    gate = 1.0 / (1.0 + np.exp(-(top - gate_center) / gate_width))
+    p, gate = softmax_and_gate(scores, temperature, gate_center, gate_width)
     return best, (p[np.arange(len(scores)), best] * gate).astype(np.float32)
+
+
+def softmax_and_gate(scores: np.ndarray, temperature: float, gate_center: float, gate_width: float
+                     ) -> tuple[np.ndarray, np.ndarray]:
+    """``(P, gate)`` of :func:`confidences`: ``P (M, C) float32`` the softmax
+    of ``scores / temperature`` (rows summing to 1), ``gate (M,) float32``
+    the logistic of ``(best score - gate_center) / gate_width``, in [0, 1].
+
+    Computed in float64 with each row's best score taken off before the
+    division, so any finite calibration a profile holds (a temperature of
+    1e-300 made every confidence NaN, a gate width that small warned of a
+    division by zero on stderr) gives numbers: a softmax or a gate that
+    saturates is 0 or 1, quietly.
+
+    Args:
+        scores: ``(M, C)`` similarities.
+        temperature, gate_width: finite, above 0.
+        gate_center: finite.
+    """
+    s = np.asarray(scores, np.float64)
+    if s.size == 0:
+        return np.zeros(s.shape, np.float32), np.zeros(len(s), np.float32)
+    top = s.max(1, keepdims=True)
+    with np.errstate(over="ignore", under="ignore", divide="ignore"):
+        p = np.exp((s - top) / temperature)                    # the best is exp(0) = 1
+        p /= p.sum(1, keepdims=True)
+        gate = 1.0 / (1.0 + np.exp(-(top[:, 0] - gate_center) / gate_width))
+    return p.astype(np.float32), gate.astype(np.float32)
 
 
 def classify_embeddings(q0: np.ndarray, q1: np.ndarray, names: list[str], prototypes: np.ndarray,
@@ -810,11 +833,7 @@ def label_probabilities(images: list[np.ndarray], profile: Profile, embedder) ->
     temperature = float(profile.meta.get("temperature", TEMPERATURE))
     centre = float(profile.meta.get("gate_center", GATE_CENTER))
     width = float(profile.meta.get("gate_width", GATE_WIDTH))
-    z = scores / temperature
-    p = np.exp(z - z.max(1, keepdims=True))
-    p /= p.sum(1, keepdims=True)
-    gate = 1.0 / (1.0 + np.exp(-(scores.max(1) - centre) / width))
-    return p.astype(np.float32), gate.astype(np.float32)
+    return softmax_and_gate(scores, temperature, centre, width)
 
 
 #: a photo whose neighbouring pixels correlate less than this

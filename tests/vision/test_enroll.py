@@ -1133,3 +1133,32 @@ def test_a_profile_whose_meta_python_cannot_parse_is_not_json(enrolled, capsys, 
         assert (code, err) == (2, f"companion classify: not a tile profile: {path} (its meta is not JSON)\n")
         with pytest.raises(BadInput, match="its meta is not JSON"):
             ProfileFaceReader(path, "love")
+
+
+def test_extreme_but_finite_calibration_numbers_give_quiet_numbers(enrolled, capsys, tmp_path):
+    """A profile's temperature or gate width of 1e-300, or a gate centre of
+    1e300 (finite, so not refused) made every confidence NaN ("cannot write
+    the JSON output", blaming the output) or printed numpy's overflow
+    warnings on stderr; the softmax and the gate now saturate quietly."""
+    from vision.enroll import label_probabilities, Profile
+    from vision.embedding import Embedder
+    _, crops, profile = enrolled
+    tiles = [crops / "tile 0.png", crops / "tile 3.png"]
+    for key, value in (("temperature", 1e-300), ("gate_width", 1e-300), ("gate_center", 1e300),
+                       ("temperature", 1e300)):
+        path = _spoiled(profile, tmp_path / f"{key}.npz", **{f"meta_{key}": value})
+        capsys.readouterr()
+        assert main(["classify", "--profile", str(path), *map(str, tiles), "--json"]) == 0, key
+        captured = capsys.readouterr()
+        assert captured.err == "", (key, captured.err)
+        out = json.loads(captured.out)
+        assert [r["label"] for r in out] == [LABELS[0], LABELS[3]]
+        conf = [r["confidence"] for r in out]
+        if key == "gate_center":
+            assert conf == [0.0, 0.0]                     # no face is that close to its label
+        elif key == "temperature" and value > 1:
+            assert all(0 < c < 0.2 for c in conf)         # every label equally likely: 1/6 at most
+        else:
+            assert all(0.5 < c <= 1.0 for c in conf)      # one label takes it all (gate: 0 or 1)
+        P, gate = label_probabilities([cv2.imread(str(t)) for t in tiles], Profile.load(path), Embedder())
+        assert np.isfinite(P).all() and np.allclose(P.sum(1), 1) and np.isfinite(gate).all()
