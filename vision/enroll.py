@@ -103,6 +103,24 @@ TEMPLATE_GATE_CENTER = 0.65
 TEMPLATE_GATE_WIDTH = 0.05
 
 
+#: Unicode categories a label may not hold: control characters (Cc: NUL,
+#: tab, a line feed ...), the line and paragraph separators (Zl, Zp) and
+#: lone surrogates (Cs); one would break a line of ``classify``'s text
+#: output.  Every other character is a label's own: spaces of any kind
+#: (a no-break space copied from a web page, CJK's ideographic space) and
+#: format characters (the zero-width joiners of emoji and of Persian or
+#: Hindi words, right-to-left marks).
+LABEL_REFUSED_CATEGORIES = ("Cc", "Zl", "Zp", "Cs")
+
+
+def label_control_character(label: str) -> str | None:
+    """The first character of ``label`` in :data:`LABEL_REFUSED_CATEGORIES`,
+    or None (a label fit to enrol and to print on one line)."""
+    import unicodedata
+
+    return next((ch for ch in label if unicodedata.category(ch) in LABEL_REFUSED_CATEGORIES), None)
+
+
 def _unit(v: np.ndarray) -> np.ndarray:
     return v / np.maximum(np.linalg.norm(v, axis=-1, keepdims=True), 1e-12)
 

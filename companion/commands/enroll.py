@@ -141,10 +141,14 @@ def read_labels_csv(path: Path) -> list[tuple[str, str]]:
 
     Raises:
         BadInput: missing or unreadable file, no ``image``/``label`` header,
-            an empty image or label cell, a label with a control character,
+            an empty image or label cell, a label with a control character
+            (:func:`vision.enroll.label_control_character`: spaces of any
+            kind and zero-width joiners are a label's own),
             an image name with a NUL byte, a row with more cells than the
             header (an unquoted comma), or no rows.
     """
+    from vision.enroll import label_control_character
+
     check_input_file(path, "labels CSV")
     if path.is_dir():
         raise BadInput(f"labels CSV {path} is a folder: give the CSV file (columns image,label)")
@@ -178,8 +182,9 @@ def read_labels_csv(path: Path) -> list[tuple[str, str]]:
         image, label = rec[ii].strip(), rec[li].strip()   # ("image, label": no leading space kept)
         if not image or not label.strip():
             raise BadInput(f"{path} line {n}: empty image or label")
-        if not label.isprintable():
-            raise BadInput(f"{path} line {n}: label {label[:40]!r} holds a control character")
+        bad = label_control_character(label)
+        if bad is not None:
+            raise BadInput(f"{path} line {n}: label {label[:40]!r} holds a control character (U+{ord(bad):04X})")
         if "\x00" in image:              # (no file name holds one: the system refuses it)
             raise BadInput(f"{path} line {n}: image name {image[:40]!r} holds a NUL byte")
         rows.append((image, label))

@@ -1162,3 +1162,27 @@ def test_extreme_but_finite_calibration_numbers_give_quiet_numbers(enrolled, cap
             assert all(0.5 < c <= 1.0 for c in conf)      # one label takes it all (gate: 0 or 1)
         P, gate = label_probabilities([cv2.imread(str(t)) for t in tiles], Profile.load(path), Embedder())
         assert np.isfinite(P).all() and np.allclose(P.sum(1), 1) and np.isfinite(gate).all()
+
+
+def test_labels_with_unicode_spaces_and_joiners_are_the_labels_own(enrolled, capsys, tmp_path):
+    """A no-break space (copied from a web page), CJK's ideographic space, a
+    zero-width joiner (an emoji family, a Hindi word) or non-joiner (a
+    Persian word) is part of a label: they were refused as "a control
+    character"; a line feed or a line separator still is one."""
+    _, crops, _ = enrolled
+    labels = ["red\u00a0dragon", "東\u3000wind", "\U0001F468\u200d\U0001F469\u200d\U0001F467",
+              "क्\u200dष", "می\u200cخواهم", "\u200fשלום"]
+    csv_path = tmp_path / "labels.csv"
+    csv_path.write_text("image,label\n" + "".join(f"tile {i}.png,{lab}\n" for i, lab in enumerate(labels)),
+                        encoding="utf-8")
+    profile = tmp_path / "p.npz"
+    capsys.readouterr()
+    assert main(["enroll", "--crops", str(crops), "--labels", str(csv_path), "--out", str(profile), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["labels"] == labels
+    out = _classify(capsys, profile, [crops / "tile 1.png", crops / "tile 4.png"])
+    assert [r["label"] for r in out] == [labels[1], labels[4]]
+    for bad, code_point in (("a\u2028b", "U+2028"), ("a\x85b", "U+0085")):
+        csv_path.write_text(f"image,label\ntile 0.png,{bad}\n", encoding="utf-8")
+        code, err = _run(["enroll", "--crops", str(crops), "--labels", str(csv_path),
+                          "--out", str(tmp_path / "q.npz")], capsys)
+        assert code == 2 and f"holds a control character ({code_point})" in err and err.count("\n") == 1
