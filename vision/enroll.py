@@ -275,7 +275,9 @@ class Profile:
 
         Raises:
             BadInput: missing, unreadable or not a profile; or a corrupt
-                one (:func:`_checked_arrays`, :func:`_check_meta`): NaN or
+                one (:func:`_check_labels`, :func:`_checked_arrays`,
+                :func:`_check_meta`): an empty label or one with a control
+                character, NaN or
                 infinite prototypes or samples, a sample label that is no
                 index into the labels, a count below 0, a calibration number
                 that is not finite, arrays whose shapes disagree.
@@ -335,6 +337,7 @@ class Profile:
         if label_array.ndim != 1 or label_array.dtype.kind not in "US":
             raise BadInput(f"corrupt tile profile: {path} (its labels are not a list of strings)")
         labels = [str(s) for s in label_array]
+        _check_labels(path, labels)
         protos, samples, sample_label = _checked_arrays(path, labels, arrays)
         _check_meta(path, meta, len(labels), protos.shape[-1])
         if templates is not None:
@@ -346,6 +349,20 @@ class Profile:
                                f"{templates_cut.shape}, its templates "
                                f"{'none' if templates is None else templates.shape})")
         return cls(labels, protos, samples, sample_label, meta, templates, templates_cut)
+
+
+def _check_labels(path: Path, labels: list[str]) -> None:
+    """Refuse a profile label ``enroll`` would not have taken: an empty one
+    or one holding a control character (:func:`label_control_character`),
+    which would print as nothing or break ``classify``'s line into two.
+
+    Raises:
+        BadInput: one line naming the file and the label.
+    """
+    for label in labels:
+        if not label.strip() or label_control_character(label) is not None:
+            raise BadInput(f"corrupt tile profile: {path} (its label {label[:40]!r} is empty or holds a "
+                           "control character)")
 
 
 def _shown(value) -> str:

@@ -923,6 +923,10 @@ def test_a_corrupt_profile_is_refused_naming_the_file(enrolled, capsys, tmp_path
         "short_samples": ({"samples": samples[:, :, :5]}, "its samples have the shape"),
         "no_labels": ({"labels": np.array([], str), "prototypes": protos[:0]}, "it has no labels"),
         "bad_version": ({"meta_version": "one"}, 'its version is "one", not a whole number'),
+        # labels enroll refuses: classify's text line would be broken in two, or name nothing
+        "line_feed_label": ({"labels": np.array(["two\nlines"] + LABELS[1:])},
+                            "its label 'two\\nlines' is empty or holds a control character"),
+        "blank_label": ({"labels": np.array([" "] + LABELS[1:])}, "its label ' ' is empty or holds"),
         "nan_templates": ({"templates": np.full((len(LABELS), 32, 24, 3), np.nan, np.float16)},
                           "its templates hold NaN or infinite values"),
         "grey_templates": ({"templates": np.zeros((len(LABELS), 32, 24), np.float16)},
