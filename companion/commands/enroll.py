@@ -162,7 +162,8 @@ def read_labels_csv(path: Path) -> list[tuple[str, str]]:
     except OSError as exc:
         raise BadInput(f"cannot read labels CSV {path}: {exc.strerror or 'unreadable'}") from None
     reader = csv.reader(io.StringIO(text, newline=""))
-    header = next(reader, None)
+    # blank lines before the header are skipped, as blank rows among the images are
+    header = next((rec for rec in reader if any(c.strip() for c in rec)), None)
     if header is None:
         raise BadInput(f"labels CSV is empty: {path}")
     cols = [h.strip().lower() for h in header]
@@ -171,7 +172,8 @@ def read_labels_csv(path: Path) -> list[tuple[str, str]]:
                        f"got {','.join(header)}")
     ii, li = cols.index("image"), cols.index("label")
     rows = []
-    for n, rec in enumerate(reader, start=2):
+    for rec in reader:
+        n = reader.line_num              # (the file's line, blank lines and quoted line breaks counted)
         if not rec or all(not c.strip() for c in rec):
             continue
         if len(rec) <= max(ii, li):

@@ -1190,3 +1190,26 @@ def test_labels_with_unicode_spaces_and_joiners_are_the_labels_own(enrolled, cap
         code, err = _run(["enroll", "--crops", str(crops), "--labels", str(csv_path),
                           "--out", str(tmp_path / "q.npz")], capsys)
         assert code == 2 and f"holds a control character ({code_point})" in err and err.count("\n") == 1
+
+
+def test_blank_lines_before_the_labels_header_are_skipped(enrolled, capsys, tmp_path):
+    """A labels CSV starting with a blank line (an editor's, a script's) was
+    refused as having no header, "got" followed by nothing; it reads as
+    blank rows among the images do, and a bad row is named by the file's
+    own line number (a label quoted over two lines counted as two)."""
+    _, crops, _ = enrolled
+    csv_path = tmp_path / "labels.csv"
+    csv_path.write_text("\n \nimage,label\n\ntile 0.png,a\ntile 1.png,b\n", encoding="utf-8")
+    profile = tmp_path / "p.npz"
+    capsys.readouterr()
+    assert main(["enroll", "--crops", str(crops), "--labels", str(csv_path), "--out", str(profile), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["labels"] == ["a", "b"]
+    csv_path.write_text('\nimage,label\ntile 0.png,"two\nlines"\n', encoding="utf-8")
+    code, err = _run(["enroll", "--crops", str(crops), "--labels", str(csv_path), "--out", str(profile)], capsys)
+    assert code == 2 and f"{csv_path} line 4: label 'two\\nlines' holds a control character" in err
+    csv_path.write_text("\nimage,label\n\ntile 0.png,\n", encoding="utf-8")
+    code, err = _run(["enroll", "--crops", str(crops), "--labels", str(csv_path), "--out", str(profile)], capsys)
+    assert code == 2 and f"{csv_path} line 4: empty image or label" in err
+    csv_path.write_text("\n\n \n", encoding="utf-8")
+    code, err = _run(["enroll", "--crops", str(crops), "--labels", str(csv_path), "--out", str(profile)], capsys)
+    assert code == 2 and f"labels CSV is empty: {csv_path}" in err
