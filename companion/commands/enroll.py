@@ -157,6 +157,9 @@ def read_labels_csv(path: Path) -> list[tuple[str, str]]:
     try:
         text = path.read_text(encoding="utf-8-sig")
     except UnicodeDecodeError as exc:
+        if path.read_bytes()[:2] in (b"\xff\xfe", b"\xfe\xff"):
+            raise BadInput(f"cannot read labels CSV {path}: it is UTF-16 text (as Excel saves \"Unicode Text\"); "
+                           "save it as \"CSV UTF-8\"") from None
         raise BadInput(f"cannot read labels CSV {path}: not UTF-8 text (byte {exc.start}); "
                        "save it as UTF-8") from None
     except OSError as exc:
@@ -169,7 +172,7 @@ def read_labels_csv(path: Path) -> list[tuple[str, str]]:
     cols = [h.strip().lower() for h in header]
     if "image" not in cols or "label" not in cols:
         raise BadInput(f"labels CSV {path} needs a header row with columns image,label; "
-                       f"got {','.join(header)}")
+                       f"got {','.join(header)}{_separator_hint(header)}")
     ii, li = cols.index("image"), cols.index("label")
     rows = []
     for rec in reader:
@@ -193,6 +196,20 @@ def read_labels_csv(path: Path) -> list[tuple[str, str]]:
     if not rows:
         raise BadInput(f"labels CSV {path} lists no images")
     return rows
+
+
+def _separator_hint(header: list[str]) -> str:
+    """For a labels CSV header that is not ``image,label``: a hint when its
+    one cell holds the two names separated by a semicolon or a tab (Excel
+    saves "CSV" with semicolons where a comma is the decimal mark, and
+    "Unicode Text" with tabs), else ""."""
+    if len(header) != 1:
+        return ""
+    for sep, name in ((";", "semicolons"), ("\t", "tabs")):
+        cells = [c.strip().lower() for c in header[0].split(sep)]
+        if "image" in cells and "label" in cells:
+            return f" (its cells are separated by {name}: save it with commas)"
+    return ""
 
 
 def refuse_two_labels(csv_path: Path, paths: list[Path], labels: list[str]) -> None:

@@ -1213,3 +1213,21 @@ def test_blank_lines_before_the_labels_header_are_skipped(enrolled, capsys, tmp_
     csv_path.write_text("\n\n \n", encoding="utf-8")
     code, err = _run(["enroll", "--crops", str(crops), "--labels", str(csv_path), "--out", str(profile)], capsys)
     assert code == 2 and f"labels CSV is empty: {csv_path}" in err
+
+
+def test_a_labels_csv_saved_with_semicolons_tabs_or_utf16_says_so(enrolled, capsys, tmp_path):
+    """Excel saves "CSV" with semicolons where a comma is the decimal mark
+    and "Unicode Text" as UTF-16 with tabs: the refusal says which, and how
+    to save it (it said only "got image;label", or "not UTF-8 text (byte 0)")."""
+    _, crops, _ = enrolled
+    csv_path = tmp_path / "labels.csv"
+    for data, says in ((b"image;label\ntile 0.png;a\n", "got image;label (its cells are separated by semicolons: "
+                                                           "save it with commas)"),
+                       (b"Image\tLabel\ntile 0.png\ta\n", "(its cells are separated by tabs: save it with commas)"),
+                       ("image\tlabel\r\ntile 0.png\ta\r\n".encode("utf-16"),
+                        'it is UTF-16 text (as Excel saves "Unicode Text"); save it as "CSV UTF-8"'),
+                       (b"file;class\ntile 0.png;a\n", "got file;class\n")):
+        csv_path.write_bytes(data)
+        code, err = _run(["enroll", "--crops", str(crops), "--labels", str(csv_path),
+                          "--out", str(tmp_path / "p.npz")], capsys)
+        assert code == 2 and err.count("\n") == 1 and says in err, err
