@@ -212,6 +212,38 @@ def _separator_hint(header: list[str]) -> str:
     return ""
 
 
+def refuse_paths_elsewhere(crops: Path, csv_path: Path, names: list[str], paths: list[Path]) -> None:
+    """Refuse a labels CSV whose image names are missing under ``--crops``
+    but found beside the CSV or under the current folder: the names were
+    written relative to another folder, and the line says which and how to
+    point at it, rather than only "no such file".
+
+    Args:
+        crops: the ``--crops`` folder.
+        csv_path: the labels CSV.
+        names: each row's image name as written.
+        paths: each row's image under ``crops`` (absolute names as they are).
+
+    Raises:
+        BadInput: the first such image, naming the folder it was found in.
+    """
+    for name, path in zip(names, paths):
+        if Path(name).is_absolute() or os.path.lexists(path):
+            continue
+        for folder, what in ((csv_path.parent, "the labels CSV's folder"), (Path("."), "the current folder")):
+            if (folder / name).is_file() and not _same_folder(folder, crops):
+                raise BadInput(f"cannot read image {path}: no such file; {name} is in {what} ({folder}): image "
+                               f"names in the CSV are relative to --crops, so give --crops {folder}")
+        return                              # (read_image names a file missing everywhere)
+
+
+def _same_folder(a: Path, b: Path) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
 def refuse_two_labels(csv_path: Path, paths: list[Path], labels: list[str]) -> None:
     """Refuse a labels CSV that gives one image two different labels: the
     same file named twice (another spelling, a link) or two files with the
@@ -287,6 +319,7 @@ def cmd_enroll(args) -> int:
             raise BadInput(f"crops folder not found: {crops}")
         rows = read_labels_csv(args.labels)
         paths = [Path(img) if Path(img).is_absolute() else crops / img for img, _ in rows]
+        refuse_paths_elsewhere(crops, args.labels, [img for img, _ in rows], paths)
         refuse_overwriting_inputs("--out", str(args.out), [str(args.labels), *map(str, paths)])
         refuse_two_labels(args.labels, paths, [lab for _, lab in rows])
         images = [read_tile_photo(p) for p in paths]

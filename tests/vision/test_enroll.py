@@ -1231,3 +1231,24 @@ def test_a_labels_csv_saved_with_semicolons_tabs_or_utf16_says_so(enrolled, caps
         code, err = _run(["enroll", "--crops", str(crops), "--labels", str(csv_path),
                           "--out", str(tmp_path / "p.npz")], capsys)
         assert code == 2 and err.count("\n") == 1 and says in err, err
+
+
+def test_image_names_written_relative_to_the_csv_say_which_crops_to_give(enrolled, capsys, tmp_path):
+    """Image names in the CSV are relative to --crops (README); names
+    written relative to the CSV's own folder were refused with "no such
+    file" only: the line now says where the image is and which --crops to give."""
+    _, crops, _ = enrolled
+    csv_path = crops.parent / "by_csv.csv"
+    csv_path.write_text("image,label\ncrops/tile 0.png,a\n", encoding="utf-8")
+    code, err = _run(["enroll", "--crops", str(crops), "--labels", str(csv_path),
+                      "--out", str(tmp_path / "p.npz")], capsys)
+    assert code == 2 and err.count("\n") == 1
+    assert (f"cannot read image {crops / 'crops' / 'tile 0.png'}: no such file; crops/tile 0.png is in the labels "
+            f"CSV's folder ({crops.parent}): image names in the CSV are relative to --crops, so give --crops "
+            f"{crops.parent}") in err
+    assert main(["enroll", "--crops", str(crops.parent), "--labels", str(csv_path),
+                 "--out", str(tmp_path / "p.npz")]) == 0
+    csv_path.write_text("image,label\nnowhere.png,a\n", encoding="utf-8")     # missing everywhere: as before
+    code, err = _run(["enroll", "--crops", str(crops), "--labels", str(csv_path),
+                      "--out", str(tmp_path / "p.npz")], capsys)
+    assert code == 2 and err.endswith(f"cannot read image {crops / 'nowhere.png'}: no such file\n")
