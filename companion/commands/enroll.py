@@ -403,16 +403,16 @@ def _sheet_images(args) -> tuple[list, list[str]]:
     spec = MatSpec.default()
     for path in args.sheet:
         img = read_image(path)
+        # each line names the photo: of two, the one to take again
         try:
             images += sheet_crops(img, spec, len(faces), camera)
         except MatNotFound as exc:
             # as recognize and find-mat: a mirrored picture (a phone's
             # front camera) is said to look mirrored
             from vision.pose import mirror_hint
-            hint = mirror_hint(img, spec, camera)
-            if not hint:
-                raise
-            raise MatNotFound(f"{exc}{hint}") from None
+            raise MatNotFound(f"{path}: {exc}{mirror_hint(img, spec, camera)}") from None
+        except BadInput as exc:
+            raise BadInput(f"{path}: {exc}") from None
         labels += faces
     return images, labels
 

@@ -1252,3 +1252,36 @@ def test_image_names_written_relative_to_the_csv_say_which_crops_to_give(enrolle
     code, err = _run(["enroll", "--crops", str(crops), "--labels", str(csv_path),
                       "--out", str(tmp_path / "p.npz")], capsys)
     assert code == 2 and err.endswith(f"cannot read image {crops / 'nowhere.png'}: no such file\n")
+
+
+def test_of_two_sheet_photos_the_one_refused_is_named(capsys, tmp_path):
+    """``enroll --sheet A B``: the line names the photo without the mat
+    (exit 3) or with an empty cell (exit 2); it named neither, so the
+    player could not tell which photo to take again."""
+    from vision.enroll import sheet_slots
+    from vision.mat import MatSpec, render_mat
+    from vision.pose import estimate_pose, project_slot_faces
+
+    spec = MatSpec.default(px_per_mm=2.0)
+    mat = render_mat(spec)
+    if mat.ndim == 2:
+        mat = cv2.cvtColor(mat, cv2.COLOR_GRAY2BGR)
+    quads = project_slot_faces(sheet_slots(27), spec, estimate_pose(mat, spec))
+    photo = mat.copy()
+    src = np.float32([[0, 0], [240, 0], [240, 320], [0, 320]])
+    for i, q in enumerate(quads):
+        M = cv2.getPerspectiveTransform(src, np.float32(q))
+        warped = cv2.warpPerspective(_numbered_tile(i), M, (photo.shape[1], photo.shape[0]))
+        mask = cv2.warpPerspective(np.full((320, 240), 255, np.uint8), M, (photo.shape[1], photo.shape[0]))
+        photo[mask > 0] = warped[mask > 0]
+    good, bare, blank = tmp_path / "good.png", tmp_path / "bare.png", tmp_path / "blank.png"
+    cv2.imwrite(str(good), photo)
+    cv2.imwrite(str(bare), mat)
+    cv2.imwrite(str(blank), np.full((600, 800, 3), 200, np.uint8))
+    out = str(tmp_path / "p.npz")
+    code, err = _run(["enroll", "--sheet", str(good), str(blank), "--variant", "word", "--out", out], capsys)
+    assert code == 3 and err == f"companion enroll: {blank}: no mat markers found in the image (0 of 12)\n"
+    code, err = _run(["enroll", "--sheet", str(good), str(bare), "--variant", "word", "--out", out], capsys)
+    assert code == 2 and err.startswith(f"companion enroll: {bare}: 27 of the sheet's 27 cells show the bare mat")
+    assert not Path(out).exists()
+    assert main(["enroll", "--sheet", str(good), "--variant", "word", "--out", out]) == 0
