@@ -23,7 +23,7 @@ import numpy as np
 
 from companion.errors import BadInput
 from vision.markers import as_gray
-from vision.pose import Camera, homography_tilt_deg
+from vision.pose import Camera, focal_from_homographies, homography_tilt_deg
 
 BOARD_SQUARES = (9, 6)  # (columns, rows) of chessboard squares
 SQUARE_MM = 30.0
@@ -35,6 +35,10 @@ MIN_VIEWS = 4
 MIN_CORNERS = 8  # per view, of the 40 inner corners
 MIN_MAX_TILT_DEG = 10.0  # at least one view must be tilted this much
 MAX_FOCAL_REL_STD = 0.05  # the calibration's own 1-sigma focal uncertainty
+#: fits from different starts (:func:`_fits`) as good as the best may end at
+#: focal lengths at most this far apart (relative): further, the views leave
+#: the focal length free (OpenCV's 1-sigma then says as little as 0.1 %)
+FOCAL_SPREAD_MAX = 0.02
 
 
 def charuco_board() -> "cv2.aruco.CharucoBoard":
@@ -127,7 +131,10 @@ def calibrate(images: list[np.ndarray], names: list[str] | None = None,
         BadInput: no images, images of different sizes, fewer than
             :data:`MIN_VIEWS` usable views, all views within
             :data:`MIN_MAX_TILT_DEG` of fronto-parallel, or a focal length the
-            views do not pin down (relative 1-sigma above 5%), or a result
+            views do not pin down (fits from different starts as good as the
+            best ending over :data:`FOCAL_SPREAD_MAX` apart, as views whose
+            board's edges all lie parallel to the picture's do, or a relative
+            1-sigma above 5%), or a result
             that fails the checks every camera file meets
             (``vision.pose.Camera.from_json``: field of view, principal
             point, distortion).
@@ -175,17 +182,18 @@ def calibrate(images: list[np.ndarray], names: list[str] | None = None,
     if max(tilts) < MIN_MAX_TILT_DEG:
         raise BadInput(f"all {n} views face the camera nearly straight on (max tilt {max(tilts):.0f} deg); "
                        f"tilt the board 20-45 degrees in different directions")
-    flags = cv2.CALIB_FIX_K3
-    crit = (cv2.TERM_CRITERIA_COUNT + cv2.TERM_CRITERIA_EPS, 100, 1e-9)
-    try:
-        rms, K, dist, _, _, std_in, _, _ = cv2.calibrateCameraExtended(
-            objs, imgs, size, None, None, flags=flags, criteria=crit)
-    except cv2.error as exc:
-        raise BadInput(f"OpenCV could not calibrate from these {n} views "
-                       f"({str(exc).strip().splitlines()[-1][:120]})") from None
-    std = np.asarray(std_in, np.float64).reshape(-1)
+    fits = _fits(objs, imgs, size)
+    rms, K, dist, std = fits[0]
     fx, fy = float(K[0, 0]), float(K[1, 1])
-    if not (np.all(np.isfinite(K)) and fx > 0 and fy > 0) or max(std[0] / fx, std[1] / fy) > MAX_FOCAL_REL_STD:
+    # fits as good as the best (within 1 % of its RMS) that end elsewhere:
+    # the views leave the focal length free, whatever OpenCV's std says
+    tied = [math.sqrt(fit[1][0, 0] * fit[1][1, 1]) for fit in fits if fit[0] <= 1.01 * rms + 1e-6]
+    if max(tied) > (1 + FOCAL_SPREAD_MAX) * min(tied):
+        raise BadInput(f"the {n} views do not pin down the focal length (they fit {min(tied):.0f} px as well "
+                       f"as {max(tied):.0f} px); between views turn the board 20-45 degrees about its centre (its "
+                       f"edges not parallel to the picture's) as well as tilting it 20-45 degrees in different "
+                       f"directions")
+    if max(std[0] / fx, std[1] / fy) > MAX_FOCAL_REL_STD:
         raise BadInput(f"the {n} views do not pin down the focal length "
                        f"(fx {fx:.0f} +/- {std[0]:.0f} px); add views tilted 20-45 degrees in different directions")
     d = np.zeros(5)
@@ -198,6 +206,58 @@ def calibrate(images: list[np.ndarray], names: list[str] | None = None,
         raise BadInput(f"implausible result ({str(exc).removeprefix('camera JSON: ')}); add views "
                        "that reach the picture's corners, tilted 20-45 degrees") from None
     return cam, float(rms), n
+
+
+def _fits(objs: list[np.ndarray], imgs: list[np.ndarray], size: tuple[int, int]
+          ) -> list[tuple[float, np.ndarray, np.ndarray, np.ndarray]]:
+    """``cv2.calibrateCameraExtended`` (``k3`` fixed) from several starts,
+    the best (lowest RMS) first: OpenCV's own initial intrinsics (Zhang's
+    closed form with fx and fy apart), and square pixels with the principal
+    point at the picture's centre and the focal length all the views give
+    together (:func:`vision.pose.focal_from_homographies`), then 0.8 and
+    1.25 times it.  Views tilted about the picture's axes (the board tipped
+    towards its edges, the camera held level) tell OpenCV's start little of
+    fx or fy: from 5000-6000 px for a 1000 px camera its fit ended at a 45
+    times too long focal length at 0.9 px RMS (written as the camera file);
+    and where the views leave the focal length free, fits from different
+    starts end at different focal lengths with the same RMS
+    (:data:`FOCAL_SPREAD_MAX` in :func:`calibrate`).
+
+    Args:
+        objs, imgs: per view, ``(M, 3) float32`` board points (mm) and
+            ``(M, 2) float32`` their pixels.
+        size: ``(w, h)`` of the pictures, px.
+
+    Returns:
+        ``[(rms_px, K (3, 3), dist (1, 5), std), ...]`` by rising RMS, one
+        per start that OpenCV fitted; ``std`` the fit's 1-sigma
+        uncertainties (``fx, fy, cx, cy, k1, ...``, OpenCV's order).
+
+    Raises:
+        BadInput: OpenCV failed from every start (the line gives its reason).
+    """
+    flags = cv2.CALIB_FIX_K3
+    crit = (cv2.TERM_CRITERIA_COUNT + cv2.TERM_CRITERIA_EPS, 100, 1e-9)
+    cx, cy = (size[0] - 1) / 2, (size[1] - 1) / 2
+    starts: list[np.ndarray | None] = [None]
+    Hs = [cv2.findHomography(obj[:, :2], img, 0)[0] for obj, img in zip(objs, imgs)]
+    f0 = focal_from_homographies([H for H in Hs if H is not None], cx, cy)
+    if f0 is not None and math.isfinite(f0):
+        starts += [np.array([[f, 0, cx], [0, f, cy], [0, 0, 1]], np.float64) for f in (f0, 0.8 * f0, 1.25 * f0)]
+    fits, why = [], ""
+    for K0 in starts:
+        try:
+            rms, K, dist, _, _, std, _, _ = cv2.calibrateCameraExtended(
+                objs, imgs, size, None if K0 is None else K0.copy(), None if K0 is None else np.zeros(5),
+                flags=flags | (0 if K0 is None else cv2.CALIB_USE_INTRINSIC_GUESS), criteria=crit)
+        except cv2.error as exc:
+            why = str(exc).strip().splitlines()[-1][:120]
+            continue
+        if math.isfinite(rms) and np.all(np.isfinite(K)) and K[0, 0] > 0 and K[1, 1] > 0:
+            fits.append((float(rms), K, dist, np.asarray(std, np.float64).reshape(-1)))
+    if not fits:
+        raise BadInput(f"OpenCV could not calibrate from these {len(objs)} views ({why or 'no finite fit'})")
+    return sorted(fits, key=lambda fit: fit[0])
 
 
 def _collinear(obj: np.ndarray) -> bool:

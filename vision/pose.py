@@ -343,12 +343,33 @@ def _focal_from_homography(H: np.ndarray, cx: float, cy: float) -> float | None:
     """Least-squares ``f`` from Zhang's constraints ``h1' w h2 = 0`` and
     ``h1' w h1 = h2' w h2`` with ``w = diag(1/f^2, 1/f^2, 1)`` after moving the
     principal point to the origin; None when ``1/f^2`` comes out non-positive."""
+    return focal_from_homographies([H], cx, cy)
+
+
+def focal_from_homographies(Hs, cx: float, cy: float) -> float | None:
+    """One focal length ``f`` (px) for several views of planes by one camera
+    with square pixels and its principal point at ``(cx, cy)``: Zhang's two
+    constraints of every plane-to-image homography (:func:`_focal_from_homography`)
+    solved together by least squares (a view tilted about an image axis tells
+    only fx or fy apart; together the views tell ``f``).
+
+    Args:
+        Hs: ``(3, 3)`` plane-to-image homographies.
+        cx, cy: principal point, px.
+
+    Returns:
+        ``f`` in px, or None when ``1/f^2`` comes out non-positive (views
+        straight on, or no homography).
+    """
     T = np.array([[1, 0, -cx], [0, 1, -cy], [0, 0, 1]], np.float64)
-    Hc = T @ H
-    Hc = Hc / np.linalg.norm(Hc)
-    (h11, h12), (h21, h22), (h31, h32) = Hc[0, :2], Hc[1, :2], Hc[2, :2]
-    a = np.array([h11 * h12 + h21 * h22, h11 ** 2 + h21 ** 2 - h12 ** 2 - h22 ** 2])
-    b = np.array([h31 * h32, h31 ** 2 - h32 ** 2])
+    a_rows, b_rows = [], []
+    for H in Hs:
+        Hc = T @ np.asarray(H, np.float64).reshape(3, 3)
+        Hc = Hc / np.linalg.norm(Hc)
+        (h11, h12), (h21, h22), (h31, h32) = Hc[0, :2], Hc[1, :2], Hc[2, :2]
+        a_rows += [h11 * h12 + h21 * h22, h11 ** 2 + h21 ** 2 - h12 ** 2 - h22 ** 2]
+        b_rows += [h31 * h32, h31 ** 2 - h32 ** 2]
+    a, b = np.array(a_rows, np.float64), np.array(b_rows, np.float64)
     den = float(a @ a)
     if den <= 0:
         return None
