@@ -39,6 +39,39 @@ def _read_json(path: str | os.PathLike, what: str):
         raise BadInput(f"{what} {p} is not valid JSON (line {exc.lineno}: {exc.msg})") from None
 
 
+#: what :func:`_file_kind` names, for messages
+_KIND_NAMES = {"camera": "a camera file (companion calibrate's camera.json)",
+               "mat": "a mat file (companion print-mat's mat.json)",
+               "board": "the calibration board's description (companion print-board's charuco_board.json)",
+               "tiles": "a tile set's description (companion print-tiles' tiles.json)",
+               "deal": "a deal (companion deal --json)",
+               "layout": "a layout"}
+
+
+def _file_kind(obj) -> str | None:
+    """Which of the companion's JSON files ``obj`` (decoded) is, by the keys
+    that only that kind has: ``"camera"`` (``camera_matrix``), ``"mat"``
+    (``grid_tiles`` or ``markers`` beside ``size_mm``), ``"board"`` (``type``
+    ``"charuco"``), ``"tiles"`` (``face_mm``), ``"deal"`` (``variant`` and
+    ``tiles``), ``"layout"`` (``slots``), or None (none of these: the reader's
+    own checks name what is missing)."""
+    if not isinstance(obj, dict):
+        return None
+    if "camera_matrix" in obj:
+        return "camera"
+    if "size_mm" in obj and ("grid_tiles" in obj or "markers" in obj):
+        return "mat"
+    if obj.get("type") == "charuco":
+        return "board"
+    if "face_mm" in obj:
+        return "tiles"
+    if "variant" in obj and "tiles" in obj:
+        return "deal"
+    if "slots" in obj:
+        return "layout"
+    return None
+
+
 def load_camera(path: str | os.PathLike | None):
     """The contract's camera JSON from ``path`` as a :class:`vision.pose.Camera`,
     or None when ``path`` is None (intrinsics will be guessed).
@@ -53,6 +86,10 @@ def load_camera(path: str | os.PathLike | None):
     import dataclasses
 
     obj = _read_json(path, "camera file")
+    kind = _file_kind(obj)
+    if kind not in (None, "camera"):
+        raise BadInput(f"camera file {path} is {_KIND_NAMES[kind]}, not a camera file: give the camera.json "
+                       f"that companion calibrate writes, or leave out --camera")
     try:
         camera = Camera.from_json(obj)
     except BadInput as exc:
@@ -76,6 +113,11 @@ def load_mat(path: str | os.PathLike | None):
     if p.is_dir():
         p = p / "mat.json"
     obj = _read_json(p, "mat file")
+    kind = _file_kind(obj)
+    if kind not in (None, "mat"):
+        use = "give it with --camera; " if kind == "camera" else ""
+        raise BadInput(f"mat file {p} is {_KIND_NAMES[kind]}, not a mat file: {use}give the mat.json that "
+                       f"companion print-mat writes with --mat, or leave out --mat for the standard mat")
     try:
         return MatSpec.from_json(obj)
     except BadInput as exc:

@@ -541,12 +541,43 @@ def test_mat_and_camera_file_errors_name_the_file_given(tmp_path, capsys):
     empty.write_text("{}")
     for argv in (["recognize", str(photo), "--variant", "love", "--layout", "turtle", "--json"],
                  ["find-mat", str(photo)]):
-        code, out, err = run(argv + ["--mat", str(cam)], capsys)
+        code, out, err = run(argv + ["--mat", str(empty)], capsys)
         assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
-        assert f"mat file {cam}: size_mm must be a list of 2 numbers" in err and "mat.json" not in err
+        assert f"mat file {empty}: size_mm must be a list of 2 numbers" in err and "mat.json" not in err
         code, out, err = run(argv + ["--camera", str(empty)], capsys)
         assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
         assert f"camera file {empty}: camera_matrix must be 3 x 3 numbers" in err and "camera JSON" not in err
+
+
+def test_a_file_of_another_kind_given_as_camera_or_mat_is_named_as_such(tmp_path, capsys):
+    # a mat.json given as the camera file was refused as "camera_matrix must
+    # be 3 x 3 numbers, got nothing", a camera file given as the mat as
+    # "size_mm must be a list of 2 numbers": which file was wrong went unsaid
+    photo = tmp_path / "photo.png"
+    cv2.imwrite(str(photo), np.full((72, 128, 3), 200, np.uint8))
+    assert main(["print-mat", "--out", str(tmp_path / "mat")]) == 0
+    assert main(["print-board", "--out", str(tmp_path / "board")]) == 0
+    capsys.readouterr()
+    mat, board = tmp_path / "mat" / "mat.json", tmp_path / "board" / "charuco_board.json"
+    cam = tmp_path / "cam.json"
+    cam.write_text(json.dumps({"camera_matrix": [[100, 0, 64], [0, 100, 36], [0, 0, 1]],
+                               "dist_coeffs": [0, 0, 0, 0, 0], "image_size": [128, 72]}))
+    for argv in (["recognize", str(photo), "--variant", "love", "--layout", "turtle", "--json"],
+                 ["find-mat", str(photo)]):
+        for given, kind in ((mat, "a mat file (companion print-mat's mat.json)"),
+                            (board, "the calibration board's description (companion print-board's "
+                                    "charuco_board.json)")):
+            code, out, err = run(argv + ["--camera", str(given)], capsys)
+            assert code == 2 and out == "" and err.count("\n") == 1
+            assert err.endswith(f": camera file {given} is {kind}, not a camera file: give the camera.json that "
+                                "companion calibrate writes, or leave out --camera\n")
+        code, out, err = run(argv + ["--mat", str(cam)], capsys)
+        assert code == 2 and out == "" and err.count("\n") == 1
+        assert err.endswith(f": mat file {cam} is a camera file (companion calibrate's camera.json), not a mat "
+                            "file: give it with --camera; give the mat.json that companion print-mat writes with "
+                            "--mat, or leave out --mat for the standard mat\n")
+        # the right files in the right places: read (no mat in this grey picture: exit 3)
+        assert run(argv + ["--camera", str(cam), "--mat", str(mat)], capsys)[0] == 3
 
 
 def test_values_in_camera_and_mat_messages_are_shown_as_json(tmp_path, capsys):
@@ -558,7 +589,9 @@ def test_values_in_camera_and_mat_messages_are_shown_as_json(tmp_path, capsys):
                    '"image_size": [128, 72]}')
     code, out, err = run(["find-mat", str(photo), "--camera", str(cam)], capsys)
     assert code == 2 and "got [[true, 0, 64], [0, 100, 36], [0, 0, 1]]" in err and "True" not in err
-    code, out, err = run(["find-mat", str(photo), "--mat", str(cam)], capsys)
+    mat = tmp_path / "mat.json"
+    mat.write_text('{"grid_origin_mm": [27, 50]}')
+    code, out, err = run(["find-mat", str(photo), "--mat", str(mat)], capsys)
     assert code == 2 and err.strip().endswith("size_mm must be a list of 2 numbers, got nothing")
 
 
