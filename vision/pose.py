@@ -283,10 +283,16 @@ def _check_intrinsics(K: np.ndarray, image_size: tuple[int, int]) -> None:
 
 def _check_distortion(K: np.ndarray, dist: np.ndarray, image_size: tuple[int, int]) -> None:
     """Refuse distortion coefficients that fold or wildly stretch the picture:
-    along the rays to the image corners (pinhole directions, 32 steps each),
-    the distorted distance from the principal point must grow steadily and
-    stay within :data:`MAX_DISTORTION_FACTOR` of the undistorted one
-    (``cv2.projectPoints``; OpenCV's camera model, calib3d docs).
+    along the rays towards the image corners (pinhole directions, 32 steps
+    to the corner's pinhole direction and on, up to
+    :data:`MAX_DISTORTION_FACTOR` times as far, until the distorted ray
+    reaches the corner: a barrel lens sees the corner along a ray beyond
+    its pinhole direction), the distorted distance from the principal point
+    must grow steadily and stay within :data:`MAX_DISTORTION_FACTOR` of the
+    undistorted one (``cv2.projectPoints``; OpenCV's camera model, calib3d
+    docs).  Coefficients whose rays turn back before reaching the corners
+    (``[-0.3, 0.12, 0, 0, -0.025]`` at 650 px on 1280 x 720: no ray lands
+    beyond 632 px of the 734 px to the corners) describe no lens.
 
     Raises:
         BadInput: one line giving the factor found.
@@ -297,9 +303,11 @@ def _check_distortion(K: np.ndarray, dist: np.ndarray, image_size: tuple[int, in
         return
     w, h = image_size
     fx, fy, cx, cy = K[0, 0], K[1, 1], K[0, 2], K[1, 2]
-    t = np.linspace(1 / 32, 1, 32)
+    steps = 32                                     # per pinhole corner direction
+    t = np.arange(1, steps * int(MAX_DISTORTION_FACTOR) + 1) / steps
+    corners = ((0, 0), (w - 1, 0), (w - 1, h - 1), (0, h - 1))
     rays = []
-    for u, v in ((0, 0), (w - 1, 0), (w - 1, h - 1), (0, h - 1)):
+    for u, v in corners:
         x, y = (u - cx) / fx, (v - cy) / fy
         rays.append(np.column_stack([t * x, t * y, np.ones_like(t)]))
     pts = np.concatenate(rays)
@@ -310,13 +318,23 @@ def _check_distortion(K: np.ndarray, dist: np.ndarray, image_size: tuple[int, in
         r_img = np.hypot(img[:, 0] - cx, img[:, 1] - cy).reshape(4, -1)
         r_ideal = np.hypot(ideal[:, 0] - cx, ideal[:, 1] - cy).reshape(4, -1)
         factor = r_img / r_ideal
-    finite = bool(np.all(np.isfinite(factor)))
+        r_corner = np.array([math.hypot(u - cx, v - cy) for u, v in corners])
+        reached = r_img >= r_corner[:, None]
+    # each ray up to its pinhole corner direction (t = 1), or on to where it reaches the corner
+    first = np.where(reached.any(axis=1), reached.argmax(axis=1), len(t) - 1)
+    upto = np.maximum(first, steps - 1)
+    used = np.arange(len(t))[None, :] <= upto[:, None]
+    finite = bool(np.all(np.isfinite(factor[used])))
     with np.errstate(all="ignore"):
-        worst = float(np.max(np.abs(np.log(np.where(finite & (factor > 0), factor, np.inf)))))
-    if finite and not np.all(np.diff(r_img, axis=1) > 0):
+        worst = float(np.max(np.abs(np.log(np.where(used & finite & (factor > 0), factor,
+                                                     np.where(used, np.inf, 1.0))))))
+        grows = np.all((np.diff(r_img, axis=1) > 0) | ~used[:, 1:])
+    if finite and not grows:
         shown = "fold the picture back on itself"
     elif worst > math.log(MAX_DISTORTION_FACTOR):
         shown = f"scale distances from the centre by up to {math.exp(min(worst, 700)):.3g}x"
+    elif not reached.any(axis=1).all():
+        shown = "leave the picture's corners beyond every ray"
     else:
         return
     raise BadInput(f"camera JSON: dist_coeffs {shown} within the {w}x{h} image (allowed at most "

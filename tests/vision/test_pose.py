@@ -301,6 +301,9 @@ def test_a_cropped_photos_principal_point_is_accepted():
     ([1e300, 0, 0, 0, 0], "scale distances from the centre by up to"),
     # k1 = -2: the radius r (1 - 2 r^2) peaks at r = 0.41 and turns back inside the picture
     ([-2, 0, 0, 0, 0], "fold the picture back on itself"),
+    # k1 = -0.6: r (1 - 0.6 r^2) grows up to r = 0.745, beyond the corners' pinhole r = 0.727 (where
+    # the check stopped: accepted), but peaks at 0.497: no ray reaches the corners' 0.727
+    ([-0.6, 0, 0, 0, 0], "fold the picture back on itself"),
     (["0", 0, 0, 0, 0], "dist_coeffs must be a list of 4, 5, 8, 12 or 14 numbers (OpenCV's [k1, k2, p1, p2, k3, "),
     ([0, 0, 0], "dist_coeffs must be a list of 4, 5, 8, 12 or 14 numbers (OpenCV's [k1, k2, p1, p2, k3, ...]), "
                 "got [0, 0, 0]"),
