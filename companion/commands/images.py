@@ -32,7 +32,7 @@ def read_image(path: str | os.PathLike):
     if p.is_dir():
         raise BadInput(f"cannot read image {path}: it is a folder; give the image files (e.g. {p}/*.png)")
     if not p.exists():
-        raise BadInput(f"cannot read image {path}: no such file")
+        raise BadInput(f"cannot read image {path}: no such file{_pattern_hint(str(path))}")
     if not p.is_file():
         raise BadInput(f"cannot read image {path}: not a regular file (a pipe or a device)")
     try:
@@ -47,6 +47,15 @@ def read_image(path: str | os.PathLike):
         hint = _format_hint(data) or " (a JPEG or PNG cut short, or another format?)"
         raise BadInput(f"cannot read image {path}: not an image file OpenCV can decode{hint}")
     return img
+
+
+def _pattern_hint(name: str) -> str:
+    """For a missing picture whose name holds ``*``, ``?`` or ``[``: the
+    shell passes a pattern that matched no file on as it stands
+    (``photos/*.JPG`` where the files end in ``.jpg``), so say so; else ""."""
+    if any(c in name for c in "*?["):
+        return " (a pattern that matched no file: check the folder and the name's case, e.g. .jpg or .JPG)"
+    return ""
 
 
 def _format_hint(data) -> str:

@@ -293,3 +293,15 @@ def test_calibration_refuses_views_that_leave_the_focal_length_free(page, tmp_pa
     assert n == 6 and rms < 0.3
     assert cam.K[0, 0] == pytest.approx(1000, rel=0.01) and cam.K[1, 1] == pytest.approx(1000, rel=0.01)
     assert cam.K[0, 2] == pytest.approx(650, abs=10) and cam.K[1, 2] == pytest.approx(350, abs=10)
+
+
+def test_a_pattern_that_matched_no_file_is_named_as_such(tmp_path, capsys):
+    # the shell passes "views/*.JPG" on as it stands when the files end in
+    # .jpg: the line said only "no such file"
+    pattern = str(tmp_path / "*.JPG")
+    assert main(["calibrate", pattern, "--out", str(tmp_path / "cam.json")]) == 2
+    assert capsys.readouterr().err == (f"companion calibrate: cannot read image {pattern}: no such file (a pattern "
+                                       "that matched no file: check the folder and the name's case, e.g. .jpg or "
+                                       ".JPG)\n")
+    assert main(["calibrate", str(tmp_path / "view1.jpg"), "--out", str(tmp_path / "cam.json")]) == 2
+    assert capsys.readouterr().err.endswith("view1.jpg: no such file\n")
