@@ -148,8 +148,11 @@ def calibrate(images: list[np.ndarray], names: list[str] | None = None,
         # break-test was told only the two sizes)
         w0, h0 = images[0].shape[1], images[0].shape[0]
         k = next(i for i, im in enumerate(images) if (im.shape[1], im.shape[0]) != (w0, h0))
-        raise BadInput(f"images differ in size: {names[k]} is {images[k].shape[1]}x{images[k].shape[0]}, "
-                       f"{names[0]} {w0}x{h0} (calibrate one camera at one resolution)")
+        wk, hk = images[k].shape[1], images[k].shape[0]
+        why = ("the camera turned a quarter turn between them: take every view with the camera held the same way"
+               if abs(wk / hk * w0 / h0 - 1) <= 0.01 and (wk > hk) != (w0 > h0)
+               else "calibrate one camera at one resolution")
+        raise BadInput(f"images differ in size: {names[k]} is {wk}x{hk}, {names[0]} {w0}x{h0} ({why})")
     size = sizes.pop()
     board = charuco_board()
     objs, imgs, unusable = [], [], []

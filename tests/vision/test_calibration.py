@@ -114,6 +114,12 @@ def test_images_of_different_sizes_are_bad_input(page):
     w, h = views[0].shape[1], views[0].shape[0]
     assert str(err.value) == (f"images differ in size: image 2 is 640x480, image 1 {w}x{h} "
                               "(calibrate one camera at one resolution)")
+    # a phone held upright for one view, sideways for the others: said so
+    views[1] = cv2.rotate(views[0], cv2.ROTATE_90_CLOCKWISE)
+    with pytest.raises(BadInput) as err:
+        calibrate(views)
+    assert str(err.value) == (f"images differ in size: image 2 is {h}x{w}, image 1 {w}x{h} (the camera turned a "
+                              "quarter turn between them: take every view with the camera held the same way)")
 
 
 def test_calibration_targets_in_the_repo_match_the_code():
