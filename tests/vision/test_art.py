@@ -245,6 +245,15 @@ def test_print_tiles_bad_numbers_exit_2(run_cli, tmp_path, extra):
     assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
 
 
+@pytest.mark.parametrize("ppm", ["nan", "200", "0.5"])
+def test_print_tiles_px_per_mm_outside_its_range_names_the_range(run_cli, tmp_path, ppm):
+    # --help says 10..100; "nan" and "200" were refused as outside [0.5, 100]
+    code, out, err = run_cli("print-tiles", "--variant", "love", "--out", str(tmp_path / "o"), "--px-per-mm", ppm)
+    assert code == 2 and out == "" and not (tmp_path / "o").exists()
+    assert err == (f"companion print-tiles: --px-per-mm must lie in 10..100 (tile images at 10 px/mm or more), "
+                   f"got {float(ppm):g}\n")
+
+
 def test_print_tiles_writes_the_set(run_cli, tmp_path):
     code, out, err = run_cli("print-tiles", "--variant", "word", "--out", str(tmp_path / "w"), "--no-sheets")
     assert code == 0, err
