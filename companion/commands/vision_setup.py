@@ -257,8 +257,9 @@ def _calibrate(args: argparse.Namespace) -> int:
     paths, repeated = _distinct_views(args.images)
     images = [read_image(p) for p in paths]
     dropped: list[str] = []
+    poor: list[tuple[str, float, float]] = []
     try:
-        cam, rms, n = calibrate(images, names=paths, left_out=dropped)
+        cam, rms, n = calibrate(images, names=paths, left_out=dropped, poor_fits=poor)
     except BadInput as exc:
         if not repeated:
             raise
@@ -273,6 +274,13 @@ def _calibrate(args: argparse.Namespace) -> int:
                          f"calibration stays under {RMS_WARN_PX:g} px): blurred views, a board not lying flat, or "
                          "a zoom or focus changed between the photos; the file was written, but take the views "
                          "again for a better one\n")
+    if poor:         # one view of another zoom among good ones moved the focal length, under the RMS warning
+        shown = ", ".join(f"{name} ({e:.2f} px)" for name, e, _ in poor[:5]) + (
+            f" and {len(poor) - 5} more" if len(poor) > 5 else "")
+        sys.stderr.write(f"companion calibrate: warning: {len(poor)} view{'s' if len(poor) > 1 else ''} "
+                         f"fit{'' if len(poor) > 1 else 's'} the others poorly (their median {poor[0][2]:.2f} px): "
+                         f"{shown}; a zoom or focus changed, or the board moved or bent? the file was written; "
+                         f"calibrate again without {'them' if len(poor) > 1 else 'it'}\n")
     if repeated:     # (after success: a refusal stays one line)
         sys.stderr.write(f"companion calibrate: {len(repeated)} view{'s' if len(repeated) > 1 else ''} given twice "
                          f"left out: {', '.join(repeated)}\n")
@@ -282,6 +290,7 @@ def _calibrate(args: argparse.Namespace) -> int:
                          f"(no board with {MIN_CORNERS}+ corners off one line): {shown}\n")
     if args.json:
         print_json({"rms_px": rms, "views_used": n, "views": len(images), "views_left_out": dropped,
+                    "views_fitting_poorly": [name for name, _, _ in poor],
                     "out": str(out), **cam.to_json()})
     else:
         sys.stdout.write(
