@@ -187,7 +187,8 @@ def calibrate(images: list[np.ndarray], names: list[str] | None = None,
         shown = ", ".join(unusable[:3]) + (", ..." if len(unusable) > 3 else "")
         raise BadInput(f"only {n} of {len(images)} images show the {BOARD_SQUARES[0]}x{BOARD_SQUARES[1]} "
                        f"ChArUco board with {MIN_CORNERS}+ corners (need {MIN_VIEWS}; print the "
-                       f"board with companion print-board)" + (f"; no board in {shown}" if unusable else ""))
+                       f"board with companion print-board)" + (f"; no board in {shown}" if unusable else "")
+                       + _mirrored_hint([im for name, im in zip(names, images) if name in unusable], board))
     f_nominal = math.hypot(*size)
     cx, cy = (size[0] - 1) / 2, (size[1] - 1) / 2
     tilts = []
@@ -277,6 +278,20 @@ def _fits(objs: list[np.ndarray], imgs: list[np.ndarray], size: tuple[int, int]
     if not fits:
         raise BadInput(f"OpenCV could not calibrate from these {len(objs)} views ({why or 'no finite fit'})")
     return sorted(fits, key=lambda fit: fit[0])
+
+
+def _mirrored_hint(images: list[np.ndarray], board: "cv2.aruco.CharucoBoard") -> str:
+    """``"; the pictures look mirrored ..."`` when half or more of ``images``
+    (views without the board) show it once flipped left to right (a front
+    camera or a video call mirrors the picture, and ArUco markers do not
+    read mirrored), else ""."""
+    if not images:
+        return ""
+    flipped = sum(len(detect_charuco(cv2.flip(im, 1), board)[0]) >= MIN_CORNERS for im in images)
+    if 2 * flipped < len(images):
+        return ""
+    return (f"; the pictures look mirrored ({flipped} of {len(images)} show the board once flipped left to right, "
+            "as a front camera or a video call shows it): turn off the camera's mirroring, or flip the pictures")
 
 
 def _poor_views(names: list[str], per_view: np.ndarray) -> list[tuple[str, float, float]]:

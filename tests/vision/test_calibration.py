@@ -338,3 +338,20 @@ def test_calibrate_names_a_view_that_fits_the_others_poorly(page, tmp_path, caps
     captured = capsys.readouterr()
     assert captured.err == "" and json.loads(captured.out)["views_fitting_poorly"] == []
     assert json.loads(captured.out)["camera_matrix"][0][0] == pytest.approx(820, rel=0.01)
+
+
+def test_mirrored_views_are_named_as_such(page):
+    # a front camera or a video call mirrors the picture: the markers do not
+    # read and the line said only "no board in image 1, image 2, image 3, ..."
+    mirrored = [cv2.flip(v, 1) for v in _views(page, POSES[:5])]
+    with pytest.raises(BadInput) as err:
+        calibrate(mirrored)
+    assert str(err.value) == ("only 0 of 5 images show the 9x6 ChArUco board with 8+ corners (need 4; print the "
+                              "board with companion print-board); no board in image 1, image 2, image 3, ...; the "
+                              "pictures look mirrored (5 of 5 show the board once flipped left to right, as a front "
+                              "camera or a video call shows it): turn off the camera's mirroring, or flip the "
+                              "pictures")
+    # pictures of no board at all: no such hint
+    with pytest.raises(BadInput) as err:
+        calibrate([np.full((SIZE[1], SIZE[0], 3), 128, np.uint8)] * 4)
+    assert "mirrored" not in str(err.value)
