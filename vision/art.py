@@ -1654,7 +1654,7 @@ def write_tile_set(variant: str, out_dir: Path, px_per_mm: float = DEFAULT_PX_PE
     names = [t["image"] for t in doc["tiles"]] + ["tiles.json"] + (_sheet_names(variant, "sheets/") if sheets else [])
     with OutputFiles(out_dir, names) as files:      # every file checked before the art is drawn
         for t in doc["tiles"]:
-            files.write(t["image"], _png_bytes(_render_cached(variant, t["id"], ppm)))
+            files.write(t["image"], png_with_px_per_mm(_png_bytes(_render_cached(variant, t["id"], ppm)), ppm))
         files.write("tiles.json", (json.dumps(doc, indent=2) + "\n").encode())
         written = _write_sheet_files(files, "sheets/", variant, dpi) if sheets else {"pages": [], "pdf": None}
     return doc, written
@@ -1730,7 +1730,15 @@ def sheet_pages(variant: str, dpi: int = 300) -> list[np.ndarray]:
     return pages
 
 
-def _png_with_dpi(png: bytes, dpi: int) -> bytes:
+def png_with_px_per_mm(png: bytes, px_per_mm: float) -> bytes:
+    """``png`` (as OpenCV encodes it) with a pHYs chunk of ``px_per_mm``
+    (1000 times as many pixels per metre), so that an image viewer or a
+    printer prints it at its true size (without one they assume 72 or 96
+    dpi and scale it to the page)."""
+    return _png_with_dpi(png, px_per_mm * 25.4)
+
+
+def _png_with_dpi(png: bytes, dpi: float) -> bytes:
     """Insert a pHYs chunk (pixels per metre) after IHDR, so printers know the size."""
     ppm = int(round(dpi / 0.0254))
     body = b"pHYs" + ppm.to_bytes(4, "big") * 2 + b"\x01"

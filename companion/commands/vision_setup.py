@@ -141,15 +141,19 @@ def _out_dir(path: str) -> Path:
     return out
 
 
-def _png(image, params=()) -> bytes:
+def _png(image, px_per_mm: float, params=()) -> bytes:
     """``image`` encoded as PNG by OpenCV (the file is written by Python:
-    one line on failure, and no OpenCV log on stderr)."""
+    one line on failure, and no OpenCV log on stderr), its resolution
+    ``px_per_mm`` recorded (pHYs), so that it prints at its true size from
+    an image viewer too."""
     import cv2
+
+    from vision.art import png_with_px_per_mm
 
     ok, buf = cv2.imencode(".png", image, list(params))
     if not ok:  # pragma: no cover - cv2 failure
         raise BadInput("PNG encoding failed")
-    return buf.tobytes()
+    return png_with_px_per_mm(buf.tobytes(), px_per_mm)
 
 
 def _print_mat(args: argparse.Namespace) -> int:
@@ -163,7 +167,7 @@ def _print_mat(args: argparse.Namespace) -> int:
     names = [spec.image, "mat.json", "mat.pdf", "mat-a4.pdf"]
     with OutputFiles(out, names, what="the --out folder") as files:     # checked before the work, written together
         img = render_mat(spec)
-        files.write(spec.image, _png(img))
+        files.write(spec.image, _png(img, spec.px_per_mm))
         files.write("mat.json", (json.dumps(spec.to_json(), indent=1) + "\n").encode("utf-8"))
         files.write("mat.pdf", render_mat_pdf(spec, img, paper="full"))
         a4 = render_mat_pdf(spec, img, paper="a4")
@@ -201,7 +205,7 @@ def _print_board(args: argparse.Namespace) -> int:
     with OutputFiles(out, names, what="the --out folder") as files:     # checked before the work, written together
         img = render_charuco(PRINT_PX_PER_MM)
         gray = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
-        files.write(meta["image"], _png(gray, [cv2.IMWRITE_PNG_BILEVEL, 0]))
+        files.write(meta["image"], _png(gray, PRINT_PX_PER_MM, [cv2.IMWRITE_PNG_BILEVEL, 0]))
         files.write("charuco_board.json", (json.dumps(meta, indent=1) + "\n").encode("utf-8"))
         files.write("charuco_board.pdf", image_pdf(gray, tuple(meta["page_mm"])))
     name = jsontext.name_text          # (bytes of a name that are not UTF-8 as \xNN)

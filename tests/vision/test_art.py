@@ -10,6 +10,7 @@ from __future__ import annotations
 import itertools
 import json
 import zlib
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -316,3 +317,31 @@ def test_output_files_keep_permissions_follow_links_and_leave_no_temporaries(tmp
             raise KeyboardInterrupt
     assert (tmp_path / "new.txt").read_bytes() == b"x"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["link.json", "new.txt", "real.json"]
+
+
+def _png_px_per_mm(path) -> float | None:
+    """The resolution a PNG's pHYs chunk records, px/mm (None without one)."""
+    png = Path(path).read_bytes()
+    i = png.find(b"pHYs")
+    if i < 0:
+        return None
+    assert png[i + 12] == 1                          # unit: the metre
+    return int.from_bytes(png[i + 4:i + 8], "big") / 1000
+
+
+def test_printable_pngs_record_their_resolution(tmp_path, capsys):
+    # the A4 sheets carried their dpi, but mat.png, charuco_board.png and the
+    # faces carried none: printed from an image viewer "at 100 %" they came
+    # out at its 72 or 96 dpi, or scaled to the page
+    from companion.cli import main
+    assert main(["print-mat", "--out", str(tmp_path / "mat"), "--px-per-mm", "6"]) == 0
+    assert main(["print-board", "--out", str(tmp_path / "board")]) == 0
+    assert main(["print-tiles", "--variant", "word", "--out", str(tmp_path / "tiles"), "--no-sheets",
+                 "--px-per-mm", "12"]) == 0
+    capsys.readouterr()
+    assert _png_px_per_mm(tmp_path / "mat" / "mat.png") == 6.0
+    assert _png_px_per_mm(tmp_path / "board" / "charuco_board.png") == 12.0
+    assert _png_px_per_mm(tmp_path / "tiles" / "A.png") == 12.0
+    # and they still read as the pictures they were
+    assert cv2.imread(str(tmp_path / "mat" / "mat.png")).shape == (420 * 6, 594 * 6, 3)
+    assert cv2.imread(str(tmp_path / "tiles" / "A.png")).shape == (40 * 12, 30 * 12, 3)
