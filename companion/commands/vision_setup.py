@@ -249,6 +249,13 @@ def _distinct_views(paths) -> tuple[list[str], list[str]]:
 RMS_WARN_PX = 1.0
 
 
+def _note(line: str) -> None:
+    """Write a note or warning line on stderr, each byte of a file name in it
+    that is not UTF-8 as ``\\xNN`` (:func:`companion.jsontext.name_text`), as
+    the error lines and the JSON show it (it came out as ``\\udcNN``)."""
+    sys.stderr.write(jsontext.name_text(line))
+
+
 def _calibrate(args: argparse.Namespace) -> int:
     from vision.calibration import MIN_CORNERS, calibrate
 
@@ -274,23 +281,23 @@ def _calibrate(args: argparse.Namespace) -> int:
         files.write(out.name, (json.dumps(cam.to_json(), indent=1) + "\n").encode("utf-8"))
     K, d = cam.K, cam.dist
     if rms > RMS_WARN_PX:
-        sys.stderr.write(f"companion calibrate: warning: the RMS reprojection error {rms:.2f} px is high (a good "
+        _note(f"companion calibrate: warning: the RMS reprojection error {rms:.2f} px is high (a good "
                          f"calibration stays under {RMS_WARN_PX:g} px): blurred views, a board not lying flat, or "
                          "a zoom or focus changed between the photos; the file was written, but take the views "
                          "again for a better one\n")
     if poor:         # one view of another zoom among good ones moved the focal length, under the RMS warning
         shown = ", ".join(f"{name} ({e:.2f} px)" for name, e, _ in poor[:5]) + (
             f" and {len(poor) - 5} more" if len(poor) > 5 else "")
-        sys.stderr.write(f"companion calibrate: warning: {len(poor)} view{'s' if len(poor) > 1 else ''} "
+        _note(f"companion calibrate: warning: {len(poor)} view{'s' if len(poor) > 1 else ''} "
                          f"fit{'' if len(poor) > 1 else 's'} the others poorly (their median {poor[0][2]:.2f} px): "
                          f"{shown}; a zoom or focus changed, or the board moved or bent? the file was written; "
                          f"calibrate again without {'them' if len(poor) > 1 else 'it'}\n")
     if repeated:     # (after success: a refusal stays one line)
-        sys.stderr.write(f"companion calibrate: {len(repeated)} view{'s' if len(repeated) > 1 else ''} given twice "
+        _note(f"companion calibrate: {len(repeated)} view{'s' if len(repeated) > 1 else ''} given twice "
                          f"left out: {', '.join(repeated)}\n")
     if dropped:      # named (a break-test saw only "over 10 of 11 views")
         shown = ", ".join(dropped[:5]) + (f" and {len(dropped) - 5} more" if len(dropped) > 5 else "")
-        sys.stderr.write(f"companion calibrate: {len(dropped)} view{'s' if len(dropped) > 1 else ''} left out "
+        _note(f"companion calibrate: {len(dropped)} view{'s' if len(dropped) > 1 else ''} left out "
                          f"(no board with {MIN_CORNERS}+ corners off one line): {shown}\n")
     if args.json:
         print_json({"rms_px": rms, "views_used": n, "views": len(images), "views_left_out": dropped,
@@ -302,7 +309,7 @@ def _calibrate(args: argparse.Namespace) -> int:
             f"fx {K[0, 0]:.2f}  fy {K[1, 1]:.2f}  cx {K[0, 2]:.2f}  cy {K[1, 2]:.2f}  "
             f"(px, {cam.image_size[0]}x{cam.image_size[1]})\n"
             f"dist k1 {d[0]:.5f}  k2 {d[1]:.5f}  p1 {d[2]:.5f}  p2 {d[3]:.5f}  k3 {d[4]:.5f}\n"
-            f"wrote {out}\n")
+            f"wrote {jsontext.name_text(out)}\n")
     return 0
 
 

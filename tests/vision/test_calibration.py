@@ -355,3 +355,20 @@ def test_mirrored_views_are_named_as_such(page):
     with pytest.raises(BadInput) as err:
         calibrate([np.full((SIZE[1], SIZE[0], 3), 128, np.uint8)] * 4)
     assert "mirrored" not in str(err.value)
+
+
+def test_calibrate_notes_show_a_name_that_is_not_utf8_as_json_does(page, tmp_path, capsys):
+    # the note naming a view left out wrote the byte FD of "blank<FD>.png" as
+    # "\udcfd"; the error lines and the JSON write "\xfd"
+    import os
+    paths = _write(_views(page, POSES[:4]), tmp_path)
+    blank = os.path.join(os.fsencode(tmp_path), b"blank\xfd.png")
+    ok, buf = cv2.imencode(".png", np.full((SIZE[1], SIZE[0], 3), 128, np.uint8))
+    with open(blank, "wb") as f:
+        f.write(buf.tobytes())
+    out = tmp_path / "cam.json"
+    assert main(["calibrate", *paths, os.fsdecode(blank), "--out", str(out)]) == 0
+    captured = capsys.readouterr()
+    assert captured.err == (f"companion calibrate: 1 view left out (no board with 8+ corners off one line): "
+                            f"{tmp_path}/blank\\xfd.png\n")
+    assert captured.out.endswith(f"wrote {out}\n")
