@@ -188,7 +188,7 @@ def calibrate(images: list[np.ndarray], names: list[str] | None = None,
         raise BadInput(f"only {n} of {len(images)} images show the {BOARD_SQUARES[0]}x{BOARD_SQUARES[1]} "
                        f"ChArUco board with {MIN_CORNERS}+ corners (need {MIN_VIEWS}; print the "
                        f"board with companion print-board)" + (f"; no board in {shown}" if unusable else "")
-                       + _mirrored_hint([im for name, im in zip(names, images) if name in unusable], board))
+                       + _other_print_hint([im for name, im in zip(names, images) if name in unusable], board))
     f_nominal = math.hypot(*size)
     cx, cy = (size[0] - 1) / 2, (size[1] - 1) / 2
     tilts = []
@@ -280,18 +280,30 @@ def _fits(objs: list[np.ndarray], imgs: list[np.ndarray], size: tuple[int, int]
     return sorted(fits, key=lambda fit: fit[0])
 
 
-def _mirrored_hint(images: list[np.ndarray], board: "cv2.aruco.CharucoBoard") -> str:
-    """``"; the pictures look mirrored ..."`` when half or more of ``images``
-    (views without the board) show it once flipped left to right (a front
-    camera or a video call mirrors the picture, and ArUco markers do not
-    read mirrored), else ""."""
+def _other_print_hint(images: list[np.ndarray], board: "cv2.aruco.CharucoBoard") -> str:
+    """Why ``images`` (views without the board) may not show it, when half
+    or more of them agree: ``"; the pictures look mirrored ..."`` when they
+    show it once flipped left to right (a front camera or a video call
+    mirrors the picture, and ArUco markers do not read mirrored), or
+    ``"; they show the mat ..."`` when 4 or more of the mat's markers read
+    in them (``vision.markers.detect_markers``: photos of the table, not of
+    the board); else ""."""
+    from vision.markers import detect_markers
+    from vision.mat import MatSpec
+
     if not images:
         return ""
     flipped = sum(len(detect_charuco(cv2.flip(im, 1), board)[0]) >= MIN_CORNERS for im in images)
-    if 2 * flipped < len(images):
-        return ""
-    return (f"; the pictures look mirrored ({flipped} of {len(images)} show the board once flipped left to right, "
-            "as a front camera or a video call shows it): turn off the camera's mirroring, or flip the pictures")
+    if 2 * flipped >= len(images):
+        return (f"; the pictures look mirrored ({flipped} of {len(images)} show the board once flipped left to "
+                "right, as a front camera or a video call shows it): turn off the camera's mirroring, or flip "
+                "the pictures")
+    spec = MatSpec.default()
+    mats = sum(len(detect_markers(im, spec)[0]) >= 4 for im in images)
+    if 2 * mats >= len(images):
+        return (f"; {mats} of {len(images)} show the mat (its markers read), not the calibration board: "
+                "photograph the board (companion print-board) on its own, tilted 20-45 degrees")
+    return ""
 
 
 def _poor_views(names: list[str], per_view: np.ndarray) -> list[tuple[str, float, float]]:

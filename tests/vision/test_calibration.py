@@ -372,3 +372,19 @@ def test_calibrate_notes_show_a_name_that_is_not_utf8_as_json_does(page, tmp_pat
     assert captured.err == (f"companion calibrate: 1 view left out (no board with 8+ corners off one line): "
                             f"{tmp_path}/blank\\xfd.png\n")
     assert captured.out.endswith(f"wrote {out}\n")
+
+
+def test_photos_of_the_mat_given_to_calibrate_are_named_as_such(tmp_path):
+    # the two printed targets mixed up: the line said only "no board in ..."
+    from synthetic_views import look_at_pose as pose_at, render_view as view_of
+    from vision.mat import MatSpec, render_mat
+    spec = MatSpec.default()
+    mat = render_mat(spec)
+    photos = []
+    for tilt, az in ((20, 0), (25, 90), (30, 200), (20, 300)):
+        rv, tv = pose_at((297, 210, 0), 650.0, tilt, azimuth_deg=az)
+        photos.append(view_of(mat, spec.px_per_mm, K_TRUE, rv, tv, SIZE))
+    with pytest.raises(BadInput) as err:
+        calibrate(photos)
+    assert str(err.value).endswith("; 4 of 4 show the mat (its markers read), not the calibration board: photograph "
+                                   "the board (companion print-board) on its own, tilted 20-45 degrees")
