@@ -280,6 +280,17 @@ def _fits(objs: list[np.ndarray], imgs: list[np.ndarray], size: tuple[int, int]
     return sorted(fits, key=lambda fit: fit[0])
 
 
+def board_hint(image_bgr: np.ndarray) -> str:
+    """``"; the picture shows the ChArUco calibration board ..."`` when the
+    board (:func:`detect_charuco`, :data:`MIN_CORNERS` or more corners) is
+    in a picture where the mat was not found (the two printed targets mixed
+    up), else ""."""
+    if len(detect_charuco(image_bgr)[0]) < MIN_CORNERS:
+        return ""
+    return ("; the picture shows the ChArUco calibration board (companion print-board), not the mat: "
+            "photograph the mat (companion print-mat) with the tiles on it")
+
+
 def _other_print_hint(images: list[np.ndarray], board: "cv2.aruco.CharucoBoard") -> str:
     """Why ``images`` (views without the board) may not show it, when half
     or more of them agree: ``"; the pictures look mirrored ..."`` when they

@@ -60,9 +60,10 @@ def _recognize(args) -> int:
         rec = recognize(image, args.variant, layout, camera=camera, classifier=classifier, spec=spec,
                         face_reader=reader)
     except MatNotFound as exc:
+        from vision.calibration import board_hint
         from vision.pose import mirror_hint
         from vision.reconstruct import exposure_hint
-        hint = mirror_hint(image, spec, camera) or exposure_hint(image)
+        hint = mirror_hint(image, spec, camera) or exposure_hint(image) or board_hint(image)
         if not hint:
             raise
         raise MatNotFound(f"{exc}{hint}") from None

@@ -388,3 +388,20 @@ def test_photos_of_the_mat_given_to_calibrate_are_named_as_such(tmp_path):
         calibrate(photos)
     assert str(err.value).endswith("; 4 of 4 show the mat (its markers read), not the calibration board: photograph "
                                    "the board (companion print-board) on its own, tilted 20-45 degrees")
+
+
+def test_a_photo_of_the_board_where_the_mat_is_looked_for_is_named_as_such(page, tmp_path, capsys):
+    # find-mat and recognize said only "no mat markers found in the image (0 of 12)"
+    photo = _write(_views(page, POSES[:1]), tmp_path)[0]
+    says = ("; the picture shows the ChArUco calibration board (companion print-board), not the mat: "
+            "photograph the mat (companion print-mat) with the tiles on it\n")
+    assert main(["find-mat", photo]) == 3
+    err = capsys.readouterr().err
+    assert err.startswith("companion find-mat: no mat markers found") and err.endswith(says)
+    assert main(["recognize", photo, "--variant", "love", "--layout", "turtle", "--json"]) == 3
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.endswith(says)
+    # a picture of neither: no such hint
+    blank = tmp_path / "blank.png"
+    cv2.imwrite(str(blank), np.full((SIZE[1], SIZE[0], 3), 128, np.uint8))
+    assert main(["find-mat", str(blank)]) == 3 and "calibration board" not in capsys.readouterr().err
