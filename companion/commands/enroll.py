@@ -22,6 +22,7 @@ import csv
 import io
 import os
 import time
+import unicodedata
 from pathlib import Path
 
 from companion.commands.images import read_image
@@ -146,6 +147,9 @@ def read_labels_csv(path: Path) -> list[tuple[str, str]]:
             kind and zero-width joiners are a label's own),
             an image name with a NUL byte, a row with more cells than the
             header (an unquoted comma), or no rows.
+
+    Labels come back in Unicode's composed form (NFC), so one label written
+    composed and decomposed is one label.
     """
     from vision.enroll import label_control_character
 
@@ -184,7 +188,10 @@ def read_labels_csv(path: Path) -> list[tuple[str, str]]:
         if len(rec) > len(header) and any(c.strip() for c in rec[len(header):]):
             raise BadInput(f"{path} line {n}: {len(rec)} cells, the header has {len(header)}: a label holding "
                            'a comma must be quoted ("red, dragon")')
-        image, label = rec[ii].strip(), rec[li].strip()   # ("image, label": no leading space kept)
+        # ("image, label": no leading space kept).  A label is kept in
+        # Unicode's composed form (NFC): "é" typed on one line and copied
+        # decomposed (a Mac's file names) on the next is one label, not two
+        image, label = rec[ii].strip(), unicodedata.normalize("NFC", rec[li].strip())
         if not image or not label.strip():
             raise BadInput(f"{path} line {n}: empty image or label")
         bad = label_control_character(label)

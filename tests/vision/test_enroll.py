@@ -781,6 +781,16 @@ def test_a_profile_of_another_set_sharing_a_few_faces_is_refused(tmp_path):
     assert ProfileFaceReader(tmp_path / "love.npz", "love").reads_hidden
 
 
+def test_one_label_written_composed_and_decomposed_is_one_label(tmp_path):
+    # "Café" typed (U+00E9) and copied from a Mac's file name (e + U+0301)
+    # were two labels, each with half the photos (break-test, session 37)
+    from companion.commands.enroll import read_labels_csv
+    path = tmp_path / "labels.csv"
+    path.write_text("image,label\na.png,Caf\u00e9\nb.png,Cafe\u0301\n", encoding="utf-8")
+    rows = read_labels_csv(path)
+    assert rows == [("a.png", "Caf\u00e9"), ("b.png", "Caf\u00e9")] and len(rows[1][1]) == 4
+
+
 def test_labels_csv_cells_lose_their_surrounding_spaces(tmp_path):
     from companion.commands.enroll import read_labels_csv
     path = tmp_path / "labels.csv"
