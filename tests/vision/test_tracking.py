@@ -642,6 +642,41 @@ def _with_probs(o, pn_at=None, own_at=None, slot=None, changed=(), third=()):
     return Observation(o.present, o.known, o.faces, o.confidence, fp, pn, None, _sigs(changed, third))
 
 
+def test_a_tile_uncovered_and_read_empty_unsurely_is_still_seen_leaving_later():
+    # H (bamboo-3) on G (bamboo-1) is claimed with F; G, uncovered, reads
+    # "no face" at 0.63 (a face partly hidden by a taller tile in front: a
+    # 1080p bench game), so its look was never kept and its later claim with
+    # A was never seen (A alone went to the referee)
+    faces = list(FACES)
+    faces[LAYOUT.slot_index(G)] = "bamboo-1"
+    faces[LAYOUT.slot_index(H)] = "bamboo-3"
+    k, col = len(TS.faces), {f.id: j for j, f in enumerate(TS.faces)}
+
+    def seen(absent=(), unsure=(), changed=()):
+        o = obs(absent=absent, faces=faces)
+        fp = np.full((len(LAYOUT), k), 0.001)
+        pn = np.full(len(LAYOUT), 0.05)
+        conf = np.array(o.confidence, float)
+        for j, f in enumerate(faces):
+            if o.present[j]:
+                fp[j, col[f]] = 0.9
+            else:
+                pn[j] = conf[j] = 0.88
+        for slot in unsure:
+            conf[LAYOUT.slot_index(slot)] = pn[LAYOUT.slot_index(slot)] = 0.63
+        return Observation(o.present, o.known, o.faces, conf, fp, pn, None, _sigs(changed))
+
+    t = BoardTracker(Board(LAYOUT), TS)
+    assert t.observe(0, seen()) == []
+    assert types(t.observe(5, seen(absent=[H, F, G], unsure=[G], changed=[H, F]))) == ["lift", "lift"]
+    assert types(t.observe(10, seen(absent=[H, F, G], unsure=[G], changed=[H, F]))) == ["claim"]
+    assert t.observe(15, seen(absent=[H, F, G], unsure=[G], changed=[H, F])) == []
+    assert t.board.present[LAYOUT.slot_index(G)]
+    assert types(t.observe(20, seen(absent=[H, F, G, A], changed=[H, F, G, A]))) == ["lift", "lift"]
+    ev = t.finish(40)
+    assert types(ev) == ["claim"] and set(ev[0].slots) == {G, A} and ev[0].valid and ev[0].frame == 20
+
+
 def test_a_changed_slot_whose_no_face_rose_reads_empty():
     # recognition still names a face at D, but D's slot looks different and
     # against its own history "no face" rose from 0.05 to 0.3 and bamboo-2
