@@ -175,6 +175,8 @@ class FrameSource:
             unless given).
         fps_assumed: the rate is :data:`FOLDER_FPS` because none was given
             for a folder (which has no rate of its own).
+        dropped: frames of a live camera skipped because the reader fell
+            behind (:meth:`frames`); always 0 for a folder or a video file.
     """
 
     kind: str
@@ -185,10 +187,19 @@ class FrameSource:
     fps_assumed: bool = False
     _cap: "cv2.VideoCapture | None" = None
     _open: object = field(default=None, repr=False)
+    dropped: int = 0
 
     def frames(self, prefetch: int = PREFETCH) -> Iterator[tuple[int, np.ndarray]]:
         """Yield ``(index, frame)`` with frames as ``(H, W, 3)`` uint8 BGR,
         decoded ``prefetch`` frames ahead on a background thread (0: inline).
+
+        A live camera does not wait for the reader: when ``prefetch`` frames
+        are waiting, the oldest is dropped for the newest (counted in
+        :attr:`dropped`), and indices go on counting every frame the camera
+        gave, so an index stays a time (index / fps seconds).  Otherwise a
+        reader slower than the camera (a 1080p camera at 60 frames a second
+        on a 2-core machine) would read the table later and later, and the
+        camera driver would drop frames unseen, its index no longer a time.
 
         Raises:
             BadInput: a frame file in the folder cannot be read, or its
@@ -203,9 +214,25 @@ class FrameSource:
         stop = threading.Event()
         done = object()
 
+        live = self.kind == "camera"
+
         def work() -> None:
             try:
                 for item in self._decode():
+                    if live:
+                        while not stop.is_set():
+                            try:
+                                q.put_nowait(item)
+                                break
+                            except queue.Full:
+                                try:
+                                    q.get_nowait()      # the oldest waiting frame gives way
+                                    self.dropped += 1
+                                except queue.Empty:
+                                    pass
+                        if stop.is_set():
+                            return
+                        continue
                     while not stop.is_set():
                         try:
                             q.put(item, timeout=0.1)

@@ -409,6 +409,10 @@ def run_referee(args, source, on_event=None, on_start=None, require_output: bool
                 mat_in_last = False
             except CompanionError:
                 pass
+        if getattr(source, "dropped", 0):
+            got = frames + source.dropped
+            ref.status.notes.append(f"the referee fell behind the camera and skipped {source.dropped} of its {got} "
+                                    "frames (it judges the newest): a lower resolution or frame rate keeps up")
         if ref.status.mat_seen and cut is None and not interrupted:
             # (else the command fails with its own line: exit 3, 2 or 130)
             status.notes(ref.status.notes, end=True)

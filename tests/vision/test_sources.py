@@ -283,3 +283,50 @@ def test_the_frame_rate_is_kept_within_a_time_lapse_and_1000():
     for fps in (1e-300, 0.005, 1001.0):
         with pytest.raises(BadInput, match=r"bad frame rate .*from 0.01 \(a frame every 100 s\) to 1000"):
             open_source("99", fps=fps)
+
+
+class _FakeCamera:
+    """A camera that gives ``n`` frames as fast as it is read, each frame's
+    first pixel holding its number (mod 256)."""
+
+    def __init__(self, n: int) -> None:
+        self.n, self.i, self.released = n, 0, False
+
+    def read(self):
+        if self.i >= self.n:
+            return False, None
+        img = np.zeros((4, 6, 3), np.uint8)
+        img[0, 0, 0] = self.i % 256
+        self.i += 1
+        return True, img
+
+    def release(self) -> None:
+        self.released = True
+
+
+def test_a_live_camera_does_not_wait_for_a_slow_reader():
+    # a referee slower than its camera (1080p at 60 frames a second on 2
+    # cores) read the table later and later; the newest frames are kept and
+    # every index stays the camera's own count (a time)
+    import time
+    from vision.sources import FrameSource
+    cam = _FakeCamera(60)
+    src = FrameSource("camera", "0", None, 30.0, _cap=cam)
+    got = []
+    for index, frame in src.frames(prefetch=2):
+        assert frame[0, 0, 0] == index % 256
+        got.append(index)
+        time.sleep(0.01)
+    assert got == sorted(got) and got[-1] == 59 and len(got) + src.dropped == 60 and src.dropped > 0
+    assert cam.released
+
+
+def test_a_video_file_is_read_whole_however_slow_the_reader():
+    import time
+    from vision.sources import FrameSource
+    src = FrameSource("video", "v.mp4", 30, 30.0, _cap=_FakeCamera(30))
+    got = []
+    for index, _ in src.frames(prefetch=2):
+        got.append(index)
+        time.sleep(0.002)
+    assert got == list(range(30)) and src.dropped == 0
