@@ -174,7 +174,11 @@ class FrameSource:
         fps: frames per second the source claims (folder: :data:`FOLDER_FPS`
             unless given).
         fps_assumed: the rate is :data:`FOLDER_FPS` because none was given
-            for a folder (which has no rate of its own).
+            for a folder (which has no rate of its own), or for a video
+            whose container declares no usable rate (:func:`declared_rate`).
+        fps_declared: the rate a video's container declares, frames per
+            second as OpenCV reads it (0.0 when none, and for a folder or
+            a camera).
         dropped: frames of a live camera skipped because the reader fell
             behind (:meth:`frames`); always 0 for a folder or a video file.
     """
@@ -185,6 +189,7 @@ class FrameSource:
     fps: float
     _files: list[Path] | None = None
     fps_assumed: bool = False
+    fps_declared: float = 0.0
     _cap: "cv2.VideoCapture | None" = None
     _open: object = field(default=None, repr=False)
     dropped: int = 0
@@ -308,6 +313,24 @@ def _camera(index: int) -> FrameSource:
     return FrameSource("camera", str(index), None, fps if 1.0 <= fps <= 240.0 else 30.0, _cap=cap)
 
 
+def declared_rate(own: float) -> float | None:
+    """The frame rate a video's container declares, when it is one the
+    referee can count with: :data:`MIN_FPS` (a time-lapse's frame every
+    100 s) to 1000 frames per second, the range ``--fps`` takes; None for
+    a missing or nonsensical rate (0, NaN, a time base read as a rate).
+
+    A time-lapse recorded as a video may declare 0.5 or 0.2 frames a
+    second: its rate counts (taken as 30 a second, a break-test's 0.5 fps
+    time-lapse of the demo lost all 11 events, the hands' timings counting
+    60 times too few seconds).
+
+    Args:
+        own: ``CAP_PROP_FPS`` as OpenCV reads it (frames per second).
+    """
+    own = float(own or 0.0)
+    return own if MIN_FPS <= own <= 1000.0 else None
+
+
 def frame_order_key(name: str) -> tuple:
     """The order of a folder's frames: by name, runs of digits read as
     numbers, so ``9.jpg`` comes before ``10.jpg`` (ffmpeg's ``%d.jpg``
@@ -388,5 +411,7 @@ def open_source(spec: str, fps: float | None = None) -> FrameSource:
         raise BadInput(f"cannot open video {spec}: not a video file OpenCV can read")
     if not ok:
         raise BadInput(f"cannot read video {spec}: no frame could be decoded")
-    rate = float(fps) if fps else (own if 1.0 <= own <= 1000.0 else 30.0)
-    return FrameSource("video", spec, n if n > 0 else None, rate, _open=opener)
+    usable = declared_rate(own)
+    rate = float(fps) if fps else (usable if usable is not None else FOLDER_FPS)
+    return FrameSource("video", spec, n if n > 0 else None, rate, _open=opener,
+                       fps_assumed=not fps and usable is None, fps_declared=own if own == own else 0.0)

@@ -105,6 +105,26 @@ def interrupted_line(done: dict, source, events_out: str | None, ledger: str | N
             f"{'is' if done['events'] == 1 else 'are'} written to {' and '.join(kept)}{aside}")
 
 
+def rate_note(source) -> str:
+    """The note of a run whose frame rate was assumed, not known
+    (``source.fps_assumed``): a folder of frames has no rate of its own,
+    and a video may declare none the referee can count with
+    (:func:`vision.sources.declared_rate`: 0, or over 1000 frames a
+    second).
+
+    Args:
+        source: the opened source (``kind``, ``fps`` and, for a video,
+            ``fps_declared``, frames per second).
+    """
+    if getattr(source, "kind", None) == "video":
+        declared = getattr(source, "fps_declared", 0.0) or 0.0
+        said = f"declares {declared:g} frames a second" if declared else "declares no frame rate"
+        return (f"the frames are taken as {source.fps:g} a second (the video {said}): give --fps with the rate "
+                "they were taken at")
+    return (f"the frames are taken as {source.fps:g} a second (a folder has no rate of its own): give --fps if they "
+            "were taken at another rate")
+
+
 def parse_players(text: str) -> list[str]:
     """Names from ``--players`` (comma-separated, 1 to 4, distinct).
 
@@ -349,8 +369,7 @@ def run_referee(args, source, on_event=None, on_start=None, require_output: bool
             # the referee's timings (hands away, a move's confirmation) count
             # frames: a folder taken at 10 a second read as 30 lost both
             # penalties of the demo and gave every claim to one player
-            ref.status.notes.append(f"the frames are taken as {source.fps:g} a second (a folder has no rate of its "
-                                    "own): give --fps if they were taken at another rate")
+            ref.status.notes.append(rate_note(source))
         if on_start is not None and game_id is not None:
             on_start(game_id)
         status = StatusLine(sys.stderr, enabled=not getattr(args, "quiet", False), total=source.length)

@@ -166,6 +166,53 @@ def test_video_file_round_trip(tmp_path):
     assert abs(int(frames[3][1].mean()) - 120) < 6
 
 
+def _flat_video(path, fps, n=4, size=(64, 48)):
+    """An MJPG .avi of ``n`` flat grey frames declaring ``fps`` frames a second."""
+    writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), fps, size)
+    if not writer.isOpened():
+        pytest.skip("no MJPG encoder in this OpenCV build")
+    for k in range(n):
+        writer.write(np.full((size[1], size[0], 3), 40 * k, np.uint8))
+    writer.release()
+    return path
+
+
+def test_a_time_lapse_video_keeps_the_rate_it_declares(tmp_path):
+    """A video declaring under 1 frame a second (a time-lapse, a frame every
+    2 s) is counted at that rate, as ``--fps 0.5`` would be: it was taken as
+    30 a second, and a break-test's 0.5 fps time-lapse of the demo came out
+    with none of its 11 events (exit 0)."""
+    from vision.sources import declared_rate
+    src = open_source(str(_flat_video(tmp_path / "lapse.avi", 0.5)))
+    assert src.fps == pytest.approx(0.5) and not src.fps_assumed and src.fps_declared == pytest.approx(0.5)
+    src = open_source(str(_flat_video(tmp_path / "lapse5.avi", 0.2)), fps=2.0)   # --fps still replaces it
+    assert src.fps == 2.0 and not src.fps_assumed
+    assert declared_rate(0.01) == 0.01 and declared_rate(1000.0) == 1000.0
+    assert declared_rate(0.0) is None and declared_rate(0.005) is None and declared_rate(90000.0) is None
+    assert declared_rate(float("nan")) is None and declared_rate(None) is None
+
+
+def test_a_video_without_a_usable_rate_is_taken_at_30_and_says_so(tmp_path):
+    """A rate no referee can count with (here 600 000 / 1000 declared) is
+    taken as 30 a second, and the run's note says so, naming the video's own
+    rate and ``--fps``."""
+    from companion.commands.referee import rate_note
+    path = tmp_path / "odd.avi"
+    _flat_video(path, 10.0)
+    data = bytearray(path.read_bytes())
+    at = data.index(b"strh") + 8 + 20           # strh: fccType, handler, flags, priority+language, initial, scale, rate
+    scale, = np.frombuffer(bytes(data[at:at + 4]), "<u4")
+    data[at + 4:at + 8] = int(scale * 5000).to_bytes(4, "little")        # 5000 frames a second
+    path.write_bytes(bytes(data))
+    src = open_source(str(path))
+    if not src.fps_declared > 1000:
+        pytest.skip(f"this OpenCV reads the patched rate as {src.fps_declared}")
+    assert src.fps == 30.0 and src.fps_assumed
+    assert rate_note(src) == (f"the frames are taken as 30 a second (the video declares {src.fps_declared:g} frames "
+                              "a second): give --fps with the rate they were taken at")
+    assert open_source(str(path), fps=10).fps_assumed is False
+
+
 def test_quiet_stderr_restores_the_descriptor(capfd):
     import os
     with quiet_stderr():
