@@ -58,6 +58,15 @@ class VideoCutShort(BadInput):
     count (:func:`cut_short`).  Exit code 2, like any unreadable input."""
 
 
+class CameraLost(BadInput):
+    """A camera stopped giving frames in the middle of a game (unplugged,
+    or taken by another program): a live game ends with Ctrl+C, never by
+    itself.  Exit code 2, like any unreadable input."""
+
+
+CAMERA_RETRIES = 5       # failed reads in a row before a camera counts as lost
+
+
 def cut_short(read: int, declared: int | None) -> bool:
     """Whether a video that gave ``read`` frames before it ended is cut
     short of the ``declared`` frame count its container states.
@@ -211,6 +220,8 @@ class FrameSource:
                 size differs from the first frame's.
             VideoCutShort: a video file ended clearly before the frame count
                 its container declares (after its frames were yielded).
+            CameraLost: a camera stopped giving frames (after its frames
+                were yielded).
         """
         if prefetch <= 0:
             yield from self._decode()
@@ -283,18 +294,36 @@ class FrameSource:
         cap = self._cap if self._cap is not None else self._open()
         self._cap = None
         i = 0
+        tries = CAMERA_RETRIES if self.kind == "camera" else 1
         try:
             while True:
-                ok, img = cap.read()
-                if not ok or img is None:
+                img = _read_frame(cap, tries)
+                if img is None:
                     break
                 yield i, img
                 i += 1
         finally:
             cap.release()
+        if self.kind == "camera":
+            # (a camera's game ends with Ctrl+C: an end of its frames is a
+            # camera lost, not a game over; it was judged as a normal end)
+            raise CameraLost(f"camera {self.name} stopped giving frames after {i} "
+                             f"{'frame' if i == 1 else 'frames'} (unplugged, or taken by another program?)")
         if self.kind == "video" and cut_short(i, self.length):
             raise VideoCutShort(f"video {self.name} is cut short: it ended after {i} of the "
                                 f"{self.length} frames its container declares")
+
+
+def _read_frame(cap, tries: int = 1) -> np.ndarray | None:
+    """The next frame of an opened ``cv2.VideoCapture``, or None when
+    ``tries`` reads in a row give none (the end of a video; for a camera,
+    a few dropped frames are read past: a USB camera's read can fail once
+    and give the next frame)."""
+    for _ in range(max(1, tries)):
+        ok, img = cap.read()
+        if ok and img is not None:
+            return img
+    return None
 
 
 def _camera(index: int) -> FrameSource:

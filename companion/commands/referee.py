@@ -8,7 +8,8 @@ view, tiles on the board, last event, and a progress bar for a file).
 Ctrl+C ends a live game (a camera): what was seen is judged and the command
 exits normally.  On a folder of frames or a video, Ctrl+C and a video cut
 short both end the run early, and the command fails with one line: exit 130
-("interrupted", as every command says on Ctrl+C) or 2 (cut short).  A video
+("interrupted", as every command says on Ctrl+C) or 2 (cut short); a camera
+that stops giving frames fails as a video cut short does.  A video
 cut short is judged as at the end of the source (a claim waiting for its
 confirmation is decided); Ctrl+C leaves the move in progress undecided, so
 the events written are the first ones the whole run writes.

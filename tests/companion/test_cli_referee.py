@@ -979,6 +979,50 @@ def test_ctrl_c_ends_a_live_game_on_a_camera_normally(tmp_path, capsys, monkeypa
     assert [json.loads(x)["type"] for x in events.read_text().splitlines()] == ["claim"]
 
 
+class _Camera:
+    """A stand-in for ``cv2.VideoCapture`` on a camera: the frames of a
+    folder, then (as an unplugged USB camera) failed reads for ever;
+    ``drop`` lists frame numbers whose read fails once (a dropped frame)."""
+
+    def __init__(self, folder: Path, drop=()) -> None:
+        self.frames = [cv2.imread(str(p)) for p in sorted(folder.iterdir())]
+        self.drop, self.reads = set(drop), 0
+
+    def read(self):
+        self.reads += 1
+        if self.reads - 1 in self.drop:
+            return False, None
+        return (True, self.frames.pop(0)) if self.frames else (False, None)
+
+    def release(self):
+        pass
+
+
+def _camera_of(monkeypatch, cap) -> None:
+    """``open_source`` gives camera 7 reading through ``cap``."""
+    import vision.sources
+    monkeypatch.setattr(vision.sources, "open_source",
+                        lambda spec, fps=None: vision.sources.FrameSource("camera", "7", None, fps or 10.0, _cap=cap))
+
+
+def test_a_camera_that_stops_giving_frames_fails_in_one_line_keeping_its_events(tmp_path, capsys, monkeypatch,
+                                                                                fake_vision, layout_file):
+    """A camera unplugged mid-game (its reads fail from then on) is no end of
+    the game: a live game ends with Ctrl+C.  The events found stay written
+    (the claim waiting for its confirmation decided, as at a video's cut),
+    and the command fails with one line saying so (exit 2), where it
+    ended as a finished game with its summary line (exit 0).  A frame
+    dropped once is read past."""
+    frames = _recording(tmp_path / "frames", [(1, 12), (9, 4), (3, 14), (9, 4), (4, 20)])
+    events = tmp_path / "e.jsonl"
+    _camera_of(monkeypatch, _Camera(frames, drop=(5, 40)))
+    assert main(_args("7", layout_file, "--events-out", str(events), "--fps", "10")) == 2
+    assert _one_line(capsys) == ("companion referee: camera 7 stopped giving frames after 54 frames (unplugged, "
+                                 "or taken by another program?)\n")
+    got = [json.loads(x) for x in events.read_text().splitlines()]
+    assert [(e["type"], e["slots"]) for e in got] == [("claim", [list(A), list(C)]), ("claim", [list(E), list(F)])]
+
+
 def test_ctrl_c_stops_the_demo_without_a_server_with_exit_130(tiny_demo, capsys, monkeypatch, tmp_path):
     _stop_at(monkeypatch, 20)
     events = tmp_path / "demo.jsonl"
