@@ -979,6 +979,34 @@ def test_ctrl_c_ends_a_live_game_on_a_camera_normally(tmp_path, capsys, monkeypa
     assert [json.loads(x)["type"] for x in events.read_text().splitlines()] == ["claim"]
 
 
+def test_ctrl_c_before_any_event_leaves_no_new_ledger_with_only_its_start(tmp_path, capsys, monkeypatch,
+                                                                           fake_vision, layout_file):
+    """Ctrl+C after the game started (its ``game_started`` written) and
+    before any event: the line says no event was found, and the new ledger
+    is removed as an empty one is (a break-test's Ctrl+C 18 frames into a
+    video left one holding a game of no move).  A ledger that was there
+    keeps its games, and a run that found an event keeps its new ledger."""
+    import vision.sources
+    opener = vision.sources.open_source
+    frames = _recording(tmp_path / "frames", [(1, 12), (9, 4), (3, 14), (9, 4), (4, 20)])
+    ledger = tmp_path / "new.sqlite"
+
+    def stopped_at(at: int) -> str:
+        monkeypatch.setattr(vision.sources, "open_source", opener)
+        _stop_at(monkeypatch, at)
+        assert main(_args(frames, layout_file, "--ledger", str(ledger), "--fps", "10")) == 130
+        return _one_line(capsys)
+    # the pair A + C is off the board, undecided
+    assert stopped_at(20) == "companion referee: interrupted after 20 of the 54 frames, before any event was found\n"
+    assert not list(tmp_path.glob("new.sqlite*")) and not (tmp_path / "new-evidence").exists()
+    assert "the 1 event found so far is written to" in stopped_at(50)      # A + C claimed
+    with Ledger(ledger) as led:
+        assert [e.type for e in led.events()] == ["game_started", "claim"]
+    stopped_at(20)                    # a ledger that was there keeps its games, the new one's start too
+    with Ledger(ledger) as led:
+        assert [e.type for e in led.events()] == ["game_started", "claim", "game_started"]
+
+
 class _Camera:
     """A stand-in for ``cv2.VideoCapture`` on a camera: the frames of a
     folder, then (as an unplugged USB camera) failed reads for ever;
