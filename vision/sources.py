@@ -104,6 +104,17 @@ def decoder_refusal(exc: Exception) -> str:
     return "OpenCV cannot decode it (" + (lines[-1] if lines else "no reason given") + ")"
 
 
+def max_frame_pixels() -> int:
+    """The most pixels a frame may hold: OpenCV's image reader's limit,
+    ``OPENCV_IO_MAX_IMAGE_PIXELS`` in the environment (the command line sets
+    it to 100 million: :data:`companion.commands.images.MAX_IMAGE_PIXELS`),
+    else OpenCV's own default, 2^30.  A folder's frames meet it in OpenCV's
+    decoder; a video's are checked against it when it is opened
+    (:func:`open_source`), as OpenCV's video reader has no such limit."""
+    limit = os.environ.get("OPENCV_IO_MAX_IMAGE_PIXELS", "")
+    return int(limit) if limit.isdigit() and int(limit) > 0 else 2 ** 30
+
+
 def jpeg_complete(data: np.ndarray) -> bool:
     """Whether JPEG bytes end with the end-of-image marker ``FF D9`` (after
     any trailing padding): a file cut short lacks it.  ``cv2.imread`` fills
@@ -314,6 +325,16 @@ class FrameSource:
                                 f"{self.length} frames its container declares")
 
 
+def _frame_size(cap) -> tuple[int, int]:
+    """``(width, height)`` in pixels of an opened ``cv2.VideoCapture``'s
+    frames as its container states them ((0, 0) when it states none)."""
+    try:
+        return (max(0, int(cap.get(cv2.CAP_PROP_FRAME_WIDTH) or 0)),
+                max(0, int(cap.get(cv2.CAP_PROP_FRAME_HEIGHT) or 0)))
+    except (ValueError, OverflowError):       # (NaN or infinite)
+        return 0, 0
+
+
 def _read_frame(cap, tries: int = 1) -> np.ndarray | None:
     """The next frame of an opened ``cv2.VideoCapture``, or None when
     ``tries`` reads in a row give none (the end of a video; for a camera,
@@ -432,12 +453,19 @@ def open_source(spec: str, fps: float | None = None) -> FrameSource:
     with quiet_stderr():
         cap = cv2.VideoCapture(str(path))
         opened = cap.isOpened()
-        ok = opened and cap.read()[0]
+        size = _frame_size(cap) if opened else (0, 0)
+        too_large = size[0] * size[1] > max_frame_pixels()
+        ok = opened and not too_large and cap.read()[0]
         n = int(cap.get(cv2.CAP_PROP_FRAME_COUNT) or 0) if opened else 0
         own = float(cap.get(cv2.CAP_PROP_FPS) or 0.0) if opened else 0.0
         cap.release()
     if not opened:
         raise BadInput(f"cannot open video {spec}: not a video file OpenCV can read")
+    if too_large:
+        # (a break-test's 3 frames of 12000 x 9000 px took 41 s and 3.2 GB
+        # to find no mat; a photo that large is refused from its header)
+        raise BadInput(f"cannot read video {spec}: its frames are {size[0]}x{size[1]} px, more than the companion "
+                       f"reads (at most {max_frame_pixels() / 1e6:g} million pixels a frame): scale it down")
     if not ok:
         raise BadInput(f"cannot read video {spec}: no frame could be decoded")
     usable = declared_rate(own)

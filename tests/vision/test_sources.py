@@ -213,6 +213,26 @@ def test_a_video_without_a_usable_rate_is_taken_at_30_and_says_so(tmp_path):
     assert open_source(str(path), fps=10).fps_assumed is False
 
 
+def test_a_video_of_frames_over_the_pixel_limit_is_refused_when_opened(tmp_path, monkeypatch, capfd):
+    """A video whose frames hold more pixels than the companion reads (the
+    command line's 100 million, as for a photo) is refused from its header,
+    in one line naming the size; a break-test's 3 frames of 12000 x 9000 px
+    took 41 s and 3.2 GB of memory to find no mat (exit 3).  Here the limit
+    is lowered to 3000 pixels: 64 x 48 (3072) is over it, 48 x 36 not."""
+    from vision.sources import max_frame_pixels
+    big, small = _flat_video(tmp_path / "big.avi", 10.0), _flat_video(tmp_path / "small.avi", 10.0, size=(48, 36))
+    monkeypatch.setenv("OPENCV_IO_MAX_IMAGE_PIXELS", "3000")
+    assert max_frame_pixels() == 3000
+    with pytest.raises(BadInput) as err:
+        open_source(str(big))
+    assert str(err.value) == (f"cannot read video {big}: its frames are 64x48 px, more than the companion reads "
+                              "(at most 0.003 million pixels a frame): scale it down")
+    assert len(list(open_source(str(small)).frames())) == 4
+    assert capfd.readouterr().err == ""
+    monkeypatch.delenv("OPENCV_IO_MAX_IMAGE_PIXELS")
+    assert max_frame_pixels() == 2 ** 30
+
+
 def test_quiet_stderr_restores_the_descriptor(capfd):
     import os
     with quiet_stderr():
