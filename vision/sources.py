@@ -65,6 +65,7 @@ class CameraLost(BadInput):
 
 
 CAMERA_RETRIES = 5       # failed reads in a row before a camera counts as lost
+DAMAGED_RUN = 300        # a video's frames that fail to decode in a row, at most, read past as damaged
 
 
 def cut_short(read: int, declared: int | None) -> bool:
@@ -201,6 +202,9 @@ class FrameSource:
             a camera).
         dropped: frames of a live camera skipped because the reader fell
             behind (:meth:`frames`); always 0 for a folder or a video file.
+        damaged: the numbers of a video's frames that could not be decoded
+            and were read past (:func:`_next_video_frame`), once
+            :meth:`frames` has read them.
     """
 
     kind: str
@@ -210,6 +214,7 @@ class FrameSource:
     _files: list[Path] | None = None
     fps_assumed: bool = False
     fps_declared: float = 0.0
+    damaged: list[int] = field(default_factory=list)
     _cap: "cv2.VideoCapture | None" = None
     _open: object = field(default=None, repr=False)
     dropped: int = 0
@@ -305,10 +310,15 @@ class FrameSource:
         cap = self._cap if self._cap is not None else self._open()
         self._cap = None
         i = 0
-        tries = CAMERA_RETRIES if self.kind == "camera" else 1
         try:
             while True:
-                img = _read_frame(cap, tries)
+                if self.kind == "video":
+                    img, failed = _next_video_frame(cap, i, self.length)
+                    if img is not None and failed:
+                        self.damaged.extend(range(i, i + failed))
+                        i += failed     # (a damaged frame keeps its number: the next ones keep theirs)
+                else:
+                    img = _read_frame(cap, CAMERA_RETRIES if self.kind == "camera" else 1)
                 if img is None:
                     break
                 yield i, img
@@ -323,6 +333,39 @@ class FrameSource:
         if self.kind == "video" and cut_short(i, self.length):
             raise VideoCutShort(f"video {self.name} is cut short: it ended after {i} of the "
                                 f"{self.length} frames its container declares")
+
+
+def _next_video_frame(cap, at: int, declared: int | None) -> tuple[np.ndarray | None, int]:
+    """The next frame of a video that decodes, read past frames that do
+    not (a damaged packet in the middle of a file: OpenCV's read fails on
+    it and gives the frame after it on the next read).
+
+    A read that fails is taken as a damaged frame only while the container
+    declares frames after it, and for at most :data:`DAMAGED_RUN` failures
+    in a row: a file cut short fails on every read from its cut on, and a
+    video without a frame count ends at its first failed read (as before a
+    break-test's one damaged frame in the middle of a recording stopped the
+    run there, "cut short", losing the 6 events after it).
+
+    Args:
+        cap: an opened ``cv2.VideoCapture``.
+        at: the number of the frame the next read gives (frames read and
+            damaged frames so far).
+        declared: the container's frame count, or None.
+
+    Returns:
+        ``(frame, failed)``: the frame, or None at the end, and the reads
+        that failed before it (damaged frames when a frame came after them).
+    """
+    most = max(0, min(DAMAGED_RUN, declared - at - 1)) if declared else 0
+    failed = 0
+    while True:
+        ok, img = cap.read()
+        if ok and img is not None:
+            return img, failed
+        if failed >= most:
+            return None, failed
+        failed += 1
 
 
 def _frame_size(cap) -> tuple[int, int]:

@@ -126,6 +126,20 @@ def rate_note(source) -> str:
             "were taken at another rate")
 
 
+def damaged_note(damaged: list[int]) -> str:
+    """The note of a video some of whose frames could not be decoded and
+    were read past (:func:`vision.sources._next_video_frame`).
+
+    Args:
+        damaged: their frame numbers (0-based, as the events' ``frame``).
+    """
+    first, last = damaged[0], damaged[-1]
+    where = f"frame {first}" if len(damaged) == 1 else f"frames {first}-{last}"
+    return (f"{count(len(damaged), 'frame')} of the video could not be decoded (damaged: {where}) and "
+            f"{'was' if len(damaged) == 1 else 'were'} skipped; the frames after {'it' if len(damaged) == 1 else 'them'} "
+            "were judged as usual")
+
+
 def parse_players(text: str) -> list[str]:
     """Names from ``--players`` (comma-separated, 1 to 4, distinct).
 
@@ -433,6 +447,8 @@ def run_referee(args, source, on_event=None, on_start=None, require_output: bool
             got = frames + source.dropped
             ref.status.notes.append(f"the referee fell behind the camera and skipped {source.dropped} of its {got} "
                                     "frames (it judges the newest): a lower resolution or frame rate keeps up")
+        if getattr(source, "damaged", None):
+            ref.status.notes.append(damaged_note(source.damaged))
         if ref.status.mat_seen and cut is None and not interrupted:
             # (else the command fails with its own line: exit 3, 2 or 130)
             status.notes(ref.status.notes, end=True)

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from companion.errors import BadInput
-from vision.sources import FOLDER_FPS, open_source, quiet_stderr
+from vision.sources import FOLDER_FPS, VideoCutShort, open_source, quiet_stderr
 
 
 def _frames(folder, n=5, size=(48, 32)):
@@ -231,6 +231,60 @@ def test_a_video_of_frames_over_the_pixel_limit_is_refused_when_opened(tmp_path,
     assert capfd.readouterr().err == ""
     monkeypatch.delenv("OPENCV_IO_MAX_IMAGE_PIXELS")
     assert max_frame_pixels() == 2 ** 30
+
+
+def _damage_frames(path, numbers) -> None:
+    """Overwrite the JPEG data of these frames of an MJPG .avi with noise of
+    the same length (the file's index stays valid: a damaged packet)."""
+    data = bytearray(path.read_bytes())
+    at, k = data.index(b"movi") + 4, 0
+    end = data.find(b"idx1", at)
+    rng = np.random.default_rng(1)
+    while True:
+        at = data.find(b"00dc", at, end if end > 0 else len(data))
+        if at < 0:
+            break
+        n = int.from_bytes(data[at + 4:at + 8], "little")
+        if k in numbers and n:
+            data[at + 8:at + 8 + n] = rng.integers(0, 256, n, dtype=np.uint8).tobytes()
+        at += 8 + n + n % 2       # (chunks are padded to an even length)
+        k += 1
+    path.write_bytes(bytes(data))
+
+
+def test_damaged_frames_in_the_middle_of_a_video_are_read_past(tmp_path, capfd):
+    """Frames that fail to decode in the middle of a video (damaged packets)
+    are read past and listed in ``damaged``; the frames after them keep
+    their numbers.  A break-test's one damaged frame stopped its recording
+    there as "cut short", losing the 6 events after it."""
+    from companion.commands.referee import damaged_note
+    path = _noise_video(tmp_path / "clip.avi", n=40)
+    _damage_frames(path, {12, 20, 21, 22})
+    src = open_source(str(path))
+    got = [i for i, _ in src.frames()]
+    assert got == [i for i in range(40) if i not in (12, 20, 21, 22)]
+    assert src.damaged == [12, 20, 21, 22]
+    assert capfd.readouterr().err == ""
+    assert damaged_note(src.damaged) == ("4 frames of the video could not be decoded (damaged: frames 12-22) and "
+                                         "were skipped; the frames after them were judged as usual")
+    assert damaged_note([7]).startswith("1 frame of the video could not be decoded (damaged: frame 7) and was skipped")
+
+
+def test_a_video_cut_short_is_still_cut_short_and_its_last_damaged_frames_end_it(tmp_path):
+    """A file cut short fails on every read from its cut: that is its end
+    (VideoCutShort), not damaged frames; damaged frames at the very end of
+    a video end it (no frame follows them)."""
+    path = _noise_video(tmp_path / "clip.avi", n=40)
+    whole = path.read_bytes()
+    cut = tmp_path / "cut.avi"
+    cut.write_bytes(whole[: len(whole) // 2])
+    src = open_source(str(cut))
+    with pytest.raises(VideoCutShort):
+        list(src.frames())
+    assert src.damaged == []
+    _damage_frames(path, {38, 39})
+    src = open_source(str(path))
+    assert [i for i, _ in src.frames()] == list(range(38)) and src.damaged == []
 
 
 def test_quiet_stderr_restores_the_descriptor(capfd):
