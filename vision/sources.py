@@ -368,6 +368,44 @@ def _next_video_frame(cap, at: int, declared: int | None) -> tuple[np.ndarray | 
         failed += 1
 
 
+def _video_hint(path: Path) -> str:
+    """For a video OpenCV cannot open: a hint when it is an MP4 or MOV
+    (an ISO ``ftyp`` box first) whose top-level boxes hold no ``moov`` box,
+    the index such a file is read by, which its writer adds when it
+    finishes: a recording stopped before that (a phone that died, a copy
+    cut short) has its frames but no index.  Else "" (an empty file, or
+    one no box walk can tell about).
+
+    Raises nothing: a file it cannot read gets no hint."""
+    import struct
+    try:
+        size = path.stat().st_size
+        with open(path, "rb") as fh:
+            head = fh.read(8)
+            if len(head) < 8 or head[4:8] != b"ftyp":
+                return ""
+            if fh.read(4) in (b"heic", b"heix", b"hevc", b"heim", b"heis", b"mif1", b"msf1", b"avif", b"avis"):
+                return " (a HEIC or AVIF photo, not a video: for one photo use companion recognize)"
+            at = 0
+            while at + 8 <= size:
+                fh.seek(at)
+                box = fh.read(16)
+                n, kind = struct.unpack(">I4s", box[:8])
+                if kind == b"moov":
+                    return ""
+                if n == 1 and len(box) == 16:
+                    n = struct.unpack(">Q", box[8:16])[0]
+                elif n == 0:            # the last box, to the end of the file
+                    break
+                if n < 8:
+                    return ""
+                at += n
+    except OSError:
+        return ""
+    return (" (an MP4 without its index, the moov box: a recording stopped before its file was finished, or a copy "
+            "cut short)")
+
+
 def _frame_size(cap) -> tuple[int, int]:
     """``(width, height)`` in pixels of an opened ``cv2.VideoCapture``'s
     frames as its container states them ((0, 0) when it states none)."""
@@ -503,7 +541,7 @@ def open_source(spec: str, fps: float | None = None) -> FrameSource:
         own = float(cap.get(cv2.CAP_PROP_FPS) or 0.0) if opened else 0.0
         cap.release()
     if not opened:
-        raise BadInput(f"cannot open video {spec}: not a video file OpenCV can read")
+        raise BadInput(f"cannot open video {spec}: not a video file OpenCV can read" + _video_hint(path))
     if too_large:
         # (a break-test's 3 frames of 12000 x 9000 px took 41 s and 3.2 GB
         # to find no mat; a photo that large is refused from its header)

@@ -287,6 +287,32 @@ def test_a_video_cut_short_is_still_cut_short_and_its_last_damaged_frames_end_it
     assert [i for i, _ in src.frames()] == list(range(38)) and src.damaged == []
 
 
+def test_an_mp4_without_its_index_is_named_as_one(tmp_path, capfd):
+    """An MP4 whose writer stopped before adding its index (the ``moov``
+    box: a phone that died mid-recording, a copy cut short) cannot be opened
+    at all; the line says why, where it only said "not a video file OpenCV
+    can read".  A HEIC photo is named as a photo; other files get no hint."""
+    import struct
+    def box(kind, body=b""):
+        return struct.pack(">I4s", 8 + len(body), kind) + body
+    cut = tmp_path / "cut.mp4"
+    cut.write_bytes(box(b"ftyp", b"isom\0\0\2\0isomiso2mp41") + box(b"free")
+                    + struct.pack(">I4s", 10_000_000, b"mdat") + bytes(5000))
+    with pytest.raises(BadInput) as err:
+        open_source(str(cut))
+    assert str(err.value) == (f"cannot open video {cut}: not a video file OpenCV can read (an MP4 without its index, "
+                              "the moov box: a recording stopped before its file was finished, or a copy cut short)")
+    heic = tmp_path / "photo.heic"
+    heic.write_bytes(box(b"ftyp", b"heic\0\0\0\0mif1heic") + box(b"meta", bytes(40)) + box(b"mdat", bytes(400)))
+    with pytest.raises(BadInput, match=r"not a video file OpenCV can read \(a HEIC or AVIF photo, not a video"):
+        open_source(str(heic))
+    (tmp_path / "notes.mp4").write_text("not a video\n")
+    with pytest.raises(BadInput) as err:
+        open_source(str(tmp_path / "notes.mp4"))
+    assert str(err.value).endswith("not a video file OpenCV can read")
+    assert capfd.readouterr().err == ""
+
+
 def test_quiet_stderr_restores_the_descriptor(capfd):
     import os
     with quiet_stderr():
