@@ -133,6 +133,10 @@ def png_complete(data: np.ndarray) -> bool:
     return tail.endswith(b"IEND\xaeB`\x82")
 
 
+#: video files a folder of frames may hold by mistake (named in messages)
+VIDEO_SUFFIXES = frozenset({".mp4", ".m4v", ".mov", ".avi", ".mkv", ".webm", ".mjpeg", ".mjpg", ".mpg", ".mpeg",
+                            ".wmv", ".3gp", ".ts", ".mts"})
+
 #: a phone's picture formats OpenCV does not read (named in messages)
 HEIC_SUFFIXES = frozenset({".heic", ".heif", ".avif"})
 
@@ -508,11 +512,15 @@ def open_source(spec: str, fps: float | None = None) -> FrameSource:
             raise BadInput(f"cannot list folder {spec}: {exc.strerror}") from None
         if not files:
             try:
-                heic = any(p.suffix.lower() in HEIC_SUFFIXES for p in path.iterdir())
+                names = sorted(p.name for p in path.iterdir() if not p.name.startswith(".") and p.is_file())
             except OSError:
-                heic = False
+                names = []
+            heic = any(Path(n).suffix.lower() in HEIC_SUFFIXES for n in names)
+            videos = [n for n in names if Path(n).suffix.lower() in VIDEO_SUFFIXES]
             raise BadInput(f"folder {spec} holds no image frames ({', '.join(sorted(IMAGE_SUFFIXES))})"
-                           + ("; its HEIC pictures cannot be read: export them as JPEG" if heic else ""))
+                           + ("; its HEIC pictures cannot be read: export them as JPEG" if heic else "")
+                           + (f"; it holds {'a video' if len(videos) == 1 else 'videos'}: give the video file "
+                              f"itself, e.g. {path / videos[0]}" if videos else ""))
         return FrameSource("folder", spec, len(files), float(fps or FOLDER_FPS), _files=files, fps_assumed=not fps)
     if not path.is_file():
         # a pipe would be read twice (the look at its first frame, then the

@@ -132,6 +132,23 @@ def test_a_folder_of_heic_pictures_says_they_cannot_be_read(tmp_path):
         open_source(str(folder))
 
 
+def test_a_folder_holding_a_video_names_it(tmp_path):
+    """A folder holding the game's video rather than its frames (the
+    recording's folder given for the recording) names the file to give;
+    it said only that the folder held no image frames."""
+    folder = tmp_path / "game"
+    folder.mkdir()
+    (folder / "notes.txt").write_text("table 3\n")
+    (folder / "table3.MP4").write_bytes(b"not read")
+    with pytest.raises(BadInput) as err:
+        open_source(str(folder))
+    assert str(err.value) == (f"folder {folder} holds no image frames (.bmp, .jpeg, .jpg, .png, .tif, .tiff, .webp); "
+                              f"it holds a video: give the video file itself, e.g. {folder / 'table3.MP4'}")
+    (folder / "table4.avi").write_bytes(b"not read")
+    with pytest.raises(BadInput, match=r"; it holds videos: give the video file itself, e\.g\. .*table3\.MP4$"):
+        open_source(str(folder))
+
+
 def test_text_file_named_mp4(tmp_path, capfd):
     bad = tmp_path / "x.mp4"
     bad.write_text("hello, I am not a video\n")
