@@ -18,8 +18,11 @@ the events written are the first ones the whole run writes.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
+import signal
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -104,6 +107,33 @@ def interrupted_line(done: dict, source, events_out: str | None, ledger: str | N
         return f"interrupted after {at}, before any event was found"
     return (f"interrupted after {at}: the {count(done['events'], 'event')} found so far "
             f"{'is' if done['events'] == 1 else 'are'} written to {' and '.join(kept)}{aside}")
+
+
+@contextlib.contextmanager
+def deferred_sigint():
+    """Hold a Ctrl+C (SIGINT) that comes during the block until it ends,
+    then raise :class:`KeyboardInterrupt` as it would have been raised.
+
+    Judging a frame writes each event to the ledger and then to the events
+    file: a Ctrl+C between the two left the ledger with an event the events
+    file and the closing line ("the 1 event found so far") did not have (a
+    break-test's stop while SQLite wrote a penalty).  A frame takes
+    milliseconds, so the stop is not felt later.  Only in the main thread
+    and only over Python's own handler (a SIGINT ignored, or handled by
+    someone else, is left so).  An exception leaving the block is not
+    replaced by the held Ctrl+C."""
+    if threading.current_thread() is not threading.main_thread() \
+            or signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+        yield
+        return
+    held: list[int] = []
+    signal.signal(signal.SIGINT, lambda signum, frame: held.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    if held:
+        raise KeyboardInterrupt
 
 
 def rate_note(source) -> str:
@@ -410,7 +440,8 @@ def run_referee(args, source, on_event=None, on_start=None, require_output: bool
                             cut = exc
                             break
                         last_frame = frame
-                        ref.feed(index, frame)
+                        with deferred_sigint():     # a frame's events reach both outputs, or neither
+                            ref.feed(index, frame)
                         frames += 1
                         status.notes(ref.status.notes)
                         status.show(ref.status, frames / max(1e-9, time.perf_counter() - t0))
@@ -425,7 +456,8 @@ def run_referee(args, source, on_event=None, on_start=None, require_output: bool
                 # its events are those the whole run writes up to there (a
                 # break-test's stop in the middle of a pair put back recorded
                 # an invalid claim and an item the whole run never wrote)
-                ref.finish()
+                with deferred_sigint():
+                    ref.finish()
             if stopped:
                 ref.status.state = "stopped"
         except BaseException:

@@ -1007,6 +1007,35 @@ def test_ctrl_c_before_any_event_leaves_no_new_ledger_with_only_its_start(tmp_pa
         assert [e.type for e in led.events()] == ["game_started", "claim", "game_started"]
 
 
+def test_ctrl_c_while_an_event_is_written_reaches_both_outputs(tmp_path, capsys, monkeypatch, fake_vision,
+                                                                layout_file):
+    """A real SIGINT arriving while the ledger writes the first claim (SQLite
+    takes milliseconds to commit): the claim still reaches the events file,
+    and the closing line counts it.  The Ctrl+C used to land between the
+    ledger's write and the events file's, leaving a claim in the ledger that
+    the events file and the line ("before any event was found") lacked."""
+    import signal
+    import companion.ledger
+    if signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+        pytest.skip("SIGINT is not Python's default handler here")
+    write = companion.ledger.Ledger.append
+
+    def append(self, game_id, type, *a, **k):
+        ev = write(self, game_id, type, *a, **k)
+        if type == "claim":
+            os.kill(os.getpid(), signal.SIGINT)    # (Python raises it at its next instruction)
+        return ev
+    monkeypatch.setattr(companion.ledger.Ledger, "append", append)
+    frames = _recording(tmp_path / "frames", [(1, 12), (9, 4), (3, 14), (9, 4), (4, 20)])
+    events, ledger = tmp_path / "e.jsonl", tmp_path / "l.sqlite"
+    assert main(_args(frames, layout_file, "--events-out", str(events), "--ledger", str(ledger), "--fps", "10")) == 130
+    assert " of the 54 frames: the 1 event found so far is written to " in _one_line(capsys)
+    assert [json.loads(x)["type"] for x in events.read_text().splitlines()] == ["claim"]
+    with Ledger(ledger) as led:
+        assert [e.type for e in led.events()] == ["game_started", "claim"]
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler       # (put back)
+
+
 class _Camera:
     """A stand-in for ``cv2.VideoCapture`` on a camera: the frames of a
     folder, then (as an unplugged USB camera) failed reads for ever;
