@@ -544,8 +544,9 @@ def open_source(spec: str, fps: float | None = None) -> FrameSource:
         opened = cap.isOpened()
         size = _frame_size(cap) if opened else (0, 0)
         too_large = size[0] * size[1] > max_frame_pixels()
-        ok = opened and not too_large and cap.read()[0]
         n = int(cap.get(cv2.CAP_PROP_FRAME_COUNT) or 0) if opened else 0
+        # (a damaged first frame is read past, as in the game: frames() sees it again)
+        ok = opened and not too_large and _next_video_frame(cap, 0, n if n > 0 else None)[0] is not None
         own = float(cap.get(cv2.CAP_PROP_FPS) or 0.0) if opened else 0.0
         cap.release()
     if not opened:

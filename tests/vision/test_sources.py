@@ -287,6 +287,19 @@ def test_damaged_frames_in_the_middle_of_a_video_are_read_past(tmp_path, capfd):
     assert damaged_note([7]).startswith("1 frame of the video could not be decoded (damaged: frame 7) and was skipped")
 
 
+def test_a_video_whose_first_frames_are_damaged_opens(tmp_path):
+    """A video whose first frames cannot be decoded was refused as "no frame
+    could be decoded" though every later frame could; they are read past
+    like damaged frames elsewhere."""
+    path = _noise_video(tmp_path / "clip.avi", n=20)
+    _damage_frames(path, {0, 1})
+    src = open_source(str(path))
+    assert [i for i, _ in src.frames()] == list(range(2, 20)) and src.damaged == [0, 1]
+    _damage_frames(path, set(range(20)))
+    with pytest.raises(BadInput, match="no frame could be decoded"):
+        open_source(str(path))
+
+
 def test_a_video_cut_short_is_still_cut_short_and_its_last_damaged_frames_end_it(tmp_path):
     """A file cut short fails on every read from its cut: that is its end
     (VideoCutShort), not damaged frames; damaged frames at the very end of
