@@ -496,7 +496,13 @@ def open_source(spec: str, fps: float | None = None) -> FrameSource:
         raise BadInput(f"bad frame rate {fps:g}: expected frames per second from {MIN_FPS:g} "
                        "(a frame every 100 s) to 1000")
     if spec.isascii() and spec.isdigit():        # ("²".isdigit() is true, int("²") fails)
-        src = _camera(int(spec))
+        try:
+            src = _camera(int(spec))
+        except BadInput as exc:
+            if os.path.lexists(spec):     # a video or folder named with digits alone, here
+                raise BadInput(f"{exc}; {spec} is read as a camera index: for the "
+                               f"{'folder' if os.path.isdir(spec) else 'file'} {spec} here, give ./{spec}") from None
+            raise
         if fps:
             src.fps = float(fps)
         return src

@@ -163,6 +163,22 @@ def test_camera_not_present(capfd):
     assert capfd.readouterr().err == ""
 
 
+def test_a_file_named_as_a_camera_index_is_pointed_to(tmp_path, monkeypatch):
+    """SOURCE ``7`` is camera 7 even where a file ``7`` lies in the current
+    folder (a recording saved under a number): the line says how to give
+    the file, where it only said the camera was not present."""
+    monkeypatch.chdir(tmp_path)
+    _flat_video(tmp_path / "99.avi", 10.0).rename(tmp_path / "99")
+    with pytest.raises(BadInput) as err:
+        open_source("99")
+    assert str(err.value) == ("camera 99 is not present (no /dev/video99); 99 is read as a camera index: for the file "
+                              "99 here, give ./99")
+    assert open_source("./99").kind == "video"
+    (tmp_path / "98").mkdir()
+    with pytest.raises(BadInput, match=r"for the folder 98 here, give \./98$"):
+        open_source("98")
+
+
 def test_bad_rate():
     with pytest.raises(BadInput, match="frame rate"):
         open_source("99", fps=0)
