@@ -329,15 +329,18 @@ def run_referee(args, source, on_event=None, on_start=None, require_output: bool
     made_evidence: Path | None = None
     made_ledger: Path | None = None   # a ledger this run creates: removed again if the run fails before any event
     kept = False              # the run ended normally: the events file is written even without events
+    made_folders: list[Path] = []     # folders made for the outputs: removed again, when empty, if the run fails
     try:
         if args.ledger:       # first: a file that is no ledger is refused before the events file is emptied
             from companion.ledger import Ledger
+            made_folders += missing_folders(args.ledger)
             make_parent_folder("--ledger", args.ledger)
             if not os.path.lexists(args.ledger):
                 made_ledger = Path(args.ledger)
             ledger = Ledger(args.ledger)
             game_id = ledger.new_game_id()
         if args.events_out:
+            made_folders += missing_folders(args.events_out)
             make_parent_folder("--events-out", args.events_out)
             check_writable("--events-out", args.events_out, plain_file=True)
 
@@ -507,6 +510,9 @@ def run_referee(args, source, on_event=None, on_start=None, require_output: bool
                 _remove_new_ledger(made_ledger)   # a failed run leaves no empty ledger behind
         elif made_ledger is not None and not kept:
             _remove_new_ledger(made_ledger)       # SQLite made the file, then could not set it up
+        if not kept:
+            for folder in made_folders:           # (deepest first) nor the empty folders made for them
+                _remove_if_empty(folder)
     if cut is not None:
         raise cut
     return {"frames": frames, "seconds": elapsed, "fps": frames / max(1e-9, elapsed),
@@ -550,6 +556,21 @@ def _remove_new_ledger(path: Path) -> None:
             os.unlink(name)
         except OSError:
             pass
+
+
+def missing_folders(out: str) -> list[Path]:
+    """The folders on the way to output file ``out`` that do not exist yet
+    (deepest first), which :func:`companion.commands.paths.make_parent_folder`
+    is about to make: a run that fails before writing ``out`` removes them
+    again when empty (a break-test's runs that found no mat, or were
+    stopped before any event, left ``new/folder/`` behind, empty)."""
+    out_path = Path(out)
+    missing = []
+    for folder in out_path.parents:
+        if os.path.lexists(folder) or str(folder) in ("", "."):
+            break
+        missing.append(folder)
+    return missing
 
 
 def _remove_if_empty(folder: Path) -> None:

@@ -612,6 +612,39 @@ def test_events_out_and_ledger_must_differ_and_one_is_needed(tmp_path, capsys, f
     assert "folder of frames being read" in _one_line(capsys)
 
 
+def test_a_failed_run_leaves_no_empty_folders_made_for_its_outputs(tmp_path, capsys, monkeypatch, fake_vision,
+                                                                  layout_file):
+    """Folders an output's name asked for (made before the run, so that a
+    path that cannot be made is told at once) are removed again, when still
+    empty, by a run that fails or is stopped before writing there: a
+    break-test's video without the mat left ``new/folder/`` behind, empty.
+    A folder that was there stays; one that got the events stays."""
+    import vision.referee
+    import vision.sources
+    from companion.errors import MatNotFound
+    frames = _recording(tmp_path / "frames", [(1, 12), (9, 4), (3, 14), (9, 4), (4, 20)])
+    read, opener = vision.referee.read_board, vision.sources.open_source
+
+    def no_mat(*a, **k):
+        raise MatNotFound("only 0 of 12 mat markers found (need 2)")
+    monkeypatch.setattr(vision.referee, "read_board", no_mat)
+    (tmp_path / "was").mkdir()
+    assert main(_args(frames, layout_file, "--events-out", str(tmp_path / "new" / "deeper" / "e.jsonl"),
+                      "--ledger", str(tmp_path / "was" / "led" / "l.sqlite"), "--fps", "10")) == 3
+    _one_line(capsys)
+    assert not (tmp_path / "new").exists() and (tmp_path / "was").is_dir() and not list((tmp_path / "was").iterdir())
+    monkeypatch.setattr(vision.referee, "read_board", read)
+    _stop_at(monkeypatch, 20)         # stopped before any event
+    assert main(_args(frames, layout_file, "--events-out", str(tmp_path / "new" / "deeper" / "e.jsonl"),
+                      "--fps", "10")) == 130
+    _one_line(capsys)
+    assert not (tmp_path / "new").exists()
+    monkeypatch.setattr(vision.sources, "open_source", opener)
+    assert main(_args(frames, layout_file, "--events-out", str(tmp_path / "new" / "deeper" / "e.jsonl"),
+                      "--fps", "10", "--quiet")) == 0
+    assert len((tmp_path / "new" / "deeper" / "e.jsonl").read_text().splitlines()) == 2
+
+
 def test_no_mat_in_any_frame_exits_3_and_creates_no_events_file(tmp_path, capsys, monkeypatch, fake_vision,
                                                                  layout_file):
     import vision.referee
