@@ -275,7 +275,8 @@ def run_referee(args, source, on_event=None, on_start=None, require_output: bool
         source: an opened :class:`vision.sources.FrameSource` (or anything
             with ``frames()``, ``length``, ``fps``, ``kind``).
         on_event: called with each output event dict.
-        on_start: called with the game id once the ledger game is known.
+        on_start: called with the game id once the ledger game is known
+            (when its start is written: the id is picked then).
         require_output: refuse to run without ``--events-out`` or
             ``--ledger`` (the command line: nothing would be kept).
         live: whether Ctrl+C is the normal end of this source (a game at
@@ -338,7 +339,6 @@ def run_referee(args, source, on_event=None, on_start=None, require_output: bool
             if not os.path.lexists(args.ledger):
                 made_ledger = Path(args.ledger)
             ledger = Ledger(args.ledger)
-            game_id = ledger.new_game_id()
         if args.events_out:
             made_folders += missing_folders(args.events_out)
             make_parent_folder("--events-out", args.events_out)
@@ -358,6 +358,18 @@ def run_referee(args, source, on_event=None, on_start=None, require_output: bool
             base = Path(args.ledger).resolve().parent
 
             def to_ledger(type_, data, ref, t):
+                """Write one event to this run's game; its start picks the
+                game's id in the same transaction (:meth:`companion.ledger.Ledger.append`
+                with no id), so two referees starting games on one ledger
+                at once get one each (the id picked before the run made the
+                second fail: "game 'game-1' already exists")."""
+                nonlocal game_id
+                if type_ == "game_started" and game_id is None:
+                    ev = ledger.append(None, type_, data, ref, t)
+                    game_id = ev.game_id
+                    if on_start is not None:
+                        on_start(game_id)
+                    return ev
                 return ledger.append(game_id, type_, data, ref, t)
             append = to_ledger
             evidence_dir = evidence_dir or str(Path(args.ledger).with_suffix("")) + "-evidence"
@@ -418,8 +430,6 @@ def run_referee(args, source, on_event=None, on_start=None, require_output: bool
             # frames: a folder taken at 10 a second read as 30 lost both
             # penalties of the demo and gave every claim to one player
             ref.status.notes.append(rate_note(source))
-        if on_start is not None and game_id is not None:
-            on_start(game_id)
         status = StatusLine(sys.stderr, enabled=not getattr(args, "quiet", False), total=source.length)
         t0 = time.perf_counter()
         frames = 0

@@ -1069,6 +1069,35 @@ def test_ctrl_c_while_an_event_is_written_reaches_both_outputs(tmp_path, capsys,
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler       # (put back)
 
 
+def test_two_referees_starting_games_on_one_ledger_get_one_id_each(tmp_path, capsys, monkeypatch, fake_vision,
+                                                                   layout_file):
+    """Another process starts a game on the ledger after this referee opened
+    it and before its game starts (two tables' referees started together on
+    one ledger): each game gets its own id.  The id was picked when the
+    ledger was opened, and the second referee failed at its first still
+    picture: "game 'game-1' already exists" (exit 2)."""
+    import vision.sources
+    frames = _recording(tmp_path / "frames", [(1, 12), (9, 4), (3, 14), (9, 4), (4, 20)])
+    ledger = tmp_path / "l.sqlite"
+    opener = vision.sources.open_source
+
+    class OtherTableFirst:
+        def __init__(self, source):
+            self.source = source
+            self.fps, self.length, self.kind, self.name = source.fps, source.length, source.kind, source.name
+
+        def frames(self):
+            with Ledger(ledger) as led:           # the other table's referee: its game starts first
+                led.append(None, "game_started", {"variant": "love", "players": ["Cy", "Di"]}, t=0.0)
+            yield from self.source.frames()
+    monkeypatch.setattr(vision.sources, "open_source", lambda *a, **k: OtherTableFirst(opener(*a, **k)))
+    assert main(_args(frames, layout_file, "--ledger", str(ledger), "--fps", "10", "--quiet")) == 0
+    with Ledger(ledger) as led:
+        got = [(e.game_id, e.type) for e in led.events()]
+    assert got[0] == ("game-1", "game_started")
+    assert got[1:] == [("game-2", "game_started"), ("game-2", "claim"), ("game-2", "claim")]
+
+
 class _Camera:
     """A stand-in for ``cv2.VideoCapture`` on a camera: the frames of a
     folder, then (as an unplugged USB camera) failed reads for ever;
