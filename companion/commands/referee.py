@@ -514,7 +514,7 @@ def run_referee(args, source, on_event=None, on_start=None, require_output: bool
         if not kept and made_evidence is not None:
             _remove_if_empty(made_evidence)   # a failed run leaves no empty evidence folder behind
         if ledger is not None:
-            empty = not kept and made_ledger is not None and not _moves_recorded(ledger)
+            empty = not kept and made_ledger is not None and not _moves_recorded(ledger, game_id)
             ledger.close()
             if empty:
                 _remove_new_ledger(made_ledger)   # a failed run leaves no empty ledger behind
@@ -549,14 +549,15 @@ def _mirror_hint(frame, spec, camera) -> str:
         return ""
 
 
-def _moves_recorded(ledger) -> bool:
-    """Whether ``ledger`` holds anything but the start of its games: a run
-    that fails or is stopped (Ctrl+C) after its game started, before any
-    event was found, leaves a new ledger holding only ``game_started``,
-    which it removes as it removes an empty one (the line then says
-    "before any event was found": a break-test's Ctrl+C 18 frames into a
-    video left such a ledger behind)."""
-    return any(e.type != "game_started" for e in ledger.events())
+def _moves_recorded(ledger, game_id: str | None) -> bool:
+    """Whether ``ledger`` holds anything but the start of this run's game
+    ``game_id`` (None: not started): a run that fails or is stopped (Ctrl+C)
+    after its game started, before any event was found, leaves a new ledger
+    holding only its ``game_started``, which it removes as it removes an
+    empty one (the line then says "before any event was found": a
+    break-test's Ctrl+C 18 frames into a video left such a ledger behind).
+    Another process's game in it keeps it."""
+    return any(e.type != "game_started" or e.game_id != game_id for e in ledger.events())
 
 
 def _remove_new_ledger(path: Path) -> None:

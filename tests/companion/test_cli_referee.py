@@ -1096,6 +1096,13 @@ def test_two_referees_starting_games_on_one_ledger_get_one_id_each(tmp_path, cap
         got = [(e.game_id, e.type) for e in led.events()]
     assert got[0] == ("game-1", "game_started")
     assert got[1:] == [("game-2", "game_started"), ("game-2", "claim"), ("game-2", "claim")]
+    # a new ledger the other table wrote to is kept by a run stopped before any event
+    ledger.unlink()
+    monkeypatch.setattr(vision.sources, "open_source", lambda *a, **k: _StopAt(OtherTableFirst(opener(*a, **k)), 20))
+    assert main(_args(frames, layout_file, "--ledger", str(ledger), "--fps", "10")) == 130
+    assert "before any event was found" in _one_line(capsys)
+    with Ledger(ledger) as led:
+        assert [(e.game_id, e.type) for e in led.events()] == [("game-1", "game_started"), ("game-2", "game_started")]
 
 
 class _Camera:
