@@ -200,7 +200,9 @@ class FrameSource:
             unless given).
         fps_assumed: the rate is :data:`FOLDER_FPS` because none was given
             for a folder (which has no rate of its own), or for a video
-            whose container declares no usable rate (:func:`declared_rate`).
+            whose container declares no usable rate (:func:`declared_rate`);
+            or the rate is the video's own but may be FFmpeg's guess, the
+            video stating no frame count (a raw stream).
         fps_declared: the rate a video's container declares, frames per
             second as OpenCV reads it (0.0 when none, and for a folder or
             a camera).
@@ -566,5 +568,9 @@ def open_source(spec: str, fps: float | None = None) -> FrameSource:
         raise BadInput(f"cannot read video {spec}: no frame could be decoded")
     usable = declared_rate(own)
     rate = float(fps) if fps else (usable if usable is not None else FOLDER_FPS)
+    # a stream without a frame count (raw MJPEG or H.264 from a camera, no
+    # container) has no rate of its own either: FFmpeg gives 25, a guess (a
+    # break-test's raw 10 fps stream was judged at 25, silently: its two
+    # penalties and its attempt lost, every claim given to one player)
     return FrameSource("video", spec, n if n > 0 else None, rate, _open=opener,
-                       fps_assumed=not fps and usable is None, fps_declared=own if own == own else 0.0)
+                       fps_assumed=not fps and (usable is None or n <= 0), fps_declared=own if own == own else 0.0)

@@ -148,7 +148,11 @@ def rate_note(source) -> str:
             ``fps_declared``, frames per second).
     """
     if getattr(source, "kind", None) == "video":
+        from vision.sources import declared_rate
         declared = getattr(source, "fps_declared", 0.0) or 0.0
+        if declared_rate(declared) is not None and not getattr(source, "length", None):
+            return (f"the frames are taken as {source.fps:g} a second, the rate the video gives, which may be a guess "
+                    "(it states no frame count, as a raw stream does): give --fps with the rate they were taken at")
         said = f"declares {declared:g} frames a second" if declared else "declares no frame rate"
         return (f"the frames are taken as {source.fps:g} a second (the video {said}): give --fps with the rate "
                 "they were taken at")

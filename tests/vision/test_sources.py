@@ -359,6 +359,27 @@ def test_an_mp4_without_its_index_is_named_as_one(tmp_path, capfd):
     assert capfd.readouterr().err == ""
 
 
+def test_a_raw_stream_without_a_frame_count_says_its_rate_may_be_a_guess(tmp_path):
+    """A raw MJPEG stream (JPEGs one after another, no container: what some
+    cameras save) states no rate; FFmpeg gives 25 frames a second. It is
+    used, with a note saying it may be a guess; a break-test's raw stream
+    taken at 10 a second was judged at 25 with no word, losing both
+    penalties and the attempt and giving every claim to one player."""
+    from companion.commands.referee import rate_note
+    path = tmp_path / "table.mjpeg"
+    with open(path, "wb") as fh:
+        for k in range(6):
+            fh.write(cv2.imencode(".jpg", np.full((48, 64, 3), 40 * k, np.uint8))[1].tobytes())
+    src = open_source(str(path))
+    assert src.kind == "video" and src.length is None and src.fps_assumed
+    assert len(list(src.frames())) == 6
+    assert rate_note(src) == (f"the frames are taken as {src.fps:g} a second, the rate the video gives, which may be "
+                              "a guess (it states no frame count, as a raw stream does): give --fps with the rate "
+                              "they were taken at")
+    assert not open_source(str(path), fps=10).fps_assumed
+    assert not open_source(str(_flat_video(tmp_path / "clip.avi", 10.0))).fps_assumed     # a container's rate
+
+
 def test_quiet_stderr_restores_the_descriptor(capfd):
     import os
     with quiet_stderr():
