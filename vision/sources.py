@@ -349,9 +349,10 @@ def _next_video_frame(cap, at: int, declared: int | None) -> tuple[np.ndarray | 
     A read that fails is taken as a damaged frame only while the container
     declares frames after it, and for at most :data:`DAMAGED_RUN` failures
     in a row: a file cut short fails on every read from its cut on, and a
-    video without a frame count ends at its first failed read (as before a
-    break-test's one damaged frame in the middle of a recording stopped the
-    run there, "cut short", losing the 6 events after it).
+    video without a frame count ends at its first failed read.  (Before,
+    every video ended at its first failed read: a break-test's one damaged
+    frame in the middle of a recording stopped the run there as "cut
+    short", losing the 6 events after it.)
 
     Args:
         cap: an opened ``cv2.VideoCapture``.
