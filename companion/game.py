@@ -2562,6 +2562,16 @@ def followups(state: GameState, cause: Event, index=None, shuffler=None) -> list
     out: list[Pending] = []
     if cause.type in ("game_ended", "correction") + NEEDS_REFEREE:
         return out
+    dl, rt = state.deadline(), state.rel_t(cause.t)
+    if not state.ended and dl is not None and rt is not None and rt > dl:
+        # Word 2.6.2 "Every successful word submitted adds +5 seconds back to
+        # your clock": the Ink Eraser taking a word back (2.5 "Reverses the
+        # last completed match or word clear") takes its 5 s back, and the
+        # countdown may then have run out before the undo's own time; the
+        # time is up now, at the countdown's end (docs/RULES.md 4.6), not at
+        # the next command (a break-test's undo said "turn: Ada" and the
+        # next move was refused as "ended")
+        return [Pending("game_ended", {"reason": "time-up", "cause": cause.id})]
     if not state.ended and isinstance(state.rules, WordRules) and index is not None \
             and state.board.n_present and state.free_faces_known() and not state.free_pairs():
         free = [state.faces[i] for i in state.board.free_indices()]

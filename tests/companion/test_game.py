@@ -1336,6 +1336,33 @@ def test_time_up_ends_at_the_countdown_not_at_the_late_command(table_factory):
     assert st["timer"]["elapsed"] == 53
 
 
+def test_an_ink_eraser_that_takes_back_a_words_five_seconds_past_the_countdown_ends_it(table_factory):
+    # Word 2.6.2 "Every successful word submitted adds +5 seconds back to your
+    # clock"; 2.5 Ink Eraser "Reverses the last completed match or word
+    # clear": CAT at 20 s moves the end of a 24 s countdown to 29 s; taken
+    # back at 27 s, the countdown ends at 24 s, already past: the time is up
+    # there and then, at 24 s (a break-test was told "turn: Sam" and its
+    # next move refused as "ended")
+    words = frozenset({"cat"})
+    g = table_factory("word", "word-sprint", ["Sam"], free_row(6), list("CATEEX"), t=0.0, words=words,
+                      options={"countdown_seconds": 24})
+    g.word("Sam", "CAT", [0, 1, 2], t=20)
+    assert g.json()["timer"]["deadline_t"] == 29
+    written = g.undo("Sam", t=27)
+    assert [e.type for e in written] == ["undo", "game_ended"]
+    st = g.json()
+    assert st["ended"] and st["end_reason"] == "time-up"
+    assert st["result"]["focus_seconds"] == 24 and st["result"]["quills"] == 0
+    assert st["timer"]["elapsed"] == 24 and st["timer"]["remaining"] == 0
+    assert g.scores() == {"Sam": 0}             # the word's +200 went with it; no settlement
+    # an undo within the shorter countdown leaves the game running
+    g2 = table_factory("word", "word-sprint", ["Sam"], free_row(6), list("CATEEX"), t=0.0, words=words,
+                       options={"countdown_seconds": 24}, name="intime")
+    g2.word("Sam", "CAT", [0, 1, 2], t=10)
+    assert [e.type for e in g2.undo("Sam", t=12)] == ["undo"]
+    assert not g2.json()["ended"]
+
+
 def test_a_player_undoes_only_their_own_move_and_never_a_penalty_or_a_hint(table_factory):
     faces = ["hearts-2", "hearts-2", "hearts-3", "roses-5", "roses-5", "hearts-3"]
     slots = free_row(4) + [Slot(100, 0, 0), Slot(100, 0, 1)]
