@@ -579,6 +579,14 @@ class GameState:
         return not isinstance(self.rules, WordRules)
 
     @property
+    def touch_rule(self) -> str:
+        """The name of the rule a binding touch follows, as the player's own
+        book calls it: Love/Candy 2.9 "Touch Is Claimed", Mindful 2.9
+        "Two-Touch Commitment" (a Mindful duel's refusals had named the
+        Love/Candy rule, which the Mindful book never mentions)."""
+        return "two-touch commitment" if isinstance(self.rules, MindfulRules) else "touch is claimed"
+
+    @property
     def coop(self) -> bool:
         return self.mode.kind == "coop"
 
@@ -864,7 +872,7 @@ class GameState:
             raise IllegalMove(v.reason)           # (settling tiles off the table: a pair that matched)
         if item is None and self.touched and not set(self.touched) <= {ia, ib}:
             need = ", ".join(str(self.slot(i)) for i in self.touched)
-            return self._invalid(p, f"touch is claimed: the pair must include {need}")
+            return self._invalid(p, f"{self.touch_rule}: the pair must include {need}")
         # change
         self.faces[ia], self.faces[ib] = view[ia], view[ib]
         if item is None:
@@ -979,7 +987,7 @@ class GameState:
         p = self._turn_player(e)
         if self.touched:
             need = ", ".join(str(self.slot(i)) for i in self.touched)
-            raise IllegalMove(f"touch is claimed: {p.name} touched {need}, so the turn's next pair must include "
+            raise IllegalMove(f"{self.touch_rule}: {p.name} touched {need}, so the turn's next pair must include "
                               f"{'it' if len(self.touched) == 1 else 'them'}; claim before passing "
                               f"(a pair that does not match is an invalid attempt and ends the turn)")
         if len(self.players) > 1:
@@ -1831,7 +1839,7 @@ def resolve_claim(state: GameState, player: str, slots: Sequence, faces: Sequenc
         raise BadInput(f"{v.reason}: give the faces seen")
     if item is None and state.touched and not set(state.touched) <= {ia, ib}:
         need = ", ".join(str(state.slot(i)) for i in state.touched)
-        data = dict(base, code="touch-is-claimed", reason=f"touch is claimed: the pair must include {need}")
+        data = dict(base, code="touch-is-claimed", reason=f"{state.touch_rule}: the pair must include {need}")
         return Outcome((Pending("invalid", data),), message=data["reason"])
     if v.code == NO_MATCH and item is not None:
         # the players kept these tiles: a pair that left the table for good
@@ -2022,7 +2030,7 @@ def resolve_hint(state: GameState, player: str, index=None) -> Outcome:
         pair = next((pr for pr in state.free_pairs() if set(state.touched) <= set(pr)), None)
         if pair is None:
             need = ", ".join(str(state.slot(i)) for i in state.touched)
-            raise IllegalMove(f"no move to hint: the turn's next pair must include {need} (touch is claimed), and "
+            raise IllegalMove(f"no move to hint: the turn's next pair must include {need} ({state.touch_rule}), and "
                               f"no free tile matches it; no hint is given and nothing is spent")
     else:
         pair = solver_hint(state)

@@ -854,13 +854,18 @@ def test_a_duel_touch_says_what_it_commits_to(table_factory):
     g.touch("Ann", 0)
     assert g.json()["last_events"][-1]["text"] == (
         f"Ann touched {g.s(0)}: the next tile touched makes the match attempt with it (two-touch commitment)")
-    with pytest.raises(IllegalMove, match="touch is claimed"):
+    # the refusal names the Mindful book's rule, not Love/Candy's "touch is claimed"
+    with pytest.raises(IllegalMove, match="^two-touch commitment: Ann touched") as exc:
         G.resolve_simple(g.state, "pass", "Ann")
+    assert "touch is claimed" not in str(exc.value)
     g.touch("Ann", 2)
     assert g.json()["last_events"][-1]["text"] == (
         f"Ann touched {g.s(2)}: {g.s(0)} + {g.s(2)} must be removed (two-touch commitment)")
     g.claim("Ann", 1, 3)          # not the two touched tiles: an invalid attempt
     assert [e.type for e in g.events][-1] == "invalid" and g.state.whose_turn() == "Ben"
+    assert g.json()["last_events"][-1]["text"] == (
+        f"Ann: invalid attempt (two-touch commitment: the pair must include {g.s(0)}, {g.s(2)}); "
+        "the tiles are to go back; turn passes to Ben")
 
 
 def test_a_pass_does_not_get_around_a_touch(table_factory):
@@ -882,7 +887,7 @@ def test_a_pass_does_not_get_around_two_touches_in_a_duel(table_factory):
                       ["bamboo-1", "bamboo-2", "bamboo-1", "bamboo-2"])
     d.touch("Ann", 0)
     d.touch("Ann", 2)                     # a matching pair touched: it must be removed
-    with pytest.raises(IllegalMove, match="touch is claimed"):
+    with pytest.raises(IllegalMove, match="two-touch commitment: Ann touched"):
         G.resolve_simple(d.state, "pass", "Ann")
 
 
