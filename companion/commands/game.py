@@ -541,13 +541,63 @@ def _show(args) -> int:
             extra += ", melds " + "; ".join(f"{m['kind']} {' '.join(m['faces'])}" for m in p["melds"])
         if p["words"]:
             extra += f", words {' '.join(p['words'])}"
+        extra += _tools_text(obj, p)
         print(f"  {p['name']}: {p['score']:,}{extra}")
     print(f"tiles left {obj['tiles_left']}/{obj['tiles_total']}, free pairs {obj['free_matches_left']}, "
           + (f"game over ({obj['end_reason']}), winner: {obj['winner'] or ', '.join(obj['winners']) or 'none'}"
-             if obj["ended"] else f"turn: {obj['turn']}"))
+             if obj["ended"] else f"turn: {obj['turn']}") + _clock_text(obj))
     for item in obj["needs_referee"]:
         print(f"  needs the referee: #{item['id']} {item['reason']}")
     return 0
+
+
+def _tools_text(obj: dict, p: dict) -> str:
+    """What a player still holds of the mode's tools, for ``show``: Mindful's
+    Zen Focus tokens (2.2 "2 Zen Focus Tokens (Hints/Reshuffles)", each
+    +500 unspent at the end, 2.7), and Word Mahjong's boosters used of the
+    game's limits (2.5 Wisdom Lantern, Lexicon Fan, Ink Eraser; the quills
+    count them, 2.7).  A break-test's Mindful and Word players could not
+    see them without ``--json``."""
+    if obj["variant"] == "mindful":
+        return f", Zen Focus tokens {p['tokens']}"
+    if obj["variant"] == "word" and obj["mode"] != "zen-archives":
+        limits = obj["options"].get("limits") or {}
+        used = [(p["hints"], limits.get("hints"), "hints"), (p["reshuffles"], limits.get("reshuffles"), "Lexicon Fans"),
+                (p["undos"], limits.get("undos"), "Ink Erasers")]
+        return ", " + ", ".join(f"{name} {n}" + (f" of {top}" if top is not None else "") for n, top, name in used)
+    return ""
+
+
+def _clock_text(obj: dict) -> str:
+    """The mode's measure of the game, for ``show``: a Solo Quest's turns of
+    its limit and, at the end, its stars (Love/Candy 2.6.3 "within a set turn
+    limit", "3-star ... ratings"); Mindful's Zen Reshuffles left (Law 4);
+    Word Mahjong's countdown left or time taken and, at the end, its quills
+    (2.6.2, 2.7).  Before, ``show`` said none of these, though they decide
+    how the game ends and how it is rated."""
+    parts = []
+    opts, res = obj["options"], obj["result"] or {}
+    if obj["mode"] == "solo-quest":
+        parts.append(f"turns {obj['turns_used']} of {opts.get('turn_limit')}")
+        if "stars" in res:
+            parts.append(count(res["stars"], "star"))
+    if obj["variant"] == "mindful":
+        # both limits (docs/RULES.md 3.2): the session's, by difficulty, and
+        # the Zen Focus tokens the players still hold
+        left = max(0, int(opts.get("reshuffles", 0)) - int(obj["reshuffles"]))
+        held = sum(int(p["tokens"] or 0) for p in obj["players"])
+        parts.append(f"Zen Reshuffles left {min(left, held)} ({opts.get('difficulty', 'normal')}: "
+                     f"{left} of the session's {opts.get('reshuffles', 0)}, {held} Zen Focus "
+                     f"token{'' if held == 1 else 's'} held)")
+    timer = obj.get("timer")
+    if timer:
+        if timer["kind"] == "countdown" and not obj["ended"]:
+            parts.append(f"countdown {timer['remaining']:g} s left (at t={timer['deadline_t']:g})")
+        else:
+            parts.append(f"time {timer['elapsed']:g} s of a {timer['target_seconds']:g} s target")
+    if "quills" in res:
+        parts.append(count(res["quills"], "quill"))
+    return "".join(f", {x}" for x in parts)
 
 
 #: event times at or after this many seconds are Unix times (2001-09-09 and

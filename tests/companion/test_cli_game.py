@@ -695,3 +695,47 @@ def test_cli_a_voided_event_keeps_its_description(love, capsys):
     assert lines[2] == "#3 correction ->#2 t=2.00s [voided]: referee corrected event #2: player Ben"
     assert lines[3:] == ["#4 correction ->#3 t=3.00s: referee voided event #3",
                          "#5 correction ->#2 t=4.00s: referee voided event #2"]
+
+
+def test_cli_show_says_what_decides_the_end_and_the_rating(tmp_path, capsys):
+    # Love 2.6.3 "clear ... within a set turn limit ... 3-star devotion
+    # ratings"; Mindful 2.2 "2 Zen Focus Tokens (Hints/Reshuffles)" and Law 4
+    # "a limited number of Zen Reshuffles based on selected difficulty"; Word
+    # 2.6.2 "a running countdown clock", 2.5's three tools and 2.7's quills:
+    # `show` said none of them without --json (a break-test)
+    solo = write_deal(tmp_path / "solo.json", "love", ["hearts-2"] * 2 + ["hearts-3"] * 2, "s")
+    L = ("--ledger", str(tmp_path / "solo.db"))
+    run(capsys, "game", "start", *L, "--variant", "love", "--mode", "solo-quest", "--players", "Ann",
+        "--deal", solo, "--turn-limit", 3, "--t", 0)
+    run(capsys, "game", "claim", *L, "--player", "Ann", "0,0,0", "4,0,0", "--t", 1)
+    code, out, _ = run(capsys, "game", "show", *L)
+    assert code == 0 and out.splitlines()[-1] == "tiles left 2/4, free pairs 1, turn: Ann, turns 1 of 3"
+    run(capsys, "game", "claim", *L, "--player", "Ann", "8,0,0", "12,0,0", "--t", 2)
+    code, out, _ = run(capsys, "game", "show", *L)
+    assert out.splitlines()[-1] == ("tiles left 0/4, free pairs 0, game over (cleared), winner: Ann, "
+                                    "turns 2 of 3, 3 stars")
+
+    duel = write_deal(tmp_path / "duel.json", "mindful", ["bamboo-1"] * 2 + ["dragon-red"] * 2, "d")
+    L = ("--ledger", str(tmp_path / "duel.db"))
+    run(capsys, "game", "start", *L, "--variant", "mindful", "--mode", "harmony-duels", "--players", "Ann,Ben",
+        "--deal", duel, "--difficulty", "hard", "--t", 0)
+    run(capsys, "game", "hint", *L, "--player", "Ann", "--t", 1)
+    code, out, _ = run(capsys, "game", "show", *L)
+    lines = out.splitlines()
+    assert lines[1] == "  Ann: 0, Zen Focus tokens 1" and lines[2] == "  Ben: 0, Zen Focus tokens 2"
+    assert lines[3] == ("tiles left 4/4, free pairs 2, turn: Ann, Zen Reshuffles left 1 "
+                        "(hard: 1 of the session's 1, 3 Zen Focus tokens held)")
+
+    sprint = write_deal(tmp_path / "sprint.json", "word", ["E", "E", "X", "X"], "w")
+    L = ("--ledger", str(tmp_path / "sprint.db"))
+    run(capsys, "game", "start", *L, "--variant", "word", "--mode", "word-sprint", "--players", "Ann",
+        "--deal", sprint, "--countdown-seconds", 30, "--t", 0)
+    run(capsys, "game", "claim", *L, "--player", "Ann", "0,0,0", "4,0,0", "--t", 10)
+    code, out, _ = run(capsys, "game", "show", *L)
+    lines = out.splitlines()
+    assert lines[1] == "  Ann: 0, rack E E, hints 0 of 3, Lexicon Fans 0 of 2, Ink Erasers 0 of 3"
+    assert lines[2] == "tiles left 2/4, free pairs 1, turn: Ann, countdown 20 s left (at t=30)"
+    run(capsys, "game", "claim", *L, "--player", "Ann", "8,0,0", "12,0,0", "--t", 12)
+    code, out, _ = run(capsys, "game", "show", *L)
+    assert out.splitlines()[-1] == ("tiles left 0/4, free pairs 0, game over (cleared), winner: Ann, "
+                                    "time 12 s of a 20 s target, 2 quills")
