@@ -2887,19 +2887,30 @@ def campaign_progress(games: Iterable[Sequence], player: str) -> dict:
     next level unlocked (one past the highest level cleared).  The name is
     matched in any case (the games may spell it differently).
 
+    ``games`` counts the player's Scholar's Path games in the ledger
+    (cleared or not) and ``scholars`` names every player of one, so that a
+    name typed wrong, or a ledger of other games, can be told apart from a
+    scholar at level 1.
+
     Args:
         games: each game's events.
     """
     levels: dict[int, dict] = {}
     shown = player
+    played = 0
+    scholars: dict[str, str] = {}       # every Scholar's Path player of the ledger, by folded name
     for evs in games:
         try:
             st = replay(evs)
         except BadInput:
             continue
-        if st.setup.variant != "word" or st.mode.kind != "campaign" \
-                or player.casefold() not in {n.casefold() for n in st.setup.players}:
+        if st.setup.variant != "word" or st.mode.kind != "campaign":
             continue
+        for n in st.setup.players:
+            scholars.setdefault(n.casefold(), n)
+        if player.casefold() not in {n.casefold() for n in st.setup.players}:
+            continue
+        played += 1
         if not (st.ended and st.end_reason == "cleared"):
             continue
         shown = st.players[0].name
@@ -2912,4 +2923,5 @@ def campaign_progress(games: Iterable[Sequence], player: str) -> dict:
                            "game_id": st.game_id}
     return {"player": shown, "levels": [levels[k] for k in sorted(levels)],
             "next_level": max(levels, default=0) + 1,
-            "quills": sum(v["quills"] for v in levels.values())}
+            "quills": sum(v["quills"] for v in levels.values()),
+            "games": played, "scholars": sorted(scholars.values(), key=str.casefold)}

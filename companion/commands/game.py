@@ -681,6 +681,14 @@ def _campaign(args) -> int:
         print(f"{prog['player']}: next level {prog['next_level']}, {count(prog['quills'], 'quill')}")
         for lv in prog["levels"]:
             print(f"  level {lv['level']} ({lv['layout']}): {count(lv['quills'], 'quill')}, best score {lv['score']:,}")
+    if not prog["games"]:
+        # Scholar's Path is Word Mahjong's campaign (2.6.1); a name typed
+        # wrong, or a ledger of other games, said "next level 1" like a new
+        # scholar's (a break-test asked it of a Love Mahjong ledger)
+        who = (f"its scholars: {', '.join(prog['scholars'])}" if prog["scholars"]
+               else "it holds no Scholar's Path game (Word Mahjong's campaign) at all")
+        sys.stderr.write(f"companion game: note: {args.player} has played no Scholar's Path game in "
+                         f"{args.ledger}; {who}\n")
     return 0
 
 

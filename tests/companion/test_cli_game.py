@@ -739,3 +739,22 @@ def test_cli_show_says_what_decides_the_end_and_the_rating(tmp_path, capsys):
     code, out, _ = run(capsys, "game", "show", *L)
     assert out.splitlines()[-1] == ("tiles left 0/4, free pairs 0, game over (cleared), winner: Ann, "
                                     "time 12 s of a 20 s target, 2 quills")
+
+
+def test_cli_campaign_notes_a_player_without_a_scholars_path_game(love, tmp_path, capsys):
+    # Word 2.6.1: Scholar's Path is Word Mahjong's campaign; asked of a Love
+    # ledger, or of a name typed wrong, it said "next level 1" as for a new
+    # scholar, with nothing to tell the two apart
+    code, out, err = run(capsys, "game", "campaign", "--ledger", love, "--player", "Ann")
+    assert code == 0 and out == "Ann: next level 1, 0 quills\n"
+    assert err == (f"companion game: note: Ann has played no Scholar's Path game in {love}; it holds no "
+                   "Scholar's Path game (Word Mahjong's campaign) at all\n")
+    deal = write_deal(tmp_path / "w.json", "word", ["E", "E"], "w")
+    L = ("--ledger", love)
+    run(capsys, "game", "start", *L, "--variant", "word", "--mode", "scholars-path", "--players", "Sam",
+        "--deal", deal, "--t", 0)
+    run(capsys, "game", "claim", *L, "--player", "Sam", "0,0,0", "4,0,0", "--t", 3)
+    code, out, err = run(capsys, "game", "campaign", *L, "--player", "Samm")
+    assert code == 0 and err.endswith("Samm has played no Scholar's Path game in " + love + "; its scholars: Sam\n")
+    code, out, err = run(capsys, "game", "campaign", *L, "--player", "sam")
+    assert code == 0 and out.startswith("Sam: next level 2, ") and err == ""
