@@ -233,8 +233,12 @@ def _load_words():
 
 
 def _summary(st: G.GameState) -> str:
-    parts = [f"{p.name} {st.score(p):,}" for p in st.players]
-    line = "scores: " + " | ".join(parts)
+    if st.rules.scored(st.mode):
+        line = "scores: " + " | ".join(f"{p.name} {st.score(p):,}" for p in st.players)
+    else:
+        # Word 2.6.3 Zen Archives: "zero timers or score counters" (a
+        # break-test's players were shown "scores: Ada 0 | Bo 0" after every move)
+        line = f"no scores in {st.mode.title}"
     if st.ended:
         win = st.winners()
         line += f"; game over ({st.end_reason})" + (f", winner: {', '.join(win)}" if win else "")
@@ -542,7 +546,8 @@ def _show(args) -> int:
         if p["words"]:
             extra += f", words {' '.join(p['words'])}"
         extra += _tools_text(obj, p)
-        print(f"  {p['name']}: {p['score']:,}{extra}")
+        scored = obj["mode"] != "zen-archives"         # Word 2.6.3: "zero timers or score counters"
+        print(f"  {p['name']}" + (f": {p['score']:,}{extra}" if scored else (f":{extra[1:]}" if extra else "")))
     print(f"tiles left {obj['tiles_left']}/{obj['tiles_total']}, free pairs {obj['free_matches_left']}, "
           + (f"game over ({obj['end_reason']}), winner: {obj['winner'] or ', '.join(obj['winners']) or 'none'}"
              if obj["ended"] else f"turn: {obj['turn']}") + _clock_text(obj))

@@ -758,3 +758,20 @@ def test_cli_campaign_notes_a_player_without_a_scholars_path_game(love, tmp_path
     assert code == 0 and err.endswith("Samm has played no Scholar's Path game in " + love + "; its scholars: Sam\n")
     code, out, err = run(capsys, "game", "campaign", *L, "--player", "sam")
     assert code == 0 and out.startswith("Sam: next level 2, ") and err == ""
+
+
+def test_cli_zen_archives_shows_no_score_counters(tmp_path, capsys):
+    # Word 2.6.3 Zen Archives: "A completely peaceful, stress-free puzzle
+    # experience with zero timers or score counters!": every move printed
+    # "scores: Ann 0 | Ben 0" and `show` a 0 beside each name
+    deal = write_deal(tmp_path / "z.json", "word", ["E", "E", "X", "X"], "z")
+    L = ("--ledger", str(tmp_path / "z.db"))
+    code, out, _ = run(capsys, "game", "start", *L, "--variant", "word", "--mode", "zen-archives",
+                       "--players", "Ann,Ben", "--deal", deal)
+    assert code == 0 and out.splitlines()[-1] == "no scores in Zen Archives; turn: Ann; tiles left 4; free pairs 2"
+    code, out, _ = run(capsys, "game", "claim", *L, "--player", "Ann", "0,0,0", "4,0,0")
+    assert code == 0 and out.splitlines()[-1] == "no scores in Zen Archives; turn: Ann; tiles left 2; free pairs 1"
+    code, out, _ = run(capsys, "game", "show", *L)
+    assert out.splitlines()[1:3] == ["  Ann: rack E E", "  Ben"]
+    code, out, _ = run(capsys, "game", "claim", *L, "--player", "Ann", "8,0,0", "12,0,0")
+    assert out.splitlines()[-1] == "no scores in Zen Archives; game over (cleared), winner: Ann, Ben"
