@@ -2222,6 +2222,13 @@ def _spread_order(n: int) -> np.ndarray:
     return np.random.default_rng(0).permutation(n)
 
 
+#: how the advice on a picture without colour (:func:`is_colourless`) starts.
+#: On grey copies of bench photos 0-7, 88.4 % of the faces read right
+#: against 99.6 % in colour (session 37): the camera referee refuses such a
+#: recording rather than score a game on it.
+NO_COLOUR_ADVICE = "the photo has no colour (black and white)"
+
+
 def is_colourless(image_bgr: np.ndarray, spread: float = 4.0) -> bool:
     """Whether a picture holds no colour: grey, or three channels that differ
     by under ``spread`` grey levels at 99 % of its pixels, every 8th row and
@@ -2549,8 +2556,8 @@ def photo_advice(layout: Layout, states, spec, pose, stray: int = 0, looks_like=
         out.insert(0, "the photo is over-exposed (most of the board white): less light on the table, or a "
                    "shorter exposure")
     if colourless:
-        out.append("the photo has no colour (black and white): faces are read by their colours as well as "
-                   "their shapes, so take it in colour")
+        out.append(NO_COLOUR_ADVICE + ": faces are read by their colours as well as their shapes, so take it "
+                   "in colour")
     shown = [t for t in states if t.seen == "face"]
     unsure = sum(t.confidence < UNSURE_BELOW for t in shown)
     small = any(a.startswith("tiles only") for a in out)      # small faces explain unsure ones

@@ -408,10 +408,18 @@ def run_referee(args, source, on_event=None, on_start=None, require_output: bool
             """``recognize``'s reading of the frame the game starts from, with its
             set-up advice (``advice``); a board whose faces look like another
             tile set's stops the run before the game is recorded (a whole game
-            refereed with the wrong faces is worse than none)."""
+            refereed with the wrong faces is worse than none), and so does a
+            picture without colour (unless ``--tiles`` gives a profile)."""
             from companion.variants import find_variant
-            from vision.reconstruct import UNSURE_BELOW, recognize
+            from vision.reconstruct import NO_COLOUR_ADVICE, UNSURE_BELOW, recognize
             rec = recognize(frame, args.variant, layout, camera, classifier, spec, face_reader=reader)
+            if reader is None and any(str(a).startswith(NO_COLOUR_ADVICE) for a in getattr(rec, "advice", ())):
+                # the bundled classifier reads faces by colour as well as shape:
+                # a black-and-white recording misreads about one face in eight
+                raise WrongTileSet(
+                    "the recording has no colour (black and white): faces are read by their colours as well as "
+                    "their shapes (on grey pictures about one in eight is misread), so record in colour; "
+                    "nothing was recorded")
             tiles = getattr(rec, "tiles", None)
             if tiles and not any(t.present and t.confidence >= UNSURE_BELOW for t in tiles):
                 # a game starts from its deal: a picture with no tile surely on

@@ -297,6 +297,25 @@ def test_faces_of_another_tile_set_stop_the_run_before_anything_is_recorded(tmp_
     assert not ledger.exists() or Ledger(ledger).events() == []
 
 
+def test_a_recording_without_colour_stops_the_run_before_anything_is_recorded(tmp_path, capsys, fake_vision,
+                                                                               layout_file, monkeypatch):
+    # a break-test's black-and-white video was refereed to the end with wrong
+    # events and one note (grey copies of bench photos: 88 % of faces right)
+    import types
+    import vision.reconstruct
+    monkeypatch.setattr(vision.reconstruct, "recognize", lambda frame, *a, **k: types.SimpleNamespace(
+        advice=(vision.reconstruct.NO_COLOUR_ADVICE + ": faces are read by their colours as well as their shapes, "
+                "so take it in colour",)))
+    frames = _recording(tmp_path / "frames", [(1, 6), (9, 4), (2, 12)])
+    events = tmp_path / "events.jsonl"
+    code = main(_args(frames, layout_file, "--events-out", str(events), "--fps", "10"))
+    err = capsys.readouterr().err.splitlines()
+    assert code == 2 and err == ["companion referee: the recording has no colour (black and white): faces are read "
+                                 "by their colours as well as their shapes (on grey pictures about one in eight is "
+                                 "misread), so record in colour; nothing was recorded"]
+    assert not events.exists()
+
+
 def test_a_run_that_fails_leaves_only_its_error_line_even_with_advice(tmp_path, capsys, fake_vision, layout_file,
                                                                    monkeypatch):
     import types

@@ -523,14 +523,15 @@ def test_a_live_camera_does_not_wait_for_a_slow_reader():
     # cores) read the table later and later; the newest frames are kept and
     # every index stays the camera's own count (a time)
     import time
-    from vision.sources import FrameSource
+    from vision.sources import CameraLost, FrameSource
     cam = _FakeCamera(60)
     src = FrameSource("camera", "0", None, 30.0, _cap=cam)
     got = []
-    for index, frame in src.frames(prefetch=2):
-        assert frame[0, 0, 0] == index % 256
-        got.append(index)
-        time.sleep(0.01)
+    with pytest.raises(CameraLost):          # (this camera stops after 60 frames)
+        for index, frame in src.frames(prefetch=2):
+            assert frame[0, 0, 0] == index % 256
+            got.append(index)
+            time.sleep(0.01)
     assert got == sorted(got) and got[-1] == 59 and len(got) + src.dropped == 60 and src.dropped > 0
     assert cam.released
 
