@@ -423,7 +423,12 @@ def run_referee(args, source, on_event=None, on_start=None, require_output: bool
             tiles = getattr(rec, "tiles", None)
             if tiles and not any(t.present and t.confidence >= UNSURE_BELOW for t in tiles):
                 # a game starts from its deal: a picture with no tile surely on
-                # the layout's slots is another layout's (or another mat's)
+                # the layout's slots is another layout's (or another mat's),
+                # unless its faces are too small to read (a 160 x 90 video)
+                small = next((str(a) for a in getattr(rec, "advice", ()) if str(a).startswith("tiles only")), None)
+                if small is not None:
+                    raise WrongTileSet(f"no tile stands for sure in the picture the game would start from: {small}; "
+                                       "nothing was recorded")
                 raise WrongTileSet(
                     f"no tile stands for sure on the slots of layout {layout.name!r} in the picture the game "
                     "would start from: check --layout (and --mat); nothing was recorded")

@@ -1335,3 +1335,21 @@ def test_no_tile_on_the_layout_s_slots_stops_the_run_before_anything_is_recorded
         "companion referee: no tile stands for sure on the slots of layout 'mini' in the picture the game would "
         "start from: check --layout (and --mat); nothing was recorded"]
     assert not events.exists() and list(tmp_path.glob("game.sqlite*")) == []
+
+
+def test_no_tile_read_for_sure_on_faces_too_small_says_so_not_check_the_layout(tmp_path, capsys, fake_vision,
+                                                                                 layout_file, monkeypatch):
+    # a break-test's 160 x 90 video (tiles about 10 px wide) was told to check --layout
+    import types
+    import vision.reconstruct
+    unsure = [types.SimpleNamespace(present=True, confidence=0.4)] * 8
+    monkeypatch.setattr(vision.reconstruct, "recognize", lambda *a, **k: types.SimpleNamespace(
+        advice=("tiles only 10 px wide in the picture: bring the camera closer or raise its resolution so the mat "
+                "fills the frame (faces read surest at 24 px or more)",), tiles=unsure, looks_like=None))
+    frames = _recording(tmp_path / "frames", [(1, 6), (9, 4), (2, 12)])
+    assert main(_args(frames, layout_file, "--events-out", str(tmp_path / "e.jsonl"), "--fps", "10")) == 2
+    assert capsys.readouterr().err.strip().splitlines() == [
+        "companion referee: no tile stands for sure in the picture the game would start from: tiles only 10 px "
+        "wide in the picture: bring the camera closer or raise its resolution so the mat fills the frame (faces read "
+        "surest at 24 px or more); nothing was recorded"]
+
