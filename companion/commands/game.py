@@ -266,6 +266,14 @@ def _run(args, fn, need_words: bool = False, tick: bool = True, target: int | st
         outcome = fn(s)
         if outcome is not None:
             s.commit(outcome.events)
+    except BadInput as exc:
+        if s.written:
+            # refused after the countdown's end was written (a move past a
+            # Word Sprint's time): the end and the final scores are shown,
+            # and the line names the event, as a penalty's refusal does
+            return s.finish(G.Outcome((), error=str(exc)))
+        s.close()
+        raise
     except BaseException:
         s.close()
         raise

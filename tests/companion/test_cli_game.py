@@ -775,3 +775,20 @@ def test_cli_zen_archives_shows_no_score_counters(tmp_path, capsys):
     assert out.splitlines()[1:3] == ["  Ann: rack E E", "  Ben"]
     code, out, _ = run(capsys, "game", "claim", *L, "--player", "Ann", "8,0,0", "12,0,0")
     assert out.splitlines()[-1] == "no scores in Zen Archives; game over (cleared), winner: Ann, Ben"
+
+
+def test_cli_a_move_past_the_countdown_shows_the_end_it_recorded(tmp_path, capsys):
+    # Word 2.6.2: a Word Sprint ends when its countdown runs out.  A move sent
+    # after that wrote the time-up end and said only "the game has ended
+    # (time-up)": the end and the final scores went unseen (break-test)
+    sprint = write_deal(tmp_path / "sprint.json", "word", ["E", "E", "X", "X"], "w")
+    L = ("--ledger", str(tmp_path / "sprint.db"))
+    run(capsys, "game", "start", *L, "--variant", "word", "--mode", "word-sprint", "--players", "Ann",
+        "--deal", sprint, "--countdown-seconds", 30, "--t", 0)
+    code, out, err = run(capsys, "game", "claim", *L, "--player", "Ann", "0,0,0", "4,0,0", "--t", 40)
+    assert code == 2 and out.splitlines() == ["#2 game_ended: game over: time-up",
+                                              "scores: Ann 0; game over (time-up), 0 quills"]
+    assert err == "companion game: the game has ended (time-up) (recorded as event #2)\n"
+    code, out, err = run(capsys, "game", "pass", *L, "--player", "Ann", "--t", 41)      # already over: nothing new
+    assert code == 2 and out == "" and err == "companion game: the game has ended (time-up)\n"
+    assert [e["type"] if isinstance(e, dict) else e.type for e in events(L[1])] == ["game_started", "game_ended"]
