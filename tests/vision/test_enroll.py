@@ -297,6 +297,33 @@ def test_real_photos_one_shot_and_unknown_face(corpus):
     assert np.median(right) > 0.5
 
 
+#: the corners of a :func:`_numbered_tile` (240 x 320 px), for warping it
+_TILE_CORNERS = np.float32([[0, 0], [240, 0], [240, 320], [0, 320]])
+
+
+def _sheet_photo(n: int):
+    """``(spec, mat, photo, quads)``: the default mat rendered at 2 px/mm (BGR) and a
+    straight-on photo of it with :func:`_numbered_tile` faces warped onto
+    the first ``n`` enrolment-sheet slots (each face at its slot's projected
+    top face, from the mat's own pose), and those ``(n, 4, 2)`` quads."""
+    from vision.enroll import sheet_slots
+    from vision.mat import MatSpec, render_mat
+    from vision.pose import estimate_pose, project_slot_faces
+
+    spec = MatSpec.default(px_per_mm=2.0)
+    mat = render_mat(spec)
+    if mat.ndim == 2:
+        mat = cv2.cvtColor(mat, cv2.COLOR_GRAY2BGR)
+    quads = project_slot_faces(sheet_slots(n), spec, estimate_pose(mat, spec))
+    photo = mat.copy()
+    for i, q in enumerate(quads):
+        M = cv2.getPerspectiveTransform(_TILE_CORNERS, np.float32(q))
+        warped = cv2.warpPerspective(_numbered_tile(i), M, (photo.shape[1], photo.shape[0]))
+        mask = cv2.warpPerspective(np.full((320, 240), 255, np.uint8), M, (photo.shape[1], photo.shape[0]))
+        photo[mask > 0] = warped[mask > 0]
+    return spec, mat, photo, quads
+
+
 def _numbered_tile(i: int) -> np.ndarray:
     """A distinct simple design per index: its number and a dot code."""
     img = np.full((320, 240, 3), (215, 235, 240), np.uint8)
@@ -312,8 +339,6 @@ def test_enrollment_sheet_round_trip(capsys, tmp_path):
     """print-enrollment-sheet places the faces; a photo of the mat with those
     tiles (synthesised from mat.png and the mat's own pose) enrols them."""
     from vision.enroll import sheet_crops, sheet_slots
-    from vision.mat import MatSpec, render_mat
-    from vision.pose import estimate_pose, project_slot_faces
 
     capsys.readouterr()
     assert main(["print-enrollment-sheet", "--variant", "word", "--json"]) == 0
@@ -323,19 +348,7 @@ def test_enrollment_sheet_round_trip(capsys, tmp_path):
     assert [tuple(e["slot"]) for e in sheet["faces"]] == sheet_slots(27)
     assert sheet["faces"][0]["slot"] == [4, 2, 0] and sheet["faces"][14]["slot"] == [4, 6, 0]
 
-    spec = MatSpec.default(px_per_mm=2.0)
-    mat = render_mat(spec)
-    if mat.ndim == 2:
-        mat = cv2.cvtColor(mat, cv2.COLOR_GRAY2BGR)
-    pose = estimate_pose(mat, spec)
-    quads = project_slot_faces(sheet_slots(27), spec, pose)
-    photo = mat.copy()
-    src = np.float32([[0, 0], [240, 0], [240, 320], [0, 320]])
-    for i, q in enumerate(quads):
-        M = cv2.getPerspectiveTransform(src, np.float32(q))
-        warped = cv2.warpPerspective(_numbered_tile(i), M, (photo.shape[1], photo.shape[0]))
-        mask = cv2.warpPerspective(np.full((320, 240), 255, np.uint8), M, (photo.shape[1], photo.shape[0]))
-        photo[mask > 0] = warped[mask > 0]
+    spec, mat, photo, quads = _sheet_photo(27)
     crops = sheet_crops(photo, spec, 27)
     assert len(crops) == 27 and crops[0].shape == (160, 120, 3)
 
@@ -357,7 +370,8 @@ def test_enrollment_sheet_round_trip(capsys, tmp_path):
     # same photo given twice
     holed = photo.copy()
     mask = cv2.warpPerspective(np.full((320, 240), 255, np.uint8),
-                               cv2.getPerspectiveTransform(src, np.float32(quads[5])), (photo.shape[1], photo.shape[0]))
+                               cv2.getPerspectiveTransform(_TILE_CORNERS, np.float32(quads[5])),
+                               (photo.shape[1], photo.shape[0]))
     holed[mask > 0] = mat[mask > 0]
     for picture, says in ((holed, "1 of the sheet's 27 cells show the bare mat, e.g. column, row (8, 2)"),
                           (mat, "27 of the sheet's 27 cells show the bare mat")):
@@ -1268,22 +1282,7 @@ def test_of_two_sheet_photos_the_one_refused_is_named(capsys, tmp_path):
     """``enroll --sheet A B``: the line names the photo without the mat
     (exit 3) or with an empty cell (exit 2); it named neither, so the
     player could not tell which photo to take again."""
-    from vision.enroll import sheet_slots
-    from vision.mat import MatSpec, render_mat
-    from vision.pose import estimate_pose, project_slot_faces
-
-    spec = MatSpec.default(px_per_mm=2.0)
-    mat = render_mat(spec)
-    if mat.ndim == 2:
-        mat = cv2.cvtColor(mat, cv2.COLOR_GRAY2BGR)
-    quads = project_slot_faces(sheet_slots(27), spec, estimate_pose(mat, spec))
-    photo = mat.copy()
-    src = np.float32([[0, 0], [240, 0], [240, 320], [0, 320]])
-    for i, q in enumerate(quads):
-        M = cv2.getPerspectiveTransform(src, np.float32(q))
-        warped = cv2.warpPerspective(_numbered_tile(i), M, (photo.shape[1], photo.shape[0]))
-        mask = cv2.warpPerspective(np.full((320, 240), 255, np.uint8), M, (photo.shape[1], photo.shape[0]))
-        photo[mask > 0] = warped[mask > 0]
+    _, mat, photo, _ = _sheet_photo(27)
     good, bare, blank = tmp_path / "good.png", tmp_path / "bare.png", tmp_path / "blank.png"
     cv2.imwrite(str(good), photo)
     cv2.imwrite(str(bare), mat)
