@@ -1144,10 +1144,19 @@ class _Camera:
 
 
 def _camera_of(monkeypatch, cap) -> None:
-    """``open_source`` gives camera 7 reading through ``cap``."""
+    """``open_source`` gives camera 7 reading through ``cap``.  A stand-in
+    gives its frames at once, not one per 1/fps s as a camera does, so its
+    queue is made long enough that none is skipped as stale
+    (:meth:`vision.sources.FrameSource.frames` drops the oldest waiting
+    frame of a live camera when the referee falls behind)."""
+    import functools
     import vision.sources
-    monkeypatch.setattr(vision.sources, "open_source",
-                        lambda spec, fps=None: vision.sources.FrameSource("camera", "7", None, fps or 10.0, _cap=cap))
+
+    def open_source(spec, fps=None):
+        src = vision.sources.FrameSource("camera", "7", None, fps or 10.0, _cap=cap)
+        src.frames = functools.partial(vision.sources.FrameSource.frames, src, prefetch=100_000)
+        return src
+    monkeypatch.setattr(vision.sources, "open_source", open_source)
 
 
 def test_a_camera_that_stops_giving_frames_fails_in_one_line_keeping_its_events(tmp_path, capsys, monkeypatch,
