@@ -2568,7 +2568,7 @@ def followups(state: GameState, cause: Event, index=None, shuffler=None) -> list
     moves" end (these two need the dictionary ``index``).  Each carries
     ``cause`` so that undoing the cause drops it too."""
     out: list[Pending] = []
-    if cause.type in ("game_ended", "correction") + NEEDS_REFEREE:
+    if cause.type in ("game_ended",) + NEEDS_REFEREE:
         return out
     dl, rt = state.deadline(), state.rel_t(cause.t)
     if not state.ended and dl is not None and rt is not None and rt > dl:
@@ -2578,8 +2578,13 @@ def followups(state: GameState, cause: Event, index=None, shuffler=None) -> list
         # countdown may then have run out before the undo's own time; the
         # time is up now, at the countdown's end (docs/RULES.md 4.6), not at
         # the next command (a break-test's undo said "turn: Ada" and the
-        # next move was refused as "ended")
+        # next move was refused as "ended").  So does a referee's correction
+        # voiding a word, or turning it into another type, past the
+        # countdown's end (re-test: the void said "turn: Ada", show
+        # "countdown 0 s left", and the next move was refused as ended)
         return [Pending("game_ended", {"reason": "time-up", "cause": cause.id})]
+    if cause.type == "correction":
+        return out
     if not state.ended and isinstance(state.rules, WordRules) and index is not None \
             and state.board.n_present and state.free_faces_known() and not state.free_pairs():
         free = [state.faces[i] for i in state.board.free_indices()]

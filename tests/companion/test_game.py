@@ -1368,6 +1368,28 @@ def test_an_ink_eraser_that_takes_back_a_words_five_seconds_past_the_countdown_e
     assert not g2.json()["ended"]
 
 
+def test_a_referee_voiding_a_word_past_the_shortened_countdown_ends_it(table_factory):
+    # as the Ink Eraser above: a referee's void of CAT at 27 s takes its +5 s
+    # back, the 24 s countdown has run out, and the time is up at once (a
+    # re-test's void said "turn: Sam", show "countdown 0 s left", and the
+    # next move was refused as "ended")
+    words = frozenset({"cat"})
+    g = table_factory("word", "word-sprint", ["Sam"], free_row(6), list("CATEEX"), t=0.0, words=words,
+                      options={"countdown_seconds": 24})
+    (wev,) = g.word("Sam", "CAT", [0, 1, 2], t=20)
+    written = g.run(G.resolve_correction(g.state, wev.id, void=True, reason="misread"), t=27)
+    assert [e.type for e in written] == ["correction", "game_ended"]
+    st = g.json()
+    assert st["ended"] and st["end_reason"] == "time-up"
+    assert st["timer"]["elapsed"] == 24 and st["timer"]["remaining"] == 0
+    # a correction within the shorter countdown leaves the game running
+    g2 = table_factory("word", "word-sprint", ["Sam"], free_row(6), list("CATEEX"), t=0.0, words=words,
+                       options={"countdown_seconds": 24}, name="intime")
+    (wev,) = g2.word("Sam", "CAT", [0, 1, 2], t=10)
+    assert [e.type for e in g2.run(G.resolve_correction(g2.state, wev.id, void=True), t=12)] == ["correction"]
+    assert not g2.json()["ended"]
+
+
 def test_a_player_undoes_only_their_own_move_and_never_a_penalty_or_a_hint(table_factory):
     faces = ["hearts-2", "hearts-2", "hearts-3", "roses-5", "roses-5", "hearts-3"]
     slots = free_row(4) + [Slot(100, 0, 0), Slot(100, 0, 1)]
