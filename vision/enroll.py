@@ -113,6 +113,36 @@ TEMPLATE_GATE_WIDTH = 0.05
 LABEL_REFUSED_CATEGORIES = ("Cc", "Zl", "Zp", "Cs")
 
 
+#: invisible characters taken off a label's ends, as spaces are: a
+#: zero-width space, the zero-width (non-)joiners, the word joiner and the
+#: invisible operators, a byte order mark, a soft hyphen.  Inside a label
+#: they stay (an emoji family's joiners, a Persian word's non-joiner), and
+#: so do the marks of writing direction anywhere (a right-to-left mark
+#: before a Hebrew label).
+LABEL_EDGE_INVISIBLE = "\u00ad\u200b\u200c\u200d\u2060\u2061\u2062\u2063\u2064\ufeff"
+
+
+def label_trimmed(label: str) -> str:
+    """``label`` as a profile keeps it: in Unicode's composed form (NFC),
+    without spaces of any kind or invisible characters
+    (:data:`LABEL_EDGE_INVISIBLE`) at its ends, so that "a" typed and "a"
+    copied from a web page with a zero-width space after it are one label;
+    "" when nothing visible is left (only spaces and format characters:
+    a re-test's label of one zero-width space was enrolled, and printed as
+    nothing)."""
+    import unicodedata
+
+    label = unicodedata.normalize("NFC", label)
+    while True:
+        cut = label.strip().strip(LABEL_EDGE_INVISIBLE)
+        if cut == label:
+            break
+        label = cut
+    if all(ch.isspace() or unicodedata.category(ch) == "Cf" for ch in label):
+        return ""
+    return label
+
+
 def label_control_character(label: str) -> str | None:
     """The first character of ``label`` in :data:`LABEL_REFUSED_CATEGORIES`,
     or None (a label fit to enrol and to print on one line)."""
@@ -353,6 +383,7 @@ class Profile:
 
 def _check_labels(path: Path, labels: list[str]) -> None:
     """Refuse a profile label ``enroll`` would not have taken: an empty one
+    (nothing but spaces and invisible format characters: :func:`label_trimmed`)
     or one holding a control character (:func:`label_control_character`),
     which would print as nothing or break ``classify``'s line into two.
 
@@ -360,7 +391,7 @@ def _check_labels(path: Path, labels: list[str]) -> None:
         BadInput: one line naming the file and the label.
     """
     for label in labels:
-        if not label.strip() or label_control_character(label) is not None:
+        if not label_trimmed(label) or label_control_character(label) is not None:
             raise BadInput(f"corrupt tile profile: {path} (its label {label[:40]!r} is empty or holds a "
                            "control character)")
 

@@ -22,7 +22,6 @@ import csv
 import io
 import os
 import time
-import unicodedata
 from pathlib import Path
 
 from companion.commands.images import read_image
@@ -148,10 +147,13 @@ def read_labels_csv(path: Path) -> list[tuple[str, str]]:
             an image name with a NUL byte, a row with more cells than the
             header (an unquoted comma), or no rows.
 
-    Labels come back in Unicode's composed form (NFC), so one label written
-    composed and decomposed is one label.
+    Labels come back in Unicode's composed form (NFC), without spaces or
+    invisible format characters at their ends
+    (:func:`vision.enroll.label_trimmed`), so one label written composed and
+    decomposed, or copied with a zero-width space after it, is one label; a
+    label of nothing visible is an empty label.
     """
-    from vision.enroll import label_control_character
+    from vision.enroll import label_control_character, label_trimmed
 
     check_input_file(path, "labels CSV")
     if path.is_dir():
@@ -190,9 +192,11 @@ def read_labels_csv(path: Path) -> list[tuple[str, str]]:
                            'a comma must be quoted ("red, dragon")')
         # ("image, label": no leading space kept).  A label is kept in
         # Unicode's composed form (NFC): "é" typed on one line and copied
-        # decomposed (a Mac's file names) on the next is one label, not two
-        image, label = rec[ii].strip(), unicodedata.normalize("NFC", rec[li].strip())
-        if not image or not label.strip():
+        # decomposed (a Mac's file names) on the next is one label, not two;
+        # nor does an invisible character at its ends (a zero-width space
+        # copied from a web page) make it another (label_trimmed)
+        image, label = rec[ii].strip(), label_trimmed(rec[li])
+        if not image or not label:
             raise BadInput(f"{path} line {n}: empty image or label")
         bad = label_control_character(label)
         if bad is not None:

@@ -805,6 +805,23 @@ def test_one_label_written_composed_and_decomposed_is_one_label(tmp_path):
     assert rows == [("a.png", "Caf\u00e9"), ("b.png", "Caf\u00e9")] and len(rows[1][1]) == 4
 
 
+def test_invisible_characters_at_a_labels_ends_make_no_other_label(tmp_path):
+    # "a" typed and "a" copied from a web page with a zero-width space (or a
+    # byte order mark) at its end were two labels looking alike; a label of
+    # one zero-width space or one right-to-left mark was enrolled and printed
+    # as nothing (re-test, session 37).  Inside a label they stay.
+    from companion.commands.enroll import read_labels_csv
+    path = tmp_path / "labels.csv"
+    path.write_text("image,label\na.png,east\u200b\nb.png,\ufeffeast\nc.png,\u200d\u2060east\u00ad\n"
+                    "d.png,red\u200bdragon\n", encoding="utf-8")
+    assert read_labels_csv(path) == [("a.png", "east"), ("b.png", "east"), ("c.png", "east"),
+                                     ("d.png", "red\u200bdragon")]
+    for blank in ("\u200b", "\u200f", " \u200d\u00a0"):
+        path.write_text(f"image,label\na.png,{blank}\n", encoding="utf-8")
+        with pytest.raises(BadInput, match="line 2: empty image or label"):
+            read_labels_csv(path)
+
+
 def test_labels_csv_cells_lose_their_surrounding_spaces(tmp_path):
     from companion.commands.enroll import read_labels_csv
     path = tmp_path / "labels.csv"
@@ -951,6 +968,7 @@ def test_a_corrupt_profile_is_refused_naming_the_file(enrolled, capsys, tmp_path
         "line_feed_label": ({"labels": np.array(["two\nlines"] + LABELS[1:])},
                             "its label 'two\\nlines' is empty or holds a control character"),
         "blank_label": ({"labels": np.array([" "] + LABELS[1:])}, "its label ' ' is empty or holds"),
+        "invisible_label": ({"labels": np.array(["\u200b"] + LABELS[1:])}, "its label '\\u200b' is empty or holds"),
         "nan_templates": ({"templates": np.full((len(LABELS), 32, 24, 3), np.nan, np.float16)},
                           "its templates hold NaN or infinite values"),
         "grey_templates": ({"templates": np.zeros((len(LABELS), 32, 24), np.float16)},
