@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections import deque
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Sequence
@@ -56,6 +57,10 @@ SOLO_MODES = {"mindful": "zen-solitaire"}
 NEEDS_REFEREE = "needs_referee"
 #: Ledger type of faces read on tiles the ledger knew no face for.
 FACES_SEEN = "faces_seen"
+
+#: the indices of the frames fed that a referee keeps, to find where a still
+#: run began (:meth:`Referee._run_start`): 36 minutes at 30 frames a second
+FED_KEPT = 1 << 16
 
 
 @dataclass(frozen=True)
@@ -407,6 +412,7 @@ class Referee:
         self._blip = max(2, int(round(s.blip_s * rate)))
         self._last_frame: tuple | None = None     # (index, frame) of the last frame fed
         self._recent_frames: list[tuple] = []     # the last 3 (index, frame) fed
+        self._fed: deque[int] = deque(maxlen=FED_KEPT)   # the indices of the frames fed, newest last
 
     # ------------------------------------------------------------------ frames
 
@@ -416,6 +422,7 @@ class Referee:
         self.status.frame = index
         self._last_frame = (index, frame)
         self._recent_frames = (self._recent_frames + [(index, frame)])[-3:]
+        self._fed.append(index)
         m = self.motion
         fine = frame_signature(frame, m.local_size, m.local_blur) if m.local_delta is not None else None
         g = self.gate.update(frame_signature(frame, m.size, m.blur_sigma), fine)
@@ -443,8 +450,7 @@ class Referee:
         if self._pending is not None:
             return self._judge_frame(index, frame, relaxed=False) if index >= self._pending[2] else []
         if self._waiting:
-            still = self.gate.still
-            if still >= self._patience:
+            if index - self._run_start(index) >= self._patience:
                 self._waiting = False
                 return self._judge_frame(index, frame, relaxed=True)
             if index >= self._next_try:
@@ -452,6 +458,26 @@ class Referee:
             return []
         self.status.state = "settled"
         return []
+
+    def _run_start(self, index: int) -> int:
+        """The index of the first frame of the still run that frame ``index``
+        (one fed) ends: the frame fed ``MotionGate.still`` frames before it.
+
+        A live camera's indices count the camera's frames, some of which the
+        referee may have skipped (:attr:`vision.sources.FrameSource.dropped`),
+        so the run's start is looked up among the frames fed, not counted
+        back from ``index`` (which dated a re-test's events 4-9 frames late,
+        on frames never fed, with every other frame skipped).  Where indices
+        follow one another (a folder, a video) the two agree."""
+        still = self.gate.still
+        fed = self._fed
+        for back, i in enumerate(reversed(fed)):
+            if i == index:
+                at = len(fed) - 1 - back - still
+                return fed[at] if at >= 0 else index - still
+            if back > 8:
+                break
+        return index - still
 
     def _frame_before(self, index: int, run_start: int) -> tuple | None:
         """A kept ``(index, frame)`` of the same still run (from ``run_start``)
@@ -540,7 +566,7 @@ class Referee:
         return out
 
     def _judge_frame(self, index: int, frame: np.ndarray, relaxed: bool) -> list[dict]:
-        run_start = index - self.gate.still
+        run_start = self._run_start(index)
         try:
             try:
                 rec = self.recognize_fn(frame)

@@ -654,6 +654,22 @@ def test_a_change_cut_off_by_a_shaken_frame_keeps_the_frame_it_was_first_seen(be
     assert [(o["slot"], o["frame"]) for o in out if o["type"] == "penalty"] == [(list(B), seen)]
 
 
+@pytest.mark.parametrize("skipped", [(), (1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25), (10, 11, 19, 20)])
+def test_an_event_is_dated_at_its_still_runs_first_frame_fed_when_a_live_camera_skips_frames(skipped):
+    # a live camera's indices count the camera's frames, some skipped when the
+    # referee falls behind (FrameSource.dropped): the still run's first frame
+    # is the first one fed after the hand, not its length counted back from
+    # the index (a re-test's events came 4-9 frames late, on frames never fed)
+    camera = [frame(1)] * 5 + hand_frames(9) + [frame(2)] * 17
+    fed = [i for i in range(len(camera)) if i not in skipped]
+    ref, out = referee({1: recognition(), 2: recognition(absent=[A, C]), 9: recognition(occluded=[A, B])})
+    for i in fed:
+        ref.feed(i, camera[i])
+    ref.finish()
+    assert [o["type"] for o in out] == ["claim"]
+    assert out[0]["frame"] == min(i for i in fed if i >= 9) and out[0]["frame"] in fed
+
+
 def test_evidence_overlay_outlines_what_blocks_a_tile_and_nothing_round_a_free_one():
     # a valid claim's free tile has a neighbour on one side: outlined in the
     # blockers' orange with "left", it read as blocked (end-to-end review)
