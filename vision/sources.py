@@ -496,7 +496,9 @@ def open_source(spec: str, fps: float | None = None) -> FrameSource:
         BadInput: missing path, empty folder, unreadable video, camera not present.
     """
     if fps is not None and not MIN_FPS <= fps <= 1000:
-        raise BadInput(f"bad frame rate {fps:g}: expected frames per second from {MIN_FPS:g} "
+        # (12 digits: a rate just outside, 1000.0001 or 0.0099999, read "1000"
+        # and "0.01" with :g, as if the range's own ends were refused)
+        raise BadInput(f"bad frame rate {fps:.12g}: expected frames per second from {MIN_FPS:g} "
                        "(a frame every 100 s) to 1000")
     if spec.isascii() and spec.isdigit():        # ("²".isdigit() is true, int("²") fails)
         try:

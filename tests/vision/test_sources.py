@@ -497,6 +497,10 @@ def test_the_frame_rate_is_kept_within_a_time_lapse_and_1000():
     for fps in (1e-300, 0.005, 1001.0):
         with pytest.raises(BadInput, match=r"bad frame rate .*from 0.01 \(a frame every 100 s\) to 1000"):
             open_source("99", fps=fps)
+    # a rate just outside is named as given, not rounded onto the range's ends
+    for fps, shown in ((1000.0001, "1000.0001"), (0.0099999, "0.0099999")):
+        with pytest.raises(BadInput, match=rf"bad frame rate {shown}: expected"):
+            open_source("99", fps=fps)
 
 
 class _FakeCamera:
