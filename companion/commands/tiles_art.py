@@ -44,7 +44,7 @@ def _print_tiles(args: argparse.Namespace) -> int:
     if not 72 <= args.dpi <= 600:
         raise BadInput(f"--dpi must lie in 72..600, got {args.dpi}")
     if not 10 <= args.px_per_mm <= 100:      # (the library's own range starts at 0.5: the line named that)
-        raise BadInput(f"--px-per-mm must lie in 10..100 (tile images at 10 px/mm or more), got {args.px_per_mm:g}")
+        raise BadInput(f"--px-per-mm must lie in 10..100 (tile images at 10 px/mm or more), got {args.px_per_mm:.12g}")
     doc, sheets = write_tile_set(args.variant, args.out, args.px_per_mm, sheets=not args.no_sheets, dpi=args.dpi)
     print_json({
         "variant": args.variant,

@@ -161,7 +161,7 @@ def _print_mat(args: argparse.Namespace) -> int:
 
     p = args.px_per_mm
     if not 4 <= p <= 12:
-        raise BadInput(f"--px-per-mm must be between 4 and 12, got {p:g}")
+        raise BadInput(f"--px-per-mm must be between 4 and 12, got {p:.12g}")
     spec = MatSpec.default(px_per_mm=p)
     out = _out_dir(args.out)
     names = [spec.image, "mat.json", "mat.pdf", "mat-a4.pdf"]

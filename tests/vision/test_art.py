@@ -246,13 +246,23 @@ def test_print_tiles_bad_numbers_exit_2(run_cli, tmp_path, extra):
     assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
 
 
-@pytest.mark.parametrize("ppm", ["nan", "200", "0.5"])
+@pytest.mark.parametrize("ppm", ["nan", "200", "0.5", "100.0000001", "9.99999999"])
 def test_print_tiles_px_per_mm_outside_its_range_names_the_range(run_cli, tmp_path, ppm):
     # --help says 10..100; "nan" and "200" were refused as outside [0.5, 100]
     code, out, err = run_cli("print-tiles", "--variant", "love", "--out", str(tmp_path / "o"), "--px-per-mm", ppm)
     assert code == 2 and out == "" and not (tmp_path / "o").exists()
     assert err == (f"companion print-tiles: --px-per-mm must lie in 10..100 (tile images at 10 px/mm or more), "
-                   f"got {float(ppm):g}\n")
+                   f"got {float(ppm):.12g}\n")
+    assert f"got {ppm}" in err        # as given: "100.0000001" was "got 100", the range's own end
+
+
+@pytest.mark.parametrize("ppm", ["12.0000001", "3.9999999"])
+def test_print_mat_px_per_mm_just_outside_its_range_is_named_as_given(capsys, tmp_path, ppm):
+    from companion.cli import main
+    assert main(["print-mat", "--out", str(tmp_path / "o"), "--px-per-mm", ppm]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and not (tmp_path / "o").exists()
+    assert err == f"companion print-mat: --px-per-mm must be between 4 and 12, got {ppm}\n"
 
 
 def test_print_tiles_writes_the_set(run_cli, tmp_path):
