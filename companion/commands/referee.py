@@ -383,6 +383,8 @@ def run_referee(args, source, on_event=None, on_start=None, require_output: bool
             base = Path(evidence_dir).resolve().parent
         if evidence_dir and not Path(evidence_dir).exists():
             made_evidence = Path(evidence_dir)      # removed again if the run fails before any evidence
+            # and the folders on its way (--evidence new/game/evidence left new/game/ behind)
+            made_folders += missing_folders(str(made_evidence))
         evidence = EvidenceWriter(Path(evidence_dir), base) if evidence_dir else None
 
         def recognize_fn(frame):
@@ -538,8 +540,8 @@ def run_referee(args, source, on_event=None, on_start=None, require_output: bool
         elif made_ledger is not None and not kept:
             _remove_new_ledger(made_ledger)       # SQLite made the file, then could not set it up
         if not kept:
-            for folder in made_folders:           # (deepest first) nor the empty folders made for them
-                _remove_if_empty(folder)
+            for folder in sorted(made_folders, key=lambda f: len(f.parts), reverse=True):
+                _remove_if_empty(folder)          # (deepest first) nor the empty folders made for them
     if cut is not None:
         raise cut
     return {"frames": frames, "seconds": elapsed, "fps": frames / max(1e-9, elapsed),

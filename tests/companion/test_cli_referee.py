@@ -664,6 +664,28 @@ def test_a_failed_run_leaves_no_empty_folders_made_for_its_outputs(tmp_path, cap
     assert len((tmp_path / "new" / "deeper" / "e.jsonl").read_text().splitlines()) == 2
 
 
+def test_a_failed_run_leaves_no_empty_folders_made_on_the_way_to_its_evidence(tmp_path, capsys, monkeypatch,
+                                                                             fake_vision, layout_file):
+    # --evidence naming a folder two levels down, below a new ledger's folder
+    # too: a run that found no mat left the evidence folder's parent behind
+    # (re-test: --evidence new/e/f left new/e/)
+    import vision.referee
+    from companion.errors import MatNotFound
+    frames = _recording(tmp_path / "frames", [(1, 12), (9, 4), (3, 14), (9, 4), (4, 20)])
+
+    def no_mat(*a, **k):
+        raise MatNotFound("only 0 of 12 mat markers found (need 2)")
+    monkeypatch.setattr(vision.referee, "read_board", no_mat)
+    assert main(_args(frames, layout_file, "--events-out", str(tmp_path / "out" / "e.jsonl"),
+                      "--evidence", str(tmp_path / "ev" / "game" / "shots"), "--fps", "10")) == 3
+    _one_line(capsys)
+    assert not (tmp_path / "out").exists() and not (tmp_path / "ev").exists()
+    assert main(_args(frames, layout_file, "--ledger", str(tmp_path / "new" / "l.sqlite"),
+                      "--evidence", str(tmp_path / "new" / "ev" / "shots"), "--fps", "10")) == 3
+    _one_line(capsys)
+    assert not (tmp_path / "new").exists()
+
+
 def test_no_mat_in_any_frame_exits_3_and_creates_no_events_file(tmp_path, capsys, monkeypatch, fake_vision,
                                                                  layout_file):
     import vision.referee
