@@ -22,6 +22,7 @@ import cv2
 import numpy as np
 
 from companion.errors import BadInput
+from companion.wording import count
 from vision.markers import as_gray
 from vision.pose import Camera, focal_from_homographies, homography_tilt_deg
 
@@ -219,7 +220,21 @@ def calibrate(images: list[np.ndarray], names: list[str] | None = None,
     try:
         Camera.from_json(cam.to_json())    # the checks every camera file meets (vision.pose)
     except BadInput as exc:
-        raise BadInput(f"implausible result ({str(exc).removeprefix('camera JSON: ')}); add views "
+        # (a camera file's "is camera_matrix for another resolution?" asks
+        # nothing of views all of one size)
+        why = str(exc).removeprefix("camera JSON: ").split("; is camera_matrix for another resolution?")[0]
+        poor = _poor_views(used, per_view)
+        if poor:
+            # one view unlike the others (a zoom changed) can pull the fit
+            # there: a re-test's one zoomed view among nine put the
+            # principal point above the picture, and the line asked for
+            # more views rather than naming it
+            shown = ", ".join(f"{name} ({e:.2f} px)" for name, e, _ in poor[:3]) + (", ..." if len(poor) > 3 else "")
+            raise BadInput(f"implausible result ({why}): {count(len(poor), 'view')} "
+                           f"fit{'s' if len(poor) == 1 else ''} the others poorly (their median "
+                           f"{poor[0][2]:.2f} px): {shown}; a zoom or focus changed, or the board moved or bent? "
+                           f"calibrate again without {'it' if len(poor) == 1 else 'them'}") from None
+        raise BadInput(f"implausible result ({why}); add views "
                        "that reach the picture's corners, tilted 20-45 degrees") from None
     if poor_fits is not None:
         poor_fits.extend(_poor_views(used, per_view))

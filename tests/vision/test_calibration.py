@@ -340,6 +340,26 @@ def test_calibrate_names_a_view_that_fits_the_others_poorly(page, tmp_path, caps
     assert json.loads(captured.out)["camera_matrix"][0][0] == pytest.approx(820, rel=0.01)
 
 
+def test_a_view_that_pulls_the_fit_off_the_picture_is_named_in_the_refusal(page, tmp_path, capsys):
+    # eight views and one of another zoom (1.6 times, further away): the
+    # best fit put the principal point above the picture, and the refusal
+    # asked for views reaching the corners, with a camera file's "is
+    # camera_matrix for another resolution?" (re-test); it names the view
+    images = _views(page, POSES[:8])
+    K = K_TRUE.copy()
+    K[0, 0], K[1, 1] = 1.6 * K[0, 0], 1.6 * K[1, 1]
+    images += _views(page, [POSES[8]], K=K, distance=650.0)
+    paths = _write(images, tmp_path)
+    out = tmp_path / "camera.json"
+    assert main(["calibrate", *paths, "--out", str(out)]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err.count("\n") == 1 and not out.exists()
+    assert captured.err.startswith("companion calibrate: implausible result (principal point (")
+    assert "camera_matrix" not in captured.err and "the others poorly" in captured.err
+    assert f"px): {paths[8]} (" in captured.err and "calibrate again without" in captured.err
+    assert main(["calibrate", *paths[:8], "--out", str(out)]) == 0
+
+
 def test_mirrored_views_are_named_as_such(page):
     # a front camera or a video call mirrors the picture: the markers do not
     # read and the line said only "no board in image 1, image 2, image 3, ..."
