@@ -380,7 +380,10 @@ def run_referee(args, source, on_event=None, on_start=None, require_output: bool
         elif args.events_out and evidence_dir is None:
             evidence_dir = str(Path(args.events_out).with_suffix("")) + "-evidence"
         if evidence_dir and base is None:
-            base = Path(evidence_dir).resolve().parent
+            # the paths an events file names are read from the events file's
+            # folder (they were relative to the evidence folder's parent, so
+            # --evidence elsewhere gave paths that resolved nowhere)
+            base = Path(args.events_out).resolve().parent if args.events_out else Path(evidence_dir).resolve().parent
         if evidence_dir and not Path(evidence_dir).exists():
             made_evidence = Path(evidence_dir)      # removed again if the run fails before any evidence
             # and the folders on its way (--evidence new/game/evidence left new/game/ behind)

@@ -1384,3 +1384,24 @@ def test_no_tile_read_for_sure_on_faces_too_small_says_so_not_check_the_layout(t
         "wide in the picture: bring the camera closer or raise its resolution so the mat fills the frame (faces read "
         "surest at 24 px or more); nothing was recorded"]
 
+
+def test_evidence_paths_in_an_events_file_resolve_from_its_folder(tmp_path, capsys, fake_vision, layout_file):
+    # --events-out out/e.jsonl --evidence shots/ev (no ledger): the paths were
+    # relative to shots/, so read from out/ they named nothing; now they are
+    # read from the events file's folder, absolute when the evidence lies outside it
+    frames = _recording(tmp_path / "frames", [(1, 12), (9, 4), (3, 12)])
+    out, shots = tmp_path / "out", tmp_path / "shots" / "ev"
+    events = out / "e.jsonl"
+    assert main(_args(frames, layout_file, "--events-out", str(events), "--evidence", str(shots), "--fps", "10",
+                      "--quiet")) == 0
+    (claim,) = [json.loads(x) for x in events.read_text().splitlines()]
+    before = Path(claim["evidence"]["before"])
+    assert before.is_absolute() and before == (shots / "0001-claim-f16" / "before.jpg").resolve()
+    assert (events.parent / before).stat().st_size > 0
+    inside = out / "ev"
+    assert main(_args(frames, layout_file, "--events-out", str(out / "f.jsonl"), "--evidence", str(inside),
+                      "--fps", "10", "--quiet")) == 0
+    (claim,) = [json.loads(x) for x in (out / "f.jsonl").read_text().splitlines()]
+    assert claim["evidence"]["before"] == "ev/0001-claim-f16/before.jpg"
+    assert (out / claim["evidence"]["before"]).stat().st_size > 0
+
