@@ -170,9 +170,16 @@ def read_labels_csv(path: Path) -> list[tuple[str, str]]:
                        "save it as UTF-8") from None
     except OSError as exc:
         raise BadInput(f"cannot read labels CSV {path}: {exc.strerror or 'unreadable'}") from None
+    if "\x00" in text[:200]:
+        # UTF-16 without its byte order mark decodes as UTF-8 with a NUL
+        # after every ASCII letter ("i\x00m\x00a\x00g\x00e\x00")
+        raise BadInput(f"cannot read labels CSV {path}: it holds NUL bytes, as UTF-16 text does (Excel's "
+                       "\"Unicode Text\"); save it as \"CSV UTF-8\"")
     reader = csv.reader(io.StringIO(text, newline=""))
-    # blank lines before the header are skipped, as blank rows among the images are
-    header = next((rec for rec in reader if any(c.strip() for c in rec)), None)
+    # blank lines before the header are skipped, as blank rows among the
+    # images are, and so is Excel's "sep=," line naming the separator
+    header = next((rec for rec in reader if any(c.strip() for c in rec)
+                   and not _excel_separator_line(rec)), None)
     if header is None:
         raise BadInput(f"labels CSV is empty: {path}")
     cols = [h.strip().lower() for h in header]
@@ -207,6 +214,13 @@ def read_labels_csv(path: Path) -> list[tuple[str, str]]:
     if not rows:
         raise BadInput(f"labels CSV {path} lists no images")
     return rows
+
+
+def _excel_separator_line(rec: list[str]) -> bool:
+    """Whether a CSV record is Excel's first line naming the separator
+    (``sep=,`` reads as ``["sep=", ""]``; ``sep=;`` as ``["sep=;"]``)."""
+    first = rec[0].strip().lower() if rec else ""
+    return len(rec) <= 2 and first.startswith("sep=") and len(first) <= 5 and not any(c.strip() for c in rec[1:])
 
 
 def _separator_hint(header: list[str]) -> str:

@@ -822,6 +822,22 @@ def test_invisible_characters_at_a_labels_ends_make_no_other_label(tmp_path):
             read_labels_csv(path)
 
 
+def test_labels_csv_excel_separator_line_and_utf16_without_its_mark(tmp_path):
+    # Excel may write "sep=," as the first line (it was read as the header:
+    # "needs a header row ... got sep=,"); UTF-16 without a byte order mark
+    # decodes with a NUL after every letter and was named "got i\x00m\x00..."
+    from companion.commands.enroll import read_labels_csv
+    path = tmp_path / "labels.csv"
+    path.write_text("sep=,\nimage,label\na.png,east\n", encoding="utf-8")
+    assert read_labels_csv(path) == [("a.png", "east")]
+    path.write_text("sep=;\nimage;label\na.png;east\n", encoding="utf-8")
+    with pytest.raises(BadInput, match="its cells are separated by semicolons: save it with commas"):
+        read_labels_csv(path)
+    path.write_bytes("image,label\na.png,east\n".encode("utf-16-le"))
+    with pytest.raises(BadInput, match=r"holds NUL bytes, as UTF-16 text does .*save it as \"CSV UTF-8\""):
+        read_labels_csv(path)
+
+
 def test_labels_csv_cells_lose_their_surrounding_spaces(tmp_path):
     from companion.commands.enroll import read_labels_csv
     path = tmp_path / "labels.csv"
