@@ -366,7 +366,9 @@ class Profile:
                            f"reads up to {PROFILE_VERSION}")
         if label_array.ndim != 1 or label_array.dtype.kind not in "US":
             raise BadInput(f"corrupt tile profile: {path} (its labels are not a list of strings)")
-        labels = [str(s) for s in label_array]
+        # (labels saved as bytes, dtype S, by a tool other than enroll: their
+        # text, not "b'east'")
+        labels = [s.decode("utf-8", "replace") if isinstance(s, bytes) else str(s) for s in label_array]
         _check_labels(path, labels)
         protos, samples, sample_label = _checked_arrays(path, labels, arrays)
         _check_meta(path, meta, len(labels), protos.shape[-1])

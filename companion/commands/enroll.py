@@ -170,9 +170,11 @@ def read_labels_csv(path: Path) -> list[tuple[str, str]]:
                        "save it as UTF-8") from None
     except OSError as exc:
         raise BadInput(f"cannot read labels CSV {path}: {exc.strerror or 'unreadable'}") from None
-    if "\x00" in text[:200]:
+    head = text[:200]
+    if head and head.count("\x00") >= len(head) // 3:
         # UTF-16 without its byte order mark decodes as UTF-8 with a NUL
-        # after every ASCII letter ("i\x00m\x00a\x00g\x00e\x00")
+        # after every ASCII letter ("i\x00m\x00a\x00g\x00e\x00"); a NUL
+        # or two in a name are named on their own line below
         raise BadInput(f"cannot read labels CSV {path}: it holds NUL bytes, as UTF-16 text does (Excel's "
                        "\"Unicode Text\"); save it as \"CSV UTF-8\"")
     reader = csv.reader(io.StringIO(text, newline=""))

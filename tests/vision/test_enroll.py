@@ -1328,3 +1328,12 @@ def test_of_two_sheet_photos_the_one_refused_is_named(capsys, tmp_path):
     assert code == 2 and err.startswith(f"companion enroll: {bare}: 27 of the sheet's 27 cells show the bare mat")
     assert not Path(out).exists()
     assert main(["enroll", "--sheet", str(good), "--variant", "word", "--out", out]) == 0
+
+
+def test_a_profile_whose_labels_were_saved_as_bytes_reads_them_as_text(enrolled, capsys, tmp_path):
+    # a profile written by another tool with labels of dtype S printed
+    # "b'east'" as its labels (re-test, session 37)
+    from vision.enroll import Profile
+    _, crops, profile = enrolled
+    spoiled = _spoiled(profile, tmp_path / "bytes.npz", labels=np.array([s.encode() for s in LABELS]))
+    assert Profile.load(spoiled).labels == list(LABELS)
