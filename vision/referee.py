@@ -86,9 +86,11 @@ class RefereeSettings:
             a false empty reading on a whole deal reached 0.87, so an odd
             count found empty is given to the referee, :meth:`Referee._start`).
         start_note_empty: without ``start_as_found``, at least this many
-            slots read empty (``absent_confidence``) in the first judged frame
-            earn a note suggesting ``--start-as-found`` (whole deals of the
-            bench recordings read at most 2 so).
+            slots read empty (``absent_confidence``) in the first judged frame,
+            and empty by ``recognize``'s reading of it too where the referee
+            has one (``advise``), earn a note suggesting ``--start-as-found``
+            (the classifier alone read 3 slots of a whole deal empty at 0.68-0.85
+            in bench game 8100, where ``recognize`` reads every tile present).
         start_face_confidence: faces recorded in ``game_started`` (the rest
             are None until a claim names them).
         tracker: the tracker's face thresholds.
@@ -157,6 +159,12 @@ class RefereeSettings:
             on the bench's recordings (0.03 degrees of camera shake a frame)
             such a shake broke a still run about once in 8 games, and one
             penalty was dated 0.77 s late, after the shake.
+        hand_reach_share: a slot seen in the last judged picture counts as
+            newly hidden (a hand in view: the picture is not judged yet) when
+            this share of its face lies in a change that reaches in from
+            beside the board (:func:`hand_reach`: a hand held still over the
+            tiles, whose fingers the classifier may read as "no face"); 0
+            turns the test off.
         stuck_s: still pictures refused as a hand in view for this long since
             the last judged one, over several still moments, are judged as
             after ``patience_s`` (a hand does not rest over the board for a
@@ -184,6 +192,7 @@ class RefereeSettings:
     hand_beside_stuck_s: float = 20.0
     stuck_s: float = 10.0
     blip_s: float = 0.1
+    hand_reach_share: float = 0.25
 
 
 @dataclass
@@ -383,6 +392,8 @@ class Referee:
         self._words = self._word_index()     # loaded now: the first judged picture does not wait
         self._move_max = 2 if self._words is None else self.settings.tracker.word_max_tiles
         self._table_sig: np.ndarray | None = None     # the table beside the board with no hand (Word only)
+        self._clear: tuple | None = None     # (signature, quads) of the last judged picture with nothing beside the board
+        self._sig_of: tuple | None = None    # (frame, its signature) of the frame being judged
         self._beside: tuple[np.ndarray, int] | None = None   # picture read with a hand beside, frame since alike
         s = self.settings
         self.motion = s.motion or MotionSettings.for_fps(self.fps, s.settle_s)
@@ -606,6 +617,9 @@ class Referee:
                 gone_crowd = crowd & gone_now
                 if int(gone_crowd.sum()) <= self._move_max:
                     crowd &= ~gone_crowd
+            # slots under something reaching in from beside the board (a
+            # hand held still, its fingers read as "no face"): hidden too
+            newly |= self._hand_over(frame, rec) & self._baseline
             if int(newly.sum()) > self.settings.max_hidden or int(crowd.sum()) > self.settings.max_changed:
                 light = self._light_changed(frame, rec)
                 stuck = self._refused_since is not None and index - self._refused_since >= self._stuck
@@ -666,6 +680,7 @@ class Referee:
         self._refused_since = None
         current = _Seen(index, frame, rec)
         out: list[dict] = []
+        relearn_clear = relaxed
         if self.tracker is None:
             advice: tuple[str, ...] = ()
             snapshot = None
@@ -690,6 +705,7 @@ class Referee:
                 camera_shift(self._last.recognition.quads, rec.quads) > self.settings.camera_moved_px
             lit = not moved and light
             moved = moved or lit
+            relearn_clear = relearn_clear or moved
             held_back = moved and self.tracker.held_since is not None and any(
                 obs.known[i] and obs.present[i] for i in self.tracker.state.lifted)
             mid_move = self._words is not None and self._hand_beside_board(frame, rec, relearn=moved)
@@ -728,6 +744,7 @@ class Referee:
                 self._turn_before = None
                 self._record_faces(run_start)
         self._last = current
+        self._learn_clear(frame, rec, relearn_clear)
         self.status.tiles_on_board = int(self.tracker.board.n_present) - len(self.tracker.state.lifted)
         if later is not None and self.tracker.would_change(later[0]):
             self._pending = (later[0], rec, index + self._confirm, later[1], self.tracker.changes(later[0]),
@@ -778,6 +795,50 @@ class Referee:
             return False
         self._beside = (sig, since)
         return True
+
+    def _signature(self, frame: np.ndarray) -> np.ndarray:
+        """The (90, 160) float32 signature the hand tests compare
+        (:func:`vision.tracking.frame_signature`), made once a frame."""
+        if self._sig_of is None or self._sig_of[0] is not frame:
+            self._sig_of = (frame, frame_signature(frame, (160, 90), 1.5))
+        return self._sig_of[1]
+
+    def _hand_over(self, frame: np.ndarray, rec) -> np.ndarray:
+        """``(N,)`` bool: slots that something reaching in from beside the
+        board lies over (:func:`hand_reach`), against the last judged picture
+        with nothing beside the board (:meth:`_learn_clear`; a judged picture
+        may hold a hand hovering beside the tiles, whose going would read as
+        an arm), moved as the slots moved since (:func:`follow_shake`: a
+        camera shaken by a pixel or two changes the picture's edges wherever
+        they lie).  None when ``hand_reach_share`` is 0, before such a
+        picture, or when the camera moved since (``camera_moved_px``: the
+        camera-move rules decide)."""
+        n = len(self.layout)
+        clear = self._clear
+        sig = self._signature(frame)
+        if not self.settings.hand_reach_share or clear is None or clear[0].shape != sig.shape \
+                or camera_shift(clear[1], rec.quads) > self.settings.camera_moved_px:
+            return np.zeros(n, bool)
+        before = follow_shake(clear[0], clear[1], rec.quads, frame.shape[1], frame.shape[0])
+        return hand_reach(before, sig, rec.quads, frame.shape[1], frame.shape[0],
+                          share=self.settings.hand_reach_share)
+
+    def _learn_clear(self, frame: np.ndarray, rec, relearn: bool) -> None:
+        """Keep a judged picture as the one :meth:`_hand_over` compares with
+        when nothing beside the board changed since the last one kept
+        (:func:`beside_board_change` at most ``hand_beside_share``), when the
+        camera moved, and when ``relearn`` (the camera moved,
+        the light changed, or the picture was judged after a long wait: what
+        lies beside the board then stays, and must not hold every later
+        picture back)."""
+        sig = self._signature(frame)
+        clear = self._clear
+        if clear is None or relearn or clear[0].shape != sig.shape \
+                or camera_shift(clear[1], rec.quads) > self.settings.camera_moved_px \
+                or beside_board_change(follow_shake(clear[0], clear[1], rec.quads, frame.shape[1], frame.shape[0]),
+                                       sig, rec.quads, frame.shape[1], frame.shape[0]) \
+                <= self.settings.hand_beside_share:
+            self._clear = (sig, np.array(rec.quads, np.float64))
 
     def _light_changed(self, frame: np.ndarray, rec) -> bool:
         """Whether the light over the mat changed by more than
@@ -845,8 +906,13 @@ class Referee:
             for i in gone:   # an odd number found empty: trust the layout, ask the referee
                 self.tracker.board.restore(i)
         if not st.start_as_found:
-            sure_empty = int(np.sum(~np.asarray(obs.present, bool)
-                                    & (np.asarray(obs.confidence, np.float64) >= st.absent_confidence)))
+            empty = ~np.asarray(obs.present, bool) & (np.asarray(obs.confidence, np.float64) >= st.absent_confidence)
+            snap = getattr(snapshot, "tiles", None)
+            if snap is not None and len(snap) == len(empty):
+                # recognize's reading (the presence model; tiles only leave)
+                # must find them gone too: on a whole deal it finds none
+                empty &= np.array([not t.present for t in snap], bool)
+            sure_empty = int(empty.sum())
             if sure_empty >= st.start_note_empty:
                 self.status.notes.append(
                     f"{sure_empty} slots read empty in the first still picture (frame {index}), but the game is "
@@ -1083,6 +1149,92 @@ def beside_board_change(before: np.ndarray, after: np.ndarray, quads: np.ndarray
     if not outside.any():
         return 0.0
     return float(np.mean(np.abs(after - before)[outside] > delta))
+
+
+def follow_shake(before: np.ndarray, quads_before: np.ndarray, quads_after: np.ndarray, width: int,
+                 height: int) -> np.ndarray:
+    """A frame signature (:func:`vision.tracking.frame_signature`, (h, w)
+    float32) of an earlier picture, moved as the slots moved in the picture
+    since: warped by the homography that takes the slots' projected corners
+    then (``quads_before``, (N, 4, 2) px in the ``width`` x ``height`` px
+    picture) to now (``quads_after``), least squares over all corners
+    (``cv2.findHomography``, method 0), borders repeated.  On the bench's
+    recordings the slots move by about 2 px between judged pictures of a
+    camera that only shakes; unmoved, a px-by-px comparison would see every
+    strong edge change.  The signature itself where the slots moved by under
+    0.25 px, or where no homography fits."""
+    a = np.asarray(quads_before, np.float64).reshape(-1, 2)
+    b = np.asarray(quads_after, np.float64).reshape(-1, 2)
+    if a.shape != b.shape or len(a) < 4 or float(np.max(np.abs(a - b))) < 0.25:
+        return before
+    h, w = before.shape
+    scale = np.array([w / float(width), h / float(height)])
+    H, _ = cv2.findHomography(a * scale, b * scale, 0)
+    if H is None or not np.all(np.isfinite(H)):
+        return before
+    return cv2.warpPerspective(before, H, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
+
+def hand_reach(before: np.ndarray, after: np.ndarray, quads: np.ndarray, width: int, height: int,
+               delta: float = 15.0, share: float = 0.25, max_outside: float = 0.5) -> np.ndarray:
+    """Slots that something reaching in from beside the board lies over: a
+    hand held still over the tiles, its fingers read as "no face" rather
+    than as hidden.
+
+    The px that changed between two frame signatures
+    (:func:`vision.tracking.frame_signature`, (h, w) float32) by more than
+    ``delta`` grey levels are split into 8-connected regions
+    (``cv2.connectedComponents``); a region that reaches beyond the slots'
+    outline grown by one tile (where :func:`beside_board_change` looks)
+    came from beside the board, as an arm does.  A tile lifted away changes
+    only its own slot and its shadow, a region inside the board.  Where more
+    than ``max_outside`` of the picture beside the board changed, the camera
+    moved or the light changed (their own rules decide), and no slot is
+    returned.  Bench game 8103 (Word, 30 frames a second): a hand held still
+    for 0.3 s over the top row read three blocked tiles "no face" at
+    0.64-0.85, and three penalties were raised for tiles never touched.
+
+    Args:
+        before, after: signatures of the same size (the last judged picture,
+            this one).
+        quads: (N, 4, 2) float px, the slots' projected faces in the
+            ``width`` x ``height`` px picture.
+        share: a slot counts when at least this share of its face's px lie
+            in such a region.
+
+    Returns:
+        (N,) bool.
+    """
+    q = np.asarray(quads, np.float64).reshape(-1, 4, 2)
+    out = np.zeros(len(q), bool)
+    if len(q) == 0 or before.shape != after.shape:
+        return out
+    h, w = after.shape
+    sx, sy = w / float(width), h / float(height)
+    tile = float(np.median(np.linalg.norm(q[:, 2] - q[:, 0], axis=1)))
+    hull = cv2.convexHull(np.round(q.reshape(-1, 2) * (sx, sy) * 4).astype(np.int32))
+    board = np.zeros((h, w), np.uint8)
+    cv2.fillConvexPoly(board, hull, 1, lineType=cv2.LINE_8, shift=2)
+    r = max(1, int(round(tile * max(sx, sy))))
+    board = cv2.dilate(board, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1)))
+    outside = board == 0
+    changed = np.abs(after.astype(np.float32) - before.astype(np.float32)) > delta
+    if not outside.any() or not changed.any() or float(np.mean(changed[outside])) > max_outside:
+        return out
+    n, labels = cv2.connectedComponents(changed.astype(np.uint8), connectivity=8)
+    reaching = np.zeros(n, bool)
+    reaching[np.unique(labels[changed & outside])] = True
+    reaching[0] = False
+    if not reaching[1:].any():
+        return out
+    reach = reaching[labels]
+    for k in range(len(q)):
+        face = np.zeros((h, w), np.uint8)
+        cv2.fillConvexPoly(face, np.round(q[k] * (sx, sy) * 4).astype(np.int32), 1, lineType=cv2.LINE_8, shift=2)
+        area = int(face.sum())
+        if area and float(reach[face > 0].sum()) >= share * area:
+            out[k] = True
+    return out
 
 
 def light_changed(before: np.ndarray, after: np.ndarray, step: float, share: float = 0.75) -> bool:

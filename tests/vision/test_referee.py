@@ -36,7 +36,9 @@ QUADS = np.array([[[4 + 6 * s[0] + 2 * s[2], 4 + 5 * s[1] - 2 * s[2]],
                    [4 + 6 * s[0] + 2 * s[2], 12 + 5 * s[1] - 2 * s[2]]] for s in LAYOUT.slots], np.float32) / 2
 
 
-def recognition(absent=(), occluded=(), conf=0.95, faces=FACES):
+def recognition(absent=(), occluded=(), conf=0.95, faces=FACES, shift=0):
+    """A reading of LAYOUT (its slots' faces ``shift`` px to the right, as
+    in a picture moved so)."""
     absent = set(absent)
     tiles = []
     for i, s in enumerate(LAYOUT.slots):
@@ -48,7 +50,7 @@ def recognition(absent=(), occluded=(), conf=0.95, faces=FACES):
             tiles.append(SlotState(s, True, None, conf, False, "covered"))
         else:
             tiles.append(SlotState(s, True, faces[i], conf, None, "face"))
-    return Recognition("love", LAYOUT, tuple(tiles), QUADS)
+    return Recognition("love", LAYOUT, tuple(tiles), QUADS + np.float32([shift, 0]))
 
 
 def frame(code, hand=None, shift=0):
@@ -188,8 +190,8 @@ def test_a_hand_resting_for_long_is_judged_around_it_only():
 
 
 def test_a_camera_nudge_is_not_an_event():
-    ref, out = referee({1: recognition()})
-    frames = [frame(1)] * 5 + [frame(1, shift=3)] * 5 + [frame(1, shift=5)] * 5
+    ref, out = referee({1: recognition(), 2: recognition(shift=3), 3: recognition(shift=5)})
+    frames = [frame(1)] * 5 + [frame(2, shift=3)] * 5 + [frame(3, shift=5)] * 5
     play(ref, frames)
     assert out == [] and [e.type for e in ref.events] == ["game_started"]
     assert ref.status.judged == 3
@@ -373,6 +375,87 @@ def test_a_hand_beside_the_board_is_a_change_outside_the_slots_box():
     share = beside_board_change(before, hand, quads, 1280, 720)
     assert 0.04 < share < 0.05                    # 600 px of the ~13,100 beside the slots' outline
     assert beside_board_change(before, hand, np.zeros((0, 4, 2)), 1280, 720) == 0.0
+
+
+def test_a_hand_held_still_over_a_blocked_tile_read_empty_is_no_penalty():
+    # bench game 8103: fingers held still over the top row read as "no face";
+    # three blocked tiles were penalised that no one touched
+    row = Layout("row", ((0, 0, 0), (2, 0, 0), (4, 0, 0), (0, 4, 0), (2, 4, 0), (4, 4, 0)))
+    faces = ["hearts-1", "hearts-2", "hearts-1", "hearts-2", "roses-3", "roses-3"]
+    quads = np.array([[[120 + 15 * x, 50 + 10 * y], [148 + 15 * x, 50 + 10 * y], [148 + 15 * x, 86 + 10 * y],
+                       [120 + 15 * x, 86 + 10 * y]] for x, y, z in row.slots], np.float32)   # a 320 x 180 px picture
+
+    def reading(absent=()):
+        tiles = tuple(SlotState(s, s not in absent, None if s in absent else f, 0.95, None,
+                                "empty" if s in absent else "face") for s, f in zip(row.slots, faces))
+        return Recognition("love", row, tiles, quads)
+
+    def picture(code, arm=False):
+        img = np.full((180, 320, 3), 120, np.uint8)
+        img[30:150, 90:250] = 235                             # the mat
+        for q in quads:
+            x0, y0 = q.min(axis=0).astype(int)
+            img[y0 + 2:y0 + 34, x0 + 2:x0 + 26] = 200          # the faces
+            img[y0 + 10:y0 + 20, x0 + 8:x0 + 18] = 40
+        if arm:
+            img[0:80, 148:178] = (40, 70, 110)                 # an arm from the top edge over (2, 0, 0)
+        img[0, 0] = code
+        return img
+
+    blocked = (2, 0, 0)                                       # pinched between (0, 0, 0) and (4, 0, 0)
+    for share, penalties in ((0.25, []), (0.0, [blocked])):
+        out = []
+        settings = RefereeSettings(motion=MotionSettings(size=(32, 18), settle_frames=3), confirm_s=0.1,
+                                   hand_reach_share=share)
+        ref = Referee("love", row, ["Ada", "Bo"], Script({1: reading(), 2: reading(absent=[blocked])}),
+                      emit=out.append, fps=10.0, settings=settings)
+        play(ref, [picture(1)] * 5 + [picture(2, arm=True)] * 12 + [picture(1)] * 8)
+        assert [tuple(o["slot"]) for o in out if o["type"] == "penalty"] == penalties, share
+    assert ref.status.judged >= 2
+
+
+def test_hand_reach_marks_the_slots_under_an_arm_from_beside_the_board_not_a_lifted_tile():
+    # bench game 8103: a hand held still over the top row read three blocked
+    # tiles "no face", and three penalties were raised for tiles never touched
+    from vision.referee import hand_reach
+    quads = np.array([[[400 + 40 * k, 200], [430 + 40 * k, 200], [430 + 40 * k, 240], [400 + 40 * k, 240]]
+                      for k in range(6)], np.float64)          # a row of 6 faces, 1280 x 720 px (sig x 50-69)
+    before = np.full((90, 160), 128.0, np.float32)
+    # an arm from the picture's top edge down over the faces 3 and 4
+    arm = before.copy()
+    arm[0:30, 65:76] = 60.0
+    assert hand_reach(before, arm, quads, 1280, 720).tolist() == [False, False, False, True, True, False]
+    # a tile lifted away: its face changed, nothing beside the board did
+    lifted = before.copy()
+    lifted[25:30, 55:59] = 200.0
+    assert not hand_reach(before, lifted, quads, 1280, 720).any()
+    # the same with a hand resting on the table away from the board
+    rest = lifted.copy()
+    rest[70:90, 0:30] = 40.0
+    assert not hand_reach(before, rest, quads, 1280, 720).any()
+    # the whole picture changed (the light, a camera moved): left to their rules
+    assert not hand_reach(before, before + 40.0, quads, 1280, 720).any()
+    # a share of the face: an arm over a quarter of face 5 counts, a sliver not
+    edge = before.copy()
+    edge[0:30, 73:75] = 60.0                    # sig x 73-74: face 4 spans x 70-74, face 5 x 75-79
+    assert hand_reach(before, edge, quads, 1280, 720).tolist() == [False] * 4 + [True, False]
+    assert hand_reach(before, edge, quads, 1280, 720, share=0.5).tolist() == [False] * 6
+
+
+def test_follow_shake_moves_an_earlier_signature_as_the_slots_moved():
+    from vision.referee import follow_shake, hand_reach
+    quads = np.array([[[400 + 40 * k, 200], [430 + 40 * k, 200], [430 + 40 * k, 240], [400 + 40 * k, 240]]
+                      for k in range(6)], np.float64)
+    before = np.full((90, 160), 128.0, np.float32)
+    before[10:20, 20:30] = 250.0                  # a marker beside the board
+    before[25:30, 50:54] = 30.0                   # a face
+    after = np.roll(before, 2, axis=1)            # the camera shaken: 16 px to the right in 1280 x 720
+    moved = follow_shake(before, quads, quads + [16.0, 0.0], 1280, 720)
+    assert np.abs(moved - after)[:, 2:].max() < 1e-3
+    # moved, nothing reads as a change reaching in from beside the board
+    assert hand_reach(moved, after, quads + [16.0, 0.0], 1280, 720).sum() == 0
+    # slots that did not move: the signature as it was
+    assert follow_shake(before, quads, quads + 0.1, 1280, 720) is before
 
 
 def test_slot_brightness_and_a_light_change_seen_on_most_slots():
@@ -588,6 +671,28 @@ def test_by_default_the_game_starts_from_the_whole_deal():
     assert [o["type"] for o in out] == ["claim"]
     assert len(ref.events[0].data["slots"]) == 8
     assert ref.tracker.board.present[LAYOUT.slot_index(D)]
+
+
+def test_the_under_way_note_needs_recognize_to_find_the_slots_empty_too():
+    # bench game 8100: the classifier alone read 3 slots of a whole deal empty
+    # (0.68-0.85), and the referee suggested --start-as-found for a game that
+    # had not begun; recognize's reading of the frame found every tile
+    settings = dict(start_note_empty=3)
+    ref, out = referee({1: recognition(absent=[A, C, D])}, **settings)
+    ref.advise = lambda frame: recognition()
+    play(ref, [frame(1)] * 5)
+    assert not any("read empty" in n for n in ref.status.notes)
+    # a game truly under way: both readings find them gone
+    ref, out = referee({1: recognition(absent=[A, C, D])}, **settings)
+    ref.advise = lambda frame: recognition(absent=[A, C, D, E])
+    play(ref, [frame(1)] * 5)
+    assert [n for n in ref.status.notes if "read empty" in n] == [
+        "3 slots read empty in the first still picture (frame 0), but the game is refereed from its whole deal: "
+        "if it was already under way, run again with --start-as-found"]
+    # without recognize's reading, the classifier's alone counts (as before)
+    ref, out = referee({1: recognition(absent=[A, C, D])}, **settings)
+    play(ref, [frame(1)] * 5)
+    assert any(n.startswith("3 slots read empty") for n in ref.status.notes)
 
 
 class Flicker(Script):
