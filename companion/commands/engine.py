@@ -110,13 +110,43 @@ def _layouts_show(args) -> int:
     # Turtle where the built-in one stands)
     where = (f" at half-tile columns {x0}-{x1 - 1} and rows {y0}-{y1 - 1} of its {MAT_HALF_UNITS[0]} x "
              f"{MAT_HALF_UNITS[1]} grid (from its top-left cell)") if len(lay) and rep.buildable else ""
+    off = off_grid_problem(lay) if len(lay) and rep.buildable else None
+    if off:
+        # a break-test's file Turtle moved to x 1003-1032 was "buildable on
+        # the mat at half-tile columns 1003-1032 ... of its 36 x 16 grid",
+        # and recognize then refused it as off the mat
+        where, off = off
     print(f"{lay.name}: {count(len(lay), 'tile')}, {count(lay.depth, 'layer')}, "
           f"{'buildable on the mat' + where if rep.buildable else 'NOT buildable on the mat'}"
           + ("" if rep.playable else " and NOT playable"))
-    for problem in rep.problems:
+    for problem in rep.problems + ((off,) if off else ()):
         print(f"  - {problem}")
     print(_ascii(lay))
     return 0
+
+
+def off_grid_problem(lay) -> tuple[str, str] | None:
+    """Why a layout buildable on the mat (:func:`check_layout`, which judges
+    its box wherever it lies) still cannot be read as it is
+    (``recognize`` and ``referee`` read a file's slots where the file puts
+    them: :func:`companion.layouts.check_on_mat`), for ``layouts show``: the
+    end of its first line and one problem line; None when every slot lies on
+    the mat's :data:`MAT_HALF_UNITS` grid, layers 0 to ``MAT_MAX_LAYERS - 1``.
+
+    Args:
+        lay: a layout with at least one slot.
+    """
+    from companion.layouts import MAT_MAX_LAYERS
+    x0, y0, x1, y1 = lay.bounds()
+    w, h = MAT_HALF_UNITS
+    if x0 < 0 or y0 < 0 or x1 > w or y1 > h:
+        return ", but not where its coordinates put it", (f"its slots lie at half-tile columns {x0} to {x1 - 1} and rows {y0} to {y1 - 1}, off the mat's "
+                f"{w} x {h} grid (columns 0-{w - 1}, rows 0-{h - 1}), where recognize and referee look for "
+                f"them: move its coordinates into the grid (x 0-{w - 2}, y 0-{h - 2})")
+    if lay.depth > MAT_MAX_LAYERS:
+        return ", but too tall for the camera", (f"it stands {lay.depth} layers high, and a camera reads layers 0-{MAT_MAX_LAYERS - 1} only "
+                "(recognize and referee refuse it)")
+    return None
 
 
 #: the widest top view ``layouts show`` draws (half-tile cells a side)

@@ -496,6 +496,38 @@ def test_counts_in_the_output_take_the_right_plural(capsys, tmp_path):
     assert code == 0 and f"{deal}: solvable (1 move, " in out
 
 
+def test_layouts_show_says_when_a_layout_lies_off_the_mats_grid(capsys, tmp_path):
+    # break-test: a Turtle whose file put it at x 1003-1032 was shown "buildable
+    # on the mat at half-tile columns 1003-1032 and rows 500-515 of its 36 x 16
+    # grid", and recognize then refused it as off the mat
+    from companion import codex
+    slots = [list(s) for s in codex.builtin("turtle").slots]
+    far = tmp_path / "far.json"
+    far.write_text(json.dumps({"name": "far", "slots": [[x + 1000, y + 500, z] for x, y, z in slots]}))
+    code, out, _ = run(capsys, "layouts", "show", str(far))
+    lines = out.splitlines()
+    assert code == 0 and lines[0] == "far: 144 tiles, 5 layers, buildable on the mat, but not where its coordinates put it"
+    assert lines[1] == ("  - its slots lie at half-tile columns 1003 to 1032 and rows 500 to 515, off the mat's "
+                        "36 x 16 grid (columns 0-35, rows 0-15), where recognize and referee look for them: "
+                        "move its coordinates into the grid (x 0-34, y 0-14)")
+    neg = tmp_path / "neg.json"
+    neg.write_text(json.dumps({"name": "neg", "slots": [[x - 4, y, z] for x, y, z in slots]}))
+    code, out, _ = run(capsys, "layouts", "show", str(neg))
+    assert code == 0 and "columns -1 to 28 and rows 0 to 15, off the mat's" in out.splitlines()[1]
+    tall = tmp_path / "tall.json"
+    tall.write_text(json.dumps({"name": "tall", "slots": [[0, 0, z] for z in range(18)]}))
+    code, out, _ = run(capsys, "layouts", "show", str(tall))
+    assert out.splitlines()[:2] == ["tall: 18 tiles, 18 layers, buildable on the mat, but too tall for the camera",
+                                    "  - it stands 18 layers high, and a camera reads layers 0-15 only "
+                                    "(recognize and referee refuse it)"]
+    # one on the grid, even against its right edge, is shown where it stands
+    edge = tmp_path / "edge.json"
+    edge.write_text(json.dumps({"name": "edge", "slots": [[x + 3, y, z] for x, y, z in slots]}))
+    code, out, _ = run(capsys, "layouts", "show", str(edge))
+    assert out.splitlines()[0] == ("edge: 144 tiles, 5 layers, buildable on the mat at half-tile columns 6-35 "
+                                   "and rows 0-15 of its 36 x 16 grid (from its top-left cell)")
+
+
 def test_solve_names_layout_files_and_bad_tiles_plainly(capsys, tmp_path):
     lay = tmp_path / "star.layout"
     lay.write_text("kmahjongg-layout-v1.0\n")
