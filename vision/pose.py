@@ -676,6 +676,33 @@ def mirror_hint(image_bgr: np.ndarray, spec: MatSpec, camera: Camera | None = No
             "picture")
 
 
+#: a picture whose shorter side is under this many pixels, and whose mat was
+#: not found, is named as small (:func:`small_picture_hint`): a break-test's
+#: 1280 x 720 photo shrunk to 200 x 112 px (a chat app's preview) read no
+#: marker at all, and was told only "no mat markers found"
+SMALL_PICTURE_PX = 360
+
+
+def small_picture_hint(image_bgr: np.ndarray) -> str:
+    """For a picture in which :func:`estimate_pose` found no mat: ``"; the
+    picture is only W x H px ..."`` when its shorter side is under
+    :data:`SMALL_PICTURE_PX` (a thumbnail, or a preview a chat app sent in
+    place of the photo: the markers may be too few pixels across to read),
+    else ``""``.
+
+    Args:
+        image_bgr: ``(H, W[, C])`` picture (any depth).
+    """
+    shape = np.shape(image_bgr)
+    if len(shape) < 2:
+        return ""
+    h, w = int(shape[0]), int(shape[1])
+    if min(w, h) >= SMALL_PICTURE_PX:
+        return ""
+    return (f"; the picture is only {w} x {h} px, where the mat's markers may be too small to read: give the "
+            "photo at its full size, as taken (not a thumbnail or a preview)")
+
+
 def estimate_pose(image_bgr: np.ndarray, spec: MatSpec, camera: Camera | None = None,
                   min_markers: int = MIN_MARKERS) -> MatPose:
     """Find the mat in an image and the camera's pose relative to it.

@@ -61,9 +61,10 @@ def _recognize(args) -> int:
                         face_reader=reader)
     except MatNotFound as exc:
         from vision.calibration import board_hint
-        from vision.pose import mirror_hint
+        from vision.pose import mirror_hint, small_picture_hint
         from vision.reconstruct import exposure_hint
-        hint = mirror_hint(image, spec, camera) or exposure_hint(image) or board_hint(image)
+        hint = (mirror_hint(image, spec, camera) or exposure_hint(image) or board_hint(image)
+                or small_picture_hint(image))
         if not hint:
             raise
         raise MatNotFound(f"{exc}{hint}") from None

@@ -560,13 +560,13 @@ def _mirror_hint(frame, spec, camera) -> str:
     for the last frame read (or ""), so that a recording whose mat is never
     found says when it looks mirrored (a phone's front camera or a video
     call; a break-test's mirrored recording got only "the mat was not
-    found"), very dark or mostly white."""
+    found"), very dark or mostly white, or small (``vision.pose.small_picture_hint``)."""
     if frame is None:
         return ""
-    from vision.pose import mirror_hint
+    from vision.pose import mirror_hint, small_picture_hint
     from vision.reconstruct import exposure_hint
     try:
-        return mirror_hint(frame, spec, camera) or exposure_hint(frame)
+        return mirror_hint(frame, spec, camera) or exposure_hint(frame) or small_picture_hint(frame)
     except Exception:       # a hint, never a failure of its own
         return ""
 

@@ -330,9 +330,10 @@ def _find_mat(args: argparse.Namespace) -> int:
         pose = estimate_pose(img, spec, camera)
     except MatNotFound as exc:
         from vision.calibration import board_hint
-        from vision.pose import mirror_hint
+        from vision.pose import mirror_hint, small_picture_hint
         from vision.reconstruct import exposure_hint
-        hint = mirror_hint(img, spec, camera) or exposure_hint(img) or board_hint(img)
+        hint = (mirror_hint(img, spec, camera) or exposure_hint(img) or board_hint(img)
+                or small_picture_hint(img))
         if not hint:
             raise
         raise MatNotFound(f"{exc}{hint}") from None

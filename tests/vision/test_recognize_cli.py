@@ -175,6 +175,34 @@ def test_a_mirrored_photo_is_named_as_mirrored(tmp_path, capsys):
     assert code == 3 and "mirrored" not in err
 
 
+def test_a_photo_too_small_for_the_markers_is_named_as_small(tmp_path, capsys):
+    # break-test: a 1280 x 720 photo shrunk to 200 x 112 px (a chat app's
+    # preview) was told only "no mat markers found in the image (0 of 12)"
+    from companion import codex
+    from vision.synth import SceneSpec, render_scene
+
+    scene = render_scene(SceneSpec("love", codex.builtin("sprint-2layer"), tilt_deg=(20, 20)),
+                         np.random.default_rng(3))
+    small = tmp_path / "small.png"
+    cv2.imwrite(str(small), cv2.resize(scene.image, (160, 90), interpolation=cv2.INTER_AREA))
+    for argv in (["recognize", str(small), "--variant", "love", "--layout", "sprint-2layer", "--json"],
+                 ["find-mat", str(small)]):
+        code, out, err = run(argv, capsys)
+        assert code == 3 and out == "" and len(err.strip().splitlines()) == 1
+        assert err.endswith(": no mat markers found in the image (0 of 12); the picture is only 160 x 90 px, where "
+                            "the mat's markers may be too small to read: give the photo at its full size, as taken "
+                            "(not a thumbnail or a preview)\n"), err
+    # a picture of ordinary size without the mat is not called small
+    other = tmp_path / "table.png"
+    cv2.imwrite(str(other), np.full((480, 640, 3), 120, np.uint8))
+    code, out, err = run(["find-mat", str(other)], capsys)
+    assert code == 3 and "too small" not in err and "px" not in err
+    # and the same photo at 640 x 360 is read
+    cv2.imwrite(str(small), cv2.resize(scene.image, (640, 360), interpolation=cv2.INTER_AREA))
+    code, out, err = run(["find-mat", str(small)], capsys)
+    assert code == 0, err
+
+
 def test_json_shape_on_a_rendered_scene(tmp_path, capsys):
     from companion import codex
     from vision.synth import SceneSpec, render_scene
