@@ -74,7 +74,13 @@ def read_layout_file(path: str | os.PathLike, map_name: str | None = None) -> La
     source = os.fspath(path)
     raw = read_input_bytes(source, "layout file")
     try:
-        text = raw.decode("utf-8-sig")
+        if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
+            # UTF-16 with its byte order mark, as Windows Notepad saves
+            # "Unicode" (a break-test's such .layout was refused as "first
+            # line '\xff\xfek\x00m\x00...' is not 'kmahjongg-layout-v1.0'")
+            text = raw.decode("utf-16").lstrip("\ufeff")
+        else:
+            text = raw.decode("utf-8-sig")
     except UnicodeDecodeError:
         # an older file in a one-byte encoding (a Latin-1 comment or name): the
         # layout itself is ASCII, and a file that is no layout at all is still

@@ -341,6 +341,23 @@ class TestLoadLayout:
         with pytest.raises(BadInput, match=r"bin\.layout:2: "):
             load_layout(str(p))
 
+    @pytest.mark.parametrize("codec", ["utf-16", "utf-16-le", "utf-16-be"])
+    def test_utf16_with_its_byte_order_mark(self, tmp_path, codec):
+        # break-test: a .layout saved by Windows Notepad as "Unicode" was
+        # refused as "first line '\xff\xfek\x00m\x00...' is not ..."
+        bom = "" if codec == "utf-16" else "\ufeff"        # Python's "utf-16" writes its own
+        want = parse_kmahjongg(SMALL, "small.layout").slots
+        p = tmp_path / "small.layout"
+        p.write_bytes((bom + SMALL.replace("\n", "\r\n")).encode(codec))
+        assert load_layout(str(p)).slots == want
+        j = tmp_path / "small.json"
+        j.write_bytes((bom + json.dumps({"name": "small", "slots": [list(x) for x in want]})).encode(codec))
+        assert load_layout(str(j)).slots == want
+        m = tmp_path / "m.map"
+        m.write_bytes((bom + MAP.replace('<?xml version="1.0"?>', '<?xml version="1.0" encoding="UTF-16"?>'))
+                      .encode(codec))
+        assert load_layout(str(m), "tiny bridge").slots == parse_gnome_map(MAP, "m.map", "tiny bridge").slots
+
 
 # --------------------------------------------------------------------------- the corpus
 
