@@ -309,15 +309,13 @@ def check_on_mat(layout: Layout) -> None:
     :data:`MAT_HALF_UNITS` half-tile units (x from 0 to 34, y from 0 to 14;
     ../shared/CONTRACT.md, "Physical standard"), one with a slot below
     the mat or above layer ``MAT_MAX_LAYERS - 1``, or one no table can
-    hold: a slot given twice, two tiles overlapping on one layer, or a tile
-    above layer 0 with no tile of the layer below under any part of it (it
-    would hang in the air: GNOME's Ziggurat bridges its middle that way).  An
-    odd count, or a tile resting on part of the one below, can stand, and
-    some KMahjongg and GNOME layouts have the latter.
+    hold: a slot given twice, or two tiles overlapping on one layer (an odd
+    count, or a tile resting on part of the one below, can stand, and some
+    KMahjongg and GNOME layouts have the latter).
 
     Raises:
         BadInput: one line naming the layout and the first slot off the grid
-            (or the two slots that overlap, or the first tile resting on nothing).
+            (or the two slots that overlap).
     """
     if not layout.slots:
         raise BadInput(f"layout {layout.name!r} has no slots")
@@ -340,27 +338,6 @@ def check_on_mat(layout: Layout) -> None:
         a, b = clash
         raise BadInput(f"layout {layout.name!r} cannot stand on the mat: tiles ({a.x}, {a.y}, {a.z}) and "
                        f"({b.x}, {b.y}, {b.z}) overlap on layer {a.z}")
-    hanging = _resting_on_nothing(layout.slots)
-    if hanging is not None:
-        # a break-test's photo of GNOME's Ziggurat (a bridge of layer-3 tiles
-        # over empty cells) was read with those tiles standing, on nothing
-        s = hanging
-        raise BadInput(f"layout {layout.name!r} cannot stand on the mat: tile ({s.x}, {s.y}, {s.z}) would rest on "
-                       f"nothing (no tile of layer {s.z - 1} lies under any part of it)")
-
-
-def _resting_on_nothing(slots) -> Slot | None:
-    """The first of ``slots`` above layer 0 that no tile of the layer below
-    overlaps at all (``|dx| < 2`` and ``|dy| < 2``), or None."""
-    by_layer: dict[int, set[tuple[int, int]]] = {}
-    for s in slots:
-        by_layer.setdefault(s.z, set()).add((s.x, s.y))
-    for s in slots:
-        if s.z > 0:
-            below = by_layer.get(s.z - 1, set())
-            if not any((s.x + dx, s.y + dy) in below for dx in (-1, 0, 1) for dy in (-1, 0, 1)):
-                return s
-    return None
 
 
 def shifted_to_origin(layout: Layout) -> Layout:
