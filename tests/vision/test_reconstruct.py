@@ -954,6 +954,28 @@ def test_tiles_where_the_layout_has_no_slot_are_advised_on():
     assert stray_tiles(scene.image, "love", right, MatSpec.default(), rec.pose, TileClassifier()) == 0
 
 
+def test_a_layout_one_tile_off_the_board_is_advised_on_before_a_hand():
+    # a break-test read the built-in Turtle with KMahjongg's default.layout
+    # (the same Turtle one tile to the left): 80-116 of 144 tiles read
+    # present, with advice on a hand over the board at most; its edge slots
+    # fall beside the tiles and read hidden, and the tiles off its slots show
+    from companion import codex
+    from companion.layouts import Layout, Slot
+    from vision.reconstruct import STRAY_MIN, recognize
+    from vision.synth import SceneSpec, render_scene
+
+    turtle = codex.builtin("turtle")
+    off = Layout("turtle-off", tuple(Slot(s.x - 2, s.y, s.z) for s in turtle.slots))
+    scene = render_scene(SceneSpec("love", turtle, n_removed=20, tilt_deg=(10, 35)), np.random.default_rng(0))
+    rec = recognize(scene.image, "love", off)
+    assert sum(t.present for t in rec.tiles) >= 0.4 * len(off.slots)       # the old trigger never fired
+    assert rec.advice[0].startswith("faces found on ") and rec.advice[0].endswith(
+        " mat cells where layout 'turtle-off' has no slot: check --layout (and --mat)")
+    assert int(rec.advice[0].split()[3]) >= STRAY_MIN
+    assert "a hand over the board" in rec.advice[1]
+    assert not any("has no slot" in a for a in recognize(scene.image, "love", turtle).advice)
+
+
 def test_a_tilted_camera_looking_straight_down_on_some_stacks_is_advised_to_tilt_further():
     # tilted 13 degrees, the camera still looks straight down on part of the
     # Turtle: "nearly overhead" would be wrong, "tilt further" is the advice
