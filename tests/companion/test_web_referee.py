@@ -527,7 +527,19 @@ def test_console_panel_and_forms(client, referee, mini_game):
         assert form in html, form
     assert html.count('name="csrf_token"') >= 6
     panel = client.get("/referee/panel?game=g1").get_data(as_text=True)
-    assert "Ledger of g1" in panel and "Ben to play" in panel
+    assert "Ledger of g1" in panel and "<bdi>Ben</bdi> to play" in panel
+
+
+def test_the_panel_isolates_right_to_left_names(client, referee, web_ledger):
+    # a right-to-left name set in plain text took the colon and the score
+    # after it into its own run: the chip read "10,600 :محمد" on the console
+    # (the players' page already isolates names in <bdi>)
+    start_mini(web_ledger, players=("محمد عبد الرحمن", "Ben"))
+    referee.login()
+    panel = client.get("/referee/panel?game=g1").get_data(as_text=True)
+    assert "<bdi>محمد عبد الرحمن</bdi>: <strong>10,000</strong>" in panel
+    assert "<bdi>Ben</bdi>: <strong>10,000</strong>" in panel
+    assert "<bdi>محمد عبد الرحمن</bdi> to play" in panel
 
 
 def test_plain_form_error_is_flashed(client, referee, mini_game):
