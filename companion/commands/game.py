@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import io
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -413,15 +414,28 @@ def _start(args) -> int:
     data = G.start_data(args.variant, args.mode, layout, faces, players, seed, opts)
     t = args.t if args.t is not None else time.time()
     gid = None if args.game is None else G.check_game_id(args.game)      # before the ledger is opened
-    from companion.commands.paths import make_parent_folder
+    from companion.commands.paths import make_parent_folder, missing_folders, remove_if_empty, remove_new_ledger
+    made_folders = missing_folders(args.ledger)
     make_parent_folder("--ledger", args.ledger)      # a new ledger's folder is made, as for every output
-    with Ledger(args.ledger) as led:
-        level = data.get("options", {}).get("level") if args.mode == "scholars-path" else None
-        past = [led.events(g["game_id"]) for g in led.games()] if level is not None and len(players) == 1 else None
-        # the id picked (or a given one checked) as the event is written: two
-        # starts at once never share a game
-        ev = led.append(gid, "game_started", data, None, t)
-        evs = led.events(ev.game_id)
+    new_ledger = not os.path.lexists(args.ledger)
+    try:
+        with Ledger(args.ledger) as led:
+            level = data.get("options", {}).get("level") if args.mode == "scholars-path" else None
+            past = ([led.events(g["game_id"]) for g in led.games()]
+                    if level is not None and len(players) == 1 else None)
+            # the id picked (or a given one checked) as the event is written: two
+            # starts at once never share a game
+            ev = led.append(gid, "game_started", data, None, t)
+            evs = led.events(ev.game_id)
+    except BadInput:
+        if new_ledger:
+            # SQLite made the file, then could not write it (a full disk): a
+            # start that fails leaves no empty or half-made ledger behind
+            # (nor the folders made for it), as `referee --ledger` and `serve`
+            remove_new_ledger(Path(args.ledger))
+            for folder in made_folders:
+                remove_if_empty(folder)
+        raise
     _note_sprint_layout(args.variant, args.mode, layout)        # once started: a refusal stays one line
     if past is not None:
         nxt = G.campaign_progress(past, players[0])["next_level"]

@@ -87,6 +87,37 @@ def make_parent_folder(option: str, out: str) -> None:
         raise BadInput(f"cannot write {out}: {exc.strerror or exc}") from None
 
 
+def remove_new_ledger(path: Path) -> None:
+    """Remove a ledger file this run created and wrote no event to, with SQLite's side files."""
+    for name in (str(path),) + tuple(str(path) + side for side in SQLITE_SIDECARS):
+        try:
+            os.unlink(name)
+        except OSError:
+            pass
+
+
+def missing_folders(out: str) -> list[Path]:
+    """The folders on the way to output file ``out`` that do not exist yet
+    (deepest first), which :func:`make_parent_folder` is about to make: a
+    run that fails before writing ``out`` removes them again when empty (a break-test's runs that found no mat, or were
+    stopped before any event, left ``new/folder/`` behind, empty)."""
+    out_path = Path(out)
+    missing = []
+    for folder in out_path.parents:
+        if os.path.lexists(folder) or str(folder) in ("", "."):
+            break
+        missing.append(folder)
+    return missing
+
+
+def remove_if_empty(folder: Path) -> None:
+    """Remove ``folder`` if it exists and is empty (no error otherwise)."""
+    try:
+        folder.rmdir()
+    except OSError:
+        pass
+
+
 def check_writable(option: str, out: str, plain_file: bool = False) -> None:
     """Refuse an output file that cannot be written, without creating it or
     changing it: an existing file is opened for appending (which writes

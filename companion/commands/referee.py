@@ -26,8 +26,8 @@ import threading
 import time
 from pathlib import Path
 
-from companion.commands.paths import (check_writable, make_parent_folder, refuse_ledger_files,
-                                      refuse_overwriting_inputs)
+from companion.commands.paths import (check_writable, make_parent_folder, missing_folders, refuse_ledger_files,
+                                      refuse_overwriting_inputs, remove_if_empty, remove_new_ledger)
 from companion.errors import BadInput, Interrupted, WrongTileSet
 from companion.wording import count
 from companion.tiles import VARIANTS
@@ -534,17 +534,17 @@ def run_referee(args, source, on_event=None, on_start=None, require_output: bool
         for f in opened:
             f.close()
         if not kept and made_evidence is not None:
-            _remove_if_empty(made_evidence)   # a failed run leaves no empty evidence folder behind
+            remove_if_empty(made_evidence)   # a failed run leaves no empty evidence folder behind
         if ledger is not None:
             empty = not kept and made_ledger is not None and not _moves_recorded(ledger, game_id)
             ledger.close()
             if empty:
-                _remove_new_ledger(made_ledger)   # a failed run leaves no empty ledger behind
+                remove_new_ledger(made_ledger)   # a failed run leaves no empty ledger behind
         elif made_ledger is not None and not kept:
-            _remove_new_ledger(made_ledger)       # SQLite made the file, then could not set it up
+            remove_new_ledger(made_ledger)       # SQLite made the file, then could not set it up
         if not kept:
             for folder in sorted(made_folders, key=lambda f: len(f.parts), reverse=True):
-                _remove_if_empty(folder)          # (deepest first) nor the empty folders made for them
+                remove_if_empty(folder)          # (deepest first) nor the empty folders made for them
     if cut is not None:
         raise cut
     return {"frames": frames, "seconds": elapsed, "fps": frames / max(1e-9, elapsed),
@@ -580,38 +580,6 @@ def _moves_recorded(ledger, game_id: str | None) -> bool:
     break-test's Ctrl+C 18 frames into a video left such a ledger behind).
     Another process's game in it keeps it."""
     return any(e.type != "game_started" or e.game_id != game_id for e in ledger.events())
-
-
-def _remove_new_ledger(path: Path) -> None:
-    """Remove a ledger file this run created and wrote no event to, with SQLite's side files."""
-    for name in (str(path), str(path) + "-journal", str(path) + "-wal", str(path) + "-shm"):
-        try:
-            os.unlink(name)
-        except OSError:
-            pass
-
-
-def missing_folders(out: str) -> list[Path]:
-    """The folders on the way to output file ``out`` that do not exist yet
-    (deepest first), which :func:`companion.commands.paths.make_parent_folder`
-    is about to make: a run that fails before writing ``out`` removes them
-    again when empty (a break-test's runs that found no mat, or were
-    stopped before any event, left ``new/folder/`` behind, empty)."""
-    out_path = Path(out)
-    missing = []
-    for folder in out_path.parents:
-        if os.path.lexists(folder) or str(folder) in ("", "."):
-            break
-        missing.append(folder)
-    return missing
-
-
-def _remove_if_empty(folder: Path) -> None:
-    """Remove ``folder`` if it exists and is empty (no error otherwise)."""
-    try:
-        folder.rmdir()
-    except OSError:
-        pass
 
 
 def _check_outputs(args) -> None:

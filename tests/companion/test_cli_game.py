@@ -792,3 +792,50 @@ def test_cli_a_move_past_the_countdown_shows_the_end_it_recorded(tmp_path, capsy
     code, out, err = run(capsys, "game", "pass", *L, "--player", "Ann", "--t", 41)      # already over: nothing new
     assert code == 2 and out == "" and err == "companion game: the game has ended (time-up)\n"
     assert [e["type"] if isinstance(e, dict) else e.type for e in events(L[1])] == ["game_started", "game_ended"]
+
+
+@pytest.mark.parametrize("fails", ["schema", "event"])
+def test_a_start_on_a_full_disk_says_so_and_leaves_no_file_nor_folder(tmp_path, capsys, monkeypatch, fails):
+    # a break-test's `game start` on a full 64 KB disk: one line, exit 2, but
+    # an empty (or half-made, without its triggers) ledger left behind, its
+    # -wal and -shm beside it, though the move "wrote nothing"
+    import sqlite3
+    import companion.ledger
+    from companion.errors import BadInput
+
+    def full(*a, **k):
+        exc = sqlite3.OperationalError("database or disk is full")
+        exc.sqlite_errorcode = sqlite3.SQLITE_FULL
+        raise exc
+
+    if fails == "schema":
+        real = companion.ledger.init_db
+
+        class DiskFull:
+            executescript = execute = staticmethod(full)
+        monkeypatch.setattr(companion.ledger, "init_db", lambda conn: real(DiskFull()))
+    else:
+        def append(self, *a, **k):
+            raise BadInput("cannot write the ledger: the disk is full (database or disk is full)")
+        monkeypatch.setattr(companion.ledger.Ledger, "append", append)
+    deal = write_deal(tmp_path / "deal.json", "love", ["hearts-5"] * 2)
+    led = tmp_path / "club" / "night" / "ledger.db"
+    code, out, err = run(capsys, "game", "start", "--ledger", led, "--variant", "love", "--mode", "sprint",
+                         "--deal", deal, "--players", "Ann,Ben", "--t", 0)
+    assert (code, out) == (2, "")
+    assert err.splitlines() == ["companion game: cannot write the ledger: the disk is full (database or disk is full)"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["deal.json"]
+
+
+def test_a_failed_start_on_an_existing_ledger_keeps_it(love, capsys, monkeypatch):
+    # (only a ledger the start itself made is removed)
+    import companion.ledger
+    from companion.errors import BadInput
+
+    def append(self, *a, **k):
+        raise BadInput("cannot write the ledger: the disk is full (database or disk is full)")
+    monkeypatch.setattr(companion.ledger.Ledger, "append", append)
+    code, _, _ = run(capsys, "game", "start", "--ledger", love, "--variant", "love", "--mode", "sprint",
+                     "--layout", "turtle", "--seed", 1, "--players", "Cy,Di", "--t", 1)
+    monkeypatch.undo()
+    assert code == 2 and [e.type for e in events(love)] == ["game_started"]
