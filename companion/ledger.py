@@ -266,6 +266,23 @@ def _open_read_only(p: Path) -> sqlite3.Connection:
     return _connect(uri + params, p, setup, uri=True, note=" (read-only)")[0]
 
 
+def disk_trouble(exc: sqlite3.Error) -> str | None:
+    """SQLite's error ``exc`` in words when the disk let it down (None for
+    any other error): a full disk (``SQLITE_FULL``; on a full disk a WAL
+    database's ``-shm`` cannot grow either, ``SQLITE_IOERR_SHMSIZE``, which
+    SQLite words only as "disk I/O error"), or another read or write the
+    disk refused (``SQLITE_IOERR``).  A break-test's ledger on a full disk
+    was called "not a companion ledger: disk I/O error"."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    if code is None:
+        return None
+    if code in (sqlite3.SQLITE_FULL, sqlite3.SQLITE_IOERR_SHMSIZE):
+        return f"the disk is full ({exc})"
+    if code & 0xFF == sqlite3.SQLITE_IOERR:
+        return f"the disk could not be read or written ({exc})"
+    return None
+
+
 def _connect(target: str, path, setup, uri: bool = False, note: str = ""):
     """``(connection, setup(connection))`` for the SQLite file or URI
     ``target``; an SQLite error on the way, or a :class:`BadInput` from
@@ -282,7 +299,7 @@ def _connect(target: str, path, setup, uri: bool = False, note: str = ""):
         return conn, setup(conn)
     except sqlite3.Error as exc:
         conn.close()
-        raise BadInput(f"cannot open ledger {path}{note}: {exc}") from None
+        raise BadInput(f"cannot open ledger {path}{note}: {disk_trouble(exc) or exc}") from None
     except BadInput:
         conn.close()
         raise
@@ -363,8 +380,9 @@ def init_db(conn: sqlite3.Connection) -> int:
             conn.executescript(sql)
         cols = [r[1] for r in conn.execute("PRAGMA table_info(events)")]
     except sqlite3.Error as exc:
-        if getattr(exc, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL:
-            raise BadInput(f"cannot write the ledger: the disk is full ({exc})") from None
+        trouble = disk_trouble(exc)
+        if trouble is not None:
+            raise BadInput(f"cannot write the ledger: {trouble}") from None
         raise BadInput(f"not a companion ledger: {exc}") from None
     if cols[:6] != LEDGER_COLUMNS:
         raise BadInput(f"not a companion ledger: table events has columns {cols}")
@@ -537,7 +555,7 @@ class Ledger:
                     why = read_only_why(self.path) or "its file or its folder cannot be written"
                     raise BadInput(f"cannot write to the ledger {self.path}: it can only be read here ({why}); "
                                    "nothing was written") from None
-                raise BadInput(f"cannot write to the ledger {self.path}: {exc}") from None
+                raise BadInput(f"cannot write to the ledger {self.path}: {disk_trouble(exc) or exc}") from None
         return Event(eid, game_id, type, json.loads(text), None if ref is None else int(ref), t)
 
     # ------------------------------------------------------------------ reading

@@ -103,6 +103,50 @@ def test_not_a_ledger(tmp_path):
         Ledger(other)
 
 
+def _sqlite_error(text, code):
+    exc = sqlite3.OperationalError(text)
+    exc.sqlite_errorcode = code
+    return exc
+
+
+@pytest.mark.parametrize("text, code, words", [
+    ("database or disk is full", sqlite3.SQLITE_FULL, "the disk is full (database or disk is full)"),
+    # on a full disk the -shm of a WAL database cannot grow: SQLite says only "disk I/O error"
+    ("disk I/O error", sqlite3.SQLITE_IOERR_SHMSIZE, "the disk is full (disk I/O error)"),
+    ("disk I/O error", sqlite3.SQLITE_IOERR_WRITE, "the disk could not be read or written (disk I/O error)"),
+])
+def test_a_disk_that_fails_is_named_not_the_ledger(tmp_path, monkeypatch, text, code, words):
+    # a break-test's new ledger on a nearly full disk: "not a companion
+    # ledger: disk I/O error"; an existing one there: "cannot open ledger
+    # ...: disk I/O error"
+    import companion.ledger
+    real = companion.ledger.init_db
+
+    class Failing:
+        def executescript(self, sql):
+            raise _sqlite_error(text, code)
+        execute = executescript
+    monkeypatch.setattr(companion.ledger, "init_db", lambda conn: real(Failing()))
+    with pytest.raises(BadInput) as got:
+        Ledger(tmp_path / "new.db")
+    assert str(got.value) == f"cannot write the ledger: {words}"
+    monkeypatch.undo()
+    with Ledger(tmp_path / "old.db") as led:
+        start(led)
+
+    def setup(conn):
+        raise _sqlite_error(text, code)
+    with pytest.raises(BadInput) as got:
+        companion.ledger._connect(str(tmp_path / "old.db"), tmp_path / "old.db", setup)
+    assert str(got.value) == f"cannot open ledger {tmp_path / 'old.db'}: {words}"
+
+
+def test_other_sqlite_errors_are_not_called_the_disk_s():
+    from companion.ledger import disk_trouble
+    assert disk_trouble(_sqlite_error("file is not a database", sqlite3.SQLITE_NOTADB)) is None
+    assert disk_trouble(sqlite3.OperationalError("no code")) is None
+
+
 def test_exports(tmp_path):
     with Ledger(tmp_path / "l.db") as led:
         start(led)
