@@ -218,6 +218,33 @@ def test_a_ledger_lost_under_the_server_turns_the_page_off_and_says_why(served, 
     _shot(page, artifacts, "ledger-lost.png")
 
 
+def test_a_page_waiting_for_the_first_game_is_live_and_shows_it_when_it_starts(tmp_path, phone):
+    # (break-test) before the first game the page said "not live" in red and
+    # "no game yet: the referee has not started one The scores below may be
+    # out of date." over a page without scores, and asked for the state
+    # again and again, though its stream was open and brought the game
+    from companion.web.serve import start_server
+    path = tmp_path / "ledger.db"
+    Ledger(path).close()
+    srv = start_server({"LEDGER": str(path), "REFEREE_PIN": "123456"}, "127.0.0.1", 0)
+    try:
+        page = phone.new_page()
+        states: list[str] = []
+        page.on("request", lambda r: states.append(r.url) if "/api/state" in r.url else None)
+        page.goto(srv.url)
+        page.wait_for_selector("#live.on", timeout=10_000)
+        page.wait_for_timeout(4_000)        # (a failed state was asked for again 3 s later)
+        assert page.inner_text("#live .live-text") == "live" and page.is_hidden("#trouble")
+        assert "Waiting for the referee to start a game" in page.inner_text("body")
+        assert len(states) == 1
+        with Ledger(path) as led:
+            start_mini(led)
+        page.wait_for_selector('#status:has-text("Ann to play")', timeout=5_000)
+        assert page.locator(".player").count() == 2 and page.is_hidden("#trouble")
+    finally:
+        srv.stop()
+
+
 def test_a_state_that_could_not_be_fetched_is_asked_for_again(served, phone):
     # (break-test, session 36) one failed fetch of /api/state (a Wi-Fi blip)
     # while the stream stayed open left the page "not live" with the old

@@ -194,8 +194,13 @@
         again = false;
         const q = game && !follow ? "?game=" + encodeURIComponent(game) : "";
         const res = await fetch(app.dataset.stateUrl + q, { headers: { Accept: "application/json" }, cache: "no-store" });
-        trouble(res.ok ? "" : await problem(res));
-        if (!res.ok) retryLater();
+        // no game yet (404 while following the latest game, none shown): the
+        // page waits for the first, which its stream brings; that is no
+        // trouble (the page said "not live" and that scores it had not
+        // shown "may be out of date", and asked again and again)
+        const waiting = res.status === 404 && follow && !state;
+        trouble(res.ok || waiting ? "" : await problem(res));
+        if (!res.ok && !waiting) retryLater();
         if (res.ok) {
           retryWait = 3000;
           state = await res.json();
