@@ -440,6 +440,31 @@ def test_console_undo_names_the_move_it_takes_back_as_the_game_goes_on(served, p
     assert errors == []
 
 
+def test_console_end_game_asks_why_before_it_ends_anything(served, phone):
+    # the reason list began with "abandoned" (no end scoring, no winner): a
+    # referee who pressed End game without looking ended the game so
+    srv, path = served
+    page, errors = _console(phone, srv)
+    dialogs: list[str] = []
+    page.on("dialog", lambda d: (dialogs.append(d.message), d.accept()))
+    page.click("form[action$='/end'] button")
+    page.wait_for_timeout(500)
+    assert dialogs == [] and not page.eval_on_selector("form[action$='/end'] select", "s => s.validity.valid")
+    with Ledger(path) as led:
+        assert [e.type for e in led.events("g1")][-1] != "game_ended"
+    page.select_option("form[action$='/end'] select", "abandoned")
+    page.click("form[action$='/end'] button")
+    for _ in range(50):                       # (the console reloads once the game has ended)
+        with Ledger(path) as led:
+            last = led.events("g1")[-1]
+        if last.type == "game_ended":
+            break
+        time.sleep(0.1)
+    assert dialogs and dialogs[0].startswith("End g1 now?")
+    assert last.type == "game_ended" and last.data["reason"] == "abandoned"
+    assert errors == []
+
+
 def test_console_tiles_of_a_move_are_tapped_on_its_board(served, phone, artifacts):
     from playwright.sync_api import expect
     # the referee once had to type "x,y,z x,y,z" read off the players' page:

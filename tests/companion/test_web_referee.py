@@ -528,6 +528,11 @@ def test_console_panel_and_forms(client, referee, mini_game):
     assert html.count('name="csrf_token"') >= 6
     panel = client.get("/referee/panel?game=g1").get_data(as_text=True)
     assert "Ledger of g1" in panel and "<bdi>Ben</bdi> to play" in panel
+    # ending a game asks why: no reason is chosen for the referee (the list
+    # began with "abandoned", which ends with no end scoring and no winner)
+    assert ('<select name="reason" aria-label="End reason" required><option value="" disabled selected>'
+            'why it ends…</option><option>abandoned</option><option>no-moves</option><option>time-up</option>'
+            '</select>') in html
 
 
 def test_the_panel_isolates_right_to_left_names(client, referee, web_ledger):
