@@ -11,6 +11,8 @@ connection for as long as the app runs.
 
 from __future__ import annotations
 
+import time
+
 import click
 from flask import Flask, current_app, g
 from flask.cli import with_appcontext
@@ -63,17 +65,34 @@ UNAVAILABLE = ("The scoreboard cannot read the game just now: ask whoever runs i
                "message on its terminal.")
 
 
+#: the app's extensions key of ``(line, monotonic s)``: the last line
+#: :func:`ledger_unavailable` printed, and when
+UNAVAILABLE_LOGGED_KEY = "companion.unavailable-logged"
+#: the same line is printed again only after this many seconds (one phone
+#: page asks every few seconds: a break-test's terminal got 4 alike lines in
+#: 6 s, and one open page would fill it)
+UNAVAILABLE_REPEAT_S = 60.0
+#: the clock those seconds are read on (a test replaces it)
+_clock = time.monotonic
+
+
 def ledger_unavailable(exc: BaseException):
-    """Log why the ledger cannot be read (one line on the server's stderr)
-    and answer 503 with :data:`UNAVAILABLE`: a fault of the server, not of
-    the request.
+    """Log why the ledger cannot be read (one line on the server's stderr,
+    the same line at most once in :data:`UNAVAILABLE_REPEAT_S` seconds) and
+    answer 503 with :data:`UNAVAILABLE`: a fault of the server, not of the
+    request.
 
     Raises:
         werkzeug.exceptions.ServiceUnavailable: always.
     """
     from flask import abort
     import sys
-    print(f"companion serve: cannot read the ledger: {' '.join(str(exc).split())}", file=sys.stderr, flush=True)
+    line = f"companion serve: cannot read the ledger: {' '.join(str(exc).split())}"
+    now = _clock()
+    last = current_app.extensions.get(UNAVAILABLE_LOGGED_KEY)
+    if last is None or last[0] != line or now - last[1] >= UNAVAILABLE_REPEAT_S:
+        current_app.extensions[UNAVAILABLE_LOGGED_KEY] = (line, now)
+        print(line, file=sys.stderr, flush=True)
     abort(503, description=UNAVAILABLE)
 
 

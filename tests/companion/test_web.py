@@ -551,6 +551,27 @@ def test_a_ledger_deleted_or_replaced_under_the_server_is_503_not_a_new_empty_on
     assert f"companion serve: cannot read the ledger: {path} was deleted or replaced while the scoreboard ran" in err
 
 
+def test_the_terminal_gets_the_same_unreadable_ledger_line_once_a_minute(client, app, mini_game, capsys,
+                                                                        monkeypatch):
+    # a break-test's terminal got the line once per refused request: 4 alike
+    # lines in 6 s with one phone page open
+    import companion.web.db as db
+    path = Path(app.config["LEDGER"])
+    assert client.get("/api/state").status_code == 200
+    for suffix in ("", "-wal", "-shm"):
+        Path(str(path) + suffix).unlink(missing_ok=True)
+    clock = [1000.0]
+    monkeypatch.setattr(db, "_clock", lambda: clock[0])
+    for _ in range(4):
+        assert client.get("/api/state").status_code == 503
+        clock[0] += 2.0
+    line = f"companion serve: cannot read the ledger: {path} was deleted or replaced while the scoreboard ran"
+    assert capsys.readouterr().err.count(line) == 1
+    clock[0] += db.UNAVAILABLE_REPEAT_S
+    assert client.get("/api/state").status_code == 503
+    assert capsys.readouterr().err.count(line) == 1            # a minute on: said again
+
+
 def test_a_ledger_deleted_before_the_first_request_is_503_too(tmp_path, capsys):
     # the file's identity was taken at the first request: a ledger deleted
     # between "companion serve" starting and the first phone got a new,
