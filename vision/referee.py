@@ -618,8 +618,14 @@ class Referee:
                 if int(gone_crowd.sum()) <= self._move_max:
                     crowd &= ~gone_crowd
             # slots under something reaching in from beside the board (a
-            # hand held still, its fingers read as "no face"): hidden too
-            newly |= self._hand_over(frame, rec) & self._baseline
+            # hand held still, its fingers read as "no face"): hidden too,
+            # unless a standing tile's face is read there (fingertips of a
+            # hand resting by the board, on the edge of its outer tiles: a
+            # face read is no false "gone", and refusing every picture while
+            # the hand stays would hold a claim back ``stuck_s`` and lose a
+            # blocked tile lifted and put back meanwhile)
+            newly |= self._hand_over(frame, rec) & self._baseline \
+                & ~(np.asarray(obs.known, bool) & np.asarray(obs.present, bool))
             if int(newly.sum()) > self.settings.max_hidden or int(crowd.sum()) > self.settings.max_changed:
                 light = self._light_changed(frame, rec)
                 stuck = self._refused_since is not None and index - self._refused_since >= self._stuck

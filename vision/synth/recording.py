@@ -69,13 +69,45 @@ class Claim:
 
 @dataclass(frozen=True)
 class PutBack:
-    """``player`` lifts the tiles at one or two slots and puts them back."""
+    """``player`` lifts the tiles at one or two slots and puts them back.
+
+    ``hold_s`` > 0: the hand does not leave the picture with the tiles; it
+    holds them still for ``hold_s`` seconds, ``hold`` = ``"above"`` 60 mm
+    over the last slot lifted or ``"beside"`` just beyond the slots' outline
+    on the player's side (as a word's letters rest, :class:`SpellWord`), then
+    puts them back and leaves.  The truth's penalty frame is then the hold's
+    first frame."""
 
     slots: tuple[Slot, ...]
     player: str = "A"
+    hold_s: float = 0.0
+    hold: str = "above"
 
     def to_json(self) -> dict:
-        return {"type": "put_back", "slots": [list(s) for s in self.slots], "player": self.player}
+        d = {"type": "put_back", "slots": [list(s) for s in self.slots], "player": self.player}
+        if self.hold_s > 0:
+            d.update(hold_s=self.hold_s, hold=self.hold)
+        return d
+
+
+@dataclass(frozen=True)
+class Lean:
+    """A hand of ``player`` comes in and rests still on the table beside the
+    board (``gap_mm`` beyond the slots' outline on the player's side, level
+    with ``slot``), in every frame until a ``Lean`` of the same player with
+    ``on`` False takes it away (a hand or arm resting by the board while
+    others play).  ``player`` need not be playing: it only picks the side
+    and the hand's look."""
+
+    player: str = "B"
+    slot: Slot | None = None
+    gap_mm: float = 15.0
+    on: bool = True
+    side: int | None = None     # 0 +Y, 1 -Y, 2 -X, 3 +X; None: the player's own side
+
+    def to_json(self) -> dict:
+        return {"type": "lean", "player": self.player, "slot": list(self.slot) if self.slot else None,
+                "gap_mm": self.gap_mm, "on": self.on, "side": self.side}
 
 
 @dataclass(frozen=True)
@@ -121,7 +153,7 @@ class SpellWord:
         return d
 
 
-Move = Claim | SpellWord | PutBack | Nudge | Pause
+Move = Claim | SpellWord | PutBack | Nudge | Pause | Lean
 
 
 def move_from_json(obj: dict) -> Move:
@@ -147,7 +179,12 @@ def move_from_json(obj: dict) -> Move:
             slots = tuple(Slot(*map(int, s)) for s in obj["slots"])
             if not 1 <= len(slots) <= 2:
                 raise ValueError
-            return PutBack(slots, str(obj.get("player", "A")))
+            return PutBack(slots, str(obj.get("player", "A")), float(obj.get("hold_s", 0.0)),
+                           str(obj.get("hold", "above")))
+        if kind == "lean":
+            return Lean(str(obj.get("player", "B")), Slot(*map(int, obj["slot"])) if obj.get("slot") else None,
+                        float(obj.get("gap_mm", 15.0)), bool(obj.get("on", True)),
+                        None if obj.get("side") is None else int(obj["side"]))
         if kind == "nudge":
             return Nudge(tuple(map(float, obj.get("shift_mm", (6, -4, 0)))),
                          tuple(map(float, obj.get("rotate_deg", (0.4, -0.3, 0.8)))))
@@ -284,6 +321,7 @@ class Recording:
         if kind == "motion":   # a still board: keep the focus blur only
             self.world.look = replace(self.world.look, blur=("gauss", size / 3, 0.0))
         self._players: dict[str, int] = {}
+        self._sides: dict[str, int] = {}     # a Lean's hand on a side of its own
         self.frames: list[_Frame] = []
         self.move_truth: list[dict] = []
         self.events: list[dict] = []
@@ -301,6 +339,7 @@ class Recording:
         the mat on the player's side (first player +Y, then -Y, -X, +X), far
         enough that the fingertips are out of the picture."""
         k = self._players.setdefault(player, len(self._players)) % 4
+        k = self._sides.get(player, k)
         if player not in self._hand_looks:
             self._hand_looks[player] = sample_hand(self.rng, (0.0, 0.0), 0.0, 1.0)
         mw, mh = self.world.mat.size_mm
@@ -316,19 +355,20 @@ class Recording:
                 break
         return p
 
-    def _rest_point(self, player: str, target: np.ndarray) -> np.ndarray:
+    def _rest_point(self, player: str, target: np.ndarray, gap: float = 50.0, height: float = 60.0) -> np.ndarray:
         """Where ``player``'s hand rests between letters taken one at a time:
         60 mm above the mat, 50 mm beyond the slots' outline on the player's
         side (as :meth:`_side_point`), moved towards the board until the
         fingertip is in the picture."""
         k = self._players.setdefault(player, len(self._players)) % 4
+        k = self._sides.get(player, k)
         tops = np.concatenate([t.reshape(-1, 3) for t in self.world.top])
         lo, hi = tops[:, :2].min(axis=0), tops[:, :2].max(axis=0)
-        out, step = [((target[0], hi[1] + 50), (0, -1)), ((target[0], lo[1] - 50), (0, 1)),
-                     ((lo[0] - 50, target[1]), (1, 0)), ((hi[0] + 50, target[1]), (-1, 0))][k]
+        out, step = [((target[0], hi[1] + gap), (0, -1)), ((target[0], lo[1] - gap), (0, 1)),
+                     ((lo[0] - gap, target[1]), (1, 0)), ((hi[0] + gap, target[1]), (-1, 0))][k]
         cam = self.cams[0]
         W, H = cam.image_size
-        p = np.array([out[0], out[1], -60.0])
+        p = np.array([out[0], out[1], -height])
         for _ in range(20):
             u, v = cam.project(p)
             if 30 <= u <= W - 30 and 30 <= v <= H - 30:
@@ -351,26 +391,49 @@ class Recording:
         cam_index = 0
         frames = self.frames
 
+        leaning: dict[str, tuple] = {}     # player -> (tip, carry, side, aim, player) of a resting hand
+
         def settle(n, move=None, phase="settled"):
             for _ in range(n):
-                frames.append(_Frame(present.copy(), cam_index, [], move, phase))
+                frames.append(_Frame(present.copy(), cam_index, list(leaning.values()), move, phase))
 
         player = None
 
-        def travel(a, b, n, carry, move, phase, side, aim):
+        def travel(a, b, n, carry, move, phase, side, aim, who=None):
             for k in range(n):
                 p = a + (b - a) * _ease((k + 1) / n)
-                frames.append(_Frame(present.copy(), cam_index, [(p, carry, side, aim, player)], move, phase))
+                frames.append(_Frame(present.copy(), cam_index,
+                                     [h for w, h in leaning.items() if w != who]
+                                     + [(p, carry, side, aim, who or player)], move, phase))
 
         def stay(p, n, carry, move, phase, side, aim):
             for _ in range(n):
-                frames.append(_Frame(present.copy(), cam_index, [(p, carry, side, aim, player)], move, phase))
+                frames.append(_Frame(present.copy(), cam_index,
+                                     list(leaning.values()) + [(p, carry, side, aim, player)], move, phase))
 
         settle(self._n(settle_s))
         for mi, m in enumerate(self.moves):
             start = len(frames)
             if isinstance(m, Pause):
                 settle(self._n(m.seconds))
+                self.move_truth.append({**m.to_json(), "start_frame": start, "end_frame": len(frames) - 1,
+                                        "settled_frame": start})
+                continue
+            if isinstance(m, Lean):
+                if m.side is not None:
+                    self._sides[m.player] = int(m.side)
+                if m.on:
+                    t = self._slot_tip(layout.slot_index(m.slot)) if m.slot is not None else \
+                        np.concatenate([t.reshape(-1, 3) for t in world.top]).mean(axis=0)
+                    side = self._side_point(m.player, t)
+                    tip = self._rest_point(m.player, t, gap=m.gap_mm, height=12.0)
+                    leaning.pop(m.player, None)
+                    travel(side, tip, self._n(0.7), 0, mi, "lean", side, t, who=m.player)
+                    leaning[m.player] = (tip, 0, side, t, m.player)
+                elif m.player in leaning:
+                    tip, _, side, t, _ = leaning.pop(m.player)
+                    travel(tip, side, self._n(0.7), 0, mi, "lean", side, t, who=m.player)
+                settle(self._n(settle_s))
                 self.move_truth.append({**m.to_json(), "start_frame": start, "end_frame": len(frames) - 1,
                                         "settled_frame": start})
                 continue
@@ -419,7 +482,20 @@ class Recording:
                         stay(rest_at, self._n(rest), carry, mi, "rest", side, aim)
                         last = rest_at
             lifted_settled = None
-            if isinstance(m, PutBack):
+            if isinstance(m, PutBack) and m.hold_s > 0 and show:
+                # the hand keeps the tiles in the picture, still, then puts them back
+                at = hover[-1] + np.array([0.0, 0.0, -20.0]) if m.hold == "above" else \
+                    self._rest_point(m.player, tips[-1])
+                travel(last, at, n_mid, carry, mi, "hold", side, aim)
+                lifted_settled = len(frames)
+                stay(at, self._n(m.hold_s), carry, mi, "hold", side, aim)
+                last = at
+                for k in reversed(range(len(idx))):
+                    travel(last, tips[k], n_mid, carry, mi, "put_back", side, aim)
+                    present[idx[k]] = True
+                    carry -= 1
+                    last = tips[k]
+            elif isinstance(m, PutBack):
                 # Law 2: the picked tiles go to the player's rack, off the board;
                 # the board settles without them, then they are put back.
                 if show:
