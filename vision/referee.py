@@ -818,7 +818,12 @@ class Referee:
         camera shaken by a pixel or two changes the picture's edges wherever
         they lie).  None when ``hand_reach_share`` is 0, before such a
         picture, or when the camera moved since (``camera_moved_px``: the
-        camera-move rules decide)."""
+        camera-move rules decide).  Only slots that such a change reaches
+        since the last judged picture as well: a hand resting by the board
+        since then, its fingertips on the outer tiles, joins the slot a tile
+        was lifted from next to it into one change reaching in from beside
+        the board (a blocked tile lifted there was never judged gone, and
+        its penalty was lost)."""
         n = len(self.layout)
         clear = self._clear
         sig = self._signature(frame)
@@ -826,8 +831,17 @@ class Referee:
                 or camera_shift(clear[1], rec.quads) > self.settings.camera_moved_px:
             return np.zeros(n, bool)
         before = follow_shake(clear[0], clear[1], rec.quads, frame.shape[1], frame.shape[0])
-        return hand_reach(before, sig, rec.quads, frame.shape[1], frame.shape[0],
-                          share=self.settings.hand_reach_share)
+        out = hand_reach(before, sig, rec.quads, frame.shape[1], frame.shape[0],
+                         share=self.settings.hand_reach_share)
+        last = self._last
+        if out.any() and last is not None and last.image is not None and last.image.shape == frame.shape \
+                and camera_shift(last.recognition.quads, rec.quads) <= self.settings.camera_moved_px:
+            prev = frame_signature(last.image, (160, 90), 1.5)
+            prev = follow_shake(prev, np.asarray(last.recognition.quads, np.float64), rec.quads,
+                                frame.shape[1], frame.shape[0])
+            out &= hand_reach(prev, sig, rec.quads, frame.shape[1], frame.shape[0],
+                              share=self.settings.hand_reach_share)
+        return out
 
     def _learn_clear(self, frame: np.ndarray, rec, relearn: bool) -> None:
         """Keep a judged picture as the one :meth:`_hand_over` compares with

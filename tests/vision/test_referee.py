@@ -414,6 +414,51 @@ def test_a_hand_held_still_over_a_blocked_tile_read_empty_is_no_penalty():
     assert ref.status.judged >= 2
 
 
+def test_a_hand_resting_by_the_board_holds_back_no_picture_and_no_penalty():
+    # a hand resting on the table by the board, its fingertips on the edge of
+    # an outer tile whose face is still read, while another hand lifts the
+    # blocked tile beside it and puts it back: every picture was refused as a
+    # hand in view (the penalty lost, a claim held back ``stuck_s``), as
+    # the change since the last picture with nothing beside the board (the
+    # resting hand, and the emptied slot next to it) reaches in from beside it
+    row = Layout("row", ((0, 0, 0), (2, 0, 0), (4, 0, 0), (0, 4, 0), (2, 4, 0), (4, 4, 0)))
+    faces = ["hearts-1", "hearts-2", "hearts-1", "hearts-2", "roses-3", "roses-3"]
+    quads = np.array([[[120 + 15 * x, 50 + 10 * y], [148 + 15 * x, 50 + 10 * y], [148 + 15 * x, 86 + 10 * y],
+                       [120 + 15 * x, 86 + 10 * y]] for x, y, z in row.slots], np.float32)   # a 320 x 180 px picture
+    blocked = (2, 0, 0)                                       # pinched between (0, 0, 0) and (4, 0, 0)
+
+    def reading(absent=()):
+        tiles = tuple(SlotState(s, s not in absent, None if s in absent else f, 0.95, None,
+                                "empty" if s in absent else "face") for s, f in zip(row.slots, faces))
+        return Recognition("love", row, tiles, quads)
+
+    def picture(code, rest=False):
+        img = np.full((180, 320, 3), 120, np.uint8)
+        img[30:150, 90:250] = 235                             # the mat
+        for s, q in zip(row.slots, quads):
+            if code == 2 and s == blocked:
+                continue                                      # lifted: the mat shows
+            x0, y0 = q.min(axis=0).astype(int)
+            img[y0 + 2:y0 + 34, x0 + 2:x0 + 26] = 200          # the faces
+            img[y0 + 10:y0 + 20, x0 + 8:x0 + 18] = 40
+        if rest:
+            img[0:62, 96:151] = (40, 70, 110)                  # fingertips on the top of (0, 0, 0)'s face
+        img[0, 0] = code
+        return img
+
+    script = Script({1: reading(), 2: reading(absent=[blocked])})
+    frames = ([picture(1)] * 5 + [picture(1, rest=True)] * 12 + [picture(2, rest=True)] * 12
+              + [picture(1, rest=True)] * 12 + [picture(1)] * 8)
+    for share in (0.25, 0.0):
+        out = []
+        settings = RefereeSettings(motion=MotionSettings(size=(32, 18), settle_frames=3), confirm_s=0.1,
+                                   hand_reach_share=share)
+        ref = Referee("love", row, ["Ada", "Bo"], script, emit=out.append, fps=10.0, settings=settings)
+        play(ref, frames)
+        assert [tuple(o["slot"]) for o in out if o["type"] == "penalty"] == [blocked], share
+        assert ref.status.judged >= 4, share
+
+
 def test_hand_reach_marks_the_slots_under_an_arm_from_beside_the_board_not_a_lifted_tile():
     # bench game 8103: a hand held still over the top row read three blocked
     # tiles "no face", and three penalties were raised for tiles never touched
