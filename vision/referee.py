@@ -418,7 +418,8 @@ class Referee:
         self._hold = max(1, int(round(s.claim_hold_s * rate)))
         # (observation, recognition, due frame, run start, changes, (index, frame) before the first reading)
         self._pending: tuple | None = None
-        self._first_seen: tuple | None = None     # (run start, changes, observation) dropped by motion
+        self._first_seen: tuple | None = None     # (run start, changes, observation, reading) dropped by motion
+        self._first_seen_rejudged = False        # a still picture was read since it was dropped
         self._moving_since_first = 0              # frames of motion since (the gate's "moving")
         self._blip = max(2, int(round(s.blip_s * rate)))
         self._last_frame: tuple | None = None     # (index, frame) of the last frame fed
@@ -443,7 +444,8 @@ class Referee:
             self.status.state = "hand or motion in view"
             self._waiting = False
             if self._pending is not None:     # remember the change and when it was first seen
-                self._first_seen = (self._pending[3], self._pending[4], self._pending[0])
+                self._first_seen = (self._pending[3], self._pending[4], self._pending[0], self._pending[1])
+                self._first_seen_rejudged = False
                 self._moving_since_first = 0
             self._pending = None
             self._moving_since_first += 1
@@ -518,7 +520,8 @@ class Referee:
         self._pending = self._pending[:5] + (None,)
         out = self._judge_frame(*before, relaxed=False) if before is not None else []
         if self._pending is not None:
-            self._first_seen = (self._pending[3], self._pending[4], self._pending[0])
+            self._first_seen = (self._pending[3], self._pending[4], self._pending[0], self._pending[1])
+            self._first_seen_rejudged = False
             self._moving_since_first = 0
             self._pending = None
         return out
@@ -526,7 +529,9 @@ class Referee:
     def finish(self) -> list[dict]:
         """End of the source: a change waiting for its second reading is read
         again on the last frame (when that comes at least half of
-        ``confirm_s`` after the first; sooner, only tiles coming back count);
+        ``confirm_s`` after the first; sooner, the first reading alone
+        decides, :meth:`_first_reading_alone`, and so it does for a change
+        cut off by motion when no picture was still again before the end);
         tiles still off the board are resolved.  (A
         still run cut short by the end, under ``settle_s``, is not judged: one
         reading of a picture a hand may have just left made up penalties in a
@@ -560,15 +565,19 @@ class Referee:
                 # and at most one move's lifts (a break-test's recordings, cut
                 # a few frames after a hand left, made up several penalties
                 # when the last frame was taken as the second reading)
-                board = np.asarray(self.tracker.board.present, bool) & ~np.isin(
-                    np.arange(len(self.layout)), self.tracker.state.lifted)
-                keep = lifts if lifts.sum() <= 2 else np.zeros_like(lifts)
-                obs = replace(obs, known=np.asarray(obs.known, bool) & ~(board & ~keep))
-                current = _Seen(self._last_frame[0], self._last_frame[1], rec)
-                for ev in self.tracker.observe(self._pending[3], obs):
-                    out.extend(self._judge(ev, current))
-                self._last = current
+                out.extend(self._first_reading_alone(obs, rec, lifts, self._pending[3]))
             self._pending = None
+        elif self._first_seen is not None and not self._first_seen_rejudged and self._last_frame is not None:
+            # a change seen in a still picture, then cut off by motion, and the
+            # source ended before any picture was still again: that first
+            # reading alone decides, as above (bench Word game 7733: the camera
+            # was knocked 0.6 s after a pair left, the recording ended 0.4 s
+            # later, and the pair stayed on the ledger's board)
+            run_start, changes, obs, rec = self._first_seen
+            lifts = np.zeros(len(self.layout), bool)
+            lifts[list(changes[0])] = True
+            out.extend(self._first_reading_alone(obs, rec, lifts, run_start))
+            self._first_seen = None
         last = self._last
         for ev in self.tracker.finish(self.status.frame):
             out.extend(self._judge(ev, last))
@@ -576,8 +585,25 @@ class Referee:
             self._record_faces(self.status.frame)
         return out
 
+    def _first_reading_alone(self, obs: Observation, rec, lifts: np.ndarray, run_start: int) -> list[dict]:
+        """At the end of the source, a change read once (``obs``, the
+        reading ``rec``; ``lifts`` ``(N,)`` bool, the tiles it saw leave) and
+        never read again decides alone: its tiles coming back, and its lifts
+        only when they are at most one move's (two tiles)."""
+        out: list[dict] = []
+        board = np.asarray(self.tracker.board.present, bool) & ~np.isin(
+            np.arange(len(self.layout)), self.tracker.state.lifted)
+        keep = lifts if lifts.sum() <= 2 else np.zeros_like(lifts)
+        obs = replace(obs, known=np.asarray(obs.known, bool) & ~(board & ~keep))
+        current = _Seen(self._last_frame[0], self._last_frame[1], rec)
+        for ev in self.tracker.observe(run_start, obs):
+            out.extend(self._judge(ev, current))
+        self._last = current
+        return out
+
     def _judge_frame(self, index: int, frame: np.ndarray, relaxed: bool) -> list[dict]:
         run_start = self._run_start(index)
+        self._first_seen_rejudged = True
         try:
             try:
                 rec = self.recognize_fn(frame)

@@ -768,6 +768,27 @@ def test_a_change_seen_just_before_the_end_is_still_confirmed():
     assert [o["type"] for o in out] == ["claim"]
 
 
+def test_a_pair_seen_gone_then_cut_off_by_motion_that_lasts_to_the_end_is_claimed():
+    # bench Word game 7733: the camera was knocked 0.6 s after a pair left,
+    # the recording ended 0.4 s later, and the pair stayed on the ledger's
+    # board: the first reading, never read again, decides alone
+    scenes = {1: recognition(), 2: recognition(absent=[A, C]), 9: recognition(absent=[A, C], occluded=[E])}
+    ref, out = referee(scenes, confirm_s=0.5)
+    play(ref, [frame(1)] * 5 + hand_frames(9) + [frame(2)] * 4 + hand_frames(2))
+    assert [(o["type"], {tuple(x) for x in o["slots"]}) for o in out] == [("claim", {A, C})]
+    # more than one move's tiles read once are not scored so
+    scenes[2] = recognition(absent=[A, B, C, D])
+    ref, out = referee(scenes, confirm_s=0.5)
+    play(ref, [frame(1)] * 5 + hand_frames(9) + [frame(2)] * 4 + hand_frames(2))
+    assert [o["type"] for o in out if o["type"] in ("claim", "penalty")] == []
+    # a still picture read after the motion (here refused: a hand over the
+    # board) leaves the first reading undecided, as before
+    scenes[2] = recognition(absent=[A, C])
+    ref, out = referee(scenes, confirm_s=0.5)
+    play(ref, [frame(1)] * 5 + hand_frames(9) + [frame(2)] * 4 + hand_frames(9, 4) + [frame(9)] * 5)
+    assert [o["type"] for o in out if o["type"] == "claim"] == []
+
+
 def test_many_tiles_gone_just_before_the_end_are_not_scored_on_one_reading():
     # six tiles read gone in the last still frames, too soon for a second
     # reading: more than one move takes, so nothing is scored
