@@ -377,18 +377,24 @@ def test_a_hand_beside_the_board_is_a_change_outside_the_slots_box():
     assert beside_board_change(before, hand, np.zeros((0, 4, 2)), 1280, 720) == 0.0
 
 
+#: a board of two rows of three in a 320 x 180 px picture, for the hand tests
+ROW = Layout("row", ((0, 0, 0), (2, 0, 0), (4, 0, 0), (0, 4, 0), (2, 4, 0), (4, 4, 0)))
+ROW_FACES = ["hearts-1", "hearts-2", "hearts-1", "hearts-2", "roses-3", "roses-3"]
+ROW_QUADS = np.array([[[120 + 15 * x, 50 + 10 * y], [148 + 15 * x, 50 + 10 * y], [148 + 15 * x, 86 + 10 * y],
+                       [120 + 15 * x, 86 + 10 * y]] for x, y, z in ROW.slots], np.float32)
+
+
+def row_reading(absent=()):
+    """A reading of :data:`ROW`, the ``absent`` slots empty."""
+    tiles = tuple(SlotState(s, s not in absent, None if s in absent else f, 0.95, None,
+                            "empty" if s in absent else "face") for s, f in zip(ROW.slots, ROW_FACES))
+    return Recognition("love", ROW, tiles, ROW_QUADS)
+
+
 def test_a_hand_held_still_over_a_blocked_tile_read_empty_is_no_penalty():
     # bench game 8103: fingers held still over the top row read as "no face";
     # three blocked tiles were penalised that no one touched
-    row = Layout("row", ((0, 0, 0), (2, 0, 0), (4, 0, 0), (0, 4, 0), (2, 4, 0), (4, 4, 0)))
-    faces = ["hearts-1", "hearts-2", "hearts-1", "hearts-2", "roses-3", "roses-3"]
-    quads = np.array([[[120 + 15 * x, 50 + 10 * y], [148 + 15 * x, 50 + 10 * y], [148 + 15 * x, 86 + 10 * y],
-                       [120 + 15 * x, 86 + 10 * y]] for x, y, z in row.slots], np.float32)   # a 320 x 180 px picture
-
-    def reading(absent=()):
-        tiles = tuple(SlotState(s, s not in absent, None if s in absent else f, 0.95, None,
-                                "empty" if s in absent else "face") for s, f in zip(row.slots, faces))
-        return Recognition("love", row, tiles, quads)
+    row, quads, reading = ROW, ROW_QUADS, row_reading
 
     def picture(code, arm=False):
         img = np.full((180, 320, 3), 120, np.uint8)
@@ -421,16 +427,8 @@ def test_a_hand_resting_by_the_board_holds_back_no_picture_and_no_penalty():
     # hand in view (the penalty lost, a claim held back ``stuck_s``), as
     # the change since the last picture with nothing beside the board (the
     # resting hand, and the emptied slot next to it) reaches in from beside it
-    row = Layout("row", ((0, 0, 0), (2, 0, 0), (4, 0, 0), (0, 4, 0), (2, 4, 0), (4, 4, 0)))
-    faces = ["hearts-1", "hearts-2", "hearts-1", "hearts-2", "roses-3", "roses-3"]
-    quads = np.array([[[120 + 15 * x, 50 + 10 * y], [148 + 15 * x, 50 + 10 * y], [148 + 15 * x, 86 + 10 * y],
-                       [120 + 15 * x, 86 + 10 * y]] for x, y, z in row.slots], np.float32)   # a 320 x 180 px picture
+    row, quads, reading = ROW, ROW_QUADS, row_reading
     blocked = (2, 0, 0)                                       # pinched between (0, 0, 0) and (4, 0, 0)
-
-    def reading(absent=()):
-        tiles = tuple(SlotState(s, s not in absent, None if s in absent else f, 0.95, None,
-                                "empty" if s in absent else "face") for s, f in zip(row.slots, faces))
-        return Recognition("love", row, tiles, quads)
 
     def picture(code, rest=False):
         img = np.full((180, 320, 3), 120, np.uint8)
