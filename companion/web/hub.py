@@ -42,19 +42,20 @@ SECRET_FIELDS = {"game_started": ("faces", "seed"), "reshuffle": ("faces", "seed
                  "penalty": ("face",), "touch": ("face",)}
 
 
-def sse_message(event) -> str:
+def sse_message(event, tiles=None) -> str:
     """One SSE message for a ledger event: ``id``, ``event: ledger`` and the
     event's JSON (:meth:`companion.game.Event.to_json` plus ``text``, a plain
-    line from its data, and ``player``) on one ``data`` line, without the
-    hidden information of :data:`SECRET_FIELDS` (the stream is open to every
-    phone)."""
+    line from its data, naming a claim's faces when the game's ``tiles``
+    (:class:`companion.tiles.TileSet`) are given, and ``player``) on one
+    ``data`` line, without the hidden information of :data:`SECRET_FIELDS`
+    (the stream is open to every phone)."""
     obj = event.to_json()
     hidden = SECRET_FIELDS.get(event.type, ())
     if hidden and isinstance(obj.get("data"), dict):
         obj["data"] = {k: v for k, v in obj["data"].items() if k not in hidden}
     obj["player"] = event.data.get("player") if isinstance(event.data.get("player"), str) else None
     try:
-        obj["text"] = brief(event)
+        obj["text"] = brief(event, tiles)
     except (KeyError, TypeError, ValueError):
         obj["text"] = event.type
     return f"id: {event.id}\nevent: ledger\ndata: {json.dumps(obj, separators=(',', ':'))}\n\n"
@@ -114,6 +115,7 @@ class EventHub:
         self.lost: str | None = None
         self._file = None
         self._checked = 0.0
+        self._variants: dict[str, str] = {}     # game id -> its tile set, from its game_started
 
     # ------------------------------------------------------------------ life cycle
 
@@ -127,6 +129,9 @@ class EventHub:
             self._file = file_key(self.path)
             last = self._ledger.events()[-1:]
             self._last = self._floor = last[0].id if last else 0
+            for g in self._ledger.games():
+                if isinstance(g.get("variant"), str):
+                    self._variants[g["game_id"]] = g["variant"]
             self._thread = threading.Thread(target=self._run, name="companion-event-hub", daemon=True)
             self._thread.start()
         return self
@@ -204,6 +209,8 @@ class EventHub:
     def _take(self, new) -> int:
         with self._cond:
             for e in new:
+                if e.type == "game_started" and isinstance(e.data, dict) and isinstance(e.data.get("variant"), str):
+                    self._variants.setdefault(e.game_id, e.data["variant"])
                 if e.id > self._last:
                     self._ids.append(e.id)
                     self._events.append(e)
@@ -215,6 +222,18 @@ class EventHub:
                 del self._events[:cut]
             self._cond.notify_all()
         return len(new)
+
+    def tiles_of(self, game_id: str):
+        """The tile set (:class:`companion.tiles.TileSet`) game ``game_id``
+        is played with, from its ``game_started`` event, or None (not seen,
+        or a variant this companion does not know)."""
+        from companion.errors import BadInput
+        from companion.tiles import tileset
+        variant = self._variants.get(game_id)
+        try:
+            return tileset(variant) if variant is not None else None
+        except (BadInput, KeyError, ValueError):
+            return None
 
     @property
     def last_id(self) -> int:
@@ -323,7 +342,7 @@ class EventHub:
                 for e in got:
                     last = e.id
                     if game_id is None or e.game_id == game_id:
-                        chunk.append(sse_message(e))
+                        chunk.append(sse_message(e, self.tiles_of(e.game_id)))
                 if chunk:
                     yield "".join(chunk)
         finally:

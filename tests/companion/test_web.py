@@ -309,6 +309,25 @@ def test_events_stream_replays_after_last_event_id(client, mini_game):
     assert "id: 2\nevent: ledger\ndata: {" in "".join(chunks)
 
 
+def test_the_live_stream_names_a_claims_faces_as_the_state_does(client, mini_game):
+    # a scoreboard break-test: the stream's text read "Ann claimed 0,0,0 4,0,0"
+    # where /api/state said which tiles; a game started after the stream's
+    # hub opened is named too
+    from companion.tiles import tileset
+    first, _ = read_sse(client.get("/api/events", headers={"Last-Event-ID": "0"}, buffered=False), 1)
+    assert first[0]["id"] == 1                                           # the hub opened with g1 in the ledger
+    mini_game.append("g1", "claim", {"player": "Ann", "slots": [[0, 0, 0], [4, 0, 0]],
+                                     "faces": ["hearts-1", "hearts-1"]}, None, 1001.0)       # id 2
+    start_mini(mini_game, "mindful", "zen-solitaire", ("Mei",), gid="g2",
+               faces=("circles-1", "circles-2", "circles-1", "circles-3", "circles-2", "circles-3"))   # id 3
+    mini_game.append("g2", "claim", {"player": "Mei", "slots": [[0, 0, 0], [4, 0, 0]],
+                                     "faces": ["circles-1", "circles-1"]}, None, 1003.0)     # id 4
+    msgs, _ = read_sse(client.get("/api/events", headers={"Last-Event-ID": "1"}, buffered=False), 3)
+    heart, circle = tileset("love").face("hearts-1").name, tileset("mindful").face("circles-1").name
+    assert msgs[0]["data"]["text"] == f"Ann claimed {heart} + {heart} (0,0,0 4,0,0)"
+    assert msgs[2]["data"]["text"] == f"Mei claimed {circle} + {circle} (0,0,0 4,0,0)"
+
+
 def test_events_stream_last_id_query_and_game_filter(client, mini_game):
     start_mini(mini_game, gid="g2", players=("Cy", "Di"))           # id 2
     mini_game.append("g1", "pass", {"player": "Ann"}, None, 1001.0)  # id 3
