@@ -742,7 +742,8 @@ class Referee:
                 obs.known[i] and obs.present[i] for i in self.tracker.state.lifted)
             mid_move = self._words is not None and self._hand_beside_board(frame, rec, relearn=moved)
             if self.tracker.held_since is not None and not held_back and (
-                    moved or not self.tracker.changes(obs)[1]) and not self.tracker.word_grows(obs):
+                    moved or not self.tracker.changes(obs)[1]) and not self.tracker.word_grows(obs) \
+                    and not (mid_move and not moved and self.tracker.word_open()):
                 # a valid pair still off the board in a later settled picture:
                 # claimed now (with the frame it was first seen gone), and its
                 # turn's evidence closed before anything newer is judged.  After

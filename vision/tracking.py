@@ -680,9 +680,13 @@ class BoardTracker:
         st.last_seen = np.where(readings >= 0, readings, st.last_seen).astype(np.int8)
         grows = self._word_grows(new_lifts) if not returns else False
         spelling = not grows and not returns and self._still_spelling(new_lifts)
-        if st.held is not None and not returns and not grows:
+        # a word seen with the hand still beside the board, and again so with
+        # nothing else changed: the letters may go on (:meth:`word_open`)
+        still_open = mid_move and not new_lifts and not returns and self.word_open()
+        if st.held is not None and not returns and not grows and not still_open:
             events.extend(self.claim_held())     # still off the board in a later settled picture
-        st.held = None                           # (a tile of it came back, or a word grows: no claim yet)
+        if not still_open:
+            st.held = None                       # (a tile of it came back, or a word grows: no claim yet)
         for i in returns:
             st.lifted.remove(i)
             events.append(TrackEvent("return", frame, (slots[i],), (st.faces[i],)))
@@ -712,7 +716,7 @@ class BoardTracker:
                 st.turn_lifted.append(i)
                 st.lift_frame[i] = frame
                 events.extend(self._lift(frame, i))
-        if len(st.lifted) >= 2:
+        if len(st.lifted) >= 2 and not still_open:
             events.extend(self._try_claims(frame, mid_move))
         if st.held is not None and st.held[0] == frame:
             st.held_mid_move = mid_move
@@ -822,6 +826,20 @@ class BoardTracker:
             return [TrackEvent("word", frame, v.slots, v.faces, valid=True, word=v.word, blocks=blocks,
                                reason=f"{v.word}: {len(v.idx)} free tiles spell it")]
         return [self._claim_event(frame, v)]
+
+    def word_open(self) -> bool:
+        """Whether the move held off the board is a word seen with a hand
+        still beside the board that may yet grow into a longer word English
+        uses (:meth:`_may_spell` with the tiles standing free): the caller
+        keeps it held while the hand stays there (Word 2.1 Rule 2, "Select
+        three or more free letter tiles sequentially"; on a rendered game
+        spelled letter by letter, L, I, K were claimed as ILK while the hand
+        rested beside the board before fetching the E of LIKE)."""
+        st = self.state
+        if self.words is None or st.held is None or not st.held_mid_move \
+                or not isinstance(st.held[1], WordMove):
+            return False
+        return self._may_spell(list(st.held[1].idx))
 
     def word_grows(self, obs: Observation) -> bool:
         """Whether the tiles ``obs`` shows leaving join those off the board

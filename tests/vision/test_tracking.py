@@ -456,6 +456,39 @@ def test_a_word_held_while_a_hand_was_still_in_view_grows():
     assert [(e.type, e.word) for e in ev if e.type == "word"] == [("word", "TREES")]
 
 
+def test_a_word_held_stays_open_while_the_hand_rests_beside_the_board():
+    # L, I, K spelled one at a time on a rendered game (bench seed 8403), the
+    # hand resting beside the board before fetching the E: ILK was claimed
+    # in the next still picture and the E joined the next word.  A held word
+    # seen again with the hand still beside the board, nothing else changed,
+    # stays open while a longer word may come of it (Word 2.1 Rule 2,
+    # "Select three or more free letter tiles sequentially")
+    from companion.words import WordIndex
+    letters = ["T", "X", "R", "E", "E", "S", "Z", "Q"]
+    t = BoardTracker(Board(LAYOUT), tileset("word"), faces=letters, words=WordIndex(frozenset({"tree", "trees"})))
+    t.observe(0, obs(faces=letters))
+    seen = t.observe(10, obs(absent=[A, C, D, E], faces=letters), mid_move=True)
+    seen += t.observe(20, obs(absent=[A, C, D, E], faces=letters), mid_move=True)
+    assert [e for e in seen if e.type != "lift"] == [] and t.held_since == 10
+    seen += t.observe(30, obs(absent=[A, C, D, E, F], faces=letters))
+    seen += t.observe(40, obs(absent=[A, C, D, E, F], faces=letters))
+    assert [(e.type, e.word, len(e.slots)) for e in seen if e.type != "lift"] == [("word", "TREES", 5)]
+    # the hand gone in the second picture: TREE is claimed there, dated by
+    # the picture it was first seen gone in
+    t = BoardTracker(Board(LAYOUT), tileset("word"), faces=letters, words=WordIndex(frozenset({"tree", "trees"})))
+    t.observe(0, obs(faces=letters))
+    t.observe(10, obs(absent=[A, C, D, E], faces=letters), mid_move=True)
+    ev = t.observe(20, obs(absent=[A, C, D, E], faces=letters))
+    assert [(e.type, e.word, e.frame) for e in ev] == [("word", "TREE", 10)]
+    # no longer word can come of it (S gone earlier, the dictionary has no
+    # other): claimed in the second picture though the hand stays
+    t = BoardTracker(Board(LAYOUT), tileset("word"), faces=letters, words=WordIndex(frozenset({"tree"})))
+    t.observe(0, obs(faces=letters))
+    t.observe(10, obs(absent=[A, C, D, E], faces=letters), mid_move=True)
+    ev = t.observe(20, obs(absent=[A, C, D, E], faces=letters), mid_move=True)
+    assert [(e.type, e.word, e.frame) for e in ev] == [("word", "TREE", 10)]
+
+
 def test_a_held_pair_and_a_letter_are_a_pair_and_the_start_of_a_move():
     # E + E, then R in the next still picture: the pair is claimed (a whole
     # move), not the word ERE
