@@ -32,6 +32,7 @@ import threading
 import time
 from typing import Callable
 
+from markupsafe import Markup, escape
 from flask import (Blueprint, Response, current_app, flash, jsonify, redirect, render_template, request,
                    url_for)
 from werkzeug.exceptions import TooManyRequests
@@ -273,8 +274,18 @@ def console():
         return render_template("referee/login.html")
     return render_template("referee/console.html", variants=_variants(), layouts=codex.entries(),
                            decisions=DECISIONS, end_reasons=END_REASONS, seed=secrets.randbelow(10**6),
-                           read_only=_read_only(),
                            **_console_data(request.args.get("game"), _all_rows()))
+
+
+@bp.context_processor
+def _write_controls() -> dict:
+    """``read_only`` (why the ledger cannot be written, or None) and
+    ``disabled_if_read_only`` (the attributes every button that writes takes
+    then) for the console's pages: a read-only ledger's console shows the
+    game with its write buttons greyed out, not offered and then refused."""
+    why = _read_only() if is_referee() else None
+    attrs = Markup(f' disabled title="{escape("The ledger is read-only: " + why)}"') if why else Markup("")
+    return {"read_only": why, "disabled_if_read_only": attrs}
 
 
 def _read_only() -> str | None:

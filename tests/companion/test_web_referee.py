@@ -713,15 +713,18 @@ def test_a_move_on_a_read_only_ledger_is_400_in_words_and_the_pages_still_read(a
     from pathlib import Path
 
     import companion.ledger as L
+    from companion.session import GameSession
+    assert GameSession(mini_game, "g1").pass_turn("Ann").ok       # (a row to void or correct)
     referee.login()
-    assert "This ledger is read-only" not in client.get("/referee/?game=g1").get_data(as_text=True)
+    before = client.get("/referee/?game=g1").get_data(as_text=True)
+    assert "This ledger is read-only" not in before and "read-only:" not in before
     folder = Path(app.config["LEDGER"]).parent
     mini_game.close()                            # (the ledger is folded whole, as on an archive)
     app.extensions["companion.hub"].stop()
     real = os.access
     monkeypatch.setattr(L.os, "access", lambda p, mode, *a, **kw: False if mode & os.W_OK and Path(p).resolve()
                         in (folder.resolve(), Path(app.config["LEDGER"]).resolve()) else real(p, mode, *a, **kw))
-    rv = referee.post("/referee/move", {"game": "g1", "kind": "pass", "player": "Ann"})
+    rv = referee.post("/referee/move", {"game": "g1", "kind": "pass", "player": "Ben"})
     assert rv.status_code == 400
     assert rv.json["error"].endswith("it can only be read here (its file or its folder cannot be written); "
                                      "nothing was written")
@@ -729,6 +732,15 @@ def test_a_move_on_a_read_only_ledger_is_400_in_words_and_the_pages_still_read(a
     html = client.get("/referee/?game=g1").get_data(as_text=True)
     assert 'class="flash flash-warn read-only"' in html and "This ledger is read-only" in html
     assert client.get("/api/state").json["players"][0]["name"] == "Ann"
+    # and its write buttons are greyed out, saying why (a break-test found
+    # Undo offered there, and refused when tapped); Log out still works
+    def buttons(page, action):
+        return [f[:f.index("</form>")] for f in page.split(f'action="/referee/{action}"')[1:]]
+    for action in ("undo", "move", "start", "void", "correct", "end"):
+        forms = buttons(html, action)
+        assert forms and all('disabled title="The ledger is read-only: its file or its folder cannot be written"'
+                             in f for f in forms), action
+    assert "disabled" not in buttons(html, "logout")[0]
 
 
 def test_undo_is_disabled_once_the_referee_ended_the_game(client, referee, mini_game):
