@@ -197,7 +197,8 @@ class LayoutReport:
 
     Attributes:
         playable: even tile count and no overlap on a layer (the engine can play it).
-        buildable: also every tile above layer 0 rests on tiles below, the
+        buildable: also every tile above layer 0 rests on tiles below
+            (:func:`floating_slots`), the
             footprint fits the 36 x 16 half-unit mat and one set's 144 tiles
             suffice: it can be built on the mat.
         problems: one line per problem found.
@@ -209,10 +210,16 @@ class LayoutReport:
 
 
 def floating_slots(slots: Iterable[Slot]) -> list[Slot]:
-    """Slots above layer 0 whose footprint is not fully supported by the layer below.
+    """Slots above layer 0 whose tile would not rest on the layer below.
 
-    A tile at ``(x, y, z)`` rests when each of its four quarter cells
-    ``(x+i, y+j)``, i, j in {0, 1}, lies on some tile of layer ``z - 1``.
+    A tile at ``(x, y, z)`` covers four quarter cells ``(x+i, y+j)``, i, j in
+    {0, 1}; it rests when the centre of its footprint lies inside the convex
+    hull of the quarters that lie on some tile of layer ``z - 1``, its centre
+    of mass then over its support: all four, any three (the quarter-overhangs
+    of GNOME's Taipei, Red Dragon and Confounding Cross), or two diagonal ones.
+    Two side by side hold it on an edge (it tips), one or none not at all.
+    Before session 39 every quarter had to be supported, and those three
+    layouts were called not buildable.
     """
     slots = list(slots)
     cells: set[tuple[int, int, int]] = set()
@@ -224,8 +231,10 @@ def floating_slots(slots: Iterable[Slot]) -> list[Slot]:
     for s in slots:
         if s.z == 0:
             continue
-        if not all((s.x + i, s.y + j, s.z - 1) in cells for i in (0, 1) for j in (0, 1)):
-            out.append(s)
+        held = [(i, j) for i in (0, 1) for j in (0, 1) if (s.x + i, s.y + j, s.z - 1) in cells]
+        if len(held) >= 3 or (len(held) == 2 and held[0][0] != held[1][0] and held[0][1] != held[1][1]):
+            continue
+        out.append(s)
     return out
 
 
