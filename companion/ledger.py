@@ -182,10 +182,24 @@ def read_only_why(p: str | Path, version: bool = True) -> str | None:
         if q.exists() and not os.access(q, os.W_OK):
             return (f"SQLite's {q.name} beside it cannot be written (a reader without write access left it: "
                     f"remove it while no program has the ledger open)")
+    if _disk_full(p.parent):
+        return "the disk is full"
     found = ledger_version(p) if version else None
     if found is not None and found > LEDGER_VERSION:
         return f"a later companion made it (ledger version {found}; this one writes version {LEDGER_VERSION})"
     return None
+
+
+def _disk_full(folder: Path) -> bool:
+    """Whether the file system holding ``folder`` has no block left for
+    this process (``os.statvfs``'s ``f_bavail``): SQLite can then neither
+    write a ledger there nor make the ``-shm`` file it needs to read one in
+    WAL mode, so the ledger is read as a read-only one is (a break-test's
+    ledger on a full disk could not be read at all)."""
+    try:
+        return os.statvfs(folder).f_bavail == 0
+    except (OSError, AttributeError):          # (no statvfs on Windows)
+        return False
 
 
 def _file_version(p: Path) -> int:
@@ -263,7 +277,14 @@ def _open_read_only(p: Path) -> sqlite3.Connection:
             raise BadInput(f"cannot open ledger {p}: it cannot be written, and holds no ledger yet")
         conn.execute("PRAGMA busy_timeout=10000")
 
-    return _connect(uri + params, p, setup, uri=True, note=" (read-only)")[0]
+    try:
+        return _connect(uri + params, p, setup, uri=True, note=" (read-only)")[0]
+    except BadInput:
+        # a full disk: SQLite cannot make the -shm it reads a WAL through;
+        # the main file alone is whole when no -wal holds anything
+        if params != "?mode=ro" or not _disk_full(p.parent) or (wal.exists() and wal.stat().st_size > 0):
+            raise
+    return _connect(uri + "?mode=ro&immutable=1", p, setup, uri=True, note=" (read-only)")[0]
 
 
 def disk_trouble(exc: sqlite3.Error) -> str | None:

@@ -336,6 +336,46 @@ def test_a_read_only_ledger_with_events_still_in_its_wal_is_read_whole_or_refuse
     assert sorted(p.name for p in copy.iterdir()) == ["l.db", "l.db-wal"]
 
 
+def test_a_ledger_on_a_full_disk_is_read_as_a_read_only_one(tmp_path, monkeypatch):
+    # a break-test's ledger on a full disk could not be read at all ("cannot
+    # open ledger ...: the disk is full"): SQLite cannot make the -shm it
+    # reads a WAL database through.  The main file alone is whole when no
+    # -wal holds events
+    import companion.ledger as L
+    path = tmp_path / "l.db"
+    with Ledger(path) as led:
+        start(led)
+        led.append("g1", "pass", {"player": "Ann"}, t=1.0)
+    monkeypatch.setattr(L, "_disk_full", lambda folder: Path(folder).resolve() == tmp_path.resolve())
+    real, tried = L._connect, []
+
+    def connect(target, *a, **kw):            # what SQLite does there: no -shm can be made
+        tried.append(target.rsplit("?", 1)[-1])
+        if target.endswith("?mode=ro"):
+            raise BadInput(f"cannot open ledger {path} (read-only): the disk is full (disk I/O error)")
+        return real(target, *a, **kw)
+    monkeypatch.setattr(L, "_connect", connect)
+    assert L.read_only_why(path) == "the disk is full"
+    with Ledger(path, create=False) as led:
+        assert [e.type for e in led.events("g1")] == ["game_started", "pass"]
+        with pytest.raises(BadInput, match=r"it can only be read here \(the disk is full\); nothing was written"):
+            led.append("g1", "pass", {"player": "Ben"}, t=2.0)
+    assert tried == ["mode=ro", "mode=ro&immutable=1"]
+    # events still in the -wal cannot be read without the -shm: refused, as before
+    monkeypatch.undo()
+    writer = Ledger(path)
+    writer.append("g1", "pass", {"player": "Ben"}, t=2.0)
+    assert (tmp_path / "l.db-wal").stat().st_size > 0
+    monkeypatch.setattr(L, "_disk_full", lambda folder: Path(folder).resolve() == tmp_path.resolve())
+    monkeypatch.setattr(L, "_connect", connect)
+    try:
+        with pytest.raises(BadInput, match="the disk is full"):
+            L._open_read_only(path)
+    finally:
+        monkeypatch.undo()
+        writer.close()
+
+
 def test_the_game_commands_read_a_read_only_ledger(tmp_path, monkeypatch, capsys):
     from companion.cli import main
     path = tmp_path / "l.db"

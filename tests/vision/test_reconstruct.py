@@ -749,6 +749,11 @@ def test_removal_odds_of_random_free_pairs():
     assert odds[2].sum() == pytest.approx(1.0)
     assert odds is removal_odds(slots, games=4000)       # cached: one simulation per layout
     assert np.array_equal(odds, removal_odds.__wrapped__(slots, games=4000))   # seeded
+    # the same layout with its slots listed in another order: the same odds
+    # per slot (the simulation once followed the file's order)
+    turned = (4, 2, 0, 3, 1)
+    shuffled = removal_odds(tuple(slots[i] for i in turned), games=4000)
+    assert np.array_equal(shuffled, odds[:, list(turned)])
 
 
 def test_the_layout_prior_leans_a_hesitant_top_tile_with_the_game():
