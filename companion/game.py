@@ -76,6 +76,7 @@ from companion.tiles import Face, TileSet, tileset
 from companion.variants import (LoveRules, MindfulRules, Mode, Variant, WordRules, find_variant,
                                 solo_stars)
 from companion import words as wordrules
+from companion.wording import count
 
 # --------------------------------------------------------------------------- vocabulary
 
@@ -2471,6 +2472,29 @@ def _check_correction_fields(state: GameState, target: int, etype: str, data_now
         n = len(got) if isinstance(got, (list, tuple)) else 0
         if n != 2:
             raise BadInput(f"a claim names the two tiles of its pair: give 2 slots, not {n}")
+    if ("faces" in changes or "slots" in changes or new_type != etype) \
+            and isinstance(merged.get("faces"), (list, tuple)):
+        # replay lays a move's faces over its tiles one by one and refuses
+        # any other count (``_faces_view``, ``check_meld``, a reshuffle's
+        # one face per slot): a correction giving another count was written
+        # and took the move out of the game, with no line naming it (an
+        # audit's --faces with one face for a claim's two tiles)
+        got = merged["faces"]
+        slots_now = merged.get("slots")
+        if new_type in ("claim", "word"):
+            n = len(slots_now) if isinstance(slots_now, (list, tuple)) else 0
+            what = count(n, "tile")
+        elif new_type == "meld":
+            n, what = 3, "3 tiles"
+        elif new_type == "reshuffle":
+            n = len(state.setup.layout)
+            what = f"{count(n, 'slot')} of the layout"
+        else:
+            n, what = len(got), ""
+        if len(got) != n:
+            fix = ("give its faces in the same correction, or faces=null for the faces the ledger knows"
+                   if "faces" not in changes else "one face id per tile, in the event's order")
+            raise BadInput(f"{_a(new_type)} of {what} takes {count(n, 'face id')}, not {len(got)}: {fix}")
     if new_type == "faces_seen" and "faces" in changes:
         got, slots = changes["faces"], merged.get("slots")
         if not isinstance(got, (list, tuple)) or not all(isinstance(f, str) for f in got) \

@@ -664,6 +664,31 @@ def test_corrections_that_say_nothing_or_nonsense_are_refused(table_factory):
     assert g.scores() == {"Ann": 9_900, "Ben": 10_000}
 
 
+def test_a_correction_with_another_count_of_faces_than_tiles_is_refused(table_factory):
+    """A claim is two tiles (Love 2.1 Law 2: "selects one Unblocked tile ...
+    then selects a second"): a correction naming one or three faces for it
+    was written, and replay then refused the claim ("1 faces for 2 slots"),
+    so the pair's points left the game with no line naming the claim.
+    Refused in one line now, nothing written; the right count is taken."""
+    faces = ["hearts-5"] * 2 + ["roses-3"] * 2 + ["letters-4"] * 2
+    g = table_factory("love", "sprint", ["Ann", "Ben"], free_row(6), faces)
+    g.claim("Ann", 0, 1)
+    (cev,) = g.claim("Ann", 2, 3)
+    # 2.5: simple pairs 100 each, the 2nd of the turn +200 (2.7 Harmony Streak)
+    assert g.scores() == {"Ann": 10_400, "Ben": 10_000}
+    n = len(g.events)
+    for bad in (["roses-3"], ["roses-3"] * 3):
+        with pytest.raises(BadInput, match=f"a claim of 2 tiles takes 2 face ids, not {len(bad)}"):
+            G.resolve_correction(g.state, cev.id, {"faces": bad})
+    with pytest.raises(BadInput, match="takes 2 face ids, not 3"):
+        G.resolve_correction(g.state, cev.id, {"slots": [list(g.s(2)), list(g.s(3))], "faces": ["roses-3"] * 3})
+    assert len(g.events) == n and g.scores() == {"Ann": 10_400, "Ben": 10_000}
+    # two faces, one per tile, are a correction as before: the pair is cupids
+    # now (2.5 "Celestial Cupids ... 400 Points per Pair"), +200 chained still
+    g.run(G.resolve_correction(g.state, cev.id, {"faces": ["cupid-bow", "cupid-bow"]}))
+    assert g.scores() == {"Ann": 10_700, "Ben": 10_000}
+
+
 @pytest.mark.parametrize("name", ["\u200b\u200b", "\u202eevil", "Ann\tB", "Ann\nB", "\u200dAnn", "\u3164",
                                   "Ann\u034fB"])
 def test_names_that_do_not_show_as_themselves_are_refused(name):
