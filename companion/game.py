@@ -1769,6 +1769,19 @@ def typed_face_conflicts(state: GameState, slots: Sequence, faces: Sequence[str 
         known = state.faces[i]
         if known is not None and known != f:
             out.append(f"{','.join(map(str, state.slot(i)))} is recorded as {known}, not {f}")
+    # the set holds so many copies of each face (the books' 1.2 Component
+    # Inventory: Love's glass tiles are "Unique single-copy bonus tiles"):
+    # typed faces that, with the copies the ledger records on other tiles,
+    # come to more than that are a typo too (an audit typed emotion-1 for
+    # both tiles of a pair, the deal holding the one Emotion Glass 1
+    # elsewhere, and was paid +600)
+    typed = Counter(f for f in faces if f is not None)
+    for f, n in typed.items():
+        held = sum(1 for j, g in enumerate(state.faces) if g == f and j not in idx)
+        copies = state.tiles.face(f).copies
+        if held + n > copies:
+            where = f"{held} recorded on other tiles" if held else "none recorded on other tiles"
+            out.append(f"the set holds {count(copies, 'copy', 'copies')} of {f} ({where}), not {held + n}")
     return out
 
 

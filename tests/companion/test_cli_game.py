@@ -41,6 +41,36 @@ def love(tmp_path, capsys):
     return led
 
 
+def test_cli_typed_faces_beyond_the_sets_copies_need_over_record(tmp_path, capsys):
+    """Love Mahjong 1.2: "4 Emotion & 4 Passion Glass Tiles: Unique
+    single-copy bonus tiles".  Typed faces for tiles the ledger has not seen
+    were taken whatever the set holds: emotion-1 typed for both tiles of a
+    pair, the deal holding the one Emotion Glass 1 elsewhere, was paid +600
+    (2.5 "+600 Instant Bonus Points").  Refused in one line, nothing
+    written; two different glass tiles are the pair the book means."""
+    deal = tmp_path / "deal.json"
+    deal.write_text(json.dumps({"variant": "love", "layout": "row", "tiles": [
+        {"slot": [0, 0, 0], "face": None}, {"slot": [4, 0, 0], "face": None},
+        {"slot": [8, 0, 0], "face": "emotion-1"}, {"slot": [12, 0, 0], "face": "hearts-5"}]}))
+    led = str(tmp_path / "ledger.db")
+    L = ("--ledger", led)
+    code, _, err = run(capsys, "game", "start", *L, "--variant", "love", "--mode", "sprint", "--deal", deal,
+                       "--players", "Ann", "--t", 0)
+    assert code == 0, err
+    for typed, held, n in (("emotion-1,emotion-1", "1 recorded on other tiles", 3),
+                           ("passion-2,passion-2", "none recorded on other tiles", 2)):
+        code, out, err = run(capsys, "game", "claim", *L, "--player", "Ann", "0,0,0", "4,0,0",
+                             "--faces", typed, "--t", 1)
+        face = typed.split(",")[0]
+        assert code == 2 and out == "" and err.count("\n") == 1
+        assert err.startswith(f"companion game: the set holds 1 copy of {face} ({held}), not {n}: "
+                              "typed faces are taken for tiles not yet seen")
+    assert [e.type for e in events(led)] == ["game_started"]
+    code, out, _ = run(capsys, "game", "claim", *L, "--player", "Ann", "0,0,0", "4,0,0",
+                       "--faces", "emotion-2,passion-2", "--t", 1)
+    assert code == 0 and "+600 instant bonus pair" in out
+
+
 def test_cli_plays_a_love_sprint_to_the_end(love, capsys):
     L = ("--ledger", love)
     code, out, _ = run(capsys, "game", "claim", *L, "--player", "Ann", "0,0,0", "4,0,0", "--t", 1)
