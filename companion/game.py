@@ -1464,8 +1464,12 @@ class GameState:
             return [self.players[self.declarer].name]
         if self.coop:           # Mindful 2.6.2: "clear the entire board without requiring a single Zen Reshuffle"
             return [TEAM] if self.board.n_present == 0 and self.reshuffles == 0 else []
-        if len(self.players) == 1:
-            return [self.players[0].name] if self.board.n_present == 0 else []
+        if len(self.players) == 1 or isinstance(self.rules, WordRules):
+            # Word 2.8: "Layout Mastered (Victory Condition)" is the one
+            # victory, "No Playable Moves (Defeat Condition)" a defeat, for
+            # the scholars sharing a Zen Archives board too (all named
+            # winners of a defeat before: tied at no score)
+            return [p.name for p in self.players] if self.board.n_present == 0 else []
         sc = self.scores()
         best = max(sc.values())
         return [n for n, s in sc.items() if s == best]

@@ -807,6 +807,32 @@ def test_cli_zen_archives_shows_no_score_counters(tmp_path, capsys):
     assert out.splitlines()[-1] == "no scores in Zen Archives; game over (cleared), winner: Ann, Ben"
 
 
+def test_cli_zen_archives_scholars_are_no_winners_of_a_defeat(tmp_path, capsys):
+    """Word 2.8: "Layout Mastered (Victory Condition): Every single tile is
+    successfully matched or spelled into words" and "No Playable Moves
+    (Defeat Condition): Zero free matching pairs or valid words remain on
+    the board".  Two scholars sharing a Zen Archives board (docs/RULES.md
+    4.6) whose game ended with no playable moves were both named winners
+    (tied at no score), where one scholar alone is named none."""
+    # E E free, then Q J X V, letters once each that spell no word: after
+    # the E pair no pair or word is left, and no arrangement frees one (4.6)
+    tiles = [{"slot": [0, 0, 0], "face": "E"}, {"slot": [4, 0, 0], "face": "E"},
+             {"slot": [20, 0, 0], "face": "Q"}, {"slot": [22, 0, 0], "face": "J"},
+             {"slot": [24, 0, 0], "face": "X"}, {"slot": [40, 0, 0], "face": "V"}]
+    deal = tmp_path / "z.json"
+    deal.write_text(json.dumps({"variant": "word", "layout": "z", "tiles": tiles}))
+    for players, name in (("Ann,Ben", "two"), ("Ann", "one")):
+        L = ("--ledger", str(tmp_path / f"{name}.db"))
+        code, _, err = run(capsys, "game", "start", *L, "--variant", "word", "--mode", "zen-archives",
+                           "--players", players, "--deal", deal)
+        assert code == 0, err
+        code, out, _ = run(capsys, "game", "claim", *L, "--player", "Ann", "0,0,0", "4,0,0")
+        assert code == 0 and out.splitlines()[-1] == "no scores in Zen Archives; game over (no-moves)"
+        code, out, _ = run(capsys, "game", "show", *L, "--json")
+        st = json.loads(out)
+        assert st["end_reason"] == "no-moves" and st["winners"] == [] and st["winner"] is None
+
+
 def test_cli_a_move_past_the_countdown_shows_the_end_it_recorded(tmp_path, capsys):
     # Word 2.6.2: a Word Sprint ends when its countdown runs out.  A move sent
     # after that wrote the time-up end and said only "the game has ended
