@@ -326,10 +326,12 @@ def cmd_enroll(args) -> int:
     t0 = time.perf_counter()
     if not args.out.strip():           # (Path("") would name the current folder)
         raise BadInput("--out needs a file name, e.g. --out my-tiles.npz")
-    args.out = Path(args.out)
     # a profile that could not be written is refused before the work (a file
-    # on the way, a folder of that name, a device), not after it
-    check_can_write("--out", str(args.out), plain_file=True)
+    # on the way, a folder of that name, a device), not after it; checked as
+    # typed, before Path drops a trailing "/" (--out profiles/ wrote a file
+    # named profiles)
+    check_can_write("--out", args.out, plain_file=True, example="tiles.npz")
+    args.out = Path(args.out)
     if args.sheet:
         if args.crops or args.labels:
             raise BadInput("give either --sheet PHOTO... --variant V or --crops DIR --labels CSV")

@@ -118,6 +118,25 @@ def remove_if_empty(folder: Path) -> None:
         pass
 
 
+def refuse_folder_name(option: str, out: str, example: str = "") -> None:
+    """Refuse an output file named with a trailing separator (``--out
+    profiles/``) where no folder of that name exists: the name says a
+    folder, and the file would be written as ``profiles`` (``Path`` drops
+    the separator), where the next ``--out profiles/mine.npz`` then finds
+    a file on the way.  An existing folder is refused by the write check
+    itself (``it is a folder``).
+
+    Raises:
+        BadInput: one line naming the option and, with ``example``, a
+            file name to give instead (``profiles/tiles.npz``).
+    """
+    seps = tuple(s for s in (os.sep, os.altsep, "/") if s)
+    if str(out).endswith(seps) and not os.path.isdir(out):
+        hint = f" (e.g. {option} {out}{example})" if example else ""
+        raise BadInput(f"cannot write {option} {out}: a name ending in {out[-1]} names a folder; give the file's "
+                       f"name{hint}")
+
+
 def check_writable(option: str, out: str, plain_file: bool = False) -> None:
     """Refuse an output file that cannot be written, without creating it or
     changing it: an existing file is opened for appending (which writes
@@ -136,6 +155,7 @@ def check_writable(option: str, out: str, plain_file: bool = False) -> None:
             system, a folder of that name), or, with ``plain_file``, it is
             not a plain file.
     """
+    refuse_folder_name(option, out)
     parent = Path(out).parent
     if not parent.is_dir():
         what = "is a file, not a folder" if parent.exists() else "does not exist"
@@ -157,7 +177,7 @@ def check_writable(option: str, out: str, plain_file: bool = False) -> None:
             pass
 
 
-def check_can_write(option: str, out: str, plain_file: bool = False) -> None:
+def check_can_write(option: str, out: str, plain_file: bool = False, example: str = "") -> None:
     """Refuse an output file that could not be written, before any work and
     creating nothing: :func:`check_writable` when its folder is there, else
     the nearest folder above it that is there must be a folder the missing
@@ -168,11 +188,14 @@ def check_can_write(option: str, out: str, plain_file: bool = False) -> None:
         option: the option's name for the message (``--events-out``).
         out: the output file.
         plain_file: as for :func:`check_writable`.
+        example: a file name to suggest for a name ending in a separator
+            (:func:`refuse_folder_name`), e.g. ``camera.json``.
 
     Raises:
         BadInput: as :func:`check_writable`; or a name on the way is a file,
             or the folder above the missing ones cannot be written.
     """
+    refuse_folder_name(option, out, example)
     parent = Path(out).parent
     p = _nearest_folder(parent, f"cannot write {option} {out}")
     if p == parent:

@@ -264,7 +264,7 @@ def _calibrate(args: argparse.Namespace) -> int:
     refuse_overwriting_inputs("--out", str(args.out), [str(p) for p in args.images])
     # before the work (calibration takes a while); a missing folder is made
     # when the file is written, as for every output
-    check_can_write("--out", str(args.out), plain_file=True)
+    check_can_write("--out", str(args.out), plain_file=True, example="camera.json")
     paths, repeated = _distinct_views(args.images)
     images = [read_image(p) for p in paths]
     dropped: list[str] = []

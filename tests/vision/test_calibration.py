@@ -267,6 +267,19 @@ def test_calibrate_out_that_cannot_be_written_is_refused_before_the_work(page, t
 
 
 
+def test_calibrate_out_ending_in_a_slash_is_a_folder_not_the_camera_file(page, tmp_path, capsys):
+    """``calibrate --out cams/`` with no folder ``cams`` yet: the name says a
+    folder, so it is refused as one, naming a file to give (the line said
+    "it is a folder" of a name that did not exist)."""
+    from companion.cli import main
+    paths = _write(_views(page, POSES[:4]), tmp_path)
+    out = f"{tmp_path}/cams/"
+    assert main(["calibrate", *paths, "--out", out]) == 2
+    assert capsys.readouterr().err == (f"companion calibrate: cannot write --out {out}: a name ending in / names "
+                                       f"a folder; give the file's name (e.g. --out {out}camera.json)\n")
+    assert not (tmp_path / "cams").exists()
+
+
 def _level_views(page, roll_deg):
     """1280 x 720 views of a 1000 px camera (principal point (650, 350)), the
     board tilted 15 degrees towards each edge and two corners of the picture

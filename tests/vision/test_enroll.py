@@ -1180,6 +1180,24 @@ def test_an_out_that_cannot_be_written_is_refused_before_the_photos_are_read(enr
     assert out.is_file()
 
 
+def test_an_out_ending_in_a_slash_is_a_folder_not_the_profile(enrolled, capsys, tmp_path):
+    """``enroll --out profiles/`` (a folder meant, none there yet) wrote the
+    profile as a file named ``profiles`` (Path dropped the "/"), where the
+    next ``--out profiles/mine.npz`` then found a file on the way: refused
+    before the work, naming a file to give instead, and nothing written."""
+    root, crops, _ = enrolled
+    out = f"{tmp_path}/profiles/"
+    code, err = _run(["enroll", "--crops", str(crops), "--labels", str(root / "labels.csv"), "--out", out], capsys)
+    assert code == 2
+    assert err == (f"companion enroll: cannot write --out {out}: a name ending in / names a folder; give the "
+                   f"file's name (e.g. --out {out}tiles.npz)\n")
+    assert list(tmp_path.iterdir()) == []
+    # an existing folder, with or without the "/", is a folder as before
+    code, err = _run(["enroll", "--crops", str(crops), "--labels", str(root / "labels.csv"),
+                      "--out", f"{tmp_path}/"], capsys)
+    assert code == 2 and err == f"companion enroll: cannot write --out {tmp_path}/: it is a folder\n"
+
+
 def test_a_profile_whose_meta_python_cannot_parse_is_not_json(enrolled, capsys, tmp_path):
     """A profile's meta nested deeper than Python's parser goes (it raised
     RecursionError: a traceback, exit 1) or holding an integer of 5000
