@@ -186,6 +186,10 @@ def read_labels_csv(path: Path) -> list[tuple[str, str]]:
         raise BadInput(f"labels CSV is empty: {path}")
     cols = [h.strip().lower() for h in header]
     if "image" not in cols or "label" not in cols:
+        json_kind = _json_kind(text)
+        if json_kind:
+            raise BadInput(f"labels CSV {path} is {json_kind}, not a CSV: give a CSV file with a header row "
+                           "image,label and a line per photo (e.g. hearts-1.jpg,hearts-1)")
         raise BadInput(f"labels CSV {path} needs a header row with columns image,label; "
                        f"got {','.join(header)}{_separator_hint(header)}")
     ii, li = cols.index("image"), cols.index("label")
@@ -223,6 +227,26 @@ def _excel_separator_line(rec: list[str]) -> bool:
     (``sep=,`` reads as ``["sep=", ""]``; ``sep=;`` as ``["sep=;"]``)."""
     first = rec[0].strip().lower() if rec else ""
     return len(rec) <= 2 and first.startswith("sep=") and len(first) <= 5 and not any(c.strip() for c in rec[1:])
+
+
+def _json_kind(text: str) -> str:
+    """What a labels "CSV" that is a JSON document is, in words (``"a tile
+    set's description (companion print-tiles' tiles.json)"``, or ``"a JSON
+    file"``), else "": print-tiles' tiles.json names each face's image and
+    id, and was taken for the labels, drawing "got {"."""
+    import json
+
+    from companion import jsontext
+    from companion.commands.vision_setup import _KIND_NAMES, _file_kind
+
+    if not text.lstrip().startswith(("{", "[")):
+        return ""
+    try:
+        obj = jsontext.loads(text)
+    except (json.JSONDecodeError, ValueError, RecursionError):
+        return ""
+    kind = _file_kind(obj)
+    return _KIND_NAMES[kind] if kind else "a JSON file"
 
 
 def _separator_hint(header: list[str]) -> str:

@@ -1198,6 +1198,26 @@ def test_an_out_ending_in_a_slash_is_a_folder_not_the_profile(enrolled, capsys, 
     assert code == 2 and err == f"companion enroll: cannot write --out {tmp_path}/: it is a folder\n"
 
 
+def test_tiles_json_given_as_the_labels_is_named_as_such(capsys, tmp_path):
+    """print-tiles' tiles.json names each face's image and id, and was taken
+    for the labels CSV: the line said only "needs a header row with columns
+    image,label; got {"; it now says what the file is."""
+    tiles = tmp_path / "tiles"
+    assert main(["print-tiles", "--variant", "word", "--out", str(tiles), "--no-sheets"]) == 0
+    code, err = _run(["enroll", "--crops", str(tiles), "--labels", str(tiles / "tiles.json"),
+                      "--out", str(tmp_path / "p.npz")], capsys)
+    assert code == 2
+    assert err == (f"companion enroll: labels CSV {tiles / 'tiles.json'} is a tile set's description (companion "
+                   "print-tiles' tiles.json), not a CSV: give a CSV file with a header row image,label and a line "
+                   "per photo (e.g. hearts-1.jpg,hearts-1)\n")
+    other = tmp_path / "other.json"
+    other.write_text('{"photos": ["a.jpg"]}', encoding="utf-8")
+    code, err = _run(["enroll", "--crops", str(tiles), "--labels", str(other), "--out", str(tmp_path / "p.npz")],
+                     capsys)
+    assert code == 2 and f"labels CSV {other} is a JSON file, not a CSV" in err and err.count("\n") == 1
+    assert not (tmp_path / "p.npz").exists()
+
+
 def test_a_profile_whose_meta_python_cannot_parse_is_not_json(enrolled, capsys, tmp_path):
     """A profile's meta nested deeper than Python's parser goes (it raised
     RecursionError: a traceback, exit 1) or holding an integer of 5000
