@@ -1015,7 +1015,8 @@ def sheet_crops(image_bgr: np.ndarray, spec, n_faces: int, camera=None,
         n_faces (h, w, 3) uint8 BGR crops in sheet order.
     Raises:
         MatNotFound: the mat is not in the photo (vision.pose.estimate_pose).
-        BadInput: a cell shows the bare mat (``refuse_empty``).
+        BadInput: a cell's face lies partly or wholly outside the picture,
+            or a cell shows the bare mat (``refuse_empty``).
     """
     from vision.crops import CropSettings, extract_raw
     from vision.pose import estimate_pose, project_slot_faces
@@ -1023,6 +1024,19 @@ def sheet_crops(image_bgr: np.ndarray, spec, n_faces: int, camera=None,
     pose = estimate_pose(image_bgr, spec, camera)
     slots = sheet_slots(n_faces, spec.grid_tiles)
     quads = project_slot_faces(slots, spec, pose)
+    # a face partly outside the picture would be enrolled from a crop whose
+    # missing part is the picture's edge smeared across it (a photo cut
+    # through the sheet's last row enrolled 13 such faces, rc 0); before the
+    # empty cells, which such a cell would be taken for
+    h, w = image_bgr.shape[:2]
+    inside = ((quads[..., 0] >= 0) & (quads[..., 0] <= w - 1)
+              & (quads[..., 1] >= 0) & (quads[..., 1] <= h - 1)).all(axis=1)
+    outside = np.flatnonzero(~inside)
+    if len(outside):
+        cells = ", ".join(f"({slots[i][0] // 2 + 1}, {slots[i][1] // 2 + 1})" for i in outside[:4])
+        more = f" and {len(outside) - 4} more" if len(outside) > 4 else ""
+        raise BadInput(f"{len(outside)} of the sheet's {n_faces} cells lie partly or wholly outside the picture, "
+                       f"e.g. column, row {cells}{more}: keep the whole sheet in view")
     if refuse_empty:
         empty = np.flatnonzero(bare_cells(image_bgr, slots, quads, spec, pose))
         if len(empty):

@@ -385,6 +385,26 @@ def test_enrollment_sheet_round_trip(capsys, tmp_path):
     assert not (tmp_path / "x.npz").exists()
 
 
+def test_a_sheet_photo_cutting_through_a_cell_is_refused(capsys, tmp_path):
+    """A photo whose edge cuts through a tile of the sheet enrolled that face
+    from a crop with the picture's edge smeared over the missing part (a
+    generated Love sheet photo cut through its last row: 42 faces enrolled,
+    13 of them so, exit 0): refused, naming the cell, and nothing written."""
+    spec, mat, photo, quads = _sheet_photo(27)
+    cut = int(round(quads[13][:, 0].mean()))        # through the face of cell (16, 2), the first row's last
+    path = tmp_path / "sheet.png"
+    cv2.imwrite(str(path), photo[:, :cut])
+    out = tmp_path / "p.npz"
+    code, err = _run(["enroll", "--sheet", str(path), "--variant", "word", "--out", str(out)], capsys)
+    assert code == 2
+    assert err == (f"companion enroll: {path}: 1 of the sheet's 27 cells lie partly or wholly outside the picture, "
+                   "e.g. column, row (16, 2): keep the whole sheet in view\n")
+    assert not out.exists()
+    # the whole sheet in view, a little margin beyond its last cell: enrolled as before
+    cv2.imwrite(str(path), photo[:, :int(quads[:, :, 0].max()) + 10])
+    assert main(["enroll", "--sheet", str(path), "--variant", "word", "--out", str(out)]) == 0 and out.is_file()
+
+
 def test_an_empty_sheet_cell_in_a_blurred_tilted_photo_is_refused(capsys, tmp_path):
     """A generated photo of the Word sheet (tilt 20-30 degrees, the scene
     generator's blur and noise) with the tile of cell (8, 2) left off: its
