@@ -1922,7 +1922,23 @@ def resolve_word(state: GameState, player: str, slots: Sequence, word: str,
         raise BadInput(f"words are played in Word Mahjong only, not {state.rules.title}")
     _open(state)
     idx = _parse_slots(state, slots)
-    if state.judged_board((extra or {}).get("resolves"), idx)[1] is None:
+    board, item = state.judged_board((extra or {}).get("resolves"), idx)
+    missing = [i for i in idx if not board.reason(i).present]
+    if missing:
+        raise IllegalMove(f"{state.slot(missing[0])} holds no tile")
+    blocked = [i for i in idx if not board.reason(i).free]
+    if blocked:
+        # each blocked tile selected its own penalty, in turn or not, as for
+        # a pair (Word 1.2, "Blocked tile selection ... 0 points"; docs/RULES.md
+        # 1.2): the camera records one for a word's blocked letter, and a
+        # typed word was refused with nothing recorded.  All name the word
+        # tried, so one undo takes back the attempt
+        tried = dict(extra or {}, claimed=[list(state.slot(i)) for i in idx])
+        pens = [_penalty(state, p, i, tried, board) for i in blocked]
+        pts = state.rules.blocked_penalty
+        cost = f"blocked tile penalty {pts:+,} each" if pts else "a blocked tile costs no points in this game"
+        return Outcome(tuple(pens), error=f"{board.reason(blocked[0]).describe()}; {cost}")
+    if item is None:
         _need_turn(state, p)        # (a word settling tiles off the table: made in its own turn)
     view = state._faces_view(idx, faces)
     w = wordrules.normalize(word)

@@ -1013,13 +1013,32 @@ def test_word_errors(table_factory):
         G.resolve_word(st, "Sam", [g.s(1), g.s(0), g.s(2)], "CAT", g.words)
     with pytest.raises(IllegalMove, match="too short"):
         G.resolve_word(st, "Sam", [g.s(0), g.s(1)], "CA", g.words)
-    with pytest.raises(IllegalMove, match="blocked"):
-        G.resolve_word(st, "Sam", [g.s(0), g.s(1), g.s(4)], "CAX", g.words)
+    # a blocked tile named: refused with its 0-point penalty to record (below)
+    tried = G.resolve_word(st, "Sam", [g.s(0), g.s(1), g.s(4)], "CAX", g.words)
+    assert [p.type for p in tried.events] == ["penalty"] and "covered by" in tried.error
     with pytest.raises(BadInput, match="letters A-Z"):
         G.resolve_word(st, "Sam", [g.s(0), g.s(1), g.s(2)], "C4T", g.words)
     with pytest.raises(BadInput, match="unknown player"):
         G.resolve_word(st, "Bob", [g.s(0), g.s(1), g.s(2)], "CAT", g.words)
     assert len(g.events) == 1
+    g.word("Sam", "cats", [0, 1, 2, 3])
+    assert g.scores() == {"Sam": 200}
+
+
+def test_a_typed_word_naming_blocked_tiles_records_their_penalties(table_factory):
+    # Word 1.2: locked tiles "cannot be selected"; docs/RULES.md 1.2: each
+    # blocked tile selected is a penalty event worth 0 points in Word, as the
+    # camera records for a word's blocked letter.  C A T S on a row, X under
+    # X at x = 100: CAX names the covered X (100,0,0)
+    slots = free_row(4) + [Slot(100, 0, 0), Slot(100, 0, 1)]
+    g = table_factory("word", "scholars-path", ["Sam"], slots, ["C", "A", "T", "S", "X", "X"],
+                      words=frozenset({"cat", "cats", "cax"}))
+    tried = G.resolve_word(g.state, "Sam", [g.s(0), g.s(1), g.s(4)], "CAX", g.words)
+    assert tried.error == "100,0,0 is blocked: covered by 100,0,1; a blocked tile costs no points in this game"
+    written = g.run(tried)
+    assert [(e.type, e.data["slot"], e.data["points"], e.data["claimed"]) for e in written] == [
+        ("penalty", [100, 0, 0], 0, [[0, 0, 0], [4, 0, 0], [100, 0, 0]])]
+    assert g.scores() == {"Sam": 0} and g.state.board.n_present == 6
     g.word("Sam", "cats", [0, 1, 2, 3])
     assert g.scores() == {"Sam": 200}
 
