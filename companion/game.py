@@ -415,7 +415,7 @@ def new_setup(variant: str, mode: str, layout: Layout, faces: Sequence[str | Non
     for key in ("turn_limit", "reshuffles", "level", "target_seconds", "countdown_seconds", "base_points"):
         whole = key in opts and isinstance(opts[key], int) and not isinstance(opts[key], bool)
         if key in opts and (not whole or opts[key] < 0):
-            if whole and new_game and key in given and key in ("turn_limit", "level"):
+            if whole and new_game and key in given and key in ("turn_limit", "level", "countdown_seconds"):
                 continue        # below 0: said below, in the words for 0
             raise BadInput(f"option {key} must be a whole number >= 0, got {opts[key]!r}")
     for key, top in OPTION_MAX.items():
@@ -428,6 +428,10 @@ def new_setup(variant: str, mode: str, layout: Layout, faces: Sequence[str | Non
         # 0 turns would end a Solo Quest after recording its first move
         raise BadInput(f"option turn_limit must be 1 or more (a Solo Quest of no turns cannot be played), "
                        f"got {opts['turn_limit']}")
+    if new_game and "countdown_seconds" in given and opts["countdown_seconds"] < 1:
+        # (an audit's Word Sprint of 0 s was over before its first word)
+        raise BadInput(f"option countdown_seconds must be 1 or more (a Word Sprint with no time on its clock "
+                       f"is over as it starts), got {opts['countdown_seconds']}")
     if new_game and "level" in given and opts["level"] < 1:
         raise BadInput(f"option level must be 1 or more (Scholar's Path starts at level 1), got {opts['level']}")
     return Setup(variant, mode, layout, tuple(faces), tuple(names),

@@ -1107,6 +1107,11 @@ def test_setup_errors():
             G.start_data("love", "solo-quest", lay, ["hearts-1"] * 2, ["Ann"], options={"turn_limit": n})
         with pytest.raises(BadInput, match=rf"^option level must be 1 or more .*, got {n}$"):
             G.start_data("word", "scholars-path", lay, ["A"] * 2, ["Ann"], options={"level": n})
+        # (an audit's Word Sprint of 0 s was over as it started)
+        with pytest.raises(BadInput, match=rf"^option countdown_seconds must be 1 or more \(a Word Sprint with no "
+                                           rf"time on its clock is over as it starts\), got {n}$"):
+            G.start_data("word", "word-sprint", lay, ["A"] * 2, ["Ann"], options={"countdown_seconds": n})
+    G.start_data("word", "word-sprint", lay, ["A"] * 2, ["Ann"], options={"countdown_seconds": 1})
     # an empty name or one with a space is quoted (--option '=5' named nothing)
     with pytest.raises(BadInput, match=r"^unknown options '', 'a b' \(known: "):
         G.start_data("love", "solo-quest", lay, ["hearts-1"] * 2, ["Ann"], options={"": 5, "a b": 1})
