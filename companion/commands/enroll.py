@@ -40,7 +40,7 @@ def register(sub) -> None:
     p.add_argument("--sheet", type=Path, nargs="+", metavar="PHOTO",
                    help="instead of --crops/--labels: 1-2 photos of the enrolment sheet "
                         "(see print-enrollment-sheet) laid on the mat")
-    p.add_argument("--variant", help="the sheet's variant (with --sheet)")
+    p.add_argument("--variant", type=str.lower, help="the sheet's variant (with --sheet)")
     p.add_argument("--camera", type=Path, default=None, help="camera JSON (with --sheet)")
     p.add_argument("--out", required=True, help="profile file to write (.npz)")
     p.add_argument("--model", type=Path, default=None, help="embedding .onnx (default: bundled)")
@@ -56,7 +56,7 @@ def register(sub) -> None:
 
     p = sub.add_parser("print-enrollment-sheet",
                        help="where to lay one tile of each face on the mat for `enroll --sheet`")
-    p.add_argument("--variant", required=True, help="love, candy, mindful or word")
+    p.add_argument("--variant", required=True, type=str.lower, help="love, candy, mindful or word")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=cmd_sheet)
 

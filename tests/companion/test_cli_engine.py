@@ -728,3 +728,13 @@ def test_variant_names_are_not_case_sensitive(capsys):
     with pytest.raises(SystemExit) as e:
         main(["deal", "--variant", "Bogus", "--layout", "turtle", "--seed", "3", "--json"])
     assert e.value.code == 2 and "invalid choice: 'bogus'" in capsys.readouterr().err
+
+
+def test_the_set_up_commands_take_variant_names_in_any_case(capsys, tmp_path):
+    # (a break-test: print-tiles and the enrolment commands refused "Love"
+    # where deal, game, recognize and referee took it)
+    code, out, _ = run(capsys, "print-tiles", "--variant", "Love", "--out", str(tmp_path / "t"), "--no-sheets")
+    assert code == 0 and json.loads(out)["variant"] == "love" and json.loads(out)["faces"] == 42
+    code, upper, _ = run(capsys, "print-enrollment-sheet", "--variant", "WORD")
+    code2, lower, _ = run(capsys, "print-enrollment-sheet", "--variant", "word")
+    assert code == code2 == 0 and upper == lower and "--variant word" in upper
