@@ -333,3 +333,43 @@ def test_a_spelled_word_round_trips_and_refuses_short_or_wordless_moves():
                 {"type": "word", "slots": [[0, 0, 0], [4, 0, 0], [8, 0, 0]], "word": "CAT", "rest_s": "x"}):
         with pytest.raises(BadInput, match="bad move"):
             move_from_json(bad)
+
+
+def test_a_reshuffle_relays_the_standing_faces_on_their_slots_with_hands_over_the_board():
+    from vision.synth import Reshuffle, move_from_json
+    faces, moves = _game()
+    claim = moves[0]
+    spec = SceneSpec("mindful", PYRAMID, faces=faces, image_size=(320, 180))
+    rec = render_recording("mindful", PYRAMID, [claim, Reshuffle("B", seed=3, seconds=1.0)],
+                           np.random.default_rng(7), fps=5.0, spec=spec, settle_s=0.6)
+    frames = list(rec)
+    truth = rec.truth_json()
+    move = truth["moves"][1]
+    before = frames[move["start_frame"] - 1][2].scene
+    after = frames[move["settled_frame"]][2].scene
+    standing = [i for i in range(len(PYRAMID)) if before.present[i]]
+    # no tile leaves; the same faces stand, in another order
+    assert list(after.present) == list(before.present) and len(standing) == len(PYRAMID) - 2
+    assert sorted(before.faces[i] for i in standing) == sorted(after.faces[i] for i in standing)
+    assert sum(before.faces[i] != after.faces[i] for i in standing) == move["changed"] >= 4
+    assert truth["deal"] == [{"slot": list(s), "face": f} for s, f in zip(PYRAMID.slots, faces)]
+    deal = [f["deal"] if "deal" in f else 0 for f in truth["frame_truth"]]
+    switch = deal.index(1)          # the first frame showing the new faces: a hand is over the board
+    assert move["start_frame"] < switch <= move["end_frame"] and frames[switch][2].hand
+    assert frames[switch - 1][2].hand and set(deal[move["settled_frame"]:]) == {1}
+    assert frames[move["settled_frame"]][2].settled
+    assert truth["events"][-1] == {"type": "reshuffle", "frame": move["settled_frame"], "player": "B",
+                                   "slots": move["slots"], "faces": [after.faces[i] for i in standing]}
+    # the pictures follow: the standing faces were drawn anew
+    assert np.abs(frames[move["settled_frame"]][1].astype(int) - frames[move["start_frame"] - 1][1]).max() > 60
+    # given faces (the engine's arrangement) are laid as given; they must be the standing tiles
+    top, right = (PYRAMID.slot_index(s) for s in ((16, 6, 1), (18, 8, 1)))
+    swap = Reshuffle("A", (PYRAMID.slots[top], PYRAMID.slots[right]), (faces[right], faces[top]))
+    assert move_from_json(swap.to_json()) == swap
+    rec = render_recording("mindful", PYRAMID, [swap], np.random.default_rng(7), fps=5.0, spec=spec, settle_s=0.6)
+    assert rec.deals[1][top] == faces[right] and rec.deals[1][right] == faces[top]
+    bad = Reshuffle("A", (PYRAMID.slots[top],), ("dragon-red" if faces[top] != "dragon-red" else "dragon-green",))
+    with pytest.raises(BadInput, match="not the tiles standing"):
+        render_recording("mindful", PYRAMID, [bad], np.random.default_rng(7), fps=5.0, spec=spec)
+    with pytest.raises(BadInput, match="bad move"):
+        move_from_json({"type": "reshuffle", "slots": [[16, 6, 1]], "faces": []})

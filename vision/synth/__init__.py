@@ -8,18 +8,19 @@
 * :func:`render_recording` / :func:`write_recording`
   (:mod:`vision.synth.recording`): scripted games (:class:`Claim`,
   :class:`PutBack`, :class:`Nudge`, :class:`Pause`) from one camera, frame by
-  frame, with the moves, the referee's expected events and their settled frames.
+  frame, with the moves, the referee's expected events and their settled frames;
+  :class:`Reshuffle` re-lays the standing tiles in another order.
 * :mod:`vision.synth.hands`, :mod:`vision.synth.textures`: the hand and table
   drawing used by both.
 """
 
-from vision.synth.recording import (Claim, FrameTruth, Nudge, Pause, PutBack, Recording, SpellWord, move_from_json,
-                                    render_recording, script_moves, write_recording)
+from vision.synth.recording import (Claim, FrameTruth, Nudge, Pause, PutBack, Recording, Reshuffle, SpellWord,
+                                    move_from_json, render_recording, script_moves, write_recording)
 from vision.synth.scene import (LABEL_HAND, LABEL_SIDE, Augment, Look, Placement, Scene, SceneSpec,
                                 SceneTruth, TrueCamera, deal_faces, remove_free_pairs, render_scene,
                                 sample_camera, sample_look, sample_placement)
 
 __all__ = ["LABEL_HAND", "LABEL_SIDE", "Augment", "Claim", "FrameTruth", "Look", "Nudge", "Pause", "Placement", "SpellWord",
-           "PutBack", "Recording", "Scene", "SceneSpec", "SceneTruth", "TrueCamera", "deal_faces",
+           "PutBack", "Recording", "Reshuffle", "Scene", "SceneSpec", "SceneTruth", "TrueCamera", "deal_faces",
            "move_from_json", "remove_free_pairs", "render_recording", "render_scene", "sample_camera",
            "sample_look", "sample_placement", "script_moves", "write_recording"]

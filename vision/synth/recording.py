@@ -12,6 +12,9 @@ already off) and a list of moves:
   to the rack), then puts them back in their slots (an invalid attempt, or a
   blocked tile lifted);
 * :class:`Nudge`: the camera is knocked: the view shifts a little and stays;
+* :class:`Reshuffle`: the tiles still standing are gathered and re-laid on
+  the same slots in another order (Mindful Law 4's Zen Reshuffle, Word's
+  Lexicon Fan), hands over the board meanwhile: no tile leaves, faces change;
 * :class:`Pause`: nothing happens for a while.
 
 Each action shows a hand entering from the player's side, hovering over each
@@ -123,6 +126,31 @@ class Nudge:
 
 
 @dataclass(frozen=True)
+class Reshuffle:
+    """``player`` gathers the tiles still standing and re-lays them on the same
+    slots in another order (Mindful Law 4: "gathered, gently shuffled, and
+    re-laid onto the current layout footprint without changing layer
+    heights"): the hands sweep over the board for ``seconds``, and when they
+    leave, the standing tiles show new faces.  ``slots`` and ``faces`` give
+    the new face of each slot named (as ``companion game reshuffle`` tells the
+    table); without them every standing tile's face is shuffled among the
+    standing slots by ``seed`` (a shuffle by hand).  Either way the faces
+    standing are the same tiles, in another order."""
+
+    player: str = "A"
+    slots: tuple[Slot, ...] = ()
+    faces: tuple[str, ...] = ()
+    seed: int = 0
+    seconds: float = 2.0
+
+    def to_json(self) -> dict:
+        d = {"type": "reshuffle", "player": self.player, "seed": self.seed, "seconds": self.seconds}
+        if self.slots:
+            d.update(slots=[list(s) for s in self.slots], faces=list(self.faces))
+        return d
+
+
+@dataclass(frozen=True)
 class Pause:
     """Nothing happens for ``seconds``."""
 
@@ -153,7 +181,7 @@ class SpellWord:
         return d
 
 
-Move = Claim | SpellWord | PutBack | Nudge | Pause | Lean
+Move = Claim | SpellWord | PutBack | Nudge | Pause | Lean | Reshuffle
 
 
 def move_from_json(obj: dict) -> Move:
@@ -190,9 +218,17 @@ def move_from_json(obj: dict) -> Move:
                          tuple(map(float, obj.get("rotate_deg", (0.4, -0.3, 0.8)))))
         if kind == "pause":
             return Pause(float(obj.get("seconds", 1.0)))
+        if kind == "reshuffle":
+            slots = tuple(Slot(*map(int, s)) for s in obj.get("slots") or ())
+            faces = tuple(str(f) for f in obj.get("faces") or ())
+            seconds = float(obj.get("seconds", 2.0))
+            if len(slots) != len(faces) or not 0.0 < seconds <= 60.0:
+                raise ValueError
+            return Reshuffle(str(obj.get("player", "A")), slots, faces, int(obj.get("seed", 0)), seconds)
     except (KeyError, TypeError, ValueError):
         raise BadInput(f"bad move {obj!r}") from None
-    raise BadInput(f"unknown move type {obj.get('type')!r} (expected claim, word, put_back, nudge, pause)")
+    raise BadInput(f"unknown move type {obj.get('type')!r} (expected claim, word, put_back, nudge, pause, "
+                   "lean, reshuffle)")
 
 
 def script_moves(variant: str, layout: Layout, faces: Sequence[str], rng: np.random.Generator,
@@ -254,6 +290,7 @@ class _Frame:
     hands: list            # [(tip_mm, carry, side_mm, aim_mm, player)] per hand
     move: int | None
     phase: str
+    deal: int = 0          # index in ``Recording.deals``: the faces on the slots
 
 
 @dataclass(eq=False)
@@ -309,6 +346,7 @@ class Recording:
         self.rng = rng
         self.fps = float(fps)
         self.world, removed, cam = _resolve(base, rng)
+        self.deals: list[tuple[str, ...]] = [tuple(self.world.dealt)]   # faces per slot; one more per Reshuffle
         self.variant, self.layout = variant, layout
         self.moves = [m if not isinstance(m, dict) else move_from_json(m) for m in moves]
         self.start_removed = removed
@@ -389,13 +427,14 @@ class Recording:
         for i in np.flatnonzero(~present):
             board.remove(int(i))
         cam_index = 0
+        deal = 0
         frames = self.frames
 
         leaning: dict[str, tuple] = {}     # player -> (tip, carry, side, aim, player) of a resting hand
 
         def settle(n, move=None, phase="settled"):
             for _ in range(n):
-                frames.append(_Frame(present.copy(), cam_index, list(leaning.values()), move, phase))
+                frames.append(_Frame(present.copy(), cam_index, list(leaning.values()), move, phase, deal))
 
         player = None
 
@@ -404,12 +443,13 @@ class Recording:
                 p = a + (b - a) * _ease((k + 1) / n)
                 frames.append(_Frame(present.copy(), cam_index,
                                      [h for w, h in leaning.items() if w != who]
-                                     + [(p, carry, side, aim, who or player)], move, phase))
+                                     + [(p, carry, side, aim, who or player)], move, phase, deal))
 
         def stay(p, n, carry, move, phase, side, aim):
             for _ in range(n):
                 frames.append(_Frame(present.copy(), cam_index,
-                                     list(leaning.values()) + [(p, carry, side, aim, player)], move, phase))
+                                     list(leaning.values()) + [(p, carry, side, aim, player)], move, phase,
+                                     deal))
 
         settle(self._n(settle_s))
         for mi, m in enumerate(self.moves):
@@ -444,6 +484,38 @@ class Recording:
                 self.move_truth.append({**m.to_json(), "start_frame": start, "end_frame": start,
                                         "settled_frame": start})
                 continue
+            if isinstance(m, Reshuffle):
+                new = self._reshuffled(mi, m, present)
+                player = m.player
+                standing = np.flatnonzero(present)
+                tips = [self._slot_tip(int(i)) for i in standing]
+                centre = np.mean(tips, axis=0)
+                side = self._side_point(m.player, centre)
+                # the hands sweep over the board from corner to corner and
+                # back; the tiles are re-laid under them halfway
+                lo, hi = np.min(tips, axis=0), np.max(tips, axis=0)
+                corners = [np.array([lo[0], lo[1], centre[2] - 30.0]), np.array([hi[0], hi[1], centre[2] - 30.0]),
+                           np.array([lo[0], hi[1], centre[2] - 30.0]), np.array([hi[0], lo[1], centre[2] - 30.0])]
+                travel(side, corners[0], self._n(0.7), 0, mi, "approach", side, centre)
+                leg = self._n(m.seconds / (len(corners) - 1))
+                for k in range(1, len(corners)):
+                    travel(corners[k - 1], corners[k], leg, 0, mi, "reshuffle", side, centre)
+                    if k == 2:
+                        self.deals.append(new)
+                        deal = len(self.deals) - 1
+                travel(corners[-1], side, self._n(0.7), 0, mi, "retreat", side, centre)
+                end = len(frames) - 1
+                settled = len(frames)
+                settle(self._n(settle_s))
+                moved = [int(i) for i in standing if new[i] != self.deals[-2][i]]
+                self.move_truth.append({**m.to_json(), "slots": [list(layout.slots[i]) for i in standing],
+                                        "faces": [new[i] for i in standing], "changed": len(moved),
+                                        "start_frame": start, "end_frame": end, "settled_frame": settled})
+                self.events.append({"type": "reshuffle", "frame": settled, "player": m.player,
+                                    "slots": [list(layout.slots[i]) for i in standing],
+                                    "faces": [new[i] for i in standing]})
+                continue
+            dealt = self.deals[deal]
             idx = [layout.slot_index(s) for s in m.slots]
             if len(set(idx)) != len(idx):
                 raise BadInput(f"move {mi}: the same slot twice")
@@ -451,7 +523,7 @@ class Recording:
                 if not present[i]:
                     raise BadInput(f"move {mi}: slot {s} holds no tile at that point")
             player = m.player
-            faces = [world.dealt[i] for i in idx]
+            faces = [dealt[i] for i in idx]
             reasons = [board.reason(i) for i in idx]
             free = [bool(r.free) for r in reasons]
             tips = [self._slot_tip(i) for i in idx]
@@ -521,7 +593,7 @@ class Recording:
                 rec["lifted_settled_frame"] = lifted_settled
             blocked = [s for s, f in zip(m.slots, free) if not f]
             if isinstance(m, Claim):
-                v = check_claim(board, world.dealt, ts, m.slots[0], m.slots[1])
+                v = check_claim(board, dealt, ts, m.slots[0], m.slots[1])
                 rec.update(valid=v.valid, reason=v.code, match=ts.matches(faces[0], faces[1]))
                 self.events.append({"type": "claim", "frame": settled, "player": m.player,
                                     "slots": [list(s) for s in m.slots], "faces": faces,
@@ -539,12 +611,43 @@ class Recording:
                 self.events.append({"type": "penalty", "frame": seen, "player": m.player,
                                     "slot": list(s), "reason": "blocked"})
             if isinstance(m, PutBack) and len(idx) == 2:
-                v = check_claim(board, world.dealt, ts, m.slots[0], m.slots[1])
+                v = check_claim(board, dealt, ts, m.slots[0], m.slots[1])
                 self.events.append({"type": "attempt", "frame": settled, "player": m.player,
                                     "slots": [list(s) for s in m.slots], "faces": faces,
                                     "valid": False, "reason": v.code or "returned"})
             rec["blocked"] = [list(s) for s in blocked]
             self.move_truth.append(rec)
+
+    def _reshuffled(self, mi: int, m: "Reshuffle", present: np.ndarray) -> tuple[str, ...]:
+        """The faces per slot after the Reshuffle ``m`` (move ``mi``): the
+        faces it names on its slots (the others keep theirs), or, naming
+        none, the standing faces shuffled among the standing slots with
+        ``m.seed``.  The standing faces must stay the same tiles.
+
+        Raises:
+            BadInput: a slot named twice, one outside the layout or holding no
+            tile; faces that are not the standing tiles'.
+        """
+        layout = self.layout
+        old = self.deals[-1]
+        new = list(old)
+        standing = [int(i) for i in np.flatnonzero(present)]
+        if m.slots:
+            try:
+                idx = [layout.slot_index(s) for s in m.slots]
+            except (KeyError, ValueError):
+                raise BadInput(f"move {mi}: a slot outside the layout") from None
+            if len(set(idx)) != len(idx) or any(not present[i] for i in idx):
+                raise BadInput(f"move {mi}: a reshuffle names a slot twice or one holding no tile")
+            for i, f in zip(idx, m.faces):
+                new[i] = f
+        else:
+            order = np.random.default_rng(m.seed).permutation(len(standing))
+            for i, k in zip(standing, order):
+                new[i] = old[standing[int(k)]]
+        if sorted(new[i] for i in standing) != sorted(old[i] for i in standing):
+            raise BadInput(f"move {mi}: a reshuffle's faces are not the tiles standing")
+        return tuple(new)
 
     # ---------------------------------------------------------------- rendering
 
@@ -563,8 +666,9 @@ class Recording:
         return k, image, truth
 
     def _static(self, fr: _Frame):
-        key = (fr.present.tobytes(), fr.cam_index)
+        key = (fr.present.tobytes(), fr.cam_index, fr.deal)
         hit = self._cache.get(key)
+        self.world.dealt = self.deals[fr.deal]
         if hit is None:
             cam = self.cams[fr.cam_index].expanded(self.margin)
             img, labels = _render_static(cam, self.world, fr.present)
@@ -589,7 +693,7 @@ class Recording:
         rng = self.rng
         Rd = cv2.Rodrigues(np.deg2rad(rng.normal(0, self.shake_deg, 3)))[0]
         cam = base.rotated(Rd)
-        static_img, static_labels = self._static(fr)
+        static_img, static_labels = self._static(fr)       # (sets the world's faces to the frame's)
         W, H = base.image_size
         Kbig = base.expanded(self.margin).K
         M = Kbig @ Rd.T @ np.linalg.inv(base.K)
@@ -614,13 +718,14 @@ class Recording:
             "frames": len(self.frames), "image_size": list(cam0.image_size),
             "mat": self.world.mat.to_json(), "camera": cam0.to_json(),
             "cameras": [c.to_json() for c in self.cams],
-            "deal": [{"slot": list(s), "face": f} for s, f in zip(self.layout.slots, self.world.dealt)],
+            "deal": [{"slot": list(s), "face": f} for s, f in zip(self.layout.slots, self.deals[0])],
             "removed_before": [list(s) for s in self.start_removed],
             "players": list(self._players),
             "moves": self.move_truth, "events": self.events,
             "frame_truth": [{"frame": k, "move": f.move, "phase": f.phase, "camera": f.cam_index,
                              "hand": bool(f.hands),
-                             "present": "".join("1" if p else "0" for p in f.present)}
+                             "present": "".join("1" if p else "0" for p in f.present),
+                             **({"deal": f.deal} if f.deal else {})}
                             for k, f in enumerate(self.frames)],
         }
 
