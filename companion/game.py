@@ -1212,7 +1212,13 @@ class GameState:
         present = self.board.present
         before = Counter(self.faces[i] for i in range(len(present)) if present[i])
         after = Counter(new[i] for i in range(len(present)) if present[i])
-        if before != after:
+        # faces not known (None: a camera game's covered or unsure tiles) may
+        # be any tiles: the known faces need only be the same tiles as far as
+        # the unknown ones allow (a camera sees the top faces of a re-laid
+        # board, not the faces it laid under them)
+        unknown_before = before.pop(None, 0)
+        after.pop(None, 0)
+        if sum((after - before).values()) > unknown_before:
             raise IllegalMove("reshuffle: the new faces are not the tiles on the board")
         for i in range(len(present)):
             if present[i]:

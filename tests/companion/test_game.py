@@ -1542,3 +1542,24 @@ def test_names_are_matched_without_their_spaces_and_may_not_start_with_a_dash(ta
     assert g.state.player(" ömer ").name == "Ömer"
     with pytest.raises(BadInput, match="a name may not start with '-'"):
         G.start_data("love", "sprint", Layout("r", tuple(free_row(2))), ["hearts-2"] * 2, ["-2", "Bo"])
+
+
+def test_a_camera_reshuffle_may_name_faces_the_ledger_did_not_know_as_far_as_its_unknown_tiles_allow():
+    # a camera sees only the top faces of a re-laid board: a tile the ledger
+    # knew may go under a cover (unknown now) and one it did not know come up
+    from companion.layouts import Layout
+    layout = Layout("row", ((0, 0, 0), (2, 0, 0), (4, 0, 0), (8, 0, 0), (4, 4, 0), (4, 4, 1)))
+    faces = ["bamboo-1", "bamboo-1", "bamboo-2", "bamboo-3", None, "bamboo-4"]     # (4, 4, 0) covered, unseen
+    start = G.Event(1, "g", "game_started", G.start_data("mindful", "harmony-duels", layout, faces, ["Ada", "Bo"],
+                                                         None, {"source": "camera"}), None, 0.0)
+    st = G.replay([start])
+    assert st.stuck() and not st.ended
+    ok = ["bamboo-2", "bamboo-1", "bamboo-2", "bamboo-3", None, "bamboo-1"]    # bamboo-4 went under the cover
+    G.check_pending(st, G.Pending("reshuffle", {"player": "Ada", "faces": ok, "source": "camera"}))
+    after = G.replay([start, G.Event(2, "g", "reshuffle", {"player": "Ada", "faces": ok, "source": "camera"},
+                                     None, 1.0)])
+    assert after.faces == ok and after.reshuffles == 1 and after.player("Ada").focus_tokens == 1
+    # two more bamboo-2 than the one unknown tile could be: not these tiles
+    bad = ["bamboo-2", "bamboo-2", "bamboo-2", "bamboo-3", None, "bamboo-1"]
+    with pytest.raises(IllegalMove, match="not the tiles on the board"):
+        G.check_pending(st, G.Pending("reshuffle", {"player": "Ada", "faces": bad, "source": "camera"}))
