@@ -165,6 +165,12 @@ class RefereeSettings:
             beside the board (:func:`hand_reach`: a hand held still over the
             tiles, whose fingers the classifier may read as "no face"); 0
             turns the test off.
+        relaid_share: a still picture with no slot newly hidden, no tile
+            gone or back and none off the board, in which more than
+            ``max_changed`` standing tiles look changed, is tiles re-laid (a
+            reshuffle, :meth:`Referee._relaid`), not a hand, when more than
+            ``max_changed`` of them, and at least this share, read another
+            face surely (:meth:`vision.tracking.BoardTracker.relaid`).
         stuck_s: still pictures refused as a hand in view for this long since
             the last judged one, over several still moments, are judged as
             after ``patience_s`` (a hand does not rest over the board for a
@@ -191,6 +197,7 @@ class RefereeSettings:
     hand_beside_share: float = 0.005
     hand_beside_stuck_s: float = 20.0
     stuck_s: float = 10.0
+    relaid_share: float = 0.8
     blip_s: float = 0.1
     hand_reach_share: float = 0.25
 
@@ -425,6 +432,7 @@ class Referee:
         self._last_frame: tuple | None = None     # (index, frame) of the last frame fed
         self._recent_frames: list[tuple] = []     # the last 3 (index, frame) fed
         self._fed: deque[int] = deque(maxlen=FED_KEPT)   # the indices of the frames fed, newest last
+        self._relaid_first: tuple | None = None   # (run start, index, {slot: face}) of tiles first seen re-laid
 
     # ------------------------------------------------------------------ frames
 
@@ -652,6 +660,20 @@ class Referee:
             # blocked tile lifted and put back meanwhile)
             newly |= self._hand_over(frame, rec) & self._baseline \
                 & ~(np.asarray(obs.known, bool) & np.asarray(obs.present, bool))
+            if self.tracker is not None and int(crowd.sum()) > self.settings.max_changed \
+                    and int(newly.sum()) <= self.settings.max_hidden \
+                    and (not self.tracker.busy or self.tracker.held_since is not None):
+                # many standing tiles show other faces, read surely, none
+                # hidden, gone or back: the tiles were re-laid (a reshuffle).
+                # A tile on a stack read with another face counts as gone
+                # for the tracker (the tile below seen too high): read
+                # standing with a sure face, it is one of the re-laid
+                relaid = self.tracker.relaid(obs)
+                lifts, returns = self.tracker.changes(obs)
+                if int(relaid.sum()) > self.settings.max_changed \
+                        and relaid.sum() >= self.settings.relaid_share * crowd.sum() \
+                        and not returns and all(relaid[i] for i in lifts):
+                    return self._relaid(index, run_start, frame, obs, rec, crowd, relaid, seen_now)
             if int(newly.sum()) > self.settings.max_hidden or int(crowd.sum()) > self.settings.max_changed:
                 light = self._light_changed(frame, rec)
                 stuck = self._refused_since is not None and index - self._refused_since >= self._stuck
@@ -708,6 +730,7 @@ class Referee:
                                  self._frame_before(index, run_start))
                 return []
         self._first_seen = None
+        self._relaid_first = None
         self._baseline = seen_now
         self._refused_since = None
         current = _Seen(index, frame, rec)
@@ -783,6 +806,103 @@ class Referee:
             self._pending = (later[0], rec, index + self._confirm, later[1], self.tracker.changes(later[0]),
                              self._frame_before(index, later[1]))
         return out
+
+    def _relaid(self, index: int, run_start: int, frame: np.ndarray, obs: Observation, rec, changed: np.ndarray,
+                relaid: np.ndarray, seen_now: np.ndarray) -> list[dict]:
+        """A still picture in which many standing tiles read other faces
+        surely, with none gone (:meth:`BoardTracker.relaid`): the tiles were
+        gathered and re-laid on their slots in another order (Mindful Law 4,
+        the Zen Reshuffle: "gathered, gently shuffled, and re-laid onto the
+        current layout footprint without changing layer heights"; Word's
+        Lexicon Fan).  It counts when a second reading at least
+        ``confirm_s`` later (in this still moment or a later one) reads the
+        same faces; until then the picture waits, as one with a hand in view.
+        Then the tracker learns the new faces and looks
+        (:meth:`BoardTracker.relay`), so later moves are judged on them, and
+        the ledger gets a ``reshuffle`` of the faces read, by the player in
+        turn (:meth:`_judge_relay`), dated at the first reading."""
+        out: list[dict] = []
+        if self.tracker.held_since is not None:
+            # a valid pair off the board before, still gone in this picture:
+            # claimed now (as in any later still picture), before the re-laying
+            out.extend(self._claim_held(_Seen(index, frame, rec)))
+        faces = {int(i): obs.faces[i] for i in np.flatnonzero(relaid)}
+        first = self._relaid_first
+        if first is None or not _same_faces(first[2], faces):
+            self._relaid_first = first = (run_start, index, faces)
+        if index - first[1] < max(1, self._confirm):
+            self.status.state = "tiles re-laid: reading them again"
+            self._pending = None
+            self._waiting = True
+            self._next_try = index + max(self._retry, self._confirm)
+            return out
+        self._relaid_first = None
+        self._pending = None
+        self._first_seen = None
+        self._waiting = False
+        self._refused_since = None
+        self._baseline = seen_now
+        self.status.state = "settled"
+        self.status.judged += 1
+        current = _Seen(index, frame, rec)
+        moved = self.tracker.relay(first[0], obs, changed | relaid)
+        out.extend(self._judge_relay(first[0], moved, current))
+        self._last = current
+        self._learn_clear(frame, rec, True)
+        self._record_faces(first[0])
+        self.status.tiles_on_board = int(self.tracker.board.n_present)
+        return out
+
+    def _judge_relay(self, frame: int, moved: list[int], current: "_Seen") -> list[dict]:
+        """The ledger's side of tiles re-laid (:meth:`_relaid`): a
+        ``reshuffle`` event by the player in turn whose faces are the
+        ledger's with the tiles ``moved`` (slot indices) given the faces the
+        camera read (none where it could not read one surely, as for covered
+        tiles: a later ``faces_seen`` names them).  When the rules refuse a
+        reshuffle now (Mindful Law 4: only "If the board reaches a state with
+        zero legal free matches available", a Zen Focus token and the
+        session's reshuffles left; no reshuffle in Love or Candy Mahjong),
+        one ``needs_referee`` item names the slots instead; the camera judges
+        later moves on the faces it read either way."""
+        ts = self.tracker.state
+        slots = [self.layout.slots[i] for i in moved]
+        faces = [ts.faces[i] for i in moved]
+        player = self._player()
+        ev = TrackEvent("reshuffle", frame, tuple(slots), tuple(faces),
+                        reason=f"{count(len(slots), 'standing tile')} show other faces, none gone: re-laid")
+        evidence = self.evidence.save(ev, self._last, current) if self.evidence else None
+        extra: dict = {"frame": frame}
+        if evidence:
+            extra["evidence"] = evidence
+        st = self.state
+        where = {s: j for j, s in enumerate(st.layout.slots)}
+        new = list(st.faces)
+        for i in moved:
+            j = where.get(self.layout.slots[i])
+            if j is not None and st.board.present[j]:
+                new[j] = ts.faces[i]
+        data = {"player": player, "faces": new, "source": "camera", "slots": [list(s) for s in slots], **extra}
+        try:
+            self._write([G.Pending("reshuffle", data)], frame)
+            out = {"type": "reshuffle", "frame": frame, "player": player, "slots": [list(s) for s in slots],
+                   "faces": faces, "reason": None}
+        except CompanionError as exc:
+            out = self._needs(frame, slots, faces,
+                              f"{count(len(slots), 'standing tile')} show other faces with no tile gone (re-laid, "
+                              f"as a reshuffle does), but the rules refuse a reshuffle now: {exc}", extra, player)
+            # the ledger's board is the table's all the same (no move: the
+            # turn, points and tokens stay), so free pairs and the end are
+            # judged on the faces there; the referee settles the item
+            seen = [(list(self.layout.slots[i]), ts.faces[i]) for i in moved if ts.faces[i] is not None]
+            if seen:
+                try:
+                    self._write([G.Pending(FACES_SEEN, {"slots": [s for s, _ in seen], "faces": [f for _, f in seen],
+                                                         "source": "camera", "frame": frame})], frame)
+                except CompanionError:
+                    pass
+        if evidence:
+            out["evidence"] = evidence
+        return [self._output(out, frame)]
 
     def _hand_beside_board(self, frame: np.ndarray, rec, relearn: bool = False) -> bool:
         """Whether a hand (or anything new) shows in the picture beside the
@@ -1130,6 +1250,16 @@ class Referee:
 
     def _resolve(self, outcome: G.Outcome, index: int) -> list:
         return self._write(outcome.events, index) if outcome.events else []
+
+
+def _same_faces(a: dict, b: dict, share: float = 0.9) -> bool:
+    """Two readings of tiles re-laid (``{slot index: face}``) agree: at least
+    ``share`` of the slots of each are in both, and at least ``share`` of
+    those read the same face."""
+    both = set(a) & set(b)
+    if not both or len(both) < share * max(len(a), len(b)):
+        return False
+    return sum(a[i] == b[i] for i in both) >= share * len(both)
 
 
 def slot_brightness(image: np.ndarray, quads: np.ndarray, step: int = 4) -> np.ndarray:

@@ -800,6 +800,63 @@ class BoardTracker:
             st.has_ref[:] = st.n_ref > 0
         return suspects
 
+    def relaid(self, obs: Observation) -> np.ndarray:
+        """(N,) bool: standing, uncovered tiles that look changed
+        (:meth:`changed_standing`) and read surely (``face_confidence``)
+        another face than their own: tiles re-laid in another order, as a
+        reshuffle does, where a hand over the board reads no face or an
+        unsure one (nothing is changed)."""
+        changed = self.changed_standing(obs)
+        st = self.state
+        sure = self.settings.face_confidence
+        known, present = np.asarray(obs.known, bool), np.asarray(obs.present, bool)
+        conf = np.asarray(obs.confidence, np.float64)
+        for i in np.flatnonzero(changed):
+            f = obs.faces[i]
+            if not (known[i] and present[i] and f is not None and conf[i] >= sure and f != st.faces[i]):
+                changed[i] = False
+        return changed
+
+    def relay(self, frame: int, obs: Observation, changed: np.ndarray) -> list[int]:
+        """The tiles standing were gathered and re-laid on the same slots in
+        another order (Mindful Law 4's Zen Reshuffle: "gathered, gently
+        shuffled, and re-laid onto the current layout footprint without
+        changing layer heights"); ``obs`` shows the board after.  Every
+        standing tile was taken up, so each forgets its face, votes and looks:
+        an uncovered one learns them from ``obs``, a covered one (re-laid too,
+        unseen) waits to be uncovered.  Tiles that look as they did are no
+        exception: two faces alike (3 and 4 of Characters) correlate above
+        ``hand_ncc``, and a face kept from before would take a copy another
+        slot now shows (``changed``, the tiles that look changed, is not
+        used).  Later moves are judged on the new faces.  Returns the slot
+        indices whose faces changed (another face, or none known).  No tile
+        may be off the board (:attr:`busy`)."""
+        st = self.state
+        board = self.board
+        top = self._standing_top()
+        reset = np.asarray(board.present, bool).copy()
+        old = list(st.faces)
+        for i in np.flatnonzero(reset):
+            st.faces[i] = None
+            st.face_conf[i] = 0.0
+            st.votes[i] = 0.0
+            st.peak[i] = 0.0
+            st.reads[i] = 0
+            st.base_pn[i] = 0.0
+            st.base_fp[i] = 0.0
+            st.base_n[i] = 0
+            st.doubt[i] = 0
+            if st.n_ref is not None:
+                st.n_ref[i] = 0
+        st.has_ref = None if st.n_ref is None else st.n_ref > 0
+        mask = reset & top
+        learn = replace(obs, known=np.asarray(obs.known, bool) & mask,
+                        read=None if obs.read is None else np.asarray(obs.read, bool) & mask)
+        self._learn_faces(frame, learn, [], quiet=True)
+        self._learn_base(learn)
+        self._learn_refs(learn, first=True)
+        return [int(i) for i in np.flatnonzero(reset) if st.faces[i] != old[i] or st.faces[i] is None]
+
     @property
     def held_since(self) -> int | None:
         """Frame in which a valid pair, not yet claimed, was first seen off

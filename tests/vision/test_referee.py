@@ -999,3 +999,105 @@ def test_time_lapse_a_state_on_one_frame_only_is_not_judged_and_the_run_says_so(
     assert len(ref.status.notes) == 1
     assert ref.status.notes[0].startswith("2 changes of the picture, with nothing seen moving, stood on fewer than "
                                           "2 frames in a row and were not judged")
+
+
+# ---------------------------------------------------------------- tiles re-laid (a reshuffle)
+
+_RNG = np.random.default_rng(5)
+_LOOKS = _RNG.normal(size=(3, len(LAYOUT), 64)).astype(np.float32)   # three unrelated looks per slot
+
+
+def _reading(variant, faces, looks, absent=(), conf=0.97):
+    """A :class:`Reading` of LAYOUT with face probabilities and signatures:
+    ``faces`` per slot (G is read covered while H stands), ``looks`` per slot
+    an index into ``_LOOKS`` (a slot whose look index changes looks changed)."""
+    from vision.referee import Reading
+    from companion.tiles import tileset
+    ids = [f.id for f in tileset(variant).faces]
+    rec = recognition(absent=absent, faces=faces, conf=conf)
+    rec = Recognition(variant, LAYOUT, rec.tiles, rec.quads)
+    fp = np.full((len(LAYOUT), len(ids)), 0.001)
+    pn = np.full(len(LAYOUT), 0.05)
+    for i, t in enumerate(rec.tiles):
+        if t.seen == "face":
+            fp[i, ids.index(t.face)] = conf
+        elif t.seen == "empty":
+            fp[i] = 0.0
+            pn[i] = 0.95
+    sig = np.stack([_LOOKS[k, i] for i, k in enumerate(looks)])
+    return Reading(rec, fp, pn, sig / np.linalg.norm(sig, axis=1, keepdims=True))
+
+
+# Mindful: no free match at the deal (the pairs are B with A, and G, covered,
+# with C), so a Zen Reshuffle is allowed at once; re-laid, C and D match
+BEFORE = ["bamboo-1", "bamboo-1", "bamboo-2", "bamboo-3", "bamboo-4", "bamboo-5", "bamboo-2", "bamboo-6"]
+AFTER = ["bamboo-4", "bamboo-3", "bamboo-1", "bamboo-1", "bamboo-2", "bamboo-6", "bamboo-2", "bamboo-5"]
+
+
+def _relaid_referee(variant, before, after, players=("Ada", "Bo")):
+    same, moved, gone = [0] * 8, [1] * 8, [1] * 8
+    gone[LAYOUT.slot_index(C)] = gone[LAYOUT.slot_index(D)] = 2
+    scenes = {1: _reading(variant, before, same), 9: recognition(occluded=[A, B, C]),
+              2: _reading(variant, after, moved), 3: _reading(variant, after, gone, absent=[C, D])}
+    out = []
+    settings = RefereeSettings(motion=MotionSettings(size=(32, 18), settle_frames=3), confirm_s=0.1)
+    ref = Referee(variant, LAYOUT, list(players), Script(scenes), emit=out.append, fps=10.0, settings=settings)
+    frames = [frame(1)] * 5 + hand_frames(9) + [frame(2)] * 12 + hand_frames(9) + [frame(3)] * 6
+    play(ref, frames)
+    return ref, out
+
+
+def test_tiles_re_laid_in_another_order_are_a_reshuffle_and_later_moves_are_judged_on_the_new_faces():
+    # Mindful Law 4: "gathered, gently shuffled, and re-laid onto the current
+    # layout footprint without changing layer heights".  Seven standing faces
+    # change, none leaves: no hand over the board, no claim, no penalty
+    ref, out = _relaid_referee("mindful", BEFORE, AFTER)
+    assert [o["type"] for o in out] == ["reshuffle", "claim"]
+    r, c = out
+    assert r["player"] == "Ada" and r["frame"] == 9          # the re-laid picture's first still frame
+    got = dict(zip(map(tuple, r["slots"]), r["faces"]))
+    # every standing tile was taken up: the uncovered ones read anew, the
+    # covered G (re-laid, unseen) no longer known
+    assert got == {s: (None if s == G_ else f) for s, f in zip(LAYOUT.slots, AFTER)}
+    assert [e.type for e in ref.events] == ["game_started", "reshuffle", "claim"]
+    assert ref.events[1].data["source"] == "camera"
+    st = G.replay(ref.events)
+    assert st.reshuffles == 1 and st.player("Ada").focus_tokens == 1 and st.player("Bo").focus_tokens == 2
+    # the ledger's faces are the camera's: C and D left with the claim, the rest as re-laid
+    shown = [None if s == G_ else f for s, f in zip(LAYOUT.slots, AFTER)]
+    assert [f for i, f in enumerate(st.faces) if i not in (2, 3)] == [f for i, f in enumerate(shown) if i not in (2, 3)]
+    # the claim of C and D, a pair only on the new faces, is valid
+    assert c["player"] == "Ada" and c["valid"] is True and {tuple(s) for s in c["slots"]} == {C, D}
+    assert c["faces"] == ["bamboo-1", "bamboo-1"]
+    assert st.score(st.player("Ada")) == 100 and st.entries[ref.events[2].id].status != "rejected"
+
+
+def test_tiles_re_laid_where_the_rules_have_no_reshuffle_are_one_item_for_the_referee():
+    # Love Mahjong has no reshuffle: one needs_referee names the slots; the
+    # camera judges later moves on the faces it read all the same
+    before = ["hearts-1", "hearts-2", "hearts-1", "hearts-3", "hearts-4", "hearts-5", "hearts-1", "hearts-3"]
+    after = ["hearts-4", "hearts-3", "hearts-2", "hearts-2", "hearts-1", "hearts-3", "hearts-1", "hearts-5"]
+    ref, out = _relaid_referee("love", before, after)
+    assert [o["type"] for o in out] == ["needs_referee", "claim"]
+    n, c = out
+    assert {tuple(s) for s in n["slots"]} == set(LAYOUT.slots) and "Love Mahjong has no reshuffle" in n["reason"]
+    assert c["valid"] is True and c["faces"] == ["hearts-2", "hearts-2"] and {tuple(s) for s in c["slots"]} == {C, D}
+    # the ledger's board shows the faces read (faces_seen: no move), so the
+    # game is not ended on faces no longer on the table
+    assert [e.type for e in ref.events] == ["game_started", "needs_referee", "faces_seen", "claim"]
+    st = G.replay(ref.events)
+    assert not st.ended and st.faces[LAYOUT.slot_index(A)] == "hearts-4"
+    assert st.entries[ref.events[2].id].status != "rejected" and st.score(st.player("Ada")) > 10_000
+
+
+def test_a_hand_over_the_board_reading_no_sure_face_is_no_reshuffle():
+    # the same changed looks, but the faces read unsurely (a hand, fingers):
+    # the picture waits as before, nothing is recorded
+    unsure = {1: _reading("mindful", BEFORE, [0] * 8), 9: recognition(occluded=[A, B, C]),
+              2: _reading("mindful", AFTER, [1] * 8, conf=0.6)}
+    out = []
+    settings = RefereeSettings(motion=MotionSettings(size=(32, 18), settle_frames=3), confirm_s=0.1)
+    ref = Referee("mindful", LAYOUT, ["Ada", "Bo"], Script(unsure), emit=out.append, fps=10.0, settings=settings)
+    play(ref, [frame(1)] * 5 + hand_frames(9) + [frame(2)] * 12)
+    assert out == [] and ref.status.state == "hand in view"
+    assert [e.type for e in ref.events] == ["game_started"]

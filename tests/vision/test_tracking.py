@@ -991,3 +991,36 @@ def test_slow_gate_settles_on_two_alike_frames_and_never_on_a_run_spanning_a_cha
     # at video rates the run is not tested patch by patch (every move shows a hand)
     fast = MotionGate(MotionSettings(settle_frames=2))
     assert [_feed(fast, x) for x in (a[0], b)] == ["settling", "settled"]
+
+
+def test_tiles_re_laid_in_another_order_read_anew_and_later_moves_use_the_new_faces():
+    # a Zen Reshuffle (Mindful Law 4: "gathered, gently shuffled, and
+    # re-laid"): every standing tile shows another face, none leaves
+    t = tracker()
+    for k in range(2):
+        t.observe(1 + k, _with_probs(obs()))
+    col = {f.id: j for j, f in enumerate(TS.faces)}
+    new = ["bamboo-3", "bamboo-1", "bamboo-2", "bamboo-1", "dragon-red", "bamboo-3", "bamboo-2", "bamboo-2"]
+    o = obs(faces=new)
+    o = _with_probs(o, changed=[A, B, C, D, E, F, H])
+    o.face_probs[:] = 0.001
+    for i, f in enumerate(new):
+        o.face_probs[i, col[f]] = 0.9
+    relaid = t.relaid(o)
+    # F shows bamboo-3 again (another of its copies): not re-laid by its looks
+    assert [LAYOUT.slots[i] for i in np.flatnonzero(relaid)] == [A, B, C, D, E, H]
+    # unsure faces are no re-laying (a hand's fingers)
+    unsure = Observation(o.present, o.known, o.faces, np.full(len(LAYOUT), 0.6), o.face_probs, o.p_none, None,
+                         o.patches)
+    assert not t.relaid(unsure).any()
+    moved = t.relay(7, o, relaid)
+    assert t.state.faces == new[:6] + [None, "bamboo-2"]          # G, covered, re-laid unseen
+    assert sorted(moved) == [0, 1, 2, 3, 4, 6, 7]                  # all but F, read as before
+    assert t.observe(8, o) == [] and not t.busy                   # the new looks are the tiles' own
+    # B and D now match; A (bamboo-3) with F (bamboo-3) is a claim on the new faces
+    gone = _with_probs(obs(absent=[A, F], faces=new), third=[A, F])
+    ev = t.observe(9, gone)
+    ev += t.observe(10, gone)
+    claims = [e for e in ev if e.type == "claim"]
+    assert len(claims) == 1 and claims[0].valid and set(claims[0].slots) == {A, F}
+    assert claims[0].faces == ("bamboo-3", "bamboo-3")
