@@ -619,7 +619,7 @@ def _check_outputs(args) -> None:
 
 #: how the summary line names each kind of event, in this order
 _KINDS = (("claim", "claim", "claims"), ("word", "word", "words"), ("penalty", "penalty", "penalties"),
-          ("attempt", "attempt", "attempts"),
+          ("attempt", "attempt", "attempts"), ("reshuffle", "reshuffle", "reshuffles"),
           ("needs_referee", "item for the referee", "items for the referee"))
 
 

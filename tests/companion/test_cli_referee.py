@@ -342,6 +342,9 @@ def test_summary_line_counts_the_events_by_kind():
     assert summary_line(1, 0.5, {"needs_referee": 1, "odd": 2}, None) == (
         "companion referee: 1 frame in 0.5 s (2.0 fps); 3 events: 1 item for the referee, 2 other events")
     assert summary_line(10, 1.0, {}, None) == "companion referee: 10 frames in 1.0 s (10.0 fps); 0 events"
+    # tiles re-laid at a Mindful table: a reshuffle is named (it was "1 other event")
+    assert summary_line(196, 2.0, {"claim": 3, "reshuffle": 1}, None) == (
+        "companion referee: 196 frames in 2.0 s (98.0 fps); 4 events: 3 claims, 1 reshuffle")
 
 
 def test_status_line_text():
