@@ -122,7 +122,10 @@ def calibrate(images: list[np.ndarray], names: list[str] | None = None,
     """Calibrate a camera from photos of the printed board.
 
     Args:
-        images: ``(H, W, 3) uint8`` BGR photos, all the same size.
+        images: ``(H, W, 3) uint8`` BGR photos, all the same size, or
+            functions of no argument that read one (each is then read when
+            its corners are looked for, and let go after: only the corners
+            are kept).
         names: labels for messages (file names), default ``image 1``, ...
         left_out: when given, filled with the names of the photos left out
             (no board with enough corners, or its corners on one line).
@@ -154,22 +157,25 @@ def calibrate(images: list[np.ndarray], names: list[str] | None = None,
     if not images:
         raise BadInput("no images given")
     names = names or [f"image {i + 1}" for i in range(len(images))]
-    sizes = {(im.shape[1], im.shape[0]) for im in images}
-    if len(sizes) != 1:
-        # name the first picture of another size than the first one's (a
-        # break-test was told only the two sizes)
-        w0, h0 = images[0].shape[1], images[0].shape[0]
-        k = next(i for i, im in enumerate(images) if (im.shape[1], im.shape[0]) != (w0, h0))
-        wk, hk = images[k].shape[1], images[k].shape[0]
-        why = ("the camera turned a quarter turn between them: take every view with the camera held the same way"
-               if abs(wk / hk * w0 / h0 - 1) <= 0.01 and (wk > hk) != (w0 > h0)
-               else "calibrate one camera at one resolution")
-        raise BadInput(f"images differ in size: {names[k]} is {wk}x{hk}, {names[0]} {w0}x{h0} ({why})")
-    size = sizes.pop()
     board = charuco_board()
     objs, imgs, unusable, used = [], [], [], []
-    for name, im in zip(names, images):
+    size = None
+    # one photo at a time: only its corners are kept (20 views of a 48 MP
+    # phone held 3 GB when all were read first)
+    for name, item in zip(names, images):
+        im = _picture(item)
+        if size is None:
+            size = (im.shape[1], im.shape[0])
+        elif (im.shape[1], im.shape[0]) != size:
+            # name the first picture of another size than the first one's (a
+            # break-test was told only the two sizes)
+            (w0, h0), (wk, hk) = size, (im.shape[1], im.shape[0])
+            why = ("the camera turned a quarter turn between them: take every view with the camera held the same "
+                   "way" if abs(wk / hk * w0 / h0 - 1) <= 0.01 and (wk > hk) != (w0 > h0)
+                   else "calibrate one camera at one resolution")
+            raise BadInput(f"images differ in size: {name} is {wk}x{hk}, {names[0]} {w0}x{h0} ({why})")
         obj, img = detect_charuco(im, board)
+        del im
         if len(obj) < MIN_CORNERS or _collinear(obj):
             unusable.append(name)
             continue
@@ -189,7 +195,7 @@ def calibrate(images: list[np.ndarray], names: list[str] | None = None,
         raise BadInput(f"only {n} of {len(images)} images show the {BOARD_SQUARES[0]}x{BOARD_SQUARES[1]} "
                        f"ChArUco board with {MIN_CORNERS}+ corners (need {MIN_VIEWS}; print the "
                        f"board with companion print-board)" + (f"; no board in {shown}" if unusable else "")
-                       + _other_print_hint([im for name, im in zip(names, images) if name in unusable], board))
+                       + _other_print_hint([item for name, item in zip(names, images) if name in unusable], board))
     f_nominal = math.hypot(*size)
     cx, cy = (size[0] - 1) / 2, (size[1] - 1) / 2
     tilts = []
@@ -306,7 +312,13 @@ def board_hint(image_bgr: np.ndarray) -> str:
             "photograph the mat (companion print-mat) with the tiles on it")
 
 
-def _other_print_hint(images: list[np.ndarray], board: "cv2.aruco.CharucoBoard") -> str:
+def _picture(item) -> np.ndarray:
+    """A photo given to :func:`calibrate`: the array, or what the function
+    that reads it returns."""
+    return item() if callable(item) else item
+
+
+def _other_print_hint(images: list, board: "cv2.aruco.CharucoBoard") -> str:
     """Why ``images`` (views without the board) may not show it, when half
     or more of them agree: ``"; the pictures look mirrored ..."`` when they
     show it once flipped left to right (a front camera or a video call
@@ -319,13 +331,13 @@ def _other_print_hint(images: list[np.ndarray], board: "cv2.aruco.CharucoBoard")
 
     if not images:
         return ""
-    flipped = sum(len(detect_charuco(cv2.flip(im, 1), board)[0]) >= MIN_CORNERS for im in images)
+    flipped = sum(len(detect_charuco(cv2.flip(_picture(im), 1), board)[0]) >= MIN_CORNERS for im in images)
     if 2 * flipped >= len(images):
         return (f"; the pictures look mirrored ({flipped} of {len(images)} show the board once flipped left to "
                 "right, as a front camera or a video call shows it): turn off the camera's mirroring, or flip "
                 "the pictures")
     spec = MatSpec.default()
-    mats = sum(len(detect_markers(im, spec)[0]) >= 4 for im in images)
+    mats = sum(len(detect_markers(_picture(im), spec)[0]) >= 4 for im in images)
     if 2 * mats >= len(images):
         return (f"; {mats} of {len(images)} show the mat (its markers read), not the calibration board: "
                 "photograph the board (companion print-board) on its own, tilted 20-45 degrees")

@@ -12,6 +12,7 @@ the other camera commands; photos are read by
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import sys
@@ -266,7 +267,8 @@ def _calibrate(args: argparse.Namespace) -> int:
     # when the file is written, as for every output
     check_can_write("--out", str(args.out), plain_file=True, example="camera.json")
     paths, repeated = _distinct_views(args.images)
-    images = [read_image(p) for p in paths]
+    # read one at a time as the corners are looked for (vision.calibration.calibrate)
+    images = [functools.partial(read_image, p) for p in paths]
     dropped: list[str] = []
     poor: list[tuple[str, float, float]] = []
     try:

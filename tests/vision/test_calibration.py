@@ -83,6 +83,30 @@ def test_calibration_recovers_known_intrinsics(page):
     assert cam.image_size == SIZE and cam.source == "calibrated" and cam.dist.shape == (5,)
 
 
+def test_calibration_reads_the_photos_one_at_a_time(page):
+    # a break-test's 8 views of 24 MP held 754 MB at once: given as readers,
+    # each photo is read when its corners are looked for, once, and let go
+    views = _views(page, POSES)
+    reads = []
+
+    def reader(k):
+        def read():
+            reads.append(k)
+            return views[k].copy()
+        return read
+    cam, rms, n = calibrate([reader(k) for k in range(len(views))])
+    assert reads == list(range(len(views)))
+    ref, ref_rms, _ = calibrate(views)
+    assert n == 10 and rms == pytest.approx(ref_rms) and np.allclose(cam.K, ref.K)
+    # the hint for photos without the board reads those again, on refusal only
+    mirrored = [cv2.flip(v, 1) for v in views[:5]]
+    reads.clear()
+    views = mirrored
+    with pytest.raises(BadInput, match="the pictures look mirrored"):
+        calibrate([reader(k) for k in range(5)])
+    assert sorted(reads) == sorted(list(range(5)) * 2)       # corners, then the look for a mirrored board
+
+
 def test_calibration_recovers_lens_distortion(page):
     dist = np.array([-0.15, 0.04, 0.0, 0.0, 0.0])
     cam, rms, n = calibrate(_views(page, POSES, dist=dist))
