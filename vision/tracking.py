@@ -71,6 +71,12 @@ class MotionSettings:
         size: (w, h) px of the grey signature a frame is reduced to.
         blur_sigma: blur of the signature (:func:`frame_signature`).
         pixel_delta: grey-level change (0-255) that counts a signature pixel as moved.
+        jitter_px: a camera shaking by up to this many signature px (0.5: 5
+            px of a 1280 px frame) does not count as motion
+            (:func:`moved_fraction`'s ``shift_px``; bench game 8605's camera
+            shook by a pixel or two every few frames, its first second never
+            settled, and the game began from a picture of a hand reaching for
+            the first pair, which cost a claim and gave a penalty).
         moving_fraction: fraction of moved pixels above which a frame is "moving"
             (compared with the frame before).
         drift_fraction: fraction of moved pixels against the first frame of
@@ -116,6 +122,7 @@ class MotionSettings:
     size: tuple[int, int] = (128, 72)
     blur_sigma: float = 2.0
     pixel_delta: float = 10.0
+    jitter_px: float = 0.5
     moving_fraction: float = 0.003
     drift_fraction: float = 0.01
     settle_frames: int = 4
@@ -167,9 +174,30 @@ def frame_signature(image_bgr: np.ndarray, size: tuple[int, int] = (128, 72),
     return small * np.float32(128.0 / max(1.0, float(small.mean())))
 
 
-def moved_fraction(a: np.ndarray, b: np.ndarray, pixel_delta: float) -> float:
-    """Fraction of signature pixels whose grey level differs by more than ``pixel_delta``."""
-    return float(np.count_nonzero(np.abs(a - b) > pixel_delta)) / a.size
+def moved_fraction(a: np.ndarray, b: np.ndarray, pixel_delta: float, shift_px: float = 0.0) -> float:
+    """Fraction of signature pixels whose grey level differs by more than
+    ``pixel_delta``.
+
+    With ``shift_px`` (signature px), a pixel's difference must also exceed
+    what moving the picture by that much makes there: ``shift_px`` times
+    the steeper of the two signatures' grey-level slopes at it (Sobel, grey
+    levels per px).  A camera shaking by a pixel or two of the frame (a
+    turn or a tilt as well as a slide: the tiles' sides move against the
+    mat) then changes nothing, while a hand, whose inside differs from the
+    table it covers, still counts."""
+    d = np.abs(np.asarray(a, np.float32) - np.asarray(b, np.float32))
+    if shift_px > 0:
+        d -= shift_px * np.maximum(_slope(a), _slope(b))
+    return float(np.count_nonzero(d > pixel_delta)) / d.size
+
+
+def _slope(sig: np.ndarray) -> np.ndarray:
+    """``(H, W) float32`` grey-level slope of a signature, grey levels per
+    px: the Sobel gradient's magnitude over the kernel's weight, 8."""
+    f = np.asarray(sig, np.float32)
+    gx = cv2.Sobel(f, cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(f, cv2.CV_32F, 0, 1, ksize=3)
+    return np.sqrt(gx * gx + gy * gy) / 8.0
 
 
 #: ``MotionSettings.local_delta`` of slow sources (see there for how it was chosen)
@@ -299,8 +327,8 @@ class MotionGate:
             self._anchor = sig
             self._recent = [fine]
             return "settling"
-        if moved_fraction(sig, prev, s.pixel_delta) > s.moving_fraction \
-                or moved_fraction(sig, self._anchor, s.pixel_delta) > s.drift_fraction:
+        if moved_fraction(sig, prev, s.pixel_delta, s.jitter_px) > s.moving_fraction \
+                or moved_fraction(sig, self._anchor, s.pixel_delta, s.jitter_px) > s.drift_fraction:
             self.still = 0
             self._reported = False
             self._anchor = sig

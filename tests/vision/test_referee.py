@@ -85,7 +85,9 @@ class Script:
 def referee(scenes, players=("Ada", "Bo"), evidence=None, **kw):
     out = []
     kw.setdefault("confirm_s", 0.1)          # one frame later at 10 frames per second
-    settings = RefereeSettings(motion=MotionSettings(size=(32, 18), settle_frames=3), **kw)
+    # (jitter_px 0: on these 64 x 36 frames one pixel is half a signature
+    # pixel, and a shake-tolerant gate would not see their nudges)
+    settings = RefereeSettings(motion=MotionSettings(size=(32, 18), settle_frames=3, jitter_px=0.0), **kw)
     ref = Referee("love", LAYOUT, list(players), Script(scenes), emit=out.append, evidence=evidence,
                   fps=10.0, settings=settings)
     return ref, out
@@ -449,8 +451,10 @@ def test_a_hand_resting_by_the_board_holds_back_no_picture_and_no_penalty():
               + [picture(1, rest=True)] * 12 + [picture(1)] * 8)
     for share in (0.25, 0.0):
         out = []
-        settings = RefereeSettings(motion=MotionSettings(size=(32, 18), settle_frames=3), confirm_s=0.1,
-                                   hand_reach_share=share)
+        # (the lift is drawn with no hand moving: a tile of 2 x 3 signature
+        # px vanishing, which the shake-tolerant gate does not see)
+        settings = RefereeSettings(motion=MotionSettings(size=(32, 18), settle_frames=3, jitter_px=0.0),
+                                   confirm_s=0.1, hand_reach_share=share)
         ref = Referee("love", row, ["Ada", "Bo"], script, emit=out.append, fps=10.0, settings=settings)
         play(ref, frames)
         assert [tuple(o["slot"]) for o in out if o["type"] == "penalty"] == [blocked], share

@@ -72,6 +72,31 @@ def test_gate_hand_appears_then_leaves_with_pair_gone():
     assert out[8:] == ["settling", "settled", "same", "same"]
 
 
+def test_gate_a_camera_shaking_by_a_pixel_is_still_and_a_hand_is_not():
+    # bench game 8605: the camera shook by a pixel or two of the frame every
+    # few frames, the first second never settled, and the game began from a
+    # picture of a hand reaching for the first pair.  A printed grid's
+    # sharp lines (as the mat's) shifted by a third of a signature pixel
+    import cv2
+    from vision.tracking import moved_fraction
+    grid = np.full((72, 128), 235.0, np.float32)
+    grid[::8, :] = 20.0
+    grid[:, ::8] = 20.0
+    grid = cv2.GaussianBlur(grid, (0, 0), 1.0)
+    shaken = cv2.warpAffine(grid, np.float32([[1, 0, 0.35], [0, 1, -0.25]]), (128, 72),
+                            borderMode=cv2.BORDER_REPLICATE)
+    assert moved_fraction(shaken, grid, 10.0) > 0.05                 # every line moved
+    assert moved_fraction(shaken, grid, 10.0, shift_px=0.5) == 0.0
+    hand = shaken.copy()
+    hand[10:40, 20:60] = 150.0                                        # 1200 of 9216 px
+    assert moved_fraction(hand, grid, 10.0, shift_px=0.5) > 0.05                 # most of it
+    seq = [grid, shaken] * 4
+    tolerant, strict = MotionGate(MotionSettings(settle_frames=3)), MotionGate(MotionSettings(settle_frames=3,
+                                                                                              jitter_px=0.0))
+    assert [tolerant.update(f) for f in seq] == ["settling", "settling", "settled"] + ["same"] * 5
+    assert [strict.update(f) for f in seq] == ["settling"] + ["moving"] * 7
+
+
 def test_gate_still_counts_frames_since_the_picture_changed():
     still = np.full((72, 128), 128.0, np.float32)
     hand = still.copy(); hand[10:40, 20:60] = 200.0
