@@ -71,12 +71,14 @@ class MotionSettings:
         size: (w, h) px of the grey signature a frame is reduced to.
         blur_sigma: blur of the signature (:func:`frame_signature`).
         pixel_delta: grey-level change (0-255) that counts a signature pixel as moved.
-        jitter_px: a camera shaking by up to this many signature px (0.5: 5
-            px of a 1280 px frame) does not count as motion
+        jitter_px: a camera shaking by up to this many signature px (0.25:
+            2.5 px of a 1280 px frame) does not count as motion
             (:func:`moved_fraction`'s ``shift_px``; bench game 8605's camera
             shook by a pixel or two every few frames, its first second never
             settled, and the game began from a picture of a hand reaching for
-            the first pair, which cost a claim and gave a penalty).
+            the first pair, which cost a claim and gave a penalty).  At 0.5
+            the 5 mm nudge of bench game 7606 went unseen too, and the next
+            picture was judged as one after a camera move.
         moving_fraction: fraction of moved pixels above which a frame is "moving"
             (compared with the frame before).
         drift_fraction: fraction of moved pixels against the first frame of
@@ -122,7 +124,7 @@ class MotionSettings:
     size: tuple[int, int] = (128, 72)
     blur_sigma: float = 2.0
     pixel_delta: float = 10.0
-    jitter_px: float = 0.5
+    jitter_px: float = 0.25
     moving_fraction: float = 0.003
     drift_fraction: float = 0.01
     settle_frames: int = 4

@@ -76,20 +76,20 @@ def test_gate_a_camera_shaking_by_a_pixel_is_still_and_a_hand_is_not():
     # bench game 8605: the camera shook by a pixel or two of the frame every
     # few frames, the first second never settled, and the game began from a
     # picture of a hand reaching for the first pair.  A printed grid's
-    # sharp lines (as the mat's) shifted by a third of a signature pixel
+    # sharp lines (as the mat's) shifted by a fifth of a signature pixel
     import cv2
     from vision.tracking import moved_fraction
     grid = np.full((72, 128), 235.0, np.float32)
     grid[::8, :] = 20.0
     grid[:, ::8] = 20.0
     grid = cv2.GaussianBlur(grid, (0, 0), 1.0)
-    shaken = cv2.warpAffine(grid, np.float32([[1, 0, 0.35], [0, 1, -0.25]]), (128, 72),
+    shaken = cv2.warpAffine(grid, np.float32([[1, 0, 0.2], [0, 1, -0.12]]), (128, 72),
                             borderMode=cv2.BORDER_REPLICATE)
-    assert moved_fraction(shaken, grid, 10.0) > 0.05                 # every line moved
-    assert moved_fraction(shaken, grid, 10.0, shift_px=0.5) == 0.0
+    assert moved_fraction(shaken, grid, 10.0) > 0.003                # motion, to the strict gate
+    assert moved_fraction(shaken, grid, 10.0, shift_px=0.25) == 0.0
     hand = shaken.copy()
     hand[10:40, 20:60] = 150.0                                        # 1200 of 9216 px
-    assert moved_fraction(hand, grid, 10.0, shift_px=0.5) > 0.05                 # most of it
+    assert moved_fraction(hand, grid, 10.0, shift_px=0.25) > 0.05                 # most of it
     seq = [grid, shaken] * 4
     tolerant, strict = MotionGate(MotionSettings(settle_frames=3)), MotionGate(MotionSettings(settle_frames=3,
                                                                                               jitter_px=0.0))
