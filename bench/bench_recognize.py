@@ -205,7 +205,8 @@ def _pct(a, q):
 def save_photo(folder: Path, k: int, variant: str, layout, scene) -> None:
     """Write bench photo ``k`` where a newcomer can try the commands on it:
     ``photo-K.png``, ``photo-K.json`` (``variant``, ``layout``, ``truth``:
-    what ``recognize --json`` should answer, faces of hidden tiles too) and
+    every slot's true tile and face, also the faces no camera could see,
+    where ``recognize --json`` answers null) and
     ``photo-K-camera.json`` (the true intrinsics, the contract's camera
     JSON)."""
     import json
@@ -243,8 +244,9 @@ def main(argv=None) -> int:
     ap.add_argument("--failures", type=Path, default=None, help="write failing photos' crops and overlays here")
     ap.add_argument("--json", type=Path, default=None, help="write per-photo results")
     ap.add_argument("--save", type=Path, default=None, metavar="DIR",
-                    help="also write each photo (photo-K.png), its truth (photo-K.json: variant, layout and the "
-                         "answer recognize --json should give) and its camera (photo-K-camera.json, for "
+                    help="also write each photo (photo-K.png), its truth (photo-K.json: variant, layout and "
+                         "every slot's true tile and face, also faces no camera could see, where recognize "
+                         "--json answers null) and its camera (photo-K-camera.json, for "
                          "--camera): photos to try the commands on")
     ap.add_argument("--settings", default="{}", help="JSON object of ReconstructSettings fields to change")
     args = ap.parse_args(argv)

@@ -287,7 +287,7 @@ def ensure_recording(folder: Path, log=None) -> tuple[Path, dict]:
         rec_dir.mkdir(parents=True)
     except OSError as exc:
         raise BadInput(f"cannot create the demo cache {rec_dir}: {exc.strerror}") from None
-    log.write(f"companion demo: rendering the bundled game once into {rec_dir} (about a minute)...\n")
+    log.write(f"companion demo: rendering the bundled game once into {rec_dir} (under a minute)...\n")
     log.flush()
     layout = builtin(DEMO_LAYOUT)
     faces, moves = script_game(DEMO_VARIANT, layout, DEMO_SEED, DEMO_CLAIMS)

@@ -38,7 +38,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     gsub.required = True
 
     def cmd(name: str, func, help: str, player: bool | str = False, game: bool = True,
-            t: bool = True) -> argparse.ArgumentParser:
+            t: bool = True, json: bool = True) -> argparse.ArgumentParser:
         q = gsub.add_parser(name, help=help)
         q.add_argument("--ledger", required=True, help="the ledger file (SQLite)")
         if game:
@@ -47,7 +47,8 @@ def register(sub: argparse._SubParsersAction) -> None:
             q.add_argument("--player", required=player is True, help="the player acting")
         if t:
             q.add_argument("--t", type=time_arg, help="event time in seconds (default: the wall clock)")
-        q.add_argument("--json", action="store_true", help="print the game state as JSON")
+        if json:
+            q.add_argument("--json", action="store_true", help="print the game state as JSON")
         q.set_defaults(func=func)
         return q
 
@@ -125,7 +126,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     cmd("tick", _tick, "Word Sprint: end the game if the countdown has run out by --t")
     cmd("show", _show, "the game's state", t=False)
     cmd("ledger", _ledger_cmd, "every event of the game", t=False)
-    q = cmd("export", _export, "export a game's ledger", t=False)
+    # (no --json: the export's form is --format; a break-test's --json was
+    # taken and ignored)
+    q = cmd("export", _export, "export a game's ledger", t=False, json=False)
     q.add_argument("--format", required=True, type=str.lower, choices=("csv", "json"))
     q.add_argument("--out", help="file to write (default: stdout)")
     q = cmd("campaign", _campaign, "Scholar's Path progress of a player", player=True, game=False, t=False)

@@ -200,6 +200,11 @@ def test_cli_corrections_undo_and_exports(love, capsys, tmp_path):
     doc = json.loads(out)
     assert doc["game_id"] == "game-1" and len(doc["events"]) == 6
     assert {p["name"]: p["score"] for p in doc["state"]["players"]} == {"Ann": 10_000, "Ben": 10_000}
+    # the export's form is --format: a --json beside it was taken and ignored
+    # (a newcomer asked for JSON and got the CSV)
+    with pytest.raises(SystemExit) as exc:
+        main(["game", "export", *L, "--format", "csv", "--json"])
+    assert exc.value.code == 2 and "unrecognized arguments: --json" in capsys.readouterr().err
     code, out, _ = run(capsys, "game", "games", *L)
     assert "game-1: love sprint on row" in out
 
