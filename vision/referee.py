@@ -42,6 +42,7 @@ import numpy as np
 
 from companion import game as G
 from companion.errors import BadInput, CameraMisfit, CompanionError, MatNotFound, WrongTileSet
+from companion.ledger import StaleGame
 from companion.wording import count
 from companion.layouts import Layout
 from companion.rules import Board
@@ -371,6 +372,23 @@ class Referee:
             nearly overhead; :func:`vision.reconstruct.photo_advice` through
             a full ``recognize``); the sentences go to ``status.notes``,
             each with its frame.  An error inside it is no advice.
+        history: ``history(after_id=0) -> [ledger Event]``, the game's
+            events as the ledger holds them now, those with ids above
+            ``after_id`` (``[]`` before the game starts), or None.
+            Given, the referee reads its game back before each still picture
+            it judges and before each event it writes, so what others wrote
+            on the game meanwhile (the console settling an item, taking back
+            or voiding a move, correcting a face, recording a move by hand,
+            ending the game) counts at once: moves are judged on the game as
+            the ledger holds it, the tracker expects back tiles a move taken
+            back returned to the board (:meth:`BoardTracker.expect_back`),
+            lets go of tiles a move recorded by hand took off
+            (:meth:`BoardTracker.take_off`) and takes the referee's faces
+            (:meth:`BoardTracker.told_face`); and ``append`` is then called
+            with ``after`` (the newest event's id the move was judged on,
+            :meth:`companion.ledger.Ledger.append`), so a move is never
+            written on a game that changed in between.  None: the referee's
+            own events are the game (a ledger only it writes).
 
     Raises (on construction):
         BadInput: unknown variant or mode, or a mode that does not take this
@@ -388,6 +406,7 @@ class Referee:
     fps: float = 30.0
     settings: RefereeSettings = field(default_factory=RefereeSettings)
     advise: Callable | None = None
+    history: Callable | None = None
 
     def __post_init__(self) -> None:
         self.tiles = tileset(self.variant)
@@ -433,6 +452,7 @@ class Referee:
         self._recent_frames: list[tuple] = []     # the last 3 (index, frame) fed
         self._fed: deque[int] = deque(maxlen=FED_KEPT)   # the indices of the frames fed, newest last
         self._relaid_first: tuple | None = None   # (run start, index, {slot: face}) of tiles first seen re-laid
+        self._newest = 0                          # id of the newest ledger event the game was read with
 
     # ------------------------------------------------------------------ frames
 
@@ -586,6 +606,7 @@ class Referee:
             lifts[list(changes[0])] = True
             out.extend(self._first_reading_alone(obs, rec, lifts, run_start))
             self._first_seen = None
+        self._sync()
         last = self._last
         for ev in self.tracker.finish(self.status.frame):
             out.extend(self._judge(ev, last))
@@ -610,6 +631,7 @@ class Referee:
         return out
 
     def _judge_frame(self, index: int, frame: np.ndarray, relaxed: bool) -> list[dict]:
+        self._sync()
         run_start = self._run_start(index)
         self._first_seen_rejudged = True
         try:
@@ -867,6 +889,9 @@ class Referee:
         ts = self.tracker.state
         slots = [self.layout.slots[i] for i in moved]
         faces = [ts.faces[i] for i in moved]
+        if self._relaid_as_told(moved):
+            self.status.notes.append(f"the tiles were re-laid as the reshuffle on the ledger has them (frame {frame})")
+            return []
         player = self._player()
         ev = TrackEvent("reshuffle", frame, tuple(slots), tuple(faces),
                         reason=f"{count(len(slots), 'standing tile')} show other faces, none gone: re-laid")
@@ -903,6 +928,18 @@ class Referee:
         if evidence:
             out["evidence"] = evidence
         return [self._output(out, frame)]
+
+    def _relaid_as_told(self, moved: list[int]) -> bool:
+        """Whether tiles re-laid show the faces the ledger already holds for
+        their slots, where both know one (at least one): a reshuffle
+        recorded on the console (or ``companion game reshuffle``) and then
+        laid out at the table as it told, which is no second reshuffle."""
+        st, ts = self.state, self.tracker.state
+        where = {s: j for j, s in enumerate(st.layout.slots)}
+        both = [(ts.faces[i], st.faces[where[self.layout.slots[i]]]) for i in moved
+                if self.layout.slots[i] in where and ts.faces[i] is not None
+                and st.faces[where[self.layout.slots[i]]] is not None]
+        return bool(both) and all(a == b for a, b in both)
 
     def _hand_beside_board(self, frame: np.ndarray, rec, relearn: bool = False) -> bool:
         """Whether a hand (or anything new) shows in the picture beside the
@@ -1134,17 +1171,87 @@ class Referee:
             ev = self._append(pendings[0].type, pendings[0].data, pendings[0].ref, t)
             self.state = G.replay([ev])
             return [ev]
-        self.state, written = G.commit(self.state, pendings, self._append, t)
+        self._sync()
+        mine = len(self.events)
+        try:
+            self.state, written = G.commit(self.state, pendings, self._append, t)
+        except StaleGame:
+            # written on by another (the console) between the reading and the
+            # writing: read the game again and judge the move on it, once,
+            # when nothing of this commit was written yet
+            if len(self.events) != mine:
+                raise
+            self._sync()
+            self.state, written = G.commit(self.state, pendings, self._append, t)
         return written
 
     def _append(self, type_, data, ref, t):
         if self.append is not None:
-            ev = self.append(type_, data, ref, t)
+            if self.history is not None and type_ != "game_started":
+                ev = self.append(type_, data, ref, t, after=self._newest)
+            else:
+                ev = self.append(type_, data, ref, t)
         else:
             ev = G.Event(self._next_id, "camera", type_, data, ref, t)
             self._next_id += 1
+        self._newest = max(self._newest, int(ev.id))
         self.events.append(ev)
         return ev
+
+    def _sync(self) -> None:
+        """Read the game back from the ledger (``history``) and, when others
+        wrote on it since, take the game as the ledger holds it: its state
+        (:func:`companion.game.replay`) and, for the tracker, the tiles the
+        ledger put back on or took off its board and the faces it was told
+        (:meth:`_follow_ledger`).  A ledger that cannot be read keeps the
+        referee's own copy (its next write names the trouble)."""
+        if self.history is None or self.state is None:
+            return
+        try:
+            if not self.history(self._newest):      # (one indexed query when nothing is new)
+                return
+            events = list(self.history(0))
+        except CompanionError:
+            return
+        if not events:
+            return
+        known = {e.id for e in self.state.raw}
+        new = [e for e in events if e.id not in known]
+        self._newest = max(self._newest, max(int(e.id) for e in events))
+        if not new:
+            return
+        before = self.state
+        self.state = G.replay(events, words=before.words)
+        self._follow_ledger(before, self.state, new)
+
+    def _follow_ledger(self, before: G.GameState, after: G.GameState, new: Sequence) -> None:
+        """The tracker's side of events others wrote (``new``, taking the
+        game from ``before`` to ``after``): slots the ledger's board holds
+        again are expected back on the table, tiles it took off leave the
+        tracker's board, and faces it learnt (a correction, a settle's faces)
+        replace the camera's readings.  After a reshuffle told by the console
+        the faces are not taken: the table still shows the old ones until the
+        tiles are re-laid, which the camera reads (:meth:`_judge_relay`)."""
+        tr = self.tracker
+        if tr is None:
+            return
+        where = {s: j for j, s in enumerate(after.layout.slots)}
+        reshuffled = any(e.type == "reshuffle" for e in new)
+        gone: list[int] = []
+        for i, s in enumerate(self.layout.slots):
+            j = where.get(s)
+            if j is None or j >= len(before.board.present):
+                continue
+            was, now = before.board.present[j], after.board.present[j]
+            if now and not was and not tr.board.present[i]:
+                tr.expect_back(i)
+            elif was and not now and tr.board.present[i]:
+                gone.append(i)
+            f = after.faces[j]
+            if not reshuffled and f is not None and f != before.faces[j] and f != tr.state.faces[i]:
+                tr.told_face(i, f)
+        if gone:
+            tr.take_off(gone)
 
     def _player(self) -> str:
         who = self.state.whose_turn() if self.state is not None else None

@@ -202,6 +202,9 @@ def _slope(sig: np.ndarray) -> np.ndarray:
     return np.sqrt(gx * gx + gy * gy) / 8.0
 
 
+#: Votes a face told by the referee (a ledger correction) weighs: far more than
+#: any count of camera readings, so none outvotes it
+TOLD_VOTES = 1e6
 #: ``MotionSettings.local_delta`` of slow sources (see there for how it was chosen)
 SLOW_LOCAL_DELTA = 0.22
 #: SSIM's second constant, (0.03 L)^2 with L = 255 (Wang et al. 2004), taken at
@@ -616,6 +619,7 @@ class TrackerState:
     inconsistent: int = 0                                      # face readings refused (no copy left)
     misplaced: set[tuple[int, int]] = field(default_factory=set)  # (lifted slot, emptied slot) asked about
     held_mid_move: bool = False                                # the held move was seen with a hand still in view
+    expected: set[int] = field(default_factory=set)           # back on the ledger's board: taken in when seen again
     lifted_mid_move: bool = False                              # the tiles off were last seen with a hand still in view
     initialised: bool = False
 
@@ -705,6 +709,7 @@ class BoardTracker:
             self._learn_base(obs)
             self._learn_refs(obs, first=True)
             return events
+        self._take_back_expected(obs)
         new_lifts, returns = self._changes(obs, readings)
         misplaced = self._misplaced(frame, obs, new_lifts)
         st.last_seen = np.where(readings >= 0, readings, st.last_seen).astype(np.int8)
@@ -756,6 +761,59 @@ class BoardTracker:
         self._learn_base(obs)
         self._learn_refs(obs)
         return events
+
+    # ------------------------------------------------ what the ledger says
+
+    def expect_back(self, i: int) -> None:
+        """The ledger holds a tile on slot ``i`` again, where this board has
+        none (a referee took back or voided the move that took it: the
+        console's Undo or Void while the camera runs).  The tile is taken in
+        when a settled observation reads it standing there again (the
+        players put it back), silently: no lift, return or move is made of
+        it.  Until then the slot stays empty here."""
+        if not self.board.present[i] and i not in self.state.lifted:
+            self.state.expected.add(int(i))
+
+    def take_off(self, slots: Sequence[int]) -> None:
+        """The ledger took these standing tiles off its board (a move
+        recorded by hand: the console's Record, a settle): they leave this
+        board too, so that their leaving the table is no new move.  Tiles
+        off the board already, or held in a move under way, are left as
+        they are."""
+        st = self.state
+        idx = [int(i) for i in slots if self.board.present[i] and i not in st.lifted]
+        for i in _removal_order(self.board, idx):
+            self.board.remove(i)
+            st.expected.discard(i)
+
+    def told_face(self, i: int, face: str) -> None:
+        """The referee's word on slot ``i``'s face (a correction on the
+        ledger): it replaces the camera's votes there, for good; later
+        readings no longer change it."""
+        st = self.state
+        k = self._col.get(face)
+        if k is None:
+            return
+        st.votes[i] = 0.0
+        st.votes[i, k] = TOLD_VOTES
+        st.peak[i] = 0.0
+        st.peak[i, k] = 1.0
+        st.faces[i] = face
+        st.face_conf[i] = 1.0
+
+    def _take_back_expected(self, obs: Observation) -> None:
+        """Take in the tiles the ledger expects back (:meth:`expect_back`)
+        that this observation reads standing, lower layers first."""
+        st = self.state
+        if not st.expected:
+            return
+        slots = self.board.layout.slots
+        back = [j for j in st.expected if obs.known[j] and obs.present[j]]
+        for j in sorted(back, key=lambda j: slots[j].z):
+            if not self.board.present[j]:
+                self.board.restore(j)
+            st.expected.discard(j)
+            st.last_seen[j] = 1
 
     def _misplaced(self, frame: int, obs: Observation, new_lifts: Sequence[int]) -> list[TrackEvent]:
         """Tiles put down on the wrong slot: a lifted tile (not back) whose

@@ -326,6 +326,7 @@ def run_referee(args, source, on_event=None, on_start=None, require_output: bool
     _check_outputs(args)
     ledger = None
     append = None
+    history = None
     game_id = None
     evidence_dir = getattr(args, "evidence", None)
     base = None
@@ -361,12 +362,15 @@ def run_referee(args, source, on_event=None, on_start=None, require_output: bool
         if ledger is not None:
             base = Path(args.ledger).resolve().parent
 
-            def to_ledger(type_, data, ref, t):
+            def to_ledger(type_, data, ref, t, after=None):
                 """Write one event to this run's game; its start picks the
                 game's id in the same transaction (:meth:`companion.ledger.Ledger.append`
                 with no id), so two referees starting games on one ledger
                 at once get one each (the id picked before the run made the
-                second fail: "game 'game-1' already exists")."""
+                second fail: "game 'game-1' already exists").  ``after``:
+                the newest event's id the move was judged on (StaleGame
+                when the console wrote since; the referee reads the game
+                again)."""
                 nonlocal game_id
                 if type_ == "game_started" and game_id is None:
                     ev = ledger.append(None, type_, data, ref, t)
@@ -374,8 +378,15 @@ def run_referee(args, source, on_event=None, on_start=None, require_output: bool
                     if on_start is not None:
                         on_start(game_id)
                     return ev
-                return ledger.append(game_id, type_, data, ref, t)
+                return ledger.append(game_id, type_, data, ref, t, after=after)
+
+            def game_history(after_id=0):
+                """The game's events as the ledger holds them, those after
+                ``after_id`` (the console may have written on it while the
+                camera runs)."""
+                return ledger.events(game_id, after_id) if game_id is not None else []
             append = to_ledger
+            history = game_history
             evidence_dir = evidence_dir or str(Path(args.ledger).with_suffix("")) + "-evidence"
         elif args.events_out and evidence_dir is None:
             evidence_dir = str(Path(args.events_out).with_suffix("")) + "-evidence"
@@ -446,7 +457,7 @@ def run_referee(args, source, on_event=None, on_start=None, require_output: bool
 
         settings = RefereeSettings(start_as_found=bool(getattr(args, "start_as_found", False)))
         ref = Referee(args.variant, layout, players, recognize_fn, mode=args.mode, append=append, emit=emit,
-                      evidence=evidence, fps=source.fps, advise=advise, settings=settings)
+                      evidence=evidence, fps=source.fps, advise=advise, settings=settings, history=history)
         if getattr(source, "fps_assumed", False):
             # the referee's timings (hands away, a move's confirmation) count
             # frames: a folder taken at 10 a second read as 30 lost both

@@ -208,6 +208,37 @@ def test_referee_a_folder_into_events_ledger_and_evidence(tmp_path, capsys, fake
     assert not (events.parent / "events.jsonl.~3~").exists()
 
 
+def test_the_referee_reads_back_what_the_console_writes_while_it_runs(tmp_path, capsys, fake_vision, layout_file,
+                                                                     monkeypatch):
+    # the referee's console voids the camera's penalty while the run goes
+    # on (another connection to the ledger, as `companion serve` has): the
+    # run's later claim is judged on the game as the ledger holds it, and
+    # its summary line gives the ledger's scores (before: Ada 10,100, the
+    # voided penalty still counted by the camera's own copy of the game)
+    import vision.referee
+    from companion.session import GameSession
+    frames = _recording(tmp_path / "frames", [(1, 6), (9, 4), (2, 12), (9, 4), (1, 12), (9, 4), (3, 12)])
+    ledger = tmp_path / "game.sqlite"
+    fake = vision.referee.read_board
+    voided = []
+
+    def read_board(frame, *a, **kw):
+        if int(frame[0, 0, 0]) == 3 and not voided:
+            with Ledger(ledger) as led:
+                pen = next(e for e in led.events(led.latest_game_id()) if e.type == "penalty")
+                voided.append(GameSession(led).void(pen.id, "the hand only brushed it").ok)
+        return fake(frame, *a, **kw)
+
+    monkeypatch.setattr(vision.referee, "read_board", read_board)
+    assert main(_args(frames, layout_file, "--ledger", str(ledger), "--fps", "10")) == 0
+    assert voided == [True]
+    with Ledger(ledger) as led:
+        evs = led.events(led.latest_game_id())
+    assert [e.type for e in evs] == ["game_started", "penalty", "correction", "claim"]
+    assert G.replay(evs).scores() == {"Ada": 10_200, "Bo": 10_000}
+    assert capsys.readouterr().err.splitlines()[-1].endswith("scores: Ada 10,200, Bo 10,000")
+
+
 def test_a_game_already_under_way_earns_a_note_and_start_as_found_reads_it(tmp_path, capsys, fake_vision,
                                                                            layout_file):
     # a break-test started the referee on a game 10 tiles in: the empty slots

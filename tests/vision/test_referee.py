@@ -1105,3 +1105,212 @@ def test_a_hand_over_the_board_reading_no_sure_face_is_no_reshuffle():
     play(ref, [frame(1)] * 5 + hand_frames(9) + [frame(2)] * 12)
     assert out == [] and ref.status.state == "hand in view"
     assert [e.type for e in ref.events] == ["game_started"]
+
+
+def test_the_referee_follows_what_the_console_writes_on_its_game(tmp_path):
+    # A + D leave read unsurely (D misread as a hearts-2): an item for the
+    # referee, the tiles off the ledger's board; B + C, a sure pair, follow.
+    # While the camera runs on, the console settles the item as Ada's pair
+    # of hearts-1.  The referee reads that back from the ledger
+    # before judging the next move: when the last pair leaves, the board is
+    # cleared with no item open, so the game ends (before, the camera's own
+    # copy of the game kept the item open and never ended it)
+    from companion.ledger import Ledger
+    from companion.session import GameSession
+    faces = ["hearts-1", "hearts-2", "hearts-2", "hearts-1", "roses-3", "cupid-arrow", "roses-3", "cupid-arrow"]
+    misread = faces[:3] + ["hearts-2"] + faces[4:]
+    ledger = Ledger(tmp_path / "game.db")
+    gid = []
+
+    def append(type_, data, ref, t, after=None):
+        ev = ledger.append(gid[0] if gid else None, type_, data, ref, t, after=after)
+        gid[:1] = [ev.game_id]
+        return ev
+
+    scenes = {1: recognition(conf=0.3, faces=misread), 2: recognition(absent=[A, D], conf=0.3, faces=misread),
+              3: recognition(absent=[A, D], faces=faces), 4: recognition(absent=[A, D, B, C], faces=faces),
+              5: recognition(absent=[A, D, B, C, H, F], faces=faces),
+              6: recognition(absent=[A, D, B, C, H, F, E, G_], faces=faces), 9: recognition(occluded=[A, B])}
+    out = []
+    settings = RefereeSettings(motion=MotionSettings(size=(32, 18), settle_frames=3, jitter_px=0.0), confirm_s=0.1)
+    ref = Referee("love", LAYOUT, ["Ada", "Bo"], Script(scenes), append=append, emit=out.append, fps=10.0,
+                  settings=settings, history=lambda after=0: ledger.events(gid[0], after) if gid else [])
+    frames = [frame(1)] * 5 + hand_frames(9) + [frame(2)] * 5 + [frame(3)] * 5 + hand_frames(9) + [frame(4)] * 5
+    for i, f in enumerate(frames):
+        ref.feed(i, f)
+    item = next(e for e in ledger.events(gid[0]) if e.type == "needs_referee")
+    assert {tuple(s) for s in item.data["off_table"]} == {A, D}
+    res = GameSession(ledger, gid[0]).settle(item.id, "claim", player="Ada", slots=[list(A), list(D)],
+                                             faces=["hearts-1", "hearts-1"])
+    assert res.ok
+    later = hand_frames(9) + [frame(5)] * 5 + hand_frames(9) + [frame(6)] * 5
+    for i, f in enumerate(later, start=len(frames)):
+        ref.feed(i, f)
+    ref.finish()
+    assert [o["type"] for o in out] == ["needs_referee", "claim", "claim", "claim"]
+    st = G.replay(ledger.events(gid[0]))
+    assert not st.needs and st.ended
+    # the referee's own copy is the ledger's: Love 2.5, hearts +200 a pair,
+    # roses +300, the cupid's arrow +500 ("Cupid's Arrow" special)
+    assert ref.state.scores() == st.scores()
+    assert ref.state.ended
+
+
+def _ledger_referee(tmp_path, scenes, before_write=None):
+    """A referee writing to a real ledger and reading its game back from it
+    (as `companion referee --ledger` runs it); ``before_write(ledger, game
+    id, type)`` is called before each of the camera's writes after the
+    start (a console writing at that moment)."""
+    from companion.ledger import Ledger
+    ledger = Ledger(tmp_path / "game.db")
+    gid: list[str] = []
+
+    def append(type_, data, ref, t, after=None):
+        if gid and before_write is not None:
+            before_write(ledger, gid[0], type_)
+        ev = ledger.append(gid[0] if gid else None, type_, data, ref, t, after=after)
+        gid[:1] = [ev.game_id]
+        return ev
+
+    out: list[dict] = []
+    settings = RefereeSettings(motion=MotionSettings(size=(32, 18), settle_frames=3, jitter_px=0.0), confirm_s=0.1)
+    ref = Referee("love", LAYOUT, ["Ada", "Bo"], Script(scenes), append=append, emit=out.append, fps=10.0,
+                  settings=settings, history=lambda after=0: ledger.events(gid[0], after) if gid else [])
+    fed = [0]
+
+    def feed(frames):
+        for f in frames:
+            ref.feed(fed[0], f)
+            fed[0] += 1
+    return ref, out, ledger, gid, feed
+
+
+def test_a_move_the_console_takes_back_is_expected_back_on_the_table_and_claimed_again(tmp_path):
+    # A + C (hearts-1) claimed; the referee takes the claim back on the
+    # console (Undo) and the players put the two tiles back: the camera
+    # takes them in again silently, and when they leave again they are
+    # claimed again (before, the tiles put back were not seen at all, their
+    # second leaving made no claim, and the ledger kept them on its board)
+    from companion.session import GameSession
+    scenes = {1: recognition(), 2: recognition(absent=[A, C]), 9: recognition(occluded=[A, B])}
+    ref, out, ledger, gid, feed = _ledger_referee(tmp_path, scenes)
+    feed([frame(1)] * 5 + hand_frames(9) + [frame(2)] * 5 + hand_frames(9) + [frame(2)] * 5)
+    assert [o["type"] for o in out] == ["claim"]
+    assert GameSession(ledger, gid[0]).undo().ok
+    feed(hand_frames(9) + [frame(1)] * 5)
+    assert ref.tracker.board.present[0] and ref.tracker.board.present[2]
+    assert [o["type"] for o in out] == ["claim"]          # put back: no move
+    feed(hand_frames(9) + [frame(2)] * 5)
+    ref.finish()
+    assert [(o["type"], o["player"]) for o in out] == [("claim", "Ada"), ("claim", "Ada")]
+    st = G.replay(ledger.events(gid[0]))
+    assert not st.board.present[0] and not st.board.present[2]
+    assert st.scores() == {"Ada": 10_200, "Bo": 10_000}   # Love 2.5: hearts +200, once
+    assert ref.state.scores() == st.scores()
+
+
+def test_a_move_recorded_by_hand_on_the_console_is_not_claimed_again_when_its_tiles_leave(tmp_path):
+    # the referee records Ada's A + C on the console before the camera sees
+    # them go: when they leave the table, no second claim is made
+    from companion.session import GameSession
+    scenes = {1: recognition(), 2: recognition(absent=[A, C]), 9: recognition(occluded=[A, B])}
+    ref, out, ledger, gid, feed = _ledger_referee(tmp_path, scenes)
+    feed([frame(1)] * 5)
+    assert GameSession(ledger, gid[0]).claim("Ada", [list(A), list(C)]).ok
+    feed(hand_frames(9) + [frame(2)] * 5)
+    ref.finish()
+    assert out == []
+    kinds = [e.type for e in ledger.events(gid[0])]
+    assert kinds.count("claim") == 1 and "needs_referee" not in kinds
+    assert G.replay(ledger.events(gid[0])).scores() == {"Ada": 10_200, "Bo": 10_000}
+
+
+def test_a_face_the_referee_corrects_is_the_one_later_moves_are_judged_on(tmp_path):
+    # H (roses-3) + E claimed uncover G, which the camera misreads as a
+    # cupid-arrow (faces_seen).  The referee corrects it to roses-3 on the
+    # console; the camera's readings still say cupid-arrow.  G + F then
+    # leave: a pair of roses-3, claimed (before, the camera judged it on
+    # its own reading, a pair that does not match, and asked the referee)
+    from companion.session import GameSession
+    faces = ["hearts-1", "hearts-2", "hearts-1", "hearts-2", "roses-3", "roses-3", "cupid-arrow", "roses-3"]
+    scenes = {1: recognition(faces=faces), 2: recognition(absent=[H, E], faces=faces),
+              3: recognition(absent=[H, E, G_, F], faces=faces), 9: recognition(occluded=[A, B])}
+    ref, out, ledger, gid, feed = _ledger_referee(tmp_path, scenes)
+    feed([frame(1)] * 5 + hand_frames(9) + [frame(2)] * 5 + hand_frames(9) + [frame(2)] * 5)
+    seen = next(e for e in ledger.events(gid[0]) if e.type == "faces_seen")
+    assert seen.data["faces"] == ["cupid-arrow"]
+    assert GameSession(ledger, gid[0]).correct(seen.id, {"faces": ["roses-3"]}, "G is a rose").ok
+    feed([frame(2)] * 5 + hand_frames(9) + [frame(3)] * 5)
+    ref.finish()
+    assert [(o["type"], o["valid"]) for o in out] == [("claim", True), ("claim", True)]
+    assert {tuple(s) for s in out[1]["slots"]} == {G_, F} and out[1]["faces"] == ["roses-3", "roses-3"]
+    assert [o["player"] for o in out] == ["Ada", "Ada"]       # a valid match: another turn (Love 2.1 Law 2)
+    # roses-3: 100 a pair (Love 2.5, simple suits), +200 for the streak (2.7)
+    assert G.replay(ledger.events(gid[0])).scores() == {"Ada": 10_400, "Bo": 10_000}
+
+
+def test_a_console_write_just_before_the_camera_s_is_read_and_the_move_judged_again(tmp_path):
+    # the console writes on the game between the referee's reading and its
+    # writing (here: the referee records Ada's D + F by hand): the camera's
+    # write is refused as stale, the game read again and the move judged
+    # again on it
+    from companion.session import GameSession
+    faces = ["hearts-1", "hearts-2", "hearts-1", "hearts-2", "roses-3", "roses-3", "cupid-arrow", "cupid-arrow"]
+    done = []
+
+    def console(ledger, game_id, type_):
+        if type_ == "claim" and not done:
+            done.append(GameSession(ledger, game_id).claim("Ada", [list(D), list(F)]).ok)
+
+    faces[5] = "hearts-2"         # F: a hearts-2 too, so D + F is a pair
+    scenes = {1: recognition(faces=faces), 2: recognition(absent=[A, C], faces=faces),
+              9: recognition(occluded=[A, B])}
+    ref, out, ledger, gid, feed = _ledger_referee(tmp_path, scenes, before_write=console)
+    feed([frame(1)] * 5 + hand_frames(9) + [frame(2)] * 5 + hand_frames(9) + [frame(2)] * 5)
+    ref.finish()
+    assert done == [True]
+    claims = [e for e in ledger.events(gid[0]) if e.type == "claim"]
+    assert [(c.data["player"], {tuple(s) for s in c.data["slots"]}) for c in claims] == [("Ada", {D, F}), ("Ada", {A, C})]
+    assert [(o["type"], o["player"]) for o in out] == [("claim", "Ada")]
+    # hearts-2 100, hearts-1 200 (a terminal) and +200 for the streak (Love 2.5, 2.7)
+    assert ref.state.scores() == G.replay(ledger.events(gid[0])).scores() == {"Ada": 10_500, "Bo": 10_000}
+
+
+def test_a_reshuffle_told_on_the_console_and_laid_out_so_is_no_second_reshuffle(tmp_path):
+    # Mindful: the referee records a Zen Reshuffle for Ada on the console
+    # (no free match at the deal: BEFORE); the players re-lay the tiles as
+    # the ledger's new faces say.  The camera reads the re-laid faces, finds
+    # them the ledger's, and records nothing (before, it recorded a second
+    # reshuffle, spending another Zen Focus token)
+    from companion.session import GameSession
+    from companion.ledger import Ledger
+    ledger = Ledger(tmp_path / "game.db")
+    gid: list[str] = []
+
+    def append(type_, data, ref, t, after=None):
+        ev = ledger.append(gid[0] if gid else None, type_, data, ref, t, after=after)
+        gid[:1] = [ev.game_id]
+        return ev
+
+    scenes = {1: _reading("mindful", BEFORE, [0] * 8), 9: recognition(occluded=[A, B, C])}
+    out = []
+    settings = RefereeSettings(motion=MotionSettings(size=(32, 18), settle_frames=3), confirm_s=0.1)
+    ref = Referee("mindful", LAYOUT, ["Ada", "Bo"], Script(scenes), append=append, emit=out.append, fps=10.0,
+                  settings=settings, history=lambda after=0: ledger.events(gid[0], after) if gid else [])
+    frames = [frame(1)] * 5
+    for i, f in enumerate(frames):
+        ref.feed(i, f)
+    assert GameSession(ledger, gid[0]).reshuffle("Ada", seed=3).ok
+    told = G.replay(ledger.events(gid[0])).faces
+    assert told != BEFORE
+    shown = [f if f is not None else "bamboo-9" for f in told]     # (G, covered, is read covered)
+    scenes[2] = _reading("mindful", shown, [1] * 8)
+    later = hand_frames(9) + [frame(2)] * 12
+    for i, f in enumerate(later, start=len(frames)):
+        ref.feed(i, f)
+    ref.finish()
+    assert out == []
+    assert [e.type for e in ledger.events(gid[0])].count("reshuffle") == 1
+    st = G.replay(ledger.events(gid[0]))
+    assert st.reshuffles == 1 and st.player("Ada").focus_tokens == 1 and st.player("Bo").focus_tokens == 2
+    assert any("re-laid as the reshuffle on the ledger" in n for n in ref.status.notes)
