@@ -341,6 +341,12 @@ def observation_from(recognition, settings: RefereeSettings, start: bool = False
     return Observation(present, known, faces, conf, fp, pn, ~hidden, sig), hidden
 
 
+class _Rejudge(Exception):
+    """A move's write was refused as stale (the console wrote on the game in
+    between) and nothing of it was written: judge it again on the game read
+    anew (:meth:`Referee._judge`)."""
+
+
 @dataclass
 class _Seen:
     """A judged frame kept for evidence."""
@@ -453,6 +459,7 @@ class Referee:
         self._fed: deque[int] = deque(maxlen=FED_KEPT)   # the indices of the frames fed, newest last
         self._relaid_first: tuple | None = None   # (run start, index, {slot: face}) of tiles first seen re-laid
         self._newest = 0                          # id of the newest ledger event the game was read with
+        self._stale_raises = False                # a stale write raises _Rejudge (a tracker event is judged)
 
     # ------------------------------------------------------------------ frames
 
@@ -1177,11 +1184,14 @@ class Referee:
             self.state, written = G.commit(self.state, pendings, self._append, t)
         except StaleGame:
             # written on by another (the console) between the reading and the
-            # writing: read the game again and judge the move on it, once,
-            # when nothing of this commit was written yet
+            # writing: read the game again and, when nothing of this commit
+            # was written yet, judge the move again on it (a tracker event:
+            # :meth:`_judge`) or write the same events on it, once
             if len(self.events) != mine:
                 raise
             self._sync()
+            if self._stale_raises:
+                raise _Rejudge() from None
             self.state, written = G.commit(self.state, pendings, self._append, t)
         return written
 
@@ -1258,10 +1268,12 @@ class Referee:
         return who or self.players[0]
 
     def _judge(self, ev: TrackEvent, current: _Seen | None) -> list[dict]:
-        """Turn one tracker event into ledger events and output lines."""
+        """Turn one tracker event into ledger events and output lines.  When
+        the console wrote on the game between the reading and the writing
+        (:class:`_Rejudge`), the game is read again and the event judged
+        once more on it (the player in turn may have changed)."""
         if ev.type in ("lift", "return", "reveal"):
             return []
-        player = self._player()
         before = self._turn_before or self._last
         if before is current:
             before = None
@@ -1269,9 +1281,22 @@ class Referee:
         extra: dict = {"frame": ev.frame}
         if evidence:
             extra["evidence"] = evidence
+        try:
+            out = self._judge_on_ledger(ev, extra, again=False)
+        except _Rejudge:
+            out = self._judge_on_ledger(ev, extra, again=True)
+        if evidence:
+            out["evidence"] = evidence
+        return [self._output(out, ev.frame)]
+
+    def _judge_on_ledger(self, ev: TrackEvent, extra: dict, again: bool) -> dict:
+        """The output line of one tracker event, its ledger events written
+        (:meth:`_judge`); ``again``: a stale write is judged as refused."""
+        player = self._player()
         slots = [list(s) for s in ev.slots]
         faces = list(ev.faces)
         out: dict
+        self._stale_raises = not again
         try:
             if ev.type == "penalty":
                 out = {"type": "penalty", "frame": ev.frame, "player": player, "slot": slots[0],
@@ -1327,12 +1352,15 @@ class Referee:
                 out = self._needs(ev.frame, ev.slots, faces, ev.reason, extra, player)
                 if ev.gone:
                     out["off_table"] = extra["off_table"]
+        except _Rejudge:
+            raise
         except CompanionError as exc:
             # the rules refuse what the camera saw: a referee must look at it
+            self._stale_raises = False
             out = self._needs(ev.frame, ev.slots, faces, f"{ev.type} refused by the rules: {exc}", extra, player)
-        if evidence:
-            out["evidence"] = evidence
-        return [self._output(out, ev.frame)]
+        finally:
+            self._stale_raises = False
+        return out
 
     def _output(self, out: dict, frame: int) -> dict:
         """Stamp an output line with its time, show it on the status line and emit it."""

@@ -1314,3 +1314,27 @@ def test_a_reshuffle_told_on_the_console_and_laid_out_so_is_no_second_reshuffle(
     st = G.replay(ledger.events(gid[0]))
     assert st.reshuffles == 1 and st.player("Ada").focus_tokens == 1 and st.player("Bo").focus_tokens == 2
     assert any("re-laid as the reshuffle on the ledger" in n for n in ref.status.notes)
+
+
+def test_a_console_write_that_passes_the_turn_just_before_the_camera_s_makes_the_move_the_next_player_s(tmp_path):
+    # between the referee's reading and its writing the console records
+    # Ada's D + E, a pair that does not match (Love 2.1 Law 2: the turn
+    # passes): the camera's A + C, judged as Ada's, is refused as stale
+    # and judged again on the game read anew: Bo's claim
+    from companion.session import GameSession
+    done = []
+
+    def console(ledger, game_id, type_):
+        if type_ == "claim" and not done:
+            res = GameSession(ledger, game_id).claim("Ada", [list(D), list(E)])
+            done.append([e.type for e in res.written])
+
+    scenes = {1: recognition(), 2: recognition(absent=[A, C]), 9: recognition(occluded=[A, B])}
+    ref, out, ledger, gid, feed = _ledger_referee(tmp_path, scenes, before_write=console)
+    feed([frame(1)] * 5 + hand_frames(9) + [frame(2)] * 5 + hand_frames(9) + [frame(2)] * 5)
+    ref.finish()
+    assert done == [["invalid"]]
+    assert [(o["type"], o["player"], o["valid"]) for o in out] == [("claim", "Bo", True)]
+    kinds = [(e.type, e.data.get("player")) for e in ledger.events(gid[0])]
+    assert kinds[1:] == [("invalid", "Ada"), ("claim", "Bo")]
+    assert ref.state.scores() == G.replay(ledger.events(gid[0])).scores() == {"Ada": 10_000, "Bo": 10_200}
