@@ -21,6 +21,7 @@ import argparse
 import contextlib
 import os
 import signal
+import sqlite3
 import sys
 import threading
 import time
@@ -384,7 +385,12 @@ def run_referee(args, source, on_event=None, on_start=None, require_output: bool
                 """The game's events as the ledger holds them, those after
                 ``after_id`` (the console may have written on it while the
                 camera runs)."""
-                return ledger.events(game_id, after_id) if game_id is not None else []
+                if game_id is None:
+                    return []
+                try:
+                    return ledger.events(game_id, after_id)
+                except sqlite3.Error as exc:      # (the referee keeps its own copy of the game)
+                    raise BadInput(f"cannot read the ledger {args.ledger}: {exc}") from None
             append = to_ledger
             history = game_history
             evidence_dir = evidence_dir or str(Path(args.ledger).with_suffix("")) + "-evidence"

@@ -1338,3 +1338,22 @@ def test_a_console_write_that_passes_the_turn_just_before_the_camera_s_makes_the
     kinds = [(e.type, e.data.get("player")) for e in ledger.events(gid[0])]
     assert kinds[1:] == [("invalid", "Ada"), ("claim", "Bo")]
     assert ref.state.scores() == G.replay(ledger.events(gid[0])).scores() == {"Ada": 10_000, "Bo": 10_200}
+
+
+def test_a_ledger_that_cannot_be_read_back_leaves_the_referee_on_its_own_copy():
+    # history() failing (a ledger the referee cannot read back) is no reason
+    # to stop judging: the camera's own copy of the game goes on
+    calls = []
+
+    def history(after=0):
+        calls.append(after)
+        raise BadInput("cannot read the ledger game.db: disk I/O error")
+
+    out = []
+    settings = RefereeSettings(motion=MotionSettings(size=(32, 18), settle_frames=3, jitter_px=0.0), confirm_s=0.1)
+    ref = Referee("love", LAYOUT, ["Ada", "Bo"], Script({1: recognition(), 2: recognition(absent=[A, C]),
+                                                          9: recognition(occluded=[A, B])}),
+                  emit=out.append, fps=10.0, settings=settings, history=history)
+    play(ref, [frame(1)] * 5 + hand_frames(9) + [frame(2)] * 5)
+    assert calls and [o["type"] for o in out] == ["claim"]
+    assert ref.state.scores() == {"Ada": 10_200, "Bo": 10_000}
