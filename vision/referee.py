@@ -460,6 +460,7 @@ class Referee:
         self._relaid_first: tuple | None = None   # (run start, index, {slot: face}) of tiles first seen re-laid
         self._newest = 0                          # id of the newest ledger event the game was read with
         self._stale_raises = False                # a stale write raises _Rejudge (a tracker event is judged)
+        self._disowned: set[tuple[int, str]] = set()   # (slot, face) readings the referee voided on the ledger
 
     # ------------------------------------------------------------------ frames
 
@@ -1159,7 +1160,7 @@ class Referee:
             j = where.get(s)
             f = ts.faces[i]
             if j is None or f is None or st.faces[j] is not None or not st.board.present[j] \
-                    or st.board.n_cover[j] \
+                    or st.board.n_cover[j] or (i, f) in self._disowned \
                     or not self.tracker.board.present[i] or i in ts.lifted \
                     or ts.face_conf[i] < self.settings.start_face_confidence:
                 continue
@@ -1239,7 +1240,8 @@ class Referee:
         game from ``before`` to ``after``): slots the ledger's board holds
         again are expected back on the table, tiles it took off leave the
         tracker's board, and faces it learnt (a correction, a settle's faces)
-        replace the camera's readings.  After a reshuffle told by the console
+        replace the camera's readings; a face it no longer knows (the
+        camera's ``faces_seen`` voided) is not written again as read.  After a reshuffle told by the console
         the faces are not taken: the table still shows the old ones until the
         tiles are re-laid, which the camera reads (:meth:`_judge_relay`)."""
         tr = self.tracker
@@ -1260,6 +1262,10 @@ class Referee:
             f = after.faces[j]
             if not reshuffled and f is not None and f != before.faces[j] and f != tr.state.faces[i]:
                 tr.told_face(i, f)
+            elif not reshuffled and f is None and before.faces[j] is not None:
+                # a face the camera wrote voided: not written again from the
+                # same readings (the referee corrects it, or a move names it)
+                self._disowned.add((i, before.faces[j]))
         if gone:
             tr.take_off(gone)
 

@@ -1357,3 +1357,21 @@ def test_a_ledger_that_cannot_be_read_back_leaves_the_referee_on_its_own_copy():
     play(ref, [frame(1)] * 5 + hand_frames(9) + [frame(2)] * 5)
     assert calls and [o["type"] for o in out] == ["claim"]
     assert ref.state.scores() == {"Ada": 10_200, "Bo": 10_000}
+
+
+def test_a_face_the_referee_voids_is_not_written_again_from_the_same_readings(tmp_path):
+    # H + E claimed uncover G, read as a cupid-arrow (faces_seen).  The
+    # referee voids that reading on the console: the camera, still reading
+    # a cupid-arrow there, does not write it again at its next pictures
+    from companion.session import GameSession
+    faces = ["hearts-1", "hearts-2", "hearts-1", "hearts-2", "roses-3", "roses-3", "cupid-arrow", "roses-3"]
+    scenes = {1: recognition(faces=faces), 2: recognition(absent=[H, E], faces=faces), 9: recognition(occluded=[A, B])}
+    ref, out, ledger, gid, feed = _ledger_referee(tmp_path, scenes)
+    feed([frame(1)] * 5 + hand_frames(9) + [frame(2)] * 5 + hand_frames(9) + [frame(2)] * 5)
+    seen = [e for e in ledger.events(gid[0]) if e.type == "faces_seen"]
+    assert [e.data["faces"] for e in seen] == [["cupid-arrow"]]
+    assert GameSession(ledger, gid[0]).void(seen[0].id, "not sure that is a cupid").ok
+    feed(hand_frames(9) + [frame(2)] * 5 + hand_frames(9) + [frame(2)] * 5)
+    ref.finish()
+    assert [e.type for e in ledger.events(gid[0])].count("faces_seen") == 1
+    assert G.replay(ledger.events(gid[0])).faces[LAYOUT.slot_index(G_)] is None
