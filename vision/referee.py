@@ -201,6 +201,7 @@ class RefereeSettings:
     relaid_share: float = 0.8
     blip_s: float = 0.1
     hand_reach_share: float = 0.25
+    behind_stack_above: float = 0.5
 
 
 @dataclass
@@ -241,6 +242,7 @@ class Reading:
     p_none: np.ndarray
     patches: np.ndarray | None = None
     hidden: np.ndarray | None = None
+    spec: object = None
 
     @property
     def tiles(self):
@@ -272,8 +274,9 @@ def read_board(image_bgr: np.ndarray, variant: str, layout: Layout, camera=None,
     pose, quads, patches, sc, fp, in_view = r.pose, r.quads, r.patches, r.scores, r.face_probs, r.in_view
     states = R.reconstruct(layout, variant, fp, sc.p_none, sc.p_occluded, in_view, settings)
     hidden = ~in_view | (np.asarray(sc.p_occluded) > settings.occluded_above)
+    from vision.mat import MatSpec
     return Reading(R.Recognition(variant, layout, tuple(states), quads, pose), np.asarray(fp, np.float64),
-                   np.asarray(sc.p_none, np.float64), slot_signatures(patches), hidden)
+                   np.asarray(sc.p_none, np.float64), slot_signatures(patches), hidden, spec or MatSpec.default())
 
 
 def slot_signatures(patches: np.ndarray, inner: float = 0.2) -> np.ndarray:
@@ -658,6 +661,8 @@ class Referee:
             return []
         self.status.mat_seen = True
         obs, hidden = observation_from(rec, self.settings, start=self.tracker is None)
+        if self.tracker is not None and self.settings.behind_stack_above < 1.0:
+            obs = self._unseen_behind_stacks(obs, rec)
         seen_now = ~hidden & np.array([t.seen in ("face", "empty", "occluded") for t in rec.tiles], bool)
         light = False           # the light changed, and the picture would be refused for it
         if self._baseline is not None:
@@ -675,6 +680,9 @@ class Referee:
                 if int(explained.sum()) <= self._move_max:
                     newly &= ~explained
             crowd = self.tracker.changed_standing(obs) if self.tracker is not None else np.zeros(len(hidden), bool)
+            if obs.behind is not None:
+                # a tile behind a taller one looks changed when that one leaves
+                crowd &= ~np.asarray(obs.behind, bool)
             if self._words is not None and self.tracker is not None:
                 # Word Mahjong: the tiles of a word all read gone, not as a
                 # hand over them (which reads them changed but standing)
@@ -936,6 +944,38 @@ class Referee:
         if evidence:
             out["evidence"] = evidence
         return [self._output(out, frame)]
+
+    def _unseen_behind_stacks(self, obs: Observation, rec) -> Observation:
+        """``obs`` with the empty readings of standing tiles whose face the
+        taller tiles standing in front hide from the camera by more than
+        ``behind_stack_above`` made unknown: their window shows the tile in
+        front's side (read as "no face"), and it looks changed when that
+        tile leaves (a steep view past a taller stack: the tile behind would
+        be lifted with it).  Hidden shares from the tracker's board and this
+        picture's pose (:func:`vision.reconstruct.hidden_fraction`)."""
+        from vision.reconstruct import hidden_fraction
+        pose = getattr(getattr(rec, "recognition", rec), "pose", None)
+        spec = getattr(rec, "spec", None)
+        if pose is None or spec is None:
+            return obs
+        board = self.tracker.board
+        slots = self.layout.slots
+        ask = [i for i in range(len(slots)) if board.present[i] and not board.n_cover[i]]
+        if not ask:
+            return obs
+        standing = [slots[j] for j in range(len(slots)) if board.present[j]]
+        hid = hidden_fraction([slots[i] for i in ask], standing, pose.camera_centre_mm, spec,
+                              samples=5)
+        behind = [i for i, h in zip(ask, hid) if h > self.settings.behind_stack_above]
+        if not behind:
+            return obs
+        known = np.asarray(obs.known, bool).copy()
+        known[behind] = False
+        read = np.asarray(obs.known if obs.read is None else obs.read, bool).copy()
+        read[behind] = False
+        mask = np.zeros(len(slots), bool)
+        mask[behind] = True
+        return replace(obs, known=known, read=read, behind=mask)
 
     def _relaid_as_told(self, moved: list[int]) -> bool:
         """Whether tiles re-laid show the faces the ledger already holds for

@@ -410,6 +410,10 @@ class Observation:
             top face (``vision.referee.slot_signatures``): a slot whose
             signature did not change since its last agreed reading has not
             changed, whatever the classifier says.
+        behind: optional (N,) bool, standing tiles whose face taller tiles
+            standing in front hide from the camera (a steep view): their
+            window shows the tile in front, so neither their reading nor a
+            change of their look says they left.
     """
 
     present: np.ndarray
@@ -420,6 +424,7 @@ class Observation:
     p_none: np.ndarray | None = None
     read: np.ndarray | None = None
     patches: np.ndarray | None = None
+    behind: np.ndarray | None = None
 
     def readings(self) -> np.ndarray:
         """(N,) int8: 1 read present, 0 read absent, -1 no reading (hidden)."""
@@ -437,7 +442,9 @@ def merge_observations(a: Observation, b: Observation) -> Observation:
     fp = None if a.face_probs is None or b.face_probs is None else (a.face_probs + b.face_probs) / 2
     pn = None if a.p_none is None or b.p_none is None else (a.p_none + b.p_none) / 2
     read = None if a.read is None or b.read is None else np.asarray(a.read, bool) & np.asarray(b.read, bool)
-    return Observation(b.present, known, b.faces, conf, fp, pn, read, b.patches)
+    behind = b.behind if a.behind is None else a.behind if b.behind is None \
+        else np.asarray(a.behind, bool) | np.asarray(b.behind, bool)
+    return Observation(b.present, known, b.faces, conf, fp, pn, read, b.patches, behind)
 
 
 @dataclass(frozen=True)
@@ -1526,7 +1533,8 @@ class BoardTracker:
         moved = self._moved(obs)
         if obs.patches is not None and st.ref is not None:
             ref_ncc = self._ref_ncc(obs)
-            for i in np.flatnonzero(standing & st.has_ref):
+            behind = np.zeros(n, bool) if obs.behind is None else np.asarray(obs.behind, bool)
+            for i in np.flatnonzero(standing & st.has_ref & ~behind):
                 if not moved[i]:
                     if read[i] and (not present[i] or not known[i]):
                         present[i], known[i] = True, True
@@ -1592,7 +1600,7 @@ class BoardTracker:
                 fp[u] = fp[d]
             if pn is not None:
                 pn[u] = pn[d]
-        return Observation(present, known, faces, conf, fp, pn, read, obs.patches)
+        return Observation(present, known, faces, conf, fp, pn, read, obs.patches, obs.behind)
 
     def _own_on_top(self, i: int, fp: np.ndarray | None) -> bool:
         """Slot ``i``'s known face is (about) the likeliest face in its row of

@@ -1375,3 +1375,35 @@ def test_a_face_the_referee_voids_is_not_written_again_from_the_same_readings(tm
     ref.finish()
     assert [e.type for e in ledger.events(gid[0])].count("faces_seen") == 1
     assert G.replay(ledger.events(gid[0])).faces[LAYOUT.slot_index(G_)] is None
+
+
+def test_a_tile_mostly_hidden_behind_a_taller_stack_is_not_judged_by_its_window():
+    # P on the mat's first layer, and beside it (2 half-units to the right)
+    # Q with R on top: seen from a camera far to the right and low (600 mm
+    # right of the board, 300 mm up: 27 degrees over the table), the
+    # two-tile stack (40 mm) hides all of P's face (20 mm up): a shadow 40
+    # mm long, wider than the 30 mm tile.  P's empty reading is not known;
+    # from straight above it is
+    from types import SimpleNamespace
+    from companion.rules import Board
+    from companion.tiles import tileset
+    from vision.mat import MatSpec
+    from vision.tracking import BoardTracker, Observation
+    P, Q, R, S = (0, 0, 0), (2, 0, 0), (2, 0, 1), (8, 0, 0)
+    layout = Layout("stack-beside", (P, Q, R, S))
+    ref = Referee("love", layout, ["Ada"], Script({}), fps=10.0)
+    ref.tracker = BoardTracker(Board(layout), tileset("love"))
+    spec = MatSpec.default()
+    gx, gy = spec.grid_origin_mm
+    o = Observation(np.array([False, True, True, True]), np.ones(4, bool), [None, None, "hearts-1", "hearts-2"],
+                    np.full(4, 0.9))
+
+    def read_from(camera_mm):
+        rec = SimpleNamespace(recognition=SimpleNamespace(pose=SimpleNamespace(camera_centre_mm=np.array(camera_mm))),
+                              spec=spec)
+        return ref._unseen_behind_stacks(o, rec)
+    side = read_from([gx + 60 + 600, gy + 20, -300.0])
+    assert list(side.known) == [False, True, True, True] and list(side.behind) == [True, False, False, False]
+    assert not side.read[0]
+    above = read_from([gx + 30, gy + 20, -900.0])
+    assert list(above.known) == [True, True, True, True] and above.behind is None

@@ -1049,3 +1049,24 @@ def test_tiles_re_laid_in_another_order_read_anew_and_later_moves_use_the_new_fa
     claims = [e for e in ev if e.type == "claim"]
     assert len(claims) == 1 and claims[0].valid and set(claims[0].slots) == {A, F}
     assert claims[0].faces == ("bamboo-3", "bamboo-3")
+
+
+def test_a_tile_behind_a_taller_one_is_not_seen_leaving_by_its_window():
+    # D's face is mostly hidden behind a taller tile in front (a steep
+    # view): its window shows that tile's side and changes when that tile
+    # leaves.  Read "no face" in a changed window, D is lifted when seen
+    # plainly; marked behind (the referee's geometry), its window says
+    # nothing and D stays (bench game 9004: the tile behind a pair's stack
+    # was lifted with the pair)
+    from dataclasses import replace
+    seen = _with_probs(obs(absent=[D]), pn_at=0.7, own_at=0.05, slot=D, changed=[D])
+    plain = tracker()
+    plain.observe(1, _with_probs(obs()))
+    assert types(plain.observe(5, seen)) == ["lift"]
+    t = tracker()
+    t.observe(1, _with_probs(obs()))
+    mask = np.zeros(len(LAYOUT), bool)
+    mask[LAYOUT.slot_index(D)] = True
+    unknown = np.asarray(seen.known, bool) & ~mask
+    assert t.observe(5, replace(seen, known=unknown, read=unknown, behind=mask)) == []
+    assert t.board.present[LAYOUT.slot_index(D)] and not t.busy
