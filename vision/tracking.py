@@ -627,6 +627,7 @@ class TrackerState:
     misplaced: set[tuple[int, int]] = field(default_factory=set)  # (lifted slot, emptied slot) asked about
     held_mid_move: bool = False                                # the held move was seen with a hand still in view
     expected: set[int] = field(default_factory=set)           # back on the ledger's board: taken in when seen again
+    last_patch: np.ndarray | None = None                       # (N, D) each slot's signature at its last reading
     lifted_mid_move: bool = False                              # the tiles off were last seen with a hand still in view
     initialised: bool = False
 
@@ -712,6 +713,7 @@ class BoardTracker:
                 self.board.remove(i)
             st.doubt += (readings == 0) & self.board.present
             st.last_seen = np.where(readings >= 0, readings, st.last_seen).astype(np.int8)
+            self._keep_last_patch(obs, readings)
             self._learn_faces(frame, obs, events, quiet=True)
             self._learn_base(obs)
             self._learn_refs(obs, first=True)
@@ -720,6 +722,7 @@ class BoardTracker:
         new_lifts, returns = self._changes(obs, readings)
         misplaced = self._misplaced(frame, obs, new_lifts)
         st.last_seen = np.where(readings >= 0, readings, st.last_seen).astype(np.int8)
+        self._keep_last_patch(obs, readings)
         grows = self._word_grows(new_lifts) if not returns else False
         spelling = not grows and not returns and self._still_spelling(new_lifts)
         # a word seen with the hand still beside the board, and again so with
@@ -777,9 +780,38 @@ class BoardTracker:
         console's Undo or Void while the camera runs).  The tile is taken in
         when a settled observation reads it standing there again (the
         players put it back), silently: no lift, return or move is made of
-        it.  Until then the slot stays empty here."""
-        if not self.board.present[i] and i not in self.state.lifted:
-            self.state.expected.add(int(i))
+        it.  Until then the slot stays empty here.  A tile the last settled
+        observation read standing there already (put back before the
+        referee took the move back) is taken in at once: the next picture
+        may show it taken again, which is then a move (its signature in that
+        observation becomes the slot's standing appearance: the one kept
+        while it was off the board, the empty slot's, would take the slot
+        emptied again for the tile still there)."""
+        st = self.state
+        if self.board.present[i] or i in st.lifted:
+            return
+        if st.last_seen[i] != 1:
+            st.expected.add(int(i))
+            return
+        self.board.restore(i)
+        st.expected.discard(i)
+        if st.ref is not None and st.last_patch is not None and st.last_patch.shape[1] == st.ref.shape[2]:
+            st.ref[i, 0] = st.last_patch[i]
+            st.n_ref[i] = 1
+            st.ref_state[i] = 1
+            st.has_ref[i] = True
+
+    def _keep_last_patch(self, obs: Observation, readings: np.ndarray) -> None:
+        """Keep each read slot's signature (``obs.patches``, (N, D)) beside
+        ``last_seen`` (:meth:`expect_back`)."""
+        if obs.patches is None:
+            return
+        st = self.state
+        p = np.asarray(obs.patches, np.float32)
+        if st.last_patch is None or st.last_patch.shape != p.shape:
+            st.last_patch = p.copy()
+        else:
+            st.last_patch[readings >= 0] = p[readings >= 0]
 
     def take_off(self, slots: Sequence[int]) -> None:
         """The ledger took these standing tiles off its board (a move

@@ -1209,6 +1209,30 @@ def test_a_move_the_console_takes_back_is_expected_back_on_the_table_and_claimed
     assert ref.state.scores() == st.scores()
 
 
+def test_tiles_put_back_before_the_console_takes_the_move_back_are_claimed_when_they_leave_again(tmp_path):
+    # A + C claimed; the players put the two tiles back and the camera sees
+    # them standing, and only then does the referee take the claim back on
+    # the console (Undo); the next still picture the camera judges already
+    # shows them taken again: claimed again (a break-test, session 40:
+    # the tiles were only expected back, the picture that showed them back
+    # came before the undo, so their leaving again was no move and the
+    # ledger kept them on its board)
+    from companion.session import GameSession
+    scenes = {1: recognition(), 2: recognition(absent=[A, C]), 9: recognition(occluded=[A, B])}
+    ref, out, ledger, gid, feed = _ledger_referee(tmp_path, scenes)
+    feed([frame(1)] * 5 + hand_frames(9) + [frame(2)] * 5 + hand_frames(9) + [frame(2)] * 5)
+    assert [o["type"] for o in out] == ["claim"]
+    feed(hand_frames(9) + [frame(1)] * 5)
+    assert GameSession(ledger, gid[0]).undo().ok
+    feed(hand_frames(9) + [frame(2)] * 5)
+    ref.finish()
+    assert [(o["type"], o["player"]) for o in out] == [("claim", "Ada"), ("claim", "Ada")]
+    st = G.replay(ledger.events(gid[0]))
+    assert not st.board.present[0] and not st.board.present[2]
+    assert st.scores() == {"Ada": 10_200, "Bo": 10_000}   # Love 2.5: hearts +200, once
+    assert ref.state.scores() == st.scores()
+
+
 def test_a_move_recorded_by_hand_on_the_console_is_not_claimed_again_when_its_tiles_leave(tmp_path):
     # the referee records Ada's A + C on the console before the camera sees
     # them go: when they leave the table, no second claim is made

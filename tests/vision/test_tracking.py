@@ -1070,3 +1070,24 @@ def test_a_tile_behind_a_taller_one_is_not_seen_leaving_by_its_window():
     unknown = np.asarray(seen.known, bool) & ~mask
     assert t.observe(5, replace(seen, known=unknown, read=unknown, behind=mask)) == []
     assert t.board.present[LAYOUT.slot_index(D)] and not t.busy
+
+
+def test_a_tile_seen_put_back_before_the_ledger_expects_it_is_seen_leaving_again():
+    # A + C (bamboo-1) claimed; the players put them back and a settled
+    # picture reads them standing, and only then does the referee take the
+    # claim back (the console's Undo: expect_back).  They are taken in at
+    # once, with the look read there, so their leaving again is a lift and a
+    # claim (a break-test, session 40: the look kept while they were off,
+    # the empty slot's, took the emptied slots for the tiles still there)
+    t = BoardTracker(Board(LAYOUT), TS)
+    assert t.observe(0, _with_probs(obs())) == []
+    gone = _with_probs(obs(absent=[A, C]), changed=[A, C])
+    assert types(t.observe(1, gone) + t.observe(2, gone)) == ["lift", "lift", "claim"]
+    a, c = LAYOUT.slot_index(A), LAYOUT.slot_index(C)
+    assert types(t.observe(3, _with_probs(obs()))) == []        # put back: not on this board
+    t.expect_back(a)
+    t.expect_back(c)
+    assert t.board.present[a] and t.board.present[c] and not t.state.expected
+    evs = t.observe(4, gone) + t.observe(5, gone)
+    assert types(evs) == ["lift", "lift", "claim"]
+    assert {tuple(s) for s in evs[-1].slots} == {A, C}
