@@ -62,6 +62,10 @@ FACES_SEEN = "faces_seen"
 #: the indices of the frames fed that a referee keeps, to find where a still
 #: run began (:meth:`Referee._run_start`): 36 minutes at 30 frames a second
 FED_KEPT = 1 << 16
+#: times a move is judged, or a write made, on the game read anew when the
+#: console wrote on it between the reading and the writing (the last refusal
+#: stands: a needs_referee item, or no faces_seen)
+STALE_TRIES = 5
 
 
 @dataclass(frozen=True)
@@ -1220,21 +1224,24 @@ class Referee:
             self.state = G.replay([ev])
             return [ev]
         self._sync()
-        mine = len(self.events)
-        try:
-            self.state, written = G.commit(self.state, pendings, self._append, t)
-        except StaleGame:
-            # written on by another (the console) between the reading and the
-            # writing: read the game again and, when nothing of this commit
-            # was written yet, judge the move again on it (a tracker event:
-            # :meth:`_judge`) or write the same events on it, once
-            if len(self.events) != mine:
-                raise
-            self._sync()
-            if self._stale_raises:
-                raise _Rejudge() from None
-            self.state, written = G.commit(self.state, pendings, self._append, t)
-        return written
+        tries = STALE_TRIES
+        while True:
+            mine = len(self.events)
+            try:
+                self.state, written = G.commit(self.state, pendings, self._append, t)
+                return written
+            except StaleGame:
+                # written on by another (the console) between the reading and
+                # the writing: read the game again and, when nothing of this
+                # commit was written yet, judge the move again on it (a
+                # tracker event: :meth:`_judge`) or write the same events on
+                # it, up to STALE_TRIES times in all
+                tries -= 1
+                if len(self.events) != mine or not tries:
+                    raise
+                self._sync()
+                if self._stale_raises:
+                    raise _Rejudge() from None
 
     def _append(self, type_, data, ref, t):
         if self.append is not None:
@@ -1317,7 +1324,8 @@ class Referee:
         """Turn one tracker event into ledger events and output lines.  When
         the console wrote on the game between the reading and the writing
         (:class:`_Rejudge`), the game is read again and the event judged
-        once more on it (the player in turn may have changed)."""
+        once more on it (the player in turn may have changed), up to
+        ``STALE_TRIES`` times."""
         if ev.type in ("lift", "return", "reveal"):
             return []
         before = self._turn_before or self._last
@@ -1327,10 +1335,12 @@ class Referee:
         extra: dict = {"frame": ev.frame}
         if evidence:
             extra["evidence"] = evidence
-        try:
-            out = self._judge_on_ledger(ev, extra, again=False)
-        except _Rejudge:
-            out = self._judge_on_ledger(ev, extra, again=True)
+        for tries_left in range(STALE_TRIES, 0, -1):
+            try:
+                out = self._judge_on_ledger(ev, extra, again=tries_left == 1)
+                break
+            except _Rejudge:
+                continue
         if evidence:
             out["evidence"] = evidence
         return [self._output(out, ev.frame)]

@@ -1431,3 +1431,28 @@ def test_a_tile_mostly_hidden_behind_a_taller_stack_is_not_judged_by_its_window(
     assert not side.read[0]
     above = read_from([gx + 30, gy + 20, -900.0])
     assert list(above.known) == [True, True, True, True] and above.behind is None
+
+
+def test_a_console_that_writes_again_while_the_move_is_judged_again_still_gets_the_camera_s_move_right(tmp_path):
+    # the console passes the turn just before the camera's write (Ada's
+    # A + C: stale, judged again as Bo's), and passes it back just before
+    # that second write too (a referee tapping Pass twice, or the hammering
+    # of a break-test, session 40: 35 console writes a second turned 4 of 9
+    # camera moves into items "it is Bo's turn, not Ada's"): the move is
+    # judged again as often as it takes, and is Ada's claim
+    from companion.session import GameSession
+    done = []
+
+    def console(ledger, game_id, type_):
+        if type_ == "claim" and len(done) < 2:
+            done.append(GameSession(ledger, game_id).pass_turn(["Ada", "Bo"][len(done)]).ok)
+
+    scenes = {1: recognition(), 2: recognition(absent=[A, C]), 9: recognition(occluded=[A, B])}
+    ref, out, ledger, gid, feed = _ledger_referee(tmp_path, scenes, before_write=console)
+    feed([frame(1)] * 5 + hand_frames(9) + [frame(2)] * 5 + hand_frames(9) + [frame(2)] * 5)
+    ref.finish()
+    assert done == [True, True]
+    kinds = [(e.type, e.data.get("player")) for e in ledger.events(gid[0])]
+    assert kinds[1:] == [("pass", "Ada"), ("pass", "Bo"), ("claim", "Ada")]
+    assert [(o["type"], o["player"], o["valid"]) for o in out] == [("claim", "Ada", True)]
+    assert ref.state.scores() == G.replay(ledger.events(gid[0])).scores() == {"Ada": 10_200, "Bo": 10_000}
