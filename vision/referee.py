@@ -1286,10 +1286,11 @@ class Referee:
         """The tracker's side of events others wrote (``new``, taking the
         game from ``before`` to ``after``): slots the ledger's board holds
         again are expected back on the table, tiles it took off leave the
-        tracker's board, and faces it learnt (a correction, a settle's faces)
-        replace the camera's readings; a face it no longer knows (the
-        camera's ``faces_seen`` voided) is not written again as read.  After a reshuffle told by the console
-        the faces are not taken: the table still shows the old ones until the
+        tracker's board (or are expected back no more), and faces it learnt
+        (a correction, a settle's faces) replace the camera's readings; a
+        face it no longer knows (the camera's ``faces_seen`` voided) is not
+        written again as read.  After a reshuffle told by the console the
+        faces are not taken: the table still shows the old ones until the
         tiles are re-laid, which the camera reads (:meth:`_judge_relay`)."""
         tr = self.tracker
         if tr is None:
@@ -1304,7 +1305,7 @@ class Referee:
             was, now = before.board.present[j], after.board.present[j]
             if now and not was and not tr.board.present[i]:
                 tr.expect_back(i)
-            elif was and not now and tr.board.present[i]:
+            elif was and not now and (tr.board.present[i] or i in tr.state.expected):
                 gone.append(i)
             f = after.faces[j]
             if not reshuffled and f is not None and f != before.faces[j] and f != tr.state.faces[i]:

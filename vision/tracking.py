@@ -818,8 +818,10 @@ class BoardTracker:
         recorded by hand: the console's Record, a settle): they leave this
         board too, so that their leaving the table is no new move.  Tiles
         off the board already, or held in a move under way, are left as
-        they are."""
+        they are; tiles expected back (:meth:`expect_back`) are expected no
+        more."""
         st = self.state
+        st.expected.difference_update(int(i) for i in slots)
         idx = [int(i) for i in slots if self.board.present[i] and i not in st.lifted]
         for i in _removal_order(self.board, idx):
             self.board.remove(i)

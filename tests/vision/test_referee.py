@@ -1456,3 +1456,28 @@ def test_a_console_that_writes_again_while_the_move_is_judged_again_still_gets_t
     assert kinds[1:] == [("pass", "Ada"), ("pass", "Bo"), ("claim", "Ada")]
     assert [(o["type"], o["player"], o["valid"]) for o in out] == [("claim", "Ada", True)]
     assert ref.state.scores() == G.replay(ledger.events(gid[0])).scores() == {"Ada": 10_200, "Bo": 10_000}
+
+
+def test_tiles_the_console_takes_off_again_while_expected_back_are_expected_no_more(tmp_path):
+    # A + C claimed; the referee takes the claim back on the console (the
+    # camera then expects the tiles back), then records it again by hand
+    # before the tiles were put back.  The players put them down and take
+    # them off again: no second claim and no item (a break-test, session
+    # 40: the slots stayed expected, the tiles put down were taken in
+    # silently and their leaving made a claim the ledger refused)
+    from companion.session import GameSession
+    scenes = {1: recognition(), 2: recognition(absent=[A, C]), 9: recognition(occluded=[A, B])}
+    ref, out, ledger, gid, feed = _ledger_referee(tmp_path, scenes)
+    feed([frame(1)] * 5 + hand_frames(9) + [frame(2)] * 5 + hand_frames(9) + [frame(2)] * 5)
+    assert GameSession(ledger, gid[0]).undo().ok
+    feed(hand_frames(9) + [frame(2)] * 5)
+    assert ref.tracker.state.expected == {0, 2}
+    assert GameSession(ledger, gid[0]).claim("Ada", [list(A), list(C)]).ok
+    feed(hand_frames(9) + [frame(2)] * 5)
+    assert not ref.tracker.state.expected
+    feed(hand_frames(9) + [frame(1)] * 5 + hand_frames(9) + [frame(2)] * 5)
+    ref.finish()
+    assert [(o["type"], o["player"]) for o in out] == [("claim", "Ada")]
+    kinds = [e.type for e in ledger.events(gid[0])]
+    assert kinds == ["game_started", "claim", "undo", "claim"]
+    assert ref.state.scores() == G.replay(ledger.events(gid[0])).scores() == {"Ada": 10_200, "Bo": 10_000}
