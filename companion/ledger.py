@@ -420,6 +420,11 @@ def init_db(conn: sqlite3.Connection) -> int:
     return version
 
 
+class LedgerLost(BadInput):
+    """The ledger file a running writer holds was deleted or replaced under
+    it (what it writes would go to a file no longer there)."""
+
+
 class StaleGame(BadInput):
     """The game changed (another process wrote to it) between the reading
     that decided an event and its writing (:meth:`Ledger.append`'s

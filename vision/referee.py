@@ -42,7 +42,7 @@ import numpy as np
 
 from companion import game as G
 from companion.errors import BadInput, CameraMisfit, CompanionError, MatNotFound, WrongTileSet
-from companion.ledger import StaleGame
+from companion.ledger import LedgerLost, StaleGame
 from companion.wording import count
 from companion.layouts import Layout
 from companion.rules import Board
@@ -468,6 +468,7 @@ class Referee:
         self._newest = 0                          # id of the newest ledger event the game was read with
         self._stale_raises = False                # a stale write raises _Rejudge (a tracker event is judged)
         self._disowned: set[tuple[int, str]] = set()   # (slot, face) readings the referee voided on the ledger
+        self._ended_elsewhere: int | None = None  # frame at which another ended the game on the ledger
 
     # ------------------------------------------------------------------ frames
 
@@ -909,6 +910,8 @@ class Referee:
         ts = self.tracker.state
         slots = [self.layout.slots[i] for i in moved]
         faces = [ts.faces[i] for i in moved]
+        if self._ended_elsewhere is not None:
+            return []
         if self._relaid_as_told(moved):
             self.status.notes.append(f"the tiles were re-laid as the reshuffle on the ledger has them (frame {frame})")
             return []
@@ -1262,13 +1265,19 @@ class Referee:
         (:func:`companion.game.replay`) and, for the tracker, the tiles the
         ledger put back on or took off its board and the faces it was told
         (:meth:`_follow_ledger`).  A ledger that cannot be read keeps the
-        referee's own copy (its next write names the trouble)."""
+        referee's own copy (its next write names the trouble); one deleted or
+        replaced (:class:`companion.ledger.LedgerLost`) stops the run, its
+        later events having nowhere to go.  A game another ended (the
+        console's End) gets no more of the camera's events while it stays
+        ended (a note says so)."""
         if self.history is None or self.state is None:
             return
         try:
             if not self.history(self._newest):      # (one indexed query when nothing is new)
                 return
             events = list(self.history(0))
+        except LedgerLost:
+            raise
         except CompanionError:
             return
         if not events:
@@ -1281,6 +1290,13 @@ class Referee:
         before = self.state
         self.state = G.replay(events, words=before.words)
         self._follow_ledger(before, self.state, new)
+        if self.state.ended and not before.ended:
+            self._ended_elsewhere = self.status.frame
+            self.status.notes.append(
+                f"the game was ended on the ledger (the console or another program) at frame {self.status.frame}: "
+                "what the camera saw after that is not recorded")
+        elif not self.state.ended:
+            self._ended_elsewhere = None
 
     def _follow_ledger(self, before: G.GameState, after: G.GameState, new: Sequence) -> None:
         """The tracker's side of events others wrote (``new``, taking the
@@ -1327,7 +1343,7 @@ class Referee:
         (:class:`_Rejudge`), the game is read again and the event judged
         once more on it (the player in turn may have changed), up to
         ``STALE_TRIES`` times."""
-        if ev.type in ("lift", "return", "reveal"):
+        if ev.type in ("lift", "return", "reveal") or self._ended_elsewhere is not None:
             return []
         before = self._turn_before or self._last
         if before is current:

@@ -30,6 +30,7 @@ from pathlib import Path
 from companion.commands.paths import (check_writable, make_parent_folder, missing_folders, refuse_ledger_files,
                                       refuse_overwriting_inputs, remove_if_empty, remove_new_ledger)
 from companion.errors import BadInput, Interrupted, WrongTileSet
+from companion.ledger import LedgerLost, file_key
 from companion.wording import count
 from companion.tiles import VARIANTS
 
@@ -345,6 +346,7 @@ def run_referee(args, source, on_event=None, on_start=None, require_output: bool
             if not os.path.lexists(args.ledger):
                 made_ledger = Path(args.ledger)
             ledger = Ledger(args.ledger)
+            ledger_key = file_key(args.ledger)
         if args.events_out:
             made_folders += missing_folders(args.events_out)
             make_parent_folder("--events-out", args.events_out)
@@ -387,6 +389,12 @@ def run_referee(args, source, on_event=None, on_start=None, require_output: bool
                 camera runs)."""
                 if game_id is None:
                     return []
+                if file_key(args.ledger) != ledger_key:
+                    raise LedgerLost(f"the ledger {args.ledger} was deleted or replaced while the referee ran: its "
+                                     f"later moves had nowhere to go, so it stopped at frame {ref.status.frame} (the "
+                                     "events file keeps what was found)" if args.events_out else
+                                     f"the ledger {args.ledger} was deleted or replaced while the referee ran: its "
+                                     f"later moves had nowhere to go, so it stopped at frame {ref.status.frame}")
                 try:
                     return ledger.events(game_id, after_id)
                 except sqlite3.Error as exc:      # (the referee keeps its own copy of the game)

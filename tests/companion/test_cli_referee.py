@@ -239,6 +239,62 @@ def test_the_referee_reads_back_what_the_console_writes_while_it_runs(tmp_path, 
     assert capsys.readouterr().err.splitlines()[-1].endswith("scores: Ada 10,200, Bo 10,000")
 
 
+def test_a_game_ended_on_the_console_while_the_referee_runs_gets_no_more_camera_events(
+        tmp_path, capsys, fake_vision, layout_file, monkeypatch):
+    # the referee ends the game on the console (abandoned) after the
+    # penalty: the camera's later claim of A + C is neither written to the
+    # ledger (before: a needs_referee item on the ended game for every
+    # later move) nor to the events file, and a note says why
+    import vision.referee
+    from companion.session import GameSession
+    frames = _recording(tmp_path / "frames", [(1, 6), (9, 4), (2, 12), (9, 4), (1, 12), (9, 4), (3, 12)])
+    ledger, events = tmp_path / "game.sqlite", tmp_path / "events.jsonl"
+    fake = vision.referee.read_board
+    ended = []
+
+    def read_board(frame, *a, **kw):
+        if int(frame[0, 0, 0]) == 3 and not ended:
+            with Ledger(ledger) as led:
+                ended.append(GameSession(led).end("abandoned").ok)
+        return fake(frame, *a, **kw)
+
+    monkeypatch.setattr(vision.referee, "read_board", read_board)
+    assert main(_args(frames, layout_file, "--ledger", str(ledger), "--events-out", str(events), "--fps", "10")) == 0
+    assert ended == [True]
+    with Ledger(ledger) as led:
+        assert [e.type for e in led.events(led.latest_game_id())] == ["game_started", "penalty", "game_ended"]
+    assert [json.loads(x)["type"] for x in events.read_text().splitlines()] == ["penalty"]
+    err = capsys.readouterr().err
+    assert "the game was ended on the ledger (the console or another program) at frame" in err
+    assert err.splitlines()[-1].endswith("scores: Ada 9,900, Bo 10,000")
+
+
+def test_a_ledger_deleted_while_the_referee_runs_stops_it_with_one_line(tmp_path, capsys, fake_vision, layout_file,
+                                                                         monkeypatch):
+    # its later events would go into a file no longer there: the run stops
+    # (exit 2, one line); the events file keeps what was found
+    import vision.referee
+    frames = _recording(tmp_path / "frames", [(1, 6), (9, 4), (2, 12), (9, 4), (1, 12), (9, 4), (3, 12)])
+    ledger, events = tmp_path / "game.sqlite", tmp_path / "events.jsonl"
+    fake = vision.referee.read_board
+    gone = []
+
+    def read_board(frame, *a, **kw):
+        if int(frame[0, 0, 0]) == 3 and not gone:
+            for suffix in ("", "-wal", "-shm"):
+                p = Path(str(ledger) + suffix)
+                if p.exists():
+                    p.unlink()
+            gone.append(True)
+        return fake(frame, *a, **kw)
+
+    monkeypatch.setattr(vision.referee, "read_board", read_board)
+    assert main(_args(frames, layout_file, "--ledger", str(ledger), "--events-out", str(events), "--fps", "10")) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "was deleted or replaced while the referee ran" in err[0] and "Traceback" not in err[0]
+    assert [json.loads(x)["type"] for x in events.read_text().splitlines()] == ["penalty"]
+
+
 def test_a_game_already_under_way_earns_a_note_and_start_as_found_reads_it(tmp_path, capsys, fake_vision,
                                                                            layout_file):
     # a break-test started the referee on a game 10 tiles in: the empty slots
