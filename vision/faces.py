@@ -245,7 +245,7 @@ class TileClassifier:
 #: the classifier trained on windows whose hidden part is blanked
 #: (``python -m vision.training.train_classifier --blank 1``,
 #: 8-bit by ``vision.training.quantize``): ``recognize`` reads partly hidden
-#: faces with it a second time (models/MODEL_CARD.md, "Session 21")
+#: faces with it a second time (models/HISTORY.md, "Session 21")
 BLANK_MODEL = MODELS_DIR / "tiles-blank.onnx"
 
 

@@ -2408,7 +2408,7 @@ def photo_advice(layout: Layout, states, spec, pose, stray: int = 0, looks_like=
       from straight above, a stack whose top tile was taken looks like one
       still whole.  The bench's photos tilted 10-20 degrees are entirely
       right 2.3 times as often as those under 10 degrees
-      (models/MODEL_CARD.md).
+      (models/MODEL_CARD.md, "Limitations").
     * Small faces: the median slot's face is under :data:`LOW_FACE_PX` px
       wide (mat far away or small in the frame).
     * A focal length guessed for a stacked layout: the view was too nearly
@@ -2419,7 +2419,7 @@ def photo_advice(layout: Layout, states, spec, pose, stray: int = 0, looks_like=
       12 % short at 4.0 degrees), so every stack's height rests on a
       guess.  On the 30 development photos of 1000-1399 whose
       focal length had to be guessed, the focal search left 100 slots wrong,
-      the true intrinsics 44 (models/MODEL_CARD.md, "Session 8").
+      the true intrinsics 44 (models/HISTORY.md, "Session 8").
     * A camera file (``--camera``) the markers fit poorly: an RMS
       reprojection error over :data:`CAMERA_FILE_MISFIT_PX` px (or
       :data:`CAMERA_FILE_MISFIT_SHARE` of the picture's diagonal where that

@@ -297,7 +297,7 @@ def test_overhead_view_focal_length_found_from_the_stacks():
     f_true = scene.truth.camera.K[0, 0]
     assert rec.pose.camera.source == "searched"
     # a clean render with every tile squarely on its slot is the fit's weak
-    # case (model card, "Session 10"): 11 % long with the classifier's plain
+    # case (models/HISTORY.md, "Session 10"): 11 % long with the classifier's plain
     # reads, 14.5 % with unsure patches also read turned (session 11), which
     # on 162 overhead photos changed the wrong slots and faces by 410 -> 415
     assert abs(rec.pose.camera.K[0, 0] / f_true - 1) < 0.15

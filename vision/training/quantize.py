@@ -25,7 +25,7 @@ training, validation or bench photo).  The first convolution (it reads the
 normalised windows, whose range is wide) and the last, linear layer (it sums
 thousands of products into the output) stay in float: with them quantized
 too, the presence log-odds moved by 0.14-0.15 on average and turned 0.7-0.9 %
-of them to the other side of even, against 0.11 and 0.3 % (model card,
+of them to the other side of even, against 0.11 and 0.3 % (models/HISTORY.md,
 "Session 20").
 
 Needs the ``train`` extra (the ``onnx`` package, which onnxruntime's
