@@ -208,6 +208,27 @@ def test_referee_a_folder_into_events_ledger_and_evidence(tmp_path, capsys, fake
     assert not (events.parent / "events.jsonl.~3~").exists()
 
 
+def _act_at_the_last_move(tmp_path, monkeypatch, act):
+    """The penalty-then-claim recording of :func:`test_referee_a_folder_into_events_ledger_and_evidence`,
+    with ``act(ledger path)`` run once, while the referee runs, before it
+    reads the first frame of the last move (another program on the
+    ledger: the console).  Returns (frames folder, ledger path, events path,
+    the list ``act``'s results are appended to)."""
+    import vision.referee
+    frames = _recording(tmp_path / "frames", [(1, 6), (9, 4), (2, 12), (9, 4), (1, 12), (9, 4), (3, 12)])
+    ledger, events = tmp_path / "game.sqlite", tmp_path / "events.jsonl"
+    fake = vision.referee.read_board
+    done: list = []
+
+    def read_board(frame, *a, **kw):
+        if int(frame[0, 0, 0]) == 3 and not done:
+            done.append(act(ledger))
+        return fake(frame, *a, **kw)
+
+    monkeypatch.setattr(vision.referee, "read_board", read_board)
+    return frames, ledger, events, done
+
+
 def test_the_referee_reads_back_what_the_console_writes_while_it_runs(tmp_path, capsys, fake_vision, layout_file,
                                                                      monkeypatch):
     # the referee's console voids the camera's penalty while the run goes
@@ -215,21 +236,14 @@ def test_the_referee_reads_back_what_the_console_writes_while_it_runs(tmp_path, 
     # run's later claim is judged on the game as the ledger holds it, and
     # its summary line gives the ledger's scores (before: Ada 10,100, the
     # voided penalty still counted by the camera's own copy of the game)
-    import vision.referee
     from companion.session import GameSession
-    frames = _recording(tmp_path / "frames", [(1, 6), (9, 4), (2, 12), (9, 4), (1, 12), (9, 4), (3, 12)])
-    ledger = tmp_path / "game.sqlite"
-    fake = vision.referee.read_board
-    voided = []
 
-    def read_board(frame, *a, **kw):
-        if int(frame[0, 0, 0]) == 3 and not voided:
-            with Ledger(ledger) as led:
-                pen = next(e for e in led.events(led.latest_game_id()) if e.type == "penalty")
-                voided.append(GameSession(led).void(pen.id, "the hand only brushed it").ok)
-        return fake(frame, *a, **kw)
+    def void(path):
+        with Ledger(path) as led:
+            pen = next(e for e in led.events(led.latest_game_id()) if e.type == "penalty")
+            return GameSession(led).void(pen.id, "the hand only brushed it").ok
 
-    monkeypatch.setattr(vision.referee, "read_board", read_board)
+    frames, ledger, _, voided = _act_at_the_last_move(tmp_path, monkeypatch, void)
     assert main(_args(frames, layout_file, "--ledger", str(ledger), "--fps", "10")) == 0
     assert voided == [True]
     with Ledger(ledger) as led:
@@ -245,20 +259,13 @@ def test_a_game_ended_on_the_console_while_the_referee_runs_gets_no_more_camera_
     # penalty: the camera's later claim of A + C is neither written to the
     # ledger (before: a needs_referee item on the ended game for every
     # later move) nor to the events file, and a note says why
-    import vision.referee
     from companion.session import GameSession
-    frames = _recording(tmp_path / "frames", [(1, 6), (9, 4), (2, 12), (9, 4), (1, 12), (9, 4), (3, 12)])
-    ledger, events = tmp_path / "game.sqlite", tmp_path / "events.jsonl"
-    fake = vision.referee.read_board
-    ended = []
 
-    def read_board(frame, *a, **kw):
-        if int(frame[0, 0, 0]) == 3 and not ended:
-            with Ledger(ledger) as led:
-                ended.append(GameSession(led).end("abandoned").ok)
-        return fake(frame, *a, **kw)
+    def end(path):
+        with Ledger(path) as led:
+            return GameSession(led).end("abandoned").ok
 
-    monkeypatch.setattr(vision.referee, "read_board", read_board)
+    frames, ledger, events, ended = _act_at_the_last_move(tmp_path, monkeypatch, end)
     assert main(_args(frames, layout_file, "--ledger", str(ledger), "--events-out", str(events), "--fps", "10")) == 0
     assert ended == [True]
     with Ledger(ledger) as led:
@@ -273,22 +280,14 @@ def test_a_ledger_deleted_while_the_referee_runs_stops_it_with_one_line(tmp_path
                                                                          monkeypatch):
     # its later events would go into a file no longer there: the run stops
     # (exit 2, one line); the events file keeps what was found
-    import vision.referee
-    frames = _recording(tmp_path / "frames", [(1, 6), (9, 4), (2, 12), (9, 4), (1, 12), (9, 4), (3, 12)])
-    ledger, events = tmp_path / "game.sqlite", tmp_path / "events.jsonl"
-    fake = vision.referee.read_board
-    gone = []
+    def delete(path):
+        for suffix in ("", "-wal", "-shm"):
+            p = Path(str(path) + suffix)
+            if p.exists():
+                p.unlink()
+        return True
 
-    def read_board(frame, *a, **kw):
-        if int(frame[0, 0, 0]) == 3 and not gone:
-            for suffix in ("", "-wal", "-shm"):
-                p = Path(str(ledger) + suffix)
-                if p.exists():
-                    p.unlink()
-            gone.append(True)
-        return fake(frame, *a, **kw)
-
-    monkeypatch.setattr(vision.referee, "read_board", read_board)
+    frames, ledger, events, _ = _act_at_the_last_move(tmp_path, monkeypatch, delete)
     assert main(_args(frames, layout_file, "--ledger", str(ledger), "--events-out", str(events), "--fps", "10")) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "was deleted or replaced while the referee ran" in err[0] and "Traceback" not in err[0]
