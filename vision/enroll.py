@@ -1101,20 +1101,22 @@ def bare_cells(image_bgr: np.ndarray, slots, quads: np.ndarray, spec, pose) -> n
     return empty
 
 
-def bare_mat_scores(image_bgr: np.ndarray, quads: np.ndarray, spec, pose) -> np.ndarray:
+def bare_mat_scores(image_bgr: np.ndarray, quads: np.ndarray, spec, pose, art: np.ndarray | None = None) -> np.ndarray:
     """How much each quad of the photo looks like the printed mat there.
 
     The mat's own art (:func:`vision.mat.render_mat`) is warped into the
     photo through the pose's homography of the mat's plane
-    (``cv2.warpPerspective``), and both pictures are cut at the same quads;
-    the score is their normalised cross-correlation in grey.  An empty cell
-    shows the mat's cross, ticks and label where the art has them; a tile
-    hides them.
+    (``cv2.warpPerspective``, over the quads' bounding box only), and both
+    pictures are cut at the same quads; the score is their normalised
+    cross-correlation in grey.  An empty cell shows the mat's cross, ticks
+    and label where the art has them; a tile hides them.
 
     Args:
         image_bgr: ``(H, W, 3)`` uint8 BGR photo.
         quads: ``(N, 4, 2)`` float image px (TL, TR, BR, BL).
         spec: ``vision.mat.MatSpec``; pose: ``vision.pose.MatPose``.
+        art: :func:`vision.mat.render_mat` of ``spec``, when the caller
+            keeps one (rendered here otherwise: about 70 ms).
 
     Returns:
         ``(N,) float64`` correlations in [-1, 1].
@@ -1125,15 +1127,28 @@ def bare_mat_scores(image_bgr: np.ndarray, quads: np.ndarray, spec, pose) -> np.
     from vision.mat import render_mat
     from vision.pose import project_points
 
-    mat = render_mat(spec)
+    quads = np.asarray(quads, np.float64).reshape(-1, 4, 2)
+    if len(quads) == 0:
+        return np.zeros(0, np.float64)
+    mat = render_mat(spec) if art is None else art
     w, h = spec.size_mm
     src = np.float32([[0, 0], [mat.shape[1], 0], [mat.shape[1], mat.shape[0]], [0, mat.shape[0]]]) - 0.5
     dst = project_points(np.array([[0, 0, 0], [w, 0, 0], [w, h, 0], [0, h, 0]], float), pose).astype(np.float32)
-    seen = cv2.warpPerspective(mat, cv2.getPerspectiveTransform(src, dst), (image_bgr.shape[1], image_bgr.shape[0]),
-                               flags=cv2.INTER_AREA)
+    # the quads' bounding box (2 px more each side), clipped to the photo
+    x0 = int(max(0, np.floor(quads[..., 0].min()) - 2))
+    y0 = int(max(0, np.floor(quads[..., 1].min()) - 2))
+    x1 = int(min(image_bgr.shape[1], np.ceil(quads[..., 0].max()) + 3))
+    y1 = int(min(image_bgr.shape[0], np.ceil(quads[..., 1].max()) + 3))
+    if x1 <= x0 or y1 <= y0:
+        return np.zeros(len(quads), np.float64)
+    shift = np.array([[1, 0, -x0], [0, 1, -y0], [0, 0, 1]], np.float64)
+    homography = shift @ cv2.getPerspectiveTransform(src, dst).astype(np.float64)
+    seen = cv2.warpPerspective(mat, homography, (x1 - x0, y1 - y0), flags=cv2.INTER_AREA)
     crop = CropSettings(height=80, width=60, margin=0.0)
-    a = extract_raw(image_bgr, quads, crop).astype(np.float32).mean(axis=-1).reshape(len(quads), -1)
-    b = extract_raw(seen, quads, crop).astype(np.float32).mean(axis=-1).reshape(len(quads), -1)
+    inside = quads - (x0, y0)
+    a = extract_raw(np.ascontiguousarray(image_bgr[y0:y1, x0:x1]), inside, crop) \
+        .astype(np.float32).mean(axis=-1).reshape(len(quads), -1)
+    b = extract_raw(seen, inside, crop).astype(np.float32).mean(axis=-1).reshape(len(quads), -1)
     a -= a.mean(axis=1, keepdims=True)
     b -= b.mean(axis=1, keepdims=True)
     den = np.sqrt((a * a).sum(axis=1) * (b * b).sum(axis=1))

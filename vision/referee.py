@@ -66,6 +66,21 @@ FED_KEPT = 1 << 16
 #: console wrote on it between the reading and the writing (the last refusal
 #: stands: a needs_referee item, or no faces_seen)
 STALE_TRIES = 5
+#: a layer-0 slot read empty under a change reaching in from beside the board
+#: (:meth:`Referee._mat_bare`) shows the bare mat, not fingertips, when its
+#: face quad correlates with the mat's art above ``BARE_MAT_ABOVE``
+#: (:func:`vision.enroll.bare_mat_scores`), or above ``BARE_MAT_SOME_ABOVE``
+#: while the presence model gives it log-odds under ``BARE_PRESENCE_BELOW``.
+#: Measured on 20 bench recordings (seeds 9200-9207, 8200-8207, 9000-9003,
+#: 720p, tilt 10-25 degrees), over the slots read empty in still pictures
+#: refused for such a change: 39 whose tile was gone (correlation median
+#: 0.24, up to 0.67; log-odds -33.8 to -1.4, median about -12) and 8 whose
+#: tile stood under a hand (correlation 0.18 at most; log-odds -10.0 and
+#: -8.5 only where the correlation was -0.06, the others -5.6 or more): 24
+#: of the 39 pass, none of the 8.
+BARE_MAT_ABOVE = 0.45
+BARE_MAT_SOME_ABOVE = 0.15
+BARE_PRESENCE_BELOW = -8.0
 
 
 @dataclass(frozen=True)
@@ -117,7 +132,9 @@ class RefereeSettings:
         confirm_s: a settled frame that shows a tile leaving or coming back is
             read again this much later in the same still run, or else in the
             next still run; only what both readings agree on counts (0: no
-            second reading).
+            second reading).  When the picture begins to move at most
+            ``blip_s`` before that, the second reading is taken on the last
+            still frame (:meth:`Referee._second_reading_cut_short`).
         claim_hold_s: a valid pair off the board is claimed at the next
             settled picture that still shows it gone (a pair put back before
             is an attempt: ../shared/CONTRACT.md, a claim "did not come
@@ -170,6 +187,14 @@ class RefereeSettings:
             beside the board (:func:`hand_reach`: a hand held still over the
             tiles, whose fingers the classifier may read as "no face"); 0
             turns the test off.
+        bare_mat: such a slot on layer 0 read empty is not under the hand
+            where the bare mat shows there (:meth:`Referee._mat_bare`): the
+            tile was lifted and is held beside the board, and the hand
+            holding it touches the slot's change (fresh bench game 9200: a
+            blocked edge tile held beside the board for 1.7 s, every still
+            picture refused, its penalty lost).  Fingertips over a tile read
+            "no face" hide the mat's print, and the presence model sees a
+            tile under them.
         relaid_share: a still picture with no slot newly hidden, no tile
             gone or back and none off the board, in which more than
             ``max_changed`` standing tiles look changed, is tiles re-laid (a
@@ -205,6 +230,7 @@ class RefereeSettings:
     relaid_share: float = 0.8
     blip_s: float = 0.1
     hand_reach_share: float = 0.25
+    bare_mat: bool = True
     behind_stack_above: float = 0.5
 
 
@@ -433,6 +459,7 @@ class Referee:
         self._table_sig: np.ndarray | None = None     # the table beside the board with no hand (Word only)
         self._clear: tuple | None = None     # (signature, quads) of the last judged picture with nothing beside the board
         self._sig_of: tuple | None = None    # (frame, its signature) of the frame being judged
+        self._mat_art: tuple | None = None   # (MatSpec, its rendered art, presence model) for :meth:`_mat_bare`
         self._beside: tuple[np.ndarray, int] | None = None   # picture read with a hand beside, frame since alike
         s = self.settings
         self.motion = s.motion or MotionSettings.for_fps(self.fps, s.settle_s)
@@ -484,7 +511,7 @@ class Referee:
         g = self.gate.update(frame_signature(frame, m.size, m.blur_sigma), fine)
         if g == "moving":
             out = self._changed_before_second_reading() if self._pending is not None \
-                and self._pending[5] is not None else []
+                and self._pending[5] is not None else self._second_reading_cut_short()
             self.status.state = "hand or motion in view"
             self._waiting = False
             if self._pending is not None:     # remember the change and when it was first seen
@@ -547,6 +574,23 @@ class Referee:
             if run_start <= i <= index - max(1, self._confirm):
                 return i, f
         return None
+
+    def _second_reading_cut_short(self) -> list[dict]:
+        """The picture began to move (this frame) at most ``blip_s`` before
+        a change's second reading was due: the reading is taken on the last
+        still frame, the one fed before this (at 30 frames a second, 0.6 s
+        or more after the first reading instead of 0.7 s).  Bench game 9203:
+        a blocked tile lifted and kept off the board for 1.0 s with no hand
+        in view, read gone once (the picture settles 0.3 s after the hand
+        leaves), the second reading due on the very frame the hand came back
+        into the picture: the lift and its penalty were lost.  Otherwise
+        nothing."""
+        if self._pending is None or len(self._recent_frames) < 2:
+            return []
+        index, frame = self._recent_frames[-2]
+        if self._pending[2] - index > self._blip or index < self._pending[3]:
+            return []
+        return self._judge_frame(index, frame, relaxed=False)
 
     def _changed_before_second_reading(self) -> list[dict]:
         """In a slow source (``MotionSettings.local_delta`` set), the picture
@@ -672,6 +716,8 @@ class Referee:
         light = False           # the light changed, and the picture would be refused for it
         if self._baseline is not None:
             newly = hidden & self._baseline
+            # standing tiles whose face is read, as the tracker reads them
+            standing_read = np.asarray(obs.known, bool) & np.asarray(obs.present, bool)
             if self.tracker is not None:
                 # a slot that looks as it did is not under a hand, whatever the
                 # classifier says of it this time
@@ -681,6 +727,7 @@ class Referee:
                 # ``word_max_tiles``)
                 c = self.tracker.corrected(obs)
                 gone_now = np.asarray(c.known, bool) & ~np.asarray(c.present, bool)
+                standing_read = np.asarray(c.known, bool) & np.asarray(c.present, bool)
                 explained = newly & gone_now
                 if int(explained.sum()) <= self._move_max:
                     newly &= ~explained
@@ -696,13 +743,23 @@ class Referee:
                     crowd &= ~gone_crowd
             # slots under something reaching in from beside the board (a
             # hand held still, its fingers read as "no face"): hidden too,
-            # unless a standing tile's face is read there (fingertips of a
-            # hand resting by the board, on the edge of its outer tiles: a
-            # face read is no false "gone", and refusing every picture while
-            # the hand stays would hold a claim back ``stuck_s`` and lose a
-            # blocked tile lifted and put back meanwhile)
-            newly |= self._hand_over(frame, rec) & self._baseline \
-                & ~(np.asarray(obs.known, bool) & np.asarray(obs.present, bool))
+            # unless a standing tile is read there (fingertips of a hand
+            # resting by the board, on the edge of its outer tiles: a face
+            # read is no false "gone", and refusing every picture while the
+            # hand stays would hold a claim back ``stuck_s`` and lose a
+            # blocked tile lifted and put back meanwhile).  As the tracker
+            # reads it: a face read weakly under fingertips, its own face's
+            # probability fallen, is a tile gone for the tracker (a false
+            # penalty where the fingers rest on a blocked tile)
+            over = self._hand_over(frame, rec) & self._baseline & ~standing_read
+            if over.any():
+                # read empty, and the mat seen bare there: a tile lifted and
+                # held beside the board, not fingertips over it
+                empty = np.asarray(obs.known, bool) & ~np.asarray(obs.present, bool)
+                if self.tracker is not None:
+                    empty &= gone_now
+                over &= ~self._mat_bare(frame, rec, over & empty)
+            newly |= over
             if self.tracker is not None and int(crowd.sum()) > self.settings.max_changed \
                     and int(newly.sum()) <= self.settings.max_hidden \
                     and (not self.tracker.busy or self.tracker.held_since is not None):
@@ -1080,6 +1137,38 @@ class Referee:
                                 frame.shape[1], frame.shape[0])
             out &= hand_reach(prev, sig, rec.quads, frame.shape[1], frame.shape[0],
                               share=self.settings.hand_reach_share)
+        return out
+
+    def _mat_bare(self, frame: np.ndarray, rec, ask: np.ndarray) -> np.ndarray:
+        """``(N,)`` bool: of the slots in ``ask`` (``(N,)`` bool), those on
+        layer 0 that show the bare mat: their face quad correlates with the
+        mat's art seen there (:func:`vision.enroll.bare_mat_scores`) above
+        :data:`BARE_MAT_ABOVE`, or above :data:`BARE_MAT_SOME_ABOVE` while
+        the presence model (:mod:`vision.presence`) gives them log-odds
+        under :data:`BARE_PRESENCE_BELOW`.  No tile stands there, and
+        nothing lies over it.  None when more than a move's tiles
+        (``_move_max``) would, when ``settings.bare_mat`` is off, or without
+        the picture's pose and mat."""
+        out = np.zeros(len(self.layout), bool)
+        pose = getattr(getattr(rec, "recognition", rec), "pose", None)
+        spec = getattr(rec, "spec", None)
+        idx = [int(i) for i in np.flatnonzero(ask) if self.layout.slots[i].z == 0]
+        if pose is None or spec is None or not idx or not self.settings.bare_mat:
+            return out
+        from vision.enroll import bare_mat_scores
+        if self._mat_art is None or self._mat_art[0] != spec:
+            from vision.mat import render_mat
+            from vision.presence import default_presence_model
+            self._mat_art = (spec, render_mat(spec), default_presence_model())
+        bare = bare_mat_scores(frame, np.asarray(rec.quads, np.float64)[idx], spec, pose, art=self._mat_art[1])
+        hit = bare > BARE_MAT_ABOVE
+        model = self._mat_art[2]
+        if model is not None and (bare > BARE_MAT_SOME_ABOVE).any():
+            logits = model.slot_logits(frame, [self.layout.slots[i] for i in idx], spec, pose)
+            hit |= (bare > BARE_MAT_SOME_ABOVE) & (logits < BARE_PRESENCE_BELOW)
+        hit_idx = [i for i, h in zip(idx, hit) if h]
+        if len(hit_idx) <= self._move_max:
+            out[hit_idx] = True
         return out
 
     def _learn_clear(self, frame: np.ndarray, rec, relearn: bool) -> None:

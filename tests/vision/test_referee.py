@@ -393,6 +393,24 @@ def row_reading(absent=()):
     return Recognition("love", ROW, tiles, ROW_QUADS)
 
 
+def test_a_second_reading_due_as_the_hand_comes_back_is_taken_on_the_last_still_frame():
+    # bench game 9203: a blocked tile kept off the board for 1.0 s with no
+    # hand in view was read gone once; its second reading (confirm_s 0.7 s
+    # later) fell due on the very frame the hand came back to put it back,
+    # and the lift and its penalty were lost.  At 10 frames a second: the
+    # first reading at frame 11 (the still run from 9, settled after 3
+    # frames), due at 18; blip_s 0.1 s is 2 frames here
+    scenes = {1: recognition(), 2: recognition(absent=[B]), 9: recognition(occluded=[A, B])}
+    for still, penalties in ((8, [(B, 9)]), (7, [])):
+        # still frames 9-16, the hand back at 17 (1 frame before the due
+        # one): read on frame 16; 9-15, back at 16: too early, the change
+        # waits for the next still picture, which shows B back
+        ref, out = referee(scenes, confirm_s=0.7)
+        play(ref, [frame(1)] * 5 + hand_frames(9) + [frame(2)] * still + hand_frames(9) + [frame(1)] * 12)
+        assert [(tuple(o["slot"]), o["frame"]) for o in out if o["type"] == "penalty"] == penalties, still
+        assert [o["type"] for o in out] == ["penalty"] * len(penalties), still
+
+
 def test_a_hand_held_still_over_a_blocked_tile_read_empty_is_no_penalty():
     # bench game 8103: fingers held still over the top row read as "no face";
     # three blocked tiles were penalised that no one touched
