@@ -742,6 +742,17 @@ class BoardTracker:
             # pair was taken for good without a valid claim (unless, in Word
             # Mahjong, they all spell a word together: it was being built)
             events.extend(self._settle_unreturned(frame))
+        elif new_lifts and len(new_lifts) >= 2 and len(st.lifted) % 2 == 1 and self.words is None \
+                and not self._splits_once(st.lifted + list(new_lifts)):
+            # a tile off the board alone since an earlier still picture (its
+            # partner never seen leaving: a tile hidden behind a taller
+            # stack; or a tile kept) and then a pair leaves, and the three do
+            # not make claims one way: the pair is a move of its own, and the
+            # lone tile goes to the referee (bench game 9204: the three were
+            # asked about together, the pair's attempt was never recorded,
+            # and the turn stayed with its player: two later penalties went
+            # to the wrong one)
+            events.extend(self._settle_unreturned(frame))
         if new_lifts:
             if not st.lifted:
                 st.turn_board = self.board.copy()
@@ -1368,6 +1379,13 @@ class BoardTracker:
             out.append(self._claim_event(frame, v))
         st.turn_board = self.board.copy() if st.lifted else None
         return out
+
+    def _splits_once(self, idx: list[int]) -> bool:
+        """Whether the tiles ``idx`` make valid claims (at least one) in
+        one way only, as :meth:`_try_claims` would claim them."""
+        plans = _claim_plans(self, list(idx))
+        best = max((len(p) for p in plans), default=0)
+        return best > 0 and len({frozenset(frozenset(pair) for pair in p) for p in plans if len(p) == best}) == 1
 
     def _remove(self, *idx: int) -> None:
         for i in _removal_order(self.board, list(idx)):

@@ -277,6 +277,27 @@ def test_unreturned_sure_non_matching_pair_is_an_invalid_claim_needing_referee()
     assert not t.board.present[LAYOUT.slot_index(A)] and LAYOUT.slot_index(A) in t.state.gone
 
 
+def test_a_lone_tile_off_then_a_pair_put_back_is_an_item_and_an_attempt():
+    # bench game 9204: a claim's second tile, hidden behind a taller stack,
+    # was never seen leaving; its first stayed off alone, and when the next
+    # player's pair (no match) left and was put back the three were one
+    # referee item: the attempt was lost and the turn with it
+    t = tracker()
+    assert types(t.observe(10, obs(absent=[A]))) == ["lift"]
+    ev = t.observe(20, obs(absent=[A, D, E]))           # bamboo-1 alone; bamboo-2 + bamboo-3
+    assert [(e.type, e.slots) for e in ev if e.type != "lift"] == [("needs-referee", (A,))]
+    assert ev[0].reason == "tiles left the board without a valid claim"
+    ev = t.observe(30, obs(absent=[A]))                  # the pair put back
+    assert [(e.type, e.slots, e.code) for e in ev if e.type == "attempt"] == [("attempt", (D, E), "no-match")]
+    assert not t.board.present[LAYOUT.slot_index(A)] and t.state.lifted == []
+    # the lone tile and a new tile make a valid claim: claimed, as before
+    t = tracker()
+    t.observe(10, obs(absent=[A]))
+    ev = t.observe(20, obs(absent=[A, C, D]))
+    assert [(e.type, e.slots, e.valid) for e in ev if e.type == "claim"] == [("claim", (A, C), True)]
+    assert t.state.lifted == [LAYOUT.slot_index(D)]
+
+
 def test_unreturned_unsure_non_matching_pair_only_asks_the_referee():
     t = BoardTracker(Board(LAYOUT), TS)
     t.observe(0, obs(conf=0.4))                 # faces read, but not surely
