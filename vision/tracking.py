@@ -1637,6 +1637,20 @@ class BoardTracker:
                 fp[d] = fp[u]
             if pn is not None:
                 pn[d] = pn[u]
+        for u, d in enumerate(self._below):
+            # a lifted tile's slot reading, surely, the known face of the
+            # tile right below (another than its own): that tile seen too
+            # high, not the lifted one back (tiles are never swapped).  Its
+            # look cannot tell after a camera move (bench game 9801: the
+            # camera knocked while a claim's upper tile was off, the face
+            # below read there, and the tile was taken back)
+            if d < 0 or not lifted[u] or not present[u] or faces[u] is None or not board.present[d] \
+                    or conf[u] < s.swap_confidence:
+                continue
+            low = st.faces[d]
+            if low is None or faces[u] != low or st.faces[u] in (None, low):
+                continue
+            present[u], known[u], faces[u], read[u] = False, True, None, True
         for d, u in enumerate(self._above):
             if u < 0 or faces[d] is None or not present[d] or present[u] or not read[u] \
                     or not board.present[u] or not board.present[d]:

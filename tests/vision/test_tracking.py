@@ -340,6 +340,33 @@ def test_after_a_camera_move_a_lone_lifted_tile_s_partner_read_gone_completes_th
     assert t.rebase(obs(absent=[A, C, F], conf=0.6)) == [LAYOUT.slot_index(F)]
 
 
+def test_a_lifted_tile_s_slot_showing_the_face_below_after_a_camera_move_is_no_return():
+    # bench game 9801: a claim's upper tile off its stack when the camera was
+    # knocked; its slot then read the face of the tile below it (seen too
+    # high, surely), and the tile was taken as put back: the claim was lost,
+    # and the next pair touching that stack was a blocked lift
+    faces = list(FACES)
+    faces[LAYOUT.slot_index(G)] = "dragon-green"        # H (dragon-red) stands on G
+    g, h = LAYOUT.slot_index(G), LAYOUT.slot_index(H)
+
+    def seen(absent=(), at_h=None):
+        o = obs(absent=absent, faces=faces)
+        f = list(o.faces)
+        f[g] = "dragon-green" if H in absent else None   # G shows once H is off
+        if at_h is not None:
+            o.present[h], f[h] = True, at_h               # H's slot reads a face
+        return Observation(o.present, o.known, f, o.confidence)
+
+    for at_h, back in (("dragon-green", False), ("dragon-red", True)):
+        t = tracker()
+        assert types(t.observe(10, seen(absent=[H]))) == ["lift", "reveal"]
+        assert t.state.faces[g] == "dragon-green"
+        after = seen(absent=[H], at_h=at_h)
+        assert t.rebase(after) == []
+        assert ("return" in types(t.observe(20, after))) == back, at_h
+        assert (h in t.state.lifted) == (not back)
+
+
 def test_two_pairs_off_at_once_split_into_two_claims():
     # E + F and A + C leave between two settled frames (no still moment between)
     t = tracker()
