@@ -615,6 +615,8 @@ class TrackerState:
     n_ref: np.ndarray | None = None                            # (N,) signatures stored (0..K)
     has_ref: np.ndarray | None = None                          # (N,) at least one is stored
     ref_state: np.ndarray | None = None                        # (N,) 1 stored while standing, 0 while lifted
+    stood: np.ndarray | None = None                            # (N, K, D) a lifted tile's signatures from before it left
+    n_stood: np.ndarray | None = None                          # (N,) of them stored (0 where standing)
     lifted: list[int] = field(default_factory=list)          # off the board, order of lifting
     turn_board: Board | None = None                           # board before the turn's first lift
     penalised: set[int] = field(default_factory=set)          # lifted blocked slots already penalised
@@ -810,6 +812,7 @@ class BoardTracker:
             st.ref[i, 0] = st.last_patch[i]
             st.n_ref[i] = 1
             st.ref_state[i] = 1
+            st.n_stood[i] = 0
             st.has_ref[i] = True
 
     def _keep_last_patch(self, obs: Observation, readings: np.ndarray) -> None:
@@ -930,6 +933,7 @@ class BoardTracker:
             suspects.remove(gone_now[0])
         if obs.patches is not None and st.ref is not None:
             old = st.ref.copy(), st.n_ref.copy(), st.ref_state.copy()
+            old_stood = (st.stood.copy(), st.n_stood.copy()) if st.stood is not None else None
             keep = np.ones(len(self.board.layout.slots), bool)
             keep[suspects + left] = False
             read = np.asarray(obs.known if obs.read is None else obs.read, bool)
@@ -937,6 +941,8 @@ class BoardTracker:
             self._learn_refs(replace(obs, known=np.asarray(obs.known, bool) & keep, read=read & keep), first=True)
             for i in left:
                 st.ref[i], st.n_ref[i], st.ref_state[i] = old[0][i], old[1][i], old[2][i]
+                if old_stood is not None and old_stood[0].shape == st.stood.shape:
+                    st.stood[i], st.n_stood[i] = old_stood[0][i], old_stood[1][i]
             st.has_ref[:] = st.n_ref > 0
         return suspects
 
@@ -988,6 +994,7 @@ class BoardTracker:
             st.doubt[i] = 0
             if st.n_ref is not None:
                 st.n_ref[i] = 0
+                st.n_stood[i] = 0
         st.has_ref = None if st.n_ref is None else st.n_ref > 0
         mask = reset & top
         learn = replace(obs, known=np.asarray(obs.known, bool) & mask,
@@ -1280,6 +1287,8 @@ class BoardTracker:
             st.n_ref = np.zeros(n, np.int64)
             st.has_ref = np.zeros(n, bool)
             st.ref_state = np.ones(n, np.int8)
+            st.stood = np.zeros((n, kk, dim), np.float32)
+            st.n_stood = np.zeros(n, np.int64)
         known = np.asarray(obs.known, bool)
         present = np.asarray(obs.present, bool)
         top = self._standing_top()
@@ -1295,12 +1304,19 @@ class BoardTracker:
             agree |= known & top & ~present & ~lifted & ~st.has_ref & unsure_empty
         state = np.where(lifted, 0, 1).astype(np.int8)
         best = self._ref_ncc(Observation(present, known, obs.faces, obs.confidence, patches=p))
+        stood = self._stood_ncc(p)
         for i in np.flatnonzero(agree):
             if st.ref_state[i] != state[i]:         # the tile left or came back: a new state
+                if state[i] == 0:                   # keep its standing looks: it may come back unread
+                    st.stood[i], st.n_stood[i] = st.ref[i], st.n_ref[i]
+                else:
+                    st.n_stood[i] = 0
                 st.n_ref[i] = 0
                 st.ref_state[i] = state[i]
             elif st.n_ref[i] and best[i] >= s_new:
                 continue                            # an appearance already stored
+            elif state[i] == 0 and stood[i] >= self.settings.change_ncc and stood[i] > best[i]:
+                continue                            # the lifted tile's own look: never an emptied slot's
             if st.n_ref[i] < kk:
                 st.ref[i, st.n_ref[i]] = p[i]
                 st.n_ref[i] += 1
@@ -1308,6 +1324,17 @@ class BoardTracker:
                 st.ref[i, :-1] = st.ref[i, 1:]
                 st.ref[i, -1] = p[i]
         st.has_ref[:] = st.n_ref > 0
+
+    def _stood_ncc(self, patches: np.ndarray) -> np.ndarray:
+        """(N,) the best correlation of each lifted tile's slot signature
+        (``patches``, (N, D) float32) with the tile's own appearances from
+        before it left (-1 where none is kept)."""
+        st = self.state
+        if st.stood is None or st.stood.shape[2] != patches.shape[1]:
+            return np.full(len(patches), -1.0)
+        ncc = np.einsum("nkd,nd->nk", st.stood, np.asarray(patches, np.float32))
+        k = np.arange(st.stood.shape[1])[None, :]
+        return np.where(k < st.n_stood[:, None], ncc, -1.0).max(axis=1)
 
     # -- internals
 
@@ -1545,7 +1572,11 @@ class BoardTracker:
         mean in the slot's history, or "no face here" rose by ``none_rise``
         (also where it calls the slot hidden: an emptied slot next to a tall
         stack reads as hidden); over another tile, a slot that changed a lot
-        (``stack_ncc``) is empty whatever the classifier reads.
+        (``stack_ncc``) is empty whatever the classifier reads.  A lifted
+        tile whose slot no longer looks as when it left but as the tile did
+        while it stood (``change_ncc`` with one of the appearances kept from
+        before it left, better than with the emptied slot's) is back,
+        whatever the classifier reads.
 
         Then, with or without signatures:
 
@@ -1621,6 +1652,17 @@ class BoardTracker:
                             pn[d] = pn[i]
                     present[i], known[i], faces[i], read[i] = False, True, None, True
                     conf[i] = max(float(conf[i]), 0.5) if not obs.present[i] else 0.5
+            # a lifted tile whose slot no longer looks as when it left, but
+            # as the tile did while it stood: it is back, whatever the
+            # classifier says (bench game 10100: a face the classifier reads
+            # as "no face" at 0.55-0.61 standing, lifted and put back; its
+            # return was never seen, and it went to the referee as a tile
+            # off the table)
+            stood = self._stood_ncc(np.asarray(obs.patches, np.float32))
+            for i in np.flatnonzero(lifted & ~present & read & ~behind):
+                if moved[i] and stood[i] >= s.change_ncc and stood[i] > ref_ncc[i]:
+                    present[i], known[i], faces[i] = True, True, st.faces[i]
+                    conf[i] = max(float(conf[i]), 0.5)
         for u, d in enumerate(self._below):
             f = st.faces[u]
             if d < 0 or f is None or faces[u] in (None, f) or not present[u] or not read[u] \

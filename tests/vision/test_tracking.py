@@ -783,6 +783,51 @@ def test_a_tile_uncovered_and_read_empty_unsurely_is_still_seen_leaving_later():
     assert types(ev) == ["claim"] and set(ev[0].slots) == {G, A} and ev[0].valid and ev[0].frame == 20
 
 
+def _never_read(changed=(), third=(), sure=False):
+    """B's face is one the classifier never reads: "no face" 0.6, taken as
+    an unsure empty slot (not known, but read); ``sure``: read empty surely
+    (as once the tile is off)."""
+    o = obs(absent=[B])
+    b = LAYOUT.slot_index(B)
+    known = np.array(o.known, bool)
+    known[b] = sure
+    conf = np.array(o.confidence, float)
+    conf[b] = 0.9 if sure else 0.6
+    read = np.ones(len(LAYOUT), bool)
+    p = _with_probs(o, pn_at=conf[b], own_at=0.05, slot=B, changed=changed, third=third)
+    return Observation(o.present, known, o.faces, conf, p.face_probs, p.p_none, read, p.patches)
+
+
+def test_a_lifted_tile_the_classifier_never_reads_is_back_when_its_slot_looks_as_it_stood():
+    # bench game 10100 (15 frames a second): a blocked tile whose face read
+    # "no face" at 0.55-0.61 while it stood was lifted (a penalty) and put
+    # back; its slot looked again as at the deal, still read "no face", and
+    # the tile went to the referee as off the table.  Its look while it
+    # stood is kept while it is off: the slot looking so again is the tile back
+    t = BoardTracker(Board(LAYOUT), TS)
+    b = LAYOUT.slot_index(B)
+    assert t.observe(0, _never_read()) == []
+    assert t.board.present[b]
+    assert types(t.observe(5, _never_read(changed=[B], sure=True))) == ["lift", "penalty"]
+    assert t.observe(8, _never_read(changed=[B], sure=True)) == []       # still off
+    assert types(t.observe(12, _never_read())) == ["return"]
+    assert not t.busy and t.board.present[b]
+    assert t.finish(20) == []
+    # lifted again in a later turn: seen leaving, and penalised, as before
+    assert types(t.observe(25, _never_read(changed=[B], sure=True))) == ["lift", "penalty"]
+
+
+def test_a_lifted_tile_s_slot_looking_like_neither_state_is_not_taken_back():
+    # a hand over the emptied slot, or the tile put down crooked: unlike
+    # the emptied slot and unlike the tile as it stood, the tile stays off
+    t = BoardTracker(Board(LAYOUT), TS)
+    t.observe(0, _never_read())
+    assert types(t.observe(5, _never_read(changed=[B], sure=True))) == ["lift", "penalty"]
+    assert t.observe(12, _never_read(third=[B])) == []
+    assert t.busy and t.state.lifted == [LAYOUT.slot_index(B)]
+    assert types(t.observe(15, _never_read())) == ["return"]        # then put back as it stood
+
+
 def test_a_changed_slot_whose_no_face_rose_reads_empty():
     # recognition still names a face at D, but D's slot looks different and
     # against its own history "no face" rose from 0.05 to 0.3 and bamboo-2
