@@ -622,6 +622,7 @@ class TrackerState:
     penalised: set[int] = field(default_factory=set)          # lifted blocked slots already penalised
     turn_lifted: list[int] = field(default_factory=list)      # every tile lifted since the turn began
     lift_frame: dict[int, int] = field(default_factory=dict)  # slot -> frame its lift was first seen
+    lift_unseen: dict[int, frozenset] = field(default_factory=dict)  # slot -> slots unread in that picture
     flagged: bool = False                                      # a needs-referee was raised for this lift set
     gone: set[int] = field(default_factory=set)               # taken away without a valid claim
     held: tuple | None = None                                  # (frame, verdict or WordMove): a valid move off, not yet claimed
@@ -773,6 +774,7 @@ class BoardTracker:
                 st.lifted.append(i)
                 st.turn_lifted.append(i)
                 st.lift_frame[i] = frame
+                st.lift_unseen[i] = frozenset(np.flatnonzero(~np.asarray(obs.known, bool)).tolist())
                 events.extend(self._lift(frame, i))
         if len(st.lifted) >= 2 and not still_open:
             events.extend(self._try_claims(frame, mid_move))
@@ -1485,7 +1487,17 @@ class BoardTracker:
             if inferred is not None:
                 return self._claim_inferred(seen, *inferred)
             sure = all(st.face_conf[i] >= self.settings.face_confidence for i in (a, b))
-            if v.code in (BLOCKED,) or (v.code == NO_MATCH and sure):
+            apart = st.lift_frame.get(a) != st.lift_frame.get(b)
+            if v.code == NO_MATCH and sure and apart and all(self._unseen_partner(tb, i) for i in (a, b)):
+                # each seen leaving alone, in its own still picture, with a
+                # tile that may match it unread there: two claims whose other
+                # tiles the camera could not see (stood behind taller stacks)
+                # as likely as one pair kept against the rules (bench game
+                # 9004: an invalid claim was recorded, the turn passed, and
+                # every later move went to the wrong player)
+                why = (f"two tiles left the board in separate moments and do not match ({v.reason}); "
+                       "each may have been claimed with a tile the camera could not see")
+            elif v.code in (BLOCKED,) or (v.code == NO_MATCH and sure):
                 out.append(self._claim_event(seen, v))
                 why = f"a pair left the board and was not put back: {v.reason}"
             elif v.code in (NO_MATCH, UNKNOWN_FACE):
@@ -1509,6 +1521,26 @@ class BoardTracker:
         st.turn_board = None
         st.flagged = False
         return out
+
+    def _unseen_partner(self, board: Board, i: int) -> bool:
+        """Whether lifted tile ``i`` may have left with a partner the camera
+        never saw leaving: in the picture ``i`` was first seen gone in, some
+        slot went unread whose tile stands on ``board``, is free there and
+        is not lifted, and whose face is unknown with a copy of a face
+        matching ``i``'s left, or matches ``i``'s."""
+        st = self.state
+        face = st.faces[i]
+        if face is None:
+            return False
+        matching = [f.id for f in self.tileset.faces if self.tileset.matches(f.id, face)]
+        for j in sorted(st.lift_unseen.get(i, ())):
+            if j == i or j in st.lifted or not board.present[j] or not board.is_free(j):
+                continue
+            if st.faces[j] is None and any(self.copies_left(f, j) > 0 for f in matching):
+                return True
+            if st.faces[j] is not None and self.tileset.matches(st.faces[j], face):
+                return True
+        return False
 
     def _infer_pair(self, board: Board, a: int, b: int) -> tuple[int, int, int, str] | None:
         """For a free pair taken for good whose faces do not show a match: the

@@ -277,6 +277,37 @@ def test_unreturned_sure_non_matching_pair_is_an_invalid_claim_needing_referee()
     assert not t.board.present[LAYOUT.slot_index(A)] and LAYOUT.slot_index(A) in t.state.gone
 
 
+@pytest.mark.parametrize("partners_unread", [True, False])
+def test_two_lone_tiles_off_in_separate_pictures_with_partners_unread_are_no_invalid_claim(partners_unread):
+    # bench game 9004 (a camera 23 degrees from overhead): A left alone while
+    # C, a free tile of its face, went unread (behind a taller stack); in a
+    # later picture E left alone while F, of E's face, went unread: two
+    # claims whose second tiles the camera never saw leave.  Kept together
+    # as one pair that does not match, they became an invalid claim, the
+    # turn passed, and every later move went to the wrong player.  They go
+    # to the referee without a claim.  With C and F read standing in those
+    # pictures, the tiles can only be a pair kept against the rules.
+    t = tracker()
+    assert types(t.observe(10, obs(absent=[A], hidden=[C] if partners_unread else []))) == ["lift"]
+    assert types(t.observe(20, obs(absent=[A, E], hidden=[F] if partners_unread else []))) == ["lift"]
+    ev = t.finish(30)
+    if partners_unread:
+        assert types(ev) == ["needs-referee"]
+        assert set(ev[0].slots) == {A, E} and set(ev[0].gone) == {A, E}
+        assert "each may have been claimed with a tile the camera could not see" in ev[0].reason
+    else:
+        assert types(ev) == ["claim", "needs-referee"] and ev[0].valid is False and ev[0].code == "no-match"
+    assert not t.board.present[LAYOUT.slot_index(A)] and not t.board.present[LAYOUT.slot_index(E)]
+
+
+def test_a_non_matching_pair_off_in_one_picture_with_a_partner_unread_is_still_an_invalid_claim():
+    # seen leaving together, the two tiles are one move whatever went unread
+    t = tracker()
+    t.observe(10, obs(absent=[A, E], hidden=[C, F]))
+    ev = t.finish(30)
+    assert types(ev) == ["claim", "needs-referee"] and ev[0].valid is False
+
+
 def test_a_lone_tile_off_then_a_pair_put_back_is_an_item_and_an_attempt():
     # bench game 9204: a claim's second tile, hidden behind a taller stack,
     # was never seen leaving; its first stayed off alone, and when the next
