@@ -623,6 +623,7 @@ class TrackerState:
     turn_lifted: list[int] = field(default_factory=list)      # every tile lifted since the turn began
     lift_frame: dict[int, int] = field(default_factory=dict)  # slot -> frame its lift was first seen
     lift_unseen: dict[int, frozenset] = field(default_factory=dict)  # slot -> slots unread in that picture
+    behind_last: np.ndarray | None = None                      # (N,) behind taller tiles in the last observation
     flagged: bool = False                                      # a needs-referee was raised for this lift set
     gone: set[int] = field(default_factory=set)               # taken away without a valid claim
     held: tuple | None = None                                  # (frame, verdict or WordMove): a valid move off, not yet claimed
@@ -720,6 +721,7 @@ class BoardTracker:
             self._learn_faces(frame, obs, events, quiet=True)
             self._learn_base(obs)
             self._learn_refs(obs, first=True)
+            self._keep_behind(obs)
             return events
         self._take_back_expected(obs)
         new_lifts, returns = self._changes(obs, readings)
@@ -785,7 +787,23 @@ class BoardTracker:
         self._learn_faces(frame, obs, events, quiet=False)
         self._learn_base(obs)
         self._learn_refs(obs)
+        self._keep_behind(obs)
         return events
+
+    def _unveiled(self, obs: Observation) -> np.ndarray:
+        """(N,) bool: slots behind taller tiles in the last observation and
+        no longer in ``obs`` (a tile in front has left): their look changed
+        because more of the face shows, so it says nothing of a lift.  Where
+        ``obs`` carries no ``behind`` mask, none is behind."""
+        last = self.state.behind_last
+        if last is None:
+            return np.zeros(len(self.board.layout.slots), bool)
+        now = np.zeros(len(last), bool) if obs.behind is None else np.asarray(obs.behind, bool)
+        return last & ~now
+
+    def _keep_behind(self, obs: Observation) -> None:
+        n = len(self.board.layout.slots)
+        self.state.behind_last = np.zeros(n, bool) if obs.behind is None else np.asarray(obs.behind, bool).copy()
 
     # ------------------------------------------------ what the ledger says
 
@@ -1241,7 +1259,7 @@ class BoardTracker:
         if obs.patches is None or self.state.ref is None or not self.state.initialised:
             return np.zeros(n, bool)
         st = self.state
-        standing = self._standing_top(lifted_cover=True) & st.has_ref
+        standing = self._standing_top(lifted_cover=True) & st.has_ref & ~self._unveiled(obs)
         changed = standing & (self._ref_ncc(obs) < self.settings.hand_ncc)
         if obs.face_probs is not None:     # a tile still read as itself is only shaded
             fp = np.asarray(obs.face_probs)
@@ -1304,6 +1322,10 @@ class BoardTracker:
             agree = known & ((top & present) | (lifted & ~present))
             unsure_empty = np.asarray(obs.confidence, np.float64) < self.settings.doubtful_absent_confidence
             agree |= known & top & ~present & ~lifted & ~st.has_ref & unsure_empty
+        if not first:
+            # a tile unveiled (the one in front left): its looks are learnt
+            # afresh; those stored showed the tile in front
+            st.n_ref[self._unveiled(obs) & top & ~lifted] = 0
         state = np.where(lifted, 0, 1).astype(np.int8)
         best = self._ref_ncc(Observation(present, known, obs.faces, obs.confidence, patches=p))
         stood = self._stood_ncc(p)
@@ -1608,7 +1630,12 @@ class BoardTracker:
         tile whose slot no longer looks as when it left but as the tile did
         while it stood (``change_ncc`` with one of the appearances kept from
         before it left, better than with the emptied slot's) is back,
-        whatever the classifier reads.
+        whatever the classifier reads.  A tile behind taller tiles in front
+        (``obs.behind``) in the last observation and no longer (one in
+        front has left) is read by the classifier alone, and its looks are
+        learnt afresh: those stored showed the tile in front (bench game
+        9004: such a tile, wholly changed over a tile below, was taken as
+        lifted and the tile below as showing too high).
 
         Then, with or without signatures:
 
@@ -1649,7 +1676,10 @@ class BoardTracker:
         if obs.patches is not None and st.ref is not None:
             ref_ncc = self._ref_ncc(obs)
             behind = np.zeros(n, bool) if obs.behind is None else np.asarray(obs.behind, bool)
-            for i in np.flatnonzero(standing & st.has_ref & ~behind):
+            # a tile unveiled by the one in front leaving is judged by the
+            # classifier alone: its stored looks showed the tile in front
+            unveiled = self._unveiled(obs)
+            for i in np.flatnonzero(standing & st.has_ref & ~behind & ~unveiled):
                 if not moved[i]:
                     if read[i] and (not present[i] or not known[i]):
                         present[i], known[i] = True, True

@@ -859,6 +859,43 @@ def test_a_lifted_tile_s_slot_looking_like_neither_state_is_not_taken_back():
     assert types(t.observe(15, _never_read())) == ["return"]        # then put back as it stood
 
 
+def _behind(o, slots):
+    """``o`` with ``slots`` behind taller tiles in front (unread, as the
+    referee passes them)."""
+    mask = np.zeros(len(LAYOUT), bool)
+    known = np.array(o.known, bool)
+    for sl in slots:
+        mask[LAYOUT.slot_index(sl)] = True
+    return Observation(o.present, known & ~mask, o.faces, o.confidence, o.face_probs, o.p_none,
+                       ~mask, o.patches, mask if mask.any() else None)
+
+
+def test_a_tile_unveiled_by_the_one_in_front_leaving_is_read_afresh_not_taken_for_the_one_below():
+    # bench game 9004: a tile on a stack (H over G) was hidden behind a
+    # taller one in front when its look was stored; once that one had gone,
+    # its slot looked wholly changed and the tile below seemed to show too
+    # high: a lift was made of it, its own face given to the tile below, and
+    # the attempt it later joined was lost
+    t = tracker()
+    h = LAYOUT.slot_index(H)
+    assert t.observe(1, _with_probs(obs())) == []
+    assert t.observe(3, _behind(_with_probs(obs(), changed=[H]), [H])) == []
+    assert t.observe(5, _with_probs(obs(), third=[H])) == []       # nothing in front now: H read afresh
+    assert t.board.present[h] and not t.busy and t.state.faces[h] == "dragon-red"
+    # its look now is its own: taken off later, it is seen leaving
+    ev = t.observe(9, _with_probs(obs(absent=[H]), pn_at=0.9, own_at=0.01, slot=H, changed=[H]))
+    assert types(ev)[:1] == ["lift"] and ev[0].slots == (H,)
+
+
+def test_a_tile_still_behind_or_never_behind_keeps_the_stack_rule():
+    # without the tile in front leaving, H's slot wholly changed while G
+    # stands below is H gone (the tile below seen too high), as before
+    t = tracker()
+    t.observe(1, _with_probs(obs()))
+    ev = t.observe(5, _with_probs(obs(), third=[H]))
+    assert types(ev)[:1] == ["lift"] and ev[0].slots == (H,)
+
+
 def test_a_changed_slot_whose_no_face_rose_reads_empty():
     # recognition still names a face at D, but D's slot looks different and
     # against its own history "no face" rose from 0.05 to 0.3 and bamboo-2
