@@ -1501,6 +1501,9 @@ class BoardTracker:
         out: list[TrackEvent] = []
         lifted = list(st.lifted)
         why = "tiles left the board without a valid claim"
+        if len(lifted) == 1 and self._unseen_partner(tb, lifted[0]):
+            why = ("a tile left the board alone and did not come back; a tile that could match it went "
+                   "unread in that picture (behind a taller stack): it may have been claimed with it")
         if len(lifted) == 2:
             a, b = lifted
             v = self._verdict(tb, a, b)

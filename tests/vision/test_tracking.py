@@ -300,6 +300,15 @@ def test_two_lone_tiles_off_in_separate_pictures_with_partners_unread_are_no_inv
     assert not t.board.present[LAYOUT.slot_index(A)] and not t.board.present[LAYOUT.slot_index(E)]
 
 
+@pytest.mark.parametrize("partner_unread", [True, False])
+def test_a_lone_tile_never_back_names_a_partner_the_camera_could_not_read(partner_unread):
+    t = tracker()
+    t.observe(10, obs(absent=[A], hidden=[C] if partner_unread else []))
+    ev = t.finish(30)
+    assert types(ev) == ["needs-referee"] and ev[0].slots == (A,) and ev[0].gone == (A,)
+    assert ("it may have been claimed with it" in ev[0].reason) == partner_unread
+
+
 def test_a_non_matching_pair_off_in_one_picture_with_a_partner_unread_is_still_an_invalid_claim():
     # seen leaving together, the two tiles are one move whatever went unread
     t = tracker()
