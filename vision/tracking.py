@@ -1323,9 +1323,10 @@ class BoardTracker:
             unsure_empty = np.asarray(obs.confidence, np.float64) < self.settings.doubtful_absent_confidence
             agree |= known & top & ~present & ~lifted & ~st.has_ref & unsure_empty
         if not first:
-            # a tile unveiled (the one in front left): its looks are learnt
-            # afresh; those stored showed the tile in front
-            st.n_ref[self._unveiled(obs) & top & ~lifted] = 0
+            # a tile unveiled (the one in front left), read as the board says:
+            # its looks are learnt afresh (those stored showed the tile in
+            # front); read otherwise, they stay until it is
+            st.n_ref[self._unveiled(obs) & agree & ~lifted] = 0
         state = np.where(lifted, 0, 1).astype(np.int8)
         best = self._ref_ncc(Observation(present, known, obs.faces, obs.confidence, patches=p))
         stood = self._stood_ncc(p)
