@@ -506,6 +506,7 @@ class WordMove:
     slots: tuple[Slot, ...]
     faces: tuple[str, ...]
     word: str
+    inferred: int | None = None     # the slot whose face was never read and is given here
 
 
 @dataclass(frozen=True)
@@ -1047,8 +1048,16 @@ class BoardTracker:
         st.turn_lifted = [i for i in st.turn_lifted if i not in taken]
         st.turn_board = self.board.copy() if st.lifted else None
         if isinstance(v, WordMove):
+            reason = f"{v.word}: {len(v.idx)} free tiles spell it"
+            if v.inferred is not None:
+                face = v.faces[v.idx.index(v.inferred)]
+                st.faces[v.inferred] = face
+                st.face_conf[v.inferred] = 0.0
+                where = ",".join(map(str, self.board.layout.slots[v.inferred]))
+                reason += (f" (the face at {where} was not read; taken as {face}: the tiles left the board "
+                           "together and were kept, and kept tiles must spell a word)")
             return [TrackEvent("word", frame, v.slots, v.faces, valid=True, word=v.word, blocks=blocks,
-                               reason=f"{v.word}: {len(v.idx)} free tiles spell it")]
+                               reason=reason)]
         return [self._claim_event(frame, v)]
 
     def word_open(self) -> bool:
@@ -1141,18 +1150,21 @@ class BoardTracker:
         return self.words.extends([st.faces[i] for i in idx], free, self.settings.word_max_tiles,
                                   self.settings.spelling_min_frequency if self.words.frequency else 0)
 
-    def _word(self, idx: list[int], need_free: bool = True) -> WordMove | None:
+    def _word(self, idx: list[int], need_free: bool = True,
+              faces: Sequence[str | None] | None = None) -> WordMove | None:
         """The word the tiles ``idx`` spell together, their faces known and
         all of them free on the board the turn began with (with
-        ``need_free`` False, free or not); None otherwise."""
+        ``need_free`` False, free or not); None otherwise.  ``faces``: each
+        slot's face to use (the tracker's by default)."""
         st = self.state
+        faces = st.faces if faces is None else faces
         if self.words is None or not MIN_WORD <= len(idx) <= self.settings.word_max_tiles \
-                or any(st.faces[i] is None for i in idx):
+                or any(faces[i] is None for i in idx):
             return None
         tb = self._turn_board()
         if not all(tb.present[i] and (tb.is_free(i) or not need_free) for i in idx):
             return None
-        found = self.words.spelled_by([st.faces[i] for i in idx], limit=64)
+        found = self.words.spelled_by([faces[i] for i in idx], limit=64)
         if not found:
             return None
         # letters seen leaving in separate pictures give their order: the
@@ -1163,13 +1175,40 @@ class BoardTracker:
         if -1 in frames:
             groups = [sorted(idx)]
         for word in found:
-            order = _spell_in_groups(word, groups, st.faces)
+            order = _spell_in_groups(word, groups, faces)
             if order is not None:
                 break
         else:
-            word, order = found[0], assign(found[0], [(i, st.faces[i]) for i in sorted(idx)])
+            word, order = found[0], assign(found[0], [(i, faces[i]) for i in sorted(idx)])
         slots = self.board.layout.slots
-        return WordMove(tuple(order), tuple(slots[i] for i in order), tuple(st.faces[i] for i in order), word)
+        return WordMove(tuple(order), tuple(slots[i] for i in order), tuple(faces[i] for i in order), word)
+
+    def _word_inferred(self, idx: list[int]) -> WordMove | None:
+        """The word free tiles ``idx`` spell when the one of them whose face
+        was never read surely is given the face that makes the commonest
+        word (``pyspellchecker``'s counts), among faces with a copy left
+        that its readings, if any, make plausible (``plausible_vote`` of its
+        best vote): a word's tiles kept off the board must spell one (Word
+        2.1 Rule 2), as a kept pair must match (:meth:`_infer_pair`).  None
+        unless exactly one face is unknown and some word fits."""
+        st = self.state
+        unknown = [i for i in idx if st.faces[i] is None]
+        if self.words is None or len(unknown) != 1 or not MIN_WORD <= len(idx) <= self.settings.word_max_tiles:
+            return None
+        u = unknown[0]
+        votes = st.votes[u]
+        freq = self.words.frequency or {}
+        best: tuple[int, WordMove] | None = None
+        for f in self.face_ids:
+            if self.copies_left(f, u) <= 0 or (votes.max() > 0 and
+                                               votes[self._col[f]] < self.settings.plausible_vote * votes.max()):
+                continue
+            faces = list(st.faces)
+            faces[u] = f
+            w = self._word(idx, faces=faces)
+            if w is not None and (best is None or freq.get(w.word.lower(), 0) > best[0]):
+                best = (freq.get(w.word.lower(), 0), w)
+        return None if best is None else replace(best[1], inferred=u)
 
     def _blocked_word(self, idx: list[int]) -> tuple[WordMove, str] | None:
         """Tiles ``idx`` that spell a word but not all of them free when the
@@ -1411,6 +1450,12 @@ class BoardTracker:
         top = {frozenset(frozenset(pair) for pair in p) for p in plans if len(p) == best}
         if best == 0 and mid_move and self._may_spell(list(st.lifted)):
             return []      # letters of a word still being spelled: the next ones are to come
+        if best * 2 < len(st.lifted) and len(st.lifted) >= MIN_WORD:
+            # a word before pairs, as with every face known (above)
+            word = self._word_inferred(list(st.lifted))
+            if word is not None:
+                st.held = (frame, word)     # a word with one face never read: claimed as any
+                return []
         if best == 0 or len(top) != 1:
             if st.flagged:
                 return []

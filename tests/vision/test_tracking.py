@@ -615,6 +615,34 @@ def test_a_held_pair_and_a_letter_are_a_pair_and_the_start_of_a_move():
     assert t.state.lifted == [LAYOUT.slot_index(C)]
 
 
+@pytest.mark.parametrize("unread", [(C,), (C, D)])
+def test_a_word_with_one_face_never_read_is_claimed_with_the_face_that_spells_it(unread):
+    # bench game 7763: H, A, a wildcard and E left together for HAVE, the
+    # H never read (partly hidden at the deal); the four went to the referee
+    # as tiles that split into nothing, and the tile under the H was later
+    # penalised for a lift no one made.  Kept off the board, a word's tiles
+    # must spell one (Word 2.1 Rule 2), as a kept pair must match: the one
+    # unread face is the one that spells the commonest word.  Two unread
+    # faces are too many to guess
+    from companion.words import WordIndex
+    init = ["T", "X", "R", "E", "E", "S", "Z", "Q"]
+    for sl in unread:
+        init[LAYOUT.slot_index(sl)] = None
+    t = BoardTracker(Board(LAYOUT), tileset("word"), faces=init,
+                     words=WordIndex(frozenset({"tree", "trees", "ere"})))
+    assert t.observe(0, obs(faces=init)) == []
+    ev = t.observe(10, obs(absent=[A, C, D, E], faces=init))
+    if len(unread) == 2:
+        assert "needs-referee" in types(ev)
+        return
+    assert types(ev) == ["lift"] * 4
+    ev = t.observe(20, obs(absent=[A, C, D, E], faces=init))
+    assert types(ev) == ["word"] and ev[0].word == "TREE" and ev[0].valid
+    assert ev[0].slots == (A, C, D, E) and ev[0].faces == ("T", "R", "E", "E")
+    assert "the face at 4,0,0 was not read; taken as R" in ev[0].reason
+    assert t.state.faces[LAYOUT.slot_index(C)] == "R"
+
+
 def test_letters_put_back_with_no_word_made_are_an_attempt():
     t, letters = _word_tracker()
     t.observe(10, obs(absent=[A, C, D], faces=letters))
