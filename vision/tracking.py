@@ -1251,6 +1251,9 @@ class BoardTracker:
         st = self.state
         sure = self.settings.doubtful_absent_confidence
         moved = self._moved(obs)
+        mark = getattr(self, "_too_high", None)
+        if mark is not None and mark[0] == id(obs):
+            moved = moved | mark[1]        # (:meth:`_correct`: the tile below seen too high)
         if obs.patches is not None and st.has_ref is not None:
             seen_before = st.has_ref            # a tile never seen standing is never seen leaving
         else:
@@ -1692,7 +1695,11 @@ class BoardTracker:
           ``swap_confidence``) replaced by another face read with
           ``swap_confidence``, over a tile right below, is that lower tile's
           face seen too high: tiles are never swapped, so the upper one is
-          gone; so is a face read once with ``swap_sure`` replaced by
+          gone (where the slot's look changed, or, read with
+          ``face_confidence``, changed only somewhat: under
+          ``new_appearance_ncc``; a lifted tile read surely with its own
+          face again, looking more as it stood than as its emptied slot, is
+          back likewise); so is a face read once with ``swap_sure`` replaced by
           another read with ``swap_sure`` (bench game 7606: the first move
           took a tile off a stack seen 13 degrees from overhead, its slot
           read chocolate-5 at 0.98 where chocolate-7 had read 0.99 at the
@@ -1711,6 +1718,7 @@ class BoardTracker:
         known = np.array(obs.known, bool)
         conf = np.array(obs.confidence, np.float64)
         faces = list(obs.faces)
+        too_high_back = np.zeros(len(present), bool)    # lifted tiles read back, whatever their look
         fp = None if obs.face_probs is None else np.array(obs.face_probs, np.float64)
         pn = None if obs.p_none is None else np.array(obs.p_none, np.float64)
         read = np.array(known if obs.read is None else obs.read, bool)
@@ -1774,10 +1782,31 @@ class BoardTracker:
                 if moved[i] and stood[i] >= s.change_ncc and stood[i] > ref_ncc[i]:
                     present[i], known[i], faces[i] = True, True, st.faces[i]
                     conf[i] = max(float(conf[i]), 0.5)
+            # and one whose slot reads its own face surely, looking more as
+            # it stood than as when it left, is back though its look changed
+            # little (a small picture's coarse looks: bench game 10403 at
+            # 640x480, the emptied slot 0.79 like the tile standing)
+            for i in np.flatnonzero(lifted & present & known & read & ~behind & ~moved):
+                d = self._below[i]
+                if faces[i] is not None and faces[i] == st.faces[i] and conf[i] >= s.face_confidence \
+                        and stood[i] > ref_ncc[i] and (d < 0 or st.faces[d] != faces[i]):
+                    too_high_back[i] = True
+        ref_all = self._ref_ncc(obs) if obs.patches is not None and st.ref is not None else None
+        too_high = np.zeros(n, bool)       # the tile below read here: gone, whatever its look
         for u, d in enumerate(self._below):
             f = st.faces[u]
             if d < 0 or f is None or faces[u] in (None, f) or not present[u] or not read[u] \
-                    or not board.present[u] or not board.present[d] or lifted[u] or not moved[u]:
+                    or not board.present[u] or not board.present[d] or lifted[u]:
+                continue
+            if not moved[u] and not (
+                    # a slot only somewhat changed (a small picture's coarse
+                    # looks: a face and the one right below it correlated
+                    # 0.79 at 640x480, bench game 10403) reading surely a
+                    # face that is not the tile's own, nor against the known
+                    # face below: the tile below seen too high
+                    ref_all is not None and ref_all[u] < s.new_appearance_ncc
+                    and conf[u] >= s.face_confidence and not self._own_on_top(u, fp)
+                    and st.faces[d] in (None, faces[u])):
                 continue
             peak = st.peak[u, self._col[f]]
             if not ((st.reads[u] >= s.swap_min_reads and peak >= s.swap_confidence
@@ -1786,6 +1815,7 @@ class BoardTracker:
                 continue
             present[d], known[d], faces[d], conf[d] = True, True, faces[u], conf[u]
             present[u], known[u], faces[u] = False, True, None
+            too_high[u] = True
             if fp is not None:
                 fp[d] = fp[u]
             if pn is not None:
@@ -1819,7 +1849,9 @@ class BoardTracker:
                 fp[u] = fp[d]
             if pn is not None:
                 pn[u] = pn[d]
-        return Observation(present, known, faces, conf, fp, pn, read, obs.patches, obs.behind)
+        out = Observation(present, known, faces, conf, fp, pn, read, obs.patches, obs.behind)
+        self._too_high = (id(out), too_high | too_high_back)
+        return out
 
     def _own_on_top(self, i: int, fp: np.ndarray | None) -> bool:
         """Slot ``i``'s known face is (about) the likeliest face in its row of

@@ -933,6 +933,51 @@ def test_a_tile_still_behind_or_never_behind_keeps_the_stack_rule():
     assert types(ev)[:1] == ["lift"] and ev[0].slots == (H,)
 
 
+@pytest.mark.parametrize("conf_below", [0.95, 0.8])
+def test_a_sure_other_face_over_the_tile_below_is_a_lift_though_the_look_changed_little(conf_below):
+    # bench game 10403 (640x480, 10 frames a second): R (read surely five
+    # times) was lifted off a stack; its slot then read P, the face below,
+    # at 0.91, but the coarse looks of so small a picture correlated 0.79
+    # (under ``new_appearance_ncc``, over ``change_ncc``): the lift went
+    # unseen and the attempt it began was a touch.  Put back, it read R
+    # surely again, though its look differed as little from the emptied
+    # slot's.  A reading under ``face_confidence`` changes nothing
+    faces = list(FACES)
+    h = LAYOUT.slot_index(H)
+    faces[h] = "bamboo-9"
+    n, k = len(LAYOUT), len(TS.faces)
+    col = {f.id: j for j, f in enumerate(TS.faces)}
+
+    def seen(at_h="bamboo-9", conf_h=0.97, mixed=False):
+        o = obs(faces=faces)
+        f = list(o.faces)
+        f[h] = at_h
+        fp = np.full((n, k), 0.001)
+        for j, face in enumerate(faces):
+            fp[j, col[face]] = 0.9
+        fp[h] = 0.001
+        fp[h, col[at_h]] = conf_h
+        conf = np.array(o.confidence, float)
+        conf[h] = conf_h
+        sig = _sigs()
+        if mixed:                        # correlates 0.8 with the standing look
+            sig[h] = 0.8 * sig[h] + 0.6 * _OTHER[h] / np.linalg.norm(_OTHER[h])
+            sig[h] /= np.linalg.norm(sig[h])
+        return Observation(o.present, o.known, f, conf, fp, np.full(n, 0.05), None, sig)
+
+    t = BoardTracker(Board(LAYOUT), TS)
+    for fr in range(4):
+        assert t.observe(fr, seen()) == []
+    ev = t.observe(10, seen("dragon-red", conf_below, mixed=True))
+    if conf_below < 0.9:
+        assert ev == [] and not t.busy
+        return
+    assert types(ev)[0] == "lift" and ev[0].slots == (H,)
+    assert t.state.lifted == [h]
+    ev = t.observe(20, seen())                          # put back: its own face, surely
+    assert types(ev)[:1] == ["return"] and not t.busy and t.board.present[h]
+
+
 def test_a_changed_slot_whose_no_face_rose_reads_empty():
     # recognition still names a face at D, but D's slot looks different and
     # against its own history "no face" rose from 0.05 to 0.3 and bamboo-2
