@@ -1806,7 +1806,8 @@ class BoardTracker:
                     # face below: the tile below seen too high
                     ref_all is not None and ref_all[u] < s.new_appearance_ncc
                     and conf[u] >= s.face_confidence and not self._own_on_top(u, fp)
-                    and st.faces[d] in (None, faces[u])):
+                    and st.faces[d] in (None, faces[u])
+                    and (st.faces[d] is not None or self.copies_left(faces[u], d) > 0)):
                 continue
             peak = st.peak[u, self._col[f]]
             if not ((st.reads[u] >= s.swap_min_reads and peak >= s.swap_confidence
