@@ -935,7 +935,10 @@ class BoardTracker:
         (a tile never seen clearly, an unsure reading) are returned: after a move of the camera those readings are not
         trusted, no appearance is stored for them until they read as the
         board says, and the caller asks the referee about them and judges
-        ``obs`` without them.
+        ``obs`` without them.  With one tile off the board alone, the one
+        suspect read gone with ``pair_absent`` completes its pair, or, none
+        read so, the one suspect seen gone whose face, read with
+        ``sure_face`` before, makes a valid claim with it.
         """
         lifts, returns = self.changes(obs)
         st = self.state
@@ -949,7 +952,16 @@ class BoardTracker:
         # (a break-test's bump during a claim split the pair, and the lone
         # tile was then paired with the next claim's)
         gone_now = [i for i in suspects if i in lifts and conf[i] >= pair_absent]
-        if len(set(st.lifted) - back) + len(left) == 1 and len(gone_now) == 1:
+        lone = sorted(set(st.lifted) - back) + left
+        if len(lone) == 1 and not gone_now:
+            # or the one suspect seen gone whose face, read surely before,
+            # makes a valid claim with the lone tile's (bench game 10506: the
+            # camera moved during a claim of two 5 of Bamboo; the second
+            # tile's slot, wholly changed, read empty at only 0.5, and the
+            # lone tile went to the referee as taken off the table)
+            gone_now = [i for i in suspects if i in lifts and st.face_conf[i] >= sure_face
+                        and self._verdict(self._turn_board(), lone[0], i).valid]
+        if len(lone) == 1 and len(gone_now) == 1:
             left.append(gone_now[0])
             suspects.remove(gone_now[0])
         if obs.patches is not None and st.ref is not None:

@@ -380,6 +380,25 @@ def test_after_a_camera_move_a_lone_lifted_tile_s_partner_read_gone_completes_th
     assert t.rebase(obs(absent=[A, C, F], conf=0.6)) == [LAYOUT.slot_index(F)]
 
 
+def test_after_a_camera_move_a_lone_lifted_tile_s_sure_matching_partner_read_gone_unsurely_completes_the_pair():
+    # bench game 10506: the camera moved during a claim of two 5 of Bamboo;
+    # the second tile's slot, wholly changed, read empty at only 0.5 (under
+    # ``pair_absent``), and the lone tile went to the referee as taken off
+    # the table.  A suspect read gone whose face, read surely before, makes
+    # a valid claim with the lone tile's is its partner; one that does not
+    # match is asked about as before
+    for partner, matched in ((F, True), (D, False)):
+        t = tracker()
+        assert types(t.observe(10, obs(absent=[E]))) == ["lift"]
+        moved = obs(absent=[E, partner], conf=0.5)
+        suspects = t.rebase(moved)
+        assert suspects == ([] if matched else [LAYOUT.slot_index(partner)])
+        if matched:
+            assert types(t.observe(20, moved)) == ["lift"]
+            ev = t.finish(30)
+            assert types(ev) == ["claim"] and ev[0].valid and set(ev[0].slots) == {E, F}
+
+
 def test_a_lifted_tile_s_slot_showing_the_face_below_after_a_camera_move_is_no_return():
     # bench game 9801: a claim's upper tile off its stack when the camera was
     # knocked; its slot then read the face of the tile below it (seen too
