@@ -1762,16 +1762,6 @@ class BoardTracker:
                     present[i], known[i], faces[i] = True, True, st.faces[i]
                     conf[i] = max(float(conf[i]), 0.5)
                     continue
-                if not over and read[i] and known[i] and not present[i] and ref_ncc[i] >= s.hand_ncc \
-                        and conf[i] < s.doubtful_absent_confidence:
-                    # a tile of the bottom layer that leaves bares the mat and
-                    # its look changes wholly (removed tiles correlated at most
-                    # 0.19); a look still half alike read empty unsurely is a
-                    # tile blurred or shaded: no reading (bench game 10702, a
-                    # blurred 640x480 frame: a blocked tile correlating 0.66
-                    # read "no face" at 0.64 was penalised)
-                    known[i] = False
-                    continue
                 gone = read[i] and not present[i]
                 if not gone and d >= 0 and board.present[d] and obs.patches is not None \
                         and ref_ncc[i] < s.stack_ncc:

@@ -997,28 +997,6 @@ def test_a_sure_other_face_over_the_tile_below_is_a_lift_though_the_look_changed
     assert types(ev)[:1] == ["return"] and not t.busy and t.board.present[h]
 
 
-@pytest.mark.parametrize("alike, conf, lifted", [(0.66, 0.64, False), (0.66, 0.95, True), (0.2, 0.64, True)])
-def test_a_bottom_tile_half_alike_read_empty_unsurely_is_no_lift(alike, conf, lifted):
-    # bench game 10702 (640x480, a blurred frame): blocked B, on the bottom
-    # layer, correlated 0.66 with its look and read "no face" at 0.64: a
-    # penalty for a tile no one touched.  A tile that leaves the bottom
-    # layer bares the mat and its look changes wholly; a look half alike
-    # read empty unsurely is no reading.  Read empty surely, or wholly
-    # changed, it is a lift as before
-    t = tracker()
-    b = LAYOUT.slot_index(B)
-    t.observe(1, _with_probs(obs()))
-    o = _with_probs(obs(absent=[B], conf=0.99), pn_at=conf, own_at=0.01, slot=B)
-    sig = np.array(o.patches)
-    other = _OTHER[b] / np.linalg.norm(_OTHER[b])
-    sig[b] = alike * sig[b] + np.sqrt(1 - alike ** 2) * other
-    c = np.array(o.confidence, float)
-    c[b] = conf
-    ev = t.observe(5, Observation(o.present, o.known, o.faces, c, o.face_probs, o.p_none, None, sig))
-    assert (types(ev) == ["lift", "penalty"]) == lifted
-    assert (ev == []) == (not lifted)
-
-
 def test_a_changed_slot_whose_no_face_rose_reads_empty():
     # recognition still names a face at D, but D's slot looks different and
     # against its own history "no face" rose from 0.05 to 0.3 and bamboo-2
