@@ -3,6 +3,7 @@
     python bench/bench_referee.py [--seed 7001] [--games 4] [--fps 30] [--size 1280x720]
                                   [--claims 6] [--work DIR] [--format jpg|mp4] [--keep]
                                   [--json OUT.json] [--time-lapse STEP] [--words N]
+                                  [--layout NAME]
 
 Game ``k`` (0-based) uses seed ``seed + k`` for its deal, script and
 rendering (:func:`companion.commands.demo.script_game`).  The referee was
@@ -11,7 +12,9 @@ of checks run with seeds 7001-7004, 7101-7105, 7201-7208, 7301-7312 and
 7401-7412 (each failure found there became a development case), so the
 default starts at 7501, never run before the figures reported with it.  Games cycle through
 :data:`GAMES`: the four tile sets on the three built-in layouts, two players
-each (Word Mahjong's Zen Archives with two scholars, docs/RULES.md 4.6).
+each (Word Mahjong's Zen Archives with two scholars, docs/RULES.md 4.6);
+``--layout`` plays every game on another built-in layout (taller stacks,
+other outlines).
 
 Each game is a scripted recording (:mod:`vision.synth.recording`), 1280 x 720
 at 30 frames per second by default, written as JPEG frames in a folder (or an
@@ -245,6 +248,9 @@ def main(argv=None) -> int:
     ap.add_argument("--fps", type=float, default=30.0)
     ap.add_argument("--size", default="1280x720")
     ap.add_argument("--claims", type=int, default=6)
+    ap.add_argument("--layout", default=None, metavar="NAME",
+                    help="play every game on this built-in layout instead of the tile sets' own "
+                         "(turtle, sprint-2layer, sprint-flat, turtle): taller stacks, other outlines")
     ap.add_argument("--words", type=int, default=0,
                     help="words of 3-5 free tiles in each Word Mahjong game (Rule 2), besides the claims")
     ap.add_argument("--spell-rest", type=float, default=0.0, metavar="S",
@@ -261,6 +267,8 @@ def main(argv=None) -> int:
     if args.time_lapse and args.format != "jpg":
         ap.error("--time-lapse needs --format jpg")
     from companion import codex
+    if args.layout is not None and args.layout not in codex.BUILTIN_NAMES:
+        ap.error(f"--layout: not a built-in layout: {args.layout} (one of {', '.join(codex.BUILTIN_NAMES)})")
     w, h = (int(v) for v in args.size.lower().split("x"))
     work = args.work or Path(tempfile.mkdtemp(prefix="bench-referee-"))
     work.mkdir(parents=True, exist_ok=True)
@@ -271,6 +279,7 @@ def main(argv=None) -> int:
     for k in range(args.first, args.first + args.games):
         seed = args.seed + k
         variant, lay_name, mode = GAMES[k % len(GAMES)]
+        lay_name = args.layout or lay_name
         layout = codex.builtin(lay_name)
         gdir = work / (f"game-{seed}-{variant}-{lay_name}" + (f"-words{args.words}" if args.words and variant == "word"
                                                                else "")

@@ -36,10 +36,12 @@ t)``.  Types (``data`` keys in brackets):
 * ``reshuffle`` [player, faces, seed, source] the new faces of every slot;
 * ``undo`` (ref = the event undone) the event stops counting;
 * ``correction`` (ref = the event corrected) [changes | void, reason];
-* ``needs_referee`` [reason, evidence, off_table] the camera referee could
-  not decide; ``off_table`` lists tiles it saw leave the table for good
-  with no move decided: they leave the board (a claim or penalty that
-  settles the item, ``resolves``, is judged on the board from before);
+* ``needs_referee`` [reason, evidence, off_table, pair_move] the camera
+  referee could not decide; ``off_table`` lists tiles it saw leave the
+  table for good with no move decided: they leave the board (a claim or
+  penalty that settles the item, ``resolves``, is judged on the board from
+  before); ``pair_move`` (true) says the item is one player's pair move,
+  valid or not: where every pair move passes the turn, it passes it;
 * ``faces_seen`` [slots, faces, source, frame] faces the camera read on
   standing tiles the ledger knew no face for (a tile uncovered by a claim):
   no move, no turn; it makes free pairs, stalemates and hints count on what
@@ -1263,12 +1265,27 @@ class GameState:
         judged on the board as it stood just before they left
         (:meth:`judged_board`).  Slots no longer on the board are passed over.
 
+        ``pair_move`` true: the item is one player's pair move whose outcome
+        the camera could not judge (two tiles of one turn kept off the
+        board, faces read too unsurely to tell a match).  Where a valid
+        claim passes the turn (no extra turn, two or more players) and an
+        invalid attempt does too (Mindful Mahjong, "Harmony Duels": each
+        pair move ends the turn; every rule book: an invalid attempt passes
+        it), the item passes the turn, settled or not; a claim that settles
+        it (``resolves``) passes no turn again (docs/RULES.md 1.5).  Where a
+        valid match keeps the turn (Love and Candy Law 2, Word Mahjong), the
+        turn stays: the referee's decision says which.
+
         Raises:
-            BadInput: ``off_table`` not a list of slots of the layout.
+            BadInput: ``off_table`` not a list of slots of the layout;
+            ``pair_move`` not a boolean.
             IllegalMove: a slot named twice.
         """
         d = e.data
         off = d.get("off_table")
+        pair_move = d.get("pair_move", False)
+        if not isinstance(pair_move, bool):
+            raise BadInput(f"pair_move must be true or false, not {pair_move!r}")
         text = ""
         if off is not None:
             if not isinstance(off, list):
@@ -1280,6 +1297,9 @@ class GameState:
                     self.board.remove(i)
                 names = ", ".join(str(self.slot(i)) for i in idx)
                 text = f"; {names} left the table: off the board (settle the item to score it)"
+        if pair_move and not self.rules.extra_turn and len(self.players) > 1:
+            self._pass_turn()
+            text += f"; a pair move either way: turn passes to {self.players[self.turn].name}"
         if not d.get("resolved"):
             self.needs[e.id] = {"id": e.id, "reason": d.get("reason"), "evidence": d.get("evidence"),
                                 "player": d.get("player"), "rejected": False}

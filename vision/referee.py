@@ -472,6 +472,7 @@ class Referee:
         self._last: _Seen | None = None          # last judged frame
         self._turn_before: _Seen | None = None   # judged frame before the turn's first lift
         self._baseline: np.ndarray | None = None  # slots seen (face or empty) in the last judged frame
+        self._baseline_sig: np.ndarray | None = None  # (N, D) every slot's signature in that frame
         self._waiting = False                     # a settled frame was refused (hand in view)
         self._next_try = 0
         rate = self.fps if self.fps and self.fps > 0 else 30.0
@@ -722,13 +723,24 @@ class Referee:
                 # a slot that looks as it did is not under a hand, whatever the
                 # classifier says of it this time
                 newly &= self.tracker.looks_changed(obs)
+                # nor one that looks as in the last judged picture: a face
+                # the classifier reads as hidden now and then (a small
+                # picture's edge faces, bench game 10402 at 640 x 480: four
+                # such slots refused every picture of a penalty and an
+                # attempt) was not under a hand there, and is not now
+                newly &= ~self._looks_as_judged(obs)
                 # a slot emptied by the move may read as hidden: the tracker
                 # explains it (a move empties two slots at most, a word
                 # ``word_max_tiles``)
                 c = self.tracker.corrected(obs)
                 gone_now = np.asarray(c.known, bool) & ~np.asarray(c.present, bool)
                 standing_read = np.asarray(c.known, bool) & np.asarray(c.present, bool)
-                explained = newly & gone_now
+                # (or by a tile coming back, seen back by its look though
+                # the classifier calls its slot hidden: bench game 10402)
+                back_now = np.zeros(len(hidden), bool)
+                back_now[self.tracker.state.lifted] = True
+                back_now &= standing_read
+                explained = newly & (gone_now | back_now)
                 if int(explained.sum()) <= self._move_max:
                     newly &= ~explained
             crowd = self.tracker.changed_standing(obs) if self.tracker is not None else np.zeros(len(hidden), bool)
@@ -832,6 +844,7 @@ class Referee:
         self._first_seen = None
         self._relaid_first = None
         self._baseline = seen_now
+        self._baseline_sig = None if obs.patches is None else np.array(obs.patches, np.float32)
         self._refused_since = None
         current = _Seen(index, frame, rec)
         out: list[dict] = []
@@ -891,6 +904,10 @@ class Referee:
                                        "check whether tiles left or came back", {"frame": run_start})
                     out.append(self._output(flag, run_start))
             was_busy = self.tracker.busy
+            if not moved and not relaxed:
+                # no hand over the board: slots read hidden now are so by
+                # themselves (newly hidden ones refuse the picture)
+                self.tracker.keep_hidden_looks(obs, hidden)
             events = self.tracker.observe(run_start, obs, mid_move=mid_move)
             if not was_busy and any(e.type == "lift" for e in events):
                 self._turn_before = self._last
@@ -942,6 +959,7 @@ class Referee:
         self._waiting = False
         self._refused_since = None
         self._baseline = seen_now
+        self._baseline_sig = None if obs.patches is None else np.array(obs.patches, np.float32)
         self.status.state = "settled"
         self.status.judged += 1
         current = _Seen(index, frame, rec)
@@ -1040,6 +1058,19 @@ class Referee:
         mask = np.zeros(len(slots), bool)
         mask[behind] = True
         return replace(obs, known=known, read=read, behind=mask)
+
+    def _looks_as_judged(self, obs: Observation) -> np.ndarray:
+        """(N,) bool: slots whose signature (``obs.patches``) correlates at
+        least ``change_ncc`` (the tracker's) with theirs in the last judged
+        picture, whatever either reading was: nothing came over them since
+        (a hand over a slot drops the correlation near 0).  All False
+        without signatures."""
+        n = len(self.layout)
+        if obs.patches is None or self._baseline_sig is None or self.tracker is None \
+                or self._baseline_sig.shape != np.shape(obs.patches):
+            return np.zeros(n, bool)
+        ncc = np.einsum("nd,nd->n", np.asarray(obs.patches, np.float32), self._baseline_sig)
+        return ncc >= self.tracker.settings.change_ncc
 
     def _relaid_as_told(self, moved: list[int]) -> bool:
         """Whether tiles re-laid show the faces the ledger already holds for
@@ -1511,9 +1542,13 @@ class Referee:
             else:  # needs-referee
                 if ev.gone:     # off the table for good: off the ledger's board too
                     extra["off_table"] = [list(sl) for sl in ev.gone]
+                if ev.pair_move:    # one player's pair move: the ledger may pass the turn
+                    extra["pair_move"] = True
                 out = self._needs(ev.frame, ev.slots, faces, ev.reason, extra, player)
                 if ev.gone:
                     out["off_table"] = extra["off_table"]
+                if ev.pair_move:
+                    out["pair_move"] = True
         except _Rejudge:
             raise
         except CompanionError as exc:

@@ -464,6 +464,11 @@ class TrackEvent:
     of the turn.  ``gone`` (a ``"needs-referee"`` only) lists the tiles the
     tracker has taken off its board for good with no move decided: the
     ledger takes them off too (``off_table``, :meth:`companion.game.GameState.judged_board`).
+    ``pair_move`` (a ``"needs-referee"`` only): the item is one player's
+    pair move whose outcome the camera cannot judge (two tiles of one turn
+    taken for good, their faces read too unsurely to say whether they
+    match); the ledger passes the turn where either outcome would
+    (:meth:`companion.game.GameState._on_needs_referee`).
     """
 
     type: str
@@ -476,6 +481,7 @@ class TrackEvent:
     blocks: tuple[dict, ...] = ()
     gone: tuple[Slot, ...] = ()
     word: str | None = None
+    pair_move: bool = False
 
     def to_json(self) -> dict:
         d = {"type": self.type, "frame": self.frame, "slots": [list(s) for s in self.slots]}
@@ -492,6 +498,8 @@ class TrackEvent:
             d["gone"] = [list(s) for s in self.gone]
         if self.word is not None:
             d["word"] = self.word
+        if self.pair_move:
+            d["pair_move"] = True
         return d
 
 
@@ -574,6 +582,14 @@ class TrackerSettings:
             with at least this confidence on an emptied slot of the bottom
             layer that read empty before was put down there: the referee is
             asked at once (:meth:`BoardTracker.observe`).
+        behind_read, behind_gone: a tile behind taller tiles in front
+            (``Observation.behind``) whose own face still read with at least
+            ``behind_read`` in the last observation, and whose slot now reads
+            "no face here" with at least ``behind_gone``, above every face
+            (its own under a tenth of what it read), has left, while every
+            taller tile near it stands unchanged; one read with its own face
+            at ``behind_read`` stands (a lifted one is back), and its looks
+            are learnt (:meth:`BoardTracker._behind_read`).
     """
 
     face_confidence: float = 0.9
@@ -595,6 +611,8 @@ class TrackerSettings:
     misplaced_confidence: float = 0.9
     word_max_tiles: int = 12
     spelling_min_frequency: int = 100
+    behind_read: float = 0.7
+    behind_gone: float = 0.3
 
 
 @dataclass
@@ -625,6 +643,7 @@ class TrackerState:
     lift_frame: dict[int, int] = field(default_factory=dict)  # slot -> frame its lift was first seen
     lift_unseen: dict[int, frozenset] = field(default_factory=dict)  # slot -> slots unread in that picture
     behind_last: np.ndarray | None = None                      # (N,) behind taller tiles in the last observation
+    own_last: np.ndarray | None = None                         # (N,) own face's probability there (NaN: none)
     flagged: bool = False                                      # a needs-referee was raised for this lift set
     gone: set[int] = field(default_factory=set)               # taken away without a valid claim
     held: tuple | None = None                                  # (frame, verdict or WordMove): a valid move off, not yet claimed
@@ -804,7 +823,58 @@ class BoardTracker:
 
     def _keep_behind(self, obs: Observation) -> None:
         n = len(self.board.layout.slots)
-        self.state.behind_last = np.zeros(n, bool) if obs.behind is None else np.asarray(obs.behind, bool).copy()
+        st = self.state
+        st.behind_last = np.zeros(n, bool) if obs.behind is None else np.asarray(obs.behind, bool).copy()
+        st.own_last = np.full(n, np.nan)
+        if obs.face_probs is not None:
+            fp = np.asarray(obs.face_probs, np.float64)
+            for i, f in enumerate(st.faces):
+                if f is not None:
+                    st.own_last[i] = fp[i, self._col[f]]
+
+    def _behind_read(self, obs: Observation, fp: np.ndarray | None, pn: np.ndarray | None,
+                     lifted: np.ndarray, moved: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Tiles behind taller tiles in front (``obs.behind``: not judged by
+        their window) that the classifier reads all the same.
+
+        Returns ``(left, seen)``, two ``(N,)`` bool arrays.  ``left``: a
+        standing tile whose own face read with ``behind_read`` in the last
+        observation, and whose slot now reads "no face here" with
+        ``behind_gone`` and above every face, its own under a tenth of what
+        it read.  ``seen``: its own face read with ``behind_read`` and
+        likeliest (a standing tile, or a lifted one back), so that its looks
+        are learnt.  Neither while a taller tile within two tiles of it (4
+        half-units either way) is lifted, read gone or changed in look (a
+        tile with no stored look, under another, counts as unchanged): that
+        tile leaving changes the window (bench game 9004).  Bench game
+        10803 (Word, 1280 x 720): E at 19,6,1, pinched beside layer-2 tiles
+        that hid over half of it from the camera, read at 0.80-0.85
+        standing and "no face" (own face 0.01) lifted: its blocked lift and
+        return went unseen, and so did the penalty."""
+        st = self.state
+        s = self.settings
+        n = len(lifted)
+        left, seen = np.zeros(n, bool), np.zeros(n, bool)
+        if obs.behind is None or fp is None or pn is None:
+            return left, seen
+        slots = self.board.layout.slots
+        gone_now = np.asarray(obs.known, bool) & ~np.asarray(obs.present, bool)
+        has_ref = np.ones(n, bool) if st.has_ref is None else st.has_ref
+        for i in np.flatnonzero(np.asarray(obs.behind, bool)):
+            f = st.faces[i]
+            if f is None or not self.board.present[i]:
+                continue
+            si = slots[i]
+            near = [j for j, sj in enumerate(slots) if sj.z > si.z and abs(sj.x - si.x) <= 4
+                    and abs(sj.y - si.y) <= 4 and self.board.present[j]]
+            if any(lifted[j] or gone_now[j] or (moved[j] and has_ref[j]) for j in near):
+                continue
+            own = fp[i, self._col[f]]
+            if own >= s.behind_read and self._own_on_top(i, fp):
+                seen[i] = True
+            elif not lifted[i] and st.own_last is not None and st.own_last[i] >= s.behind_read:
+                left[i] = pn[i] >= s.behind_gone and own < 0.1 * st.own_last[i] and fp[i].max() < pn[i]
+        return left, seen
 
     # ------------------------------------------------ what the ledger says
 
@@ -847,6 +917,39 @@ class BoardTracker:
             st.last_patch = p.copy()
         else:
             st.last_patch[readings >= 0] = p[readings >= 0]
+
+    def keep_hidden_looks(self, obs: Observation, hidden: np.ndarray) -> None:
+        """Keep, as its standing look, the signature (``obs.patches``) of each
+        standing, uncovered tile with no look stored yet whose slot reads
+        hidden (``hidden``, (N,) bool) in a picture the caller judged with
+        no hand over the board: a face the classifier never reads (a small
+        picture's edge faces, read "hidden" now and then while nothing is
+        over them) is then seen leaving when its slot changes and reads
+        empty, where "a tile never seen standing is never seen leaving"
+        (:meth:`_changes`) had lost it (bench game 10402, 640 x 480: a
+        pair's tile whose face never read, lifted and put back, went
+        unseen, and its partner went to the referee as off the table).
+        Not for a tile over another: there a wholly changed look is a lift
+        whatever the classifier reads (:meth:`_correct`), and a hidden
+        slot's look says too little for that."""
+        st = self.state
+        if obs.patches is None or st.ref is None or not st.initialised:
+            return
+        p = np.asarray(obs.patches, np.float32)
+        if p.shape[1] != st.ref.shape[2]:
+            return
+        lifted = np.zeros(len(p), bool)
+        if st.lifted:
+            lifted[st.lifted] = True
+        behind = np.zeros(len(p), bool) if obs.behind is None else np.asarray(obs.behind, bool)
+        for i in np.flatnonzero(np.asarray(hidden, bool) & self._standing_top() & ~lifted & ~st.has_ref & ~behind):
+            d = self._below[i]
+            if d >= 0 and self.board.present[d]:
+                continue        # over a tile: a changed look alone would take it off (the stack rule)
+            st.ref[i, 0] = p[i]
+            st.n_ref[i] = 1
+            st.ref_state[i] = 1
+            st.has_ref[i] = True
 
     def take_off(self, slots: Sequence[int]) -> None:
         """The ledger took these standing tiles off its board (a move
@@ -1562,6 +1665,7 @@ class BoardTracker:
         out: list[TrackEvent] = []
         lifted = list(st.lifted)
         why = "tiles left the board without a valid claim"
+        pair_move = False
         if len(lifted) == 1 and self._unseen_partner(tb, lifted[0]):
             why = ("a tile left the board alone and did not come back; a tile that could match it went "
                    "unread in that picture (behind a taller stack): it may have been claimed with it")
@@ -1588,6 +1692,10 @@ class BoardTracker:
                 why = f"a pair left the board and was not put back: {v.reason}"
             elif v.code in (NO_MATCH, UNKNOWN_FACE):
                 why = f"a pair left the board; the faces are not sure enough to judge it ({v.reason})"
+                # one player's move, valid or not: where every pair move
+                # passes the turn the item passes it (bench game 10402: the
+                # turn stayed, and every later move went to the wrong player)
+                pair_move = len(st.turn_lifted) == 2 and set(st.turn_lifted) == {a, b}
         blocked = self._blocked_word(lifted) if len(lifted) >= MIN_WORD else None
         if blocked is not None:
             w, reason = blocked
@@ -1599,7 +1707,8 @@ class BoardTracker:
             why = f"the {len(lifted)} tiles asked about before did not come back"
         out.append(TrackEvent("needs-referee", frame, tuple(slots[i] for i in lifted),
                               tuple(st.faces[i] for i in lifted), reason=why,
-                              gone=tuple(slots[i] for i in _removal_order(self.board, lifted))))
+                              gone=tuple(slots[i] for i in _removal_order(self.board, lifted)),
+                              pair_move=pair_move and blocked is None))
         self._remove(*lifted)
         st.gone.update(lifted)
         st.lifted.clear()
@@ -1742,6 +1851,14 @@ class BoardTracker:
             lifted[st.lifted] = True
         standing = self._standing_top(lifted_cover=True)
         moved = self._moved(obs)
+        # tiles behind taller ones that the classifier reads all the same
+        left, seen = self._behind_read(obs, fp, pn, lifted, moved)
+        for i in np.flatnonzero(left):
+            present[i], known[i], faces[i], read[i] = False, True, None, True
+            conf[i] = float(pn[i])
+        for i in np.flatnonzero(seen):
+            present[i], known[i], faces[i], read[i] = True, True, st.faces[i], True
+            conf[i] = max(float(conf[i]), float(fp[i, self._col[st.faces[i]]]))
         if obs.patches is not None and st.ref is not None:
             ref_ncc = self._ref_ncc(obs)
             behind = np.zeros(n, bool) if obs.behind is None else np.asarray(obs.behind, bool)
@@ -1790,9 +1907,11 @@ class BoardTracker:
             # return was never seen, and it went to the referee as a tile
             # off the table)
             stood = self._stood_ncc(np.asarray(obs.patches, np.float32))
-            for i in np.flatnonzero(lifted & ~present & read & ~behind):
+            # (a slot read hidden too: a small picture's edge face the
+            # classifier calls hidden while it stands, bench game 10402)
+            for i in np.flatnonzero(lifted & (~present | ~read) & ~behind):
                 if moved[i] and stood[i] >= s.change_ncc and stood[i] > ref_ncc[i]:
-                    present[i], known[i], faces[i] = True, True, st.faces[i]
+                    present[i], known[i], faces[i], read[i] = True, True, st.faces[i], True
                     conf[i] = max(float(conf[i]), 0.5)
             # and one whose slot reads its own face surely, looking more as
             # it stood than as when it left, is back though its look changed

@@ -477,3 +477,57 @@ def test_voiding_the_first_of_two_words_settling_an_item_opens_it_again(tmp_path
         assert s.state.off_table[item.id][0] == [0, 1, 2] and s.state.player("Ann").words == ["DOG"]
         with pytest.raises(BadInput, match="a word is letters"):
             s.settle(item.id, "word", "Ann", slots6[:3], word=123)
+
+
+# An unsure pair kept off the board is one player's move, a claim or an
+# invalid attempt (docs/RULES.md 1.5, session 43): where both pass the turn
+# (Mindful Mahjong 2.6.3, Harmony Duels, "Players take turns making single
+# valid matches"; an invalid attempt passes it in every book) the item
+# marked pair_move passes it; where a valid match keeps the turn (Love and
+# Candy Law 2, "an extra action turn") it cannot say.
+
+MINDFUL_MINI = ("circles-1", "circles-2", "circles-1", "circles-2", "characters-3", "characters-3")
+
+
+def test_an_unsure_pair_item_passes_the_turn_in_harmony_duels(tmp_path):
+    with Ledger(tmp_path / "m.db") as led:
+        start_mini(led, variant="mindful", mode="harmony-duels", faces=MINDFUL_MINI)
+        item = led.append("g1", "needs-referee", {"reason": "faces not sure", "player": "Ann", "slots": [A, C],
+                                                  "off_table": [A, C], "pair_move": True}, None, 1.0)
+        s = GameSession(led)
+        assert s.state.players[s.state.turn].name == "Ben"
+        assert s.state.entries[item.id].text.endswith("left the table: off the board (settle the item to "
+                                                      "score it); a pair move either way: turn passes to Ben")
+        # the referee settles the pair for Ann: scored at its own value
+        # (Mindful 2.5: a suit pair, 100), made in its own turn: no turn passes again
+        res = s.settle(item.id, "claim", "Ann", [A, C])
+        assert [e.type for e in res.written] == ["claim", "correction"]
+        s = GameSession(led)
+        assert s.state.players[s.state.turn].name == "Ben" and s.open_items() == []
+        assert s.claim("Ben", [D, E]).ok                         # Ben's own turn
+        s = GameSession(led)
+        # as the same moves played by hand: a suit pair each (100, Mindful
+        # 2.5), then the stalemate's end lines (2.7: two unspent Zen Focus
+        # tokens +1000, two tiles left -100)
+        assert [(p.name, [x for _, _, x in p.lines]) for p in s.state.players] == \
+            [("Ann", [100, 1000, -100]), ("Ben", [100, 1000, -100])]
+        assert set(s.state.status.values()) == {"ok", "corrected"}       # nothing rejected
+
+
+def test_an_unsure_pair_item_leaves_the_turn_where_a_match_keeps_it(tmp_path):
+    with Ledger(tmp_path / "l.db") as led:
+        start_mini(led, variant="love", mode="sprint")
+        led.append("g1", "needs-referee", {"reason": "faces not sure", "player": "Ann", "slots": [A, C],
+                                           "off_table": [A, C], "pair_move": True}, None, 1.0)
+        assert GameSession(led).state.players[GameSession(led).state.turn].name == "Ann"
+    with Ledger(tmp_path / "m.db") as led:           # no pair_move: the turn stays, as before
+        start_mini(led, variant="mindful", mode="harmony-duels", faces=MINDFUL_MINI)
+        led.append("g1", "needs-referee", {"reason": "3 tiles", "slots": [A, C, D],
+                                           "off_table": [A, C, D]}, None, 1.0)
+        s = GameSession(led)
+        assert s.state.players[s.state.turn].name == "Ann"
+        led.append("g1", "needs-referee", {"reason": "x", "slots": [E], "pair_move": "yes"}, None, 2.0)
+        s = GameSession(led)
+        bad = [i for i in s.open_items() if i["rejected"]]
+        assert len(bad) == 1 and "pair_move must be true or false, not 'yes'" in bad[0]["reason"]
+        assert s.state.players[s.state.turn].name == "Ann"

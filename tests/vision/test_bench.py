@@ -108,3 +108,13 @@ def test_time_lapse_keeps_every_nth_frame_without_a_hand(tmp_path):
     assert (out / "00001.jpg").read_bytes() == bytes([4])
     assert time_lapse(frames, truth, 4, out) == [0, 6]        # made again from scratch
     assert len(list(out.iterdir())) == 2
+
+
+def test_referee_bench_refuses_a_layout_it_does_not_know(capsys):
+    from bench.bench_referee import main
+    with pytest.raises(SystemExit) as err:
+        main(["--layout", "no-such-layout", "--games", "1"])
+    assert err.value.code == 2
+    line = capsys.readouterr().err.strip().splitlines()[-1]
+    assert "--layout: not a built-in layout: no-such-layout (one of turtle, sprint-flat," in line
+    assert "pagoda-of-peace" in line
