@@ -644,6 +644,7 @@ class TrackerState:
     lift_unseen: dict[int, frozenset] = field(default_factory=dict)  # slot -> slots unread in that picture
     behind_last: np.ndarray | None = None                      # (N,) behind taller tiles in the last observation
     own_last: np.ndarray | None = None                         # (N,) own face's probability there (NaN: none)
+    pn_last: np.ndarray | None = None                          # (N,) "no face here" there (NaN: none)
     flagged: bool = False                                      # a needs-referee was raised for this lift set
     gone: set[int] = field(default_factory=set)               # taken away without a valid claim
     held: tuple | None = None                                  # (frame, verdict or WordMove): a valid move off, not yet claimed
@@ -826,6 +827,7 @@ class BoardTracker:
         st = self.state
         st.behind_last = np.zeros(n, bool) if obs.behind is None else np.asarray(obs.behind, bool).copy()
         st.own_last = np.full(n, np.nan)
+        st.pn_last = np.full(n, np.nan) if obs.p_none is None else np.array(obs.p_none, np.float64)
         if obs.face_probs is not None:
             fp = np.asarray(obs.face_probs, np.float64)
             for i, f in enumerate(st.faces):
@@ -857,17 +859,11 @@ class BoardTracker:
         left, seen = np.zeros(n, bool), np.zeros(n, bool)
         if obs.behind is None or fp is None or pn is None:
             return left, seen
-        slots = self.board.layout.slots
-        gone_now = np.asarray(obs.known, bool) & ~np.asarray(obs.present, bool)
-        has_ref = np.ones(n, bool) if st.has_ref is None else st.has_ref
         for i in np.flatnonzero(np.asarray(obs.behind, bool)):
             f = st.faces[i]
             if f is None or not self.board.present[i]:
                 continue
-            si = slots[i]
-            near = [j for j, sj in enumerate(slots) if sj.z > si.z and abs(sj.x - si.x) <= 4
-                    and abs(sj.y - si.y) <= 4 and self.board.present[j]]
-            if any(lifted[j] or gone_now[j] or (moved[j] and has_ref[j]) for j in near):
+            if self._taller_near_changed(i, obs, lifted, moved):
                 continue
             own = fp[i, self._col[f]]
             if own >= s.behind_read and self._own_on_top(i, fp):
@@ -1484,6 +1480,17 @@ class BoardTracker:
             # its looks are learnt afresh (those stored showed the tile in
             # front); read otherwise, they stay until it is
             st.n_ref[self._unveiled(obs) & agree & ~lifted] = 0
+            # a tile still behind taller ones: its look (their wall and the
+            # strip of its face in sight, :meth:`_behind_look`) is learnt
+            # while they stand unchanged, and afresh once one of them changed
+            if obs.behind is not None:
+                moved = self._moved(obs)
+                for i in np.flatnonzero(np.asarray(obs.behind, bool) & ~agree):
+                    if not self.board.present[i] or self.board.n_cover[i]:
+                        continue
+                    if not lifted[i] and self._taller_near_changed(i, obs, lifted, moved):
+                        st.n_ref[i] = 0
+                    agree[i] = True
         state = np.where(lifted, 0, 1).astype(np.int8)
         best = self._ref_ncc(Observation(present, known, obs.faces, obs.confidence, patches=p))
         stood = self._stood_ncc(p)
@@ -1752,7 +1759,7 @@ class BoardTracker:
         if not board.is_free(a) or not board.is_free(b):
             return None
         for u, k in ((a, b), (b, a)):
-            if st.face_conf[k] < s.face_confidence or st.face_conf[u] >= s.face_confidence:
+            if not self._read_surely(k) or st.face_conf[u] >= s.face_confidence:
                 continue
             known = st.faces[k]
             cands = [known] + [f.id for f in self.tileset.faces
@@ -1763,6 +1770,22 @@ class BoardTracker:
                 if plausible and self.copies_left(f, u) > 0:
                     return a, b, u, f
         return None
+
+    def _read_surely(self, i: int) -> bool:
+        """Slot ``i``'s face is sure: read once with ``face_confidence``, or
+        ``swap_min_reads`` times or more at a mean of ``face_confidence`` less
+        0.05 (bench game 11301: gummy-9 read three times at 0.87-0.89, its
+        partner behind a taller stack never read; the pair went to the
+        referee as unsure)."""
+        st = self.state
+        f = st.faces[i]
+        if f is None:
+            return False
+        if st.face_conf[i] >= self.settings.face_confidence:
+            return True
+        n = st.reads[i]
+        return bool(n >= self.settings.swap_min_reads
+                    and st.votes[i, self._col[f]] / n >= self.settings.face_confidence - 0.05)
 
     def _claim_inferred(self, frame: int, a: int, b: int, u: int, face: str) -> list[TrackEvent]:
         st = self.state
@@ -1851,6 +1874,7 @@ class BoardTracker:
             lifted[st.lifted] = True
         standing = self._standing_top(lifted_cover=True)
         moved = self._moved(obs)
+        overruled = np.zeros(n, bool)       # a stacked tile's look kept, but the classifier says it left
         # tiles behind taller ones that the classifier reads all the same
         left, seen = self._behind_read(obs, fp, pn, lifted, moved)
         for i in np.flatnonzero(left):
@@ -1859,6 +1883,13 @@ class BoardTracker:
         for i in np.flatnonzero(seen):
             present[i], known[i], faces[i], read[i] = True, True, st.faces[i], True
             conf[i] = max(float(conf[i]), float(fp[i, self._col[st.faces[i]]]))
+        gone_look, back_look = self._behind_look(obs, lifted, moved, left | seen)
+        for i in np.flatnonzero(gone_look):
+            present[i], known[i], faces[i], read[i] = False, True, None, True
+            conf[i] = 0.5
+        for i in np.flatnonzero(back_look):
+            present[i], known[i], faces[i], read[i] = True, True, st.faces[i], True
+            conf[i] = max(float(conf[i]), 0.5)
         if obs.patches is not None and st.ref is not None:
             ref_ncc = self._ref_ncc(obs)
             behind = np.zeros(n, bool) if obs.behind is None else np.asarray(obs.behind, bool)
@@ -1866,7 +1897,9 @@ class BoardTracker:
             # classifier alone: its stored looks showed the tile in front
             unveiled = self._unveiled(obs)
             for i in np.flatnonzero(standing & st.has_ref & ~behind & ~unveiled):
-                if not moved[i]:
+                if not moved[i] and self._stack_look_overruled(i, obs, fp, pn, ref_ncc):
+                    overruled[i] = True          # judged below as a changed slot
+                elif not moved[i]:
                     if read[i] and (not present[i] or not known[i]):
                         present[i], known[i] = True, True
                         faces[i] = faces[i] or st.faces[i]
@@ -1880,6 +1913,15 @@ class BoardTracker:
                     conf[i] = max(float(conf[i]), 0.5)
                     continue
                 gone = read[i] and not present[i]
+                if over and not gone and read[i] and faces[i] is not None and faces[i] == st.faces[i] \
+                        and conf[i] >= s.behind_read and self._taller_near_changed(i, obs, lifted, moved):
+                    # its own face read plainly, and a taller tile beside it
+                    # has just left or changed: that tile's wall had been in
+                    # its look (bench game 11300, Dragon's Tail: a tile read
+                    # at 0.90 beside a layer-3 tile that left, its look 0.18
+                    # like before, was taken off by the stack rule below)
+                    present[i], known[i] = True, True
+                    continue
                 if not gone and d >= 0 and board.present[d] and obs.patches is not None \
                         and ref_ncc[i] < s.stack_ncc:
                     gone = True     # the tile below shows too high (it may even bear the same face)
@@ -1982,8 +2024,102 @@ class BoardTracker:
             if pn is not None:
                 pn[u] = pn[d]
         out = Observation(present, known, faces, conf, fp, pn, read, obs.patches, obs.behind)
-        self._too_high = (id(out), too_high | too_high_back)
+        self._too_high = (id(out), too_high | too_high_back | gone_look | back_look
+                          | (overruled & ~np.asarray(present, bool)))
         return out
+
+    def _behind_look(self, obs: Observation, lifted: np.ndarray, moved: np.ndarray,
+                     decided: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Tiles behind taller tiles in front (``obs.behind``) judged by their
+        look while every taller tile near them stands unchanged
+        (:meth:`_taller_near_changed`): the window then shows the same wall
+        of the tile in front and, beside it, what the camera sees of the
+        face, so a look unlike every stored one (``change_ncc``), or only
+        somewhat like (``new_appearance_ncc``) while "no face here" rose
+        ``none_rise`` since the last observation, is the tile gone, unless
+        the classifier reads its own face (``behind_read``),
+        and a lifted tile's slot looking again as the tile stood is the
+        tile back.  ``decided`` slots (read by :meth:`_behind_read`) are
+        left out.  Returns ``(gone, back)``, two ``(N,)`` bool arrays.
+
+        Bench games 11200, 11300, 11301 (Pagoda of Peace and Dragon's Tail,
+        tall stacks seen at a tilt): tiles four fifths hidden behind a taller
+        neighbour, whose faces the classifier never read, were lifted for a
+        penalty or a claim unseen; the strip of the face in sight changed
+        wholly (correlation 0.44 and -0.05 with the standing look), or in
+        part (0.79, "no face here" 0.56 -> 0.93)."""
+        st = self.state
+        s = self.settings
+        n = len(lifted)
+        gone, back = np.zeros(n, bool), np.zeros(n, bool)
+        if obs.behind is None or obs.patches is None or st.ref is None:
+            return gone, back
+        ref_ncc = self._ref_ncc(obs)
+        stood = self._stood_ncc(np.asarray(obs.patches, np.float32))
+        fp = obs.face_probs
+        for i in np.flatnonzero(np.asarray(obs.behind, bool) & ~decided):
+            if not self.board.present[i] or self.board.n_cover[i] or not st.has_ref[i] \
+                    or self._taller_near_changed(i, obs, lifted, moved):
+                continue
+            if lifted[i]:
+                back[i] = stood[i] >= s.change_ncc and stood[i] > ref_ncc[i]
+                continue
+            f = st.faces[i]
+            own = 0.0 if f is None or fp is None else float(fp[i, self._col[f]])
+            rose = obs.p_none is not None and st.pn_last is not None \
+                and obs.p_none[i] >= st.pn_last[i] + s.none_rise       # (False where NaN)
+            changed = ref_ncc[i] < s.change_ncc or (rose and ref_ncc[i] < s.new_appearance_ncc)
+            gone[i] = changed and own < s.behind_read and st.ref_state[i] == 1
+        return gone, back
+
+    def _taller_near_changed(self, i: int, obs: Observation, lifted: np.ndarray, moved: np.ndarray) -> bool:
+        """Whether a standing tile on a higher layer than slot ``i``, within
+        two tiles of it (4 half-units either way), is lifted, or, uncovered,
+        reads gone in ``obs`` or looks changed: such a tile hides part of
+        ``i``'s window from a tilted camera, so ``i``'s look changes with
+        it.  (A covered tile's window shows the side of the one above it,
+        and reads "no face" while it stands.)"""
+        st = self.state
+        slots = self.board.layout.slots
+        si = slots[i]
+        gone_now = np.asarray(obs.known, bool) & ~np.asarray(obs.present, bool)
+        for j, sj in enumerate(slots):
+            if sj.z > si.z and abs(sj.x - si.x) <= 4 and abs(sj.y - si.y) <= 4 and self.board.present[j]:
+                if lifted[j]:
+                    return True
+                if self.board.n_cover[j]:
+                    continue        # under another tile: its window shows that one's side
+                if gone_now[j] or (moved[j] and (st.has_ref is None or st.has_ref[j])):
+                    return True
+        return False
+
+    def _stack_look_overruled(self, i: int, obs: Observation, fp: np.ndarray | None, pn: np.ndarray | None,
+                              ref_ncc: np.ndarray) -> bool:
+        """Whether standing tile ``i``, over a standing tile, whose slot looks
+        only somewhat as it did (``change_ncc`` up to ``new_appearance_ncc``)
+        has left all the same: its slot reads empty, its own face's
+        probability fell below ``own_fall`` of its mean and "no face here"
+        rose ``none_rise`` above its mean.  The tile below, one layer down,
+        may look much like it (bench game 11302, Dragon's Tail: 1 of
+        Characters lifted off 7 of Characters correlated 0.77 with its
+        standing look, read empty, own face 0.58 -> 0.04; the claim it
+        began was never seen and every later move went to the wrong
+        player)."""
+        st = self.state
+        s = self.settings
+        d = self._below[i]
+        if d < 0 or not self.board.present[d] or fp is None or pn is None or st.base_n[i] <= 0 \
+                or ref_ncc[i] >= s.new_appearance_ncc:
+            return False
+        read = obs.known if obs.read is None else obs.read
+        if not (obs.known[i] and read[i] and not obs.present[i]):
+            return False
+        m = st.base_n[i]
+        f = st.faces[i]
+        k = self._col[f] if f is not None else int(np.argmax(st.base_fp[i]))
+        own0 = st.base_fp[i, k] / m
+        return bool(own0 >= s.own_min and fp[i, k] < s.own_fall * own0 and fp[i].max() < s.clear_face
+                    and pn[i] >= st.base_pn[i] / m + s.none_rise)
 
     def _own_on_top(self, i: int, fp: np.ndarray | None) -> bool:
         """Slot ``i``'s known face is (about) the likeliest face in its row of
