@@ -645,6 +645,7 @@ class TrackerState:
     behind_last: np.ndarray | None = None                      # (N,) behind taller tiles in the last observation
     own_last: np.ndarray | None = None                         # (N,) own face's probability there (NaN: none)
     pn_last: np.ndarray | None = None                          # (N,) "no face here" there (NaN: none)
+    sig_last: np.ndarray | None = None                         # (N, D) every slot's signature there
     flagged: bool = False                                      # a needs-referee was raised for this lift set
     gone: set[int] = field(default_factory=set)               # taken away without a valid claim
     held: tuple | None = None                                  # (frame, verdict or WordMove): a valid move off, not yet claimed
@@ -828,6 +829,7 @@ class BoardTracker:
         st.behind_last = np.zeros(n, bool) if obs.behind is None else np.asarray(obs.behind, bool).copy()
         st.own_last = np.full(n, np.nan)
         st.pn_last = np.full(n, np.nan) if obs.p_none is None else np.array(obs.p_none, np.float64)
+        st.sig_last = None if obs.patches is None else np.array(obs.patches, np.float32)
         if obs.face_probs is not None:
             fp = np.asarray(obs.face_probs, np.float64)
             for i, f in enumerate(st.faces):
@@ -2073,9 +2075,13 @@ class BoardTracker:
         return gone, back
 
     def _taller_near_changed(self, i: int, obs: Observation, lifted: np.ndarray, moved: np.ndarray) -> bool:
-        """Whether a standing tile on a higher layer than slot ``i``, within
-        two tiles of it (4 half-units either way), is lifted, or, uncovered,
-        reads gone in ``obs`` or looks changed: such a tile hides part of
+        """Whether a tile on a higher layer than slot ``i``, within two tiles
+        of it (4 half-units either way), uncovered, reads gone in ``obs`` or
+        looks changed since the last observation (one lifted before and
+        still off does not count)
+        (``change_ncc``; bench game 11501: a look compared with the stored
+        ones stayed "changed" for good where those were stale, and every
+        tile behind it went unjudged): such a tile hides part of
         ``i``'s window from a tilted camera, so ``i``'s look changes with
         it.  (A covered tile's window shows the side of the one above it,
         and reads "no face" while it stands.)"""
@@ -2083,13 +2089,17 @@ class BoardTracker:
         slots = self.board.layout.slots
         si = slots[i]
         gone_now = np.asarray(obs.known, bool) & ~np.asarray(obs.present, bool)
+        last = st.sig_last
+        if last is not None and obs.patches is not None and np.shape(obs.patches) == last.shape:
+            p = np.asarray(obs.patches, np.float32)
+            changed = lambda j: float(p[j] @ last[j]) < self.settings.change_ncc     # noqa: E731
+        else:
+            changed = lambda j: bool(lifted[j] or (moved[j] and (st.has_ref is None or st.has_ref[j])))  # noqa: E731
         for j, sj in enumerate(slots):
             if sj.z > si.z and abs(sj.x - si.x) <= 4 and abs(sj.y - si.y) <= 4 and self.board.present[j]:
-                if lifted[j]:
-                    return True
                 if self.board.n_cover[j]:
                     continue        # under another tile: its window shows that one's side
-                if gone_now[j] or (moved[j] and (st.has_ref is None or st.has_ref[j])):
+                if changed(j) or (gone_now[j] and not lifted[j]):
                     return True
         return False
 
