@@ -1915,13 +1915,20 @@ class BoardTracker:
                     conf[i] = max(float(conf[i]), 0.5)
                     continue
                 gone = read[i] and not present[i]
-                if over and not gone and read[i] and faces[i] is not None and faces[i] == st.faces[i] \
-                        and conf[i] >= s.behind_read and self._taller_near_changed(i, obs, lifted, moved):
-                    # its own face read plainly, and a taller tile beside it
-                    # has just left or changed: that tile's wall had been in
-                    # its look (bench game 11300, Dragon's Tail: a tile read
-                    # at 0.90 beside a layer-3 tile that left, its look 0.18
-                    # like before, was taken off by the stack rule below)
+                own_plain = faces[i] is not None and faces[i] == st.faces[i] and conf[i] >= s.behind_read
+                first_sure = faces[i] is not None and st.faces[i] is None and conf[i] >= s.face_confidence \
+                    and faces[i] != st.faces[d] and self.copies_left(faces[i], i) > 0
+                if over and not gone and read[i] and (own_plain or first_sure) \
+                        and self._taller_near_changed(i, obs, lifted, moved):
+                    # its own face read plainly (or, never read before, a
+                    # face read surely that is not the one below), and a
+                    # taller tile beside it has just left or changed: that
+                    # tile's wall had been in its look (bench game 11300,
+                    # Dragon's Tail: a tile read at 0.90 beside a layer-3
+                    # tile that left, its look 0.18 like before, was taken
+                    # off by the stack rule below; 11603, Imperial Palace:
+                    # an O never read, seen at 0.94 once the tile in front
+                    # left, was penalised and its face given to the tile below)
                     present[i], known[i] = True, True
                     continue
                 if not gone and d >= 0 and board.present[d] and obs.patches is not None \

@@ -1482,9 +1482,10 @@ TALL = Layout("tall-beside", ((0, 0, 0), (0, 0, 1), (2, 0, 0), (2, 0, 1), (2, 0,
 TALL_FACES = ["bamboo-1", "bamboo-2", "bamboo-3", "bamboo-4", "bamboo-5", "bamboo-5"]
 
 
-def _tall(absent=(), changed=(), own=None):
+def _tall(absent=(), changed=(), own=None, unread=()):
     """A reading of TALL: every face read 0.9 (``own``: slot -> its own
-    face's probability), ``changed`` slots looking otherwise."""
+    face's probability; ``unread`` slots "no face here" 0.7), ``changed``
+    slots looking otherwise."""
     n, k = len(TALL), len(TS.faces)
     col = {f.id: j for j, f in enumerate(TS.faces)}
     present = np.array([s not in absent for s in TALL.slots])
@@ -1500,6 +1501,9 @@ def _tall(absent=(), changed=(), own=None):
     for s, p in (own or {}).items():
         i = TALL.slots.index(s)
         fp[i, col[TALL_FACES[i]]] = conf[i] = p
+    for s in unread:
+        i = TALL.slots.index(s)
+        fp[i], pn[i], faces[i], conf[i] = 0.001, 0.7, None, 0.7
     rng = np.random.default_rng(7)
     sig = rng.normal(size=(2, n, 32)).astype(np.float32)
     look = np.stack([sig[1 if TALL.slots[i] in changed else 0, i] for i in range(n)])
@@ -1614,3 +1618,24 @@ def test_a_face_read_three_times_just_under_sure_makes_its_unread_partner_a_clai
     ev = t.finish(30)
     assert [(e.type, e.slots, e.valid) for e in ev] == [("claim", (A, C), True)]
     assert "was not read" in ev[0].reason
+
+
+@pytest.mark.parametrize("conf_now", [0.95, 0.8])
+def test_a_stacked_face_never_read_seen_surely_once_the_taller_tile_beside_it_leaves_stands(conf_now):
+    # bench game 11603 (Imperial Palace): an O on a layer-1 stack, never
+    # read while a layer-3 tile in front hid it ("no face" 0.72), read at
+    # 0.94 once that tile was lifted; its look had changed wholly, and the
+    # stack rule took it off (a penalty) and gave its face to the tile
+    # below.  Read surely (face_confidence), it stands with that face; read
+    # less surely, the stack rule holds
+    q, t5 = (0, 0, 1), (2, 0, 2)
+    t = BoardTracker(Board(TALL), TS)
+    t.observe(0, _tall(unread=[q]))
+    t.observe(1, _tall(unread=[q]))
+    assert t.state.faces[TALL.slots.index(q)] is None
+    ev = t.observe(5, _tall(absent=[t5], changed=[q, t5], own={q: conf_now}))
+    if conf_now >= 0.9:
+        assert [(e.type, e.slots) for e in ev][:1] == [("lift", (t5,))] and len(types(ev)) <= 2
+        assert t.board.present[TALL.slots.index(q)] and t.state.faces[TALL.slots.index(q)] == "bamboo-2"
+    else:
+        assert ("lift", (q,)) in [(e.type, e.slots) for e in ev]
