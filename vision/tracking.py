@@ -1843,7 +1843,9 @@ class BoardTracker:
           face seen too high: tiles are never swapped, so the upper one is
           gone (where the slot's look changed, or, read with
           ``face_confidence``, changed only somewhat: under
-          ``new_appearance_ncc``; a lifted tile read surely with its own
+          ``new_appearance_ncc``; where the look changed, a face read once
+          with ``swap_sure`` replaced by one read with ``face_confidence``
+          will do too, bench game 11800; a lifted tile read surely with its own
           face again, looking more as it stood than as its emptied slot, is
           back likewise); so is a face read once with ``swap_sure`` replaced by
           another read with ``swap_sure`` (bench game 7606: the first move
@@ -1994,7 +1996,14 @@ class BoardTracker:
             peak = st.peak[u, self._col[f]]
             if not ((st.reads[u] >= s.swap_min_reads and peak >= s.swap_confidence
                      and conf[u] >= s.swap_confidence)
-                    or (st.reads[u] >= 1 and peak >= s.swap_sure and conf[u] >= s.swap_sure)):
+                    or (st.reads[u] >= 1 and peak >= s.swap_sure and conf[u] >= s.swap_sure)
+                    # its look changed too: a face read with face_confidence
+                    # will do (bench game 11800, Alphabet Tower: letters-5,
+                    # read at 1.00 twice, lifted; its slot read the face
+                    # below at 0.93, the look 0.35 like before, and the
+                    # penalty went unseen)
+                    or (moved[u] and st.reads[u] >= 1 and peak >= s.swap_sure
+                        and conf[u] >= s.face_confidence)):
                 continue
             present[d], known[d], faces[d], conf[d] = True, True, faces[u], conf[u]
             present[u], known[u], faces[u] = False, True, None
