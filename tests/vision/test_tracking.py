@@ -961,6 +961,25 @@ def test_a_tile_still_behind_or_never_behind_keeps_the_stack_rule():
     assert types(ev)[:1] == ["lift"] and ev[0].slots == (H,)
 
 
+def _reading_at_h(faces, at_h, conf_h, sig):
+    """A reading of LAYOUT with ``faces`` (each read at 0.9) but H read as
+    ``at_h`` at ``conf_h``; signatures ``sig``."""
+    n, k = len(LAYOUT), len(TS.faces)
+    col = {f.id: j for j, f in enumerate(TS.faces)}
+    h = LAYOUT.slot_index(H)
+    o = obs(faces=list(faces))
+    f = list(o.faces)
+    f[h] = at_h
+    fp = np.full((n, k), 0.001)
+    for j, face in enumerate(faces):
+        fp[j, col[face]] = 0.9
+    fp[h] = 0.001
+    fp[h, col[at_h]] = conf_h
+    conf = np.array(o.confidence, float)
+    conf[h] = conf_h
+    return Observation(o.present, o.known, f, conf, fp, np.full(n, 0.05), None, sig)
+
+
 @pytest.mark.parametrize("conf_below", [0.95, 0.8])
 def test_a_sure_other_face_over_the_tile_below_is_a_lift_though_the_look_changed_little(conf_below):
     # bench game 10403 (640x480, 10 frames a second): R (read surely five
@@ -973,25 +992,13 @@ def test_a_sure_other_face_over_the_tile_below_is_a_lift_though_the_look_changed
     faces = list(FACES)
     h = LAYOUT.slot_index(H)
     faces[h] = "bamboo-9"
-    n, k = len(LAYOUT), len(TS.faces)
-    col = {f.id: j for j, f in enumerate(TS.faces)}
 
     def seen(at_h="bamboo-9", conf_h=0.97, mixed=False):
-        o = obs(faces=faces)
-        f = list(o.faces)
-        f[h] = at_h
-        fp = np.full((n, k), 0.001)
-        for j, face in enumerate(faces):
-            fp[j, col[face]] = 0.9
-        fp[h] = 0.001
-        fp[h, col[at_h]] = conf_h
-        conf = np.array(o.confidence, float)
-        conf[h] = conf_h
         sig = _sigs()
         if mixed:                        # correlates 0.8 with the standing look
             sig[h] = 0.8 * sig[h] + 0.6 * _OTHER[h] / np.linalg.norm(_OTHER[h])
             sig[h] /= np.linalg.norm(sig[h])
-        return Observation(o.present, o.known, f, conf, fp, np.full(n, 0.05), None, sig)
+        return _reading_at_h(faces, at_h, conf_h, sig)
 
     t = BoardTracker(Board(LAYOUT), TS)
     for fr in range(4):
@@ -1649,22 +1656,10 @@ def test_a_face_read_twice_then_the_face_below_surely_with_a_changed_look_is_a_l
     # 0.35): too few readings for the swap rule, under swap_sure, and the
     # penalty went unseen.  Its look changed as well: face_confidence (0.9)
     # will do.  At 0.85 the tile stays
-    n, k = len(LAYOUT), len(TS.faces)
-    col = {f.id: j for j, f in enumerate(TS.faces)}
     h = LAYOUT.slot_index(H)
 
     def seen(at_h="dragon-red", conf_h=0.99, look=1.0):
-        o = obs()
-        f = list(o.faces)
-        f[h] = at_h
-        fp = np.full((n, k), 0.001)
-        for j, face in enumerate(FACES):
-            fp[j, col[face]] = 0.9
-        fp[h] = 0.001
-        fp[h, col[at_h]] = conf_h
-        conf = np.array(o.confidence, float)
-        conf[h] = conf_h
-        return Observation(o.present, o.known, f, conf, fp, np.full(n, 0.05), None, _mixed(_sigs(), H, look))
+        return _reading_at_h(FACES, at_h, conf_h, _mixed(_sigs(), H, look))
 
     t = BoardTracker(Board(LAYOUT), TS)
     t.observe(0, seen())
