@@ -729,6 +729,15 @@ class Referee:
                 # such slots refused every picture of a penalty and an
                 # attempt) was not under a hand there, and is not now
                 newly &= ~self._looks_as_judged(obs)
+                # nor an empty slot that shows the bare mat (the look of a
+                # blank patch is mostly noise: bench game 11906, two
+                # emptied edge slots read hidden once their neighbour was
+                # claimed too, and every picture of two claims was refused)
+                st = self.tracker.state
+                vacant = ~np.asarray(self.tracker.board.present, bool)
+                vacant[st.lifted] = True
+                if (newly & vacant).any():
+                    newly &= ~self._mat_bare(frame, rec, newly & vacant)
                 # a slot emptied by the move may read as hidden: the tracker
                 # explains it (a move empties two slots at most, a word
                 # ``word_max_tiles``)

@@ -1564,3 +1564,40 @@ def test_a_slot_read_hidden_now_and_then_that_looks_as_before_refuses_no_picture
     ref = Referee("love", LAYOUT, ["Ada", "Bo"], Script(scenes), emit=out.append, fps=10.0, settings=settings)
     play(ref, [frame(1)] * 5 + hand_frames(9) + [frame(2)] * 6 + hand_frames(9) + [frame(3)] * 6)
     assert out == []
+
+
+@pytest.mark.parametrize("bare", [True, False])
+def test_an_emptied_slot_read_hidden_on_the_bare_mat_refuses_no_picture(monkeypatch, bare):
+    # bench game 11906 (Mindful, flat): two edge slots emptied by earlier
+    # claims read hidden once their neighbour was claimed too; the look of
+    # a blank patch is mostly noise, so it "changed", and every picture of
+    # the next two claims was refused as a hand over the board.  An empty
+    # slot that shows the bare mat (vision.enroll.bare_mat_scores) is no
+    # hand; one that does not still refuses the picture
+    looks2 = [0] * 8
+    for s in (A, C):
+        looks2[LAYOUT.slot_index(s)] = 1
+    looks3 = list(looks2)
+    looks3[LAYOUT.slot_index(A)] = 2                   # the blank patch's noise
+    for s in (E, F):
+        looks3[LAYOUT.slot_index(s)] = 1
+    scenes = {1: _flickering([0] * 8), 9: recognition(occluded=[A, B, C]),
+              2: _flickering(looks2, absent=[A, C]), 3: _flickering(looks3, absent=[C, E, F], hidden=[A])}
+    a = LAYOUT.slot_index(A)
+
+    def mat_bare(self, frame, rec, ask):
+        out = np.zeros(len(LAYOUT), bool)
+        out[a] = bare and bool(ask[a])
+        return out
+
+    monkeypatch.setattr(Referee, "_mat_bare", mat_bare)
+    out = []
+    settings = RefereeSettings(motion=MotionSettings(size=(32, 18), settle_frames=3, jitter_px=0.0),
+                               confirm_s=0.1)
+    ref = Referee("love", LAYOUT, ["Ada", "Bo"], Script(scenes), emit=out.append, fps=10.0, settings=settings)
+    play(ref, [frame(1)] * 5 + hand_frames(9) + [frame(2)] * 6 + hand_frames(9) + [frame(3)] * 6)
+    claims = [(o["type"], {tuple(s) for s in o["slots"]}) for o in out]
+    if bare:
+        assert claims == [("claim", {A, C}), ("claim", {E, F})]
+    else:
+        assert claims == [("claim", {A, C})]
