@@ -1326,6 +1326,52 @@ def hidden_fraction(targets, occluders, camera_mm: np.ndarray, spec, samples: in
     return hidden.mean(axis=1)
 
 
+def occluders_in_view(targets, occluders, camera_mm: np.ndarray, spec, samples: int = 5,
+                      margin: float = 0.1) -> list[np.ndarray]:
+    """Which occluder tiles show in each target slot's window: those hiding
+    some point of its top face, or of the context ``margin`` around it (the
+    window the classifier and the looks are cut from,
+    ``vision.crops.PatchSettings.margin``), from the camera.
+
+    The test of :func:`hidden_fraction`, each tile alone (one behind
+    another counts too), on ``samples`` x ``samples`` points spread evenly
+    over the face grown by ``margin`` on every side, its edges included.  A
+    tile that shows in no target's window cannot change its look (bar
+    shadows).
+
+    Args:
+        targets: ``N`` slots ``(x, y, z)``.
+        occluders: ``M`` slots (present tiles; only those rising above a
+            target's face can show over it).
+        camera_mm: ``(3,)`` camera centre in the mat frame (Z < 0 above the mat).
+        spec: ``vision.mat.MatSpec``.
+        samples: grid points per side.
+        margin: the margin, a fraction of the face's width (resp. height).
+
+    Returns:
+        ``N`` int64 arrays of indices into ``occluders``, ascending.
+    """
+    T = np.asarray(targets, np.float64).reshape(-1, 3)
+    O = np.asarray(occluders, np.float64).reshape(-1, 3)
+    out = [np.zeros(0, np.int64) for _ in range(len(T))]
+    if len(T) == 0 or len(O) == 0:
+        return out
+    gx, gy = spec.grid_origin_mm
+    tw, th, tt = spec.tile_mm
+    c = np.array([camera_mm[0], camera_mm[1], -camera_mm[2]], np.float64)   # height up
+    ti, oi = _near_pairs(T, O, c, spec)
+    if len(ti) == 0:
+        return out
+    g = np.linspace(-margin, 1.0 + margin, max(2, int(samples)))          # the window's edges too
+    Tp = T[ti]
+    xs = gx + Tp[:, 0, None] * tw / 2 + g[None] * tw
+    ys = gy + Tp[:, 1, None] * th / 2 + g[None] * th
+    shows = _rays_blocked_grid(xs, ys, tt * (Tp[:, 2] + 1), c, O[oi], spec).reshape(len(ti), -1).any(axis=1)
+    for t, o in zip(ti[shows], oi[shows]):
+        out[int(t)] = np.append(out[int(t)], np.int64(o))
+    return [np.sort(a) for a in out]
+
+
 def hidden_points(target, points_mm: np.ndarray, occluders, camera_mm: np.ndarray, spec) -> np.ndarray:
     """Which points of a target slot's top face the occluder tiles hide from
     the camera (the per-point test of :func:`hidden_fraction`).

@@ -476,6 +476,9 @@ class Referee:
         self._waiting = False                     # a settled frame was refused (hand in view)
         self._next_try = 0
         rate = self.fps if self.fps and self.fps > 0 else 30.0
+        # frames far apart (a time-lapse, MotionSettings.for_fps): a change
+        # may fall between two frames with no hand seen
+        self._slow = rate * s.settle_s <= 1.0
         self._retry = max(1, int(round(s.retry_s * rate)))
         self._patience = max(1, int(round(s.patience_s * rate)))
         self._stuck = max(1, int(round(s.stuck_s * rate)))
@@ -525,9 +528,19 @@ class Referee:
         if g == "settling":
             return []
         if g == "settled":
+            if self._pending is not None:
+                # a picture that changed patch by patch, nothing seen moving,
+                # while a change waited for its second reading (at video
+                # rates, :meth:`MotionGate._local`): the waiting change is
+                # kept as one seen before a motion, never read on this one
+                return self._changed_before_second_reading() + self._judge_frame(index, frame, relaxed=False)
             return self._judge_frame(index, frame, relaxed=False)
         # "same": settled and already reported
-        if self._pending is not None and self.gate.changing:
+        if self._pending is not None and self.gate.changing and self._slow:
+            # (at video rates such a change is fingertips at the picture's
+            # edge, or a hand holding a lifted tile beside the board, not a
+            # new picture: the second reading is taken when due, bench game
+            # 7703, whose blocked lift was otherwise lost)
             return self._changed_before_second_reading()
         if (self.tracker is not None and self.tracker.held_since is not None
                 and index - self.tracker.held_since >= self._hold):
@@ -594,13 +607,15 @@ class Referee:
         return self._judge_frame(index, frame, relaxed=False)
 
     def _changed_before_second_reading(self) -> list[dict]:
-        """In a slow source (``MotionSettings.local_delta`` set), the picture
-        changed before a change's second reading was due: with nothing
-        moving (one tile lifted or put back between frames far apart, as in
-        a time-lapse), or moving (a hand, a camera that drifts).  The second
-        reading is then taken on a frame of the same still picture before
-        the first reading, at least ``confirm_s`` earlier
-        (:meth:`_frame_before`), and never on the new picture (read as the
+        """The picture changed before a change's second reading was due: in a
+        slow source (a time-lapse) with nothing moving (one tile lifted or
+        put back between frames far apart) or moving (a hand, a camera that
+        drifts); at video rates, patch by patch into a new still picture
+        with nothing seen moving (fingertips at the picture's edge).  The
+        second reading is then taken on a frame of the same still picture
+        before the first reading, at least ``confirm_s`` earlier
+        (:meth:`_frame_before`: a slow source's only), and never on the new
+        picture (read as the
         second reading of the old one, a blocked tile lifted there merged
         with the old change and the tiles' return was missed).  Without such
         a frame, or when it is refused, the change waits for the next still
@@ -625,7 +640,7 @@ class Referee:
         still run cut short by the end, under ``settle_s``, is not judged: one
         reading of a picture a hand may have just left made up penalties in a
         break-test.)"""
-        if self.motion.local_delta is not None and self.gate.unsettled >= 2:
+        if self._slow and self.motion.local_delta is not None and self.gate.unsettled >= 2:
             k = self.motion.settle_frames
             self.status.notes.append(
                 f"{count(self.gate.unsettled, 'change')} of the picture, with nothing seen moving, stood on fewer "
@@ -712,7 +727,7 @@ class Referee:
         self.status.mat_seen = True
         obs, hidden = observation_from(rec, self.settings, start=self.tracker is None)
         if self.tracker is not None and self.settings.behind_stack_above < 1.0:
-            obs = self._unseen_behind_stacks(obs, rec)
+            obs = self._unseen_behind_stacks(obs, rec, frame)
         seen_now = ~hidden & np.array([t.seen in ("face", "empty", "occluded") for t in rec.tiles], bool)
         light = False           # the light changed, and the picture would be refused for it
         if self._baseline is not None:
@@ -1036,7 +1051,7 @@ class Referee:
             out["evidence"] = evidence
         return [self._output(out, frame)]
 
-    def _unseen_behind_stacks(self, obs: Observation, rec) -> Observation:
+    def _unseen_behind_stacks(self, obs: Observation, rec, frame: np.ndarray | None = None) -> Observation:
         """``obs`` with the empty readings of standing tiles whose face the
         taller tiles standing in front hide from the camera by more than
         ``behind_stack_above`` made unknown: their window shows the tile in
@@ -1044,7 +1059,7 @@ class Referee:
         tile leaves (a steep view past a taller stack: the tile behind would
         be lifted with it).  Hidden shares from the tracker's board and this
         picture's pose (:func:`vision.reconstruct.hidden_fraction`)."""
-        from vision.reconstruct import hidden_fraction
+        from vision.reconstruct import hidden_fraction, occluders_in_view
         pose = getattr(getattr(rec, "recognition", rec), "pose", None)
         spec = getattr(rec, "spec", None)
         if pose is None or spec is None:
@@ -1066,7 +1081,59 @@ class Referee:
         read[behind] = False
         mask = np.zeros(len(slots), bool)
         mask[behind] = True
-        return replace(obs, known=known, read=read, behind=mask)
+        camera = pose.camera_centre_mm
+
+        def with_front(o: Observation) -> Observation:
+            # the taller tiles that show in each masked slot's window
+            if o.behind is None:
+                return o
+            rows = np.flatnonzero(o.behind)
+            occ = [j for j in range(len(slots)) if board.present[j]]
+            shows = occluders_in_view([slots[i] for i in rows], [slots[j] for j in occ], camera, spec)
+            front: list = [None] * len(slots)
+            for i, ks in zip(rows, shows):
+                front[i] = tuple(occ[k] for k in ks)
+            return replace(o, front=tuple(front))
+
+        masked = replace(obs, known=known, read=read, behind=mask)
+        # tiles in front that are off the board in this picture, as the
+        # tracker reads it (lifted now, or earlier and not back), hide
+        # nothing: a tile they hid alone is read as any other (bench game
+        # 12402, Twin Hearts: a layer-0 tile behind a layer-2 one was
+        # claimed with it; its slot read "no face" at 0.77 once both were
+        # gone, but it stayed masked while the upper tile was off, and the
+        # claim's other half was never seen leaving)
+        c = self.tracker.corrected(masked)
+        off = np.asarray(board.present, bool) & np.asarray(c.known, bool) & ~np.asarray(c.present, bool)
+        if not off.any():
+            return with_front(masked)
+        rest = [slots[j] for j in range(len(slots)) if board.present[j] and not off[j]]
+        hid2 = hidden_fraction([slots[i] for i in behind], rest, camera, spec, samples=5)
+        # read empty, only surely (the tracker's ``behind_read``) and with
+        # the presence model finding no tile there (``frame``,
+        # :meth:`_presence_logits`: log-odds under 0): the tile in front just
+        # left, so the slot's look cannot tell, and a window still partly
+        # hidden reads "no face" while its tile stands (bench game 11302,
+        # Dragon's Tail: 0.61 beside a layer-2 tile; game 7763, Word: 0.77,
+        # a tile whose face the classifier never read, log-odds +4.1;
+        # penalties for tiles no one touched.  The tile gone in game 12402:
+        # 0.77, log-odds -12.3)
+        present = np.asarray(obs.present, bool)
+        empty = np.asarray(obs.known, bool) & ~present \
+            & (np.asarray(obs.confidence, np.float64) >= self.tracker.settings.behind_read)
+        ask = [i for i, h in zip(behind, hid2) if h <= self.settings.behind_stack_above and empty[i]]
+        sure = present.copy()
+        if ask and frame is not None:
+            logits = self._presence_logits(frame, rec, ask)
+            if logits is not None:
+                sure[[i for i, g in zip(ask, logits) if g < 0.0]] = True
+        plain = [i for i, h in zip(behind, hid2) if h <= self.settings.behind_stack_above and sure[i]]
+        if not plain:
+            return with_front(masked)
+        known[plain] = np.asarray(obs.known, bool)[plain]
+        read[plain] = np.asarray(obs.known if obs.read is None else obs.read, bool)[plain]
+        mask[plain] = False
+        return with_front(replace(obs, known=known, read=read, behind=mask if mask.any() else None))
 
     def _looks_as_judged(self, obs: Observation) -> np.ndarray:
         """(N,) bool: slots whose signature (``obs.patches``) correlates at
@@ -1179,6 +1246,26 @@ class Referee:
                               share=self.settings.hand_reach_share)
         return out
 
+    def _presence_logits(self, frame: np.ndarray, rec, idx: list[int]) -> np.ndarray | None:
+        """``(len(idx),)`` the presence model's log-odds that a tile stands
+        in slots ``idx`` (:meth:`vision.presence.PresenceModel.slot_logits`);
+        None without the picture's pose and mat, or without the model."""
+        pose = getattr(getattr(rec, "recognition", rec), "pose", None)
+        spec = getattr(rec, "spec", None)
+        if pose is None or spec is None or not idx:
+            return None
+        self._load_mat_art(spec)
+        model = self._mat_art[2]
+        if model is None:
+            return None
+        return np.asarray(model.slot_logits(frame, [self.layout.slots[i] for i in idx], spec, pose), np.float64)
+
+    def _load_mat_art(self, spec) -> None:
+        if self._mat_art is None or self._mat_art[0] != spec:
+            from vision.mat import render_mat
+            from vision.presence import default_presence_model
+            self._mat_art = (spec, render_mat(spec), default_presence_model())
+
     def _mat_bare(self, frame: np.ndarray, rec, ask: np.ndarray) -> np.ndarray:
         """``(N,)`` bool: of the slots in ``ask`` (``(N,)`` bool), those on
         layer 0 that show the bare mat: their face quad correlates with the
@@ -1196,10 +1283,7 @@ class Referee:
         if pose is None or spec is None or not idx or not self.settings.bare_mat:
             return out
         from vision.enroll import bare_mat_scores
-        if self._mat_art is None or self._mat_art[0] != spec:
-            from vision.mat import render_mat
-            from vision.presence import default_presence_model
-            self._mat_art = (spec, render_mat(spec), default_presence_model())
+        self._load_mat_art(spec)
         bare = bare_mat_scores(frame, np.asarray(rec.quads, np.float64)[idx], spec, pose, art=self._mat_art[1])
         hit = bare > BARE_MAT_ABOVE
         model = self._mat_art[2]

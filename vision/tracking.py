@@ -91,12 +91,13 @@ class MotionSettings:
             off a low-contrast mat changes too few signature pixels to tell
             it from noise.
         change_delta: grey-level change that counts for ``change_fraction``.
-        local_delta: for slow sources only (a time-lapse: :meth:`for_fps`
-            sets it; None, the default, turns what follows off): a tile
-            lifted or put back between two frames with no hand seen changes
-            too few signature pixels to count as motion, so the picture is
+        local_delta: :meth:`for_fps` sets it (None, the default, turns what
+            follows off): a tile lifted or put back between two frames of a
+            time-lapse with no hand seen, or fingertips at the picture's
+            edge, change too few signature pixels to count as motion, so the picture is
             also compared patch by patch (:func:`local_change`, on the finer
-            ``local_size`` signature; 0 alike, up to 2).  A settling run is
+            ``local_size`` signature; 0 alike, up to 2).  With
+            ``local_settling`` a settling run is
             still only when its newest frame is within this of its oldest;
             and a still picture that, after it was judged, differs by more
             than this from every frame that settled it, on ``settle_frames``
@@ -112,6 +113,11 @@ class MotionSettings:
             still pictures, 6.0 under the gamma, and 1.6 on some moves: a
             break-test saw still pictures split and a penalty go to the
             wrong player.
+        local_settling: whether ``local_delta`` also holds a settling run
+            back (slow sources, :meth:`for_fps`).  At video rates it would
+            hold back the picture a retreating hand leaves by a fraction of
+            a second, enough for the next move to cut its second reading
+            short (bench game 10002: an attempt went unrecorded).
         local_size: (w, h) px of the finer signature for ``local_delta``
             (a tile at 720p on a mat filling the frame is 7-8 px across).
         local_blur: its blur sigma, px (:func:`frame_signature`).
@@ -131,6 +137,7 @@ class MotionSettings:
     change_fraction: float | None = None
     change_delta: float = 6.0
     local_delta: float | None = None
+    local_settling: bool = True
     local_size: tuple[int, int] = (256, 144)
     local_blur: float = 2.0
     local_sigma: float = 2.0
@@ -142,13 +149,17 @@ class MotionSettings:
         ``settle_s`` seconds of stillness: at least 3 frames, or 2 when two
         frames lie ``settle_s`` or more apart (a time-lapse: two alike frames
         a second apart are a still table, and a move seen on only two frames
-        can still be judged); such a slow source also gets ``local_delta``
-        (:data:`SLOW_LOCAL_DELTA`), since a move may fall between two frames
-        with nothing seen moving.  At video rates every move shows a hand."""
+        can still be judged).  Every source gets ``local_delta``
+        (:data:`SLOW_LOCAL_DELTA`): at a slow rate a move may fall between
+        two frames with nothing seen moving, and at video rates a hand may
+        show only as fingertips at the picture's edge, changing too few
+        pixels to count as motion (bench game 12401, Twin Hearts: fingers
+        over two corner tiles were judged a still picture, and the picture
+        once they had gone, a claim's two tiles off, was never judged)."""
         rate = fps if fps and fps > 0 else 30.0
         slow = rate * settle_s <= 1.0
-        if slow:
-            kw.setdefault("local_delta", SLOW_LOCAL_DELTA)
+        kw.setdefault("local_delta", SLOW_LOCAL_DELTA)
+        kw.setdefault("local_settling", slow)
         return cls(settle_frames=max(2 if slow else 3, int(round(settle_s * rate))), **kw)
 
 
@@ -281,13 +292,14 @@ class MotionGate:
     the current still run (a hand moving slowly changes little from frame to
     frame, but soon differs from where it was).
 
-    With ``local_delta`` (slow sources) a change too small to count as
-    motion (one tile lifted or put back between two frames far apart, no
-    hand seen) is found patch by patch on the ``fine`` signatures
-    (:func:`local_change`; the plain signature when none is given):
+    With ``local_delta`` a change too small to count as motion (one tile
+    lifted or put back between two frames far apart, no hand seen;
+    fingertips at the picture's edge) is found patch by patch on the
+    ``fine`` signatures (:func:`local_change`; the plain signature when
+    none is given):
 
     * a settling run whose newest frame differs so from its oldest starts
-      again at the newest;
+      again at the newest (with ``local_settling``);
     * when, after a run was reported, ``settle_frames`` frames in a row,
       alike among themselves, each differ so from every frame that settled
       the reported picture, the last of them is reported ``"settled"``
@@ -346,7 +358,8 @@ class MotionGate:
             return "settling"
         if self._reported:
             return self._local(sig, fine)
-        if s.local_delta is not None and len(self._recent) > 1 and self._unlike(fine, self._recent[0]):
+        if s.local_delta is not None and s.local_settling and len(self._recent) > 1 \
+                and self._unlike(fine, self._recent[0]):
             # the run spans a change too small to count as motion (frames far
             # apart, each showing another state): still only from this frame
             self.unsettled += 1
@@ -414,6 +427,11 @@ class Observation:
             standing in front hide from the camera (a steep view): their
             window shows the tile in front, so neither their reading nor a
             change of their look says they left.
+        front: optional length-N sequence: for a slot in ``behind``, the
+            indices of the taller tiles that show in its window from the
+            camera (:func:`vision.reconstruct.occluders_in_view`); None for
+            the others (and all None when not given: taller tiles within
+            two tiles count, :meth:`BoardTracker._taller_near_changed`).
     """
 
     present: np.ndarray
@@ -425,6 +443,7 @@ class Observation:
     read: np.ndarray | None = None
     patches: np.ndarray | None = None
     behind: np.ndarray | None = None
+    front: Sequence | None = None
 
     def readings(self) -> np.ndarray:
         """(N,) int8: 1 read present, 0 read absent, -1 no reading (hidden)."""
@@ -444,7 +463,10 @@ def merge_observations(a: Observation, b: Observation) -> Observation:
     read = None if a.read is None or b.read is None else np.asarray(a.read, bool) & np.asarray(b.read, bool)
     behind = b.behind if a.behind is None else a.behind if b.behind is None \
         else np.asarray(a.behind, bool) | np.asarray(b.behind, bool)
-    return Observation(b.present, known, b.faces, conf, fp, pn, read, b.patches, behind)
+    front = b.front if a.front is None else a.front if b.front is None \
+        else tuple(y if x is None else x if y is None else tuple(sorted(set(x) | set(y)))
+                   for x, y in zip(a.front, b.front))
+    return Observation(b.present, known, b.faces, conf, fp, pn, read, b.patches, behind, front)
 
 
 @dataclass(frozen=True)
@@ -2041,7 +2063,7 @@ class BoardTracker:
                 fp[u] = fp[d]
             if pn is not None:
                 pn[u] = pn[d]
-        out = Observation(present, known, faces, conf, fp, pn, read, obs.patches, obs.behind)
+        out = Observation(present, known, faces, conf, fp, pn, read, obs.patches, obs.behind, obs.front)
         self._too_high = (id(out), too_high | too_high_back | gone_look | back_look
                           | (overruled & ~np.asarray(present, bool)))
         return out
@@ -2091,8 +2113,9 @@ class BoardTracker:
         return gone, back
 
     def _taller_near_changed(self, i: int, obs: Observation, lifted: np.ndarray, moved: np.ndarray) -> bool:
-        """Whether a tile on a higher layer than slot ``i``, within two tiles
-        of it (4 half-units either way), uncovered, reads gone in ``obs`` or
+        """Whether a tile on a higher layer than slot ``i`` that shows in its
+        window (``obs.front``; where not given, any within two tiles of it,
+        4 half-units either way), uncovered, reads gone in ``obs`` or
         looks changed since the last observation (one lifted before and
         still off does not count)
         (``change_ncc``; bench game 11501: a look compared with the stored
@@ -2111,8 +2134,17 @@ class BoardTracker:
             changed = lambda j: float(p[j] @ last[j]) < self.settings.change_ncc     # noqa: E731
         else:
             changed = lambda j: bool(lifted[j] or (moved[j] and (st.has_ref is None or st.has_ref[j])))  # noqa: E731
-        for j, sj in enumerate(slots):
-            if sj.z > si.z and abs(sj.x - si.x) <= 4 and abs(sj.y - si.y) <= 4 and self.board.present[j]:
+        # only the tiles in its window (bench game 12401, Twin Hearts: a
+        # tile behind a stack, lifted for a claim, went unjudged because a
+        # lower tile two tiles off, on the far side of that stack, was
+        # lifted with it)
+        front = None if obs.front is None else obs.front[i]
+        near = range(len(slots)) if front is None else front
+        for j in near:
+            sj = slots[j]
+            if front is None and not (abs(sj.x - si.x) <= 4 and abs(sj.y - si.y) <= 4):
+                continue
+            if sj.z > si.z and self.board.present[j]:
                 if self.board.n_cover[j]:
                     continue        # under another tile: its window shows that one's side
                 if changed(j) or (gone_now[j] and not lifted[j]):

@@ -190,6 +190,39 @@ def test_hidden_fraction_of_a_face_behind_a_taller_neighbour():
     assert hidden_fraction([target], [(12, 4, 0)], low_right, spec)[0] == 0
 
 
+def test_the_taller_tiles_that_show_in_a_slot_s_window():
+    from vision.mat import MatSpec
+    from vision.reconstruct import occluders_in_view
+
+    spec = MatSpec.default()
+    gx, gy = spec.grid_origin_mm
+    target = (10, 4, 0)
+    tiles = [(12, 4, 1), (8, 4, 1), (16, 4, 1), (4, 4, 1), (12, 4, 0), (10, 8, 1)]
+    centre = np.array([gx + 5 * 30 + 15, gy + 2 * 40 + 20])
+    # from far to the right and low (rays rise 0.14 mm a mm): the raised
+    # right neighbour, and the one two tiles further right (each tile alone:
+    # one behind another counts too); the left neighbour only in the 3 mm
+    # margin beside the face, its box rising from the face's height; no
+    # tile on the face's own layer, none three tiles to the left, nor the
+    # raised tile a tile below (the rays go right, not down)
+    low_right = np.array([centre[0] + 2000.0, centre[1], -300.0])
+    assert [list(a) for a in occluders_in_view([target], tiles, low_right, spec)] == [[0, 1, 2]]
+    # without the margin the left neighbour no longer shows
+    assert [list(a) for a in occluders_in_view([target], tiles, low_right, spec, margin=0.0)] == [[0, 2]]
+    # straight above: the raised neighbours on either side show in the
+    # margin, the tiles further off do not
+    above = np.array([centre[0], centre[1], -1000.0])
+    assert [list(a) for a in occluders_in_view([target], tiles, above, spec)] == [[0, 1]]
+    # from far down the mat, the raised tile a tile below shows (and the
+    # raised neighbours, in the margin beside the face); a tile right on
+    # top of a face shows from anywhere
+    low_down = np.array([centre[0], centre[1] + 2000.0, -300.0])
+    got = occluders_in_view([target, (4, 4, 0)], tiles, low_down, spec)
+    assert [list(a) for a in got] == [[0, 1, 5], [3]]
+    assert occluders_in_view([], tiles, above, spec) == []
+    assert [list(a) for a in occluders_in_view([target], [], above, spec)] == [[]]
+
+
 def test_an_unsure_face_on_a_partly_hidden_tile_is_not_reported():
     from vision.mat import MatSpec
     from vision.reconstruct import hidden_fraction

@@ -1007,6 +1007,52 @@ def test_time_lapse_still_table_with_noise_shift_and_flicker_is_judged_once():
     assert ref.status.judged == 1 and ref.recognize_fn.calls == 1
 
 
+def test_video_a_picture_changed_by_the_patch_while_a_change_waits_keeps_that_change():
+    # 30 frames a second: B (pinched between A and C) is gone with nothing
+    # seen moving; while its second reading is due, a small patch at the
+    # picture's edge changes for 5 frames (fingertips, a hand holding the
+    # lifted tile beside the board) with nothing seen moving.  That is no
+    # new picture at video rates: the second reading is taken when due and
+    # the penalty stands (bench game 7703: the lift was dropped there and
+    # its penalty lost); B then comes back
+    rng = np.random.default_rng(9)
+
+    def tip():
+        img = still_table(2, gone=(1,), noise=rng)
+        img[:24, 600:624] = 150
+        return img
+    frames = [still_table(1, noise=rng) for _ in range(12)] + [still_table(2, gone=(1,), noise=rng)
+                                                               for _ in range(12)] \
+        + [tip() for _ in range(5)] + [still_table(2, gone=(1,), noise=rng) for _ in range(30)] \
+        + [still_table(1, noise=rng) for _ in range(15)]      # B back
+    out = []
+    ref = Referee("love", LAYOUT, ["Ada", "Bo"], Script({1: recognition(), 2: recognition(absent=[B])}),
+                  emit=out.append, fps=30.0)
+    play(ref, frames)
+    assert [(o["type"], o.get("slot"), o["player"], o["frame"]) for o in out] == [("penalty", list(B), "Ada", 12)]
+    assert ref.gate.unsettled == 1 and ref.status.notes == []     # the patch: no note at video rates
+
+
+def test_video_a_new_still_picture_seen_by_the_patch_while_a_change_waits_is_read_on_its_own():
+    # 30 frames a second, nothing seen moving: B (blocked) gone, and 12
+    # frames later, before B's second reading is due, D gone too, standing
+    # still.  The new picture is not taken as B's second reading (where D
+    # disagreed it would be left unread, and D's lift never seen): B's
+    # change keeps its own picture and frame, and D's is read from the new
+    # one, so B and D are a pair kept against the rules (B blocked)
+    rng = np.random.default_rng(9)
+    frames = [still_table(1, noise=rng) for _ in range(12)] + [still_table(2, gone=(1,), noise=rng)
+                                                               for _ in range(12)] \
+        + [still_table(3, gone=(1, 4), noise=rng) for _ in range(40)]
+    out = []
+    scenes = {1: recognition(), 2: recognition(absent=[B]), 3: recognition(absent=[B, D])}
+    ref = Referee("love", LAYOUT, ["Ada", "Bo"], Script(scenes), emit=out.append, fps=30.0)
+    play(ref, frames)
+    got = [(o["type"], o["frame"], o.get("slot"), {tuple(x) for x in o.get("slots", [])}) for o in out]
+    assert got[:2] == [("penalty", 12, list(B), set()), ("claim", 24, None, {B, D})]
+    assert out[1]["valid"] is False and out[1]["reason"] == "blocked"
+
+
 def slow_referee(scenes):
     """A referee of a time-lapse: 1 frame a second, motion settings from the
     rate (:meth:`MotionSettings.for_fps`: settled on 2 alike frames)."""
@@ -1049,6 +1095,12 @@ def test_time_lapse_a_state_on_one_frame_only_is_not_judged_and_the_run_says_so(
     assert len(ref.status.notes) == 1
     assert ref.status.notes[0].startswith("2 changes of the picture, with nothing seen moving, stood on fewer than "
                                           "2 frames in a row and were not judged")
+    # at video rates such brief changes are a hand's fingertips, whose
+    # motion the referee sees by the patch too: no note (the frames are not
+    # too far apart)
+    fast = Referee("love", LAYOUT, ["Ada", "Bo"], Script(scenes), fps=30.0)
+    play(fast, frames[:3] * 4 + [frames[3], frames[4], frames[5], frames[6]] * 3)
+    assert fast.gate.unsettled >= 2 and fast.status.notes == []
 
 
 # ---------------------------------------------------------------- tiles re-laid (a reshuffle)
@@ -1452,15 +1504,57 @@ def test_a_tile_mostly_hidden_behind_a_taller_stack_is_not_judged_by_its_window(
     o = Observation(np.array([False, True, True, True]), np.ones(4, bool), [None, None, "hearts-1", "hearts-2"],
                     np.full(4, 0.9))
 
+    # the presence model's log-odds of a tile at P (stubbed: the model
+    # itself is tested in test_presence.py)
+    presence = {"P": -12.3}
+    ref._presence_logits = lambda frame, rec, idx: np.array([presence["P"]] * len(idx))
+    picture = np.zeros((720, 1280, 3), np.uint8)
+
     def read_from(camera_mm):
         rec = SimpleNamespace(recognition=SimpleNamespace(pose=SimpleNamespace(camera_centre_mm=np.array(camera_mm))),
                               spec=spec)
-        return ref._unseen_behind_stacks(o, rec)
+        return ref._unseen_behind_stacks(o, rec, picture)
     side = read_from([gx + 60 + 600, gy + 20, -300.0])
     assert list(side.known) == [False, True, True, True] and list(side.behind) == [True, False, False, False]
     assert not side.read[0]
+    # the tile that shows in P's window: R (Q does not rise above P's face,
+    # S is two tiles off); none is asked of the others
+    assert side.front == ((2,), None, None, None)
     above = read_from([gx + 30, gy + 20, -900.0])
     assert list(above.known) == [True, True, True, True] and above.behind is None
+    # R read gone (lifted, as the tracker reads it): it hides nothing, and
+    # P, behind Q alone, read empty surely where the presence model finds no
+    # tile, is read as any other tile (bench game 12402, Twin Hearts: a tile
+    # behind a layer-2 one was claimed with it, and stayed masked while that
+    # one was off: the claim's other half went unseen)
+    o = Observation(np.array([False, True, False, True]), np.ones(4, bool), [None, None, None, "hearts-2"],
+                    np.full(4, 0.9))
+    side = read_from([gx + 60 + 600, gy + 20, -300.0])
+    assert list(side.known) == [True, True, True, True] and side.behind is None
+    # but not when it reads empty unsurely, nor when the presence model
+    # finds a tile there (its look cannot tell, the tile in front having
+    # just left: bench games 11302, "no face" at 0.61, and 7763, 0.77 with
+    # log-odds +4.1; penalties for tiles no one touched), nor without the
+    # picture
+    masked = ([False, True, True, True], [True, False, False, False])
+    o = Observation(o.present, o.known, o.faces, np.array([0.61, 0.9, 0.9, 0.9]))
+    side = read_from([gx + 60 + 600, gy + 20, -300.0])
+    assert (list(side.known), list(side.behind)) == masked
+    o = Observation(o.present, o.known, o.faces, np.full(4, 0.9))
+    presence["P"] = 4.1
+    side = read_from([gx + 60 + 600, gy + 20, -300.0])
+    assert (list(side.known), list(side.behind)) == masked
+    presence["P"] = -12.3
+    rec = SimpleNamespace(recognition=SimpleNamespace(pose=SimpleNamespace(
+        camera_centre_mm=np.array([gx + 60 + 600, gy + 20, -300.0]))), spec=spec)
+    side = ref._unseen_behind_stacks(o, rec)
+    assert (list(side.known), list(side.behind)) == masked
+    # a face read there stands whatever the model says
+    o = Observation(np.array([True, True, False, True]), np.ones(4, bool), ["hearts-1", None, None, "hearts-2"],
+                    np.full(4, 0.9))
+    presence["P"] = 4.1
+    side = read_from([gx + 60 + 600, gy + 20, -300.0])
+    assert list(side.known) == [True, True, True, True] and side.behind is None
 
 
 def test_a_console_that_writes_again_while_the_move_is_judged_again_still_gets_the_camera_s_move_right(tmp_path):

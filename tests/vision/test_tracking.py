@@ -163,7 +163,9 @@ def test_settings_for_fps():
     assert MotionSettings.for_fps(30).settle_frames == 9
     assert MotionSettings.for_fps(10).settle_frames == 3
     assert MotionSettings.for_fps(5).settle_frames == 3     # at least 3
-    assert MotionSettings.for_fps(5).local_delta is None     # at video rates a move shows a hand
+    # every rate compares pictures patch by patch: a slow source's move may
+    # show no hand, a video's hand only fingertips at the edge
+    assert MotionSettings.for_fps(5).local_delta == MotionSettings.for_fps(30).local_delta == SLOW_LOCAL_DELTA
     # frames 0.3 s apart or more (a time-lapse): 2 alike frames, compared patch by patch too
     assert MotionSettings.for_fps(10 / 3).settle_frames == 2
     assert MotionSettings.for_fps(10 / 3).local_delta == SLOW_LOCAL_DELTA == 0.22
@@ -1258,6 +1260,34 @@ def test_gate_judges_again_a_still_picture_that_changed_in_one_tile():
     assert [_feed(off, img) for img in full + lifted + back].count("settled") == 1
 
 
+def test_gate_at_video_rate_judges_the_picture_fingertips_at_the_edge_left_behind():
+    # bench game 12401 (Twin Hearts, 30 fps): fingertips reached in at the
+    # picture's top edge, held still (a picture judged with them), then
+    # slid out of view taking a tile: each frame changed too few pixels to
+    # count as motion, and the picture they left was never judged
+    rng = np.random.default_rng(9)
+
+    def fingers(up, gone=()):
+        img = table_frame(gone, 4, noise=rng)
+        if up < 60:
+            img[:60 - up, 560:600] = 120
+        return img
+    frames = [_table(noise=rng) for _ in range(10)] + [fingers(0) for _ in range(12)] \
+        + [fingers(5 * k, [(1, 2)]) for k in range(13)] + [_table([(1, 2)], noise=rng) for _ in range(10)]
+    gate = MotionGate(MotionSettings.for_fps(30))
+    out, still = [], []
+    for img in frames:
+        out.append(_feed(gate, img))
+        still.append(gate.still)
+    assert out.count("moving") == 1                     # the fingertips coming in
+    settled = [k for k, g in enumerate(out) if g == "settled"]
+    assert settled == [8, 18, 42]                      # the table, the fingertips held, the table they left
+    assert 42 - still[42] == 34                        # its run began with the first frame without them
+    # compared only pixel by pixel, that last picture is never judged
+    off = MotionGate(MotionSettings(settle_frames=9))
+    assert [k for k, f in enumerate(frames) if _feed(off, f) == "settled"] == [8, 18]
+
+
 def test_gate_does_not_judge_again_for_noise_shift_light_or_a_brief_change():
     # the picture stays still (never "moving"): only a lasting local change
     # could report it "settled" again, straight after "same"
@@ -1291,7 +1321,7 @@ def test_slow_gate_settles_on_two_alike_frames_and_never_on_a_run_spanning_a_cha
     first = MotionGate(MotionSettings.for_fps(1.0))
     assert [_feed(first, x) for x in (a[0], b, c, d[0])] == ["settling", "settling", "settling", "settled"]
     assert first.unsettled == 2
-    # at video rates the run is not tested patch by patch (every move shows a hand)
+    # without ``local_delta`` the run is not tested patch by patch
     fast = MotionGate(MotionSettings(settle_frames=2))
     assert [_feed(fast, x) for x in (a[0], b)] == ["settling", "settled"]
 
@@ -1546,6 +1576,41 @@ def _behind_tall(o, slots):
     return replace(o, known=known, read=known.copy(), faces=faces, behind=mask)
 
 
+def _behind_scene(lone, faces, b, covered, seed, front=None):
+    """Looks and readings of layout ``lone`` (``faces`` in slot order) seen
+    from a camera for which slot ``b`` stands behind a taller stack: ``b``
+    is masked (``Observation.behind``) and reads "no face" 0.7 standing or
+    lifted; ``covered`` slots (under another tile) show no face.  Returns
+    ``(sig, reading)``: ``sig`` (2, N, 32) unit looks, each slot's standing
+    look and its changed one (a test may edit them), and
+    ``reading(absent, changed)``, the observation with ``absent`` slots
+    emptied and ``changed`` slots showing their second look."""
+    n, k = len(lone), len(TS.faces)
+    col = {f.id: j for j, f in enumerate(TS.faces)}
+    rng = np.random.default_rng(seed)
+    sig = rng.normal(size=(2, n, 32)).astype(np.float32)
+    sig /= np.linalg.norm(sig, axis=2, keepdims=True)
+
+    def reading(absent=(), changed=()):
+        present = np.array([s not in absent for s in lone.slots])
+        fp = np.full((n, k), 0.001)
+        pn = np.full(n, 0.05)
+        for i, f in enumerate(faces):
+            if lone.slots[i] == b:
+                pn[i] = 0.7
+            elif present[i]:
+                fp[i, col[f]] = 0.9
+            else:
+                pn[i] = 0.9
+        seen = [f if present[i] and lone.slots[i] != b and lone.slots[i] not in covered else None
+                for i, f in enumerate(faces)]
+        look = np.stack([sig[1 if lone.slots[i] in changed else 0, i] for i in range(n)])
+        mask = np.array([s == b for s in lone.slots])
+        known = ~mask
+        return Observation(present, known, seen, np.full(n, 0.9), fp, pn, known.copy(), look, mask, front)
+    return sig, reading
+
+
 @pytest.mark.parametrize("front_leaves", [False, True])
 def test_a_tile_behind_a_taller_stack_never_read_is_judged_by_its_look(front_leaves):
     # bench games 11200, 11301 (Pagoda of Peace, Dragon's Tail): tiles four
@@ -1557,31 +1622,9 @@ def test_a_tile_behind_a_taller_stack_never_read_is_judged_by_its_look(front_lea
     # 9004): it stays
     t5 = (2, 0, 2)
     lone = Layout("behind", ((0, 0, 0), (2, 0, 1), (2, 0, 2), (8, 0, 0), (2, 4, 0)))
-    faces = ["bamboo-1", "bamboo-3", "bamboo-4", "bamboo-4", "bamboo-6"]
     b = (0, 0, 0)                     # beside the stack (2,0,1)-(2,0,2): behind it from the camera
-    n, k = len(lone), len(TS.faces)
-    col = {f.id: j for j, f in enumerate(TS.faces)}
-    rng = np.random.default_rng(3)
-    sig = rng.normal(size=(2, n, 32)).astype(np.float32)
-    sig /= np.linalg.norm(sig, axis=2, keepdims=True)
-
-    def reading(absent=(), changed=()):
-        present = np.array([s not in absent for s in lone.slots])
-        fp = np.full((n, k), 0.001)
-        pn = np.full(n, 0.05)
-        for i, f in enumerate(faces):
-            if lone.slots[i] == b:
-                pn[i] = 0.7                          # never read: "no face" standing and lifted
-            elif present[i]:
-                fp[i, col[f]] = 0.9
-            else:
-                pn[i] = 0.9
-        seen = [f if present[i] and lone.slots[i] not in (b, (2, 0, 1)) else None for i, f in enumerate(faces)]
-        look = np.stack([sig[1 if lone.slots[i] in changed else 0, i] for i in range(n)])
-        mask = np.array([s == b for s in lone.slots])
-        known = ~mask
-        return Observation(present, known, seen, np.full(n, 0.9), fp, pn, known.copy(), look, mask)
-
+    sig, reading = _behind_scene(lone, ["bamboo-1", "bamboo-3", "bamboo-4", "bamboo-4", "bamboo-6"], b,
+                                 [(2, 0, 1)], seed=3)
     t = BoardTracker(Board(lone), TS)
     t.observe(0, reading())
     t.observe(1, reading())
@@ -1603,6 +1646,27 @@ def test_a_tile_behind_a_taller_stack_never_read_is_judged_by_its_look(front_lea
     assert types(ev)[:1] == ["lift"] and ev[0].slots == (b,)
     assert types(t.observe(9, reading()))[:1] == ["return"]
     assert not t.busy and t.board.present[lone.slots.index(b)]
+
+
+@pytest.mark.parametrize("given_front", [True, False])
+def test_a_tile_behind_a_stack_is_judged_by_its_look_when_only_tiles_out_of_its_window_change(given_front):
+    # bench game 12401 (Twin Hearts): a tile behind a layer-2 stack was
+    # claimed with a layer-1 tile two tiles off, on the far side of that
+    # stack.  The layer-1 tile shows nowhere in its window (the referee
+    # works that out from the pose, ``Observation.front``), so its look,
+    # wholly changed, still decides: both left.  Without ``front`` every
+    # taller tile within two tiles counts, and the lift goes unseen
+    lone = Layout("behind-far", ((0, 0, 0), (2, 0, 1), (2, 0, 2), (0, 4, 0), (0, 4, 1), (8, 0, 0)))
+    b, far = (0, 0, 0), (0, 4, 1)
+    front = tuple((1, 2) if s == b else None for s in lone.slots) if given_front else None
+    _, reading = _behind_scene(lone, ["bamboo-1", "bamboo-3", "bamboo-4", "bamboo-5", "bamboo-6", "bamboo-6"], b,
+                               [(2, 0, 1), (0, 4, 0)], seed=5, front=front)
+    t = BoardTracker(Board(lone), TS)
+    t.observe(0, reading())
+    t.observe(1, reading())
+    ev = t.observe(5, reading(absent=[b, far], changed=[b, far]))
+    lifts = {e.slots for e in ev if e.type == "lift"}
+    assert lifts == ({(b,), (far,)} if given_front else {(far,)})
 
 
 def test_a_face_read_three_times_just_under_sure_makes_its_unread_partner_a_claim():
