@@ -791,8 +791,9 @@ class BoardTracker:
             # pair was taken for good without a valid claim (unless, in Word
             # Mahjong, they all spell a word together: it was being built)
             events.extend(self._settle_unreturned(frame))
-        elif new_lifts and len(new_lifts) >= 2 and len(st.lifted) % 2 == 1 and self.words is None \
-                and not self._splits_once(st.lifted + list(new_lifts)):
+        elif new_lifts and len(new_lifts) >= 2 and len(st.lifted) % 2 == 1 \
+                and ((self.words is None and not self._splits_once(st.lifted + list(new_lifts)))
+                     or self._lone_apart(new_lifts)):
             # a tile off the board alone since an earlier still picture (its
             # partner never seen leaving: a tile hidden behind a taller
             # stack; or a tile kept) and then a pair leaves, and the three do
@@ -800,7 +801,7 @@ class BoardTracker:
             # lone tile goes to the referee (bench game 9204: the three were
             # asked about together, the pair's attempt was never recorded,
             # and the turn stayed with its player: two later penalties went
-            # to the wrong one)
+            # to the wrong one); in Word Mahjong, see :meth:`_lone_apart`
             events.extend(self._settle_unreturned(frame))
         if new_lifts:
             if not st.lifted:
@@ -1231,7 +1232,7 @@ class BoardTracker:
         E + E, then T + T, two pairs, not TEET; on a recorded game, HIM, then
         N + U with a wildcard, a word and an attempt."""
         st = self.state
-        if not st.lifted or self.words is None or not new_lifts:
+        if not st.lifted or self.words is None or not new_lifts or self._lone_apart(new_lifts):
             return False
         new = [i for i in new_lifts if i not in st.lifted]
         if st.held is None and self._blocked_word(list(st.lifted)) is not None:
@@ -1251,6 +1252,33 @@ class BoardTracker:
         # only (on a recorded game THIS, held, and a blocked V lifted next
         # and put back made VISIT with the wildcard)
         return self._word(list(st.lifted) + new, need_free=st.held is not None) is not None
+
+    def _lone_apart(self, new_lifts: Sequence[int]) -> bool:
+        """Word Mahjong: one tile off the board alone since an earlier still
+        picture that showed no hand (its move over), with a partner the
+        camera may not have seen leaving (:meth:`_unseen_partner`: a tile
+        that could match it went unread in that picture), and ``new_lifts``
+        a valid pair of their own on the board without it.  The lone tile is
+        then a move apart (a claim whose second tile stood behind a taller
+        stack, or a tile kept), not the first letter of a word the pair
+        spells on with it: bench game 12203 (Monogram Pyramid), M claimed
+        with an M behind a stack, then O + O claimed, was recorded as the
+        word MOO.  Letters spelled one at a time with the hand still in view
+        (Q + U, then I, then Z: QUIZ), and T + R, then E + E (TREE), still
+        grow (:meth:`_word_grows`)."""
+        st = self.state
+        if self.words is None or len(st.lifted) != 1 or st.lifted_mid_move or st.held is not None:
+            return False
+        new = [i for i in new_lifts if i not in st.lifted]
+        if len(new) != 2:
+            return False
+        lone = st.lifted[0]
+        if not self._unseen_partner(self._turn_board(), lone):
+            return False
+        nb = self.board.copy()
+        if nb.present[lone]:
+            nb.remove(lone)
+        return self._verdict(nb, *new).valid
 
     def _still_spelling(self, new_lifts: Sequence[int]) -> bool:
         """Tiles off the board that make no move, last seen with a hand still
@@ -1458,6 +1486,28 @@ class BoardTracker:
         cover = np.asarray(b.present, bool) if lifted_cover else up
         cov = b.geometry.covered_by
         return np.array([up[i] and not any(cover[j] for j in cov[i]) for i in range(len(up))], bool)
+
+    def _buried(self) -> np.ndarray:
+        """(N,) bool: tiles whose whole top face lies under tiles standing on
+        higher layers (on the board and not lifted): each quarter of the face
+        (a half-tile square; slots step in half tiles) under one of them.  No
+        view shows such a face: what its slot's window reads is a face above
+        it, seen with almost no parallax (bench game 13000: a tile read as the
+        season tile on top of it, then taken for lifted when its own face
+        showed)."""
+        b = self.board
+        up = np.asarray(b.present, bool).copy()
+        if self.state.lifted:
+            up[self.state.lifted] = False
+        quarters = getattr(self, "_quarters", None)
+        if quarters is None:
+            quarters = self._quarters = [frozenset((s.x + a, s.y + c) for a in (0, 1) for c in (0, 1))
+                                         for s in b.layout.slots]
+        out = np.zeros(len(up), bool)
+        for i, cov in enumerate(b.geometry.covered_by):
+            if up[i] and cov and any(up[j] for j in cov):
+                out[i] = quarters[i] <= frozenset().union(*(quarters[j] for j in cov if up[j]))
+        return out
 
     def _learn_refs(self, obs: Observation, first: bool = False) -> None:
         """Keep each slot's face signature where the reading agrees with the
@@ -2206,12 +2256,15 @@ class BoardTracker:
 
     def _learn_faces(self, frame: int, obs: Observation, events: list[TrackEvent], quiet: bool) -> None:
         """Add this observation's face readings to each slot's votes; a slot's
-        face is the face with the most votes that still has a copy left."""
+        face is the face with the most votes that still has a copy left.
+        Tiles on the board and not lifted learn; a tile whose face lies
+        wholly under standing tiles (:meth:`_buried`) does not."""
         st = self.state
         slots = self.board.layout.slots
+        buried = self._buried()
         for i, f in enumerate(obs.faces):
             if f is None or not obs.known[i] or not obs.present[i] or not self.board.present[i] \
-                    or i in st.lifted:
+                    or i in st.lifted or buried[i]:
                 continue
             if obs.face_probs is not None:
                 row = np.asarray(obs.face_probs[i], np.float64)

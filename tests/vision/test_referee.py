@@ -946,14 +946,15 @@ def test_a_face_uncovered_by_a_claim_is_written_to_the_ledger_as_faces_seen():
 
 def test_a_face_read_on_a_covered_tile_is_not_written_to_the_ledger():
     # a frame that misjudges the stack reads a face on G while H still covers
-    # it: no camera sees a covered face, so the ledger is not told
+    # it: no camera sees a covered face, so neither the tracker nor the
+    # ledger takes it
     misread = recognition()
     tiles = list(misread.tiles)
     tiles[LAYOUT.slots.index(G_)] = SlotState(G_, True, "cupid-arrow", 0.97, None, "face")
     misread = Recognition("love", LAYOUT, tuple(tiles), QUADS)
     ref, out = referee({1: recognition(), 3: misread, 9: recognition(occluded=[A, B])})
     play(ref, [frame(1)] * 5 + hand_frames(9) + [frame(3)] * 5)
-    assert ref.tracker.state.faces[LAYOUT.slots.index(G_)] == "cupid-arrow"     # the tracker took it
+    assert ref.tracker.state.faces[LAYOUT.slots.index(G_)] is None
     assert [e.type for e in ref.events] == ["game_started"]
 
 

@@ -484,6 +484,31 @@ def test_word_tiles_lifted_over_two_pictures_are_one_word_not_an_invalid_pair():
     assert t.board.n_present == 4 and not t.busy
 
 
+@pytest.mark.parametrize("partner_unread", [True, False])
+def test_a_lone_letter_whose_partner_went_unread_then_a_pair_is_no_word(partner_unread):
+    # R (C) leaves alone in a picture with no hand in it; F, another R and
+    # free, went unread there (behind a taller stack, say): C may have been
+    # claimed with it.  Then E + E (D, E), a pair of their own, leave: C goes
+    # to the referee and E + E is a claim, not the word REE (bench game
+    # 12203: M, its partner behind a stack, then O + O, recorded as MOO).
+    # With F seen standing, the letters grow into REE as before
+    from companion.words import WordIndex
+    letters = ["T", "X", "R", "E", "E", "R", "Z", "Q"]
+    t = BoardTracker(Board(LAYOUT), tileset("word"), faces=letters, words=WordIndex(frozenset({"ree"})))
+    t.observe(0, obs(faces=letters))
+    assert types(t.observe(10, obs(absent=[C], hidden=[F] if partner_unread else [], faces=letters))) == ["lift"]
+    ev = t.observe(20, obs(absent=[C, D, E], faces=letters))
+    if partner_unread:
+        assert [(e.type, e.slots) for e in ev] == [("needs-referee", (C,)), ("lift", (D,)), ("lift", (E,))]
+        ev = t.observe(30, obs(absent=[C, D, E], faces=letters))
+        assert [(e.type, e.slots, e.valid) for e in ev] == [("claim", (D, E), True)]
+    else:
+        assert types(ev) == ["lift", "lift"]
+        ev = t.observe(30, obs(absent=[C, D, E], faces=letters))
+        assert [(e.type, e.word, e.slots) for e in ev] == [("word", "REE", (C, D, E))]
+    assert not t.busy and t.board.n_present == 5
+
+
 def test_a_pair_then_another_pair_are_two_pairs_even_if_together_they_spell_a_word():
     # E + E held off the board, then T + T (a matching pair of its own):
     # two claims, not the word TEET (the simpler reading of the table)
@@ -1128,6 +1153,39 @@ def test_a_lower_face_read_under_an_empty_upper_slot_is_the_upper_tile():
     t = BoardTracker(Board(LAYOUT), TS)
     assert t.observe(0, Observation(o.present, o.known, seen, o.confidence)) == []
     assert t.board.n_present == len(LAYOUT) and t.state.faces[LAYOUT.slot_index(H)] == "dragon-red"
+
+
+def _read_g_as(o, face, changed=()):
+    """``o`` with face probabilities and signatures (:func:`_with_probs`),
+    G's slot read as ``face`` at 0.95 (G is covered by H in the layout)."""
+    r = _with_probs(o, changed=changed)
+    g = LAYOUT.slot_index(G)
+    col = {f.id: j for j, f in enumerate(TS.faces)}
+    fp = r.face_probs.copy()
+    fp[g] = 0.001
+    fp[g, col[face]] = 0.95
+    seen = list(r.faces)
+    seen[g] = face
+    conf = r.confidence.copy()
+    conf[g] = 0.95
+    return Observation(r.present, r.known, seen, conf, fp, r.p_none, None, r.patches)
+
+
+def test_a_face_read_on_a_wholly_covered_slot_is_not_learnt_for_the_tile_under():
+    # bench game 13000: straight down on a stack, H's face (dragon-red) is
+    # read one layer low, at G, while H's slot reads empty; H's look has not
+    # changed, so H still stands, and G's face lies wholly under it.  Once H
+    # is lifted, G shows its own face (bamboo-4): G is read, not taken for
+    # lifted because a face other than "its" dragon-red showed there.
+    t = tracker()
+    t.observe(1, _with_probs(obs()))
+    for f in (5, 9):
+        assert t.observe(f, _read_g_as(obs(absent=[H]), "dragon-red")) == []
+    g = LAYOUT.slot_index(G)
+    assert t.board.present[LAYOUT.slot_index(H)] and t.state.faces[g] is None
+    ev = t.observe(20, _read_g_as(obs(absent=[H]), "bamboo-4", changed=[H, G]))
+    assert [(e.type, e.slots) for e in ev] == [("lift", (H,)), ("reveal", (G,))]
+    assert t.state.faces[g] == "bamboo-4" and t.board.present[g] and g not in t.state.lifted
 
 
 def test_finish_with_a_single_tile_off_asks_the_referee():

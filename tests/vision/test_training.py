@@ -177,3 +177,55 @@ def test_quantize_refuses_a_classifier_trained_the_other_way(capsys):
         err = capsys.readouterr().err.strip().splitlines()
         assert "error:" in err[-1] and says in err[-1]     # argparse's usage, then the one-line reason
         assert not any("Traceback" in line for line in err)
+
+
+def test_the_gpu_run_renders_a_prefix_of_the_same_scenes(tmp_path):
+    # vision/training/train_gpu.py: scenes 0 .. K-1 of the seed, as
+    # train_classifier cuts them (no PyTorch needed for this part)
+    from vision.training.train_gpu import render_prefix
+    crop = CropSettings()
+    raw, labels, k = render_prefix(5, 2, 600.0, crop, workers=1, tmp=tmp_path, chunk=1, log=lambda s: None)
+    r0, l0, _, _ = make_scene_samples(5, 0, crop, LabelSettings(), masks=True)
+    r1, l1, _, _ = make_scene_samples(5, 1, crop, LabelSettings(), masks=True)
+    assert k == 2 and labels == list(l0) + list(l1)
+    np.testing.assert_array_equal(raw, np.concatenate([r0, r1]))
+    assert not list(tmp_path.glob("*.npz"))          # the parts are removed once read
+
+
+def test_the_gpu_augmentation_puts_one_band_of_another_patch_along_one_side_of_each_face():
+    torch = __import__("pytest").importorskip("torch", reason="PyTorch is the optional train extra")
+    from vision.training.train_gpu import augment_t
+    h, w, n = 48, 36, 64
+    # patch i a flat grey 40 + 3 i: a band of another patch differs from it
+    x = torch.tensor(np.repeat(np.arange(40, 40 + 3 * n, 3, dtype=np.uint8), h * w * 3).reshape(n, h, w, 3))
+    faces = torch.ones(n, dtype=torch.bool)
+    faces[::2] = False
+    gen = torch.Generator().manual_seed(3)
+    out = augment_t(x, faces, gen, occlude=1.0, turn=0.0, gain=(1.0, 1.0), noise_sd=0.0).numpy()
+    assert out.shape == (n, 3, h, w) and out.dtype == np.float32
+    np.testing.assert_allclose(out.mean(axis=(2, 3)), 0.0, atol=1e-5)       # normalised per patch
+    for i in range(n):
+        img = out[i, 0]
+        odd = ~np.isclose(img, np.median(img))
+        if not faces[i]:
+            assert not odd.any()                  # not a face: no band
+            continue
+        rows, cols = odd.any(axis=1), odd.any(axis=0)
+        if rows.all():                            # a band of columns along the left or right side
+            k = int(cols.sum())
+            assert cols[:k].all() or cols[-k:].all()
+            assert round(OCCLUDE_BAND[0] * w) <= k <= round(OCCLUDE_BAND[1] * w)
+        else:                                     # a band of rows along the top or the bottom
+            k = int(rows.sum())
+            assert cols.all() and (rows[:k].all() or rows[-k:].all())
+            assert round(OCCLUDE_BAND[0] * h) <= k <= round(OCCLUDE_BAND[1] * h)
+
+
+def test_the_classifier_s_width_scales_its_stages():
+    __import__("pytest").importorskip("torch", reason="PyTorch is the optional train extra")
+    from vision.training.train_classifier import build_model
+    crop = CropSettings()
+    count = lambda m: sum(p.numel() for p in m.parameters())  # noqa: E731
+    # 16-32-64-96 channels, 3 x 3 after the pool, 155 classes; twice as wide: 32-64-128-192
+    assert count(build_model(155, crop)) == 213_259
+    assert count(build_model(155, crop, width=2)) == 583_035

@@ -66,9 +66,10 @@ BLANK_SHARE = 0.5
 BLANK_BAND_SHARE = 0.2
 
 
-def build_model(n_classes: int, crop: CropSettings):
+def build_model(n_classes: int, crop: CropSettings, width: float = 1.0):
     """The CNN: four 3x3 conv-BN-ReLU stages (three with stride 2), a 2x2 max
-    pool, dropout and one linear layer.  Input ``(N, 3, 48, 36)``."""
+    pool, dropout and one linear layer.  Input ``(N, 3, 48, 36)``.  ``width``
+    scales the stages' channels (16, 32, 64, 96 at 1; the shipped model)."""
     import torch.nn as nn
 
     def cbr(i, o, s=1):
@@ -78,9 +79,10 @@ def build_model(n_classes: int, crop: CropSettings):
     for _ in range(3):
         h, w = (h + 1) // 2, (w + 1) // 2
     h, w = (h + 1) // 2, (w + 1) // 2
-    return nn.Sequential(*cbr(3, 16, 2), *cbr(16, 32, 2), *cbr(32, 64, 2), *cbr(64, 96),
+    c1, c2, c3, c4 = (int(round(c * width)) for c in (16, 32, 64, 96))
+    return nn.Sequential(*cbr(3, c1, 2), *cbr(c1, c2, 2), *cbr(c2, c3, 2), *cbr(c3, c4),
                          nn.MaxPool2d(2, ceil_mode=True), nn.Flatten(), nn.Dropout(0.2),
-                         nn.Linear(96 * h * w, n_classes))
+                         nn.Linear(c4 * h * w, n_classes))
 
 
 def _worker(args):
