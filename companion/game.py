@@ -42,6 +42,9 @@ t)``.  Types (``data`` keys in brackets):
   penalty that settles the item, ``resolves``, is judged on the board from
   before); ``pair_move`` (true) says the item is one player's pair move,
   valid or not: where every pair move passes the turn, it passes it;
+  ``may_pair_with`` (a lone tile's item) lists standing tiles it may have
+  been claimed with unseen, for the console to offer (no effect on the
+  game: a claim settling the item with one of them takes it off the board);
 * ``faces_seen`` [slots, faces, source, frame] faces the camera read on
   standing tiles the ledger knew no face for (a tile uncovered by a claim):
   no move, no turn; it makes free pairs, stalemates and hints count on what
@@ -886,7 +889,7 @@ class GameState:
             self.board.remove(ia)
             self.board.remove(ib)
         else:                           # off the board already (they left the table)
-            self._settle_off_table(item, (ia, ib))
+            self._take_settled(item, (ia, ib))
         fa, fb = self.face(ia), self.face(ib)
         p.matches += 1
         if self.mode.kind == "solo":
@@ -1035,7 +1038,7 @@ class GameState:
                 self.board.remove(i)
             self.touched = []
         else:                           # off the board already (they left the table)
-            self._settle_off_table(item, idx)
+            self._take_settled(item, idx)
         p.words.append(word)
         p.matches += 1
         lines = []
@@ -1311,16 +1314,33 @@ class GameState:
 
         A move that settles (``resolves``) a referee item with ``off_table``
         tiles, naming only tiles of it still unsettled, is judged on the
-        board as it stood just before they left the table; every other move,
+        board as it stood just before they left the table; so is a claim or
+        word naming some of them and tiles that still stand on the board
+        (the camera never saw those leave: a claim's second tile behind a
+        taller stack, docs/RULES.md 1.5); every other move,
         and every move once a correction has closed the item, on the board
         as it is (the item None).  A penalty (``touch``) that
         settles such an item is judged on that earlier board whichever tile it
         names (the tiles that left may have been what blocked it)."""
         item = self.off_table.get(resolves) if isinstance(resolves, int) and not isinstance(resolves, bool) \
             and resolves not in self.off_table_closed else None
-        if item is not None and idx and (touch or set(idx) <= set(item[0])):
-            return item[1], resolves
+        if item is not None and idx:
+            off = set(item[0])
+            if touch or set(idx) <= off:
+                return item[1], resolves
+            if off & set(idx) and all(self.board.present[i] for i in idx if i not in off):
+                return item[1], resolves
         return self.board, None
+
+    def _take_settled(self, item: int, idx: Sequence[int]) -> None:
+        """A claim's or word's tiles ``idx`` that settle referee item
+        ``item`` leave: those off the table already are settled
+        (:meth:`_settle_off_table`), those still standing leave the board
+        (upper layers first)."""
+        off = set(self.off_table[item][0])
+        self._settle_off_table(item, [i for i in idx if i in off])
+        for i in sorted((i for i in idx if i not in off), key=lambda k: -self.slot(k).z):
+            self.board.remove(i)
 
     def _settle_off_table(self, item: int, idx: Sequence[int]) -> None:
         """Mark off-table tiles of ``item`` as settled by a move (they stay off the board)."""

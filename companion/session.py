@@ -180,7 +180,12 @@ class GameSession:
         """Referee items still open: the engine's ``needs_referee`` list plus
         ``needs-referee`` events (the camera's spelling) that no live
         correction points at.  Oldest first; each ``id``, ``reason``,
-        ``player``, ``evidence``, ``rejected``, ``slots``, ``faces``."""
+        ``player``, ``evidence``, ``rejected``, ``slots``, ``faces`` and
+        ``may_pair_with``: the tiles still on the board that the camera
+        says a lone tile of the item may have been claimed with unseen
+        (behind a taller stack), as ``[x, y, z]`` lists; malformed entries,
+        slots outside the layout and tiles no longer on the board are left
+        out."""
         st = self.state
         items = {k: dict(v) for k, v in st.needs.items()}
         settled = {e.ref for e in st.raw if e.type == "correction" and st.status.get(e.id) != "voided"}
@@ -198,7 +203,21 @@ class GameSession:
             item["slots"] = (ev.data.get("slots") or ([ev.data["slot"]] if ev.data.get("slot") else [])) \
                 if ev is not None else []
             item["faces"] = ev.data.get("faces") if ev is not None else None
+            item["may_pair_with"] = self._standing(ev.data.get("may_pair_with") if ev is not None else None)
             out.append(item)
+        return out
+
+    def _standing(self, slots) -> list[list[int]]:
+        """The ``[x, y, z]`` entries of ``slots`` (anything) that name a tile
+        on the board now; the rest are left out."""
+        st = self.state
+        out = []
+        for s in slots if isinstance(slots, list) else []:
+            if not (isinstance(s, list) and len(s) == 3 and all(type(v) is int for v in s)):
+                continue
+            i = st.layout.index.get(tuple(s))
+            if i is not None and st.board.present[i]:
+                out.append(list(s))
         return out
 
     # ------------------------------------------------------------------ moves

@@ -1066,7 +1066,15 @@ class Referee:
             return obs
         board = self.tracker.board
         slots = self.layout.slots
-        ask = [i for i in range(len(slots)) if board.present[i] and not board.n_cover[i]]
+        # a tile whose every cover is lifted shows its face in this picture
+        # (bench game 13204, the turtle 10 degrees from overhead: a layer-0
+        # tile two thirds behind a layer-2 stack, uncovered by a claim not
+        # yet settled, read "no face" at 0.51; its window changed when that
+        # stack's top tile left, and it was penalised as lifted)
+        lifted = set(self.tracker.state.lifted)
+        cover = board.geometry.covered_by
+        ask = [i for i in range(len(slots)) if board.present[i]
+               and all(j in lifted or not board.present[j] for j in cover[i])]
         if not ask:
             return obs
         standing = [slots[j] for j in range(len(slots)) if board.present[j]]
@@ -1637,11 +1645,15 @@ class Referee:
                     extra["off_table"] = [list(sl) for sl in ev.gone]
                 if ev.pair_move:    # one player's pair move: the ledger may pass the turn
                     extra["pair_move"] = True
+                if ev.partners:     # standing tiles it may have left with unseen: the console offers them
+                    extra["may_pair_with"] = [list(sl) for sl in ev.partners]
                 out = self._needs(ev.frame, ev.slots, faces, ev.reason, extra, player)
                 if ev.gone:
                     out["off_table"] = extra["off_table"]
                 if ev.pair_move:
                     out["pair_move"] = True
+                if ev.partners:
+                    out["may_pair_with"] = extra["may_pair_with"]
         except _Rejudge:
             raise
         except CompanionError as exc:

@@ -491,6 +491,9 @@ class TrackEvent:
     taken for good, their faces read too unsurely to say whether they
     match); the ledger passes the turn where either outcome would
     (:meth:`companion.game.GameState._on_needs_referee`).
+    ``partners`` (a ``"needs-referee"`` of one tile only): the standing
+    tiles it may have been claimed with unseen (:meth:`BoardTracker._unseen_partners`),
+    for the referee to look for.
     """
 
     type: str
@@ -504,6 +507,7 @@ class TrackEvent:
     gone: tuple[Slot, ...] = ()
     word: str | None = None
     pair_move: bool = False
+    partners: tuple[Slot, ...] = ()
 
     def to_json(self) -> dict:
         d = {"type": self.type, "frame": self.frame, "slots": [list(s) for s in self.slots]}
@@ -522,6 +526,8 @@ class TrackEvent:
             d["word"] = self.word
         if self.pair_move:
             d["pair_move"] = True
+        if self.partners:
+            d["partners"] = [list(s) for s in self.partners]
         return d
 
 
@@ -611,7 +617,10 @@ class TrackerSettings:
             (its own under a tenth of what it read), has left, while every
             taller tile near it stands unchanged; one read with its own face
             at ``behind_read`` stands (a lifted one is back), and its looks
-            are learnt (:meth:`BoardTracker._behind_read`).
+            are learnt (:meth:`BoardTracker._behind_read`).  A stacked tile
+            whose face was never read, read with ``behind_read`` as a
+            taller tile in its window leaves, stands too (its look changed
+            with that tile's wall, :meth:`BoardTracker._correct`).
     """
 
     face_confidence: float = 0.9
@@ -1055,7 +1064,9 @@ class BoardTracker:
         was read surely before (at least ``sure_face``) and that now reads
         absent with at least ``sure_absent`` confidence has left: it keeps its
         old appearances, so :meth:`observe` sees it go; a lifted tile read
-        present with at least ``sure_absent`` confidence is back.  The others
+        present with at least ``sure_absent`` confidence is back, and one
+        whose slot still looks as when it left keeps that look (it is still
+        off until its slot changes from it).  The others
         (a tile never seen clearly, an unsure reading) are returned: after a move of the camera those readings are not
         trusted, no appearance is stored for them until they read as the
         board says, and the caller asks the referee about them and judges
@@ -1096,7 +1107,15 @@ class BoardTracker:
             read = np.asarray(obs.known if obs.read is None else obs.read, bool)
             st.ref = None
             self._learn_refs(replace(obs, known=np.asarray(obs.known, bool) & keep, read=read & keep), first=True)
-            for i in left:
+            # a lifted tile whose slot still looks as when it left (not in
+            # ``returns``) keeps that look too: it is still off, and only a
+            # change from it says it came back (bench game 13400: the camera
+            # was nudged while a claim's pair was held; the upper tile's
+            # slot, the face below read there at 0.55, had no look left to
+            # compare with and was taken back, and the claim went to the
+            # referee as a lone tile)
+            still_off = [i for i in st.lifted if i not in back and i not in suspects and i not in left]
+            for i in left + still_off:
                 st.ref[i], st.n_ref[i], st.ref_state[i] = old[0][i], old[1][i], old[2][i]
                 if old_stood is not None and old_stood[0].shape == st.stood.shape:
                     st.stood[i], st.n_stood[i] = old_stood[0][i], old_stood[1][i]
@@ -1747,9 +1766,14 @@ class BoardTracker:
         lifted = list(st.lifted)
         why = "tiles left the board without a valid claim"
         pair_move = False
-        if len(lifted) == 1 and self._unseen_partner(tb, lifted[0]):
+        partners = self._unseen_partners(tb, lifted[0]) if len(lifted) == 1 else []
+        if partners:
+            # the slots named, so the referee knows which tile to look for
+            # (bench game 13100: 24,0,0, hidden behind a layer-2 stack all
+            # game, was the claim's second tile)
             why = ("a tile left the board alone and did not come back; a tile that could match it went "
-                   "unread in that picture (behind a taller stack): it may have been claimed with it")
+                   f"unread in that picture (behind a taller stack: {self._partners_named(partners)}): "
+                   "it may have been claimed with it")
         if len(lifted) == 2:
             a, b = lifted
             v = self._verdict(tb, a, b)
@@ -1766,8 +1790,10 @@ class BoardTracker:
                 # as likely as one pair kept against the rules (bench game
                 # 9004: an invalid claim was recorded, the turn passed, and
                 # every later move went to the wrong player)
+                seen_for = "; ".join(f"{self._partners_named(self._unseen_partners(tb, i))} for "
+                                     f"{','.join(map(str, slots[i]))}" for i in (a, b))
                 why = (f"two tiles left the board in separate moments and do not match ({v.reason}); "
-                       "each may have been claimed with a tile the camera could not see")
+                       f"each may have been claimed with a tile the camera could not see ({seen_for})")
             elif v.code in (BLOCKED,) or (v.code == NO_MATCH and sure):
                 out.append(self._claim_event(seen, v))
                 why = f"a pair left the board and was not put back: {v.reason}"
@@ -1789,7 +1815,8 @@ class BoardTracker:
         out.append(TrackEvent("needs-referee", frame, tuple(slots[i] for i in lifted),
                               tuple(st.faces[i] for i in lifted), reason=why,
                               gone=tuple(slots[i] for i in _removal_order(self.board, lifted)),
-                              pair_move=pair_move and blocked is None))
+                              pair_move=pair_move and blocked is None,
+                              partners=tuple(slots[j] for j in partners) if blocked is None else ()))
         self._remove(*lifted)
         st.gone.update(lifted)
         st.lifted.clear()
@@ -1800,23 +1827,37 @@ class BoardTracker:
 
     def _unseen_partner(self, board: Board, i: int) -> bool:
         """Whether lifted tile ``i`` may have left with a partner the camera
-        never saw leaving: in the picture ``i`` was first seen gone in, some
-        slot went unread whose tile stands on ``board``, is free there and
-        is not lifted, and whose face is unknown with a copy of a face
-        matching ``i``'s left, or matches ``i``'s."""
+        never saw leaving (:meth:`_unseen_partners` finds one)."""
+        return bool(self._unseen_partners(board, i))
+
+    def _unseen_partners(self, board: Board, i: int) -> list[int]:
+        """The tiles lifted tile ``i`` may have left with unseen: slots that
+        went unread in the picture ``i`` was first seen gone in, whose tile
+        stands on ``board``, is free there and is not lifted, and whose face
+        is unknown with a copy of a face matching ``i``'s left, or matches
+        ``i``'s.  Slot indices, ascending; empty when ``i``'s face is
+        unknown."""
         st = self.state
         face = st.faces[i]
         if face is None:
-            return False
+            return []
         matching = [f.id for f in self.tileset.faces if self.tileset.matches(f.id, face)]
+        out = []
         for j in sorted(st.lift_unseen.get(i, ())):
             if j == i or j in st.lifted or not board.present[j] or not board.is_free(j):
                 continue
             if st.faces[j] is None and any(self.copies_left(f, j) > 0 for f in matching):
-                return True
-            if st.faces[j] is not None and self.tileset.matches(st.faces[j], face):
-                return True
-        return False
+                out.append(j)
+            elif st.faces[j] is not None and self.tileset.matches(st.faces[j], face):
+                out.append(j)
+        return out
+
+    def _partners_named(self, idx: Sequence[int], most: int = 3) -> str:
+        """Slots ``idx`` as a referee reads them: "24,0,0", "24,0,0 or
+        26,2,1", at most ``most`` named and "..." after."""
+        slots = self.board.layout.slots
+        names = [",".join(map(str, slots[j])) for j in idx[:most]]
+        return " or ".join(names) + (" or ..." if len(idx) > most else "")
 
     def _infer_pair(self, board: Board, a: int, b: int) -> tuple[int, int, int, str] | None:
         """For a free pair taken for good whose faces do not show a match: the
@@ -1990,12 +2031,16 @@ class BoardTracker:
                     continue
                 gone = read[i] and not present[i]
                 own_plain = faces[i] is not None and faces[i] == st.faces[i] and conf[i] >= s.behind_read
-                first_sure = faces[i] is not None and st.faces[i] is None and conf[i] >= s.face_confidence \
+                # (a face never read before, read plainly: ``behind_read``; bench
+                # game 13207, the turtle: an A beside a layer-2 tile that
+                # left, read at 0.89, was taken off by the stack rule below
+                # and the claim went to the referee as three tiles)
+                first_plain = faces[i] is not None and st.faces[i] is None and conf[i] >= s.behind_read \
                     and faces[i] != st.faces[d] and self.copies_left(faces[i], i) > 0
-                if over and not gone and read[i] and (own_plain or first_sure) \
+                if over and not gone and read[i] and (own_plain or first_plain) \
                         and self._taller_near_changed(i, obs, lifted, moved):
                     # its own face read plainly (or, never read before, a
-                    # face read surely that is not the one below), and a
+                    # face read plainly that is not the one below), and a
                     # taller tile beside it has just left or changed: that
                     # tile's wall had been in its look (bench game 11300,
                     # Dragon's Tail: a tile read at 0.90 beside a layer-3
@@ -2106,6 +2151,14 @@ class BoardTracker:
             if (lifted[u] and not moved[u]) or (not lifted[u] and has_ref and moved[u]):
                 continue        # still lifted (looks as when it left) / really gone (looks changed)
             if not (st.faces[u] == faces[d] or (st.faces[u] is None and not st.initialised)):
+                continue
+            if lifted[u] and st.faces[d] == faces[d]:
+                # the tile below, seen while the lifted one was off, bears
+                # that face itself: its own face, no sign of the lifted
+                # tile (bench game 13303, Word: an E lifted off an E, the
+                # camera nudged before the claim settled, so no look told;
+                # the E below took the lifted one back, and the claim, the
+                # next attempt and the turn after it were lost)
                 continue
             present[u], known[u], faces[u], conf[u] = True, True, faces[d], conf[d]
             faces[d] = None

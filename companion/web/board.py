@@ -67,7 +67,12 @@ def event(event_id: int):
     evd = ev.data.get("evidence") if isinstance(ev.data.get("evidence"), dict) else {}
     mine = shown.data.get("slots") if isinstance(shown.data.get("slots"), list) else (
         [shown.data["slot"]] if isinstance(shown.data.get("slot"), list) else [])
-    svg = scoreboard.board_svg(st, title=f"Board after event {ev.id}", highlight=mine) if st is not None else ""
+    # a lone tile's item also outlines the standing tiles it may have left
+    # with unseen (``may_pair_with``: behind a taller stack), for the
+    # referee to look at on the table
+    partners = shown.data.get("may_pair_with") if isinstance(shown.data.get("may_pair_with"), list) else []
+    svg = scoreboard.board_svg(st, title=f"Board after event {ev.id}", highlight=mine + partners) \
+        if st is not None else ""
     from companion.web.evidence import KINDS, _file
     found = {k for k in KINDS if evd.get(k) and _file(ev, k) is not None}
     return render_template("board/event.html", ev=ev, shown=shown, changes=changes, text=text, status=status,

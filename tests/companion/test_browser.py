@@ -663,3 +663,28 @@ def test_the_event_page_shows_close_ups_of_its_tiles(tmp_path, phone, artifacts)
         assert shot and errors == []
     finally:
         srv.stop()
+
+
+def test_console_offers_the_tile_a_lone_tile_may_have_left_with_and_settles_the_claim(served, phone, artifacts):
+    # bench game 13100: the camera saw A leave alone while C, a tile that
+    # could match it, stood unread behind a taller stack.  The console names
+    # C and fills in both tiles: the referee, finding C gone too, picks
+    # "claim" and settles; C leaves the board with the claim
+    srv, path = served
+    with Ledger(path) as led:
+        led.append("g1", "needs-referee", {"player": "Ann", "reason": "a tile left the board alone",
+                                           "slots": [A], "off_table": [A], "may_pair_with": [C]}, None, time.time())
+    page, errors = _console(phone, srv)
+    page.wait_for_selector("#items .item", timeout=10_000)
+    item = page.locator("#items .item").first
+    assert "It may have been claimed with 4,0,0, which the camera could not see leave" in item.inner_text()
+    assert item.locator("input[name=slots]").input_value() == "0,0,0 4,0,0"
+    _shot(page, artifacts, "console-lone-tile-item.png")
+    item.locator("select[name=decision]").select_option("claim")
+    item.locator("button").click()
+    page.wait_for_selector("#items:has-text('Nothing to settle.')", timeout=10_000)
+    with Ledger(path) as led:
+        from companion.session import GameSession
+        s = GameSession(led, "g1")
+        assert s.state.scores()["Ann"] == 10_200 and not s.state.board.present[2]
+    assert errors == []

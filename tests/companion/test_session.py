@@ -269,6 +269,33 @@ def test_a_claim_settling_off_table_tiles_is_judged_on_the_board_they_left(led):
     assert G.replay(led.events("g1")).scores() == s.state.scores()
 
 
+def test_a_lone_off_table_tile_is_settled_as_a_claim_with_a_tile_still_on_the_board(led):
+    # the camera saw A leave alone and never saw its partner go (a claim's
+    # second tile behind a taller stack, bench games 9004 and 13100): the
+    # item names A, and the referee, finding C gone from the table too,
+    # settles it as A + C.  C still stands on the ledger's board; the claim
+    # is judged on the board from before A left and takes C off
+    item = led.append("g1", "needs-referee", {"reason": "a tile left alone", "slots": [A],
+                                              "off_table": [A]}, None, 1.0)
+    res = GameSession(led).settle(item.id, "claim", "Ann", [A, C])
+    assert [e.type for e in res.written] == ["claim", "correction"]
+    s = GameSession(led)
+    assert s.state.scores() == {"Ann": 10_200, "Ben": 10_000}       # Love 2.5: a pair of hearts, +200
+    assert s.open_items() == [] and s.state.off_table == {}
+    assert not s.state.board.present[0] and not s.state.board.present[2] and s.state.board.n_present == 4
+    assert G.replay(led.events("g1")).scores() == s.state.scores()
+
+
+def test_a_lone_off_table_tile_is_not_settled_with_a_tile_blocked_when_it_left(led):
+    # B2 left alone; B (hearts-2, its match) lay under it then: no claim
+    item = led.append("g1", "needs-referee", {"reason": "a tile left alone", "slots": [B2],
+                                              "off_table": [B2]}, None, 1.0)
+    with pytest.raises(IllegalMove, match="covered"):
+        GameSession(led).settle(item.id, "claim", "Ann", [B2, B])
+    assert len(led.events("g1")) == 2                         # nothing written
+    assert GameSession(led).state.board.present[1]
+
+
 def test_a_penalty_settling_an_off_table_tile_is_judged_on_the_board_it_left(led):
     # B (under B2, between A and C) left the table with B2: touching it then
     # was a blocked touch (Love 2.7), though it is no longer on the board

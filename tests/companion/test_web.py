@@ -527,6 +527,22 @@ def test_the_event_page_outlines_its_tiles_and_says_when_its_pictures_are_gone(c
     assert "No camera evidence" not in html
 
 
+def test_a_lone_tile_item_s_page_outlines_the_tile_it_may_have_left_with(client, mini_game):
+    # the camera saw A leave alone while C, that could match it, stood
+    # unread (bench game 13100): the item's page outlines C, standing, as
+    # the tile to look for, beside A's emptied slot
+    item = mini_game.append("g1", "needs-referee", {"player": "Ann", "reason": "a tile left the board alone",
+                                                    "slots": [A], "off_table": [A], "may_pair_with": [C]},
+                            None, 1001.0)
+    html = client.get(f"/event/{item.id}").get_data(as_text=True)
+    start = html.index('data-slot="%s"' % ",".join(map(str, C)))
+    assert " hl" in html[html.rindex("<g ", 0, start):start]
+    assert html.count(" hl ") == 1                        # C; A is off the table (no tile to outline)
+    bad = mini_game.append("g1", "needs-referee", {"reason": "x", "slots": [D], "may_pair_with": "nonsense"},
+                           None, 1002.0)
+    assert client.get(f"/event/{bad.id}").status_code == 200
+
+
 def test_board_labels_of_three_letters_are_fitted_to_their_tile(client, web_ledger):
     # "Bow", "Wng", "Sum" ran into the next tile ("WngWng"); one or two
     # letters ("8", "E3") keep their natural width

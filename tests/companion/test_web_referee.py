@@ -408,6 +408,33 @@ def test_settle_an_off_table_claim_with_the_faces_seen(client, referee, mini_gam
     assert state(mini_game).scores()["Ann"] == 10_100                  # Love 2.5: a simple pair, +100
 
 
+def test_a_lone_tile_item_offers_the_tile_the_camera_could_not_see_leave(client, referee, mini_game):
+    from companion.session import GameSession
+    # the camera saw A leave alone; C, a tile that could match it, stood
+    # unread behind a taller stack (bench game 13100): the console names C
+    # and fills in A and C, so finding C gone the referee settles the claim
+    # as it stands; a suggestion that names no standing tile is left out
+    item = mini_game.append("g1", "needs-referee", {"player": "Ann", "reason": "a tile left alone", "slots": [A],
+                                                    "off_table": [A], "may_pair_with": [C, [99, 0, 0], "x"]},
+                            None, 1001.0)
+    referee.login()
+    panel = client.get("/referee/panel").get_data(as_text=True)
+    assert "It may have been claimed with <strong>4,0,0</strong>, which the camera could not see leave" in panel
+    assert 'name="slots" value="0,0,0 4,0,0"' in panel
+    rv = referee.post("/referee/settle", {"game": "g1", "item_id": str(item.id), "decision": "claim",
+                                          "player": "Ann", "slots": "0,0,0 4,0,0"})
+    assert rv.json["ok"], rv.json
+    assert state(mini_game).scores()["Ann"] == 10_200                  # Love 2.5: a pair of hearts, +200
+    assert not state(mini_game).board.present[2]                       # C off the board with its claim
+    # once the suggested tile has left the board, it is no longer offered
+    other = mini_game.append("g1", "needs-referee", {"player": "Ben", "reason": "a tile left alone", "slots": [D],
+                                                     "off_table": [D], "may_pair_with": [C]}, None, 1002.0)
+    panel = client.get("/referee/panel").get_data(as_text=True)
+    assert "could not see" not in panel and 'name="slots" value="8,0,0"' in panel
+    assert [i["may_pair_with"] for i in GameSession(mini_game, "g1").open_items()] == [[]]
+    assert [i["id"] for i in GameSession(mini_game, "g1").open_items()] == [other.id]
+
+
 def test_settle_off_table_letters_as_the_word_they_spelled(client, referee, web_ledger):
     # a Word Mahjong table: C, A, T (A, C, D of the mini layout) left the
     # table together; the console offers "word" and a Word field there only

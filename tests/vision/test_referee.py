@@ -1558,6 +1558,40 @@ def test_a_tile_mostly_hidden_behind_a_taller_stack_is_not_judged_by_its_window(
     assert list(side.known) == [True, True, True, True] and side.behind is None
 
 
+def test_a_tile_uncovered_by_a_lift_not_yet_settled_is_masked_behind_a_taller_stack():
+    # bench game 13204 (the turtle, 10 degrees from overhead): P's cover
+    # P1 was lifted for a claim still open (the tracker's board keeps a
+    # lifted tile until its move settles), so P was taken as covered and
+    # not asked about; two thirds of its face lay behind the stack beside
+    # it, its window read "no face" at 0.51, and when that stack's top tile
+    # left too P was penalised as lifted.  A tile whose covers are all
+    # lifted shows its face: it is masked like any other
+    from types import SimpleNamespace
+    from companion.rules import Board
+    from companion.tiles import tileset
+    from vision.mat import MatSpec
+    from vision.tracking import BoardTracker, Observation
+    P, P1, Q, R, T, S = (0, 0, 0), (0, 0, 1), (2, 0, 0), (2, 0, 1), (2, 0, 2), (8, 0, 0)
+    layout = Layout("uncovered-beside-stack", (P, P1, Q, R, T, S))
+    ref = Referee("love", layout, ["Ada"], Script({}), fps=10.0)
+    ref.tracker = BoardTracker(Board(layout), tileset("love"))
+    spec = MatSpec.default()
+    gx, gy = spec.grid_origin_mm
+    rec = SimpleNamespace(recognition=SimpleNamespace(pose=SimpleNamespace(
+        camera_centre_mm=np.array([gx + 60 + 600, gy + 20, -300.0]))), spec=spec)
+    ref._presence_logits = lambda frame, rec, idx: np.full(len(idx), 4.1)
+    # P reads "no face" unsurely, P1 is off the table
+    o = Observation(np.array([False, False, True, True, True, True]), np.ones(6, bool),
+                    [None, None, None, None, "hearts-1", "hearts-2"], np.array([0.51, 0.9, 0.9, 0.9, 0.9, 0.9]))
+    side = ref._unseen_behind_stacks(o, rec, np.zeros((720, 1280, 3), np.uint8))
+    assert not side.behind[0] and side.known[0]     # P1 stands on P as far as the tracker knows
+    ref.tracker.state.lifted.append(layout.slots.index(P1))
+    side = ref._unseen_behind_stacks(o, rec, np.zeros((720, 1280, 3), np.uint8))
+    assert side.behind[0] and not side.known[0] and not side.read[0]
+    assert side.front[0] is not None and layout.slots.index(T) in side.front[0]
+    assert list(side.known[2:]) == [True, True, True, True]
+
+
 def test_a_console_that_writes_again_while_the_move_is_judged_again_still_gets_the_camera_s_move_right(tmp_path):
     # the console passes the turn just before the camera's write (Ada's
     # A + C: stale, judged again as Bo's), and passes it back just before
