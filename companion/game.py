@@ -43,8 +43,9 @@ t)``.  Types (``data`` keys in brackets):
   before); ``pair_move`` (true) says the item is one player's pair move,
   valid or not: where every pair move passes the turn, it passes it;
   ``may_pair_with`` (a lone tile's item) lists standing tiles it may have
-  been claimed with unseen, for the console to offer (no effect on the
-  game: a claim settling the item with one of them takes it off the board);
+  been claimed with unseen, ``likely_pair_with`` the likeliest of them, for
+  the console to offer (no effect on the game: a claim settling the item
+  with one of them takes it off the board);
 * ``faces_seen`` [slots, faces, source, frame] faces the camera read on
   standing tiles the ledger knew no face for (a tile uncovered by a claim):
   no move, no turn; it makes free pairs, stalemates and hints count on what

@@ -185,7 +185,8 @@ class GameSession:
         says a lone tile of the item may have been claimed with unseen
         (behind a taller stack), as ``[x, y, z]`` lists; malformed entries,
         slots outside the layout and tiles no longer on the board are left
-        out."""
+        out; ``likely_pair_with``: the one of them whose slot changed by
+        itself as the lone tile left, or None."""
         st = self.state
         items = {k: dict(v) for k, v in st.needs.items()}
         settled = {e.ref for e in st.raw if e.type == "correction" and st.status.get(e.id) != "voided"}
@@ -204,6 +205,8 @@ class GameSession:
                 if ev is not None else []
             item["faces"] = ev.data.get("faces") if ev is not None else None
             item["may_pair_with"] = self._standing(ev.data.get("may_pair_with") if ev is not None else None)
+            likely = self._standing([ev.data.get("likely_pair_with")] if ev is not None else None)
+            item["likely_pair_with"] = likely[0] if likely and likely[0] in item["may_pair_with"] else None
             out.append(item)
         return out
 

@@ -1647,6 +1647,8 @@ class Referee:
                     extra["pair_move"] = True
                 if ev.partners:     # standing tiles it may have left with unseen: the console offers them
                     extra["may_pair_with"] = [list(sl) for sl in ev.partners]
+                if ev.likely is not None:
+                    extra["likely_pair_with"] = list(ev.likely)
                 out = self._needs(ev.frame, ev.slots, faces, ev.reason, extra, player)
                 if ev.gone:
                     out["off_table"] = extra["off_table"]
@@ -1654,6 +1656,8 @@ class Referee:
                     out["pair_move"] = True
                 if ev.partners:
                     out["may_pair_with"] = extra["may_pair_with"]
+                if ev.likely is not None:
+                    out["likely_pair_with"] = extra["likely_pair_with"]
         except _Rejudge:
             raise
         except CompanionError as exc:

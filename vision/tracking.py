@@ -493,7 +493,8 @@ class TrackEvent:
     (:meth:`companion.game.GameState._on_needs_referee`).
     ``partners`` (a ``"needs-referee"`` of one tile only): the standing
     tiles it may have been claimed with unseen (:meth:`BoardTracker._unseen_partners`),
-    for the referee to look for.
+    for the referee to look for; ``likely`` the one of them whose look
+    changed by itself as the tile left, where one alone did.
     """
 
     type: str
@@ -508,6 +509,7 @@ class TrackEvent:
     word: str | None = None
     pair_move: bool = False
     partners: tuple[Slot, ...] = ()
+    likely: Slot | None = None
 
     def to_json(self) -> dict:
         d = {"type": self.type, "frame": self.frame, "slots": [list(s) for s in self.slots]}
@@ -528,6 +530,8 @@ class TrackEvent:
             d["pair_move"] = True
         if self.partners:
             d["partners"] = [list(s) for s in self.partners]
+        if self.likely is not None:
+            d["likely"] = list(self.likely)
         return d
 
 
@@ -673,6 +677,7 @@ class TrackerState:
     turn_lifted: list[int] = field(default_factory=list)      # every tile lifted since the turn began
     lift_frame: dict[int, int] = field(default_factory=dict)  # slot -> frame its lift was first seen
     lift_unseen: dict[int, frozenset] = field(default_factory=dict)  # slot -> slots unread in that picture
+    lift_unseen_changed: dict[int, frozenset] = field(default_factory=dict)  # of those, changed by themselves
     behind_last: np.ndarray | None = None                      # (N,) behind taller tiles in the last observation
     own_last: np.ndarray | None = None                         # (N,) own face's probability there (NaN: none)
     pn_last: np.ndarray | None = None                          # (N,) "no face here" there (NaN: none)
@@ -826,11 +831,14 @@ class BoardTracker:
                 full = {frozenset(frozenset(p) for p in plan) for plan in plans if 2 * len(plan) == len(together)}
                 if len(full) == 1:
                     st.penalised.update(together)
+            unread = frozenset(np.flatnonzero(~np.asarray(obs.known, bool)).tolist())
+            changed_alone = self._changed_alone(obs, unread)
             for i in _removal_order(self.board, new_lifts):
                 st.lifted.append(i)
                 st.turn_lifted.append(i)
                 st.lift_frame[i] = frame
-                st.lift_unseen[i] = frozenset(np.flatnonzero(~np.asarray(obs.known, bool)).tolist())
+                st.lift_unseen[i] = unread
+                st.lift_unseen_changed[i] = changed_alone
                 events.extend(self._lift(frame, i))
         if len(st.lifted) >= 2 and not still_open:
             events.extend(self._try_claims(frame, mid_move))
@@ -1767,12 +1775,17 @@ class BoardTracker:
         why = "tiles left the board without a valid claim"
         pair_move = False
         partners = self._unseen_partners(tb, lifted[0]) if len(lifted) == 1 else []
+        changed = [j for j in partners if j in st.lift_unseen_changed.get(lifted[0], ())]
+        likely = changed[0] if len(changed) == 1 else None
         if partners:
             # the slots named, so the referee knows which tile to look for
             # (bench game 13100: 24,0,0, hidden behind a layer-2 stack all
-            # game, was the claim's second tile)
+            # game, was the claim's second tile), the one whose look changed
+            # by itself as the tile left first
+            hint = "" if likely is None or len(partners) == 1 else \
+                f"; {','.join(map(str, slots[likely]))} likeliest: its slot changed as the tile left"
             why = ("a tile left the board alone and did not come back; a tile that could match it went "
-                   f"unread in that picture (behind a taller stack: {self._partners_named(partners)}): "
+                   f"unread in that picture (behind a taller stack: {self._partners_named(partners)}{hint}): "
                    "it may have been claimed with it")
         if len(lifted) == 2:
             a, b = lifted
@@ -1816,7 +1829,8 @@ class BoardTracker:
                               tuple(st.faces[i] for i in lifted), reason=why,
                               gone=tuple(slots[i] for i in _removal_order(self.board, lifted)),
                               pair_move=pair_move and blocked is None,
-                              partners=tuple(slots[j] for j in partners) if blocked is None else ()))
+                              partners=tuple(slots[j] for j in partners) if blocked is None else (),
+                              likely=slots[likely] if likely is not None and blocked is None else None))
         self._remove(*lifted)
         st.gone.update(lifted)
         st.lifted.clear()
@@ -1824,6 +1838,26 @@ class BoardTracker:
         st.turn_board = None
         st.flagged = False
         return out
+
+    def _changed_alone(self, obs: Observation, idx: frozenset) -> frozenset:
+        """Of slots ``idx`` (unread in ``obs``), those standing whose look
+        changed (their signature correlates under ``new_appearance_ncc``
+        with every agreed one) while no taller tile in their window changed
+        or left (:meth:`_taller_near_changed`): a tile behind a taller stack
+        that may have left unseen (bench game 13100: the claim's second
+        tile, 0.86 like before; the other candidates 0.89, beside the lone
+        tile that left, and 0.99).  Empty without signatures."""
+        st = self.state
+        if not idx or obs.patches is None or st.ref is None:
+            return frozenset()
+        ncc = self._ref_ncc(obs)
+        lifted = np.zeros(len(ncc), bool)
+        if st.lifted:
+            lifted[st.lifted] = True
+        moved = self._moved(obs)
+        return frozenset(j for j in idx if self.board.present[j] and st.has_ref[j] and j not in st.lifted
+                         and ncc[j] < self.settings.new_appearance_ncc
+                         and not self._taller_near_changed(j, obs, lifted, moved))
 
     def _unseen_partner(self, board: Board, i: int) -> bool:
         """Whether lifted tile ``i`` may have left with a partner the camera
@@ -1835,15 +1869,18 @@ class BoardTracker:
         went unread in the picture ``i`` was first seen gone in, whose tile
         stands on ``board``, is free there and is not lifted, and whose face
         is unknown with a copy of a face matching ``i``'s left, or matches
-        ``i``'s.  Slot indices, ascending; empty when ``i``'s face is
-        unknown."""
+        ``i``'s.  Slot indices: those whose look changed by itself in that
+        picture (:meth:`_changed_alone`) first, then ascending; empty when
+        ``i``'s face is unknown."""
         st = self.state
         face = st.faces[i]
         if face is None:
             return []
         matching = [f.id for f in self.tileset.faces if self.tileset.matches(f.id, face)]
         out = []
-        for j in sorted(st.lift_unseen.get(i, ())):
+        changed = st.lift_unseen_changed.get(i, frozenset())
+        # those whose look changed by itself in that picture first
+        for j in sorted(st.lift_unseen.get(i, ()), key=lambda j: (j not in changed, j)):
             if j == i or j in st.lifted or not board.present[j] or not board.is_free(j):
                 continue
             if st.faces[j] is None and any(self.copies_left(f, j) > 0 for f in matching):

@@ -435,6 +435,29 @@ def test_a_lone_tile_item_offers_the_tile_the_camera_could_not_see_leave(client,
     assert [i["id"] for i in GameSession(mini_game, "g1").open_items()] == [other.id]
 
 
+def test_of_several_tiles_a_lone_tile_may_have_left_with_the_console_fills_in_the_likeliest(client, referee,
+                                                                                          mini_game):
+    # bench game 13100: three candidates, one whose slot changed by itself
+    # as the lone tile left (``likely_pair_with``): it is marked and filled
+    # in; with none likeliest (or one the item does not offer), the referee
+    # types the tile
+    from companion.session import GameSession
+    referee.login()
+    for likely, filled in ((C, "0,0,0 4,0,0"), (None, "0,0,0"), ([99, 0, 0], "0,0,0"), (B, "0,0,0")):
+        data = {"player": "Ann", "reason": "a tile left alone", "slots": [A], "off_table": [A],
+                "may_pair_with": [D, C]}
+        if likely is not None:
+            data["likely_pair_with"] = likely
+        item = mini_game.append("g1", "needs-referee", data, None, 1001.0)
+        panel = client.get("/referee/panel").get_data(as_text=True)
+        assert f'name="slots" value="{filled}"' in panel, likely
+        marked = "<strong>4,0,0</strong> (likeliest: its slot changed as the tile left)" in panel
+        assert marked == (likely == C)
+        assert ("the likeliest is filled in below" in panel) == (likely == C)
+        assert GameSession(mini_game, "g1").open_items()[0]["likely_pair_with"] == (C if likely == C else None)
+        assert referee.post("/referee/settle", {"game": "g1", "item_id": str(item.id), "decision": "none"}).json["ok"]
+
+
 def test_settle_off_table_letters_as_the_word_they_spelled(client, referee, web_ledger):
     # a Word Mahjong table: C, A, T (A, C, D of the mini layout) left the
     # table together; the console offers "word" and a Word field there only

@@ -319,6 +319,45 @@ def test_a_lone_tile_never_back_names_a_partner_the_camera_could_not_read(partne
     assert ("partners" in ev[0].to_json()) == partner_unread
 
 
+@pytest.mark.parametrize("changed", [C, E])
+def test_a_lone_tile_s_unread_partner_whose_look_changed_by_itself_is_named_likeliest(changed):
+    # bench game 13100: three tiles that could match the lone tile went
+    # unread as it left; the claim's second tile was the one whose look
+    # changed (0.86 like before) with no taller tile in its window changing.
+    # Here C and E (both bamboo-1, A's face) are unread as A leaves, one of
+    # them looking changed: it is named first, and as the likeliest
+    faces = list(FACES)
+    e = LAYOUT.slot_index(E)
+    faces[e] = "bamboo-1"
+    col = {f.id: j for j, f in enumerate(TS.faces)}
+
+    def seen(absent=(), hidden=(), changed=()):
+        o = _with_probs(obs(absent=absent, hidden=hidden, faces=faces), changed=changed)
+        o.face_probs[e] = 0.001
+        o.face_probs[e, col["bamboo-1"]] = 0.9
+        return o
+
+    t = BoardTracker(Board(LAYOUT), TS)
+    t.observe(0, seen())
+    t.observe(1, seen())
+    assert t.state.faces[e] == "bamboo-1"
+    assert types(t.observe(5, seen(absent=[A], hidden=[C, E], changed=[A, changed]))) == ["lift"]
+    ev = t.finish(30)
+    other = E if changed == C else C
+    assert types(ev) == ["needs-referee"] and ev[0].partners == (changed, other) and ev[0].likely == changed
+    name = ",".join(map(str, changed))
+    assert f"{name} or {','.join(map(str, other))}; {name} likeliest: its slot changed as the tile left" \
+        in ev[0].reason
+    assert ev[0].to_json()["likely"] == list(changed)
+    # neither changed: both named in slot order, none likeliest
+    t = BoardTracker(Board(LAYOUT), TS)
+    t.observe(0, seen())
+    t.observe(1, seen())
+    t.observe(5, seen(absent=[A], hidden=[C, E], changed=[A]))
+    ev = t.finish(30)
+    assert ev[0].partners == (C, E) and ev[0].likely is None and "likeliest" not in ev[0].reason
+
+
 def test_a_non_matching_pair_off_in_one_picture_with_a_partner_unread_is_still_an_invalid_claim():
     # seen leaving together, the two tiles are one move whatever went unread
     t = tracker()
