@@ -1322,14 +1322,22 @@ class GameState:
         and every move once a correction has closed the item, on the board
         as it is (the item None).  A penalty (``touch``) that
         settles such an item is judged on that earlier board whichever tile it
-        names (the tiles that left may have been what blocked it)."""
+        names (the tiles that left may have been what blocked it).
+
+        Raises:
+            IllegalMove: a move settling such an item names a tile of it and
+            a tile that is neither off the table with it nor on the board.
+        """
         item = self.off_table.get(resolves) if isinstance(resolves, int) and not isinstance(resolves, bool) \
             and resolves not in self.off_table_closed else None
         if item is not None and idx:
             off = set(item[0])
             if touch or set(idx) <= off:
                 return item[1], resolves
-            if off & set(idx) and all(self.board.present[i] for i in idx if i not in off):
+            if off & set(idx):
+                gone = [i for i in idx if i not in off and not self.board.present[i]]
+                if gone:
+                    raise IllegalMove(f"slot {self.slot(gone[0])} holds no tile")
                 return item[1], resolves
         return self.board, None
 
@@ -1342,6 +1350,8 @@ class GameState:
         self._settle_off_table(item, [i for i in idx if i in off])
         for i in sorted((i for i in idx if i not in off), key=lambda k: -self.slot(k).z):
             self.board.remove(i)
+        # a touch binding a tile the move took is met: the tile is gone
+        self.touched = [t for t in self.touched if t not in set(idx)]
 
     def _settle_off_table(self, item: int, idx: Sequence[int]) -> None:
         """Mark off-table tiles of ``item`` as settled by a move (they stay off the board)."""

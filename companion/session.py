@@ -17,6 +17,7 @@ database module.  The ledger is any object with the methods of
 from __future__ import annotations
 
 import random
+import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
@@ -201,8 +202,11 @@ class GameSession:
             item = items[k]
             ev = raw.get(k)
             item["type"] = ev.type if ev is not None else None
-            item["slots"] = (ev.data.get("slots") or ([ev.data["slot"]] if ev.data.get("slot") else [])) \
+            raw_slots = (ev.data.get("slots") or ([ev.data["slot"]] if ev.data.get("slot") else [])) \
                 if ev is not None else []
+            # (a list of [x, y, z] lists: an event written by hand may hold anything)
+            item["slots"] = [list(sl) for sl in raw_slots if isinstance(sl, list)] \
+                if isinstance(raw_slots, list) else []
             item["faces"] = ev.data.get("faces") if ev is not None else None
             item["may_pair_with"] = self._standing(ev.data.get("may_pair_with") if ev is not None else None)
             likely = self._standing([ev.data.get("likely_pair_with")] if ev is not None else None)
@@ -212,11 +216,11 @@ class GameSession:
 
     def _standing(self, slots) -> list[list[int]]:
         """The ``[x, y, z]`` entries of ``slots`` (anything) that name a tile
-        on the board now; the rest are left out."""
+        on the board now, each once; the rest are left out."""
         st = self.state
-        out = []
+        out: list[list[int]] = []
         for s in slots if isinstance(slots, list) else []:
-            if not (isinstance(s, list) and len(s) == 3 and all(type(v) is int for v in s)):
+            if not (isinstance(s, list) and len(s) == 3 and all(type(v) is int for v in s)) or s in out:
                 continue
             i = st.layout.index.get(tuple(s))
             if i is not None and st.board.present[i]:
@@ -361,7 +365,7 @@ class GameSession:
             if decision == "claim":
                 out = G.resolve_claim(self.state, player, slots, list(faces) if faces else None, extra)
                 if out.error:
-                    raise IllegalMove(out.error)
+                    raise IllegalMove(_refused(out.error))
                 follow = list(out.events)
             elif decision == "word":
                 if not word:
@@ -375,6 +379,8 @@ class GameSession:
                     self.words = wordlist.words()
                 out = G.resolve_word(self.state, player, slots, word, self.words,
                                      list(faces) if faces else None, extra)
+                if out.error:           # a blocked letter: refused, as a claim is
+                    raise IllegalMove(_refused(out.error))
                 follow = list(out.events)
             else:
                 if len(slots) != 1:
@@ -415,6 +421,15 @@ class GameSession:
         if reason not in END_REASONS:
             raise BadInput(f"unknown end reason {reason!r} (expected one of {', '.join(END_REASONS)})")
         return self.run(lambda s: G.resolve_end(s, reason, self.index), tick=False)
+
+
+def _refused(error: str) -> str:
+    """A decided claim's or word's refusal as the settle form says it: the
+    engine's reason without the penalty it would cost in play (nothing is
+    written: a referee who saw the blocked tile touched settles with a
+    penalty)."""
+    why = re.sub(r"; (blocked tile penalty [^;]*|a blocked tile costs no points in this game)$", "", error)
+    return f"{why}: not settled, nothing written"
 
 
 def clock_refusal(state: G.GameState, t: float | None, typed: bool | None) -> str | None:

@@ -70,7 +70,9 @@ def event(event_id: int):
     # a lone tile's item also outlines the standing tiles it may have left
     # with unseen (``may_pair_with``: behind a taller stack), for the
     # referee to look at on the table
-    partners = shown.data.get("may_pair_with") if isinstance(shown.data.get("may_pair_with"), list) else []
+    raw = shown.data.get("may_pair_with")
+    partners = [p for p in raw if isinstance(p, list) and len(p) == 3 and all(type(c) is int for c in p)] \
+        if isinstance(raw, list) else []
     svg = scoreboard.board_svg(st, title=f"Board after event {ev.id}", highlight=mine + partners) \
         if st is not None else ""
     from companion.web.evidence import KINDS, _file

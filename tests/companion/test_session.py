@@ -290,10 +290,50 @@ def test_a_lone_off_table_tile_is_not_settled_with_a_tile_blocked_when_it_left(l
     # B2 left alone; B (hearts-2, its match) lay under it then: no claim
     item = led.append("g1", "needs-referee", {"reason": "a tile left alone", "slots": [B2],
                                               "off_table": [B2]}, None, 1.0)
-    with pytest.raises(IllegalMove, match="covered"):
+    with pytest.raises(IllegalMove, match="covered") as err:
         GameSession(led).settle(item.id, "claim", "Ann", [B2, B])
+    # no penalty is written (a break-test saw "blocked tile penalty -100
+    # each" in the refusal): the referee decides on one separately
+    assert str(err.value).endswith(": not settled, nothing written") and "penalty" not in str(err.value)
     assert len(led.events("g1")) == 2                         # nothing written
     assert GameSession(led).state.board.present[1]
+
+
+def test_a_lone_tile_s_settled_claim_meets_the_touch_binding_its_partner(led):
+    # (break-test, session 46) Ann touched C; the lone tile A's item is
+    # settled as A + C, which takes C off the board: the touch is met, and
+    # Ann's next pair need not include C
+    GameSession(led).touch("Ann", C)
+    item = led.append("g1", "needs-referee", {"reason": "a tile left alone", "slots": [A], "off_table": [A],
+                                              "may_pair_with": [C]}, None, 1.0)
+    GameSession(led).settle(item.id, "claim", "Ann", [A, C])
+    s = GameSession(led)
+    assert s.state.touched == []
+    res = s.claim("Ann", [D, E])
+    assert [e.type for e in res.written] == ["claim", "game_ended"]     # B under B2: stuck
+    assert G.replay(led.events("g1")).scores() == GameSession(led).state.scores()
+    assert GameSession(led).state.player("Ann").matches == 2
+
+
+def test_a_lone_tile_s_claim_with_a_tile_gone_since_names_that_tile(led):
+    item = led.append("g1", "needs-referee", {"reason": "a tile left alone", "slots": [A], "off_table": [A]},
+                      None, 1.0)
+    assert GameSession(led).claim("Ann", [D, E]).ok
+    with pytest.raises(IllegalMove, match="^slot 8,0,0 holds no tile$"):
+        GameSession(led).settle(item.id, "claim", "Ann", [A, D])
+    assert len(led.events("g1")) == 3                         # nothing written
+
+
+def test_a_word_settling_an_item_with_a_blocked_letter_is_refused_with_nothing_written(tmp_path):
+    # (break-test, session 46) the word decision wrote the blocked letter's
+    # penalty and said "word recorded"; a claim so decided was refused
+    with Ledger(tmp_path / "l.db") as led:
+        start_mini(led, variant="word", mode="zen-archives", faces=["C", "X", "A", "Q", "T", "Z"])
+        item = led.append("g1", "needs-referee", {"reason": "a tile left alone", "slots": [A], "off_table": [A]},
+                          None, 1.0)
+        with pytest.raises(IllegalMove, match="blocked.*: not settled, nothing written$"):
+            GameSession(led).settle(item.id, "word", "Ann", [A, B, C], word="cxa")
+        assert len(led.events("g1")) == 2
 
 
 def test_a_penalty_settling_an_off_table_tile_is_judged_on_the_board_it_left(led):

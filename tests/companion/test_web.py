@@ -541,6 +541,13 @@ def test_a_lone_tile_item_s_page_outlines_the_tile_it_may_have_left_with(client,
     bad = mini_game.append("g1", "needs-referee", {"reason": "x", "slots": [D], "may_pair_with": "nonsense"},
                            None, 1002.0)
     assert client.get(f"/event/{bad.id}").status_code == 200
+    # entries that are not [x, y, z] whole numbers outline nothing (the
+    # console leaves them out too)
+    odd = mini_game.append("g1", "needs-referee",
+                           {"reason": "x", "slots": [D], "may_pair_with": [["400"], [4.9, 0, 0]]}, None, 1003.0)
+    html = client.get(f"/event/{odd.id}").get_data(as_text=True)
+    start = html.index('data-slot="%s"' % ",".join(map(str, C)))
+    assert " hl" not in html[html.rindex("<g ", 0, start):start]
 
 
 def test_board_labels_of_three_letters_are_fitted_to_their_tile(client, web_ledger):

@@ -458,6 +458,19 @@ def test_of_several_tiles_a_lone_tile_may_have_left_with_the_console_fills_in_th
         assert referee.post("/referee/settle", {"game": "g1", "item_id": str(item.id), "decision": "none"}).json["ok"]
 
 
+def test_an_item_whose_slots_are_not_slots_still_shows_on_the_console(client, referee, mini_game):
+    # (break-test, session 46) a hand-written item with "slots": "0,0,0"
+    # made the whole console answer 500
+    ids = [mini_game.append("g1", "needs-referee", {"reason": "odd", "slots": junk, "off_table": [A],
+                                                    "may_pair_with": [C]}, None, 1001.0).id
+           for junk in ("0,0,0", {"a": 1}, 5, True, [A, "x", 3])]
+    referee.login()
+    assert client.get("/referee/").status_code == 200
+    panel = client.get("/referee/panel")
+    assert panel.status_code == 200
+    assert all(f"<strong>#{i}</strong> odd" in panel.get_data(as_text=True) for i in ids)
+
+
 def test_settle_off_table_letters_as_the_word_they_spelled(client, referee, web_ledger):
     # a Word Mahjong table: C, A, T (A, C, D of the mini layout) left the
     # table together; the console offers "word" and a Word field there only
