@@ -208,10 +208,37 @@ class GameSession:
             item["slots"] = [list(sl) for sl in raw_slots if isinstance(sl, list)] \
                 if isinstance(raw_slots, list) else []
             item["faces"] = ev.data.get("faces") if ev is not None else None
-            item["may_pair_with"] = self._standing(ev.data.get("may_pair_with") if ev is not None else None)
+            item["may_pair_with"] = self._claimable(k, item["slots"], self._standing(
+                ev.data.get("may_pair_with") if ev is not None else None))
             likely = self._standing([ev.data.get("likely_pair_with")] if ev is not None else None)
             item["likely_pair_with"] = likely[0] if likely and likely[0] in item["may_pair_with"] else None
             out.append(item)
+        return out
+
+    def _claimable(self, item_id: int, slots: list, partners: list[list[int]]) -> list[list[int]]:
+        """Of ``partners``, those a claim settling item ``item_id`` with its
+        one tile ``slots[0]`` could take: on the board the item's tiles left
+        (:meth:`companion.game.GameState.judged_board`) both free, and their
+        faces matching where the ledger knows both (a break-test saw the
+        console fill in a covered tile of another face, a claim the engine
+        then refused).  ``partners`` as they are without an off-table tile."""
+        st = self.state
+        held = st.off_table.get(item_id)
+        if held is None or len(slots) != 1:
+            return partners
+        lone = st.layout.index.get(tuple(slots[0]))
+        if lone is None or lone not in held[0]:
+            return partners
+        board = held[1]
+        out = []
+        for p in partners:
+            j = st.layout.index[tuple(p)]
+            if not (board.is_free(lone) and board.is_free(j)):
+                continue
+            fa, fb = st.faces[lone], st.faces[j]
+            if fa is not None and fb is not None and not st.tiles.matches(fa, fb):
+                continue
+            out.append(p)
         return out
 
     def _standing(self, slots) -> list[list[int]]:

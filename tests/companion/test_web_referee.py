@@ -436,12 +436,14 @@ def test_a_lone_tile_item_offers_the_tile_the_camera_could_not_see_leave(client,
 
 
 def test_of_several_tiles_a_lone_tile_may_have_left_with_the_console_fills_in_the_likeliest(client, referee,
-                                                                                          mini_game):
+                                                                                          web_ledger):
     # bench game 13100: three candidates, one whose slot changed by itself
     # as the lone tile left (``likely_pair_with``): it is marked and filled
     # in; with none likeliest (or one the item does not offer), the referee
-    # types the tile
+    # types the tile.  (A, C and D are all 1 Single Hearts here)
     from companion.session import GameSession
+    mini_game = web_ledger
+    start_mini(mini_game, faces=["hearts-1", "hearts-2", "hearts-1", "hearts-2", "hearts-1", "roses-3"])
     referee.login()
     for likely, filled in ((C, "0,0,0 4,0,0"), (None, "0,0,0"), ([99, 0, 0], "0,0,0"), (B, "0,0,0")):
         data = {"player": "Ann", "reason": "a tile left alone", "slots": [A], "off_table": [A],
@@ -456,6 +458,18 @@ def test_of_several_tiles_a_lone_tile_may_have_left_with_the_console_fills_in_th
         assert ("the likeliest is filled in below" in panel) == (likely == C)
         assert GameSession(mini_game, "g1").open_items()[0]["likely_pair_with"] == (C if likely == C else None)
         assert referee.post("/referee/settle", {"game": "g1", "item_id": str(item.id), "decision": "none"}).json["ok"]
+
+
+def test_the_console_offers_only_tiles_a_lone_tile_could_have_been_claimed_with(client, referee, mini_game):
+    # (break-test, session 46) B lay under B2 and does not match A (hearts-2
+    # against hearts-1): offered and filled in, the claim was refused on
+    # settling.  C (free, hearts-1) is offered; B and D (roses-3) are not
+    from companion.session import GameSession
+    mini_game.append("g1", "needs-referee", {"player": "Ann", "reason": "a tile left alone", "slots": [A],
+                                             "off_table": [A], "may_pair_with": [B, D, C]}, None, 1001.0)
+    assert GameSession(mini_game, "g1").open_items()[0]["may_pair_with"] == [C]
+    referee.login()
+    assert 'name="slots" value="0,0,0 4,0,0"' in client.get("/referee/panel").get_data(as_text=True)
 
 
 def test_an_item_whose_slots_are_not_slots_still_shows_on_the_console(client, referee, mini_game):
