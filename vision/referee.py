@@ -500,6 +500,10 @@ class Referee:
         self._stale_raises = False                # a stale write raises _Rejudge (a tracker event is judged)
         self._disowned: set[tuple[int, str]] = set()   # (slot, face) readings the referee voided on the ledger
         self._ended_elsewhere: int | None = None  # frame at which another ended the game on the ledger
+        # moves the rules refused whose tiles were taken off the table all
+        # the same: (frame, player, slots, faces, why, evidence, code), until the
+        # tiles come back or the next move is judged (:meth:`_kept_refused`)
+        self._refused_off: list[tuple] = []
 
     # ------------------------------------------------------------------ frames
 
@@ -686,6 +690,7 @@ class Referee:
         last = self._last
         for ev in self.tracker.finish(self.status.frame):
             out.extend(self._judge(ev, last))
+        out.extend(self._kept_refused(self.status.frame))     # never put back
         if not self.tracker.busy:
             self._record_faces(self.status.frame)
         return out
@@ -1566,6 +1571,7 @@ class Referee:
         ``STALE_TRIES`` times."""
         if ev.type in ("lift", "return", "reveal") or self._ended_elsewhere is not None:
             return []
+        kept = self._kept_refused(ev.frame)
         before = self._turn_before or self._last
         if before is current:
             before = None
@@ -1581,7 +1587,84 @@ class Referee:
                 continue
         if evidence:
             out["evidence"] = evidence
-        return [self._output(out, ev.frame)]
+        return kept + [self._output(out, ev.frame)]
+
+    def _refused_but_kept(self, ev: TrackEvent, player: str, why: str | None, extra: dict,
+                          code: str | None = None) -> None:
+        """A pair or word the camera saw taken off the table for good that
+        the rules refused (a touch left out, a tile blocked or a face
+        unmatched on the ledger's board): the rules send the tiles back, so
+        the tracker expects them back (:meth:`BoardTracker.expect_back`:
+        taken in silently when the players put them back, as the scoreboard
+        tells them); those still off the table when the next move is judged
+        go to the referee (:meth:`_kept_refused`)."""
+        tr, st = self.tracker, self.state
+        if tr is None or st is None:
+            return
+        where = {s: j for j, s in enumerate(st.layout.slots)}
+        mine = {s: i for i, s in enumerate(self.layout.slots)}
+        slots, faces = [], []
+        for s, f in zip(ev.slots, list(ev.faces) + [None] * len(ev.slots)):
+            j, i = where.get(s), mine.get(s)
+            if j is None or i is None or not st.board.present[j] or tr.board.present[i]:
+                continue
+            tr.expect_back(i)
+            slots.append(s)
+            faces.append(f)
+        if slots:
+            self._refused_off.append((ev.frame, player, slots, faces, why, extra.get("evidence"), code))
+
+    def _kept_refused(self, frame: int) -> list[dict]:
+        """Output lines of the referee items for refused moves' tiles
+        (:meth:`_refused_but_kept`) still off the table at ``frame``: the
+        table and the rules disagree, and the ledger follows the table
+        (``off_table``: the tiles leave its board, so that the free rule
+        reads the table as it is, docs/RULES.md 1.5 "Tiles off the table").
+        Bench game 12202 (Harmony Duels): a claim refused by the two-touch
+        commitment (the touch was an attempt whose second tile stood behind
+        a taller stack) stayed on the ledger's board while the players kept
+        the pair, and every later claim near it was refused as blocked."""
+        if not self._refused_off or self.tracker is None or self.state is None:
+            return []
+        tr, st = self.tracker, self.state
+        where = {s: j for j, s in enumerate(st.layout.slots)}
+        mine = {s: i for i, s in enumerate(self.layout.slots)}
+        out: list[dict] = []
+        pending, self._refused_off = self._refused_off, []
+        for f0, player, slots, faces, why, evidence, code in pending:
+            if frame <= f0:         # (another event of the same picture: the players have not seen it yet)
+                self._refused_off.append((f0, player, slots, faces, why, evidence, code))
+                continue
+            off = []
+            for k, s in enumerate(slots):
+                if tr.board.present[mine[s]]:
+                    continue                    # put back: taken in (BoardTracker.expect_back)
+                if where.get(s) is not None and st.board.present[where[s]]:
+                    off.append(k)
+                else:
+                    tr.state.expected.discard(mine[s])    # off the ledger's board since (the console)
+            if not off:
+                continue
+            named = [list(slots[k]) for k in off]
+            reason = (f"the rules refused the move of frame {f0} ({why or 'refused'}), but its tiles "
+                      f"{', '.join(','.join(map(str, s)) for s in named)} stayed off the table: "
+                      "off the ledger's board until the referee settles it")
+            if code == "touch-is-claimed":
+                # bench games 12202 and 11400: the touch was an attempt whose
+                # second tile stood behind a taller stack, and the pair the
+                # next player's valid claim
+                reason += ("; the touch before it may have been an attempt with a tile the camera could not "
+                           "see, and this pair the next player's claim")
+            extra: dict = {"frame": frame, "off_table": named}
+            if evidence:
+                extra["evidence"] = evidence
+            item = self._needs(frame, named, [faces[k] for k in off], reason, extra, player)
+            item["off_table"] = named
+            if evidence:
+                item["evidence"] = evidence
+            out.append(self._output(item, frame))
+            tr.take_off([mine[slots[k]] for k in off])
+        return out
 
     def _judge_on_ledger(self, ev: TrackEvent, extra: dict, again: bool) -> dict:
         """The output line of one tracker event, its ledger events written
@@ -1613,6 +1696,7 @@ class Referee:
                     out["valid"] = False
                     out["reason"] = (inv[0].data.get("code") if inv else None) or "refused"
                     out["explanation"] = res.message or res.error
+                    self._refused_but_kept(ev, player, out["explanation"], extra, out["reason"])
             elif ev.type == "word" and not ev.valid:
                 # letters that spell a word taken for good with a blocked one
                 # among them: the penalty was raised at the lift; then a
@@ -1624,7 +1708,13 @@ class Referee:
                        "word": ev.word, "valid": True, "reason": None}
                 from companion import wordlist
                 res = G.resolve_word(self.state, player, slots, ev.word, wordlist.words(), faces, extra)
-                self._resolve(res, ev.frame)
+                written = self._resolve(res, ev.frame)
+                if not any(w.type == "word" for w in written):
+                    # a blocked letter on the ledger's board: its penalty written
+                    out["valid"] = False
+                    out["reason"] = "refused"
+                    out["explanation"] = res.message or res.error
+                    self._refused_but_kept(ev, player, out["explanation"], extra, out["reason"])
             elif ev.type == "claim":
                 # a pair taken for good that the rules refuse: scored as the engine
                 # reads it (an invalid attempt), then a referee must look
@@ -1804,7 +1894,14 @@ def hand_reach(before: np.ndarray, after: np.ndarray, quads: np.ndarray, width: 
     ``delta`` grey levels are split into 8-connected regions
     (``cv2.connectedComponents``); a region that reaches beyond the slots'
     outline grown by one tile (where :func:`beside_board_change` looks)
-    came from beside the board, as an arm does.  A tile lifted away changes
+    came from beside the board, as an arm does; so does one that crosses
+    the picture's edge over half a tile's width or more, three quarters of
+    a tile or more outside the slots' outline (an arm reaching in from
+    beyond the picture where the board lies within a tile of its edge:
+    bench game 13803, 960 x 540, fingertips held still over three tiles
+    of the bottom row were taken for three tiles lifted, a penalty raised
+    and a claim made of them, and every later move went to the wrong
+    player).  A tile lifted away changes
     only its own slot and its shadow, a region inside the board.  Where more
     than ``max_outside`` of the picture beside the board changed, the camera
     moved or the light changed (their own rules decide), and no slot is
@@ -1834,6 +1931,14 @@ def hand_reach(before: np.ndarray, after: np.ndarray, quads: np.ndarray, width: 
     board = np.zeros((h, w), np.uint8)
     cv2.fillConvexPoly(board, hull, 1, lineType=cv2.LINE_8, shift=2)
     r = max(1, int(round(tile * max(sx, sy))))
+    # the picture's edge three quarters of a tile or more beside the slots:
+    # an arm reaching in from beyond the picture, where the board lies
+    # within a tile of its edge, crosses it over half a tile's width or
+    # more (a tile lifted from a slot near the edge changes its own face,
+    # side and shadow, within half a tile of the slots' outline)
+    edge = np.zeros((h, w), bool)
+    edge[0, :] = edge[-1, :] = edge[:, 0] = edge[:, -1] = True
+    edge &= cv2.distanceTransform((board == 0).astype(np.uint8), cv2.DIST_L2, 3) >= 0.75 * r
     board = cv2.dilate(board, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1)))
     outside = board == 0
     changed = np.abs(after.astype(np.float32) - before.astype(np.float32)) > delta
@@ -1842,6 +1947,8 @@ def hand_reach(before: np.ndarray, after: np.ndarray, quads: np.ndarray, width: 
     n, labels = cv2.connectedComponents(changed.astype(np.uint8), connectivity=8)
     reaching = np.zeros(n, bool)
     reaching[np.unique(labels[changed & outside])] = True
+    crossing = np.bincount(labels[changed & edge & ~outside], minlength=n)
+    reaching |= crossing >= 0.5 * r
     reaching[0] = False
     if not reaching[1:].any():
         return out

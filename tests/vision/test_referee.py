@@ -350,6 +350,40 @@ def test_tiles_gone_with_no_move_decided_leave_the_ledger_s_board_too():
     assert list(st.off_table) == [next(e.id for e in ref.events if e.type == "needs_referee")]
 
 
+def test_a_refused_claim_whose_tiles_stay_off_the_table_goes_to_the_referee_at_the_next_move():
+    # Love 2.9 "touch is claimed": A touched and put back, then E + F (a
+    # matching pair) taken and kept: the rules refuse it (the pair leaves A
+    # out) and send the tiles back.  Kept off the table until the next move
+    # (A + C), they go to the referee and leave the ledger's board
+    # (off_table), so that the free rule reads the table as it is (bench
+    # game 12202: every later claim near such a pair was refused as blocked)
+    scenes = {1: recognition(), 2: recognition(absent=[A]), 3: recognition(absent=[E, F]),
+              4: recognition(absent=[E, F, A, C]), 5: recognition(absent=[A, C]), 9: recognition(occluded=[A, B])}
+    start = [frame(1)] * 5 + hand_frames(9) + [frame(2)] * 5 + hand_frames(9) + [frame(1)] * 5
+    ref, out = referee(scenes, claim_hold_s=1.0)
+    play(ref, start + hand_frames(9) + [frame(3)] * 25 + hand_frames(9) + [frame(4)] * 25)
+    assert [o["type"] for o in out] == ["touch", "claim", "needs_referee", "claim"]
+    refused, item, claim = out[1:]
+    assert refused["valid"] is False and refused["reason"] == "touch-is-claimed"
+    assert {tuple(s) for s in item["off_table"]} == {E, F} and item["player"] == "Ada"
+    assert item["frame"] == claim["frame"] and "stayed off the table" in item["reason"]
+    assert f"frame {refused['frame']}" in item["reason"] and "may have been an attempt" in item["reason"]
+    assert claim["valid"] is True and claim["player"] == "Bo" and {tuple(s) for s in claim["slots"]} == {A, C}
+    st = G.replay(ref.events)
+    assert [st.slot(i) for i in range(8) if st.board.present[i]] == [B, D, G_, H]
+    assert st.scores() == {"Ada": 10_000, "Bo": 10_200}
+    # put back as the rules say before the next move: no item, the tiles
+    # stand again for the tracker and the ledger alike
+    ref, out = referee(scenes, claim_hold_s=1.0)
+    play(ref, start + hand_frames(9) + [frame(3)] * 25 + hand_frames(9) + [frame(1)] * 5 + hand_frames(9)
+         + [frame(5)] * 25)
+    assert [o["type"] for o in out] == ["touch", "claim", "claim"]
+    assert out[2]["valid"] is True and out[2]["player"] == "Bo"
+    st = G.replay(ref.events)
+    assert [st.slot(i) for i in range(8) if st.board.present[i]] == [B, D, E, F, G_, H]
+    assert ref.tracker.board.n_present == 6 and not ref.tracker.state.expected
+
+
 def _brighter(code, gain=1.3):
     img = np.clip(frame(code).astype(np.float32) * gain, 0, 255).astype(np.uint8)
     img[0, 0] = code
@@ -533,6 +567,29 @@ def test_hand_reach_marks_the_slots_under_an_arm_from_beside_the_board_not_a_lif
     edge[0:30, 73:75] = 60.0                    # sig x 73-74: face 4 spans x 70-74, face 5 x 75-79
     assert hand_reach(before, edge, quads, 1280, 720).tolist() == [False] * 4 + [True, False]
     assert hand_reach(before, edge, quads, 1280, 720, share=0.5).tolist() == [False] * 6
+
+
+def test_hand_reach_counts_an_arm_from_beyond_the_picture_where_the_board_nears_its_edge():
+    # bench game 13803 (960 x 540): the bottom row lay within a tile of the
+    # picture's edge, so the arm's part beside the board was outside the
+    # picture; fingertips held still over three tiles were read as three
+    # tiles lifted (a penalty, an invented claim, every later move to the
+    # wrong player)
+    from vision.referee import hand_reach
+    quads = np.array([[[400 + 40 * k, 630], [430 + 40 * k, 630], [430 + 40 * k, 670], [400 + 40 * k, 670]]
+                      for k in range(6)], np.float64)          # sig rows 79-84 of 90, x 50-79: a tile 6 px
+    before = np.full((90, 160), 128.0, np.float32)
+    arm = before.copy()
+    arm[81:90, 65:74] = 60.0                                  # from the bottom edge over faces 3 and 4
+    assert hand_reach(before, arm, quads, 1280, 720).tolist() == [False, False, False, True, True, False]
+    # a tile lifted away there changes its own face, side and shadow
+    lifted = before.copy()
+    lifted[79:88, 55:59] = 200.0
+    assert not hand_reach(before, lifted, quads, 1280, 720).any()
+    # a change crossing the edge over fewer than half a tile's px
+    finger = before.copy()
+    finger[81:90, 65:67] = 60.0
+    assert not hand_reach(before, finger, quads, 1280, 720).any()
 
 
 def test_follow_shake_moves_an_earlier_signature_as_the_slots_moved():
