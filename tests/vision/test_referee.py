@@ -541,30 +541,39 @@ def test_a_hand_resting_by_the_board_holds_back_no_picture_and_no_penalty():
         assert ref.status.judged >= 4, share
 
 
+def _face_row(y: float) -> np.ndarray:
+    """(6, 4, 2) float px: a row of 6 faces 30 x 40 px at height ``y`` of a
+    1280 x 720 picture, 10 px apart from x 400 (signature x 50-79 at 160 x 90)."""
+    return np.array([[[400 + 40 * k, y], [430 + 40 * k, y], [430 + 40 * k, y + 40], [400 + 40 * k, y + 40]]
+                     for k in range(6)], np.float64)
+
+
+def _painted(sig: np.ndarray, where, value: float) -> np.ndarray:
+    """A copy of signature ``sig`` with ``sig[where]`` set to ``value``."""
+    out = sig.copy()
+    out[where] = value
+    return out
+
+
 def test_hand_reach_marks_the_slots_under_an_arm_from_beside_the_board_not_a_lifted_tile():
     # bench game 8103: a hand held still over the top row read three blocked
     # tiles "no face", and three penalties were raised for tiles never touched
     from vision.referee import hand_reach
-    quads = np.array([[[400 + 40 * k, 200], [430 + 40 * k, 200], [430 + 40 * k, 240], [400 + 40 * k, 240]]
-                      for k in range(6)], np.float64)          # a row of 6 faces, 1280 x 720 px (sig x 50-69)
+    quads = _face_row(200)                    # a row of 6 faces, 1280 x 720 px (sig x 50-79)
     before = np.full((90, 160), 128.0, np.float32)
     # an arm from the picture's top edge down over the faces 3 and 4
-    arm = before.copy()
-    arm[0:30, 65:76] = 60.0
+    arm = _painted(before, np.s_[0:30, 65:76], 60.0)
     assert hand_reach(before, arm, quads, 1280, 720).tolist() == [False, False, False, True, True, False]
     # a tile lifted away: its face changed, nothing beside the board did
-    lifted = before.copy()
-    lifted[25:30, 55:59] = 200.0
+    lifted = _painted(before, np.s_[25:30, 55:59], 200.0)
     assert not hand_reach(before, lifted, quads, 1280, 720).any()
     # the same with a hand resting on the table away from the board
-    rest = lifted.copy()
-    rest[70:90, 0:30] = 40.0
+    rest = _painted(lifted, np.s_[70:90, 0:30], 40.0)
     assert not hand_reach(before, rest, quads, 1280, 720).any()
     # the whole picture changed (the light, a camera moved): left to their rules
     assert not hand_reach(before, before + 40.0, quads, 1280, 720).any()
     # a share of the face: an arm over a quarter of face 5 counts, a sliver not
-    edge = before.copy()
-    edge[0:30, 73:75] = 60.0                    # sig x 73-74: face 4 spans x 70-74, face 5 x 75-79
+    edge = _painted(before, np.s_[0:30, 73:75], 60.0)   # sig x 73-74: face 4 spans x 70-74, face 5 x 75-79
     assert hand_reach(before, edge, quads, 1280, 720).tolist() == [False] * 4 + [True, False]
     assert hand_reach(before, edge, quads, 1280, 720, share=0.5).tolist() == [False] * 6
 
@@ -576,20 +585,14 @@ def test_hand_reach_counts_an_arm_from_beyond_the_picture_where_the_board_nears_
     # tiles lifted (a penalty, an invented claim, every later move to the
     # wrong player)
     from vision.referee import hand_reach
-    quads = np.array([[[400 + 40 * k, 630], [430 + 40 * k, 630], [430 + 40 * k, 670], [400 + 40 * k, 670]]
-                      for k in range(6)], np.float64)          # sig rows 79-84 of 90, x 50-79: a tile 6 px
+    quads = _face_row(630)                    # sig rows 79-84 of 90, x 50-79: a tile 6 sig px
     before = np.full((90, 160), 128.0, np.float32)
-    arm = before.copy()
-    arm[81:90, 65:74] = 60.0                                  # from the bottom edge over faces 3 and 4
+    arm = _painted(before, np.s_[81:90, 65:74], 60.0)        # from the bottom edge over faces 3 and 4
     assert hand_reach(before, arm, quads, 1280, 720).tolist() == [False, False, False, True, True, False]
     # a tile lifted away there changes its own face, side and shadow
-    lifted = before.copy()
-    lifted[79:88, 55:59] = 200.0
-    assert not hand_reach(before, lifted, quads, 1280, 720).any()
+    assert not hand_reach(before, _painted(before, np.s_[79:88, 55:59], 200.0), quads, 1280, 720).any()
     # a change crossing the edge over fewer than half a tile's px
-    finger = before.copy()
-    finger[81:90, 65:67] = 60.0
-    assert not hand_reach(before, finger, quads, 1280, 720).any()
+    assert not hand_reach(before, _painted(before, np.s_[81:90, 65:67], 60.0), quads, 1280, 720).any()
 
 
 def test_follow_shake_moves_an_earlier_signature_as_the_slots_moved():
