@@ -501,7 +501,7 @@ class Referee:
         self._disowned: set[tuple[int, str]] = set()   # (slot, face) readings the referee voided on the ledger
         self._ended_elsewhere: int | None = None  # frame at which another ended the game on the ledger
         # moves the rules refused whose tiles were taken off the table all
-        # the same: (frame, player, slots, faces, why, evidence, code), until the
+        # the same: (frame, player, slots, faces, why, evidence, unseen attempt?), until the
         # tiles come back or the next move is judged (:meth:`_kept_refused`)
         self._refused_off: list[tuple] = []
 
@@ -1590,14 +1590,17 @@ class Referee:
         return kept + [self._output(out, ev.frame)]
 
     def _refused_but_kept(self, ev: TrackEvent, player: str, why: str | None, extra: dict,
-                          code: str | None = None) -> None:
+                          unseen_attempt: bool = False) -> None:
         """A pair or word the camera saw taken off the table for good that
         the rules refused (a touch left out, a tile blocked or a face
         unmatched on the ledger's board): the rules send the tiles back, so
         the tracker expects them back (:meth:`BoardTracker.expect_back`:
         taken in silently when the players put them back, as the scoreboard
         tells them); those still off the table when the next move is judged
-        go to the referee (:meth:`_kept_refused`)."""
+        go to the referee (:meth:`_kept_refused`).  ``unseen_attempt``: the
+        refusal was for leaving out the one tile touched before, which may
+        have been an attempt whose second tile the camera could not see
+        (the item says so)."""
         tr, st = self.tracker, self.state
         if tr is None or st is None:
             return
@@ -1612,7 +1615,7 @@ class Referee:
             slots.append(s)
             faces.append(f)
         if slots:
-            self._refused_off.append((ev.frame, player, slots, faces, why, extra.get("evidence"), code))
+            self._refused_off.append((ev.frame, player, slots, faces, why, extra.get("evidence"), unseen_attempt))
 
     def _kept_refused(self, frame: int) -> list[dict]:
         """Output lines of the referee items for refused moves' tiles
@@ -1631,14 +1634,18 @@ class Referee:
         mine = {s: i for i, s in enumerate(self.layout.slots)}
         out: list[dict] = []
         pending, self._refused_off = self._refused_off, []
-        for f0, player, slots, faces, why, evidence, code in pending:
+        for f0, player, slots, faces, why, evidence, unseen_attempt in pending:
             if frame <= f0:         # (another event of the same picture: the players have not seen it yet)
-                self._refused_off.append((f0, player, slots, faces, why, evidence, code))
+                self._refused_off.append((f0, player, slots, faces, why, evidence, unseen_attempt))
                 continue
             off = []
             for k, s in enumerate(slots):
-                if tr.board.present[mine[s]]:
-                    continue                    # put back: taken in (BoardTracker.expect_back)
+                if tr.board.present[mine[s]] or mine[s] not in tr.state.expected:
+                    # put back: taken in (BoardTracker.expect_back), and maybe
+                    # taken again by the move now judged (a break-test: the
+                    # pair put back, then claimed by the next player, went to
+                    # the referee as never put back, and the claim was lost)
+                    continue
                 if where.get(s) is not None and st.board.present[where[s]]:
                     off.append(k)
                 else:
@@ -1649,12 +1656,12 @@ class Referee:
             reason = (f"the rules refused the move of frame {f0} ({why or 'refused'}), but its tiles "
                       f"{', '.join(','.join(map(str, s)) for s in named)} stayed off the table: "
                       "off the ledger's board until the referee settles it")
-            if code == "touch-is-claimed":
+            if unseen_attempt:
                 # bench games 12202 and 11400: the touch was an attempt whose
                 # second tile stood behind a taller stack, and the pair the
                 # next player's valid claim
                 reason += ("; the touch before it may have been an attempt with a tile the camera could not "
-                           "see, and this pair the next player's claim")
+                           "see, and this move the next player's")
             extra: dict = {"frame": frame, "off_table": named}
             if evidence:
                 extra["evidence"] = evidence
@@ -1688,6 +1695,7 @@ class Referee:
             elif ev.type == "claim" and ev.valid:
                 out = {"type": "claim", "frame": ev.frame, "player": player, "slots": slots, "faces": faces,
                        "valid": True, "reason": None}
+                one_touch = len(self.state.touched) == 1
                 res = G.resolve_claim(self.state, player, slots, faces, extra)
                 written = self._resolve(res, ev.frame)
                 kinds = {w.type for w in written}
@@ -1696,7 +1704,8 @@ class Referee:
                     out["valid"] = False
                     out["reason"] = (inv[0].data.get("code") if inv else None) or "refused"
                     out["explanation"] = res.message or res.error
-                    self._refused_but_kept(ev, player, out["explanation"], extra, out["reason"])
+                    self._refused_but_kept(ev, player, out["explanation"], extra,
+                                           unseen_attempt=one_touch and out["reason"] == "touch-is-claimed")
             elif ev.type == "word" and not ev.valid:
                 # letters that spell a word taken for good with a blocked one
                 # among them: the penalty was raised at the lift; then a
@@ -1714,7 +1723,7 @@ class Referee:
                     out["valid"] = False
                     out["reason"] = "refused"
                     out["explanation"] = res.message or res.error
-                    self._refused_but_kept(ev, player, out["explanation"], extra, out["reason"])
+                    self._refused_but_kept(ev, player, out["explanation"], extra)
             elif ev.type == "claim":
                 # a pair taken for good that the rules refuse: scored as the engine
                 # reads it (an invalid attempt), then a referee must look

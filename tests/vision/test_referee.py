@@ -382,6 +382,13 @@ def test_a_refused_claim_whose_tiles_stay_off_the_table_goes_to_the_referee_at_t
     st = G.replay(ref.events)
     assert [st.slot(i) for i in range(8) if st.board.present[i]] == [B, D, E, F, G_, H]
     assert ref.tracker.board.n_present == 6 and not ref.tracker.state.expected
+    # put back, then claimed by the next player: that claim, no item (a
+    # break-test saw the item, and the claim refused: "0,4,0 holds no tile")
+    ref, out = referee(scenes, claim_hold_s=1.0)
+    play(ref, start + hand_frames(9) + [frame(3)] * 25 + hand_frames(9) + [frame(1)] * 25 + hand_frames(9)
+         + [frame(3)] * 25)
+    assert [o["type"] for o in out] == ["touch", "claim", "claim"]
+    assert out[2]["valid"] is True and out[2]["player"] == "Bo" and {tuple(s) for s in out[2]["slots"]} == {E, F}
 
 
 def _brighter(code, gain=1.3):
