@@ -50,6 +50,10 @@ t)``.  Types (``data`` keys in brackets):
   standing tiles the ledger knew no face for (a tile uncovered by a claim):
   no move, no turn; it makes free pairs, stalemates and hints count on what
   the table shows;
+* ``tiles_back`` [slots, item] tiles of a referee item's ``off_table`` that
+  the camera saw put back on their slots (the players sent a refused move's
+  tiles back after the item was written): they stand on the board again
+  from here on; the item needs nothing more once all its tiles are back;
 * ``game_ended`` [reason, cause] a record of the end (or a forced end).
 
 Undo and corrections never change the events they point at: replay first works
@@ -88,7 +92,8 @@ from companion.wording import count
 
 EVENT_TYPES: tuple[str, ...] = (
     "game_started", "claim", "invalid", "penalty", "touch", "word", "pass", "meld", "steal",
-    "declare", "hint", "reshuffle", "undo", "correction", "needs_referee", "faces_seen", "game_ended")
+    "declare", "hint", "reshuffle", "undo", "correction", "needs_referee", "faces_seen", "tiles_back",
+    "game_ended")
 #: The camera referee may spell the referee item ``needs-referee``; both are read alike.
 NEEDS_REFEREE = ("needs_referee", "needs-referee")
 
@@ -551,6 +556,7 @@ class GameState:
         # the board as it stood just before they left); off the board at once
         self.off_table: dict[int, tuple[list[int], Board]] = {}
         self.off_table_closed: set[int] = set()     # items a correction settled ("resolved") since
+        self.tiles_back_items: set[int] = set()      # items whose tiles all came back (tiles_back)
         self.last_id = 0
         self.raw: list[Event] = []          # every event of the game (set by replay)
         self.status: dict[int, str] = {}    # effective status per event id (set by replay)
@@ -571,6 +577,7 @@ class GameState:
         new.needs = dict(self.needs)
         new.off_table = {k: (list(v[0]), v[1]) for k, v in self.off_table.items()}
         new.off_table_closed = set(self.off_table_closed)
+        new.tiles_back_items = set(self.tiles_back_items)
         return new
 
     @property
@@ -1360,6 +1367,46 @@ class GameState:
             self.off_table[item] = (left, self.off_table[item][1])
         else:
             del self.off_table[item]
+
+    def _on_tiles_back(self, e: Event) -> str:
+        """Tiles of referee item ``item``'s ``off_table`` put back on their
+        slots, seen by the camera after the item was written (a refused
+        move's tiles sent back late, docs/RULES.md 1.5 "A move the rules
+        refuse whose tiles stay off the table"): they stand on the board
+        again from this event on, the moves between keeping the board they
+        were judged on (where voiding the item would put the tiles back
+        from its start, and could refuse a move their absence made
+        possible).  No move, no turn.  Once every tile of the item is back,
+        the item needs nothing more.
+
+        Raises:
+            IllegalMove: the item holds no tiles off the table (none, settled
+            or closed), or a slot is not one of its tiles still off.
+            BadInput: slots malformed.
+        """
+        d = e.data
+        item = d.get("item")
+        if not isinstance(item, int) or isinstance(item, bool) or item not in self.off_table \
+                or item in self.off_table_closed:
+            raise IllegalMove(f"item #{item} holds no tiles off the table")
+        idx = self._slots(d.get("slots"))
+        if not idx:
+            raise BadInput("tiles_back needs the slots put back")
+        off = self.off_table[item][0]
+        stray = [i for i in idx if i not in off or self.board.present[i]]
+        if stray:
+            raise IllegalMove(f"{self.slot(stray[0])} is not a tile of item #{item} still off the table")
+        for i in sorted(idx, key=lambda k: self.slot(k).z):
+            self.board.restore(i)
+        left = [i for i in off if i not in set(idx)]
+        names = ", ".join(str(self.slot(i)) for i in idx)
+        if left:
+            self.off_table[item] = (left, self.off_table[item][1])
+            return f"{names} put back on the table: on the board again (item #{item})"
+        del self.off_table[item]
+        self.needs.pop(item, None)
+        self.tiles_back_items.add(item)
+        return f"{names} put back on the table: on the board again; item #{item} needs nothing more"
 
     def _on_faces_seen(self, e: Event) -> str:
         """Faces read on standing tiles (the camera referee writes them for
@@ -3000,6 +3047,9 @@ def _brief(e: Event, tiles: TileSet | None = None) -> str:
     if e.type == "faces_seen":
         n = len(d.get("faces") or [])
         return f"faces seen on {n} tile{'s' if n != 1 else ''}"
+    if e.type == "tiles_back":
+        n = len(d.get("slots") or [])
+        return f"{n} tile{'s' if n != 1 else ''} put back on the table (item #{d.get('item')})"
     return f"{e.type} by {who}"
 
 

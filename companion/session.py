@@ -193,7 +193,7 @@ class GameSession:
         settled = {e.ref for e in st.raw if e.type == "correction" and st.status.get(e.id) != "voided"}
         for e in st.raw:
             if e.type == "needs-referee" and e.id not in settled and not e.data.get("resolved") \
-                    and st.status.get(e.id) != "voided":
+                    and st.status.get(e.id) != "voided" and e.id not in st.tiles_back_items:
                 items.setdefault(e.id, {"id": e.id, "reason": e.data.get("reason"), "evidence": e.data.get("evidence"),
                                "player": e.data.get("player"), "rejected": False})
         raw = {e.id: e for e in st.raw}
@@ -387,6 +387,14 @@ class GameSession:
             if not player:
                 raise BadInput(f"a {decision} needs the player")
             slots = list(slots or [])
+            mine = {tuple(sl) for sl in item["slots"]}
+            if decision in ("claim", "word") and mine and not any(_slot_key(sl) in mine for sl in slots):
+                # a break-test (session 48) settled an item with a claim of
+                # two standing tiles it never named: a move of its own (a
+                # penalty may name a tile the item's tiles blocked)
+                names = ", ".join(",".join(map(str, sl)) for sl in item["slots"])
+                raise BadInput(f"a {decision} settling item #{item_id} names one of its tiles ({names}); "
+                               "record another move as a move of its own")
             if decision in ("claim", "word"):
                 check_typed_faces(self.state, slots, faces, over_record)
             if decision == "claim":
@@ -416,6 +424,10 @@ class GameSession:
                 r = self.state.judged_board(item_id, (i,), touch=True)[0].reason(i)
                 if r.free:
                     raise IllegalMove(f"{r.slot} is free: touching it is no penalty")
+                prior = self._penalty_charged(item_id, i)
+                if prior is not None:
+                    raise IllegalMove(f"{r.slot}'s lift is charged already: penalty #{prior}, recorded when "
+                                      "it left; settle the item with no move (or correct #" f"{prior})")
                 out = G.resolve_touch(self.state, player, slots[0], extra)
                 follow = [p for p in out.events if p.type == "penalty"]
         fix = G.Pending("correction", {"changes": {"resolved": True, "decision": decision},
@@ -437,6 +449,26 @@ class GameSession:
         written += self.commit([fix])
         text = f"item #{item_id} settled: " + (decision if decision != "none" else "no move")
         return Result(written, text)
+
+    def _penalty_charged(self, item_id: int, i: int) -> int | None:
+        """The id of a penalty already counting for slot index ``i`` in the
+        turn of referee item ``item_id`` (recorded before the item with no
+        move between: the camera charges a blocked tile when it leaves,
+        then writes the item when the pair stays off the table), or None.
+        A break-test (session 48) settled such an item as a penalty and
+        charged the one touch twice."""
+        st = self.state
+        slot = list(st.slot(i))
+        for e in reversed(st.raw):
+            if e.id >= item_id:
+                continue
+            if st.status.get(e.id) == "voided" or (e.id in st.entries and st.entries[e.id].status == "rejected"):
+                continue
+            if e.type == "penalty" and e.data.get("slot") == slot:
+                return e.id
+            if e.type in ("claim", "invalid", "word", "pass", "reshuffle", "tiles_back", "game_started"):
+                return None
+        return None
 
     def end(self, reason: str = "abandoned") -> Result:
         """End the game now (a ``game_ended`` event ``by: referee``).
@@ -481,6 +513,14 @@ def clock_refusal(state: G.GameState, t: float | None, typed: bool | None) -> st
 
 def _slot(s) -> tuple[int, int, int]:
     return tuple(Slot.parse(s)) if isinstance(s, str) else tuple(int(v) for v in s)
+
+
+def _slot_key(s) -> tuple[int, int, int] | None:
+    """:func:`_slot`, or None for anything that is not a slot (refused later, with its own message)."""
+    try:
+        return _slot(s)
+    except (TypeError, ValueError, CompanionError):
+        return None
 
 
 def deal_faces(variant: str, layout: Layout, seed: int) -> list[str]:

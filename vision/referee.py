@@ -504,6 +504,10 @@ class Referee:
         # the same: (frame, player, slots, faces, why, evidence, unseen attempt?), until the
         # tiles come back or the next move is judged (:meth:`_kept_refused`)
         self._refused_off: list[tuple] = []
+        # tracker slot -> the ledger's referee item holding its tile off the
+        # table, expected back (:meth:`_expect_off_table`)
+        self._off_expected: dict[int, int] = {}
+        self._mover: tuple | None = None          # (slots, player) of the claim or word judged last
 
     # ------------------------------------------------------------------ frames
 
@@ -942,6 +946,8 @@ class Referee:
                 self._turn_before = self._last
             for ev in events:
                 out.extend(self._judge(ev, current))
+            self._write_tiles_back(run_start)
+            self._expect_off_table()
             if not self.tracker.busy:
                 self._turn_before = None
                 self._record_faces(run_start)
@@ -1340,6 +1346,7 @@ class Referee:
         out: list[dict] = []
         for ev in self.tracker.claim_held():
             out.extend(self._judge(ev, current))
+        self._expect_off_table()
         if not self.tracker.busy:
             self._turn_before = None
         self.status.tiles_on_board = int(self.tracker.board.n_present) - len(self.tracker.state.lifted)
@@ -1653,9 +1660,9 @@ class Referee:
             if not off:
                 continue
             named = [list(slots[k]) for k in off]
-            reason = (f"the rules refused the move of frame {f0} ({why or 'refused'}), but its tiles "
-                      f"{', '.join(','.join(map(str, s)) for s in named)} stayed off the table: "
-                      "off the ledger's board until the referee settles it")
+            reason = (f"the rules refused the move of frame {f0} ({why or 'refused'}), but "
+                      f"{'its tiles' if len(named) > 1 else 'its tile'} "
+                      f"{', '.join(','.join(map(str, s)) for s in named)} stayed off the table")
             if unseen_attempt:
                 # bench games 12202 and 11400: the touch was an attempt whose
                 # second tile stood behind a taller stack, and the pair the
@@ -1673,10 +1680,72 @@ class Referee:
             tr.take_off([mine[slots[k]] for k in off])
         return out
 
+    def _expect_off_table(self) -> None:
+        """Expect back on the table the tiles of the ledger's open referee
+        items with ``off_table`` tiles (:meth:`BoardTracker.expect_back`):
+        players who put them back later (a refused move's tiles sent back
+        after the item was written) are then taken in silently, where
+        before the tile under one put back on a stack changed its look
+        wholly and was taken for lifted, a penalty for a tile no one
+        touched (a break-test, session 48), and a retake of the tiles was
+        no move at all.  Tiles an item no longer holds (settled, closed)
+        are expected no more."""
+        tr, st = self.tracker, self.state
+        if tr is None or st is None:
+            return
+        mine = {s: i for i, s in enumerate(self.layout.slots)}
+        held: dict[int, int] = {}
+        for item, (idx, _) in st.off_table.items():
+            if item in st.off_table_closed:
+                continue
+            for j in idx:
+                i = mine.get(st.layout.slots[j])
+                if i is not None and not st.board.present[j]:
+                    held[i] = item
+        for i in [i for i in self._off_expected if i not in held]:
+            del self._off_expected[i]
+            tr.state.expected.discard(i)
+        for i, item in held.items():
+            if i in self._off_expected or tr.board.present[i] or i in tr.state.lifted:
+                continue
+            tr.expect_back(i)
+            if i in tr.state.expected:
+                self._off_expected[i] = item
+
+    def _write_tiles_back(self, frame: int) -> None:
+        """Write a ``tiles_back`` ledger event for the tiles of open referee
+        items (:meth:`_expect_off_table`) that the tracker took in as put
+        back on their slots: the ledger's board holds them again from here
+        on (docs/RULES.md 1.5, "A move the rules refuse whose tiles stay
+        off the table")."""
+        tr, st = self.tracker, self.state
+        if tr is None or st is None or not self._off_expected:
+            return
+        by_item: dict[int, list[int]] = {}
+        for i, item in list(self._off_expected.items()):
+            if tr.board.present[i] and i not in tr.state.lifted and i not in tr.state.expected:
+                by_item.setdefault(item, []).append(i)
+                del self._off_expected[i]
+        for item, idx in by_item.items():
+            slots = [list(self.layout.slots[i]) for i in sorted(idx, key=lambda k: self.layout.slots[k].z)]
+            try:
+                self._write([G.Pending("tiles_back", {"slots": slots, "item": item, "frame": frame})], frame)
+            except CompanionError:
+                pass
+
     def _judge_on_ledger(self, ev: TrackEvent, extra: dict, again: bool) -> dict:
         """The output line of one tracker event, its ledger events written
-        (:meth:`_judge`); ``again``: a stale write is judged as refused."""
+        (:meth:`_judge`); ``again``: a stale write is judged as refused.
+        A referee item naming the tiles of the move judged just before it
+        (a pair or word refused and kept off the table) names that move's
+        player, not the one whose turn the refusal passed to (a break-test,
+        session 48: a kept unmatched pair's item named the next player)."""
         player = self._player()
+        mover, self._mover = self._mover, None
+        if ev.type == "needs-referee" and mover is not None and mover[0] == frozenset(ev.slots):
+            player = mover[1]
+        elif ev.type in ("claim", "word"):
+            self._mover = (frozenset(ev.slots), player)
         slots = [list(s) for s in ev.slots]
         faces = list(ev.faces)
         out: dict

@@ -766,6 +766,11 @@ class BoardTracker:
         st = self.state
         slots = self.board.layout.slots
         events: list[TrackEvent] = []
+        if st.initialised:
+            # before the correction: a tile put back on a stack makes the
+            # look of the slot it covers change wholly, which the stack rule
+            # would read as that tile lifted
+            self._take_back_expected(obs)
         obs = self._correct(obs)
         readings = obs.readings()
         if not st.initialised:
@@ -781,7 +786,6 @@ class BoardTracker:
             self._learn_refs(obs, first=True)
             self._keep_behind(obs)
             return events
-        self._take_back_expected(obs)
         new_lifts, returns = self._changes(obs, readings)
         misplaced = self._misplaced(frame, obs, new_lifts)
         st.last_seen = np.where(readings >= 0, readings, st.last_seen).astype(np.int8)
@@ -1026,11 +1030,20 @@ class BoardTracker:
             return
         slots = self.board.layout.slots
         back = [j for j in st.expected if obs.known[j] and obs.present[j]]
+        p = None if obs.patches is None else np.asarray(obs.patches, np.float32)
         for j in sorted(back, key=lambda j: slots[j].z):
             if not self.board.present[j]:
                 self.board.restore(j)
             st.expected.discard(j)
             st.last_seen[j] = 1
+            if p is not None and st.ref is not None and p.shape[1] == st.ref.shape[2]:
+                # its look now is its standing look (the looks kept while it
+                # was off showed the emptied slot)
+                st.ref[j, 0] = p[j]
+                st.n_ref[j] = 1
+                st.ref_state[j] = 1
+                st.n_stood[j] = 0
+                st.has_ref[j] = True
 
     def _misplaced(self, frame: int, obs: Observation, new_lifts: Sequence[int]) -> list[TrackEvent]:
         """Tiles put down on the wrong slot: a lifted tile (not back) whose

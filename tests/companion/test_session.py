@@ -84,7 +84,7 @@ def test_open_items_and_settle(led):
     with pytest.raises(BadInput, match="needs the player"):
         s.settle(item.id, "claim")
     with pytest.raises(IllegalMove):
-        s.settle(item.id, "claim", "Ann", [A, B])            # B is blocked: refused, nothing written
+        s.settle(item.id, "claim", "Ann", [D, B])            # B is blocked: refused, nothing written
     assert len(led.events("g1")) == 2
     res = s.settle(item.id, "claim", "Ann", [D, E], "clear on video")
     assert [e.type for e in res.written] == ["correction", "claim"]
@@ -598,3 +598,65 @@ def test_an_unsure_pair_item_leaves_the_turn_where_a_match_keeps_it(tmp_path):
         bad = [i for i in s.open_items() if i["rejected"]]
         assert len(bad) == 1 and "pair_move must be true or false, not 'yes'" in bad[0]["reason"]
         assert s.state.players[s.state.turn].name == "Ann"
+
+
+def _present(state) -> list[list[int]]:
+    return [list(state.slot(i)) for i in range(len(state.layout)) if state.board.present[i]]
+
+
+def test_tiles_put_back_after_their_item_stand_again_from_then_on(led):
+    # B2 and A left the table (a refused pair kept, docs/RULES.md 1.5): B is
+    # free meanwhile, and Ann's touch of it is no penalty.  The camera then
+    # sees them put back (tiles_back): from there on they stand, B is
+    # blocked again, the touch before keeps the board it was judged on (a
+    # void of the item would put them back from its start and make it a
+    # penalty) and the item needs nothing more
+    item = led.append("g1", "needs-referee", {"reason": "kept", "slots": [B2, A], "off_table": [B2, A]}, None, 1.0)
+    assert [e.type for e in GameSession(led).touch("Ann", B).written] == ["touch"]
+    half = led.append("g1", "tiles_back", {"slots": [A], "item": item.id}, None, 2.0)
+    s = GameSession(led)
+    assert _present(s.state) == [A, B, C, D, E] and s.state.off_table_pending()
+    assert [i["id"] for i in s.open_items()] == [item.id]
+    assert s.state.entries[half.id].text == f"0,0,0 put back on the table: on the board again (item #{item.id})"
+    led.append("g1", "tiles_back", {"slots": [B2], "item": item.id}, None, 3.0)
+    s = GameSession(led)
+    assert _present(s.state) == [A, B, C, B2, D, E] and not s.state.off_table_pending()
+    assert s.open_items() == [] and not s.state.board.reason(1).free
+    assert s.state.scores() == {"Ann": 10_000, "Ben": 10_000}
+    assert [e.type for e in led.events("g1")].count("penalty") == 0
+    # a tile the item never held, or one back already, is refused: listed for the referee
+    bad = led.append("g1", "tiles_back", {"slots": [B2], "item": item.id}, None, 4.0)
+    items = GameSession(led).open_items()
+    assert [(i["id"], i["rejected"]) for i in items] == [(bad.id, True)]
+    assert "holds no tiles off the table" in items[0]["reason"]
+
+
+def test_a_tile_not_off_with_the_item_is_not_put_back(led):
+    item = led.append("g1", "needs-referee", {"reason": "kept", "slots": [B2, A], "off_table": [B2, A]}, None, 1.0)
+    bad = led.append("g1", "tiles_back", {"slots": [A, D], "item": item.id}, None, 2.0)
+    s = GameSession(led)
+    assert _present(s.state) == [B, C, D, E]
+    rejected = [i for i in s.open_items() if i["rejected"]]
+    assert [i["id"] for i in rejected] == [bad.id]
+    assert "8,0,0 is not a tile of item" in rejected[0]["reason"]
+
+
+def test_settling_an_item_as_the_penalty_its_lift_already_cost_is_refused(led):
+    # the camera charged B when it left (B2 over it), then wrote the item
+    # when B and D stayed off the table: a settle as a penalty for B would
+    # charge the one touch twice (a break-test, session 48)
+    led.append("g1", "penalty", {"player": "Ann", "slot": B}, None, 1.0)
+    item = led.append("g1", "needs-referee", {"reason": "kept", "slots": [B, D], "off_table": [B, D]}, None, 2.0)
+    s = GameSession(led)
+    assert s.state.scores() == {"Ann": 9_900, "Ben": 10_000}
+    with pytest.raises(IllegalMove, match=r"2,0,0's lift is charged already: penalty #2"):
+        s.settle(item.id, "penalty", "Ann", [B])
+    assert GameSession(led).settle(item.id, "none").ok
+    assert GameSession(led).state.scores() == {"Ann": 9_900, "Ben": 10_000}
+
+
+def test_a_claim_settling_an_item_names_one_of_its_tiles(led):
+    item = led.append("g1", "needs-referee", {"reason": "kept", "slots": [B2], "off_table": [B2]}, None, 1.0)
+    with pytest.raises(BadInput, match=r"a claim settling item #2 names one of its tiles \(2,0,1\)"):
+        GameSession(led).settle(item.id, "claim", "Ann", [D, E])
+    assert len(led.events("g1")) == 2

@@ -391,6 +391,36 @@ def test_a_refused_claim_whose_tiles_stay_off_the_table_goes_to_the_referee_at_t
     assert out[2]["valid"] is True and out[2]["player"] == "Bo" and {tuple(s) for s in out[2]["slots"]} == {E, F}
 
 
+def test_a_refused_pair_put_back_after_its_item_stands_again_on_the_ledger():
+    # as above, E + F kept off the table past the next move (A + C, Bo's):
+    # the item takes them off the ledger's board.  Then the players put
+    # them back: the camera takes them in silently (no lift, no penalty:
+    # a break-test, session 48, saw the tile under one put back on a stack
+    # charged to the next player) and the ledger gets them back
+    # (tiles_back), the item answered; taken again, they are a claim
+    scenes = {1: recognition(), 2: recognition(absent=[A]), 3: recognition(absent=[E, F]),
+              4: recognition(absent=[E, F, A, C]), 5: recognition(absent=[A, C]), 9: recognition(occluded=[A, B])}
+    start = [frame(1)] * 5 + hand_frames(9) + [frame(2)] * 5 + hand_frames(9) + [frame(1)] * 5
+    ref, out = referee(scenes, claim_hold_s=1.0)
+    kept = start + hand_frames(9) + [frame(3)] * 25 + hand_frames(9) + [frame(4)] * 25
+    play(ref, kept + hand_frames(9) + [frame(5)] * 25)
+    assert [o["type"] for o in out] == ["touch", "claim", "needs_referee", "claim"]
+    back = [e for e in ref.events if e.type == "tiles_back"]
+    item = next(e for e in ref.events if e.type == "needs_referee")
+    assert len(back) == 1 and back[0].data["item"] == item.id
+    assert {tuple(s) for s in back[0].data["slots"]} == {E, F}
+    st = G.replay(ref.events)
+    assert [st.slot(i) for i in range(8) if st.board.present[i]] == [B, D, E, F, G_, H]
+    assert not st.off_table_pending() and item.id not in st.needs
+    assert st.scores() == {"Ada": 10_000, "Bo": 10_200}
+    ref, out = referee(scenes, claim_hold_s=1.0)
+    play(ref, kept + hand_frames(9) + [frame(5)] * 25 + hand_frames(9) + [frame(4)] * 25)
+    assert [o["type"] for o in out] == ["touch", "claim", "needs_referee", "claim", "claim"]
+    assert out[4]["valid"] is True and out[4]["player"] == "Bo" and {tuple(s) for s in out[4]["slots"]} == {E, F}
+    st = G.replay(ref.events)
+    assert [st.slot(i) for i in range(8) if st.board.present[i]] == [B, D, G_, H]
+
+
 def _brighter(code, gain=1.3):
     img = np.clip(frame(code).astype(np.float32) * gain, 0, 255).astype(np.uint8)
     img[0, 0] = code
