@@ -1836,6 +1836,9 @@ class BoardTracker:
             out.append(TrackEvent("word", seen, w.slots, w.faces, valid=False, code=BLOCKED, word=w.word,
                                   reason=reason, blocks=tuple(tb.reason(i).to_json() for i in w.idx)))
             why = f"a word left the board and was not put back: {reason}"
+            # the item names the word's tiles in spelling order, as the word
+            # line does (a break-test, session 48: removal order read "TCA")
+            lifted = list(w.idx) + [i for i in lifted if i not in set(w.idx)]
         elif st.flagged and len(lifted) == len(st.turn_lifted):
             why = f"the {len(lifted)} tiles asked about before did not come back"
         out.append(TrackEvent("needs-referee", frame, tuple(slots[i] for i in lifted),

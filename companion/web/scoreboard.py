@@ -209,8 +209,10 @@ def check_tile(state: G.GameState, slot: Slot) -> dict:
 
     Returns the contract's ``free`` entry (:meth:`BlockReason.to_json`) with
     ``text`` (:meth:`BlockReason.describe`), ``verdict`` (``"free"``,
-    ``"blocked"`` or ``"empty"``), ``covered``/``pinched`` flags and ``face``
-    (face info when nothing covers it).
+    ``"blocked"`` or ``"empty"``), ``covered``/``pinched`` flags, ``face``
+    (face info when nothing covers it) and ``off_table_item``: the open
+    referee item whose tile left the table from this slot, unsettled
+    (``"empty"`` then), else None.
 
     Raises:
         BadInput: the slot is not in the game's layout.
@@ -219,6 +221,14 @@ def check_tile(state: G.GameState, slot: Slot) -> dict:
     r: BlockReason = state.board.reason(i)
     out = r.to_json()
     out["text"] = r.describe()
+    # a tile that left the table with a move the referee has still to settle
+    # (docs/RULES.md 1.5 "Tiles off the table"): off the board, but not gone
+    # for good; a break-test (session 48) read "is not on the board" for it
+    item = next((k for k, (idx, _) in state.off_table.items()
+                 if k not in state.off_table_closed and i in idx), None)
+    out["off_table_item"] = item
+    if item is not None:
+        out["text"] = f"{r.slot} is off the board: its tile left the table and waits for the referee (item #{item})"
     out["verdict"] = "empty" if not r.present else ("free" if r.free else "blocked")
     out["covered"] = r.covered
     out["pinched"] = r.pinched
@@ -293,7 +303,9 @@ def board_svg(state: G.GameState, title: str = "Board", highlight=()) -> str:
                 # badge at the corner, clear of the label of the tile below
                 mark = (f'<text x="{x + 1 + tw / 2}" y="{y + 4 + th / 2}">?</text>' if s.z == 0 else
                         f'<circle cx="{x + 7}" cy="{y + 7}" r="7"/><text class="badge" x="{x + 7}" y="{y + 11}">?</text>')
-                parts.append(f'<g class="offtable" role="img" aria-label="{escape(what)}">'
+                # tappable (its outline and "?"): "check a tile" says which item holds it
+                parts.append(f'<g class="offtable" data-slot="{s.x},{s.y},{s.z}" tabindex="0" role="button" '
+                             f'aria-label="{escape(what)}">'
                              f'<rect x="{x + 1}" y="{y + 1}" width="{tw}" height="{th}" rx="3"/>{mark}</g>')
             elif s.z == 0:
                 parts.append(f'<rect class="gone" x="{x + 1}" y="{y + 1}" width="{tw}" height="{th}" rx="3"/>')

@@ -153,6 +153,28 @@ def test_player_page_shows_a_new_event_within_a_second_without_reload(served, ph
     assert errors == []
 
 
+def test_a_tap_on_a_tile_off_the_table_says_which_item_holds_it(served, phone, artifacts):
+    # a break-test (session 48): "check a tile" called such a tile "not on
+    # the board"; its "?" badge (a tile of layer 1) now answers when tapped
+    srv, path = served
+    with Ledger(path) as led:
+        item = led.append("g1", "needs-referee", {"reason": "faces not sure", "off_table": [B2]}, None, 1001.0)
+    page = phone.pages[0] if phone.pages else phone.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(srv.url)
+    page.wait_for_selector("#live.on", timeout=10_000)
+    page.click('.board-svg .offtable[data-slot="2,0,1"] circle')
+    page.wait_for_selector("#check .verdict.empty", timeout=5_000)
+    text = page.inner_text("#check")
+    assert "OFF THE TABLE" in text and f"the referee has still to settle (item #{item.id})" in text
+    page.click('.board-svg .tile[data-slot="2,0,0"]')          # the tile it stood on: uncovered, still pinched
+    page.wait_for_selector("#check .verdict.blocked", timeout=5_000)
+    assert "covered" not in page.inner_text("#check") and "pinched between" in page.inner_text("#check")
+    _shot(page, artifacts, "player-check-off-table.png")
+    assert errors == []
+
+
 def test_stream_reconnects_and_replays(served, phone):
     srv, path = served
     page = phone.new_page()

@@ -200,6 +200,20 @@ def test_check_at_an_earlier_event(client, mini_game):
     assert gone["verdict"] == "empty" and gone["free"] is None
 
 
+def test_check_a_tile_off_the_table_names_its_item(client, mini_game):
+    # a break-test (session 48): the phone said such a tile "is not on the
+    # board", as if it were gone for good
+    item = mini_game.append("g1", "needs-referee", {"reason": "faces not sure", "off_table": [B2, A]},
+                            None, 1001.0)
+    r = client.get("/api/check?slot=2,0,1").get_json()
+    assert r["verdict"] == "empty" and r["off_table_item"] == item.id
+    assert r["text"] == f"2,0,1 is off the board: its tile left the table and waits for the referee (item #{item.id})"
+    assert client.get("/api/check?slot=8,0,0").get_json()["off_table_item"] is None
+    mini_game.append("g1", "correction", {"changes": {"resolved": True, "decision": "none"}}, item.id, 1002.0)
+    r = client.get("/api/check?slot=2,0,1").get_json()
+    assert r["off_table_item"] is None and r["text"] == "2,0,1 is not on the board"
+
+
 @pytest.mark.parametrize("query, code", [("", 400), ("?slot=1,2", 400), ("?slot=9,9,9", 400),
                                          ("?slot=2,0,0&at=x", 400), ("?slot=2,0,0&at=-1", 400),
                                          ("?slot=2,0,0&at=1_0", 400)])

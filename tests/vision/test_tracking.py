@@ -802,6 +802,9 @@ def test_a_blocked_letter_makes_no_word():
     assert ev[0].slots == (A, C, D, B) and ev[0].frame == 10 and "pinched" in ev[0].reason
     assert ev[1].reason.startswith("a word left the board and was not put back: TREX: ")
     assert set(ev[1].gone) == {A, B, C, D} and t.board.n_present == 4
+    # the item names the tiles as the word is spelled (a break-test: in the
+    # order they left, it read T, X, R, E)
+    assert ev[1].slots == (A, C, D, B) and ev[1].faces == ("T", "R", "E", "X")
 
 
 def test_a_word_with_a_blocked_letter_is_a_whole_move_and_does_not_grow():

@@ -36,6 +36,8 @@ window.Companion = (function () {
      the tiles), then the engine's own sentence with coordinates, small, for
      the referee. */
   function plain(r) {
+    if (r.verdict === "empty" && r.off_table_item != null)
+      return ["Its tile left the table with a move the referee has still to settle (item #" + r.off_table_item + ")."];
     if (r.verdict === "empty") return ["No tile stands here now."];
     const out = [];
     if (r.covered) out.push((r.covered_by || []).length > 1 ? (r.covered_by.length + " tiles lie on top of it (outlined with dashes).")
@@ -46,7 +48,8 @@ window.Companion = (function () {
   }
 
   function renderCheck(box, r) {
-    const icon = { free: "\u2713 FREE", blocked: "\u2715 BLOCKED", empty: "\u25CB EMPTY" }[r.verdict] || r.verdict;
+    const icon = r.off_table_item != null ? "? OFF THE TABLE"
+      : ({ free: "\u2713 FREE", blocked: "\u2715 BLOCKED", empty: "\u25CB EMPTY" }[r.verdict] || r.verdict);
     const parts = [el("p", { class: "verdict " + r.verdict, text: icon + (r.face ? " \u00B7 " + r.face.name : "") })];
     plain(r).forEach((t) => parts.push(el("p", { text: t })));
     parts.push(el("p", { class: "hint", text: "For the referee: " + r.text }));

@@ -18,7 +18,7 @@
   function markPicked() {
     if (!moveBoard) return;
     const on = new Set(picked());
-    moveBoard.querySelectorAll("[data-slot]").forEach((t) => t.classList.toggle("sel", on.has(t.dataset.slot)));
+    moveBoard.querySelectorAll("[data-slot]:not(.offtable)").forEach((t) => t.classList.toggle("sel", on.has(t.dataset.slot)));
   }
   if (moveBoard && moveSlots) {
     const tap = (tile) => {
@@ -28,9 +28,9 @@
       moveSlots.value = list.join(" ");
       markPicked();
     };
-    moveBoard.addEventListener("click", (e) => { const t = e.target.closest("[data-slot]"); if (t) tap(t); });
+    moveBoard.addEventListener("click", (e) => { const t = e.target.closest("[data-slot]:not(.offtable)"); if (t) tap(t); });
     moveBoard.addEventListener("keydown", (e) => {
-      const t = e.target.closest("[data-slot]");
+      const t = e.target.closest("[data-slot]:not(.offtable)");
       if (t && (e.key === "Enter" || e.key === " ")) { e.preventDefault(); tap(t); }
     });
     moveSlots.addEventListener("input", markPicked);
