@@ -14,7 +14,7 @@ import re
 import sys
 
 from companion.commands.images import MAX_IMAGE_PIXELS
-from companion.errors import CompanionError
+from companion.errors import BadInput, CompanionError
 
 # OpenCV reads its limit on a picture's size once, when it loads (2^30 pixels
 # by default: a 400 KB PNG claiming 20000 x 20000 px took 9 GB and 35 s before
@@ -159,6 +159,9 @@ def main(argv: list[str] | None = None) -> int:
         # ("companion recognize: error: ..."), as its other usage errors are
         _command_parser(parser, args).error(f"unrecognized arguments: {' '.join(extra)}")
     try:
+        empty = _empty_path(_command_parser(parser, args), args, sys.argv[1:] if argv is None else argv)
+        if empty:
+            raise BadInput(empty)
         code = args.func(args)
     except CompanionError as exc:
         _say(f"companion {args.command}: {_one_line(exc)}")
@@ -183,6 +186,45 @@ def main(argv: list[str] | None = None) -> int:
         _say(f"companion {args.command}: interrupted")
         code = 130
     return _exit(code, argv)
+
+
+#: options and arguments that name a file or folder: an empty one is refused
+#: by name, before the command runs (a break-test, session 49: ``--ledger ""``
+#: was read as the current folder, "it is a folder", and the referee's
+#: ``--ledger ""`` as no ledger at all, the game's ledger silently not kept)
+PATH_OPTIONS = frozenset({"--ledger", "--out", "--camera", "--mat", "--tiles", "--model", "--evidence",
+                          "--events-out", "--deal", "--crops", "--labels", "--profile", "--cache", "--annotate",
+                          "--draw"})
+PATH_ARGUMENTS = frozenset({"image", "images", "SOURCE", "deals"})
+
+
+def _empty_path(parser: argparse.ArgumentParser, args: argparse.Namespace, argv) -> str | None:
+    """The refusal of an empty file or folder name given to a path option of
+    :data:`PATH_OPTIONS` (``--ledger ""``, ``--out=``) or as a path argument
+    of :data:`PATH_ARGUMENTS` (a script's unset ``$IMAGE``), else None.
+    ``parser`` is the (sub-)command's; a folder is an option whose metavar
+    says ``DIR``."""
+    argv = [str(a) for a in argv]
+    for k, tok in enumerate(argv):
+        if tok.startswith("--") and "=" in tok:
+            flag, value = tok.split("=", 1)
+        elif k > 0 and argv[k - 1] in PATH_OPTIONS:
+            flag, value = argv[k - 1], tok
+        else:
+            continue
+        if flag not in PATH_OPTIONS or value.strip():
+            continue
+        action = parser._option_string_actions.get(flag)
+        if action is None or action.nargs == 0:
+            continue
+        folder = str(action.metavar or "").upper() == "DIR" or flag in ("--crops", "--evidence", "--cache")
+        return f"{flag} needs a {'folder' if folder else 'file'} name, not an empty one"
+    for action in parser._actions:
+        v = getattr(args, action.dest, None) if action.dest in PATH_ARGUMENTS else None
+        if any(isinstance(x, str) and not x.strip() for x in (v if isinstance(v, list) else [v])):
+            name = action.metavar or action.dest.upper()
+            return f"an empty file name was given for {name}: give a file's name"
+    return None
 
 
 def _exit(code: int | None, argv) -> int:

@@ -337,6 +337,16 @@ def name_is_printable(name: str) -> bool:
     return any(not unicodedata.category(c).startswith(("Z", "C")) for c in name)
 
 
+def name_key(name: str) -> str:
+    """A player's name as names are told apart: Unicode's compatibility
+    form (NFKC: "Zoë" typed composed or as "e" and a combining diaeresis,
+    full-width "Ａｄａ" and "Ada" alike) with case folded (Unicode Standard
+    Annex #15; Python's ``str.casefold``).  A break-test (session 49): two
+    names that both showed as "Zoë" started one game as two players, and
+    "unknown player 'Zoë' (players: Zoë, ...)" refused the other spelling."""
+    return unicodedata.normalize("NFKC", name).casefold()
+
+
 def _shown(name: str, limit: int = 48) -> str:
     """A name as quoted in an error: repr, cut to ``limit`` characters."""
     r = repr(name)
@@ -367,6 +377,8 @@ def new_setup(variant: str, mode: str, layout: Layout, faces: Sequence[str | Non
     rules = find_variant(variant)
     m = rules.mode(mode)
     names = [str(p).strip() for p in players]
+    if new_game:        # one spelling of "Zoë", whichever a keyboard typed (composed, NFC)
+        names = [unicodedata.normalize("NFC", n) for n in names]
     if not (m.min_players <= len(names) <= m.max_players):
         span = str(m.min_players) if m.min_players == m.max_players else f"{m.min_players} to {m.max_players}"
         raise BadInput(f"{m.title} is for {span} player{'' if span == '1' else 's'}, got {len(names)}")
@@ -382,10 +394,10 @@ def new_setup(variant: str, mode: str, layout: Layout, faces: Sequence[str | Non
         bad = next(n for n in names if n.startswith("-"))
         raise BadInput(f"bad player name {_shown(bad)}: a name may not start with '-' (the command line would "
                        "read it as an option)")
-    if new_game and len({n.casefold() for n in names}) != len(names):
+    if new_game and len({name_key(n) for n in names}) != len(names):
         # (a ledger written before this rule still replays)
-        raise BadInput(f"player names must differ in more than upper and lower case: {', '.join(names)} "
-                       "(called out at the table, or typed in a hurry, they are the same name)")
+        raise BadInput(f"player names must differ in more than upper and lower case or the letters' width: "
+                       f"{', '.join(names)} (called out at the table, or typed in a hurry, they are the same name)")
     if len(layout) == 0 or len(layout) % 2:
         raise BadInput(f"layout {layout.name!r} must hold an even, non-zero number of tiles")
     if new_game:
@@ -415,6 +427,8 @@ def new_setup(variant: str, mode: str, layout: Layout, faces: Sequence[str | Non
                 raise BadInput(f"option {key} does not apply to {rules.title}: {m.title} ({where})")
     if rules.name == "mindful" and "difficulty" in given:
         diff = given["difficulty"]
+        if isinstance(diff, str) and diff.lower() in MindfulRules.reshuffles_by_difficulty:
+            diff = given["difficulty"] = diff.lower()     # as --mode and --variant: any case
         if diff not in MindfulRules.reshuffles_by_difficulty:
             raise BadInput(f"unknown difficulty {diff!r} (expected one of "
                            f"{', '.join(MindfulRules.reshuffles_by_difficulty)})")
@@ -621,7 +635,7 @@ class GameState:
                 return p
         if isinstance(name, str):
             name = name.strip()          # as the start strips the names it is given
-            folded = [p for p in self.players if p.name.casefold() == name.casefold()]
+            folded = [p for p in self.players if name_key(p.name) == name_key(name)]
             if len(folded) == 1:
                 return folded[0]
         raise BadInput(f"unknown player {name!r} (players: {', '.join(p.name for p in self.players)})")
@@ -2030,6 +2044,12 @@ def resolve_word(state: GameState, player: str, slots: Sequence, word: str,
         raise BadInput(f"words are played in Word Mahjong only, not {state.rules.title}")
     _open(state)
     idx = _parse_slots(state, slots)
+    # a word that no tiles could make (not letters, too short, one letter
+    # short of the tiles named) is a bad command, refused before a blocked
+    # tile among them is charged (a break-test, session 49: --word "" wrote
+    # a penalty, then exited 2)
+    w = wordrules.normalize(word if isinstance(word, str) else "")
+    wordrules.spell(w, [wordrules.WILD] * len(idx))
     board, item = state.judged_board((extra or {}).get("resolves"), idx)
     missing = [i for i in idx if not board.reason(i).present]
     if missing:
@@ -2049,7 +2069,6 @@ def resolve_word(state: GameState, player: str, slots: Sequence, word: str,
     if item is None:
         _need_turn(state, p)        # (a word settling tiles off the table: made in its own turn)
     view = state._faces_view(idx, faces)
-    w = wordrules.normalize(word)
     data = {"player": p.name, "slots": [list(state.slot(i)) for i in idx], "faces": [view[i] for i in idx],
             "word": w}
     data.update(extra or {})
@@ -2674,6 +2693,15 @@ def resolve_correction(state: GameState, target: int, changes: Mapping | None = 
         raise BadInput(f"event #{target} is already voided (void the correction that voided it to bring it back)")
     if target not in known and target not in state.entries:
         raise BadInput(f"no event #{target} in game {state.game_id!r}")
+    if not void and getattr(state, "status", {}).get(target) == "voided":
+        # a break-test (session 49): a voided attempt was given to the other
+        # player and made a claim, unchecked, and came back rejected when
+        # its void was voided
+        by = next((e.id for e in reversed(getattr(state, "raw", ())) if e.ref == target
+                   and (e.type == "undo" or (e.type == "correction" and e.data.get("void")))
+                   and state.status.get(e.id) != "voided"), None)
+        how = f"void #{by} to bring it back first" if by is not None else "it does not count"
+        raise BadInput(f"event #{target} is voided: {how}, then correct it")
     ev = known.get(target)
     etype = ev.type if ev is not None else state.entries[target].type
     if etype == "game_started":
@@ -2688,6 +2716,8 @@ def resolve_correction(state: GameState, target: int, changes: Mapping | None = 
                        "or void the event instead")
     entry = state.entries.get(target)
     data_now = (entry.data if entry is not None else ev.data) if changes else {}
+    if changes and "slots" in changes and "faces" not in changes:
+        changes = _faces_follow_slots(data_now, changes)
     if changes:
         # its type and data now: earlier corrections laid over
         _check_correction_fields(state, target, entry.type if entry is not None else etype, data_now, changes)
@@ -2725,6 +2755,27 @@ def resolve_correction(state: GameState, target: int, changes: Mapping | None = 
     if reason:
         data["reason"] = reason
     return Outcome((Pending("correction", data, ref=target),))
+
+
+def _faces_follow_slots(data_now: Mapping, changes: Mapping) -> Mapping:
+    """``changes`` of a move's ``slots`` given without ``faces``, with the
+    faces the move recorded moved along with their tiles: a tile still named
+    keeps the face recorded for it, a tile newly named takes the face the
+    ledger knows for it (None), and no face recorded at all is ``faces``
+    null.  A break-test (session 49) corrected a claim's second tile and the
+    new tile took the old tile's recorded face: a pair that does not match
+    scored as a match, with no warning.  Slots that are not a list of slots
+    are left for :func:`_check_correction_fields` to refuse."""
+    old_slots, old_faces, new_slots = data_now.get("slots"), data_now.get("faces"), changes.get("slots")
+    if not (isinstance(old_slots, (list, tuple)) and isinstance(old_faces, (list, tuple))
+            and len(old_slots) == len(old_faces) and isinstance(new_slots, (list, tuple))):
+        return changes
+    try:
+        recorded = {tuple(s): f for s, f in zip(old_slots, old_faces)}
+        faces = [recorded.get(tuple(s)) for s in new_slots]
+    except TypeError:               # not slots (a number, a nested object): refused later
+        return changes
+    return {**changes, "faces": faces if any(f is not None for f in faces) else None}
 
 
 def followups(state: GameState, cause: Event, index=None, shuffler=None) -> list[Pending]:
@@ -2986,6 +3037,8 @@ def change_words(key: str, value, tiles: TileSet | None = None) -> str:
             return str(x)
 
     def face(x) -> str:
+        if x is None:
+            return "the ledger's face"
         try:
             return tiles.face(str(x)).name if tiles is not None else str(x)
         except (KeyError, BadInput):
@@ -2997,6 +3050,8 @@ def change_words(key: str, value, tiles: TileSet | None = None) -> str:
         return f"{word} " + (" and ".join(names) if len(names) <= 2 else ", ".join(names))
     if key == "slot":
         return f"tile {tile(value)}"
+    if key == "faces" and value is None:
+        return "faces as the ledger knows them"
     if isinstance(value, (str, int, float)) and not isinstance(value, bool):
         return f"{key} {value}"
     return f"{key} {json.dumps(value, ensure_ascii=False)}"
@@ -3080,8 +3135,8 @@ def campaign_progress(games: Iterable[Sequence], player: str) -> dict:
         if st.setup.variant != "word" or st.mode.kind != "campaign":
             continue
         for n in st.setup.players:
-            scholars.setdefault(n.casefold(), n)
-        if player.casefold() not in {n.casefold() for n in st.setup.players}:
+            scholars.setdefault(name_key(n), n)
+        if name_key(player) not in {name_key(n) for n in st.setup.players}:
             continue
         played += 1
         if not (st.ended and st.end_reason == "cleared"):

@@ -62,7 +62,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     src.add_argument("--layout", help="built-in name or a .layout/.map/.json path")
     src.add_argument("--deal", help="a deal JSON file (as printed by 'companion deal --json')")
     q.add_argument("--map-name", help="map to read from a GNOME .map file holding several")
-    q.add_argument("--seed", type=seed_value, help="deal seed (required with --layout): the tiles of `companion deal --seed N --solvable` (with --random, of `deal --seed N`)")
+    q.add_argument("--seed", type=seed_value, help="deal seed (required with --layout): the tiles of `companion deal --seed N --solvable` (with --random, of `deal --seed N`); with --deal, only the seed the game's Zen Reshuffles draw from")
     q.add_argument("--random", action="store_true", help="a plain random deal, not a solvable one")
     q.add_argument("--difficulty", help="Mindful: easy, normal, hard or expert (Zen Reshuffles 3/2/1/0)")
     q.add_argument("--turn-limit", type=int, help="Solo Quest turn limit")

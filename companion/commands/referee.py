@@ -182,7 +182,9 @@ def parse_players(text: str) -> list[str]:
     Raises:
         BadInput: empty names, repeated names, more than 4.
     """
-    names = [n.strip() for n in str(text).split(",")]
+    import unicodedata
+    # composed (NFC), as the ledger keeps a new game's names (companion.game.name_key)
+    names = [unicodedata.normalize("NFC", n.strip()) for n in str(text).split(",")]
     if not names or any(not n for n in names):
         raise BadInput(f"bad --players {text!r}: expected names separated by commas, e.g. --players Ada,Bo")
     if len(set(names)) != len(names):

@@ -738,3 +738,33 @@ def test_the_set_up_commands_take_variant_names_in_any_case(capsys, tmp_path):
     code, upper, _ = run(capsys, "print-enrollment-sheet", "--variant", "WORD")
     code2, lower, _ = run(capsys, "print-enrollment-sheet", "--variant", "word")
     assert code == code2 == 0 and upper == lower and "--variant word" in upper
+
+
+# ----------------------------------------------------------------- empty names
+
+
+@pytest.mark.parametrize("argv, says", [
+    (["game", "show", "--ledger", ""], "companion game: --ledger needs a file name, not an empty one"),
+    (["game", "start", "--ledger=", "--variant", "love", "--mode", "sprint", "--players", "A", "--layout", "turtle",
+      "--seed", "1"], "companion game: --ledger needs a file name, not an empty one"),
+    (["recognize", "", "--variant", "love", "--layout", "turtle"],
+     "companion recognize: an empty file name was given for IMAGE: give a file's name"),
+    (["recognize", "x.png", "--variant", "love", "--layout", "turtle", "--camera", " "],
+     "companion recognize: --camera needs a file name, not an empty one"),
+    (["referee", "frames", "--variant", "love", "--layout", "turtle", "--players", "A", "--events-out", "e.jsonl",
+      "--ledger", ""], "companion referee: --ledger needs a file name, not an empty one"),
+    (["referee", "frames", "--variant", "love", "--layout", "turtle", "--players", "A", "--events-out", "e.jsonl",
+      "--evidence", ""], "companion referee: --evidence needs a folder name, not an empty one"),
+    (["solve", "a.json", ""], "companion solve: an empty file name was given for DEAL.json: give a file's name"),
+    (["print-mat", "--out", ""], "companion print-mat: --out needs a folder name, not an empty one"),
+    (["enroll", "--crops", "", "--labels", "l.csv", "--out", "p.npz"],
+     "companion enroll: --crops needs a folder name, not an empty one"),
+])
+def test_an_empty_file_name_is_refused_by_name_before_the_command_runs(tmp_path, capsys, monkeypatch, argv, says):
+    # a break-test (session 49): "" was read as the current folder ("cannot
+    # open ledger : it is a folder"), and the referee's --ledger "" as no
+    # ledger at all: the run exited 0 and the game's ledger was not kept
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run(capsys, *argv)
+    assert (code, out, err) == (2, "", says + "\n")
+    assert list(tmp_path.iterdir()) == []               # nothing written, no folder made

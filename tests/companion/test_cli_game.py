@@ -475,7 +475,36 @@ def test_cli_a_correction_of_slots_on_the_layout_is_kept(love, capsys):
     code, out, err = run(capsys, "game", "correct", *L, "2", "--set", "slots=[[0,0,0],[4,0,0]]", "--t", 2)
     assert code == 0, err
     last = events(love)[-1]
-    assert last.type == "correction" and last.ref == 2 and last.data["changes"] == {"slots": [[0, 0, 0], [4, 0, 0]]}
+    # the face recorded for 8,0,0 (roses-9) does not go over to 4,0,0: the
+    # new tile takes the ledger's face (a break-test, session 49: the face
+    # stayed with the event's place in the list)
+    assert last.type == "correction" and last.ref == 2
+    assert last.data["changes"] == {"slots": [[0, 0, 0], [4, 0, 0]], "faces": ["hearts-5", None]}
+    assert "the ledger's face" in out and "tiles 0,0,0 and 4,0,0" in out
+
+
+def test_cli_a_claims_tile_corrected_takes_the_ledgers_face_not_the_old_tiles(love, capsys):
+    # a break-test (session 49): a claim of the pair of Summer tiles, its
+    # second tile corrected to a Hearts 5, kept scoring the pair (the face
+    # recorded for the old tile went with the new one), with no warning
+    L = ("--ledger", love)
+    assert run(capsys, "game", "claim", *L, "--player", "Ann", "16,0,0", "20,0,0", "--t", 1)[0] == 0
+    code, out, err = run(capsys, "game", "show", *L, "--json")
+    paid = json.loads(out)["players"][0]["score"]
+    assert paid > 10_000
+    code, out, err = run(capsys, "game", "correct", *L, "2", "--slots", "16,0,0", "0,0,0", "--t", 2)
+    assert code == 0, err
+    assert events(love)[-1].data["changes"] == {"slots": [[16, 0, 0], [0, 0, 0]], "faces": ["season-summer", None]}
+    st = json.loads(run(capsys, "game", "show", *L, "--json")[1])
+    assert st["players"][0]["score"] == 10_000 and st["tiles_left"] == 8     # an invalid attempt now
+    assert st["turn"] == "Ben"
+    # the first pair named again, in the other order: 16,0,0 keeps the face
+    # recorded for it, 20,0,0 (no longer named) takes the ledger's
+    code, out, err = run(capsys, "game", "correct", *L, "2", "--slots", "20,0,0", "16,0,0", "--t", 3)
+    assert code == 0, err
+    assert events(love)[-1].data["changes"] == {"slots": [[20, 0, 0], [16, 0, 0]],
+                                                "faces": [None, "season-summer"]}
+    assert json.loads(run(capsys, "game", "show", *L, "--json")[1])["players"][0]["score"] == paid
 
 
 @pytest.mark.parametrize("changes, n", [
@@ -715,6 +744,10 @@ def test_cli_start_refuses_an_option_given_twice_with_two_values(tmp_path, capsy
                                  "give one of them\n")
     code, out, _ = run(capsys, *args, "--option", "difficulty=easy", "--difficulty", "easy", "--json")
     assert code == 0 and json.loads(out)["options"]["difficulty"] == "easy"
+    # in any case, as --mode and --variant (a break-test, session 49: EASY was unknown)
+    code, out, err = run(capsys, *args, "--difficulty", "EXPERT", "--json")
+    assert code == 0, err
+    assert json.loads(out)["options"] == {"difficulty": "expert", "reshuffles": 0}
 
 
 def test_cli_a_voided_event_keeps_its_description(love, capsys):
@@ -900,3 +933,74 @@ def test_a_failed_start_on_an_existing_ledger_keeps_it(love, capsys, monkeypatch
                      "--layout", "turtle", "--seed", 1, "--players", "Cy,Di", "--t", 1)
     monkeypatch.undo()
     assert code == 2 and [e.type for e in events(love)] == ["game_started"]
+
+
+def test_cli_a_voided_event_is_not_corrected_until_its_void_is_voided(love, capsys):
+    # a break-test (session 49): a voided invalid attempt was corrected to
+    # the other player and into a claim, unchecked; voiding the void then
+    # brought it back rejected, a referee item
+    L = ("--ledger", love)
+    assert run(capsys, "game", "claim", *L, "--player", "Ann", "0,0,0", "8,0,0", "--t", 1)[0] == 0
+    assert events(love)[-1].type == "invalid"
+    assert run(capsys, "game", "void", *L, "2", "--t", 2)[0] == 0
+    before = events(love)
+    for change in (["--set", "player=Ben"], ["--type", "claim"]):
+        code, out, err = run(capsys, "game", "correct", *L, "2", *change, "--t", 3)
+        assert (code, out) == (2, "")
+        assert err == "companion game: event #2 is voided: void #3 to bring it back first, then correct it\n"
+    assert events(love) == before
+    assert run(capsys, "game", "void", *L, "3", "--t", 4)[0] == 0              # back: now it can be
+    code, out, err = run(capsys, "game", "correct", *L, "2", "--set", "player=Ben", "--t", 5)
+    assert code == 0 and "#5 correction: referee corrected event #2: player Ben" in out
+    assert "event #2 no longer fits the board (it is Ann's turn, not Ben's)" in err    # checked, and said
+
+
+@pytest.mark.parametrize("word, says", [
+    ("", "bad word '': letters A-Z only"),
+    ("a b", "bad word 'a b': letters A-Z only"),
+    ("café", "bad word 'café': letters A-Z only"),
+    ("at", "AT is too short: a word needs 3 or more letters"),
+    ("tear", "TEAR has 4 letters but 3 tiles were given"),
+])
+def test_cli_a_word_no_tiles_could_make_is_refused_before_a_blocked_tile_is_charged(tmp_path, capsys, word, says):
+    # a break-test (session 49): --word "" with a blocked tile among the
+    # tiles wrote the blocked tile's penalty, then exited 2
+    deal = tmp_path / "w.json"
+    deal.write_text(json.dumps({"variant": "word", "layout": "strip", "tiles": [
+        {"slot": [2 * i, 0, 0], "face": f} for i, f in enumerate("TEAT")]}))
+    led = str(tmp_path / "w.db")
+    L = ("--ledger", led)
+    assert run(capsys, "game", "start", *L, "--variant", "word", "--mode", "zen-archives", "--deal", str(deal),
+               "--players", "Ann", "--t", 0)[0] == 0
+    before = events(led)
+    code, out, err = run(capsys, "game", "word", *L, "--player", "Ann", "--word", word,
+                         "0,0,0", "2,0,0", "6,0,0", "--t", 1)             # 2,0,0: pinched
+    assert (code, out, err) == (2, "", f"companion game: {says}\n")
+    assert events(led) == before
+    # a word that fits the tiles is a move: the pinched tile is charged
+    code, out, err = run(capsys, "game", "word", *L, "--player", "Ann", "--word", "tet",
+                         "0,0,0", "2,0,0", "6,0,0", "--t", 1)
+    assert code == 2 and [e.type for e in events(led)][len(before):] == ["penalty"]
+
+
+def test_cli_player_names_are_told_apart_as_unicode_reads_them(tmp_path, capsys):
+    # a break-test (session 49): "Zoë" typed composed (U+00EB) and as "e" +
+    # U+0308 (a Mac's keyboard) started one game as two players, and a game
+    # of the one answered "unknown player 'Zoë' (players: Zoë, ...)" to the other
+    composed, decomposed = "Zo\u00eb", "Zoe\u0308"
+    led = str(tmp_path / "u.db")
+    args = ["game", "start", "--ledger", led, "--variant", "love", "--mode", "sprint", "--layout", "turtle",
+            "--seed", 1, "--t", 0]
+    code, out, err = run(capsys, *args, "--players", f"{composed},{decomposed}")
+    assert code == 2 and err.startswith("companion game: player names must differ")
+    code, out, err = run(capsys, *args, "--players", "Ada,\uff21\uff44\uff41")        # full-width Ａｄａ
+    assert code == 2 and "or the letters' width" in err
+    code, out, err = run(capsys, *args, "--players", f"{decomposed},Bo")
+    assert code == 0, err
+    assert events(led)[0].data["players"] == [composed, "Bo"]                     # kept composed
+    code, out, err = run(capsys, "game", "claim", "--ledger", led, "--player", decomposed, "21,2,1", "21,10,1",
+                         "--t", 1)
+    assert code == 0 and out.startswith(f"#2 claim: {composed} claimed"), err
+    code, out, err = run(capsys, "game", "claim", "--ledger", led, "--player", "\uff22\uff4f", "9,2,0", "11,6,1",
+                         "--t", 2)                                                  # full-width Ｂｏ
+    assert code == 2 and "it is Zoë's turn, not Bo's" in err

@@ -711,7 +711,12 @@ def test_events_out_and_ledger_must_differ_and_one_is_needed(tmp_path, capsys, f
     assert main(_args(frames, layout_file, "--quiet")) == 2
     assert "nothing would be kept" in _one_line(capsys)
     assert main(_args(frames, layout_file, "--quiet", "--events-out", "")) == 2
-    assert "nothing would be kept" in _one_line(capsys)
+    assert "--events-out needs a file name, not an empty one" in _one_line(capsys)
+    # an empty --ledger beside an events file: refused, not run without a ledger
+    # (a break-test, session 49: exit 0, and the game's ledger not kept)
+    assert main(_args(frames, layout_file, "--quiet", "--events-out", str(tmp_path / "e.jsonl"), "--ledger", "")) == 2
+    assert "--ledger needs a file name, not an empty one" in _one_line(capsys)
+    assert not (tmp_path / "e.jsonl").exists()
     (tmp_path / "a.txt").write_text("x")
     assert main(_args(frames, layout_file, "--quiet", "--events-out", str(tmp_path / "a.txt" / "e.jsonl"))) == 2
     assert "a.txt is a file, not a folder" in _one_line(capsys)

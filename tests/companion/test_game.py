@@ -707,7 +707,7 @@ def test_names_that_differ_only_in_case_are_refused_for_a_new_game():
     # `--player Ada` then named two players a table calls the same
     from companion.layouts import Layout
     layout = Layout("row", tuple(free_row(2)), "test")
-    with pytest.raises(BadInput, match="player names must differ in more than upper and lower case: Ada, ada"):
+    with pytest.raises(BadInput, match="player names must differ in more than upper and lower case or the letters. width: Ada, ada"):
         G.new_setup("love", "sprint", layout, ["hearts-5", "hearts-5"], ["Ada", "ada"], 1)
     G.new_setup("love", "sprint", layout, ["hearts-5", "hearts-5"], ["Ada", "ada"], 1, new_game=False)
     with pytest.raises(BadInput, match="Sanctuary Solo Quest is for 1 player, got 2"):
