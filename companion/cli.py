@@ -194,36 +194,55 @@ def main(argv: list[str] | None = None) -> int:
 #: ``--ledger ""`` as no ledger at all, the game's ledger silently not kept)
 PATH_OPTIONS = frozenset({"--ledger", "--out", "--camera", "--mat", "--tiles", "--model", "--evidence",
                           "--events-out", "--deal", "--crops", "--labels", "--profile", "--cache", "--annotate",
-                          "--draw"})
+                          "--draw", "--sheet"})
 PATH_ARGUMENTS = frozenset({"image", "images", "SOURCE", "deals"})
+#: other options an empty value would silently drop (``undo --player ""``
+#: took back the last move as the referee, ``--game ""`` chose the newest
+#: game): refused the same way, naming what they take
+NAMED_OPTIONS = {"--player": "a player's name", "--game": "a game id"}
 
 
 def _empty_path(parser: argparse.ArgumentParser, args: argparse.Namespace, argv) -> str | None:
     """The refusal of an empty file or folder name given to a path option of
-    :data:`PATH_OPTIONS` (``--ledger ""``, ``--out=``) or as a path argument
-    of :data:`PATH_ARGUMENTS` (a script's unset ``$IMAGE``), else None.
-    ``parser`` is the (sub-)command's; a folder is an option whose metavar
-    says ``DIR``."""
+    :data:`PATH_OPTIONS` (``--ledger ""``, ``--out=``, ``--led ""`` as
+    argparse takes a unique prefix, a list option's every value) or as a
+    path argument of :data:`PATH_ARGUMENTS` (a script's unset ``$IMAGE``),
+    else None.  ``parser`` is the (sub-)command's; a folder is an option
+    whose metavar says ``DIR``."""
     argv = [str(a) for a in argv]
+    acts = parser._option_string_actions
     for k, tok in enumerate(argv):
-        if tok.startswith("--") and "=" in tok:
-            flag, value = tok.split("=", 1)
-        elif k > 0 and argv[k - 1] in PATH_OPTIONS:
-            flag, value = argv[k - 1], tok
-        else:
+        if not tok.startswith("--") or tok == "--":
             continue
-        if flag not in PATH_OPTIONS or value.strip():
-            continue
-        action = parser._option_string_actions.get(flag)
+        flag, eq, value = tok.partition("=")
+        action = acts.get(flag)
+        if action is None and parser.allow_abbrev:     # as argparse reads --led: the one option it begins
+            found = {id(a): a for o, a in acts.items() if o.startswith(flag)}
+            action = next(iter(found.values())) if len(found) == 1 else None
         if action is None or action.nargs == 0:
             continue
-        folder = str(action.metavar or "").upper() == "DIR" or flag in ("--crops", "--evidence", "--cache")
-        return f"{flag} needs a {'folder' if folder else 'file'} name, not an empty one"
+        name = max(action.option_strings, key=len)
+        if name not in PATH_OPTIONS and name not in NAMED_OPTIONS:
+            continue
+        if eq:
+            values = [value]
+        elif action.nargs in ("+", "*"):
+            values = []
+            for v in argv[k + 1:]:
+                if v.startswith("-") and len(v) > 1:
+                    break
+                values.append(v)
+        else:
+            values = argv[k + 1:k + 2]
+        if any(not v.strip() for v in values):
+            if name in NAMED_OPTIONS:
+                return f"{name} needs {NAMED_OPTIONS[name]}, not an empty one"
+            folder = str(action.metavar or "").upper() == "DIR" or name in ("--crops", "--evidence", "--cache")
+            return f"{name} needs a {'folder' if folder else 'file'} name, not an empty one"
     for action in parser._actions:
         v = getattr(args, action.dest, None) if action.dest in PATH_ARGUMENTS else None
         if any(isinstance(x, str) and not x.strip() for x in (v if isinstance(v, list) else [v])):
-            name = action.metavar or action.dest.upper()
-            return f"an empty file name was given for {name}: give a file's name"
+            return f"{action.metavar or action.dest.upper()} needs a file name, not an empty one"
     return None
 
 

@@ -1770,6 +1770,8 @@ def _effective(evs: Sequence[Event], lapsed: set[int]) -> tuple[list[Event], dic
                 if new.get("type") in RETYPABLE and etype in RETYPABLE:
                     etype = new.pop("type")
                 new.pop("type", None)
+                if "slots" in new and "faces" not in new:
+                    new = _faces_follow_slots(data, new)    # a move's faces go with its tiles
                 data.update(new)
             e = Event(e.id, e.game_id, etype, data, e.ref, e.t)
             status[e.id] = "corrected"
@@ -2607,7 +2609,7 @@ def _check_correction_fields(state: GameState, target: int, etype: str, data_now
                            + (" (and type)" if new_type in RETYPABLE else ""))
     merged = {**data_now, **changes}
     for key in _NEEDED.get(new_type, ()):
-        if merged.get(key) in (None, [], ""):
+        if merged.get(key) in (None, [], "") and not (key == "word" and changes.get(key) == ""):
             raise BadInput(f"{_a(new_type)} needs {key}: give it in the same correction (--set {key}=...)")
 
     def slot_of(v) -> Slot:
@@ -2666,6 +2668,17 @@ def _check_correction_fields(state: GameState, target: int, etype: str, data_now
         slot_of(changes["slot"])
     if "from" in changes:
         state.player(changes["from"])
+    if new_type == "word" and ("word" in changes or "slots" in changes or new_type != etype) \
+            and isinstance(merged.get("word"), str) and isinstance(merged.get("slots"), (list, tuple)) \
+            and merged["word"].isascii() and merged["word"].isalpha() \
+            and len(merged["word"]) <= len(state.setup.layout):        # (else refused as no word, below)
+        # as `game word` refuses them (a re-test, session 49: a word
+        # corrected to CA, or to 4 tiles for CAT, was written and then did
+        # not count)
+        try:
+            wordrules.spell(wordrules.normalize(merged["word"]), [wordrules.WILD] * len(merged["slots"]))
+        except IllegalMove as exc:
+            raise BadInput(str(exc)) from None
     if "decision" in changes and changes["decision"] not in DECISIONS:
         raise BadInput(f"decision must be one of {', '.join(DECISIONS)}, not {_shown(str(changes['decision']), 40)}")
     if "resolved" in changes and not isinstance(changes["resolved"], bool):
@@ -2690,18 +2703,14 @@ def resolve_correction(state: GameState, target: int, changes: Mapping | None = 
     """
     known = {e.id: e for e in events} if events else {}
     if void and getattr(state, "status", {}).get(target) == "voided":
-        raise BadInput(f"event #{target} is already voided (void the correction that voided it to bring it back)")
+        raise BadInput(f"event #{target} is already voided ({_voided_by(state, target)})")
     if target not in known and target not in state.entries:
         raise BadInput(f"no event #{target} in game {state.game_id!r}")
     if not void and getattr(state, "status", {}).get(target) == "voided":
         # a break-test (session 49): a voided attempt was given to the other
         # player and made a claim, unchecked, and came back rejected when
         # its void was voided
-        by = next((e.id for e in reversed(getattr(state, "raw", ())) if e.ref == target
-                   and (e.type == "undo" or (e.type == "correction" and e.data.get("void")))
-                   and state.status.get(e.id) != "voided"), None)
-        how = f"void #{by} to bring it back first" if by is not None else "it does not count"
-        raise BadInput(f"event #{target} is voided: {how}, then correct it")
+        raise BadInput(f"event #{target} is voided ({_voided_by(state, target)}), then correct it")
     ev = known.get(target)
     etype = ev.type if ev is not None else state.entries[target].type
     if etype == "game_started":
@@ -2716,11 +2725,14 @@ def resolve_correction(state: GameState, target: int, changes: Mapping | None = 
                        "or void the event instead")
     entry = state.entries.get(target)
     data_now = (entry.data if entry is not None else ev.data) if changes else {}
-    if changes and "slots" in changes and "faces" not in changes:
-        changes = _faces_follow_slots(data_now, changes)
+    # checked as replay will read it: a move's faces follow its tiles (the
+    # correction keeps only what the referee gave: replay works the faces
+    # out again, so that voiding an earlier correction of the faces counts)
+    seen_as = _faces_follow_slots(data_now, changes) if changes and "slots" in changes \
+        and "faces" not in changes else changes
     if changes:
         # its type and data now: earlier corrections laid over
-        _check_correction_fields(state, target, entry.type if entry is not None else etype, data_now, changes)
+        _check_correction_fields(state, target, entry.type if entry is not None else etype, data_now, seen_as)
     if changes and ("player" in changes or "from" in changes):
         # names as the game spells them (a player may be typed in another case)
         changes = dict(changes)
@@ -2748,13 +2760,42 @@ def resolve_correction(state: GameState, target: int, changes: Mapping | None = 
                            f"{str(w)[:30]!r}{'...' if len(str(w)) > 30 else ''}")
     if changes:
         now = {**data_now, "type": entry.type if entry is not None else etype}
-        if all(_plain(now.get(k)) == _plain(v) for k, v in changes.items()):
+        if "slots" in changes and "faces" not in changes:      # (names as the game spells them by now)
+            seen_as = _faces_follow_slots(data_now, changes)
+        else:
+            seen_as = changes
+        if all(_plain(now.get(k)) == _plain(v) for k, v in seen_as.items()):
             raise BadInput(f"nothing to change: event #{target} already has "
                            f"{'; '.join(state._change_words(k, v) for k, v in changes.items())}")
     data: dict = {"void": True} if void else {"changes": dict(changes or {})}
     if reason:
         data["reason"] = reason
     return Outcome((Pending("correction", data, ref=target),))
+
+
+def _voided_by(state: GameState, target: int) -> str:
+    """What makes event ``target`` (voided) not count and how to bring it
+    back, as a refusal says it: ``"voided by #5: void #5 to bring it
+    back"``, ``"taken back by undo #5: void #5 ..."``, or for an event the
+    engine wrote after another (a game end after its claim) ``"it followed
+    #3, taken back by undo #5: void #5 ..."``."""
+    raw = {e.id: e for e in getattr(state, "raw", ())}
+    status = getattr(state, "status", {})
+    seen: set[int] = set()
+    at, lead = target, ""
+    while at not in seen:
+        seen.add(at)
+        by = next((e for e in reversed(list(raw.values())) if e.ref == at
+                   and (e.type == "undo" or (e.type == "correction" and e.data.get("void")))
+                   and status.get(e.id) != "voided"), None)
+        if by is not None:
+            how = f"taken back by undo #{by.id}" if by.type == "undo" else f"voided by #{by.id}"
+            return f"{lead}{how}: void #{by.id} to bring it back"
+        cause = raw[at].data.get("cause") if at in raw else None
+        if not isinstance(cause, int) or isinstance(cause, bool):
+            break
+        lead, at = f"it followed #{cause}, ", cause
+    return "it does not count"
 
 
 def _faces_follow_slots(data_now: Mapping, changes: Mapping) -> Mapping:
@@ -2764,8 +2805,10 @@ def _faces_follow_slots(data_now: Mapping, changes: Mapping) -> Mapping:
     ledger knows for it (None), and no face recorded at all is ``faces``
     null.  A break-test (session 49) corrected a claim's second tile and the
     new tile took the old tile's recorded face: a pair that does not match
-    scored as a match, with no warning.  Slots that are not a list of slots
-    are left for :func:`_check_correction_fields` to refuse."""
+    scored as a match, with no warning.  Worked out on replay
+    (:func:`_effective`, over the data as earlier corrections left it),
+    so voiding one of those counts too.  Slots that are not a list of
+    slots are left for :func:`_check_correction_fields` to refuse."""
     old_slots, old_faces, new_slots = data_now.get("slots"), data_now.get("faces"), changes.get("slots")
     if not (isinstance(old_slots, (list, tuple)) and isinstance(old_faces, (list, tuple))
             and len(old_slots) == len(old_faces) and isinstance(new_slots, (list, tuple))):
@@ -3149,6 +3192,8 @@ def campaign_progress(games: Iterable[Sequence], player: str) -> dict:
         if cur is None or (q, score) > (cur["quills"], cur["score"]):
             levels[lvl] = {"level": lvl, "layout": st.layout.name, "quills": q, "score": score,
                            "game_id": st.game_id}
+    if shown == player:         # no level cleared: the name as a game spells it, not as typed
+        shown = scholars.get(name_key(player), player)
     return {"player": shown, "levels": [levels[k] for k in sorted(levels)],
             "next_level": max(levels, default=0) + 1,
             "quills": sum(v["quills"] for v in levels.values()),

@@ -574,6 +574,11 @@ class TrackerSettings:
             correlates less than ``new_appearance_ncc`` with every stored one
             is stored too, the oldest forgotten.  "Changed" means unlike all of
             them.
+        shifted_min, shifted_share: a picture in which at least this many
+            standing top tiles read standing (and this share of them) look
+            changed (under ``change_ncc``) shifted as a whole (a camera bumped
+            or refocused): a blocked tile read empty there whose look changed
+            only in part is not taken as lifted (:meth:`BoardTracker._shifted_blocked`).
         stack_ncc: a standing tile over another whose signature correlates
             less than this with its last agreed one is gone, whatever the
             classifier reads: the tile below shows at the wrong height, and it
@@ -640,6 +645,8 @@ class TrackerSettings:
     change_ncc: float = 0.75
     strong_ncc: float = 0.35
     appearances: int = 4
+    shifted_min: int = 8
+    shifted_share: float = 0.08
     new_appearance_ncc: float = 0.9
     hand_ncc: float = 0.5
     stack_ncc: float = 0.35
@@ -1465,8 +1472,49 @@ class BoardTracker:
                  if self.board.present[i] and i not in st.lifted and obs.known[i] and not obs.present[i]
                  and (obs.patches is not None or st.doubt[i] == 0 or obs.confidence[i] >= sure) and moved[i]
                  and seen_before[i]]
+        if lifts and obs.patches is not None and st.ref is not None:
+            held = self._shifted_blocked(obs)
+            lifts = [i for i in lifts if not held[i]]
         returns = [i for i in st.lifted if obs.known[i] and obs.present[i] and moved[i]]
         return lifts, returns
+
+    def _shifted_blocked(self, obs: Observation) -> np.ndarray:
+        """(N,) bool: blocked tiles standing on the tracker's board, read
+        empty, whose look changed only in part (their signature still
+        correlating ``hand_ncc`` to ``change_ncc`` with their own) in a
+        picture whose looks changed across the board: of the standing top
+        tiles read standing, at least ``shifted_min`` (and
+        ``shifted_share`` of them) look changed too.  Such a picture is the
+        camera's (bumped, refocused, or its pose a little off along the
+        board's far edge), and these tiles stand as much as their neighbours
+        do: their lift, a penalty charged at once (CONTRACT.md "a penalty
+        is raised when a blocked tile leaves its slot"), waits for a picture
+        that shows it, and their look now is learnt as their neighbours'
+        is (:meth:`_learn_refs`).  Bench game 10702 (10 fps, 640 x 480, the
+        camera bumped): 19 standing tiles changed look along the board's far
+        edge, a pinched tile among them read empty at 0.64, its look at 0.66
+        of its own, and a penalty was charged for a tile no one touched.  A
+        free tile is not held back: its lift may be half of a claim."""
+        st, b = self.state, self.board
+        n = len(b.layout.slots)
+        out = np.zeros(n, bool)
+        if obs.patches is None or st.ref is None:
+            return out
+        ncc = self._ref_ncc(obs)
+        lo, hi = self.settings.hand_ncc, self.settings.change_ncc
+        known, present = np.asarray(obs.known, bool), np.asarray(obs.present, bool)
+        up = self._standing_top() & st.has_ref
+        if st.lifted:
+            up[st.lifted] = False
+        if obs.behind is not None:
+            up &= ~np.asarray(obs.behind, bool)      # (their look follows the taller tile in front)
+        standing = up & known & present
+        changed = int((standing & (ncc < hi)).sum())
+        if changed < self.settings.shifted_min or changed < self.settings.shifted_share * standing.sum():
+            return out
+        free = np.array([b.is_free(i) if b.present[i] else True for i in range(n)])
+        out = up & known & ~present & ~free & (ncc >= lo) & (ncc < hi)
+        return out
 
     def looks_changed(self, obs: Observation) -> np.ndarray:
         """(N,) bool: the slot's face signature is unlike every appearance
@@ -1589,6 +1637,11 @@ class BoardTracker:
             agree = known & ((top & present) | (lifted & ~present))
             unsure_empty = np.asarray(obs.confidence, np.float64) < self.settings.doubtful_absent_confidence
             agree |= known & top & ~present & ~lifted & ~st.has_ref & unsure_empty
+            # blocked tiles held back in a picture whose looks all shifted
+            # (:meth:`_shifted_blocked`): their look now is learnt with their
+            # neighbours' (else, the neighbours' new looks learnt, theirs
+            # alone read changed in the next picture: bench game 10702)
+            agree |= self._shifted_blocked(obs)
         if not first:
             # a tile unveiled (the one in front left), read as the board says:
             # its looks are learnt afresh (those stored showed the tile in

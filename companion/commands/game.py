@@ -529,7 +529,7 @@ def _correct(args) -> int:
         changes["slots"] = [list(Slot.parse(x)) for x in args.slots]
     if args.faces:
         changes["faces"] = _faces(args.faces)
-    if args.word:
+    if args.word is not None:           # (--word "": refused as no word, not as nothing to change)
         changes["word"] = args.word
     return _run(args, lambda s: G.resolve_correction(s.game.state, args.event_id, changes, False, args.reason,
                                                      s.game.events), need_words=True, tick=False,

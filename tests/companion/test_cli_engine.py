@@ -748,17 +748,33 @@ def test_the_set_up_commands_take_variant_names_in_any_case(capsys, tmp_path):
     (["game", "start", "--ledger=", "--variant", "love", "--mode", "sprint", "--players", "A", "--layout", "turtle",
       "--seed", "1"], "companion game: --ledger needs a file name, not an empty one"),
     (["recognize", "", "--variant", "love", "--layout", "turtle"],
-     "companion recognize: an empty file name was given for IMAGE: give a file's name"),
+     "companion recognize: IMAGE needs a file name, not an empty one"),
     (["recognize", "x.png", "--variant", "love", "--layout", "turtle", "--camera", " "],
      "companion recognize: --camera needs a file name, not an empty one"),
     (["referee", "frames", "--variant", "love", "--layout", "turtle", "--players", "A", "--events-out", "e.jsonl",
       "--ledger", ""], "companion referee: --ledger needs a file name, not an empty one"),
     (["referee", "frames", "--variant", "love", "--layout", "turtle", "--players", "A", "--events-out", "e.jsonl",
       "--evidence", ""], "companion referee: --evidence needs a folder name, not an empty one"),
-    (["solve", "a.json", ""], "companion solve: an empty file name was given for DEAL.json: give a file's name"),
+    (["solve", "a.json", ""], "companion solve: DEAL.json needs a file name, not an empty one"),
     (["print-mat", "--out", ""], "companion print-mat: --out needs a folder name, not an empty one"),
     (["enroll", "--crops", "", "--labels", "l.csv", "--out", "p.npz"],
      "companion enroll: --crops needs a folder name, not an empty one"),
+    # a re-test: argparse takes an option's unique beginning (--led for
+    # --ledger), and --deal "" so shortened reached the command, a traceback
+    (["game", "show", "--led", ""], "companion game: --ledger needs a file name, not an empty one"),
+    (["game", "start", "--ledger", "x.db", "--variant", "love", "--mode", "sprint", "--players", "A", "--de", "",
+      "--seed", "1"], "companion game: --deal needs a file name, not an empty one"),
+    (["game", "start", "--ledger", "x.db", "--variant", "love", "--mode", "sprint", "--players", "A", "--dea=",
+      "--seed", "1"], "companion game: --deal needs a file name, not an empty one"),
+    (["serve", "--ledger", "l.db", "--evid", "", "--port", "0"],
+     "companion serve: --evidence needs a folder name, not an empty one"),
+    (["enroll", "--sheet", "a.png", " ", "--variant", "love", "--out", "p.npz"],
+     "companion enroll: --sheet needs a file name, not an empty one"),
+    # names a script's unset variable would drop: undo --player "" took back
+    # the last move as the referee's undo
+    (["game", "undo", "--ledger", "x.db", "--player", ""],
+     "companion game: --player needs a player's name, not an empty one"),
+    (["game", "show", "--ledger", "x.db", "--game="], "companion game: --game needs a game id, not an empty one"),
 ])
 def test_an_empty_file_name_is_refused_by_name_before_the_command_runs(tmp_path, capsys, monkeypatch, argv, says):
     # a break-test (session 49): "" was read as the current folder ("cannot

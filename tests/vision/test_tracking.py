@@ -1905,3 +1905,37 @@ def test_a_face_read_twice_then_the_face_below_surely_with_a_changed_look_is_a_l
         assert t.state.faces[LAYOUT.slot_index(G)] == "bamboo-9"
     else:
         assert "lift" not in types(ev) and t.board.present[h]
+
+
+@pytest.mark.parametrize("slot, look, shifted, lifted", [
+    (B, 0.66, True, False),     # bench game 10702: the camera bumped, a pinched tile read empty, its look partly changed
+    (B, 0.66, False, True),     # its look alone changed: gone
+    (B, 0.30, True, True),      # its look changed wholly: gone, whatever the rest did
+    (A, 0.66, True, True),      # a free tile is not held back: it may be half of a claim
+])
+def test_a_blocked_tile_read_empty_in_a_shifted_picture_is_not_charged(slot, look, shifted, lifted):
+    # bench game 10702 (10 fps, 640 x 480, the camera bumped): 19 standing
+    # tiles changed look along the far edge, the pinched tile B among them
+    # read empty at 0.64, its look at 0.66 of its own, and a penalty was
+    # charged for a tile no one touched (BoardTracker._shifted_blocked)
+    from dataclasses import replace
+    t = tracker(shifted_min=3, shifted_share=0.5)
+    for fr in (1, 2, 3):
+        t.observe(fr, _with_probs(obs()))
+    i = LAYOUT.slot_index(slot)
+    o = _with_probs(obs(absent=[slot]), pn_at=0.64, own_at=0.02, slot=slot)
+    conf = np.array(o.confidence, float)
+    conf[i] = 0.64
+    sig = _mixed(np.asarray(o.patches), slot, look)
+    for other in ((C, D, E, F) if shifted else ()):         # the standing tiles' looks shifted too
+        sig = _mixed(sig, other, 0.7)
+    o = replace(o, confidence=conf, patches=sig)
+    ev = t.observe(9, o)
+    if lifted:
+        assert types(ev)[:1] == ["lift"] and ev[0].slots == (slot,)
+        assert ("penalty" in types(ev)) == (slot == B)
+        return
+    assert ev == [] and t.board.present[i] and i not in t.state.lifted
+    # its look now is learnt with its neighbours': the next picture, the
+    # same, read empty again, is no lift either
+    assert t.observe(12, o) == [] and i not in t.state.lifted
