@@ -443,12 +443,34 @@ class GameSession:
         # for another decision (a second pair of the same item)
         written = self.commit(follow)
         left = self.state.off_table.get(item_id, ([], None))[0]
+        still = self._refusal_still_counting(item_id, slots) if decision in ("claim", "word") else None
         if decision in ("claim", "word") and left:
             names = ", ".join(str(self.state.slot(i)) for i in left)
-            return Result(written, f"item #{item_id}: {decision} recorded; {names} still to settle")
+            return Result(written, f"item #{item_id}: {decision} recorded; {names} still to settle", warning=still)
         written += self.commit([fix])
         text = f"item #{item_id} settled: " + (decision if decision != "none" else "no move")
-        return Result(written, text)
+        return Result(written, text, warning=still)
+
+    def _refusal_still_counting(self, item_id: int, slots) -> str | None:
+        """A warning naming the invalid attempt the camera recorded for the
+        tiles a claim or word now settles (a pair refused, then kept off
+        the table: the item), when it still counts, else None.  It passed
+        the turn and counts as the player's invalid attempt; the settle
+        leaves it (voiding it judges the later moves again, the next
+        player's among them), and says so (a break-test, session 48: the
+        attempt went on counting unseen)."""
+        st = self.state
+        keys = {_slot_key(sl) for sl in slots}
+        for e in reversed(st.raw):
+            if e.id >= item_id or st.status.get(e.id) == "voided":
+                continue
+            if e.type == "invalid" and {_slot_key(sl) for sl in (e.data.get("slots") or [])} == keys:
+                return (f"#{e.id}, the invalid attempt recorded for these tiles, still counts (it passed the turn "
+                        "and counts as an invalid attempt): void it if the pair was valid when it was made "
+                        "(the moves after it are then judged again)")
+            if e.type in ("claim", "word", "pass", "reshuffle", "game_started"):
+                return None
+        return None
 
     def _penalty_charged(self, item_id: int, i: int) -> int | None:
         """The id of a penalty already counting for slot index ``i`` in the

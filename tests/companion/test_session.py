@@ -269,6 +269,26 @@ def test_a_claim_settling_off_table_tiles_is_judged_on_the_board_they_left(led):
     assert G.replay(led.events("g1")).scores() == s.state.scores()
 
 
+def test_settling_a_refused_pair_as_a_claim_says_its_invalid_attempt_still_counts(led):
+    # a break-test (session 48): the camera refused Ann's pair (its faces
+    # misread), the players kept it, and the referee settled the item as
+    # Ann's claim; the invalid attempt went on counting, unsaid
+    bad = led.append("g1", "invalid", {"player": "Ann", "slots": [A, C], "faces": ["roses-3", "hearts-1"],
+                                       "code": "no-match", "reason": "3 Roses does not match 1 Heart"}, None, 1.0)
+    item = led.append("g1", "needs-referee", {"reason": "the rules refused the move", "slots": [A, C],
+                                              "off_table": [A, C], "player": "Ann"}, None, 2.0)
+    s = GameSession(led)
+    res = s.settle(item.id, "claim", "Ann", [C, A], faces=["hearts-1", "hearts-1"], over_record=True)
+    assert res.ok and [e.type for e in res.written] == ["claim", "correction"]
+    assert res.warning.startswith(f"#{bad.id}, the invalid attempt recorded for these tiles, still counts")
+    st = GameSession(led).state
+    assert st.player("Ann").invalid == 1 and st.scores()["Ann"] == 10_200
+    # a claim of other tiles, or none before: no such warning
+    item2 = led.append("g1", "needs-referee", {"reason": "faces not sure", "slots": [D, E], "off_table": [D, E]},
+                       None, 3.0)
+    assert GameSession(led).settle(item2.id, "claim", "Ben", [D, E]).warning is None
+
+
 def test_a_lone_off_table_tile_is_settled_as_a_claim_with_a_tile_still_on_the_board(led):
     # the camera saw A leave alone and never saw its partner go (a claim's
     # second tile behind a taller stack, bench games 9004 and 13100): the
