@@ -498,15 +498,21 @@ def test_cli_a_claims_tile_corrected_takes_the_ledgers_face_not_the_old_tiles(lo
     assert show()["players"][0]["score"] == paid
 
 
+def _two_pairs(tmp_path, capsys, players: str):
+    """A Love Sprint game on a row of 4 free tiles (two pairs: hearts-5 at
+    0 and 4, roses-9 at 8 and 12): ``(ledger path, ("--ledger", path))``."""
+    deal = write_deal(tmp_path / "deal.json", "love", ["hearts-5", "hearts-5", "roses-9", "roses-9"])
+    led = str(tmp_path / "two.db")
+    assert run(capsys, "game", "start", "--ledger", led, "--variant", "love", "--mode", "sprint", "--deal", deal,
+               "--players", players, "--t", 0)[0] == 0
+    return led, ("--ledger", led)
+
+
 def test_cli_faces_that_follow_a_corrected_tile_are_worked_out_again_when_a_correction_is_voided(tmp_path, capsys):
     # a re-test (session 49): faces typed by a correction (#3), then a tile
     # changed (#4) took #3's face along; voiding #3 left #4's copy, and a
     # pair that no longer matched kept scoring
-    deal = write_deal(tmp_path / "deal.json", "love", ["hearts-5", "hearts-5", "roses-9", "roses-9"])
-    led = str(tmp_path / "v.db")
-    L = ("--ledger", led)
-    assert run(capsys, "game", "start", *L, "--variant", "love", "--mode", "sprint", "--deal", deal,
-               "--players", "Ann,Ben", "--t", 0)[0] == 0
+    led, L = _two_pairs(tmp_path, capsys, "Ann,Ben")
     show = lambda: json.loads(run(capsys, "game", "show", *L, "--json")[1])     # noqa: E731
     assert run(capsys, "game", "claim", *L, "--player", "Ann", "0,0,0", "4,0,0", "--t", 1)[0] == 0   # hearts-5 pair
     assert run(capsys, "game", "correct", *L, "2", "--faces", "roses-9,roses-9", "--t", 2)[0] == 0
@@ -1022,11 +1028,7 @@ def test_cli_player_names_are_told_apart_as_unicode_reads_them(tmp_path, capsys)
 def test_cli_a_game_end_voided_with_its_claim_names_the_undo_that_brings_it_back(tmp_path, capsys):
     # a re-test (session 49): the end of a game whose last claim was undone
     # answered "event #4 is voided: it does not count, then correct it"
-    deal = write_deal(tmp_path / "deal.json", "love", ["hearts-5", "hearts-5", "roses-9", "roses-9"])
-    led = str(tmp_path / "s.db")
-    L = ("--ledger", led)
-    assert run(capsys, "game", "start", *L, "--variant", "love", "--mode", "sprint", "--deal", deal,
-               "--players", "Ann", "--t", 0)[0] == 0
+    led, L = _two_pairs(tmp_path, capsys, "Ann")
     assert run(capsys, "game", "claim", *L, "--player", "Ann", "0,0,0", "4,0,0", "--t", 1)[0] == 0
     assert run(capsys, "game", "claim", *L, "--player", "Ann", "8,0,0", "12,0,0", "--t", 2)[0] == 0
     assert [e.type for e in events(led)] == ["game_started", "claim", "claim", "game_ended"]
