@@ -212,7 +212,9 @@ def _empty_path(parser: argparse.ArgumentParser, args: argparse.Namespace, argv)
     argv = [str(a) for a in argv]
     acts = parser._option_string_actions
     for k, tok in enumerate(argv):
-        if not tok.startswith("--") or tok == "--":
+        if tok == "--":             # (what follows is arguments only)
+            break
+        if not tok.startswith("--"):
             continue
         flag, eq, value = tok.partition("=")
         action = acts.get(flag)

@@ -336,6 +336,21 @@ def _note_sprint_layout(variant: str, mode: str, layout) -> None:
                          f"layouts (2.6.3); {layout.name!r} is flat (played all the same)\n")
 
 
+def _note_deal_layout(path: str, layout) -> None:
+    """A note on stderr when a deal names a built-in layout (``"layout":
+    "turtle"``) but its tiles stand on other slots: the deal's own slots are
+    played, and its name is only a name (a break-test, session 49: a
+    two-tile deal called "turtle" started "on turtle (2 tiles)" unsaid)."""
+    from companion.codex import BUILTIN_NAMES, builtin
+    if layout.name not in BUILTIN_NAMES:
+        return
+    named = builtin(layout.name)
+    if set(named.slots) != set(layout.slots):
+        sys.stderr.write(f"companion game: note: deal {path} names layout {layout.name!r}, but its "
+                         f"{len(layout)} tiles stand on other slots than the built-in {layout.name!r} "
+                         f"({len(named)} slots): the deal's own slots are played\n")
+
+
 #: the latest event time accepted, seconds (the year 5138 on the wall clock)
 MAX_EVENT_T = 1e11
 
@@ -394,6 +409,7 @@ def _start(args) -> int:
             check_faces(args.variant, faces, len(layout), args.deal, allow_none=True)
         except BadInput as exc:
             raise BadInput(f"{args.deal}: {exc}") from None
+        _note_deal_layout(args.deal, layout)
         seed = args.seed      # (the game's seed all the same: Zen Reshuffles draw from it)
     else:
         if args.seed is None:

@@ -1074,3 +1074,20 @@ def test_cli_campaign_names_the_player_as_the_games_spell_the_name(tmp_path, cap
                "--players", "Zo\u00eb", "--layout", "sprint-flat", "--seed", 1, "--t", 0)[0] == 0
     code, out, err = run(capsys, "game", "campaign", "--ledger", led, "--player", "\uff3a\uff2f\uff25\u0308", "--json")
     assert code == 0 and json.loads(out)["player"] == "Zo\u00eb"
+
+
+def test_cli_a_deal_naming_a_built_in_layout_on_other_slots_is_noted(tmp_path, capsys):
+    # a break-test (session 49): a two-tile deal called "turtle" started
+    # "on turtle (2 tiles)" with no word that the Turtle was not played
+    deal = write_deal(tmp_path / "d.json", "love", ["hearts-5", "hearts-5"], layout="turtle")
+    led = str(tmp_path / "d.db")
+    code, out, err = run(capsys, "game", "start", "--ledger", led, "--variant", "love", "--mode", "sprint",
+                         "--deal", deal, "--players", "Ann", "--t", 0)
+    assert code == 0 and "on turtle (2 tiles)" in out
+    assert err == (f"companion game: note: deal {deal} names layout 'turtle', but its 2 tiles stand on other slots "
+                   "than the built-in 'turtle' (144 slots): the deal's own slots are played\n")
+    code, out, err = run(capsys, "deal", "--variant", "love", "--layout", "turtle", "--seed", 3, "--json")
+    (tmp_path / "t.json").write_text(out)
+    code, out, err = run(capsys, "game", "start", "--ledger", str(tmp_path / "t.db"), "--variant", "love", "--mode",
+                         "sprint", "--deal", str(tmp_path / "t.json"), "--players", "Ann", "--t", 0)
+    assert code == 0 and "note: deal" not in err
