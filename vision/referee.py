@@ -838,7 +838,7 @@ class Referee:
                 # their neighbours as they were
                 trouble = newly | (crowd if int(crowd.sum()) > self.settings.max_changed else False)
                 guard = self._near[trouble].any(axis=0) | hidden
-                obs = replace(obs, known=obs.known & ~guard)
+                obs = replace(obs, known=obs.known & ~guard, held=guard)
                 seen_now &= ~guard
                 seen_now |= self._baseline & guard & ~hidden   # neighbours keep their baseline
         self._waiting = False
@@ -924,7 +924,7 @@ class Referee:
                 # changed now is not trusted (a stack seen from elsewhere hides
                 # other faces), except tiles read surely before and surely gone
                 # now; for the rest the referee is asked, nothing is scored
-                suspects = self.tracker.rebase(obs)
+                suspects = self.tracker.rebase(obs, light=lit)
                 if suspects:
                     mask = np.zeros(len(self.layout), bool)
                     mask[suspects] = True

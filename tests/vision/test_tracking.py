@@ -1736,6 +1736,33 @@ def test_a_stacked_tile_read_surely_stays_when_the_taller_tile_beside_it_leaves(
     assert [(e.type, e.slots) for e in ev][:1] == [("lift", (q,))]
 
 
+@pytest.mark.parametrize("beside_leaves", [True, False])
+def test_a_stacked_tile_read_weakly_as_its_own_face_stays_when_the_taller_tile_beside_it_leaves(beside_leaves):
+    # a break-test (session 49): the demo recording 10 % brighter; a tile on
+    # a layer-1 stack beside a layer-2 tile that was claimed read its own
+    # face at only 0.21 (0.65 as recorded), still the likeliest face, its
+    # look 0.69 of its own: taken off by its face's fall, it stood on as
+    # "lifted" and went to the referee at the end.  Without the tile beside
+    # it leaving, the fall of its face still takes it off
+    from dataclasses import replace
+    q, t5 = (0, 0, 1), (2, 0, 2)
+    qi = TALL.slots.index(q)
+    t = BoardTracker(Board(TALL), TS)
+    t.observe(0, _tall())
+    t.observe(1, _tall())
+    o = _tall(absent=[t5] if beside_leaves else (), changed=[t5] if beside_leaves else (), own={q: 0.21})
+    sig = np.asarray(o.patches).copy()
+    other = np.random.default_rng(11).normal(size=sig.shape[1]).astype(np.float32)
+    other -= (other @ sig[qi]) * sig[qi]
+    sig[qi] = 0.69 * sig[qi] + np.sqrt(1 - 0.69 ** 2) * other / np.linalg.norm(other)
+    ev = t.observe(5, replace(o, patches=sig))
+    if beside_leaves:
+        assert [(e.type, e.slots) for e in ev] == [("lift", (t5,))]
+        assert t.board.present[qi] and qi not in t.state.lifted
+    else:
+        assert [(e.type, e.slots) for e in ev][:1] == [("lift", (q,))]
+
+
 def _behind_tall(o, slots):
     from dataclasses import replace
     mask = np.array([s in slots for s in TALL.slots])
