@@ -838,7 +838,7 @@ class Referee:
                 # their neighbours as they were
                 trouble = newly | (crowd if int(crowd.sum()) > self.settings.max_changed else False)
                 guard = self._near[trouble].any(axis=0) | hidden
-                obs = replace(obs, known=obs.known & ~guard, held=guard)
+                obs = replace(obs, known=obs.known & ~guard)
                 seen_now &= ~guard
                 seen_now |= self._baseline & guard & ~hidden   # neighbours keep their baseline
         self._waiting = False

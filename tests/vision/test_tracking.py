@@ -1968,29 +1968,6 @@ def test_a_blocked_tile_read_empty_in_a_shifted_picture_is_not_charged(slot, loo
     assert t.observe(12, o) == [] and i not in t.state.lifted
 
 
-@pytest.mark.parametrize("held", [False, True])
-def test_slots_the_caller_holds_are_not_judged_whatever_their_look(held):
-    # a break-test (session 49): the referee judged a picture with a hand
-    # resting by the board (the light flickering 5 %), leaving the slots
-    # under it "as they were"; the fall of a face under the fingers, its
-    # look changed, still took a pinched tile off: a penalty, a lone tile
-    from dataclasses import replace
-    t = tracker()
-    for fr in (1, 2, 3):
-        t.observe(fr, _with_probs(obs()))
-    bi = LAYOUT.slot_index(B)
-    o = _with_probs(obs(hidden=[B]), pn_at=0.3, own_at=0.02, slot=B, changed=[B])
-    if held:
-        mask = np.zeros(len(LAYOUT), bool)
-        mask[bi] = True
-        o = replace(o, held=mask)
-    ev = t.observe(9, o)
-    if held:
-        assert ev == [] and t.board.present[bi] and bi not in t.state.lifted
-    else:
-        assert types(ev)[:2] == ["lift", "penalty"] and ev[0].slots == (B,)
-
-
 def test_a_change_of_light_keeps_the_looks_of_slots_it_could_not_read():
     # the same break-test: a claim's first tile, under the hand in the
     # picture judged as the light changed, kept no look, so its lift was
