@@ -630,6 +630,10 @@ class TrackerSettings:
             whose face was never read, read with ``behind_read`` as a
             taller tile in its window leaves, stands too (its look changed
             with that tile's wall, :meth:`BoardTracker._correct`).
+        yield_vote: a standing tile whose face's mean vote is under this
+            gives its copy up to a tile that reads the same face with a mean
+            vote of ``face_confidence`` or more, all copies being placed
+            (:meth:`BoardTracker._yield_copy`).
     """
 
     face_confidence: float = 0.9
@@ -655,6 +659,7 @@ class TrackerSettings:
     spelling_min_frequency: int = 100
     behind_read: float = 0.7
     behind_gone: float = 0.3
+    yield_vote: float = 0.5
 
 
 @dataclass
@@ -1166,6 +1171,62 @@ class BoardTracker:
                     st.stood[i], st.n_stood[i] = old_stood[0][i], old_stood[1][i]
             st.has_ref[:] = st.n_ref > 0
         return suspects
+
+    #: the looks :meth:`looks` copies and :meth:`restore_looks` puts back, each (N, ...)
+    _LOOKS = ("ref", "n_ref", "has_ref", "ref_state", "stood", "n_stood", "last_patch", "sig_last",
+              "behind_last", "own_last", "pn_last")
+
+    def _board_key(self) -> tuple:
+        """(N,) int8 as a tuple: 1 a tile stands, 2 it is lifted, 0 none."""
+        key = np.asarray(self.board.present, np.int8).copy()
+        key[list(self.state.lifted)] = 2
+        return tuple(int(v) for v in key)
+
+    def looks(self) -> dict:
+        """A copy of every slot's stored looks and of the board as it stands
+        (tiles present, lifted), for :meth:`restore_looks`: the caller keeps
+        it when the camera moves, before :meth:`rebase`, and marks the board
+        as the moved picture left it with :meth:`note_board`."""
+        st = self.state
+        out = {k: (None if getattr(st, k) is None else np.array(getattr(st, k), copy=True)) for k in self._LOOKS}
+        out["board"] = out["after"] = self._board_key()
+        return out
+
+    def note_board(self, kept: dict) -> None:
+        """Mark in ``kept`` (:meth:`looks`) the board as it stands now: the
+        picture judged after the move may have seen tiles come back or
+        leave."""
+        kept["after"] = self._board_key()
+
+    def restore_looks(self, kept: dict) -> bool:
+        """Put back the looks ``kept`` (:meth:`looks`) when the board stands
+        as :meth:`note_board` last marked it (nothing judged to change
+        since); slots whose tile came or went in the picture judged after
+        the move keep the looks learnt since.  True when they were put back,
+        False (nothing changed) otherwise.
+
+        The camera came back to where it was before a move: the looks from
+        then compare with its pictures again, where those learnt from the
+        moved camera (:meth:`rebase`) would make every change since a
+        suspect (a break-test, session 50: the demo camera shaken by 6 px for
+        0.3 s; the picture of the next claim, judged as after a camera move,
+        read its emptied slots at 0.79 and 0.80, under ``sure_absent``, and
+        the claim went to the referee)."""
+        st = self.state
+        now = self._board_key()
+        if kept.get("after") != now:
+            return False
+        same = np.array(kept["board"]) == np.array(now)
+        for k in self._LOOKS:
+            old, cur = kept[k], getattr(st, k)
+            if old is None:
+                continue
+            if cur is None or np.shape(cur) != np.shape(old):
+                if same.all():
+                    setattr(st, k, np.array(old, copy=True))
+                continue
+            cur[same] = old[same]
+        return True
 
     def relaid(self, obs: Observation) -> np.ndarray:
         """(N,) bool: standing, uncovered tiles that look changed
@@ -2441,12 +2502,21 @@ class BoardTracker:
 
     def _learn_faces(self, frame: int, obs: Observation, events: list[TrackEvent], quiet: bool) -> None:
         """Add this observation's face readings to each slot's votes; a slot's
-        face is the face with the most votes that still has a copy left.
-        Tiles on the board and not lifted learn; a tile whose face lies
-        wholly under standing tiles (:meth:`_buried`) does not."""
+        face is the face with the most votes that still has a copy left
+        (Love 1.2 "Component Inventory": each face has its copies and no
+        more).  Tiles on the board and not lifted learn; a tile whose face
+        lies wholly under standing tiles (:meth:`_buried`) does not.
+
+        Slots read more surely choose first (their best face's mean vote), so
+        a face read doubtfully at one slot does not take the last copy from a
+        slot that reads it surely in the same picture.  A standing tile that
+        holds a face with a mean vote under ``settings.yield_vote`` gives it
+        up to a tile that reads it with at least ``face_confidence``, and
+        takes its own next likeliest face with a copy left."""
         st = self.state
         slots = self.board.layout.slots
         buried = self._buried()
+        learnt: list[int] = []
         for i, f in enumerate(obs.faces):
             if f is None or not obs.known[i] or not obs.present[i] or not self.board.present[i] \
                     or i in st.lifted or buried[i]:
@@ -2463,23 +2533,65 @@ class BoardTracker:
                 st.votes[i, k] += float(obs.confidence[i])
                 st.peak[i, k] = max(st.peak[i, k], float(obs.confidence[i]))
             st.reads[i] += 1
+            learnt.append(i)
+        learnt.sort(key=lambda i: -float(st.votes[i].max()) / st.reads[i])
+        for i in learnt:
             old = st.faces[i]
-            order = np.argsort(-st.votes[i], kind="stable")
-            new = None
-            for k in order:
-                if st.votes[i, k] <= 0:
-                    break
-                cand = self.face_ids[k]
-                if cand == old or self.copies_left(cand, i) > 0:
-                    new = cand
-                    break
-                st.inconsistent += 1      # every copy of cand is accounted for elsewhere
+            new = self._likeliest_face(i, keep=old)
             if new is None:
                 continue
             st.faces[i] = new
             st.face_conf[i] = float(st.peak[i, self._col[new]])
             if old is None and not quiet:
                 events.append(TrackEvent("reveal", frame, (slots[i],), (new,)))
+
+    def _likeliest_face(self, i: int, keep: str | None) -> str | None:
+        """The face with the most votes at slot ``i`` that has a copy left
+        (``keep``, the slot's present face, always may stay); a copy held by a
+        standing tile that reads it weakly (mean vote under
+        ``settings.yield_vote``) is taken from it when slot ``i`` reads the
+        face with a mean vote of ``face_confidence`` or more
+        (:meth:`_yield_copy`).  None when no face has votes."""
+        st = self.state
+        n = max(float(st.reads[i]), 1.0)
+        for k in np.argsort(-st.votes[i], kind="stable"):
+            if st.votes[i, k] <= 0:
+                return None
+            cand = self.face_ids[k]
+            if cand == keep or self.copies_left(cand, i) > 0:
+                return cand
+            if st.votes[i, k] / n >= self.settings.face_confidence and self._yield_copy(cand, i):
+                return cand
+            st.inconsistent += 1      # every copy of cand is accounted for elsewhere
+        return None
+
+    def _yield_copy(self, face: str, taker: int) -> bool:
+        """Free a copy of ``face`` for slot ``taker``: the standing, unlifted
+        tile holding it with the lowest mean vote for it, when that is under
+        ``settings.yield_vote``, takes its next likeliest face with a copy
+        left (None when none has).  Claimed and lifted tiles keep their faces
+        (events named them).  True when a copy was freed."""
+        st = self.state
+        col = self._col[face]
+        weak = [(float(st.votes[j, col]) / max(float(st.reads[j]), 1.0), j)
+                for j, f in enumerate(st.faces)
+                if f == face and j != taker and self.board.present[j] and j not in st.lifted]
+        if not weak:
+            return False
+        share, j = min(weak)
+        if share >= self.settings.yield_vote:
+            return False
+        st.faces[j] = None
+        nxt = None
+        for k in np.argsort(-st.votes[j], kind="stable"):
+            if st.votes[j, k] <= 0:
+                break
+            if k != col and self.copies_left(self.face_ids[k], j) > 0:
+                nxt = self.face_ids[k]
+                break
+        st.faces[j] = nxt
+        st.face_conf[j] = 0.0 if nxt is None else float(st.peak[j, self._col[nxt]])
+        return True
 
 
 def _spell_in_groups(word: str, groups: Sequence[Sequence[int]], faces: Sequence[str | None]) -> list[int] | None:

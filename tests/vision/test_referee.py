@@ -223,6 +223,31 @@ def test_what_looks_changed_after_the_camera_moved_goes_to_the_referee():
     assert ref.tracker.board.n_present == 6                        # B and D still stand for the engine
 
 
+def test_a_camera_shaken_and_back_in_place_judges_the_next_move_as_any():
+    # a break-test, session 50: the demo camera shaken by 6 px for 0.3 s, a
+    # still picture judged there; the next claim's picture, the camera back
+    # in place, was judged as after a camera move, its emptied slots read at
+    # 0.79 and 0.80 (under sure_absent): the claim went to the referee.  Back
+    # where it stood, with nothing judged to change meanwhile, the camera's
+    # looks from before the shake hold again: E + F, read empty at 0.6, are a
+    # claim as they would be with no shake
+    from dataclasses import replace as dc_replace
+    r = recognition(absent=[E, F])
+    unsure = dc_replace(r, tiles=tuple(SlotState(t.slot, False, None, 0.6, None, "empty") if t.slot in (E, F)
+                                       else t for t in r.tiles))
+    scenes = {1: recognition(), 2: _moved_view(), 3: unsure, 4: dc_replace(unsure, quads=QUADS + 16.0),
+              9: recognition(occluded=[A])}
+    ref, out = referee(scenes)
+    play(ref, [frame(1)] * 5 + [frame(2, shift=4)] * 6 + hand_frames(9) + [frame(3)] * 6)
+    assert [(o["type"], o["valid"]) for o in out] == [("claim", True)]
+    assert {tuple(s) for s in out[0]["slots"]} == {E, F}
+    # moved on further instead, not back: the move's rule holds (the
+    # referee asked, nothing scored)
+    ref, out = referee(scenes)
+    play(ref, [frame(1)] * 5 + [frame(2, shift=4)] * 6 + hand_frames(9) + [frame(4, shift=8)] * 6)
+    assert [o["type"] for o in out] == ["needs_referee"] and "the camera moved" in out[0]["reason"]
+
+
 def test_a_matching_pair_put_back_before_a_camera_bump_is_an_attempt():
     # E + F (matching, free) leave; they are put back, and the camera is bumped
     # before the next still picture: read surely standing, they came back
@@ -539,6 +564,54 @@ def test_a_hand_held_still_over_a_blocked_tile_read_empty_is_no_penalty():
     assert ref.status.judged >= 2
 
 
+def test_a_change_of_light_lets_no_picture_of_a_hand_over_the_board_be_judged():
+    # a break-test, session 50: the demo recording's exposure flickering by
+    # 5 % let a still picture of a hand resting over four tiles pass as a
+    # change of light; under the fingers their faces' probabilities fell, the
+    # tracker took them off and charged the blocked one.  An arm from the
+    # top edge rests over (2, 0, 0), read hidden, in a picture 30 % brighter
+    # than the last judged one: it waits for the arm to go, and the picture
+    # after it (as bright, the arm gone, (0, 0, 0) and (4, 0, 0) claimed) is
+    # judged as a change of light
+    row, quads = ROW, ROW_QUADS
+
+    def reading(absent=(), hidden=()):
+        tiles = tuple(SlotState(s, s not in absent, None if s in absent or s in hidden else f,
+                                0.5 if s in hidden else 0.95, None,
+                                "empty" if s in absent else "occluded" if s in hidden else "face")
+                      for s, f in zip(row.slots, ROW_FACES))
+        return Recognition("love", row, tiles, quads)
+
+    def picture(code, gain=1.0, arm=False, gone=()):
+        img = np.full((180, 320, 3), 120, np.uint8)
+        img[30:150, 90:250] = 235                             # the mat
+        for s, q in zip(row.slots, quads):
+            if s in gone:
+                continue
+            x0, y0 = q.min(axis=0).astype(int)
+            img[y0 + 2:y0 + 34, x0 + 2:x0 + 26] = 200          # the faces
+            img[y0 + 10:y0 + 20, x0 + 8:x0 + 18] = 40
+        img = np.clip(img.astype(np.float32) * gain, 0, 255).astype(np.uint8)
+        if arm:
+            img[0:80, 148:178] = (40, 70, 110)                 # an arm from the top edge over (2, 0, 0)
+        img[0, 0] = code
+        return img
+
+    pair = ((0, 0, 0), (4, 0, 0))                             # hearts-1, both free
+    script = Script({1: reading(), 2: reading(hidden=[(2, 0, 0)]), 3: reading(absent=pair)})
+    settings = RefereeSettings(motion=MotionSettings(size=(32, 18), settle_frames=3), confirm_s=0.1)
+    out = []
+    ref = Referee("love", row, ["Ada", "Bo"], script, emit=out.append, fps=10.0, settings=settings)
+    for i, f in enumerate([picture(1)] * 5 + [picture(2, 1.3, arm=True)] * 12):
+        ref.feed(i, f)
+    assert ref.status.judged == 1 and ref.status.state == "hand in view"
+    for i, f in enumerate([picture(3, 1.3, gone=pair)] * 8, start=17):
+        ref.feed(i, f)
+    ref.finish()
+    assert ref.status.judged >= 2
+    assert [(o["type"], o["valid"], {tuple(s) for s in o["slots"]}) for o in out] == [("claim", True, set(pair))]
+
+
 def test_a_hand_resting_by_the_board_holds_back_no_picture_and_no_penalty():
     # a hand resting on the table by the board, its fingertips on the edge of
     # an outer tile whose face is still read, while another hand lifts the
@@ -817,6 +890,22 @@ def test_evidence_files_and_paths(tmp_path):
     (tmp_path / "f0.jpg").write_bytes(b"x")
     with pytest.raises(BadInput, match="is a file, not a folder"):
         EvidenceWriter(tmp_path / "f0.jpg")
+
+
+def test_two_runs_writing_evidence_in_one_folder_at_once_number_apart(tmp_path):
+    # a break-test, session 50: two referees of one recording given the same
+    # events file at once both numbered from 1, and the second run's pictures
+    # replaced the first's (11 folders for 22 events)
+    from pathlib import Path
+    from vision.referee import _Seen
+    from vision.tracking import TrackEvent
+    first, second = EvidenceWriter(tmp_path / "ev"), EvidenceWriter(tmp_path / "ev")
+    seen = _Seen(3, frame(1), recognition())
+    ev = TrackEvent("penalty", 33, (B,), ("hearts-2",), reason="2,0,0 is blocked")
+    made = [w.save(ev, seen, seen)["event"] for w in (first, second, first, second)]
+    assert [Path(m).parent.name for m in made] == ["0001-penalty-f33", "0002-penalty-f33",
+                                                   "0003-penalty-f33", "0004-penalty-f33"]
+    assert len(list((tmp_path / "ev").iterdir())) == 4
 
 
 def test_start_with_tiles_already_gone_uses_the_board_as_found():
