@@ -141,6 +141,20 @@ VIDEO_SUFFIXES = frozenset({".mp4", ".m4v", ".mov", ".avi", ".mkv", ".webm", ".m
 HEIC_SUFFIXES = frozenset({".heic", ".heif", ".avif"})
 
 
+def _frames_folder_inside(path: Path) -> Path | None:
+    """The first folder (name order) right inside ``path`` that holds image
+    frames, or None: a recording's folder given in place of its frames
+    folder (``demo-v2`` for ``demo-v2/frames``)."""
+    try:
+        subs = sorted(p for p in path.iterdir() if p.is_dir() and not p.name.startswith("."))
+        for sub in subs[:50]:
+            if any(q.suffix.lower() in IMAGE_SUFFIXES and not q.name.startswith(".") for q in sub.iterdir()):
+                return sub
+    except OSError:
+        pass
+    return None
+
+
 def _decode_frame(path: Path) -> np.ndarray | None:
     """One frame file as ``(H, W, 3) uint8`` BGR, or None where OpenCV
     cannot decode it.
@@ -156,7 +170,7 @@ def _decode_frame(path: Path) -> np.ndarray | None:
     except OSError as exc:
         raise BadInput(f"cannot read frame {path}: {exc.strerror or exc}") from None
     if data.size == 0:
-        return None
+        raise BadInput(f"cannot read frame {path}: the file is empty (0 bytes)")
     if path.suffix.lower() in (".jpg", ".jpeg") and bytes(data[:2].tobytes()) == b"\xff\xd8" \
             and not jpeg_complete(data):      # (a file named .jpg that is no JPEG: said below)
         raise BadInput(f"cannot read frame {path}: the JPEG file is cut short (no end-of-image marker)")
@@ -308,9 +322,13 @@ class FrameSource:
                     size = img.shape[:2]
                 elif img.shape[:2] != size:
                     # one camera, one size: the pose, the settled boards and
-                    # the evidence compare frames pixel for pixel
-                    raise BadInput(f"frame {path} is {img.shape[1]}x{img.shape[0]} px, the frames before it "
-                                   f"{size[1]}x{size[0]}: a game's frames come from one camera at one size")
+                    # the evidence compare frames pixel for pixel; the
+                    # first frame named, as it may be the odd one out (a
+                    # cover picture sorting first, a break-test, session 50)
+                    before = (f"the frame{'s' if i > 1 else ''} before it ({self._files[0].name}"
+                              f"{' on' if i > 1 else ''}) {size[1]}x{size[0]}")
+                    raise BadInput(f"frame {path} is {img.shape[1]}x{img.shape[0]} px, {before}: a game's "
+                                   "frames come from one camera at one size")
                 yield i, img
             return
         cap = self._cap if self._cap is not None else self._open()
@@ -513,7 +531,14 @@ def open_source(spec: str, fps: float | None = None) -> FrameSource:
         return src
     path = Path(spec)
     if not path.exists():
-        raise BadInput(f"source {spec} does not exist (expected a folder of frames, a video file or a camera index)")
+        if "://" in spec:
+            raise BadInput(f"source {spec} is a network address: streams are not read directly; record the "
+                           "stream to a video file first, or give a camera index")
+        named = f"'{spec}'" if spec != spec.strip() else spec     # (a stray space shown)
+        stray = f" (the name {'starts' if spec[:1].isspace() else 'ends'} with a space)" \
+            if spec != spec.strip() and Path(spec.strip()).exists() else ""
+        raise BadInput(f"source {named} does not exist{stray} (expected a folder of frames, a video file or a "
+                       "camera index)")
     if path.is_dir():
         try:
             files = sorted((p for p in path.iterdir()
@@ -527,11 +552,13 @@ def open_source(spec: str, fps: float | None = None) -> FrameSource:
             except OSError:
                 names = []
             heic = any(Path(n).suffix.lower() in HEIC_SUFFIXES for n in names)
+            inner = _frames_folder_inside(path)
             videos = [n for n in names if Path(n).suffix.lower() in VIDEO_SUFFIXES]
             raise BadInput(f"folder {spec} holds no image frames ({', '.join(sorted(IMAGE_SUFFIXES))})"
                            + ("; its HEIC pictures cannot be read: export them as JPEG" if heic else "")
                            + (f"; it holds {'a video' if len(videos) == 1 else 'videos'}: give the video file "
-                              f"itself, e.g. {path / videos[0]}" if videos else ""))
+                              f"itself, e.g. {path / videos[0]}" if videos else "")
+                           + (f"; its folder {inner} holds frames: give that folder" if inner and not videos else ""))
         return FrameSource("folder", spec, len(files), float(fps or FOLDER_FPS), _files=files, fps_assumed=not fps)
     if not path.is_file():
         # a pipe would be read twice (the look at its first frame, then the

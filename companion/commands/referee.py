@@ -71,7 +71,8 @@ def _referee(args) -> int:
     from vision.sources import open_source
     check_args(args)
     source = open_source(args.SOURCE, getattr(args, "fps", None))
-    done = run_referee(args, source, require_output=True)
+    with stop_signals():
+        done = run_referee(args, source, require_output=True)
     if done["interrupted"]:
         raise Interrupted(interrupted_line(done, source, args.events_out, getattr(args, "ledger", None)))
     if done["frames"] == 0:
@@ -111,9 +112,39 @@ def interrupted_line(done: dict, source, events_out: str | None, ledger: str | N
             f"{'is' if done['events'] == 1 else 'are'} written to {' and '.join(kept)}{aside}")
 
 
+#: signals that stop the referee as Ctrl+C does: a service manager's stop
+#: (SIGTERM) and a closed terminal (SIGHUP) judge what was seen, as Ctrl+C
+#: does, where they had killed the process with no line (a break-test,
+#: session 50; the events file and ledger were still consistent)
+STOP_SIGNALS = tuple(getattr(signal, n) for n in ("SIGTERM", "SIGHUP") if hasattr(signal, n))
+
+
+def _stop(signum, frame):
+    raise KeyboardInterrupt
+
+
+@contextlib.contextmanager
+def stop_signals():
+    """Within the block, SIGTERM and SIGHUP raise :class:`KeyboardInterrupt`
+    as Ctrl+C does (only in the main thread, and only over the signals'
+    default handlers)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    ours = [n for n in STOP_SIGNALS if signal.getsignal(n) is signal.SIG_DFL]
+    for n in ours:
+        signal.signal(n, _stop)
+    try:
+        yield
+    finally:
+        for n in ours:
+            signal.signal(n, signal.SIG_DFL)
+
+
 @contextlib.contextmanager
 def deferred_sigint():
-    """Hold a Ctrl+C (SIGINT) that comes during the block until it ends,
+    """Hold a Ctrl+C (SIGINT), or a stop signal taken as one
+    (:func:`stop_signals`), that comes during the block until it ends,
     then raise :class:`KeyboardInterrupt` as it would have been raised.
 
     Judging a frame writes each event to the ledger and then to the events
@@ -124,16 +155,23 @@ def deferred_sigint():
     and only over Python's own handler (a SIGINT ignored, or handled by
     someone else, is left so).  An exception leaving the block is not
     replaced by the held Ctrl+C."""
-    if threading.current_thread() is not threading.main_thread() \
-            or signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    mine = [n for n, h in [(signal.SIGINT, signal.default_int_handler)] + [(n, _stop) for n in STOP_SIGNALS]
+            if signal.getsignal(n) is h]
+    if not mine:
         yield
         return
     held: list[int] = []
-    signal.signal(signal.SIGINT, lambda signum, frame: held.append(signum))
+    before = {n: signal.getsignal(n) for n in mine}
+    for n in mine:
+        signal.signal(n, lambda signum, frame: held.append(signum))
     try:
         yield
     finally:
-        signal.signal(signal.SIGINT, signal.default_int_handler)
+        for n, h in before.items():
+            signal.signal(n, h)
     if held:
         raise KeyboardInterrupt
 

@@ -1332,10 +1332,15 @@ sys.exit(main(sys.argv[2:]))
 """
 
 
-def test_sigint_stops_the_referee_with_exit_130(tmp_path, layout_file):
-    """A real SIGINT (Ctrl+C) to the command's process, mid-run."""
+@pytest.mark.parametrize("name", ["SIGINT", "SIGTERM", "SIGHUP"])
+def test_sigint_stops_the_referee_with_exit_130(tmp_path, layout_file, name):
+    """A real SIGINT (Ctrl+C) to the command's process, mid-run; a service
+    manager's stop (SIGTERM) and a closed terminal (SIGHUP) stop it the same
+    way (a break-test, session 50: they killed it with no line)."""
     import os
     import signal
+    if not hasattr(signal, name):
+        pytest.skip(f"no {name} on this system")
     # A + C leave (a claim once E + F leave too, about frame 40), then E + F
     # stay off the board, undecided when the signal comes
     frames = _recording(tmp_path / "frames", [(1, 12), (9, 4), (3, 14), (9, 4), (4, 200)])
@@ -1347,7 +1352,7 @@ def test_sigint_stops_the_referee_with_exit_130(tmp_path, layout_file):
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         assert proc.stdout.readline() == "frame 70\n"
-        proc.send_signal(signal.SIGINT)
+        proc.send_signal(getattr(signal, name))
         out, err = proc.communicate(timeout=60)
     finally:
         proc.kill()

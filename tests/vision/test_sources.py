@@ -470,9 +470,40 @@ def test_frames_of_another_size_stop_the_run_naming_the_frame(tmp_path):
     assert cv2.imwrite(str(folder / "f_002.png"), np.zeros((48, 48, 3), np.uint8))
     frames = open_source(str(folder)).frames(prefetch=0)
     assert [i for i, _ in [next(frames), next(frames)]] == [0, 1]
-    with pytest.raises(BadInput, match=r"frame .*f_002.png is 48x48 px, the frames before it 64x48: a game's "
-                                       r"frames come from one camera at one size"):
+    with pytest.raises(BadInput, match=r"frame .*f_002.png is 48x48 px, the frames before it \(f_000.png on\) "
+                                       r"64x48: a game's frames come from one camera at one size"):
         next(frames)
+    # a small cover picture sorting first: the message names it, as the odd one out
+    folder = _frames(tmp_path / "covered", 2, size=(64, 48))
+    assert cv2.imwrite(str(folder / "a_cover.png"), np.zeros((18, 32, 3), np.uint8))
+    with pytest.raises(BadInput, match=r"f_000.png is 64x48 px, the frame before it \(a_cover.png\) 32x18"):
+        list(open_source(str(folder)).frames(prefetch=0))
+
+
+def test_source_names_a_network_address_an_empty_frame_and_a_stray_space_plainly(tmp_path, monkeypatch):
+    # a break-test, session 50: each of these said only "does not exist" or
+    # "not an image OpenCV can decode"
+    with pytest.raises(BadInput, match=r"^source rtsp://cam.local/live is a network address: streams are not read "
+                                       r"directly; record the stream to a video file first"):
+        open_source("rtsp://cam.local/live")
+    folder = _frames(tmp_path / "frames", 3, size=(64, 48))
+    (folder / "f_001.png").write_bytes(b"")
+    with pytest.raises(BadInput, match=r"^cannot read frame .*f_001.png: the file is empty \(0 bytes\)$"):
+        list(open_source(str(folder)).frames(prefetch=0))
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(BadInput, match=r"^source 'frames ' does not exist \(the name ends with a space\)"):
+        open_source("frames ")
+    with pytest.raises(BadInput, match=r"^source nowhere does not exist \(expected a folder"):
+        open_source("nowhere")
+
+
+def test_a_recording_folder_given_for_its_frames_folder_names_it(tmp_path):
+    # ~/.cache/companion/demo-v2 for demo-v2/frames: "holds no image frames"
+    _frames(tmp_path / "rec" / "frames", 2, size=(64, 48))
+    (tmp_path / "rec" / "truth.json").write_text("{}")
+    with pytest.raises(BadInput, match=r"holds no image frames \(.*\); its folder .*rec/frames holds frames: give "
+                                       r"that folder$"):
+        open_source(str(tmp_path / "rec"))
 
 
 def test_a_source_that_is_not_a_regular_file_is_refused(tmp_path):
