@@ -432,6 +432,11 @@ class Observation:
             camera (:func:`vision.reconstruct.occluders_in_view`); None for
             the others (and all None when not given: taller tiles within
             two tiles count, :meth:`BoardTracker._taller_near_changed`).
+        held: optional (N,) bool, slots the caller leaves as they were (the
+            camera referee's slots under a hand reaching in from beside the
+            board, read hidden, in a picture it judges all the same): not
+            judged, whatever their look or face probabilities say (they are
+            ``known`` false too).
     """
 
     present: np.ndarray
@@ -444,6 +449,7 @@ class Observation:
     patches: np.ndarray | None = None
     behind: np.ndarray | None = None
     front: Sequence | None = None
+    held: np.ndarray | None = None
 
     def readings(self) -> np.ndarray:
         """(N,) int8: 1 read present, 0 read absent, -1 no reading (hidden)."""
@@ -466,7 +472,9 @@ def merge_observations(a: Observation, b: Observation) -> Observation:
     front = b.front if a.front is None else a.front if b.front is None \
         else tuple(y if x is None else x if y is None else tuple(sorted(set(x) | set(y)))
                    for x, y in zip(a.front, b.front))
-    return Observation(b.present, known, b.faces, conf, fp, pn, read, b.patches, behind, front)
+    held = b.held if a.held is None else a.held if b.held is None \
+        else np.asarray(a.held, bool) | np.asarray(b.held, bool)
+    return Observation(b.present, known, b.faces, conf, fp, pn, read, b.patches, behind, front, held)
 
 
 @dataclass(frozen=True)
@@ -2359,9 +2367,18 @@ class BoardTracker:
                 fp[u] = fp[d]
             if pn is not None:
                 pn[u] = pn[d]
-        out = Observation(present, known, faces, conf, fp, pn, read, obs.patches, obs.behind, obs.front)
-        self._too_high = (id(out), too_high | too_high_back | gone_look | back_look
-                          | (overruled & ~np.asarray(present, bool)))
+        too = too_high | too_high_back | gone_look | back_look | (overruled & ~np.asarray(present, bool))
+        if obs.held is not None:
+            # slots the caller leaves as they were: as given (unknown),
+            # whatever the rules above made of them (a hand resting over
+            # them: the fall of their faces under the fingers took tiles
+            # off, a break-test's flickering light, session 50)
+            for i in np.flatnonzero(np.asarray(obs.held, bool)):
+                present[i], known[i], faces[i], conf[i] = bool(obs.present[i]), False, None, float(obs.confidence[i])
+                read[i] = False
+            too = too & ~np.asarray(obs.held, bool)
+        out = Observation(present, known, faces, conf, fp, pn, read, obs.patches, obs.behind, obs.front, obs.held)
+        self._too_high = (id(out), too)
         return out
 
     def _behind_look(self, obs: Observation, lifted: np.ndarray, moved: np.ndarray,
