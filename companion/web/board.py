@@ -8,7 +8,9 @@ anything.
   (``static/board.js``: an ``EventSource`` on ``/api/events`` and a fetch of
   ``/api/state`` on each event; no reload).
 * ``GET /event/<id>``: one event's evidence: the engine's reason, the frames
-  before and after, and the overlay whose tiles can be tapped.
+  before and after, and the overlay whose tiles can be tapped.  It follows
+  the ledger too (``static/event.js``: a void or correction of the event
+  made later shows without a reload), and says as of when it was drawn.
 * ``GET /qr.svg``: the QR code of the join address.
 """
 
@@ -77,9 +79,12 @@ def event(event_id: int):
         if st is not None else ""
     from companion.web.evidence import KINDS, _file
     found = {k for k in KINDS if evd.get(k) and _file(ev, k) is not None}
+    now = time.time()
     return render_template("board/event.html", ev=ev, shown=shown, changes=changes, text=text, status=status,
                            reason=ev.data.get("reason") or evd.get("reason"), board_svg=svg,
-                           has=lambda k: k in found, recorded=bool(evd) and not found, marked=bool(mine))
+                           has=lambda k: k in found, recorded=bool(evd) and not found, marked=bool(mine),
+                           last_id=get_db().last_id(), shown_at=now,
+                           shown_at_text=time.strftime("%H:%M:%S", time.localtime(now)))
 
 
 @bp.get("/qr.svg")

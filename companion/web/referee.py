@@ -30,6 +30,7 @@ import re
 import secrets
 import threading
 import time
+import unicodedata
 from typing import Callable
 
 from markupsafe import Markup, escape
@@ -43,7 +44,7 @@ from companion import game as G
 from companion.errors import BadInput, CompanionError
 from companion.layouts import Slot
 from companion.session import DECISIONS, END_REASONS, GameSession, Result, clock_refusal, start_game
-from companion.tiles import VARIANTS
+from companion.tiles import VARIANTS, TileSet, tileset
 from companion.variants import find_variant
 from companion.web import scoreboard
 from companion.web.db import get_db, notify, shown_game_id
@@ -219,8 +220,23 @@ def _over_record() -> bool:
     return _field("over_record", required=False) in ("1", "on", "true", "yes")
 
 
-def _faces(text: str) -> list[str] | None:
+def _fold(text: str) -> str:
+    """A face as typed, for looking it up: NFKC (a full-width letter), one
+    space between words, a typographic apostrophe as ``'``, no case."""
+    return " ".join(unicodedata.normalize("NFKC", text).replace("\u2019", "'").split()).casefold()
+
+
+def _faces(text: str, tiles: TileSet | None = None) -> list[str] | None:
+    """A form's faces, separated by commas, as face ids.  With the game's
+    ``tiles``, a face typed in another case (``Roses-3``) or by the name the
+    console itself shows (``3 Stemmed Rose``, ``Cupid's Wings``) is taken
+    for its id (a break-test: both were refused as "unknown face", the
+    first with "did you mean 'roses-3'?"); anything else goes on as typed,
+    for the engine to refuse naming it (:meth:`companion.tiles.TileSet.face`)."""
     items = [f.strip() for f in text.split(",") if f.strip()]
+    if tiles is not None:
+        known = {_fold(k): f.id for f in tiles.faces for k in (f.id, f.name)}
+        items = [known.get(_fold(f), f) for f in items]
     return items or None
 
 
@@ -245,7 +261,7 @@ def _console_data(game: str | None, all_rows: bool = False) -> dict:
     gid = game or led.latest_game_id()
     data = {"game": gid, "state": None, "items": [], "caps": {}, "undo": None, "rows": [], "games": led.games(),
             "last_id": 0, "ledger_last": led.last_id(), "older": 0, "all_rows": all_rows, "ledger_rows": LEDGER_ROWS,
-            "unknown_game": None, "board_svg": ""}
+            "unknown_game": None, "board_svg": "", "clock": None}
     known = bool(gid) and bool(led.events(gid))
     if game and not known:
         data["unknown_game"] = shown_game_id(game)
@@ -253,6 +269,8 @@ def _console_data(game: str | None, all_rows: bool = False) -> dict:
         s = GameSession(led, gid)
         evs = s.events
         data["state"] = scoreboard.player_state(evs, now=time.time())
+        # a Word timer as the phones show it (referee.js runs it on)
+        data["clock"] = scoreboard.timer_view(data["state"]["timer"], data["state"]["ended"])
         data["items"] = s.open_items()
         data["caps"] = s.capabilities()
         # what Undo takes back, named on its button and in its question
@@ -272,9 +290,16 @@ def _console_data(game: str | None, all_rows: bool = False) -> dict:
 def console():
     if not is_referee():
         return render_template("referee/login.html")
+    data = _console_data(request.args.get("game"), _all_rows())
     return render_template("referee/console.html", variants=_variants(), layouts=codex.entries(),
                            decisions=DECISIONS, end_reasons=END_REASONS, seed=secrets.randbelow(10**6),
-                           **_console_data(request.args.get("game"), _all_rows()))
+                           faces=_face_list(data["state"]), **data)
+
+
+def _face_list(state: dict | None) -> list:
+    """The faces of the game's tile set, offered to the forms' Faces fields
+    (a ``<datalist>``: the id, with the name the console shows)."""
+    return list(tileset(state["variant"]).faces) if state else []
 
 
 @bp.context_processor
@@ -407,7 +432,7 @@ def move():
         player = _field("player")
         s = _session()
         if kind == "claim":
-            return s.claim(player, _slots(_field("slots")), _faces(_field("faces", required=False)),
+            return s.claim(player, _slots(_field("slots")), _faces(_field("faces", required=False), s.state.tiles),
                            over_record=_over_record())
         if kind == "touch":
             slots = _slots(_field("slots"))
@@ -417,8 +442,8 @@ def move():
         if kind == "pass":
             return s.pass_turn(player)
         if kind == "word":
-            return s.word(player, _slots(_field("slots")), _field("word"), _faces(_field("faces", required=False)),
-                          over_record=_over_record())
+            return s.word(player, _slots(_field("slots")), _field("word"),
+                          _faces(_field("faces", required=False), s.state.tiles), over_record=_over_record())
         raise BadInput(f"unknown move {kind!r} (claim, touch, word or pass)")
     return _act(go)
 
@@ -426,6 +451,7 @@ def move():
 @bp.post("/correct")
 def correct():
     def go() -> Result:
+        s = _session()
         changes: dict = {}
         if _field("player", required=False):
             changes["player"] = _field("player")
@@ -440,13 +466,13 @@ def correct():
             else:
                 changes["slots"] = sl
         if _field("faces", required=False):
-            faces = _faces(_field("faces"))
+            faces = _faces(_field("faces"), s.state.tiles)
             if faces is None:           # ",,,": no face named (it recorded faces=None, clearing them)
                 raise BadInput("faces: give face ids separated by commas, e.g. hearts-1,hearts-1")
             changes["faces"] = faces
         if _field("word", required=False):
             changes["word"] = _field("word")
-        return _session().correct(_event_id(), changes, _field("reason", required=False))
+        return s.correct(_event_id(), changes, _field("reason", required=False))
     return _act(go)
 
 
@@ -458,13 +484,42 @@ def void():
 @bp.post("/settle")
 def settle():
     def go() -> Result:
+        s = _session()
+        item_id = _event_id("item_id")
+        _settled_already(s, item_id)
         slots = _field("slots", required=False)
         faces = _field("faces", required=False)
-        return _session().settle(_event_id("item_id"), _field("decision", required=False) or "none",
-                                 _field("player", required=False) or None, _slots(slots) if slots else None,
-                                 _field("reason", required=False), _faces(faces) if faces else None,
-                                 _field("word", required=False) or None, over_record=_over_record())
+        return s.settle(item_id, _field("decision", required=False) or "none",
+                        _field("player", required=False) or None, _slots(slots) if slots else None,
+                        _field("reason", required=False), _faces(faces, s.state.tiles) if faces else None,
+                        _field("word", required=False) or None, over_record=_over_record())
     return _act(go)
+
+
+def _settled_already(s: GameSession, item_id: int) -> None:
+    """Refuse in words a Settle of an item that is no longer open because it
+    was settled or voided (by another console, or by the camera's referee):
+    the answer names the event that did it (before: "event #18 is not an
+    open referee item").  Other items are left to
+    :meth:`GameSession.settle` to refuse.
+
+    Raises:
+        BadInput: the item was settled or voided.
+    """
+    st = s.state
+    if any(i["id"] == item_id for i in s.open_items()):
+        return
+    for e in reversed(st.raw):
+        if e.type != "correction" or e.ref != item_id or st.status.get(e.id) == "voided":
+            continue
+        changes = e.data.get("changes") if isinstance(e.data.get("changes"), dict) else {}
+        if e.data.get("void"):
+            raise BadInput(f"item #{item_id} was voided meanwhile, by event #{e.id}: nothing was settled")
+        if changes.get("resolved") is True:
+            decision = changes.get("decision")
+            how = "with no move" if decision in (None, "none") else f"as a {decision}"
+            raise BadInput(f"item #{item_id} was settled already, {how}, by event #{e.id} (in another console?): "
+                           "nothing more was recorded; look at the ledger")
 
 
 @bp.post("/undo")
@@ -503,7 +558,14 @@ def reshuffle():
 
 @bp.post("/end")
 def end():
-    return _act(lambda: _session().end(_field("reason", required=False) or "abandoned"))
+    def go() -> Result:
+        # no default: "abandoned" (no end scoring, no winner) ended the
+        # game of a form sent without its reason chosen
+        reason = _field("reason", required=False)
+        if not reason:
+            raise BadInput(f"choose why the game ends ({', '.join(END_REASONS)}): nothing was recorded")
+        return _session().end(reason)
+    return _act(go)
 
 
 # --------------------------------------------------------------------------- export

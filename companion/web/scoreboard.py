@@ -129,6 +129,7 @@ def player_state(events: Sequence, now: float | None = None, games: Sequence[dic
     * ``last_id`` (the game's newest event id, for the live stream),
     * ``server_time`` (``now``, so that a page can run a Word timer; a
       running timer's ``elapsed`` and ``remaining`` are as of ``now``),
+    * ``turns`` (a Solo Quest's turns used of its limit, :func:`turns_json`),
     * ``games`` (the ledger's games, newest first).
 
     Raises:
@@ -150,9 +151,51 @@ def player_state(events: Sequence, now: float | None = None, games: Sequence[dic
     out["last_id"] = max((e.id for e in st.raw), default=0)
     out["server_time"] = now
     _timer_now(out.get("timer"), now)
+    out["turns"] = turns_json(st)
     out["games"] = [{"game_id": g["game_id"], "variant": g.get("variant"), "mode": g.get("mode"),
                      "players": g.get("players")} for g in reversed(list(games))]
     return out
+
+
+def turns_json(st: G.GameState) -> dict | None:
+    """A Solo Quest's turns: ``{"used", "limit", "left"}`` (docs/RULES.md
+    2.5: each pair attempt, valid or invalid, is a turn; the game ends when
+    the limit is reached), None in other modes.  ``companion game show``
+    says ``turns 2 of 30``; the pages say it too (before, only the command
+    line and ``options.turn_limit`` told it)."""
+    limit = st.setup.options.get("turn_limit") if st.mode.kind == "solo" else None
+    if not isinstance(limit, int) or isinstance(limit, bool):
+        return None
+    return {"used": st.turns_used, "limit": limit, "left": max(0, limit - st.turns_used)}
+
+
+def clock_text(seconds: float | None) -> str:
+    """Seconds as the pages' clocks show them, ``m:ss`` (whole seconds, down;
+    a dash for None)."""
+    if seconds is None:
+        return "\u2013"
+    whole = max(0, int(seconds))
+    return f"{whole // 60}:{whole % 60:02d}"
+
+
+def timer_view(timer: dict | None, ended: bool) -> dict | None:
+    """A Word timer as the pages show it (``static/common.js``'s
+    ``timerView`` does the same each second): ``value`` (``"4:59"``),
+    ``label`` (``"time left"``, ``"time's up"``, ``"time left at the end"``,
+    ``"time"`` or ``"time (target 1:30)"``) and ``time_up`` (a countdown at
+    0 that no move has ended yet: Word 2.6.2, the next command records the
+    time-up).  ``timer`` as :func:`player_state` gives it (as of its
+    ``now``); None without a timer."""
+    if not timer:
+        return None
+    if timer.get("kind") == "countdown":
+        left = timer.get("remaining")
+        out = left is not None and left <= 0
+        label = "time's up" if out else "time left at the end" if ended else "time left"
+        return {"value": clock_text(left), "label": label, "time_up": out and not ended}
+    target = timer.get("target_seconds")
+    return {"value": clock_text(timer.get("elapsed")), "label": f"time (target {clock_text(target)})" if target
+            else "time", "time_up": False}
 
 
 def _timer_now(timer: dict | None, now: float | None) -> None:

@@ -840,3 +840,37 @@ def test_a_poll_returns_only_after_a_look_at_the_file_in_progress(tmp_path, monk
     finally:
         hub.stop()
         writer.close()
+
+
+def test_the_event_page_follows_the_ledger_and_says_as_of_when_it_was_drawn(client, mini_game):
+    # (tester, session 49) an event page left open went on showing a voided
+    # claim's scoring, with no VOIDED badge and no word that it was old: it
+    # now follows the game's stream (event.js) and says as of when it stands
+    from companion.session import GameSession
+    claim = GameSession(mini_game, "g1").claim("Ann", [A, C]).written[0]
+    html = client.get(f"/event/{claim.id}").get_data(as_text=True)
+    assert 'data-events-url="/api/events"' in html and f'data-last-id="{claim.id}"' in html
+    assert '<p id="live" class="live" role="status">' in html and 'id="ev-head"' in html
+    assert re.search(r"As the ledger stood at \d\d:\d\d:\d\d \(event #%d\): reload the page for anything newer"
+                     % claim.id, html)
+    assert "VOIDED" not in html
+    void = GameSession(mini_game, "g1").void(claim.id).written[0]
+    html = client.get(f"/event/{claim.id}").get_data(as_text=True)
+    head = html[html.index('id="ev-head"'):html.index("</header>")]     # what event.js draws again
+    assert 'class="badge st-voided">VOIDED</p>' in head and f"#{void.id}: referee voided event #{claim.id}" in head
+    assert f'data-last-id="{void.id}"' in html
+
+
+def test_a_solo_quests_turns_are_in_the_state(client, web_ledger):
+    # (tester, session 49) "turns 2 of 30" was in `companion game show` only
+    from companion import game as G
+    from companion.session import GameSession
+    from webgame import mini_layout
+    data = G.start_data("candy", "solo-quest", mini_layout(), ["hardcandy-1", "hardcandy-2", "hardcandy-1",
+                                                                "hardcandy-2", "gummy-3", "gummy-3"], ["Zed"], 7, {})
+    web_ledger.append("g1", "game_started", data, None, 1000.0)
+    st = client.get("/api/state").get_json()
+    assert st["turns"] == {"used": 0, "limit": 4, "left": 4}          # ceil(6 x 5/8): docs/RULES.md 2.5
+    res = GameSession(web_ledger, "g1").claim("Zed", [A, B2])         # two free tiles that do not match
+    assert [e.type for e in res.written] == ["invalid"]                   # an invalid attempt is a turn too
+    assert client.get("/api/state").get_json()["turns"] == {"used": 1, "limit": 4, "left": 3}

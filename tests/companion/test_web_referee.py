@@ -390,7 +390,9 @@ def test_settle_with_a_claim(client, referee, mini_game, etype):
     from companion.session import GameSession
     assert GameSession(mini_game, "g1").open_items() == []
     rv = referee.post("/referee/settle", {"game": "g1", "item_id": str(item.id)})
-    assert rv.status_code == 400 and "not an open referee item" in rv.json["error"]
+    # (settled: the answer names the event that settled it, not "not an open referee item")
+    assert rv.status_code == 400 and rv.json["error"].startswith(f"item #{item.id} was settled already, as a "
+                                                                 f"claim, by event #{fix.id}")
 
 
 def test_settle_an_off_table_claim_with_the_faces_seen(client, referee, mini_game):
@@ -543,7 +545,7 @@ def test_undo_end_and_modes_without_hints(client, referee, mini_game):
     assert rv.status_code == 400 and "has no reshuffle" in rv.json["error"]
     rv = referee.post("/referee/end", {"game": "g1", "reason": "abandoned"})
     assert rv.json["ok"] and state(mini_game).ended and state(mini_game).end_reason == "abandoned"
-    rv = referee.post("/referee/end", {"game": "g1"})
+    rv = referee.post("/referee/end", {"game": "g1", "reason": "no-moves"})
     assert rv.status_code == 400 and "has ended" in rv.json["error"]
     rv = referee.post("/referee/end", {"game": "g1", "reason": "boredom"})
     assert rv.status_code == 400
@@ -850,3 +852,169 @@ def test_start_reads_whole_numbers_as_the_command_line_does(client, referee, min
     assert len(mini_game.events()) == n
     rv = referee.post("/referee/reshuffle", {"player": "Ann", "seed": value})
     assert rv.status_code == 400 and "must be a whole number" in rv.json["error"], rv.json
+
+
+# --------------------------------------------------------------------------- tester's defects (session 49)
+
+
+def test_the_live_parts_name_each_form_s_item_or_event_for_the_console_to_keep_what_was_typed(client, referee,
+                                                                                           mini_game):
+    # referee.js carries what the referee typed over a live refresh, by each
+    # form's action and its item_id / event_id, and says why when the form is
+    # gone (the item settled, the event voided): the rows and items say which
+    # event they are and how it stands
+    item = mini_game.append("g1", "needs_referee", {"player": "Ann", "reason": "unclear", "slots": [D, E]},
+                            None, 1001.0)
+    referee.login()
+    panel = client.get("/referee/panel?game=g1").get_data(as_text=True)
+    assert f'<article class="item" data-item="{item.id}">' in panel
+    settle = panel[panel.index('action="/referee/settle"'):]
+    assert f'name="item_id" value="{item.id}"' in settle[:settle.index("</form>")]
+    assert f'data-event="{item.id}" data-status="ok"' in panel
+    passed = referee.post("/referee/move", {"game": "g1", "kind": "pass", "player": "Ann"}).json["events"][0]["id"]
+    assert referee.post("/referee/void", {"game": "g1", "event_id": str(passed)}).json["ok"]
+    panel = client.get("/referee/panel?game=g1").get_data(as_text=True)
+    row = panel[panel.index(f'data-event="{passed}"'):]
+    row = row[:row.index("</tr>")]
+    # a voided event is offered no Correct form (the engine refuses it until its void is voided)
+    assert 'data-status="voided"' in row and "/referee/correct" not in row and "<details>" not in row
+
+
+def test_faces_may_be_typed_in_any_case_or_by_the_names_the_console_shows(client, referee, mini_game):
+    # "Roses-3" and "3 Stemmed Rose" (the console's own words for the face)
+    # were refused as "unknown face ... (did you mean 'roses-3'?)"
+    referee.login()
+    rv = referee.post("/referee/move", {"game": "g1", "kind": "claim", "player": "Ann", "slots": slots_text(D, E),
+                                        "faces": "Roses-3, 3  stemmed ROSE"})
+    assert rv.json["ok"], rv.json
+    assert mini_game.events("g1")[-1].data["faces"] == ["roses-3", "roses-3"]
+    item = mini_game.append("g1", "needs_referee", {"player": "Ann", "reason": "unclear", "slots": [A, C]},
+                            None, 1002.0)
+    rv = referee.post("/referee/settle", {"game": "g1", "item_id": str(item.id), "decision": "claim",
+                                          "player": "Ann", "slots": slots_text(A, C),
+                                          "faces": "HEARTS-1,1 single heart"})
+    assert rv.json["ok"], rv.json
+    claim = next(e for e in mini_game.events("g1") if e.data.get("resolves") == item.id)
+    assert claim.data["faces"] == ["hearts-1", "hearts-1"]
+    fs = mini_game.append("g1", "faces_seen", {"slots": [B2], "faces": ["hearts-2"], "source": "camera"}, None,
+                          1003.0)
+    rv = referee.post("/referee/correct", {"game": "g1", "event_id": str(fs.id), "faces": "cupid\u2019s wings"})
+    assert rv.json["ok"], rv.json
+    assert state(mini_game).faces[3] == "cupid-wings"
+    # a face neither an id nor a name is still refused by name
+    rv = referee.post("/referee/move", {"game": "g1", "kind": "claim", "player": "Ann", "slots": slots_text(B2, C),
+                                        "faces": "3 Stemmed Roses,hearts-2"})
+    assert rv.status_code == 400 and "unknown face '3 Stemmed Roses'" in rv.json["error"]
+    # the console offers the game's faces: ids with their names
+    html = client.get("/referee/?game=g1").get_data(as_text=True)
+    assert '<datalist id="face-ids">' in html and '<option value="roses-3" label="3 Stemmed Rose">' in html
+    assert html.count('list="face-ids"') >= 2
+
+
+def test_end_without_a_reason_is_refused_in_words(client, referee, mini_game):
+    # an empty reason= ended the game as "abandoned" (no end scoring, no winner)
+    referee.login()
+    for form in ({"game": "g1"}, {"game": "g1", "reason": ""}, {"game": "g1", "reason": "  "}):
+        rv = referee.post("/referee/end", form)
+        assert rv.status_code == 400, rv.json
+        assert rv.json["error"] == "choose why the game ends (abandoned, no-moves, time-up): nothing was recorded"
+    assert [e.type for e in mini_game.events("g1")] == ["game_started"] and not state(mini_game).ended
+    rv = referee.post("/referee/end", {"game": "g1"}, json_api=False)          # a plain form: flashed
+    assert rv.status_code == 303 and not state(mini_game).ended
+
+
+def test_a_second_settle_of_an_item_names_the_event_that_settled_or_voided_it(client, referee, mini_game):
+    item = mini_game.append("g1", "needs_referee", {"player": "Ann", "reason": "unclear"}, None, 1001.0)
+    referee.login()
+    first = referee.post("/referee/settle", {"game": "g1", "item_id": str(item.id)})
+    assert first.json["ok"]
+    fix = first.json["events"][0]["id"]
+    rv = referee.post("/referee/settle", {"game": "g1", "item_id": str(item.id), "decision": "none"})
+    assert rv.status_code == 400
+    assert rv.json["error"] == (f"item #{item.id} was settled already, with no move, by event #{fix} (in another "
+                                "console?): nothing more was recorded; look at the ledger")
+    other = mini_game.append("g1", "needs_referee", {"player": "Ann", "reason": "unclear"}, None, 1002.0)
+    void = referee.post("/referee/void", {"game": "g1", "event_id": str(other.id)}).json["events"][0]["id"]
+    rv = referee.post("/referee/settle", {"game": "g1", "item_id": str(other.id)})
+    assert rv.status_code == 400
+    assert rv.json["error"] == f"item #{other.id} was voided meanwhile, by event #{void}: nothing was settled"
+    rv = referee.post("/referee/settle", {"game": "g1", "item_id": "1"})      # never an item: as before
+    assert rv.status_code == 400 and "is not an open referee item" in rv.json["error"]
+
+
+def _solo_quest(ledger, turn_limit: int = 30):
+    from webgame import MINI_FACES, mini_layout
+    data = G.start_data("love", "solo-quest", mini_layout(), list(MINI_FACES), ["Zed"], 7,
+                        {"turn_limit": turn_limit})
+    return ledger.append("g1", "game_started", data, None, 1000.0)
+
+
+def test_a_solo_quests_turns_show_on_the_console_and_the_phone(client, referee, web_ledger):
+    # `companion game show` says "turns 2 of 30"; neither page said it
+    _solo_quest(web_ledger)
+    referee.login()
+    for pair in ((A, C), (D, E)):
+        assert referee.post("/referee/move", {"game": "g1", "kind": "claim", "player": "Zed",
+                                              "slots": slots_text(*pair)}).json["ok"]
+    assert client.get("/api/state").json["turns"] == {"used": 2, "limit": 30, "left": 28}
+    panel = client.get("/referee/panel?game=g1").get_data(as_text=True)
+    assert '<span class="turns">turns 2 of 30 (28 left)</span>' in panel
+    phone = client.get("/").get_data(as_text=True)
+    assert '<span class="num" id="turns-left">28</span>' in phone and "turns left (turns 2 of 30)" in phone
+    # other modes have no turn limit, and show none
+    from webgame import start_mini
+    start_mini(web_ledger, gid="g2")
+    assert client.get("/api/state?game=g2").json["turns"] is None
+    assert 'class="turns"' not in client.get("/referee/panel?game=g2").get_data(as_text=True)
+    assert 'id="turns" hidden' in client.get("/?game=g2").get_data(as_text=True)
+
+
+def _word_sprint(ledger, countdown: int, ago: float):
+    import time
+    from webgame import mini_layout
+    data = G.start_data("word", "word-sprint", mini_layout(), list("CATDOG"), ["Zed"], 3,
+                        {"countdown_seconds": countdown})
+    return ledger.append("g1", "game_started", data, None, time.time() - ago)
+
+
+def test_the_console_shows_the_word_sprint_clock_and_when_time_is_up(client, referee, web_ledger):
+    # the phone said "0:00 time's up" while the console showed the player to
+    # play and no clock at all
+    _word_sprint(web_ledger, 60, ago=120.0)
+    referee.login()
+    panel = client.get("/referee/panel?game=g1").get_data(as_text=True)
+    assert 'id="console-clock"' in panel and 'data-up="1"' in panel
+    assert '<strong class="clock-value">0:00</strong> <span class="clock-label">time&#39;s up</span>' in panel
+    assert "Time's up: the game ends with the next move" in panel and "to play" not in panel
+    timer = json.loads(panel.split("data-timer='")[1].split("'")[0])           # for referee.js to run it on
+    assert timer["kind"] == "countdown" and timer["remaining"] == 0
+
+
+def test_the_console_s_word_sprint_clock_runs_while_time_is_left(client, referee, web_ledger):
+    _word_sprint(web_ledger, 600, ago=1.0)
+    referee.login()
+    html = client.get("/referee/?game=g1").get_data(as_text=True)
+    value = html.split('<strong class="clock-value">')[1].split("<")[0]
+    assert value in ("9:58", "9:59") and '<span class="clock-label">time left</span>' in html
+    assert "Zed</bdi> to play" in html and 'data-up="0"' in html
+
+
+def test_the_console_lets_the_keyboard_skip_the_board_and_names_each_row_s_buttons(client, referee, mini_game):
+    # ~165 Tabs through every tile to reach the ledger; every row's buttons
+    # were called just "Void", "Correct", "evidence & reason"
+    referee.login()
+    # (a claim: its row has an evidence link and a Correct form)
+    eid = referee.post("/referee/move", {"game": "g1", "kind": "claim", "player": "Ann",
+                                         "slots": slots_text(A, C)}).json["events"][0]["id"]
+    item = mini_game.append("g1", "needs_referee", {"player": "Ben", "reason": "unclear", "slots": [D, E]},
+                            None, 1001.0)
+    html = client.get("/referee/?game=g1").get_data(as_text=True)
+    skip = html.index('<a class="skip" href="#move-form">Skip the board\'s tiles</a>')
+    assert skip < html.index('id="move-board"') < html.index('id="move-form"')
+    assert '<a class="skip" href="#ledger">Skip to the ledger</a>' in html
+    assert f'Void<span class="vh"> event #{eid}</span></button>' in html
+    assert f'<summary>Correct<span class="vh"> event #{eid}</span></summary>' in html
+    assert f'evidence &amp; reason<span class="vh"> of event #{eid}</span></a>' in html
+    assert f'Record correction<span class="vh"> of event #{eid}</span>' in html
+    assert f'evidence<span class="vh"> for item #{item.id}</span></a>' in html
+    assert f'Settle<span class="vh"> item #{item.id}</span></button>' in html

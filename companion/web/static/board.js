@@ -25,11 +25,6 @@
   const LINKED = ["claim", "invalid", "penalty", "needs_referee", "needs-referee"];
 
   function fmt(n) { return typeof n === "number" ? n.toLocaleString("en-US") : (n === null || n === undefined ? "\u2013" : String(n)); }
-  function clock(sec) {
-    if (sec === null || sec === undefined) return "\u2013";
-    sec = Math.max(0, Math.floor(sec));
-    return Math.floor(sec / 60) + ":" + String(sec % 60).padStart(2, "0");
-  }
   function eventUrl(id) { return app.dataset.eventUrl.replace(/0$/, String(id)); }
 
   function tileChip(st, p, f) {
@@ -54,10 +49,18 @@
     const score = el("div", { class: "score" }, [el("span", { class: "num", text: fmt(p.score) }), " ", el("span", { class: "lbl", text: label })]);
     const extra = [];
     if (st.variant === "mindful") extra.push(st.token_name + ": " + fmt(p.tokens));
-    extra.push(p.matches + " match" + (p.matches === 1 ? "" : "es"));
+    const words = p.words || [];
+    if (words.length) {
+      // a word counts as a match too: "3 matches · words: SKI, HOP" meant 1 pair and 2 words
+      const pairs = Math.max(0, p.matches - words.length);
+      if (pairs) extra.push(pairs + " pair" + (pairs === 1 ? "" : "s"));
+      extra.push(words.length + " word" + (words.length === 1 ? "" : "s") + ": " + words.slice(-5).join(", ")
+                 + (words.length > 5 ? " \u2026" : ""));
+    } else {
+      extra.push(p.matches + " match" + (p.matches === 1 ? "" : "es"));
+    }
     if (p.invalid) extra.push(p.invalid + " invalid");
     if (p.penalties) extra.push(p.penalties + " penalt" + (p.penalties === 1 ? "y" : "ies"));
-    if (p.words && p.words.length) extra.push("words: " + p.words.slice(-5).join(", "));
     const card = el("article", { class: "player seat-" + (p.seat % 4) + (turn ? " turn" : ""), "aria-current": turn ? "true" : null },
       [head, score, el("p", { class: "lines", text: extra.join(" \u00B7 ") })]);
     if (st.hand_mode) {
@@ -128,6 +131,13 @@
     const unseen = st.free_faces_unknown || 0;
     $("pairs-left").textContent = fmt(st.free_matches_left) + (unseen ? "+" : "");
     $("pairs-lbl").textContent = unseen ? "free pairs known (" + unseen + " free tile" + (unseen > 1 ? "s" : "") + " not yet seen)" : "free pairs left";
+    // a Solo Quest's turn limit (docs/RULES.md 2.5: each pair attempt is a turn)
+    const turns = st.turns;
+    $("turns").hidden = !turns;
+    if (turns) {
+      $("turns-left").textContent = fmt(turns.left);
+      $("turns-lbl").textContent = "turns left (turns " + turns.used + " of " + turns.limit + ")";
+    }
     $("players").replaceChildren(...st.players.map((p) => playerCard(st, p)));
     renderEvents(st);
     const needs = st.needs_referee || [];
@@ -151,26 +161,11 @@
     const box = $("timer");
     if (!t) { box.hidden = true; return; }
     box.hidden = false;
-    const now = Date.now() / 1000 + clockOffset;
-    // a start on the wall clock (seconds since 1970, after 2001; not a
-    // recording's own seconds from 0), however long ago
-    const wall = t.running && t.start_t && state.server_time && t.start_t > 1e9 && t.start_t <= state.server_time + 86400;
-    if (t.kind === "countdown") {
-      let left = t.remaining;
-      if (wall && t.deadline_t) left = t.deadline_t - now;
-      $("timer-value").textContent = clock(left);
-      const out = left !== null && left !== undefined && left <= 0;
-      const up = out && !state.ended;
-      // after the end: "time's up" when the clock ended it, else the time that was left
-      $("timer-label").textContent = out ? "time's up" : state.ended ? "time left at the end" : "time left";
-      box.classList.toggle("low", left !== null && left !== undefined && left < 30 && !state.ended);
-      if (up !== timeUp) { timeUp = up; render(state); }
-    } else {
-      let el2 = t.elapsed;
-      if (wall) el2 = now - t.start_t;
-      $("timer-value").textContent = clock(el2);
-      $("timer-label").textContent = t.target_seconds ? "time (target " + clock(t.target_seconds) + ")" : "time";
-    }
+    const v = C.timerView(t, state.server_time, state.ended, clockOffset);     // (the console runs it too)
+    $("timer-value").textContent = v.value;
+    $("timer-label").textContent = v.label;
+    box.classList.toggle("low", v.low);
+    if (t.kind === "countdown" && v.up !== timeUp) { timeUp = v.up; render(state); }
   }
   setInterval(tick, 1000);
 

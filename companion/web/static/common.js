@@ -1,5 +1,6 @@
-/* Shared helpers of the scoreboard pages: safe element building and
-   "check a tile" (GET /api/check), drawn on the board SVG or an overlay. */
+/* Shared helpers of the scoreboard pages: safe element building, "check a
+   tile" (GET /api/check), drawn on the board SVG or an overlay, and the
+   Word timer's clock. */
 "use strict";
 window.Companion = (function () {
   function el(tag, attrs, children) {
@@ -89,5 +90,37 @@ window.Companion = (function () {
     };
   }
 
-  return { el, key, renderCheck, mark, check, bindBoard };
+  /* Seconds as "m:ss" (whole seconds, down; a dash for none). */
+  function clock(sec) {
+    if (sec === null || sec === undefined) return "\u2013";
+    sec = Math.max(0, Math.floor(sec));
+    return Math.floor(sec / 60) + ":" + String(sec % 60).padStart(2, "0");
+  }
+
+  /* A Word timer (/api/state's "timer") as the pages show it, now:
+     {value: "4:59", label: "time left" | "time's up" | ..., up: a countdown
+     at 0 that no move has ended yet, low: under 30 s}.  serverTime is the
+     state's server_time, offset the server's clock minus this device's.
+     The player page and the console both run it each second;
+     companion.web.scoreboard.timer_view gives the same words on the server. */
+  function timerView(t, serverTime, ended, offset) {
+    const now = Date.now() / 1000 + (offset || 0);
+    // a start on the wall clock (seconds since 1970, after 2001; not a
+    // recording's own seconds from 0), however long ago
+    const wall = t.running && t.start_t && serverTime && t.start_t > 1e9 && t.start_t <= serverTime + 86400;
+    if (t.kind === "countdown") {
+      let left = t.remaining;
+      if (wall && t.deadline_t) left = t.deadline_t - now;
+      const known = left !== null && left !== undefined;
+      const out = known && left <= 0;
+      // after the end: "time's up" when the clock ended it, else the time that was left
+      return { value: clock(left), label: out ? "time's up" : ended ? "time left at the end" : "time left",
+               up: out && !ended, low: known && left < 30 && !ended };
+    }
+    const spent = wall ? now - t.start_t : t.elapsed;
+    return { value: clock(spent), label: t.target_seconds ? "time (target " + clock(t.target_seconds) + ")" : "time",
+             up: false, low: false };
+  }
+
+  return { el, key, renderCheck, mark, check, bindBoard, clock, timerView };
 })();

@@ -1,5 +1,7 @@
 /* The evidence page: tappable tiles over the overlay (from slots.json) and
-   over the drawn board at that moment; each tap asks /api/check?at=<event>. */
+   over the drawn board at that moment; each tap asks /api/check?at=<event>.
+   It follows the ledger (/api/events) as the player page does: a void,
+   correction or undo recorded later redraws its card and its board. */
 "use strict";
 (function () {
   const C = window.Companion;
@@ -7,7 +9,77 @@
   const at = root.dataset.event;
   const params = () => ({ game: root.dataset.game, at: at });
   const boardBox = document.getElementById("board");
-  if (boardBox) C.bindBoard(boardBox, root.dataset.checkUrl, params, document.getElementById("check2"));
+  const boardCheck = boardBox ? C.bindBoard(boardBox, root.dataset.checkUrl, params, document.getElementById("check2")) : null;
+
+  // ------------------------------------------------------------ live
+  // The page was drawn once: an event voided from the console went on
+  // showing its scoring with no badge and no word that it was old.  Each
+  // ledger event of the game now draws the card and the board again (a
+  // correction of an earlier event changes this one's board too); the line
+  // under the badge says as of when, and "not live" when the stream is down.
+  const live = document.getElementById("live");
+  const asof = document.getElementById("asof");
+  function setLive(on, text) {
+    if (!live) return;
+    live.classList.toggle("on", on);
+    live.classList.toggle("off", !on);
+    live.querySelector(".live-text").textContent = text;
+  }
+  function stamp(lastId, following) {
+    if (!asof) return;
+    const at = new Date().toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit" });
+    asof.textContent = following ? "Following the ledger live (last looked at " + at + ", event #" + lastId + ")."
+      : "As the ledger stood at " + at + " (event #" + lastId + "): not live, so reload the page for anything newer.";
+  }
+  let lastId = parseInt(root.dataset.lastId || "0", 10);
+  let following = false, busy = false, again = false;
+  async function redraw() {
+    if (busy) { again = true; return; }
+    busy = true;
+    try {
+      do {
+        again = false;
+        const res = await fetch(window.location.pathname, { cache: "no-store" });
+        if (!res.ok) { setLive(false, "not live"); stamp(lastId, false); return; }
+        const doc = new DOMParser().parseFromString(await res.text(), "text/html");
+        const head = doc.getElementById("ev-head"), mine = document.getElementById("ev-head");
+        if (head && mine) mine.replaceChildren(...Array.from(head.childNodes).map((n) => document.importNode(n, true)));
+        const board = doc.getElementById("board");
+        if (board && boardBox) {
+          boardBox.replaceChildren(...Array.from(board.childNodes).map((n) => document.importNode(n, true)));
+          if (boardCheck) boardCheck.recheck();
+        }
+        stamp(lastId, following);
+      } while (again);
+    } catch (err) {
+      setLive(false, "not live");
+      stamp(lastId, false);
+    } finally {
+      busy = false;
+    }
+  }
+  let retryMs = 5000;
+  function connect() {
+    const es = new EventSource(root.dataset.eventsUrl + "?" + new URLSearchParams({ game: root.dataset.game, last_id: String(lastId) }));
+    es.onopen = () => { retryMs = 5000; following = true; setLive(true, "live"); redraw(); };
+    es.onerror = () => {
+      following = false;
+      setLive(false, "not live");
+      stamp(lastId, false);
+      if (es.readyState === EventSource.CLOSED) { setTimeout(connect, retryMs); retryMs = Math.min(retryMs * 2, 60000); }
+    };
+    es.addEventListener("ledger", (m) => {
+      try { lastId = Math.max(lastId, JSON.parse(m.data).id); } catch (err) { /* keep the last */ }
+      redraw();
+    });
+    es.addEventListener("evicted", () => {        // newer pages from this address took its place
+      es.close();
+      following = false;
+      setLive(false, "not live");
+      stamp(lastId, false);
+    });
+  }
+  if (root.dataset.eventsUrl) connect();
 
   const img = document.getElementById("overlay-img");
   const svg = document.getElementById("overlay-svg");

@@ -1,6 +1,6 @@
 /* Referee console: forms marked .js are sent with fetch and the session's
    CSRF token in the X-CSRF-Token header; the live panel is re-fetched on
-   every ledger event (SSE). */
+   every ledger event (SSE), keeping what the referee typed in its forms. */
 "use strict";
 (function () {
   const C = window.Companion;
@@ -50,17 +50,20 @@
   // a stream ended for newer pages (see "evicted" below) leaves a note with
   // a button under every later message, until it is tapped
   let pausedNote = null;
-  function say(kind, text) {
+  // keep: the messages shown stay, this one goes under them (and none then
+  // goes by itself: a warning must be read)
+  function say(kind, text, keep) {
     const mark = { ok: "\u2713 ", warn: "! ", error: "\u2717 " }[kind];
     const cls = { ok: "flash-ok", warn: "flash-warn", error: "flash-error" }[kind];
-    toast.replaceChildren(C.el("p", { class: "flash " + cls }, [
+    const before = keep ? Array.from(toast.children).filter((n) => n !== pausedNote) : [];
+    toast.replaceChildren(...before, C.el("p", { class: "flash " + cls }, [
       C.el("span", { "aria-hidden": "true", text: mark }), text,
       C.el("button", { type: "button", class: "flash-close", "aria-label": "Close this message", text: "\u2715" })]),
       ...(pausedNote ? [pausedNote] : []));
     toast.classList.add("floating");
     document.body.classList.add("toast-open");       // room below the last button (app.css)
     clearTimeout(hideTimer);
-    if (kind === "ok") hideTimer = setTimeout(hide, 8000);
+    if (kind === "ok" && !before.length) hideTimer = setTimeout(hide, 8000);
   }
   function hide() {
     toast.replaceChildren(...(pausedNote ? [pausedNote] : []));
@@ -109,6 +112,85 @@
 
   const ledger = document.getElementById("ledger");
   const inLive = (el) => el && el !== document.body && (panel.contains(el) || (ledger && ledger.contains(el)));
+
+  // ------------------------------------------------------------ forms kept over a refresh
+  // The live parts are drawn anew on every ledger event: a Settle form half
+  // filled in (a decision, faces, a note) was put back to its defaults
+  // silently, and a referee who then tapped Settle settled the item wrongly.
+  // What was typed, and which Correct forms were open, is now carried over
+  // to the same form of the new drawing (known by its action and its item
+  // or event); when that form is gone, the toast says so.
+  function formKey(form) {
+    const id = form.querySelector("input[name=item_id], input[name=event_id]");
+    return id ? new URL(form.action, window.location.href).pathname + "#" + id.value : null;
+  }
+  const typed = (form) => Array.from(form.elements).filter((f) => f.name && f.type !== "hidden" &&
+                                                                 f.tagName !== "BUTTON" && f.type !== "submit");
+  function firstChoice(sel) {
+    let k = 0;
+    Array.from(sel.options).forEach((o, i) => { if (o.defaultSelected) k = i; });
+    return k;
+  }
+  function changed(f) {
+    if (f.type === "checkbox" || f.type === "radio") return f.checked !== f.defaultChecked;
+    if (f.tagName === "SELECT") return f.selectedIndex !== firstChoice(f);
+    return f.value !== f.defaultValue;
+  }
+  // key -> {open, values: [[name, value]] or null, what: the fields' words for the toast}
+  function remember(root) {
+    const kept = new Map();
+    if (!root) return kept;
+    root.querySelectorAll("form").forEach((form) => {
+      const key = formKey(form);
+      if (!key || form.dataset.sent) return;        // (a form sent and recorded starts afresh)
+      const details = form.closest("details");
+      const edited = typed(form).filter(changed);
+      if (!edited.length && !(details && details.open)) return;
+      kept.set(key, {
+        open: !!(details && details.open),
+        values: edited.length ? typed(form).map((f) => [f.name, f.type === "checkbox" ? f.checked : f.value]) : null,
+        what: edited.map((f) => {
+          const label = f.closest("label");
+          const name = label ? label.textContent.replace(f.tagName === "SELECT" ? f.textContent : "", "").trim() : f.name;
+          const v = f.type === "checkbox" ? (f.checked ? "ticked" : "not ticked")
+            : f.tagName === "SELECT" ? (f.selectedOptions[0] ? f.selectedOptions[0].textContent : "") : f.value;
+          return name.replace(/,.*$/, "") + ": " + (v.length > 40 ? v.slice(0, 40) + "\u2026" : v);
+        }).join("; "),
+      });
+    });
+    return kept;
+  }
+  function restore(root, kept) {
+    if (!root) return;
+    root.querySelectorAll("form").forEach((form) => {
+      const key = formKey(form);
+      const k = key && kept.get(key);
+      if (!k) return;
+      kept.delete(key);
+      const details = form.closest("details");
+      if (details && k.open) details.open = true;
+      (k.values || []).forEach(([name, value]) => {
+        const f = form.elements.namedItem(name);
+        if (!f || f.type === "hidden" || f instanceof RadioNodeList) return;
+        if (f.type === "checkbox") f.checked = value;
+        else if (f.tagName !== "SELECT" || Array.from(f.options).some((o) => o.value === value)) f.value = value;
+      });
+    });
+  }
+  // what the toast says of a form that the new drawing no longer has
+  function lostWords(key, k) {
+    const [path, id] = key.split("#");
+    const row = ledger && ledger.querySelector('tr[data-event="' + id + '"]');
+    const voided = row && row.dataset.status === "voided";
+    const typedText = " (" + k.what + ")";
+    if (path.endsWith("/settle")) {
+      return "Item #" + id + (voided ? " was voided meanwhile" : " was settled meanwhile (in another console?)") +
+        ": what you typed for it" + typedText + " was not sent.";
+    }
+    const why = voided ? " was voided meanwhile (in another console?)"
+      : !row ? " is no longer among the events shown" : " can no longer be corrected here";
+    return "Event #" + id + why + ": the correction you typed for it" + typedText + " was not sent.";
+  }
   let busy = false, again = false;
   // the console's session can end under an open page (the server restarted
   // and drew a new key, or Log out in another tab): the panel is then
@@ -122,6 +204,9 @@
   async function refreshPanel() {
     if (inLive(document.activeElement)) { again = true; return; }
     if (busy) { again = true; return; }
+    // a form of the live parts on its way: its answer decides whether what
+    // it holds is kept (refused) or done with (recorded)
+    if ([panel, ledger].some((b) => b && b.querySelector("form[data-busy]"))) { again = true; return; }
     busy = true;
     try {
       const params = new URLSearchParams();
@@ -135,11 +220,17 @@
           const src = doc.querySelector('[data-part="' + part + '"]');
           if (box && src) box.replaceChildren(...Array.from(src.childNodes).map((n) => document.importNode(n, true)));
         };
+        const kept = new Map([...remember(panel), ...remember(ledger)]);
         put(panel, "panel");
         put(ledger, "ledger");
         put(moveBoard, "move-board");
+        restore(panel, kept);
+        restore(ledger, kept);
+        const lost = Array.from(kept).filter(([, k]) => k.values).map(([key, k]) => lostWords(key, k));
+        if (lost.length) say("warn", lost.join(" "), true);
         markPicked();
         syncForms();
+        tickClock();
         if (stale) { stale = false; hide(); }
       } else if (res.status === 403) {
         outOfDate("The referee session has ended (the server was restarted, or the console logged out " +
@@ -176,6 +267,9 @@
       delete form.dataset.busy;
     }
     const written = body.events || [];
+    // recorded: a Settle or Correct form is done with, and the refresh
+    // below draws it afresh (a refused one keeps what was typed)
+    if (body.ok || written.length) form.dataset.sent = "1";
     if (body.ok && form.dataset.go === "game" && body.game_id) {
       // a new game: open the console on it (the form's values are kept on a refusal)
       window.location.assign(window.location.pathname + "?game=" + encodeURIComponent(body.game_id));
@@ -199,6 +293,27 @@
     if (document.activeElement) document.activeElement.blur();
     refreshPanel();
   });
+
+  // ------------------------------------------------------------ the Word clock
+  // The panel's clock as the phones run it (common.js timerView), each
+  // second between refreshes; a countdown reaching 0 brings the panel up to
+  // date once, which then says that time is up.
+  function tickClock() {
+    const box = document.getElementById("console-clock");
+    if (!box) return;
+    let t = null;
+    try { t = JSON.parse(box.dataset.timer); } catch (err) { t = null; }
+    if (!t) return;
+    const serverTime = parseFloat(box.dataset.serverTime);
+    if (box.companionOffset === undefined) box.companionOffset = serverTime ? serverTime - Date.now() / 1000 : 0;
+    const v = C.timerView(t, serverTime, box.dataset.ended === "1", box.companionOffset);
+    box.querySelector(".clock-value").textContent = v.value;
+    box.querySelector(".clock-label").textContent = v.label;
+    box.classList.toggle("low", v.low);
+    if (v.up && box.dataset.up !== "1" && !box.companionAsked) { box.companionAsked = true; refreshPanel(); }
+  }
+  tickClock();
+  setInterval(tickClock, 1000);
 
   const mode = document.getElementById("mode");
   if (mode) {
