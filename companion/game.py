@@ -1273,9 +1273,18 @@ class GameState:
         why = f" ({d['reason']})" if d.get("reason") else ""
         if d.get("void"):
             return f"referee voided event #{e.ref}{why}"
-        keys = "; ".join(self._change_words(k, v) for k, v in (d.get("changes") or {}).items())
-        if e.ref in self.off_table and (d.get("changes") or {}).get("resolved") is True:
+        changes = d.get("changes") or {}
+        if e.ref in self.off_table and changes.get("resolved") is True:
             self.off_table_closed.add(e.ref)      # settled: its tiles no longer hold the game open
+        if changes.get("resolved") is True and "decision" in changes:
+            # a referee item settled (session.settle): said as the table says
+            # it, not field by field ("decision claim; resolved true", a
+            # break-test of the phones' page, session 50)
+            dec = changes.get("decision")
+            how = " with no move" if dec in (None, "none") else f" as a {dec}"
+            rest = "; ".join(self._change_words(k, v) for k, v in changes.items() if k not in ("resolved", "decision"))
+            return f"referee settled item #{e.ref}{how}" + (f": {rest}" if rest else "") + why
+        keys = "; ".join(self._change_words(k, v) for k, v in changes.items())
         return f"referee corrected event #{e.ref}: {keys}{why}"
 
     def _change_words(self, key: str, value) -> str:
@@ -1461,7 +1470,7 @@ class GameState:
             if dl is None:
                 raise IllegalMove("only Word Sprint has a countdown")
             if rt is not None and rt < dl:
-                raise IllegalMove(f"the countdown has {dl - rt:g} s left")
+                raise IllegalMove(f"the countdown has {math.ceil(dl - rt)} s left")
         elif reason in ("no-moves", "stalemate"):
             unseen = sum(self.faces[i] is None for i in self.board.free_indices())
             if unseen:

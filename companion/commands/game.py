@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import io
 import json
+import math
 import os
 import sys
 import time
@@ -638,12 +639,29 @@ def _clock_text(obj: dict) -> str:
     timer = obj.get("timer")
     if timer:
         if timer["kind"] == "countdown" and not obj["ended"]:
-            parts.append(f"countdown {timer['remaining']:g} s left (at t={timer['deadline_t']:g})")
+            parts.append(_countdown_words(timer))
         else:
             parts.append(f"time {timer['elapsed']:g} s of a {timer['target_seconds']:g} s target")
     if "quills" in res:
         parts.append(count(res["quills"], "quill"))
     return "".join(f", {x}" for x in parts)
+
+
+def _countdown_words(timer: dict) -> str:
+    """A running Word Sprint countdown for ``game show``: on the wall clock,
+    the whole seconds left now and the local time it ends at (a break-test,
+    session 50: "countdown 603.368 s left (at t=1.79644e+09)", counted to
+    the last event, two minutes after the phones said 0); on a recording's
+    or ``--t`` clock, the seconds left at the last event and the ``t`` it
+    ends at."""
+    dl = timer.get("deadline_t")
+    if dl is not None and dl >= WALL_CLOCK_FROM:
+        left = dl - time.time()
+        at = time.strftime("%H:%M:%S", time.localtime(dl))
+        return f"countdown {math.ceil(left)} s left (it ends at {at})" if left > 0 \
+            else f"countdown over at {at}: time is up (end the game, reason time-up)"
+    rem = timer.get("remaining")
+    return f"countdown {math.ceil(rem) if rem is not None else '?'} s left at the last event (it ends at t={dl:g})"
 
 
 #: event times at or after this many seconds are Unix times (2001-09-09 and

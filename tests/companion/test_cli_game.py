@@ -821,11 +821,24 @@ def test_cli_show_says_what_decides_the_end_and_the_rating(tmp_path, capsys):
     code, out, _ = run(capsys, "game", "show", *L)
     lines = out.splitlines()
     assert lines[1] == "  Ann: 0, rack E E, hints 0 of 3, Lexicon Fans 0 of 2, Ink Erasers 0 of 3"
-    assert lines[2] == "tiles left 2/4, free pairs 1, turn: Ann, countdown 20 s left (at t=30)"
+    assert lines[2] == "tiles left 2/4, free pairs 1, turn: Ann, countdown 20 s left at the last event (it ends at t=30)"
     run(capsys, "game", "claim", *L, "--player", "Ann", "8,0,0", "12,0,0", "--t", 12)
     code, out, _ = run(capsys, "game", "show", *L)
     assert out.splitlines()[-1] == ("tiles left 0/4, free pairs 0, game over (cleared), winner: Ann, "
                                     "time 12 s of a 20 s target, 2 quills")
+
+    # on the wall clock: the seconds left now and the time it ends (a
+    # break-test, session 50: "countdown 603.368 s left (at t=1.79644e+09)",
+    # counted to the last event, after the phones said 0)
+    import re
+    import time
+    for ago, want in ((0, r"countdown (59[0-9]|600) s left \(it ends at \d\d:\d\d:\d\d\)"),
+                      (700, r"countdown over at \d\d:\d\d:\d\d: time is up \(end the game, reason time-up\)")):
+        L = ("--ledger", str(tmp_path / f"wall{ago}.db"))
+        run(capsys, "game", "start", *L, "--variant", "word", "--mode", "word-sprint", "--players", "Ann",
+            "--deal", sprint, "--countdown-seconds", 600, "--t", time.time() - ago)
+        code, out, _ = run(capsys, "game", "show", *L)
+        assert re.search(want, out.splitlines()[2]), out
 
 
 def test_cli_campaign_notes_a_player_without_a_scholars_path_game(love, tmp_path, capsys):

@@ -89,6 +89,13 @@ def test_open_items_and_settle(led):
     res = s.settle(item.id, "claim", "Ann", [D, E], "clear on video")
     assert [e.type for e in res.written] == ["correction", "claim"]
     assert GameSession(led).open_items() == []
+    # said as the table says it, not field by field ("decision claim;
+    # resolved true", a break-test of the phones' page, session 50)
+    fix = res.written[0].id
+    assert GameSession(led).state.entries[fix].text == f"referee settled item #{item.id} as a claim (clear on video)"
+    other = led.append("g1", "needs-referee", {"reason": "hand in view", "slots": [A]}, None, 2.0)
+    fix = GameSession(led).settle(other.id).written[0].id
+    assert GameSession(led).state.entries[fix].text == f"referee settled item #{other.id} with no move"
 
 
 def test_rejected_items_must_be_voided(led):
