@@ -1012,6 +1012,17 @@ class GameState:
                 return (f"{p.name} touched {r.slot}: the next tile touched makes the match attempt with it "
                         "(two-touch commitment)")
             a, b = (self.slot(j) for j in self.touched)
+            fa, fb = (self.faces[j] for j in self.touched)
+            # Mindful 2.9: "touching two free tiles counts as declaring a
+            # match attempt; if valid, those tiles must be removed" (a rules
+            # audit, session 50: a pair that did not match read "must be
+            # removed" too)
+            if fa is not None and fb is not None and not self.tiles.matches(fa, fb):
+                return (f"{p.name} touched {r.slot}: {a} + {b} is the match attempt, and they do not match "
+                        "(two-touch commitment)")
+            if fa is None or fb is None:
+                return (f"{p.name} touched {r.slot}: {a} + {b} is the match attempt; if they match they must be "
+                        "removed (two-touch commitment)")
             return f"{p.name} touched {r.slot}: {a} + {b} must be removed (two-touch commitment)"
         return f"{p.name} touched {r.slot}: it must be part of the next pair (touch is claimed)"
 
@@ -2068,7 +2079,8 @@ def resolve_word(state: GameState, player: str, slots: Sequence, word: str,
     blocked = [i for i in idx if not board.reason(i).free]
     if blocked:
         # each blocked tile selected its own penalty, in turn or not, as for
-        # a pair (Word 1.2, "Blocked tile selection ... 0 points"; docs/RULES.md
+        # a pair (Word 2.1 Rule 1: blocked tiles "are shaded and cannot be
+        # selected until surrounding tiles are cleared"; docs/RULES.md
         # 1.2): the camera records one for a word's blocked letter, and a
         # typed word was refused with nothing recorded.  All name the word
         # tried, so one undo takes back the attempt
@@ -2859,8 +2871,13 @@ def followups(state: GameState, cause: Event, index=None, shuffler=None) -> list
         if not index.find(free, limit=1):
             if state.mode.kind == "endless":
                 try:
-                    res = resolve_reshuffle(state, state.players[0].name, auto=True, shuffler=shuffler,
-                                            index=index)
+                    # (named for the player whose move left the board stuck,
+                    # else the player in turn: a rules audit, session 50,
+                    # saw Bob's word's reshuffle named for Ann, seat 1)
+                    names = [p.name for p in state.players]
+                    who = cause.data.get("player") if cause.data.get("player") in names else None
+                    who = who or state.whose_turn() or names[0]
+                    res = resolve_reshuffle(state, who, auto=True, shuffler=shuffler, index=index)
                     pend = res.events[0]
                     after = check_pending(state, pend)
                     if not after.free_pairs() and not index.find(

@@ -521,6 +521,17 @@ def test_word_zen_archives_auto_reshuffle(table_factory):
     assert (p["hints"], p["undos"], st["reshuffles"]) == (1, 1, 1)
 
 
+def test_a_zen_archives_automatic_reshuffle_is_named_for_the_player_who_left_the_board_stuck(table_factory):
+    # two players: Ann passes, Bob spells RUNS and leaves no pair and no word;
+    # the reshuffle was named for Ann, the first seat (a rules audit, session 50)
+    slots = free_row(4) + [Slot(100, 0, 0), Slot(100, 0, 1), Slot(104, 0, 0), Slot(104, 0, 1)]
+    g = table_factory("word", "zen-archives", ["Ann", "Bob"], slots, ["R", "U", "N", "S", "J", "K", "K", "J"],
+                      words=frozenset({"runs"}), shuffler=fixed_shuffler({4: "J", 5: "K", 6: "J", 7: "K"}))
+    g.simple("pass", "Ann")
+    g.word("Bob", "runs", [0, 1, 2, 3])
+    assert g.json()["last_events"][-1]["text"] == "Bob: automatic reshuffle of the 4 tiles left"
+
+
 def test_a_lexicon_fan_after_a_word_leaves_a_pair_free(table_factory):
     # Word 2.5: the Fan "Rearranges all remaining tiles on the board to
     # guarantee at least one valid match".  After CAT, Q on J, J on Q and V
@@ -891,6 +902,15 @@ def test_a_duel_touch_says_what_it_commits_to(table_factory):
     assert g.json()["last_events"][-1]["text"] == (
         f"Ann: invalid attempt (two-touch commitment: the pair must include {g.s(0)}, {g.s(2)}); "
         "the tiles are to go back; turn passes to Ben")
+    # two touched tiles that do not match: no "must be removed" (Mindful 2.9:
+    # "if valid, those tiles must be removed"; a rules audit, session 50)
+    g.touch("Ben", 1)
+    g.touch("Ben", 2)             # (the invalid attempt follows at once)
+    assert [e["text"] for e in g.json()["last_events"][-2:]] == [
+        f"Ben touched {g.s(2)}: {g.s(1)} + {g.s(2)} is the match attempt, and they do not match "
+        "(two-touch commitment)",
+        "Ben: invalid attempt (2 of Bamboo does not match 1 of Bamboo (two-touch commitment)); the tiles are to "
+        "go back; turn passes to Ann"]
 
 
 def test_a_pass_does_not_get_around_a_touch(table_factory):
