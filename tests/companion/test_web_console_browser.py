@@ -23,6 +23,12 @@ from webgame import A, C, D, E, small_words
 SETTLE = "form[action$='/settle']"
 
 
+def _ann_claims(path) -> int:
+    """Ann claims A + C in game g1 of the ledger at ``path``; the claim's id."""
+    with Ledger(path) as led:
+        return GameSession(led, "g1", t=time.time()).claim("Ann", [A, C]).written[0].id
+
+
 def _wait_ledger_last(page, n: int) -> None:
     """Until the console's live panel has drawn event #n."""
     page.wait_for_selector(f"#panel-state[data-ledger-last='{n}']", state="attached", timeout=10_000)
@@ -33,8 +39,8 @@ def test_console_keeps_what_the_referee_typed_when_the_ledger_moves_on(served, p
     # written meanwhile by another process; the focus left the panel and
     # 0.3 s later the form was back to its defaults, silently
     srv, path = served
+    claim = _ann_claims(path)
     with Ledger(path) as led:
-        claim = GameSession(led, "g1", t=time.time()).claim("Ann", [A, C]).written[0].id
         item = led.append("g1", "needs_referee", {"player": "Ann", "reason": "hands over the table",
                                                   "slots": [D, E]}, None, time.time()).id
     page, errors = _console(phone, srv)
@@ -120,8 +126,7 @@ def test_the_event_page_shows_a_void_recorded_after_it_opened(served, phone, art
     # (tester) /event/N open, #N voided from the console: 3 s later the page
     # still showed its scoring, no VOIDED badge, no word that it was not live
     srv, path = served
-    with Ledger(path) as led:
-        claim = GameSession(led, "g1", t=time.time()).claim("Ann", [A, C]).written[0].id
+    claim = _ann_claims(path)
     page = phone.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
@@ -206,8 +211,7 @@ def test_the_keyboard_skips_the_console_s_board_and_each_row_s_buttons_name_thei
     # (tester) ~165 Tabs through every tile to reach the first ledger row's
     # Void; every row's buttons were named just "Void", "Correct"
     srv, path = served
-    with Ledger(path) as led:
-        claim = GameSession(led, "g1", t=time.time()).claim("Ann", [A, C]).written[0].id
+    claim = _ann_claims(path)
     page, errors = _console(phone, srv)
     page.set_viewport_size({"width": 360, "height": 740})
     page.focus("body")
