@@ -338,6 +338,11 @@ def _look_at_file(p: Path, create: bool) -> bool:
         st = os.stat(p)
     except FileNotFoundError:
         if create:
+            if not os.access(p.parent, os.W_OK):
+                # (SQLite's own words were "unable to open database file":
+                # a break-test, session 50)
+                raise BadInput(f"cannot create ledger {p}: its folder {p.parent} cannot be written "
+                               "(read-only, or not yours)") from None
             return False
         raise BadInput(f"no ledger at {p}") from None
     except OSError as exc:

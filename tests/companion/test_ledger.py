@@ -315,6 +315,16 @@ def test_a_ledger_on_read_only_media_is_read_without_its_shm(tmp_path, monkeypat
         assert c.execute("SELECT COUNT(*) FROM events").fetchone()[0] == 2
 
 
+def test_a_new_ledger_in_a_folder_that_cannot_be_written_is_refused_in_words(tmp_path, monkeypatch):
+    # a break-test, session 50: `referee --ledger ro/l.db` on a read-only
+    # mount said only SQLite's "unable to open database file"
+    _read_only_folder(monkeypatch, tmp_path)
+    with pytest.raises(BadInput, match=r"^cannot create ledger .*l\.db: its folder .* cannot be written "
+                                       r"\(read-only, or not yours\)$"):
+        Ledger(tmp_path / "l.db")
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_a_read_only_ledger_with_events_still_in_its_wal_is_read_whole_or_refused(tmp_path, monkeypatch):
     import shutil
     src, copy = tmp_path / "live", tmp_path / "copy"
