@@ -2324,6 +2324,9 @@ DARK_BELOW = 50
 #: its light: 0.87; the bench's photos: 0.68 at most, its washed-out photo
 #: 109, whose white tile bodies melt into the mat, and under 0.51 for the rest)
 BRIGHT_ABOVE = 0.6
+#: ... and the picture's mean level (0-255, all channels) at least this for
+#: the over-exposure hint of :func:`exposure_hint`
+BRIGHT_MEAN = 160
 
 
 def exposure(image_bgr: np.ndarray, quads: np.ndarray | None = None) -> str | None:
@@ -2438,7 +2441,10 @@ def exposure_hint(image_bgr: np.ndarray) -> str:
     top = sub if sub.ndim == 2 else sub[..., :3].max(axis=2)
     if float(np.percentile(top, 99)) < DARK_BELOW:
         return "; the picture is very dark: light the table, or let the camera expose longer"
-    if float(np.mean(top >= 250)) > BRIGHT_ABOVE:
+    # (and light on the whole: saturated colours, such as a test pattern's
+    # bars, clip a channel without the light being too strong; a
+    # break-test, session 50, was told "mostly white" of one)
+    if float(np.mean(top >= 250)) > BRIGHT_ABOVE and float(sub.mean()) >= BRIGHT_MEAN:
         return "; the picture is mostly white (over-exposed?): less light, or a shorter exposure"
     return ""
 

@@ -1350,6 +1350,13 @@ def test_exposure_tells_dark_and_over_exposed_photos(turtle_photos):
     assert exposure_hint(np.clip(scene.image * 2.5, 0, 255).astype(np.uint8)) == (
         "; the picture is mostly white (over-exposed?): less light, or a shorter exposure")
     assert exposure_hint((scene.image * 0.1).astype(np.uint8)).startswith("; the picture is very dark")
+    # saturated colour bars (a test pattern) clip a channel in most pixels,
+    # but are no over-exposure (a break-test, session 50)
+    bars = np.zeros((72, 128, 3), np.uint8)
+    for k, c in enumerate([(255, 255, 255), (0, 255, 255), (255, 255, 0), (0, 255, 0), (255, 0, 255),
+                           (0, 0, 255), (255, 0, 0), (0, 0, 0)]):
+        bars[:, 16 * k:16 * (k + 1)] = c
+    assert exposure_hint(bars) == ""
 
 
 def test_is_colourless_tells_grey_and_jpeg_grey_from_colour():
