@@ -792,6 +792,13 @@ class BoardTracker:
             # would read as that tile lifted
             self._take_back_expected(obs)
         obs = self._correct(obs)
+        mark = getattr(self, "_refaced", None)
+        if mark is not None and mark[0] == id(obs):
+            # faces that were a taller tile's, seen in the window: forgotten,
+            # and learnt again from this reading below (:meth:`_correct`)
+            for i in np.flatnonzero(mark[1]):
+                st.votes[i], st.peak[i], st.reads[i] = 0.0, 0.0, 0
+                st.faces[i], st.face_conf[i] = None, 0.0
         readings = obs.readings()
         if not st.initialised:
             st.initialised = True
@@ -2184,6 +2191,7 @@ class BoardTracker:
         standing = self._standing_top(lifted_cover=True)
         moved = self._moved(obs)
         overruled = np.zeros(n, bool)       # a stacked tile's look kept, but the classifier says it left
+        refaced = np.zeros(n, bool)         # its face was a taller tile's seen in its window: learnt afresh
         # tiles behind taller ones that the classifier reads all the same
         left, seen = self._behind_read(obs, fp, pn, lifted, moved)
         for i in np.flatnonzero(left):
@@ -2238,6 +2246,30 @@ class BoardTracker:
                 # and went to the referee at the end (a break-test, session 49)
                 own_top = faces[i] is not None and faces[i] == st.faces[i] and st.faces[d] != faces[i] \
                     and ref_ncc[i] >= s.hand_ncc and self._own_on_top(i, fp)
+                # the face it holds was read off a taller tile in its window
+                # (a tilted camera sees part of that tile's face there), and
+                # that tile has now left or changed: a face of its own read
+                # plainly (``behind_read``), not the tile below's, is its face,
+                # learnt afresh, when the face it holds was never read surely
+                # (bench game 15603, the Alphabet Tower: a layer-2 S read "M"
+                # at 0.69 off the layer-4 M in front at the deal;
+                # when that M was claimed, the S read 0.96, its look 0.25 of
+                # the "M" one, and the stack rule charged it a penalty: the
+                # game's turns went wrong from there)
+                # (a face once read surely is the tile's own: the tile and a
+                # taller one beside it of the same face may be claimed as a
+                # pair, and the face below then shows at the slot)
+                front_face = False
+                if over and not gone and read[i] and faces[i] is not None and st.faces[i] is not None \
+                        and faces[i] != st.faces[i] and faces[i] != st.faces[d] and conf[i] >= s.behind_read \
+                        and st.peak[i, self._col[st.faces[i]]] < s.face_confidence \
+                        and self.copies_left(faces[i], i) > 0:
+                    front_face = any(st.faces[j] == st.faces[i]
+                                     for j in self._taller_changed_near(i, obs, lifted, moved))
+                if front_face:
+                    present[i], known[i] = True, True
+                    refaced[i] = True
+                    continue
                 if over and not gone and read[i] and (own_plain or first_plain or own_top) \
                         and self._taller_near_changed(i, obs, lifted, moved):
                     # its own face read plainly (or, never read before, a
@@ -2298,8 +2330,8 @@ class BoardTracker:
         for u, d in enumerate(self._below):
             f = st.faces[u]
             if d < 0 or f is None or faces[u] in (None, f) or not present[u] or not read[u] \
-                    or not board.present[u] or not board.present[d] or lifted[u]:
-                continue
+                    or not board.present[u] or not board.present[d] or lifted[u] or refaced[u]:
+                continue            # (refaced: the face it had was a taller tile's, above)
             if not moved[u] and not (
                     # a slot only somewhat changed (a small picture's coarse
                     # looks: a face and the one right below it correlated
@@ -2379,6 +2411,7 @@ class BoardTracker:
             too = too & ~np.asarray(obs.held, bool)
         out = Observation(present, known, faces, conf, fp, pn, read, obs.patches, obs.behind, obs.front, obs.held)
         self._too_high = (id(out), too)
+        self._refaced = (id(out), refaced)
         return out
 
     def _behind_look(self, obs: Observation, lifted: np.ndarray, moved: np.ndarray,
@@ -2426,7 +2459,12 @@ class BoardTracker:
         return gone, back
 
     def _taller_near_changed(self, i: int, obs: Observation, lifted: np.ndarray, moved: np.ndarray) -> bool:
-        """Whether a tile on a higher layer than slot ``i`` that shows in its
+        """Whether any tile :meth:`_taller_changed_near` names is there."""
+        return bool(self._taller_changed_near(i, obs, lifted, moved, first=True))
+
+    def _taller_changed_near(self, i: int, obs: Observation, lifted: np.ndarray, moved: np.ndarray,
+                             first: bool = False) -> list[int]:
+        """The tiles on a higher layer than slot ``i`` that show in its
         window (``obs.front``; where not given, any within two tiles of it,
         4 half-units either way), uncovered, reads gone in ``obs`` or
         looks changed since the last observation (one lifted before and
@@ -2436,7 +2474,8 @@ class BoardTracker:
         tile behind it went unjudged): such a tile hides part of
         ``i``'s window from a tilted camera, so ``i``'s look changes with
         it.  (A covered tile's window shows the side of the one above it,
-        and reads "no face" while it stands.)"""
+        and reads "no face" while it stands.)  ``first``: the first one
+        found only."""
         st = self.state
         slots = self.board.layout.slots
         si = slots[i]
@@ -2453,6 +2492,7 @@ class BoardTracker:
         # lifted with it)
         front = None if obs.front is None else obs.front[i]
         near = range(len(slots)) if front is None else front
+        out: list[int] = []
         for j in near:
             sj = slots[j]
             if front is None and not (abs(sj.x - si.x) <= 4 and abs(sj.y - si.y) <= 4):
@@ -2461,8 +2501,10 @@ class BoardTracker:
                 if self.board.n_cover[j]:
                     continue        # under another tile: its window shows that one's side
                 if changed(j) or (gone_now[j] and not lifted[j]):
-                    return True
-        return False
+                    out.append(j)
+                    if first:
+                        break
+        return out
 
     def _stack_look_overruled(self, i: int, obs: Observation, fp: np.ndarray | None, pn: np.ndarray | None,
                               ref_ncc: np.ndarray) -> bool:
@@ -2470,7 +2512,9 @@ class BoardTracker:
         only somewhat as it did (``change_ncc`` up to ``new_appearance_ncc``)
         has left all the same: its slot reads empty, its own face's
         probability fell below ``own_fall`` of its mean and "no face here"
-        rose ``none_rise`` above its mean.  The tile below, one layer down,
+        rose ``none_rise`` above its mean, or another face reads there with
+        ``swap_confidence``, the face of the tile below (or, that one
+        unknown, a face with a copy left for it).  The tile below, one layer down,
         may look much like it (bench game 11302, Dragon's Tail: 1 of
         Characters lifted off 7 of Characters correlated 0.77 with its
         standing look, read empty, own face 0.58 -> 0.04; the claim it
@@ -2489,8 +2533,20 @@ class BoardTracker:
         f = st.faces[i]
         k = self._col[f] if f is not None else int(np.argmax(st.base_fp[i]))
         own0 = st.base_fp[i, k] / m
-        return bool(own0 >= s.own_min and fp[i, k] < s.own_fall * own0 and fp[i].max() < s.clear_face
-                    and pn[i] >= st.base_pn[i] / m + s.none_rise)
+        if not (own0 >= s.own_min and fp[i, k] < s.own_fall * own0):
+            return False
+        if fp[i].max() < s.clear_face and pn[i] >= st.base_pn[i] / m + s.none_rise:
+            return True
+        # or another face reads clearly there, the tile below's (or one
+        # with a copy left for it, its face unknown): the face below seen
+        # at the upper slot (bench game 15601, the Alphabet Tower: a 7 of
+        # Hard Candy lifted off a 6 correlated 0.81 with a stored look, read
+        # empty at 0.79, the 6 read there at 0.84, "no face" 0.01; the lift
+        # went unseen and its claim's partner went to the referee alone)
+        top = int(np.argmax(fp[i]))
+        below = st.faces[d]
+        return bool(top != k and fp[i, top] >= s.swap_confidence
+                    and (below == self.face_ids[top] or (below is None and self.copies_left(self.face_ids[top], d) > 0)))
 
     def _own_on_top(self, i: int, fp: np.ndarray | None) -> bool:
         """Slot ``i``'s known face is (about) the likeliest face in its row of

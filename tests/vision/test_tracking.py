@@ -1757,6 +1757,27 @@ def test_a_stacked_tile_read_gone_is_lifted_though_the_face_below_looks_much_lik
         assert ev == [] and not t.busy
 
 
+@pytest.mark.parametrize("below_read, lifted", [(0.84, True), (0.3, False)])
+def test_a_stacked_tile_read_gone_over_a_face_read_clearly_is_lifted(below_read, lifted):
+    # bench game 15601 (the Alphabet Tower): a 7 of Hard Candy lifted off a
+    # 6 (one pip apart): the slot's look correlated 0.81 with a stored one,
+    # read empty (0.79), its own face 0.99 -> 0.001, and the 6 read there
+    # at 0.84, "no face" 0.01 (a face shows: the one below).  The lift went
+    # unseen.  Read only weakly (0.3), nothing says the tile left
+    from dataclasses import replace
+    t = tracker()
+    for fr in (1, 2, 3):
+        t.observe(fr, _with_probs(obs()))
+    col = {f.id: j for j, f in enumerate(TS.faces)}
+    h = LAYOUT.slot_index(H)
+    o = _with_probs(obs(absent=[H]), pn_at=0.01, own_at=0.001, slot=H)
+    fp = np.array(o.face_probs)
+    fp[h, col["bamboo-9"]] = below_read                # G, below H, never seen: any face with a copy left
+    o = replace(o, face_probs=fp, patches=_mixed(np.asarray(o.patches), H, 0.81))
+    ev = t.observe(9, o)
+    assert ([e.slots for e in ev if e.type == "lift"] == [(H,)]) == lifted, ev
+
+
 TALL = Layout("tall-beside", ((0, 0, 0), (0, 0, 1), (2, 0, 0), (2, 0, 1), (2, 0, 2), (8, 0, 0)))
 TALL_FACES = ["bamboo-1", "bamboo-2", "bamboo-3", "bamboo-4", "bamboo-5", "bamboo-5"]
 
@@ -1835,6 +1856,40 @@ def test_a_stacked_tile_read_weakly_as_its_own_face_stays_when_the_taller_tile_b
         assert t.board.present[qi] and qi not in t.state.lifted
     else:
         assert [(e.type, e.slots) for e in ev][:1] == [("lift", (q,))]
+
+
+def test_a_face_read_off_a_taller_tile_in_front_is_learnt_afresh_when_that_tile_leaves():
+    # bench game 15603 (the Alphabet Tower, a camera 17 degrees from
+    # overhead): a layer-2 S read "M" at the deal, the face of the layer-4 M
+    # standing in its window.  When that M was claimed, the S read 0.96,
+    # its look wholly changed (0.25), and the stack rule took it off as
+    # lifted: a penalty no one earned, and every later turn went wrong.
+    # Here q (bamboo-2 on a layer-0 tile) reads bamboo-5, t5's face, at 0.6
+    # until t5 leaves with (8, 0, 0); then it reads bamboo-2 plainly: it
+    # stands, and its face is bamboo-2.  Read weakly then, or its bamboo-5
+    # read surely before (q and t5 may then be a pair claimed together, the
+    # face below showing at q), it is lifted as before
+    from dataclasses import replace
+    q, t5, partner = (0, 0, 1), (2, 0, 2), (8, 0, 0)
+    qi = TALL.slots.index(q)
+    col = {f.id: j for j, f in enumerate(TS.faces)}
+
+    def front_read(o, p):
+        fp, faces = np.array(o.face_probs), list(o.faces)
+        fp[qi] = 0.01 if p < 0.9 else 0.001                # (each row is taken as a distribution)
+        fp[qi, col["bamboo-5"]], faces[qi] = p, "bamboo-5"
+        return replace(o, face_probs=fp, faces=faces)
+
+    for before, seen_own, stays in ((0.6, 0.9, True), (0.6, 0.3, False), (0.95, 0.9, False)):
+        t = BoardTracker(Board(TALL), TS)
+        t.observe(0, front_read(_tall(), before))
+        t.observe(1, front_read(_tall(), before))
+        assert t.state.faces[qi] == "bamboo-5"
+        ev = t.observe(5, _tall(absent=[t5, partner], changed=[q, t5, partner], own={q: seen_own}))
+        lifted = sorted(e.slots[0] for e in ev if e.type == "lift")
+        assert lifted == (sorted([t5, partner]) if stays else sorted([q, t5, partner])), (before, seen_own)
+        if stays:
+            assert t.state.faces[qi] == "bamboo-2" and t.board.present[qi]
 
 
 def _behind_tall(o, slots):
