@@ -493,6 +493,10 @@ class Referee:
         self._first_seen_rejudged = False        # a still picture was read since it was dropped
         self._moving_since_first = 0              # frames of motion since (the gate's "moving")
         self._blip = max(2, int(round(s.blip_s * rate)))
+        # a second reading cut short by motion is taken on the last still
+        # frame up to this many frames before it was due: 0.5 s or more after
+        # the first reading (at least ``blip_s`` before it; :meth:`_second_reading_cut_short`)
+        self._early = max(self._blip, self._confirm - int(round(0.5 * rate)))
         self._last_frame: tuple | None = None     # (index, frame) of the last frame fed
         self._recent_frames: list[tuple] = []     # the last 3 (index, frame) fed
         self._fed: deque[int] = deque(maxlen=FED_KEPT)   # the indices of the frames fed, newest last
@@ -599,10 +603,17 @@ class Referee:
         return None
 
     def _second_reading_cut_short(self) -> list[dict]:
-        """The picture began to move (this frame) at most ``blip_s`` before
-        a change's second reading was due: the reading is taken on the last
-        still frame, the one fed before this (at 30 frames a second, 0.6 s
-        or more after the first reading instead of 0.7 s).  Bench game 9203:
+        """The picture began to move (this frame) shortly before a change's
+        second reading was due, 0.5 s or more after the first reading (at
+        least ``blip_s`` before it was due): the reading is taken on the last
+        still frame, the one fed before this (at 30 frames a second, 0.5 s or
+        more after the first reading instead of 0.7 s; at 10 frames a
+        second, as ``blip_s``: half of ``confirm_s`` there charged a bench
+        game a penalty no one earned).  Bench game 15903 (session 50): a
+        blocked tile kept off for 1.0 s was read gone 0.1 s after the hand
+        left, and a shadow of the hand coming back moved the picture 0.13 s
+        before the second reading: the penalty was lost, as the tile was
+        back in the next still picture.  Bench game 9203:
         a blocked tile lifted and kept off the board for 1.0 s with no hand
         in view, read gone once (the picture settles 0.3 s after the hand
         leaves), the second reading due on the very frame the hand came back
@@ -611,7 +622,7 @@ class Referee:
         if self._pending is None or len(self._recent_frames) < 2:
             return []
         index, frame = self._recent_frames[-2]
-        if self._pending[2] - index > self._blip or index < self._pending[3]:
+        if self._pending[2] - index > self._early or index < self._pending[3]:
             return []
         return self._judge_frame(index, frame, relaxed=False)
 

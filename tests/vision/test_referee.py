@@ -535,6 +535,25 @@ def test_a_second_reading_due_as_the_hand_comes_back_is_taken_on_the_last_still_
         assert [o["type"] for o in out] == ["penalty"] * len(penalties), still
 
 
+def test_at_video_rates_a_second_reading_cut_short_is_taken_half_a_second_after_the_first():
+    # bench game 15903 (30 frames a second, session 50): a blocked tile kept
+    # off for 1.0 s was read gone 0.1 s after the hand left, and the shadow
+    # of the hand coming back moved the picture 0.13 s before the second
+    # reading was due (0.7 s after the first): the penalty was lost.  The
+    # last still frame now counts from 0.5 s after the first reading: the
+    # first reading at frame 11 (still from 9, settled after 3 frames), due
+    # at 32; still frames 9-26, the hand back at 27: read on frame 26, 0.5 s
+    # after the first; 9-25: too early
+    scenes = {1: recognition(), 2: recognition(absent=[B]), 9: recognition(occluded=[A, B])}
+    for still, penalties in ((18, [(B, 9)]), (17, [])):
+        out = []
+        settings = RefereeSettings(motion=MotionSettings(size=(32, 18), settle_frames=3, jitter_px=0.0),
+                                   confirm_s=0.7)
+        ref = Referee("love", LAYOUT, ["Ada", "Bo"], Script(scenes), emit=out.append, fps=30.0, settings=settings)
+        play(ref, [frame(1)] * 5 + hand_frames(9) + [frame(2)] * still + hand_frames(9) + [frame(1)] * 40)
+        assert [(tuple(o["slot"]), o["frame"]) for o in out if o["type"] == "penalty"] == penalties, still
+
+
 def test_a_hand_held_still_over_a_blocked_tile_read_empty_is_no_penalty():
     # bench game 8103: fingers held still over the top row read as "no face";
     # three blocked tiles were penalised that no one touched
