@@ -170,7 +170,6 @@
   setInterval(tick, 1000);
 
   // ------------------------------------------------------------------ live updates
-  let busy = false, again = false;
   // a state that could not be fetched (a Wi-Fi blip, a server busy for a
   // moment) is asked for again, 3 s later and then less often: the stream
   // may stay open with no event to come (the game's last move), and the
@@ -181,43 +180,37 @@
     retryTimer = setTimeout(() => { retryTimer = null; refresh(); }, retryWait);
     retryWait = Math.min(retryWait * 2, 30000);
   }
-  async function refresh() {
-    if (busy) { again = true; return; }
-    busy = true;
+  // (one fetch at a time: events coming during one ask for one more)
+  const refresh = C.oneAtATime(async () => {
     try {
-      do {
-        again = false;
-        const q = game && !follow ? "?game=" + encodeURIComponent(game) : "";
-        const res = await fetch(app.dataset.stateUrl + q, { headers: { Accept: "application/json" }, cache: "no-store" });
-        // no game yet (404 while following the latest game, none shown): the
-        // page waits for the first, which its stream brings; that is no
-        // trouble (the page said "not live" and that scores it had not
-        // shown "may be out of date", and asked again and again)
-        const waiting = res.status === 404 && follow && !state;
-        trouble(res.ok || waiting ? "" : await problem(res));
-        if (!res.ok && !waiting) retryLater();
-        if (res.ok) {
-          retryWait = 3000;
-          state = await res.json();
-          game = state.game_id;
-          render(state);
-          const svg = await fetch(app.dataset.boardUrl + "?game=" + encodeURIComponent(game), { cache: "no-store" });
-          if (svg.ok) {
-            const doc = new DOMParser().parseFromString(await svg.text(), "image/svg+xml");
-            const root = doc.documentElement;
-            if (root && root.nodeName === "svg") $("board").replaceChildren(document.importNode(root, true));
-            board.recheck();
-          }
+      const q = game && !follow ? "?game=" + encodeURIComponent(game) : "";
+      const res = await fetch(app.dataset.stateUrl + q, { headers: { Accept: "application/json" }, cache: "no-store" });
+      // no game yet (404 while following the latest game, none shown): the
+      // page waits for the first, which its stream brings; that is no
+      // trouble (the page said "not live" and that scores it had not
+      // shown "may be out of date", and asked again and again)
+      const waiting = res.status === 404 && follow && !state;
+      trouble(res.ok || waiting ? "" : await problem(res));
+      if (!res.ok && !waiting) retryLater();
+      if (res.ok) {
+        retryWait = 3000;
+        state = await res.json();
+        game = state.game_id;
+        render(state);
+        const svg = await fetch(app.dataset.boardUrl + "?game=" + encodeURIComponent(game), { cache: "no-store" });
+        if (svg.ok) {
+          const doc = new DOMParser().parseFromString(await svg.text(), "image/svg+xml");
+          const root = doc.documentElement;
+          if (root && root.nodeName === "svg") $("board").replaceChildren(document.importNode(root, true));
+          board.recheck();
         }
-      } while (again);
+      }
     } catch (err) {
-      again = false;
       trouble("The scoreboard does not answer: is its computer still on the network?");
       retryLater();
-    } finally {
-      busy = false;
+      throw err;            // (the run asked for meanwhile is dropped: retryLater asks again)
     }
-  }
+  });
 
   // what the server said when it could not answer (its JSON error, in words)
   async function problem(res) {

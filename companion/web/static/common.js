@@ -122,5 +122,27 @@ window.Companion = (function () {
              up: false, low: false };
   }
 
-  return { el, key, renderCheck, mark, check, bindBoard, clock, timerView };
+  // An async task run one at a time: a call while it runs asks for one more
+  // run after it (several calls, one run), so a burst of ledger events
+  // fetches the page's state once or twice, never in parallel.  A run that
+  // throws drops the run asked for meanwhile; the task says what failed.
+  function oneAtATime(task) {
+    let busy = false, again = false;
+    return async function run() {
+      if (busy) { again = true; return; }
+      busy = true;
+      try {
+        do {
+          again = false;
+          await task();
+        } while (again);
+      } catch (err) {
+        again = false;
+      } finally {
+        busy = false;
+      }
+    };
+  }
+
+  return { el, key, renderCheck, mark, check, bindBoard, clock, timerView, oneAtATime };
 })();

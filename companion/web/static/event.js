@@ -32,32 +32,25 @@
       : "As the ledger stood at " + at + " (event #" + lastId + "): not live, so reload the page for anything newer.";
   }
   let lastId = parseInt(root.dataset.lastId || "0", 10);
-  let following = false, busy = false, again = false;
-  async function redraw() {
-    if (busy) { again = true; return; }
-    busy = true;
+  let following = false;
+  const redraw = C.oneAtATime(async () => {
     try {
-      do {
-        again = false;
-        const res = await fetch(window.location.pathname, { cache: "no-store" });
-        if (!res.ok) { setLive(false, "not live"); stamp(lastId, false); return; }
-        const doc = new DOMParser().parseFromString(await res.text(), "text/html");
-        const head = doc.getElementById("ev-head"), mine = document.getElementById("ev-head");
-        if (head && mine) mine.replaceChildren(...Array.from(head.childNodes).map((n) => document.importNode(n, true)));
-        const board = doc.getElementById("board");
-        if (board && boardBox) {
-          boardBox.replaceChildren(...Array.from(board.childNodes).map((n) => document.importNode(n, true)));
-          if (boardCheck) boardCheck.recheck();
-        }
-        stamp(lastId, following);
-      } while (again);
+      const res = await fetch(window.location.pathname, { cache: "no-store" });
+      if (!res.ok) { setLive(false, "not live"); stamp(lastId, false); return; }
+      const doc = new DOMParser().parseFromString(await res.text(), "text/html");
+      const head = doc.getElementById("ev-head"), mine = document.getElementById("ev-head");
+      if (head && mine) mine.replaceChildren(...Array.from(head.childNodes).map((n) => document.importNode(n, true)));
+      const board = doc.getElementById("board");
+      if (board && boardBox) {
+        boardBox.replaceChildren(...Array.from(board.childNodes).map((n) => document.importNode(n, true)));
+        if (boardCheck) boardCheck.recheck();
+      }
+      stamp(lastId, following);
     } catch (err) {
       setLive(false, "not live");
       stamp(lastId, false);
-    } finally {
-      busy = false;
     }
-  }
+  });
   let retryMs = 5000;
   function connect() {
     const es = new EventSource(root.dataset.eventsUrl + "?" + new URLSearchParams({ game: root.dataset.game, last_id: String(lastId) }));
