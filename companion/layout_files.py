@@ -17,8 +17,8 @@ from pathlib import Path
 from companion import codex
 from companion.errors import BadInput
 from companion.files import check_input_file, read_input_bytes
-from companion.layouts import (Layout, normalise_name, without_the, parse_gnome_map, parse_kmahjongg,
-                               parse_layout_json, parse_mah_boards)
+from companion.layouts import (Layout, normalise_name, printable_name, without_the, parse_gnome_map,
+                               parse_kmahjongg, parse_layout_json, parse_mah_boards)
 
 LAYOUT_SUFFIXES = (".layout", ".map", ".json")
 """File name endings :func:`load_layout` reads (others are sniffed by content)."""
@@ -49,18 +49,20 @@ def load_layout(spec: str, map_name: str | None = None) -> Layout:
             file holding several maps and no ``map_name``, or a ``map_name``
             given for a file that holds a single layout.
     """
-    spec = spec.strip()
-    if not spec:
+    # blanks around a built-in name do not matter; a file is read by its
+    # name as given (a break-test's "twin.json " read the file twin.json)
+    name = spec.strip()
+    if not name:
         raise BadInput("empty layout name")
-    if not _looks_like_path(spec):
-        if codex.is_builtin(spec):
+    if not _looks_like_path(name):
+        if codex.is_builtin(name):
             if map_name is not None:
                 raise BadInput(f"--map-name applies to .map and boards.json files, not to the "
-                               f"built-in layout {spec!r}")
-            return codex.builtin(spec)
+                               f"built-in layout {name!r}")
+            return codex.builtin(name)
         check_input_file(spec, "layout file")
         if not Path(spec).is_file():
-            codex.builtin(spec)  # raises BadInput with the closest names
+            codex.builtin(name)  # raises BadInput with the closest names
     return read_layout_file(spec, map_name)
 
 
@@ -130,7 +132,10 @@ def _pick_board(boards: list[Layout], source: str, map_name: str | None) -> Layo
         more = f" and {len(boards) - 12} more" if len(boards) > 12 else ""
         raise BadInput(f"{source}: holds {len(boards)} boards, choose one with --map-name: "
                        f"{names}{more}")
-    want = normalise_name(map_name)
+    # a board's name is kept printable (companion.layouts.printable_name: at
+    # most NAME_MAX characters); the name asked for is made so too, or a
+    # board named in over 80 characters could not be chosen by its name
+    want = normalise_name(printable_name(map_name))
     found = [b for b in boards if normalise_name(b.name) == want]
     if not found:
         # a leading "The" does not matter, as in built-in names ("Fly" or

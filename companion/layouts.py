@@ -822,6 +822,46 @@ def _is_int(v: object) -> bool:
     return isinstance(v, int) and not isinstance(v, bool)
 
 
+def _member_offset(text: str, key: str) -> int | None:
+    """Where the value of the top-level object's member ``key`` starts in
+    the JSON ``text`` (its last such member, the one ``json`` keeps), or
+    None when the text holds no such member (or is not such an object)."""
+    import json
+
+    dec = json.JSONDecoder()
+    ws = " \t\r\n"
+    pos, n, found = (1 if text.startswith("\ufeff") else 0), len(text), None
+
+    def skip(p: int) -> int:
+        while p < n and text[p] in ws:
+            p += 1
+        return p
+
+    try:
+        pos = skip(pos)
+        if pos >= n or text[pos] != "{":
+            return None
+        pos += 1
+        while True:
+            pos = skip(pos)
+            if pos >= n or text[pos] != '"':
+                return found
+            name, pos = jsontext.raw_decode(dec, text, pos)
+            pos = skip(pos)
+            if pos >= n or text[pos] != ":":
+                return found
+            pos = skip(pos + 1)
+            if name == key:
+                found = pos
+            _, pos = jsontext.raw_decode(dec, text, pos)
+            pos = skip(pos)
+            if pos >= n or text[pos] != ",":
+                return found
+            pos += 1
+    except json.JSONDecodeError:
+        return found
+
+
 def parse_layout_json(text: str, source: str = "<json>") -> Layout:
     """Parse the contract's layout JSON ``{"name": "...", "slots": [[x, y, z], ...]}``
     (../shared/CONTRACT.md, "Layout").  Slots keep their order and coordinates.
@@ -832,7 +872,6 @@ def parse_layout_json(text: str, source: str = "<json>") -> Layout:
             given twice.
     """
     import json
-    import re
 
     try:
         doc = jsontext.loads(text)
@@ -853,8 +892,13 @@ def parse_layout_json(text: str, source: str = "<json>") -> Layout:
                                     "layout by name (\"layout\" in it)")
         raise _fault(source, 1, "layout JSON needs a \"slots\" list of [x, y, z]")
     _check_count(len(doc["slots"]), source, 1)
-    m = re.search(r'"slots"\s*:\s*\[', text)
-    items = _array_items(text, m.end() - 1, source)[0] if m else [(v, 0) for v in doc["slots"]]
+    # the slots are the decoded document's (the last "slots" of the top-level
+    # object, as json keeps it); the text is searched only for their lines
+    # (a first "slots" found anywhere in the text, an extra field's
+    # {"slots": [...]} before the real one, once gave the layout its slots)
+    slots_at = _member_offset(text, "slots")
+    items = [(v, off) for v, (_, off) in zip(doc["slots"], _array_items(text, slots_at, source)[0])] \
+        if slots_at is not None else [(v, 0) for v in doc["slots"]]
     slots: list[Slot] = []
     seen: dict[Slot, int] = {}
     for k, (v, off) in enumerate(items):

@@ -604,3 +604,47 @@ def test_a_layout_named_by_a_file_name_that_is_not_utf8_serves_its_page(tmp_path
     client = create_app({"LEDGER": str(led), "TESTING": True}).test_client()
     page = client.get("/")
     assert page.status_code == 200 and "\\xff\\xfe" in page.get_data(as_text=True)
+
+
+def test_layout_json_slots_are_the_top_level_ones_whatever_else_the_file_holds():
+    # extra fields are ignored (README): a "slots" list inside one of them,
+    # written before the real one, once became the layout's slots (2 of 4)
+    text = ('{"name": "row", "editor": {"slots": [[0, 0, 0], [2, 0, 0]]},\n'
+            ' "slots": [[0, 0, 0], [4, 0, 0], [8, 0, 0], [12, 0, 0]]}')
+    lay = parse_layout_json(text, "row.json")
+    assert lay.slots == (Slot(0, 0, 0), Slot(4, 0, 0), Slot(8, 0, 0), Slot(12, 0, 0))
+    # a bad slot of the real list is still named on its own line
+    _fails(parse_layout_json, '{"editor": {"slots": [[1, 1, 1]]},\n"slots": [[0, 0, 0],\n[2, 0, -1]]}',
+           "bad.json", 3, "slot 1 is [2, 0, -1]")
+    # a member given twice counts once, its last value, as json reads it
+    twice = '{"slots": [[0, 0, 0], [4, 0, 0]], "slots": [[0, 0, 0], [2, 0, 0], [4, 0, 0], [6, 0, 0]]}'
+    assert [s.x for s in parse_layout_json(twice, "twice.json").slots] == [0, 2, 4, 6]
+
+
+def test_a_layout_file_is_read_by_its_name_as_given_blanks_and_all(tmp_path, monkeypatch):
+    # blanks around a built-in name do not matter, but a file's name is its
+    # own: "row.json " (a trailing space) once read the file row.json
+    monkeypatch.chdir(tmp_path)
+    Path("row.json").write_text(json.dumps({"name": "three", "slots": [[0, 0, 0], [2, 0, 0], [4, 0, 0]]}))
+    Path("row.json ").write_text(json.dumps({"name": "two", "slots": [[0, 0, 0], [2, 0, 0]]}))
+    Path(" lead.json").write_text(json.dumps({"name": "lead", "slots": [[0, 0, 0], [4, 0, 0]]}))
+    assert load_layout("row.json ").name == "two"
+    assert load_layout(" lead.json").slots == (Slot(0, 0, 0), Slot(4, 0, 0))
+    assert load_layout(" turtle ").name == "turtle"
+    with pytest.raises(BadInput, match="not found"):
+        load_layout("lead.json")
+
+
+def test_a_board_named_in_over_80_characters_is_chosen_by_its_name(tmp_path):
+    # a board's name is kept to 80 characters; --map-name with the board's
+    # whole name once found "no board named ..." (a .map's map was found)
+    long = ("The Very Long Board Name Of The Grand Tournament Final Round Number Twelve "
+            "Edition Twenty Twenty Five")
+    boards = tmp_path / "boards.json"
+    boards.write_text(json.dumps([{"id": "1", "name": long, "map": [[0, [[0, [[0, 2]]]]]]},
+                                  {"id": "2", "name": "Other", "map": [[0, [[0, [[0, 4]]]]]]}]))
+    lay = load_layout(str(boards), long)
+    assert lay.slots == (Slot(0, 0, 0), Slot(2, 0, 0))
+    assert lay.name == long[:77] + "..."
+    assert len(load_layout(str(boards), lay.name)) == 2        # the name as listed works too
+    assert len(load_layout(str(boards), "other")) == 4
