@@ -44,6 +44,13 @@ FOCAL_SPREAD_MAX = 0.02
 #: of these: the px, and the ratio to the median of all views' (:func:`_poor_views`)
 POOR_VIEW_PX = 0.5
 POOR_VIEW_RATIO = 3.0
+#: two views show the board in one position when every board corner they
+#: share (:data:`MIN_CORNERS` or more) lies within this share of the
+#: picture's diagonal of where the other shows it (7 px in 1280 x 720):
+#: photos taken without moving the board or the camera, or frames of a video
+#: held still.  They add no view (:func:`_positions`): six photos of one
+#: position were calibrated, 15-22 % off in focal length (a break-test).
+SAME_POSITION_SHARE = 0.005
 
 
 def charuco_board() -> "cv2.aruco.CharucoBoard":
@@ -144,7 +151,9 @@ def calibrate(images: list[np.ndarray], names: list[str] | None = None,
 
     Raises:
         BadInput: no images, images of different sizes, fewer than
-            :data:`MIN_VIEWS` usable views, all views within
+            :data:`MIN_VIEWS` usable views or positions of the board
+            (:func:`_positions`: photos of a board that did not move are
+            one view), all views within
             :data:`MIN_MAX_TILT_DEG` of fronto-parallel, or a focal length the
             views do not pin down (fits from different starts as good as the
             best ending over :data:`FOCAL_SPREAD_MAX` apart, as views whose
@@ -196,6 +205,11 @@ def calibrate(images: list[np.ndarray], names: list[str] | None = None,
                        f"ChArUco board with {MIN_CORNERS}+ corners (need {MIN_VIEWS}; print the "
                        f"board with companion print-board)" + (f"; no board in {shown}" if unusable else "")
                        + _other_print_hint([item for name, item in zip(names, images) if name in unusable], board))
+    places = _positions(objs, imgs, size)
+    if places < MIN_VIEWS:
+        raise BadInput(f"the {n} views show the board in only {count(places, 'position')} (photos taken without "
+                       f"moving the board or the camera count as one view): calibration needs {MIN_VIEWS} or more; "
+                       f"between photos tilt the board 20-45 degrees in different directions")
     f_nominal = math.hypot(*size)
     cx, cy = (size[0] - 1) / 2, (size[1] - 1) / 2
     tilts = []
@@ -354,6 +368,31 @@ def _poor_views(names: list[str], per_view: np.ndarray) -> list[tuple[str, float
     bad = [(name, float(e), med) for name, e in zip(names, per_view)
            if e > POOR_VIEW_PX and e > POOR_VIEW_RATIO * med]
     return sorted(bad, key=lambda b: -b[1])
+
+
+def _positions(objs: list[np.ndarray], imgs: list[np.ndarray], size: tuple[int, int]) -> int:
+    """How many different positions of the board the views show: a view
+    whose board corners shared with an earlier position's first view
+    (:data:`MIN_CORNERS` or more, matched by their place on the board) all
+    lie within :data:`SAME_POSITION_SHARE` of the picture's diagonal of
+    that view's is in that position.
+
+    Args:
+        objs, imgs: per view, ``(M, 3)`` board points (mm) and ``(M, 2)`` px.
+        size: ``(w, h)`` of the pictures, px.
+    """
+    tol = SAME_POSITION_SHARE * math.hypot(*size)
+    firsts: list[dict] = []
+    for obj, img in zip(objs, imgs):
+        corners = {(round(float(p[0]), 1), round(float(p[1]), 1)): np.asarray(q, np.float64)
+                   for p, q in zip(obj, img)}
+        for first in firsts:
+            shared = first.keys() & corners.keys()
+            if len(shared) >= MIN_CORNERS and max(float(np.hypot(*(first[k] - corners[k]))) for k in shared) <= tol:
+                break
+        else:
+            firsts.append(corners)
+    return len(firsts)
 
 
 def _collinear(obj: np.ndarray) -> bool:

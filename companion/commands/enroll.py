@@ -24,7 +24,7 @@ import os
 import time
 from pathlib import Path
 
-from companion.commands.images import read_image
+from companion.commands.images import file_too_large, read_image
 from companion.commands.paths import check_can_write, make_parent_folder, refuse_overwriting_inputs
 from companion.errors import BadInput
 from companion.jsontext import name_text
@@ -315,8 +315,8 @@ def refuse_two_labels(csv_path: Path, paths: list[Path], labels: list[str]) -> N
     seen: dict[object, tuple[Path, str]] = {}
     for path, label in zip(paths, labels):
         try:
-            if not path.is_file():    # a pipe would hang, /dev/zero fill the memory
-                continue
+            if not path.is_file() or file_too_large(path):
+                continue              # a pipe would hang, /dev/zero or a video of gigabytes fill the memory
             key: object = hashlib.sha256(path.read_bytes()).hexdigest()
         except OSError:               # missing or unreadable: read_image refuses it by name
             continue
@@ -446,7 +446,9 @@ def _sheet_images(args) -> tuple[list, list[str]]:
     camera = load_camera(args.camera) if args.camera else None
     if len(args.sheet) == 2:
         try:
-            same = Path(args.sheet[0]).read_bytes() == Path(args.sheet[1]).read_bytes()
+            # (a file of gigabytes is not read here: read_image below refuses it from its size)
+            same = (not any(file_too_large(p) for p in args.sheet)
+                    and Path(args.sheet[0]).read_bytes() == Path(args.sheet[1]).read_bytes())
         except OSError:
             same = False          # (read_image below names the unreadable one)
         if same:

@@ -15,6 +15,14 @@ from companion.errors import BadInput
 #: :mod:`companion.cli` sets OpenCV's own limit to it
 MAX_IMAGE_PIXELS = 100_000_000
 
+#: the largest picture file (bytes) a command reads: 1 GiB, more than a
+#: picture of :data:`MAX_IMAGE_PIXELS` holds uncompressed at 16 bits in 4
+#: channels (800 MB).  A larger file is no picture the companion reads (a
+#: video given as a photo): refused from its size, before it is read into
+#: memory (a 6 GB video was read whole, and with less memory free than that
+#: ended in a MemoryError's traceback; :func:`file_too_large`).
+MAX_IMAGE_FILE_BYTES = 1 << 30
+
 
 def read_image(path: str | os.PathLike):
     """``(H, W, 3) uint8`` BGR image from a file (any format OpenCV decodes;
@@ -35,18 +43,44 @@ def read_image(path: str | os.PathLike):
         raise BadInput(f"cannot read image {path}: no such file{_pattern_hint(str(path))}")
     if not p.is_file():
         raise BadInput(f"cannot read image {path}: not a regular file (a pipe or a device)")
+    if file_too_large(p):
+        raise BadInput(f"cannot read image {path}: the file holds {p.stat().st_size / 2**30:.1f} GB, more than "
+                       f"a picture of at most {MAX_IMAGE_PIXELS // 1_000_000} million pixels does"
+                       f"{_format_hint(_head(p)) or ' (a video, or another kind of file?)'}")
     try:
         data = np.fromfile(str(p), np.uint8)
     except OSError as exc:
         raise BadInput(f"cannot read image {path}: {exc.strerror or exc}") from None
+    except MemoryError:
+        raise BadInput(f"cannot read image {path}: not enough memory to read it") from None
     try:
         img = imdecode_quiet(data) if data.size else None
     except ValueError as exc:
         raise BadInput(f"cannot read image {path}: {exc}") from None
+    except MemoryError:
+        raise BadInput(f"cannot read image {path}: not enough memory to decode it") from None
     if img is None or img.size == 0:
         hint = _format_hint(data) or " (a JPEG or PNG cut short, or another format?)"
         raise BadInput(f"cannot read image {path}: not an image file OpenCV can decode{hint}")
     return img
+
+
+def file_too_large(path: str | os.PathLike) -> bool:
+    """Whether ``path`` is a file larger than :data:`MAX_IMAGE_FILE_BYTES`
+    (False where it cannot be looked at: the reader names why)."""
+    try:
+        return os.stat(path).st_size > MAX_IMAGE_FILE_BYTES
+    except (OSError, ValueError):
+        return False
+
+
+def _head(path: Path) -> bytes:
+    """The first 32 bytes of a file, or b"" where it cannot be read."""
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(32)
+    except OSError:
+        return b""
 
 
 def _pattern_hint(name: str) -> str:
@@ -66,6 +100,9 @@ def _format_hint(data) -> str:
     if head[4:8] == b"ftyp" and head[8:12] in (b"heic", b"heix", b"hevc", b"heim", b"heis", b"mif1", b"msf1",
                                                 b"avif", b"avis"):
         return " (a HEIC or AVIF photo: export it as JPEG, or set the phone's camera to \"Most Compatible\")"
+    if head[4:8] == b"ftyp" and head[8:12] in (b"isom", b"iso2", b"mp41", b"mp42", b"avc1", b"qt  ", b"M4V ",
+                                                b"3gp4", b"3gp5", b"3g2a", b"mmp4", b"dash"):
+        return " (a video (MP4 or MOV): give photos, or frames saved from it as JPEG or PNG)"
     return ""
 
 

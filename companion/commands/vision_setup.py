@@ -20,7 +20,7 @@ from pathlib import Path
 
 from companion import jsontext
 from companion.cli import print_json
-from companion.commands.images import read_image
+from companion.commands.images import file_too_large, read_image
 from companion.commands.paths import check_can_write, refuse_overwriting_inputs
 from companion.errors import BadInput
 from companion.files import OutputFiles, check_input_file
@@ -228,8 +228,10 @@ def _distinct_views(paths) -> tuple[list[str], list[str]]:
     out, dropped = [], []
     for p in map(str, paths):
         try:
-            if not Path(p).is_file():
-                raise OSError("not a regular file")     # a pipe would hang, /dev/zero fill the memory
+            if not Path(p).is_file() or file_too_large(p):
+                # a pipe would hang, /dev/zero fill the memory; a video of
+                # gigabytes too (read_image refuses it from its size)
+                raise OSError("not a regular file, or too large")
             digest = hashlib.sha1(Path(p).read_bytes()).hexdigest()
         except OSError:
             out.append(p)

@@ -462,3 +462,48 @@ def test_a_photo_of_the_board_where_the_mat_is_looked_for_is_named_as_such(page,
     blank = tmp_path / "blank.png"
     cv2.imwrite(str(blank), np.full((SIZE[1], SIZE[0], 3), 128, np.uint8))
     assert main(["find-mat", str(blank)]) == 3 and "calibration board" not in capsys.readouterr().err
+
+
+def _one_position_views(n: int = 6) -> list[np.ndarray]:
+    """``n`` photos (1280 x 720, f 1000 px) of the board in one position, as a
+    camera on a stand takes them: the same picture but for the sensor's
+    noise (grey levels +-3)."""
+    K = np.array([[1000.0, 0, 639.5], [0, 1000.0, 359.5], [0, 0, 1]])
+    R = cv2.Rodrigues(np.array([0.8, -0.6, 0.0]) * math.radians(30))[0]     # tilted 30 degrees
+    p = PRINT_PX_PER_MM
+    mm_from_px = np.array([[1 / p, 0, 0.5 / p - 148.5], [0, 1 / p, 0.5 / p - 105], [0, 0, 1]])
+    H = K @ np.column_stack([R[:, 0], R[:, 1], [50.0, 0.0, 460.0]]) @ mm_from_px
+    img = cv2.warpPerspective(render_charuco(p), H, (1280, 720), flags=cv2.INTER_AREA, borderValue=(120, 130, 140))
+    rng = np.random.default_rng(0)
+    return [np.clip(img.astype(np.int16) + rng.integers(-3, 4, img.shape), 0, 255).astype(np.uint8)
+            for _ in range(n)]
+
+
+def test_photos_of_a_board_that_did_not_move_count_as_one_view(page, tmp_path, capsys):
+    """Six photos of the board in one position (a camera on a stand, the
+    board not moved: not copies of one file, but the same picture) were
+    calibrated, fx 1219 and fy 1181 px for a 1000 px camera, the principal
+    point 150 px off, at 0.27 px RMS: the file was written.  They show one
+    view: refused, saying so, and nothing written; among views of other
+    positions they are welcome."""
+    still = _one_position_views()
+    with pytest.raises(BadInput) as exc:
+        calibrate(still)
+    assert str(exc.value) == ("the 6 views show the board in only 1 position (photos taken without moving the board "
+                              "or the camera count as one view): calibration needs 4 or more; between photos tilt "
+                              "the board 20-45 degrees in different directions")
+    paths = _write(still, tmp_path)
+    out = tmp_path / "camera.json"
+    capsys.readouterr()
+    assert main(["calibrate", *paths, "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "only 1 position" in err and not out.exists()
+    # three positions, each photographed twice: still too few; a fourth
+    # position makes them enough
+    views = _views(page, POSES[:4])
+    again = [np.clip(v.astype(np.int16) + 2, 0, 255).astype(np.uint8) for v in views]
+    with pytest.raises(BadInput, match="the 6 views show the board in only 3 positions"):
+        calibrate(views[:3] + again[:3])
+    cam, rms, n = calibrate(views + again)
+    assert n == 8 and rms < 0.3
+    assert cam.K[0, 0] == pytest.approx(820, rel=0.02) and cam.K[1, 1] == pytest.approx(815, rel=0.02)

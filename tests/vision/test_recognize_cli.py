@@ -828,3 +828,43 @@ def test_an_overlay_written_over_an_old_file_is_whole_or_not_at_all(tmp_path):
     from companion.files import write_whole
     write_whole(old, b"new")
     assert old.read_bytes() == b"new"
+
+
+def test_a_file_of_gigabytes_is_refused_from_its_size_not_read(tmp_path, capsys, monkeypatch):
+    """A video of 3 GB given as a photo (the board filmed for ``calibrate``)
+    was read whole into memory, and again to compare it with the other
+    views; where memory was short that ended in a MemoryError's traceback
+    (find-mat, calibrate, enroll --crops and --sheet alike).  It is refused
+    from its size, named as a video, and never read."""
+    import pathlib
+
+    video = tmp_path / "board.mp4"
+    with open(video, "wb") as fh:                     # sparse: no disk space taken
+        fh.write(b"\x00\x00\x00\x20ftypisom\x00\x00\x02\x00isomiso2avc1mp41")
+        fh.truncate(3 << 30)
+    read_bytes = pathlib.Path.read_bytes
+    fromfile = np.fromfile
+
+    def short_of_memory(read):
+        def wrapped(path, *args, **kw):
+            if str(path) == str(video):
+                raise MemoryError
+            return read(path, *args, **kw)
+        return wrapped
+    monkeypatch.setattr(pathlib.Path, "read_bytes", short_of_memory(read_bytes))
+    monkeypatch.setattr(np, "fromfile", short_of_memory(fromfile))
+
+    says = (f"cannot read image {video}: the file holds 3.0 GB, more than a picture of at most 100 million pixels "
+            "does (a video (MP4 or MOV): give photos, or frames saved from it as JPEG or PNG)\n")
+    photo = tmp_path / "photo.png"
+    cv2.imwrite(str(photo), np.full((40, 30, 3), 128, np.uint8))
+    labels = tmp_path / "labels.csv"
+    labels.write_text(f"image,label\nphoto.png,a\n{video.name},b\n")
+    for argv in (["find-mat", str(video)],
+                 ["recognize", str(video), "--variant", "love", "--layout", "turtle", "--json"],
+                 ["calibrate", str(photo), str(video), "--out", str(tmp_path / "camera.json")],
+                 ["enroll", "--crops", str(tmp_path), "--labels", str(labels), "--out", str(tmp_path / "p.npz")],
+                 ["enroll", "--sheet", str(video), str(photo), "--variant", "love", "--out", str(tmp_path / "p.npz")]):
+        code, out, err = run(argv, capsys)
+        assert code == 2 and out == "" and err == f"companion {argv[0]}: {says}", argv
+    assert not (tmp_path / "camera.json").exists() and not (tmp_path / "p.npz").exists()
