@@ -205,6 +205,10 @@ class RefereeSettings:
             the last judged one, over several still moments, are judged as
             after ``patience_s`` (a hand does not rest over the board for a
             minute through several moves; something else hides those slots).
+        stand_max, stand_behind_max: the presence model is asked of at
+            most ``stand_max`` raised slots a picture whose look changed, and
+            of the tiles behind taller ones when they are at most
+            ``stand_behind_max`` (:meth:`Referee._stand_odds`); 0 asks none.
     """
 
     settle_s: float = 0.3
@@ -232,6 +236,8 @@ class RefereeSettings:
     hand_reach_share: float = 0.25
     bare_mat: bool = True
     behind_stack_above: float = 0.5
+    stand_max: int = 8
+    stand_behind_max: int = 48
 
 
 @dataclass
@@ -485,6 +491,7 @@ class Referee:
         self._stuck = max(1, int(round(s.stuck_s * rate)))
         self._refused_since: int | None = None    # first still picture refused since the last judged one
         self._near = self._neighbours(s.guard_half_units)
+        self._z = np.array([sl.z for sl in self.layout.slots], np.int64)
         self._confirm = max(1, int(round(s.confirm_s * rate))) if s.confirm_s > 0 else 0
         self._hold = max(1, int(round(s.claim_hold_s * rate)))
         # (observation, recognition, due frame, run start, changes, (index, frame) before the first reading)
@@ -749,6 +756,8 @@ class Referee:
         obs, hidden = observation_from(rec, self.settings, start=self.tracker is None)
         if self.tracker is not None and self.settings.behind_stack_above < 1.0:
             obs = self._unseen_behind_stacks(obs, rec, frame)
+        if self.tracker is not None:
+            obs = self._stand_odds(obs, rec, frame)
         seen_now = ~hidden & np.array([t.seen in ("face", "empty", "occluded") for t in rec.tiles], bool)
         light = False           # the light changed, and the picture would be refused for it
         if self._baseline is not None:
@@ -1315,6 +1324,49 @@ class Referee:
             return None
         return np.asarray(model.slot_logits(frame, [self.layout.slots[i] for i in idx], spec, pose), np.float64)
 
+    def _stand_odds(self, obs: Observation, rec, frame: np.ndarray) -> Observation:
+        """``obs`` with ``stand`` (:class:`vision.tracking.Observation`): the
+        presence model's log-odds (:meth:`_presence_logits`) for the raised
+        slots, standing on the tracker's board and read standing, whose look
+        changed (:meth:`vision.tracking.BoardTracker.looks_changed`), at
+        most ``stand_max`` of them (a hand over the board changes many: the
+        picture is refused anyway).  The tracker's stack rule takes such a
+        tile for gone, the one below seen too high; a tile in front that
+        left changes its look too, and the presence model tells the two
+        apart by the face's height (bench games 16200 and 16203).  Also the
+        tiles behind taller ones (``obs.behind``, lifted ones too, at most
+        ``stand_behind_max``), every picture: their look barely changes when
+        they leave, and the tracker compares what the model reads with what
+        it read while they stood (``TrackerSettings.stand_fall``, bench
+        games 14201 and 14300).  ``stand_max`` 0 asks none."""
+        if obs.patches is None or self.tracker.state.ref is None or not self.settings.stand_max:
+            return obs
+        tr = self.tracker
+        up = np.asarray(tr.state.has_ref, bool) & np.asarray(tr.board.present, bool) \
+            & (np.asarray(tr.board.n_cover) == 0)
+        up[tr.state.lifted] = False
+        behind = np.zeros(len(up), bool) if obs.behind is None else np.asarray(obs.behind, bool)
+        ask = tr.looks_changed(obs) & up & np.asarray(obs.present, bool) & np.asarray(obs.known, bool) \
+            & (self._z > 0) & ~behind
+        if int(ask.sum()) > self.settings.stand_max:
+            ask[:] = False
+        # and every tile behind taller ones, in each picture, lifted ones
+        # too: the tracker keeps what they read standing, and a lifted one
+        # read gone is not back by its look (``TrackerSettings.stand_fall``)
+        back = np.asarray(tr.state.has_ref, bool) & np.asarray(tr.board.present, bool) \
+            & (np.asarray(tr.board.n_cover) == 0) & behind
+        if int(back.sum()) <= self.settings.stand_behind_max:
+            ask |= back
+        idx = [int(i) for i in np.flatnonzero(ask)]
+        if not idx:
+            return obs
+        logits = self._presence_logits(frame, rec, idx)
+        if logits is None:
+            return obs
+        stand = np.full(len(self.layout), np.nan)
+        stand[idx] = logits
+        return replace(obs, stand=stand)
+
     def _load_mat_art(self, spec) -> None:
         if self._mat_art is None or self._mat_art[0] != spec:
             from vision.mat import render_mat
@@ -1357,15 +1409,28 @@ class Referee:
         camera moved, and when ``relearn`` (the camera moved,
         the light changed, or the picture was judged after a long wait: what
         lies beside the board then stays, and must not hold every later
-        picture back)."""
+        picture back).  Not a picture in which something reaching in
+        lies over the slots (:func:`hand_reach`), though nothing beside
+        the board changed: bench game 15901 (30 fps, the mat's lower edge
+        within a tile of the picture's), a hand held still over the bottom
+        row for 0.27 s, its arm crossing the picture's edge, was judged
+        (no tile hidden) and kept; every later picture then read its going
+        as an arm over a slot, and two claims waited 6 s, until the camera
+        moved."""
         sig = self._signature(frame)
         clear = self._clear
+        w, h = frame.shape[1], frame.shape[0]
         if clear is None or relearn or clear[0].shape != sig.shape \
-                or camera_shift(clear[1], rec.quads) > self.settings.camera_moved_px \
-                or beside_board_change(follow_shake(clear[0], clear[1], rec.quads, frame.shape[1], frame.shape[0]),
-                                       sig, rec.quads, frame.shape[1], frame.shape[0]) \
-                <= self.settings.hand_beside_share:
+                or camera_shift(clear[1], rec.quads) > self.settings.camera_moved_px:
             self._clear = (sig, np.array(rec.quads, np.float64))
+            return
+        before = follow_shake(clear[0], clear[1], rec.quads, w, h)
+        if beside_board_change(before, sig, rec.quads, w, h) > self.settings.hand_beside_share:
+            return
+        if self.settings.hand_reach_share and \
+                hand_reach(before, sig, rec.quads, w, h, share=self.settings.hand_reach_share).any():
+            return
+        self._clear = (sig, np.array(rec.quads, np.float64))
 
     def _light_changed(self, frame: np.ndarray, rec) -> bool:
         """Whether the light over the mat changed by more than

@@ -218,6 +218,8 @@ def _slope(sig: np.ndarray) -> np.ndarray:
 TOLD_VOTES = 1e6
 #: ``MotionSettings.local_delta`` of slow sources (see there for how it was chosen)
 SLOW_LOCAL_DELTA = 0.22
+#: presence log-odds kept for each standing slot (``TrackerSettings.stand_fall``)
+STAND_KEPT = 5
 #: SSIM's second constant, (0.03 L)^2 with L = 255 (Wang et al. 2004), taken at
 #: a twentieth: the signatures are blurred, so flat patches vary little
 _CS_C2 = (0.03 * 255.0) ** 2 / 20.0
@@ -437,6 +439,12 @@ class Observation:
             board, read hidden, in a picture it judges all the same): not
             judged, whatever their look or face probabilities say (they are
             ``known`` false too).
+        stand: optional (N,) float, the presence model's log-odds that a
+            tile stands in the slot at its own layer's height
+            (:meth:`vision.presence.PresenceModel.slot_logits`), NaN where
+            it was not asked: the camera referee asks it for raised slots
+            whose look changed (a tile of a taller layer in front left, or
+            the tile itself left and the one below shows).
     """
 
     present: np.ndarray
@@ -450,6 +458,7 @@ class Observation:
     behind: np.ndarray | None = None
     front: Sequence | None = None
     held: np.ndarray | None = None
+    stand: np.ndarray | None = None
 
     def readings(self) -> np.ndarray:
         """(N,) int8: 1 read present, 0 read absent, -1 no reading (hidden)."""
@@ -460,7 +469,8 @@ class Observation:
 def merge_observations(a: Observation, b: Observation) -> Observation:
     """Two readings of one still picture (two frames of the same settled run):
     a slot's presence is known only where both knew it and agreed; faces and
-    scores are the later reading's (probabilities averaged)."""
+    scores are the later reading's (probabilities averaged; presence log-odds
+    the later reading's where it asked them, else the earlier's)."""
     agree = np.asarray(a.present, bool) == np.asarray(b.present, bool)
     known = np.asarray(a.known, bool) & np.asarray(b.known, bool) & agree
     conf = np.where(np.asarray(b.present, bool), b.confidence, np.minimum(a.confidence, b.confidence))
@@ -474,7 +484,11 @@ def merge_observations(a: Observation, b: Observation) -> Observation:
                    for x, y in zip(a.front, b.front))
     held = b.held if a.held is None else a.held if b.held is None \
         else np.asarray(a.held, bool) | np.asarray(b.held, bool)
-    return Observation(b.present, known, b.faces, conf, fp, pn, read, b.patches, behind, front, held)
+    if a.stand is None or b.stand is None:
+        stand = b.stand if a.stand is None else a.stand
+    else:
+        stand = np.where(np.isfinite(b.stand), b.stand, a.stand)
+    return Observation(b.present, known, b.faces, conf, fp, pn, read, b.patches, behind, front, held, stand)
 
 
 @dataclass(frozen=True)
@@ -638,6 +652,35 @@ class TrackerSettings:
             whose face was never read, read with ``behind_read`` as a
             taller tile in its window leaves, stands too (its look changed
             with that tile's wall, :meth:`BoardTracker._correct`).
+        stand_sure: a stacked tile whose look changed as a taller tile in
+            its window left or changed, read standing with presence log-odds
+            (``Observation.stand``) of at least this, stands: a face never
+            read there, read now with ``swap_confidence`` or more, is its
+            own; one once read unsurely (under ``face_confidence``) gives
+            way to another read with ``behind_read`` or more (bench games
+            16200 and 16203, the Imperial Palace at 640 x 480: layer-1 tiles
+            behind a layer-3 pair that left read their faces at 0.59 and
+            0.98 with log-odds +7.9 and +4.3, and the stack rule took them
+            off, gave their faces to the tiles below and charged penalties).
+        stand_fall: a tile behind taller tiles in front, judged by its look
+            (:meth:`BoardTracker._behind_look`), has also left when the
+            presence model reads it at ``-stand_sure`` log-odds or less,
+            this much under the median of what it read there while the tile
+            stood (the last :data:`STAND_KEPT` pictures since the camera
+            last moved or the light changed):
+            bench game 14201 (Twin Hearts at 640 x 480), a layer-0 tile four
+            fifths hidden, its look 0.85 of its own and "no face" up by only
+            0.11, read +6.6 to +7.8 standing and -6.5 to -7.8 once claimed:
+            its claim went to the referee as a lone tile.  On 31 bench
+            games in small pictures (640 x 480 and 960 x 540) and tall
+            layouts, tiles behind stacks read standing fell so in none of
+            1569 pictures (by 4.7 at most, to -3.6), gone ones in 34 of 74
+            (by 8.1 or more).  A lifted tile behind taller ones whose slot
+            looks as it stood is not back while the model reads
+            ``-stand_sure`` or less there; where its look cannot tell (it
+            looks as it stood and as when it left), it is back once the
+            model reads it within half ``stand_fall`` of what it read
+            standing, over ``-stand_sure``.
         yield_vote: a standing tile whose face's mean vote is under this
             gives its copy up to a tile that reads the same face with a mean
             vote of ``face_confidence`` or more, all copies being placed
@@ -667,6 +710,8 @@ class TrackerSettings:
     spelling_min_frequency: int = 100
     behind_read: float = 0.7
     behind_gone: float = 0.3
+    stand_sure: float = 3.0
+    stand_fall: float = 7.0
     yield_vote: float = 0.5
 
 
@@ -702,6 +747,7 @@ class TrackerState:
     own_last: np.ndarray | None = None                         # (N,) own face's probability there (NaN: none)
     pn_last: np.ndarray | None = None                          # (N,) "no face here" there (NaN: none)
     sig_last: np.ndarray | None = None                         # (N, D) every slot's signature there
+    stand_seen: np.ndarray | None = None                       # (N, STAND_KEPT) presence log-odds read standing, NaN: none
     flagged: bool = False                                      # a needs-referee was raised for this lift set
     gone: set[int] = field(default_factory=set)               # taken away without a valid claim
     held: tuple | None = None                                  # (frame, verdict or WordMove): a valid move off, not yet claimed
@@ -897,6 +943,7 @@ class BoardTracker:
     def _keep_behind(self, obs: Observation) -> None:
         n = len(self.board.layout.slots)
         st = self.state
+        self._learn_stand(obs)
         st.behind_last = np.zeros(n, bool) if obs.behind is None else np.asarray(obs.behind, bool).copy()
         st.own_last = np.full(n, np.nan)
         st.pn_last = np.full(n, np.nan) if obs.p_none is None else np.array(obs.p_none, np.float64)
@@ -906,6 +953,41 @@ class BoardTracker:
             for i, f in enumerate(st.faces):
                 if f is not None:
                     st.own_last[i] = fp[i, self._col[f]]
+
+    def _learn_stand(self, obs: Observation) -> None:
+        """Keep the presence log-odds ``obs.stand`` read at slots whose tile
+        stands on the board (not lifted), the last :data:`STAND_KEPT` of
+        each (:meth:`_stand_before`)."""
+        if obs.stand is None:
+            return
+        st = self.state
+        n = len(self.board.layout.slots)
+        if st.stand_seen is None or st.stand_seen.shape[0] != n:
+            st.stand_seen = np.full((n, STAND_KEPT), np.nan)
+        v = np.asarray(obs.stand, np.float64)
+        up = np.isfinite(v) & np.asarray(self.board.present, bool)
+        up[list(st.lifted)] = False
+        # (not a fall :meth:`_behind_look` would take for the tile gone: one
+        # judged otherwise is kept out, lest a tile gone unseen pull its
+        # baseline down)
+        before = self._stand_before()
+        up &= ~((v <= -self.settings.stand_sure) & (before - v >= self.settings.stand_fall))
+        for i in np.flatnonzero(up):
+            st.stand_seen[i, :-1] = st.stand_seen[i, 1:]
+            st.stand_seen[i, -1] = v[i]
+
+    def _stand_before(self) -> np.ndarray:
+        """(N,) the median presence log-odds kept for each standing slot
+        (:meth:`_learn_stand`), NaN where none was kept."""
+        st = self.state
+        n = len(self.board.layout.slots)
+        if st.stand_seen is None or st.stand_seen.shape[0] != n:
+            return np.full(n, np.nan)
+        kept = np.isfinite(st.stand_seen).sum(axis=1)
+        out = np.full(n, np.nan)
+        for i in np.flatnonzero(kept >= 1):
+            out[i] = float(np.nanmedian(st.stand_seen[i]))
+        return out
 
     def _behind_read(self, obs: Observation, fp: np.ndarray | None, pn: np.ndarray | None,
                      lifted: np.ndarray, moved: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -1170,6 +1252,7 @@ class BoardTracker:
             keep[suspects + left] = False
             read = np.asarray(obs.known if obs.read is None else obs.read, bool)
             st.ref = None
+            st.stand_seen = None        # (presence read from another view or light)
             self._learn_refs(replace(obs, known=np.asarray(obs.known, bool) & keep, read=read & keep), first=True)
             # a lifted tile whose slot still looks as when it left (not in
             # ``returns``) keeps that look too: it is still off, and only a
@@ -1189,7 +1272,7 @@ class BoardTracker:
 
     #: the looks :meth:`looks` copies and :meth:`restore_looks` puts back, each (N, ...)
     _LOOKS = ("ref", "n_ref", "has_ref", "ref_state", "stood", "n_stood", "last_patch", "sig_last",
-              "behind_last", "own_last", "pn_last")
+              "behind_last", "own_last", "pn_last", "stand_seen")
 
     def _board_key(self) -> tuple:
         """(N,) int8 as a tuple: 1 a tile stands, 2 it is lifted, 0 none."""
@@ -2213,6 +2296,7 @@ class BoardTracker:
             # a tile unveiled by the one in front leaving is judged by the
             # classifier alone: its stored looks showed the tile in front
             unveiled = self._unveiled(obs)
+            stand = None if obs.stand is None else np.nan_to_num(np.asarray(obs.stand, np.float64), nan=-np.inf)
             for i in np.flatnonzero(standing & st.has_ref & ~behind & ~unveiled):
                 if not moved[i] and self._stack_look_overruled(i, obs, fp, pn, ref_ncc):
                     overruled[i] = True          # judged below as a changed slot
@@ -2235,7 +2319,11 @@ class BoardTracker:
                 # game 13207, the turtle: an A beside a layer-2 tile that
                 # left, read at 0.89, was taken off by the stack rule below
                 # and the claim went to the referee as three tiles)
-                first_plain = faces[i] is not None and st.faces[i] is None and conf[i] >= s.behind_read \
+                # (or with ``swap_confidence``, where the presence model finds
+                # a tile standing at its height: ``stand_sure``)
+                stood_up = over and stand is not None and bool(stand[i] >= s.stand_sure)
+                first_plain = faces[i] is not None and st.faces[i] is None \
+                    and conf[i] >= (s.swap_confidence if stood_up else s.behind_read) \
                     and faces[i] != st.faces[d] and self.copies_left(faces[i], i) > 0
                 # its own face still the likeliest, weakly read (not the
                 # face of the tile below), its look changed only in part:
@@ -2258,14 +2346,19 @@ class BoardTracker:
                 # game's turns went wrong from there)
                 # (a face once read surely is the tile's own: the tile and a
                 # taller one beside it of the same face may be claimed as a
-                # pair, and the face below then shows at the slot)
+                # pair, and the face below then shows at the slot.)  So is
+                # any face it held, never read surely, when the presence
+                # model finds a tile standing at its height (``stand_sure``;
+                # bench game 16203: a layer-1 U read "J" behind a layer-3 D
+                # at the deal, read U at 0.98 with log-odds +4.3 once the D
+                # pair left)
                 front_face = False
                 if over and not gone and read[i] and faces[i] is not None and st.faces[i] is not None \
                         and faces[i] != st.faces[i] and faces[i] != st.faces[d] and conf[i] >= s.behind_read \
                         and st.peak[i, self._col[st.faces[i]]] < s.face_confidence \
                         and self.copies_left(faces[i], i) > 0:
-                    front_face = any(st.faces[j] == st.faces[i]
-                                     for j in self._taller_changed_near(i, obs, lifted, moved))
+                    near = self._taller_changed_near(i, obs, lifted, moved)
+                    front_face = any(st.faces[j] == st.faces[i] for j in near) or (stood_up and bool(near))
                 if front_face:
                     present[i], known[i] = True, True
                     refaced[i] = True
@@ -2409,7 +2502,8 @@ class BoardTracker:
                 present[i], known[i], faces[i], conf[i] = bool(obs.present[i]), False, None, float(obs.confidence[i])
                 read[i] = False
             too = too & ~np.asarray(obs.held, bool)
-        out = Observation(present, known, faces, conf, fp, pn, read, obs.patches, obs.behind, obs.front, obs.held)
+        out = Observation(present, known, faces, conf, fp, pn, read, obs.patches, obs.behind, obs.front, obs.held,
+                          obs.stand)
         self._too_high = (id(out), too)
         self._refaced = (id(out), refaced)
         return out
@@ -2443,15 +2537,37 @@ class BoardTracker:
         ref_ncc = self._ref_ncc(obs)
         stood = self._stood_ncc(np.asarray(obs.patches, np.float32))
         fp = obs.face_probs
+        stand = None if obs.stand is None else np.asarray(obs.stand, np.float64)
+        before = self._stand_before() if stand is not None else None
         for i in np.flatnonzero(np.asarray(obs.behind, bool) & ~decided):
-            if not self.board.present[i] or self.board.n_cover[i] or not st.has_ref[i] \
-                    or self._taller_near_changed(i, obs, lifted, moved):
-                continue
-            if lifted[i]:
-                back[i] = stood[i] >= s.change_ncc and stood[i] > ref_ncc[i]
+            if not self.board.present[i] or self.board.n_cover[i] or not st.has_ref[i]:
                 continue
             f = st.faces[i]
             own = 0.0 if f is None or fp is None else float(fp[i, self._col[f]])
+            # the presence model, sure of a tile there while it stood, now
+            # sure of none (``stand_sure``, ``stand_fall``; NaN compares
+            # False): gone, whatever the taller tiles in front did (one
+            # leaving shows more of the slot, and more of a standing tile)
+            fell = not lifted[i] and stand is not None and bool(stand[i] <= -s.stand_sure) \
+                and bool(before[i] - stand[i] >= s.stand_fall)
+            if fell and own < s.behind_read and st.ref_state[i] == 1:
+                gone[i] = True
+                continue
+            if self._taller_near_changed(i, obs, lifted, moved):
+                continue
+            if lifted[i]:
+                # (not while the presence model is sure of no tile there: a
+                # tile four fifths hidden leaves its slot looking as it did;
+                # where the look cannot tell, lifted as it read the tile gone,
+                # the model reading it near what it read standing is the tile
+                # back)
+                sure_gone = stand is not None and bool(stand[i] <= -s.stand_sure)
+                either = stood[i] >= s.change_ncc and ref_ncc[i] >= s.change_ncc
+                again = stand is not None and bool(stand[i] > -s.stand_sure) \
+                    and bool(before[i] - stand[i] < s.stand_fall / 2)
+                back[i] = (stood[i] >= s.change_ncc and stood[i] > ref_ncc[i] and not sure_gone) \
+                    or (either and again)
+                continue
             rose = obs.p_none is not None and st.pn_last is not None \
                 and obs.p_none[i] >= st.pn_last[i] + s.none_rise       # (False where NaN)
             changed = ref_ncc[i] < s.change_ncc or (rose and ref_ncc[i] < s.new_appearance_ncc)

@@ -678,6 +678,47 @@ def test_a_hand_resting_by_the_board_holds_back_no_picture_and_no_penalty():
         assert ref.status.judged >= 4, share
 
 
+def test_a_hand_held_still_from_the_pictures_edge_is_not_learnt_as_the_table():
+    # bench game 15901 (30 fps; the mat's lower edge within a tile of the
+    # picture's): a hand held still over the bottom row for 0.27 s, its arm
+    # crossing the picture's edge, no tile hidden, was judged, and kept as
+    # the picture with nothing reaching in; every later picture read its
+    # going as an arm over the slot a claim had emptied, and two claims
+    # waited until the camera moved.  The row lies 44 px from the bottom
+    # edge (its outline grown by a tile takes in the rest of the picture
+    # below it): an arm from the bottom edge hovers over (4, 0, 0) and
+    # (4, 4, 0), both still read; then the hearts-1 pair is claimed
+    quads = ROW_QUADS + np.float32([0, 10])
+    pair = ((0, 0, 0), (4, 0, 0))
+
+    def reading(absent=()):
+        tiles = tuple(SlotState(s, s not in absent, None if s in absent else f, 0.95, None,
+                                "empty" if s in absent else "face") for s, f in zip(ROW.slots, ROW_FACES))
+        return Recognition("love", ROW, tiles, quads)
+
+    def picture(code, arm=False):
+        img = np.full((180, 320, 3), 120, np.uint8)
+        img[20:180, 90:250] = 235                             # the mat, to the picture's edge
+        for s, q in zip(ROW.slots, quads):
+            if code == 2 and s in pair:
+                continue
+            x0, y0 = q.min(axis=0).astype(int)
+            img[y0 + 2:y0 + 34, x0 + 2:x0 + 26] = 200          # the faces
+            img[y0 + 10:y0 + 20, x0 + 8:x0 + 18] = 40
+        if arm:
+            img[60:180, 180:208] = (40, 70, 110)               # from the bottom edge over (4, 0, 0), (4, 4, 0)
+        img[0, 0] = code
+        return img
+
+    out = []
+    settings = RefereeSettings(motion=MotionSettings(size=(32, 18), settle_frames=3), confirm_s=0.1)
+    ref = Referee("love", ROW, ["Ada", "Bo"], Script({1: reading(), 2: reading(absent=pair)}),
+                  emit=out.append, fps=10.0, settings=settings)
+    play(ref, [picture(1)] * 5 + [picture(1, arm=True)] * 6 + [picture(2)] * 12)
+    assert ref.status.judged >= 3
+    assert [(o["type"], o["frame"], {tuple(s) for s in o["slots"]}) for o in out] == [("claim", 11, set(pair))]
+
+
 def _face_row(y: float) -> np.ndarray:
     """(6, 4, 2) float px: a row of 6 faces 30 x 40 px at height ``y`` of a
     1280 x 720 picture, 10 px apart from x 400 (signature x 50-79 at 160 x 90)."""

@@ -2038,6 +2038,70 @@ def test_a_stacked_face_never_read_seen_plainly_once_the_taller_tile_beside_it_l
         assert ("lift", (q,)) in [(e.type, e.slots) for e in ev]
 
 
+@pytest.mark.parametrize("stand, stays", [(7.9, True), (3.0, True), (2.9, False), (-1.5, False), (None, False)])
+def test_a_stacked_face_never_read_seen_weakly_stands_where_the_presence_model_finds_a_tile(stand, stays):
+    # bench game 16200 (the Imperial Palace at 640 x 480): a layer-1 tile
+    # never read while a layer-3 tile in front hid part of it was read at
+    # 0.59 once that tile was claimed, its look changed (0.27), and the
+    # stack rule took it off as lifted, gave its face to the tile below and
+    # charged a penalty; the presence model put a tile at its height at
+    # +7.9 log-odds (gone raised tiles read -1 to -10 on the bench).  With
+    # log-odds of ``stand_sure`` (3.0) or more, a face read at
+    # ``swap_confidence`` (0.5) or more stands; under it (or none asked),
+    # ``behind_read`` (0.7) is needed, as before
+    from dataclasses import replace
+    q, t5 = (0, 0, 1), (2, 0, 2)
+    qi = TALL.slots.index(q)
+    t = BoardTracker(Board(TALL), TS)
+    t.observe(0, _tall(unread=[q]))
+    t.observe(1, _tall(unread=[q]))
+    assert t.state.faces[qi] is None
+    o = _tall(absent=[t5], changed=[q, t5], own={q: 0.6})
+    if stand is not None:
+        o = replace(o, stand=np.where(np.arange(len(TALL)) == qi, stand, np.nan))
+    ev = t.observe(5, o)
+    assert (("lift", (q,)) not in [(e.type, e.slots) for e in ev]) == stays, stand
+    assert ("lift", (t5,)) in [(e.type, e.slots) for e in ev]
+    if stays:
+        assert t.board.present[qi] and t.state.faces[qi] == "bamboo-2"
+
+
+@pytest.mark.parametrize("stand, stays", [(4.3, True), (1.0, False), (None, False)])
+def test_a_stacked_face_read_unsurely_gives_way_to_one_read_plainly_where_the_presence_model_finds_a_tile(
+        stand, stays):
+    # bench game 16203 (Word on the Imperial Palace at 640 x 480): a
+    # layer-1 U read "J" at the deal, partly hidden by a layer-3 D in front,
+    # read U at 0.98 once the D pair left, its look changed: the stack rule
+    # took it off (a penalty) and every later turn went wrong.  Its "J"
+    # was never read surely and was not the D's (bench game 15603's rule
+    # needs that); the presence model put a tile at its height at +4.3.
+    # Here q (bamboo-2) holds bamboo-7 read at 0.6, t5 (bamboo-5) leaves,
+    # and q reads bamboo-2 at 0.9: with log-odds of ``stand_sure`` (3.0) or
+    # more it stands, its face bamboo-2; else it is lifted as before
+    from dataclasses import replace
+    q, t5 = (0, 0, 1), (2, 0, 2)
+    qi = TALL.slots.index(q)
+    col = {f.id: j for j, f in enumerate(TS.faces)}
+
+    def unsure(o):
+        fp, faces = np.array(o.face_probs), list(o.faces)
+        fp[qi] = 0.01
+        fp[qi, col["bamboo-7"]], faces[qi] = 0.6, "bamboo-7"
+        return replace(o, face_probs=fp, faces=faces)
+
+    t = BoardTracker(Board(TALL), TS)
+    t.observe(0, unsure(_tall()))
+    t.observe(1, unsure(_tall()))
+    assert t.state.faces[qi] == "bamboo-7"
+    o = _tall(absent=[t5], changed=[q, t5])
+    if stand is not None:
+        o = replace(o, stand=np.where(np.arange(len(TALL)) == qi, stand, np.nan))
+    ev = t.observe(5, o)
+    assert (("lift", (q,)) not in [(e.type, e.slots) for e in ev]) == stays, stand
+    if stays:
+        assert t.board.present[qi] and t.state.faces[qi] == "bamboo-2"
+
+
 @pytest.mark.parametrize("conf_below", [0.93, 0.85])
 def test_a_face_read_twice_then_the_face_below_surely_with_a_changed_look_is_a_lift(conf_below):
     # bench game 11800 (Alphabet Tower): letters-5, read at 1.00 in the two
@@ -2140,3 +2204,84 @@ def test_looks_kept_before_a_camera_move_are_put_back_only_on_the_same_board():
     before = t.state.ref.copy()
     assert not t.restore_looks(kept)
     assert np.array_equal(t.state.ref, before)
+
+
+def test_merged_readings_keep_the_presence_log_odds_either_asked():
+    # the referee asks the presence model in each reading for the slots
+    # whose look changed then: the merged reading keeps the later one's
+    # where it asked, else the earlier one's, NaN where neither did
+    from vision.tracking import merge_observations
+    a = _tall()
+    b = _tall()
+    nan = np.nan
+    sa = np.array([1.0, nan, 2.0, nan, nan, nan])
+    sb = np.array([5.0, 4.0, nan, nan, nan, nan])
+    from dataclasses import replace
+    m = merge_observations(replace(a, stand=sa), replace(b, stand=sb))
+    assert m.stand[:3].tolist() == [5.0, 4.0, 2.0] and np.isnan(m.stand[3:]).all()
+    assert merge_observations(replace(a, stand=sa), b).stand is sa
+    assert merge_observations(a, b).stand is None
+
+
+@pytest.mark.parametrize("kept, now, lifted", [
+    ([7.1, 6.6, 7.8], -6.5, True),      # bench game 14201: sure of a tile, then sure of none
+    ([7.1, 6.6, 7.8], -2.9, False),     # under ``stand_sure`` (3.0) of none: not enough
+    ([3.0, 2.5, 3.5], -3.5, False),     # fell by 6.5, under ``stand_fall`` (7.0; a standing one fell by 4.7)
+    ([3.5, 4.0, 4.5], -3.5, True),      # by 7.5
+    ([-5.0, -5.7, -4.5], -5.6, False),  # never read surely there (bench game 14302, a tile four fifths hidden)
+    ([7.1], -6.5, True),                # one reading kept will do
+    (None, -6.5, False),                # none asked: the look alone decides
+])
+def test_a_tile_behind_a_stack_whose_presence_falls_has_left_though_its_look_barely_changed(kept, now, lifted):
+    # bench game 14201 (Twin Hearts at 640 x 480): a layer-0 tile four
+    # fifths behind a taller stack was claimed; its slot looked 0.85 like
+    # before and "no face" rose 0.80 -> 0.91 (under ``none_rise``), so the
+    # look rule kept it standing, and its partner went to the referee as a
+    # lone tile.  The presence model read +6.6 to +7.8 while it stood and
+    # -6.5 to -7.8 once it had gone.  Here b's look is unchanged: the
+    # presence model's fall alone lifts it, with its pair-mate
+    from dataclasses import replace
+    lone = Layout("behind", ((0, 0, 0), (2, 0, 1), (2, 0, 2), (8, 0, 0), (2, 4, 0)))
+    b, mate = (0, 0, 0), (8, 0, 0)
+    bi = lone.slots.index(b)
+    sig, reading = _behind_scene(lone, ["bamboo-4", "bamboo-3", "bamboo-5", "bamboo-4", "bamboo-6"], b,
+                                 [(2, 0, 1)], seed=5)
+
+    def with_stand(o, v):
+        return o if v is None else replace(o, stand=np.where(np.arange(len(lone)) == bi, v, np.nan))
+
+    t = BoardTracker(Board(lone), TS)
+    t.observe(0, reading())
+    for k, v in enumerate(kept or [None, None]):
+        t.observe(1 + k, with_stand(reading(), v))
+    ev = t.observe(9, with_stand(reading(absent=[mate], changed=[mate]), None if kept is None else now))
+    got = [(e.type, set(e.slots)) for e in ev]
+    assert ("lift", {mate}) in got
+    assert (("lift", {b}) in got) == lifted, got
+
+
+@pytest.mark.parametrize("later, back", [(-7.0, False), (6.8, True)])
+def test_a_tile_behind_a_stack_read_gone_by_its_presence_is_not_back_by_its_look_alone(later, back):
+    # bench game 14300 (Monogram Pyramid at 960 x 540): a layer-0 tile four
+    # fifths behind the pyramid, claimed, looked 0.998 like it stood: once
+    # the presence model's fall had lifted it, its look took it back in the
+    # next picture (a touch), and its claim was lost.  While the model reads
+    # ``-stand_sure`` or less there it stays off; read standing again, its
+    # look takes it back as before
+    from dataclasses import replace
+    lone = Layout("behind", ((0, 0, 0), (2, 0, 1), (2, 0, 2), (8, 0, 0), (2, 4, 0)))
+    b, bi = (0, 0, 0), 0
+    _, reading = _behind_scene(lone, ["bamboo-4", "bamboo-3", "bamboo-5", "bamboo-4", "bamboo-6"], b,
+                               [(2, 0, 1)], seed=5)
+
+    def with_stand(o, v):
+        return replace(o, stand=np.where(np.arange(len(lone)) == bi, v, np.nan))
+
+    t = BoardTracker(Board(lone), TS)
+    t.observe(0, reading())
+    t.observe(1, with_stand(reading(), 7.1))
+    t.observe(2, with_stand(reading(), 6.6))
+    assert types(t.observe(5, with_stand(reading(), -6.5)))[:1] == ["lift"]
+    ev = t.observe(9, with_stand(reading(), later))
+    assert ("return" in types(ev)) == back, types(ev)
+    assert (bi in t.state.lifted) == (not back)
