@@ -1328,7 +1328,8 @@ class Referee:
         """``obs`` with ``stand`` (:class:`vision.tracking.Observation`): the
         presence model's log-odds (:meth:`_presence_logits`) for the raised
         slots, standing on the tracker's board and read standing, whose look
-        changed (:meth:`vision.tracking.BoardTracker.looks_changed`), at
+        changed (:meth:`vision.tracking.BoardTracker.looks_changed`) or that
+        read another face than the tracker holds, surely, at
         most ``stand_max`` of them (a hand over the board changes many: the
         picture is refused anyway).  The tracker's stack rule takes such a
         tile for gone, the one below seen too high; a tile in front that
@@ -1346,7 +1347,13 @@ class Referee:
             & (np.asarray(tr.board.n_cover) == 0)
         up[tr.state.lifted] = False
         behind = np.zeros(len(up), bool) if obs.behind is None else np.asarray(obs.behind, bool)
-        ask = tr.looks_changed(obs) & up & np.asarray(obs.present, bool) & np.asarray(obs.known, bool) \
+        # (or that read another face than the tracker's surely: the stack
+        # rule takes such a tile for gone too, the face below seen too high;
+        # bench game 16802, a layer-1 8 of Characters read "6" at 0.5 while
+        # a layer-2 tile in front stood, read 8 at 0.98 once it was claimed)
+        other = np.array([f is not None and f != g and float(c) >= tr.settings.swap_confidence
+                          for f, g, c in zip(obs.faces, tr.state.faces, obs.confidence)], bool)
+        ask = (tr.looks_changed(obs) | other) & up & np.asarray(obs.present, bool) & np.asarray(obs.known, bool) \
             & (self._z > 0) & ~behind
         if int(ask.sum()) > self.settings.stand_max:
             ask[:] = False

@@ -662,6 +662,11 @@ class TrackerSettings:
             behind a layer-3 pair that left read their faces at 0.59 and
             0.98 with log-odds +7.9 and +4.3, and the stack rule took them
             off, gave their faces to the tiles below and charged penalties).
+            Nor does the swap rule then take a face read surely, another
+            than the one the tile holds, for the tile below seen too high
+            (bench game 16802: an 8 of Characters held as "6", read at
+            about 0.5 behind a taller tile, read 8 at 0.98 with log-odds
+            +11.4 once that tile left, and was charged).
         stand_fall: a tile behind taller tiles in front, judged by its look
             (:meth:`BoardTracker._behind_look`), has also left when the
             presence model reads it at ``-stand_sure`` log-odds or less,
@@ -2420,11 +2425,23 @@ class BoardTracker:
                     too_high_back[i] = True
         ref_all = self._ref_ncc(obs) if obs.patches is not None and st.ref is not None else None
         too_high = np.zeros(n, bool)       # the tile below read here: gone, whatever its look
+        stand_at = None if obs.stand is None else np.nan_to_num(np.asarray(obs.stand, np.float64), nan=-np.inf)
         for u, d in enumerate(self._below):
             f = st.faces[u]
             if d < 0 or f is None or faces[u] in (None, f) or not present[u] or not read[u] \
                     or not board.present[u] or not board.present[d] or lifted[u] or refaced[u]:
                 continue            # (refaced: the face it had was a taller tile's, above)
+            if stand_at is not None and stand_at[u] >= s.stand_sure:
+                # the presence model finds a tile at its height: the face read
+                # is its own, not the one below seen too high; one it held,
+                # never read surely, gives way to it read plainly (bench game
+                # 16802: a layer-1 8 of Characters read "6" at 0.5 while a
+                # layer-2 tile in front stood, read 8 at 0.98 with log-odds
+                # +11.4 once it was claimed, was taken off and charged)
+                if st.peak[u, self._col[f]] < s.face_confidence and conf[u] >= s.behind_read \
+                        and self.copies_left(faces[u], u) > 0:
+                    refaced[u] = True
+                continue
             if not moved[u] and not (
                     # a slot only somewhat changed (a small picture's coarse
                     # looks: a face and the one right below it correlated

@@ -2285,3 +2285,44 @@ def test_a_tile_behind_a_stack_read_gone_by_its_presence_is_not_back_by_its_look
     ev = t.observe(9, with_stand(reading(), later))
     assert ("return" in types(ev)) == back, types(ev)
     assert (bi in t.state.lifted) == (not back)
+
+
+@pytest.mark.parametrize("stand, stays", [(11.4, True), (-2.0, False), (None, False)])
+def test_a_stacked_face_read_unsurely_then_another_surely_stands_where_the_presence_model_finds_a_tile(
+        stand, stays):
+    # bench game 16802 (Mindful on the Pagoda of Peace, 720p): a layer-1 8
+    # of Characters, partly hidden by a layer-2 tile in front, read "6" at
+    # about 0.5 in eight pictures; when that tile was claimed it read 8 at
+    # 0.98, its look only somewhat changed, and the swap rule took it for
+    # the tile below seen too high: a penalty no one earned.  The presence
+    # model put a tile at its height at +11.4: it stands, its face 8.  Here
+    # q (on a layer-0 tile) holds bamboo-7 read at 0.55, and reads bamboo-2
+    # at 0.98, its look 0.85 like before, as t5 leaves
+    from dataclasses import replace
+    q, t5 = (0, 0, 1), (2, 0, 2)
+    qi = TALL.slots.index(q)
+    col = {f.id: j for j, f in enumerate(TS.faces)}
+
+    def unsure(o):
+        fp, faces, conf = np.array(o.face_probs), list(o.faces), np.array(o.confidence)
+        fp[qi] = 0.01
+        fp[qi, col["bamboo-7"]], faces[qi], conf[qi] = 0.55, "bamboo-7", 0.55
+        return replace(o, face_probs=fp, faces=faces, confidence=conf)
+
+    t = BoardTracker(Board(TALL), TS)
+    for k in range(4):
+        t.observe(k, unsure(_tall()))
+    assert t.state.faces[qi] == "bamboo-7" and t.state.reads[qi] >= 3
+    o = _tall(absent=[t5], changed=[t5], own={q: 0.98})
+    p = np.array(o.patches)
+    orth = np.random.default_rng(11).normal(size=p.shape[1]).astype(np.float32)
+    orth -= (orth @ p[qi]) * p[qi]
+    orth /= np.linalg.norm(orth)
+    p[qi] = 0.85 * p[qi] + np.sqrt(1 - 0.85 ** 2) * orth         # somewhat changed
+    o = replace(o, patches=p)
+    if stand is not None:
+        o = replace(o, stand=np.where(np.arange(len(TALL)) == qi, stand, np.nan))
+    ev = t.observe(9, o)
+    assert (("lift", (q,)) not in [(e.type, e.slots) for e in ev]) == stays, [(e.type, e.slots) for e in ev]
+    if stays:
+        assert t.board.present[qi] and t.state.faces[qi] == "bamboo-2"
