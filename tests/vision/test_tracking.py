@@ -1811,6 +1811,18 @@ def _tall(absent=(), changed=(), own=None, unread=()):
                        look / np.linalg.norm(look, axis=1, keepdims=True))
 
 
+def _tall_holding(face, p, **kw):
+    """A reading of TALL (:func:`_tall` with ``kw``) in which (0, 0, 1)
+    reads ``face`` with probability and confidence ``p``, no other face."""
+    from dataclasses import replace
+    o = _tall(**kw)
+    qi = TALL.slots.index((0, 0, 1))
+    fp, faces, conf = np.array(o.face_probs), list(o.faces), np.array(o.confidence)
+    fp[qi] = 0.01
+    fp[qi, [f.id for f in TS.faces].index(face)], faces[qi], conf[qi] = p, face, p
+    return replace(o, face_probs=fp, faces=faces, confidence=conf)
+
+
 def test_a_stacked_tile_read_surely_stays_when_the_taller_tile_beside_it_leaves():
     # bench game 11300 (Dragon's Tail): letters-8 on a layer-1 stack, read
     # at 0.90, beside a layer-3 tile that was claimed: the wall of that
@@ -2081,17 +2093,9 @@ def test_a_stacked_face_read_unsurely_gives_way_to_one_read_plainly_where_the_pr
     from dataclasses import replace
     q, t5 = (0, 0, 1), (2, 0, 2)
     qi = TALL.slots.index(q)
-    col = {f.id: j for j, f in enumerate(TS.faces)}
-
-    def unsure(o):
-        fp, faces = np.array(o.face_probs), list(o.faces)
-        fp[qi] = 0.01
-        fp[qi, col["bamboo-7"]], faces[qi] = 0.6, "bamboo-7"
-        return replace(o, face_probs=fp, faces=faces)
-
     t = BoardTracker(Board(TALL), TS)
-    t.observe(0, unsure(_tall()))
-    t.observe(1, unsure(_tall()))
+    t.observe(0, _tall_holding("bamboo-7", 0.6))
+    t.observe(1, _tall_holding("bamboo-7", 0.6))
     assert t.state.faces[qi] == "bamboo-7"
     o = _tall(absent=[t5], changed=[q, t5])
     if stand is not None:
@@ -2301,17 +2305,9 @@ def test_a_stacked_face_read_unsurely_then_another_surely_stands_where_the_prese
     from dataclasses import replace
     q, t5 = (0, 0, 1), (2, 0, 2)
     qi = TALL.slots.index(q)
-    col = {f.id: j for j, f in enumerate(TS.faces)}
-
-    def unsure(o):
-        fp, faces, conf = np.array(o.face_probs), list(o.faces), np.array(o.confidence)
-        fp[qi] = 0.01
-        fp[qi, col["bamboo-7"]], faces[qi], conf[qi] = 0.55, "bamboo-7", 0.55
-        return replace(o, face_probs=fp, faces=faces, confidence=conf)
-
     t = BoardTracker(Board(TALL), TS)
     for k in range(4):
-        t.observe(k, unsure(_tall()))
+        t.observe(k, _tall_holding("bamboo-7", 0.55))
     assert t.state.faces[qi] == "bamboo-7" and t.state.reads[qi] >= 3
     o = _tall(absent=[t5], changed=[t5], own={q: 0.98})
     p = np.array(o.patches)
