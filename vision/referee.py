@@ -48,7 +48,7 @@ from companion.layouts import Layout
 from companion.rules import Board
 from companion.tiles import tileset
 from vision.tracking import (BoardTracker, MotionGate, MotionSettings, Observation, TrackerSettings, TrackEvent,
-                             frame_signature, merge_observations)
+                             frame_signature)
 
 #: Default mode per variant when none is asked for: pairs score at once.
 DEFAULT_MODES = {"love": "sprint", "candy": "sprint", "mindful": "harmony-duels", "word": "zen-archives"}
@@ -797,6 +797,15 @@ class Referee:
                 explained = newly & (gone_now | back_now)
                 if int(explained.sum()) <= self._move_max:
                     newly &= ~explained
+                # an empty slot over a tile gone or back now (its window,
+                # at its own height, shows the stack below it change): the
+                # move explains it too (bench game 17100, Cupid's Citadel:
+                # a pair held off the board for 1 s, one of them from under
+                # a slot claimed before, which read hidden; every picture of
+                # the pair away was refused as a hand over the board, and the
+                # attempt was never seen)
+                if (newly & vacant).any():
+                    newly &= ~(vacant & self._over_changed(gone_now | back_now))
             crowd = self.tracker.changed_standing(obs) if self.tracker is not None else np.zeros(len(hidden), bool)
             if obs.behind is not None:
                 # a tile behind a taller one looks changed when that one leaves
@@ -876,7 +885,7 @@ class Referee:
         self.status.judged += 1
         confirmed = self._pending is not None
         if confirmed:
-            obs = merge_observations(self._pending[0], obs)
+            obs = self.tracker.merge(self._pending[0], obs)
             run_start = self._pending[3]
             self._pending = None
         later = None            # a newer change still to be read twice
@@ -897,7 +906,7 @@ class Referee:
                     obs = first[2]
                     run_start = first[0]
                 else:
-                    obs = merge_observations(first[2], obs)
+                    obs = self.tracker.merge(first[2], obs)
                     if 0 < self._moving_since_first <= self._blip:
                         run_start = first[0]
             else:
@@ -1379,6 +1388,15 @@ class Referee:
             from vision.mat import render_mat
             from vision.presence import default_presence_model
             self._mat_art = (spec, render_mat(spec), default_presence_model())
+
+    def _over_changed(self, changed: np.ndarray) -> np.ndarray:
+        """``(N,)`` bool: slots on a higher layer overlapping a slot of
+        ``changed`` (``(N,)`` bool; the layout's geometry, whatever stands)."""
+        out = np.zeros(len(self.layout), bool)
+        cover = self.tracker.board.geometry.covered_by
+        for j in np.flatnonzero(changed):
+            out[list(cover[j])] = True
+        return out
 
     def _mat_bare(self, frame: np.ndarray, rec, ask: np.ndarray) -> np.ndarray:
         """``(N,)`` bool: of the slots in ``ask`` (``(N,)`` bool), those on
@@ -2122,9 +2140,13 @@ def hand_reach(before: np.ndarray, after: np.ndarray, quads: np.ndarray, width: 
     # within a tile of its edge, crosses it over half a tile's width or
     # more (a tile lifted from a slot near the edge changes its own face,
     # side and shadow, within half a tile of the slots' outline)
+    # (exact distances: the 3 x 3 mask's approximation put a picture edge 7
+    # px of the signature above the slots at 6.68, under the 6.75 needed,
+    # and fingers held still over the top row were read as two tiles
+    # lifted: bench game 17003, Word on the Alphabet Tower at 960 x 540)
     edge = np.zeros((h, w), bool)
     edge[0, :] = edge[-1, :] = edge[:, 0] = edge[:, -1] = True
-    edge &= cv2.distanceTransform((board == 0).astype(np.uint8), cv2.DIST_L2, 3) >= 0.75 * r
+    edge &= cv2.distanceTransform((board == 0).astype(np.uint8), cv2.DIST_L2, cv2.DIST_MASK_PRECISE) >= 0.75 * r
     board = cv2.dilate(board, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1)))
     outside = board == 0
     changed = np.abs(after.astype(np.float32) - before.astype(np.float32)) > delta

@@ -773,6 +773,20 @@ def test_hand_reach_counts_an_arm_from_beyond_the_picture_where_the_board_nears_
     assert not hand_reach(before, _painted(before, np.s_[81:90, 65:67], 60.0), quads, 1280, 720).any()
 
 
+def test_hand_reach_measures_the_board_s_distance_from_the_picture_s_edge_exactly():
+    # bench game 17003 (Word on the Alphabet Tower, 960 x 540): the top row
+    # lay 7 signature px under the picture's edge, a tile 9 (0.75 of it:
+    # 6.75); the 3 x 3 mask's distance, 6.68, left the edge out, and fingers
+    # held still over the top row were read as two tiles lifted (an invented
+    # attempt, and the turn's claim went to the other player)
+    from vision.referee import hand_reach
+    quads = np.array([[[400 + 50 * k, 56], [445 + 50 * k, 56], [445 + 50 * k, 112], [400 + 50 * k, 112]]
+                      for k in range(6)], np.float64)    # faces 45 x 56 px: diagonal 71.8, 9 sig px; top at sig row 7
+    before = np.full((90, 160), 128.0, np.float32)
+    arm = _painted(before, np.s_[0:12, 69:74], 60.0)       # from the top edge over face 3 (sig x 68.75-74.4)
+    assert hand_reach(before, arm, quads, 1280, 720).tolist() == [False, False, False, True, False, False]
+
+
 def test_follow_shake_moves_an_earlier_signature_as_the_slots_moved():
     from vision.referee import follow_shake, hand_reach
     quads = np.array([[[400 + 40 * k, 200], [430 + 40 * k, 200], [430 + 40 * k, 240], [400 + 40 * k, 240]]
@@ -1898,12 +1912,12 @@ def test_tiles_the_console_takes_off_again_while_expected_back_are_expected_no_m
 
 # ------------------------------------------- faces the classifier calls hidden
 
-def _flickering(looks, absent=(), hidden=(), unsure=()):
+def _flickering(looks, absent=(), hidden=(), unsure=(), faces=FACES):
     """A Love reading of LAYOUT with signatures (:func:`_reading`), with
     ``hidden`` slots read hidden (the classifier's "occluded") and
     ``unsure`` slots read empty at only 0.5 (no judgement either way)."""
     from dataclasses import replace
-    r = _reading("love", FACES, looks, absent=absent)
+    r = _reading("love", faces, looks, absent=absent)
     tiles = list(r.recognition.tiles)
     fp, pn = r.face_probs.copy(), r.p_none.copy()
     mask = np.zeros(len(LAYOUT), bool)
@@ -1917,6 +1931,37 @@ def _flickering(looks, absent=(), hidden=(), unsure=()):
         fp[i], pn[i] = 0.001, 0.5
     rec = Recognition("love", LAYOUT, tuple(tiles), r.recognition.quads)
     return replace(r, recognition=rec, face_probs=fp, p_none=pn, hidden=mask)
+
+
+def test_an_empty_slot_over_a_tile_gone_now_read_hidden_refuses_no_picture(monkeypatch):
+    # bench game 17100 (Cupid's Citadel, MP4): a pair held off the board for
+    # 1 s, one tile from under a slot claimed before; that empty slot's
+    # window, at its own height, changed with the stack below it and read
+    # hidden, and every picture of the pair away was refused as a hand
+    # over the board: the attempt was never seen and the turn never passed.
+    # Here H (on G) is claimed with D, then G and E (no match) are lifted
+    # and put back while H's empty slot reads hidden
+    faces = ["hearts-1", "hearts-5", "hearts-1", "hearts-2", "roses-3", "roses-3", "roses-5", "hearts-2"]
+    looks1 = [0] * 8
+    looks2 = list(looks1)
+    for s in (H, D, G_):
+        looks2[LAYOUT.slot_index(s)] = 1
+    looks3 = list(looks2)
+    for s in (H, G_, E):
+        looks3[LAYOUT.slot_index(s)] = 2
+    scenes = {1: _flickering(looks1, faces=faces), 9: recognition(occluded=[A, B, C, D, G_, H]),
+              2: _flickering(looks2, absent=[H, D], faces=faces),
+              3: _flickering(looks3, absent=[D, G_, E], hidden=[H], faces=faces),
+              4: _flickering(looks2, absent=[H, D], faces=faces)}
+    monkeypatch.setattr(Referee, "_mat_bare", lambda self, frame, rec, ask: np.zeros(len(LAYOUT), bool))
+    out = []
+    settings = RefereeSettings(motion=MotionSettings(size=(32, 18), settle_frames=3, jitter_px=0.0),
+                               confirm_s=0.1)
+    ref = Referee("love", LAYOUT, ["Ada", "Bo"], Script(scenes), emit=out.append, fps=10.0, settings=settings)
+    play(ref, [frame(1)] * 5 + hand_frames(9) + [frame(2)] * 6 + hand_frames(9) + [frame(3)] * 6
+         + hand_frames(9) + [frame(4)] * 6)
+    assert [(o["type"], o["player"], {tuple(s) for s in o["slots"]}) for o in out] == [
+        ("claim", "Ada", {H, D}), ("attempt", "Ada", {G_, E})]
 
 
 def test_a_slot_read_hidden_now_and_then_that_looks_as_before_refuses_no_picture():

@@ -1040,6 +1040,59 @@ def test_a_tile_uncovered_and_read_empty_unsurely_is_still_seen_leaving_later():
     assert types(ev) == ["claim"] and set(ev[0].slots) == {G, A} and ev[0].valid and ev[0].frame == 20
 
 
+def test_a_tile_a_hand_hid_in_a_claims_first_sighting_is_seen_standing_in_its_second():
+    # bench game 16902: H, claimed with F, uncovered G; the claim's first
+    # sighting had a hand over G, its second read G plainly.  The merged
+    # reading knew G only where both did, so G was never seen standing, and
+    # its lift in the next move (read empty at 0.90) was never seen
+    faces = list(FACES)
+    faces[LAYOUT.slot_index(G)] = "bamboo-1"
+    faces[LAYOUT.slot_index(H)] = "bamboo-3"
+    k, col = len(TS.faces), {f.id: j for j, f in enumerate(TS.faces)}
+
+    def seen(absent=(), hidden=(), changed=(), read=None):
+        o = obs(absent=absent, hidden=hidden, faces=faces)
+        fp = np.full((len(LAYOUT), k), 0.001)
+        pn = np.full(len(LAYOUT), 0.05)
+        conf = np.array(o.confidence, float)
+        got = list(o.faces)
+        for j, f in enumerate(faces):
+            if o.present[j]:
+                fp[j, col[f]] = 0.9
+            else:
+                pn[j] = conf[j] = 0.9
+        for slot, f in (read or {}).items():
+            j = LAYOUT.slot_index(slot)
+            fp[j] = 0.001
+            fp[j, col[f]] = 0.9
+            got[j] = f
+        return Observation(o.present, o.known, got, conf, fp, pn, None, _sigs(changed))
+
+    def run(merge):
+        t = BoardTracker(Board(LAYOUT), TS)
+        assert t.observe(0, seen()) == []
+        first = seen(absent=[H, F], hidden=[G], changed=[H, F, G])
+        second = seen(absent=[H, F], changed=[H, F, G])
+        ev = t.observe(5, merge(t, first, second))
+        assert types(ev)[:2] == ["lift", "lift"]
+        # the next picture: the pair still away, G lifted (no picture between)
+        return t, types(t.observe(20, seen(absent=[H, F, G], changed=[H, F, A])))
+
+    from vision.tracking import merge_observations
+    t, ev = run(lambda t, a, b: t.merge(a, b))
+    assert ev == ["claim", "lift"] and LAYOUT.slot_index(G) in t.state.lifted
+    assert run(lambda t, a, b: merge_observations(a, b))[1] == ["claim"]    # the old merge: never seen leaving
+    # a slot the hand hid that then reads a face other than the one known
+    # there is no plain standing reading: it needs its second sighting
+    t = BoardTracker(Board(LAYOUT), TS)
+    t.observe(0, seen())
+    m = t.merge(seen(hidden=[A]), seen(read={A: "bamboo-2"}))
+    assert not m.known[LAYOUT.slot_index(A)]
+    assert t.merge(seen(hidden=[A]), seen()).known[LAYOUT.slot_index(A)]
+    # nor one read empty: a change seen once
+    assert not t.merge(seen(hidden=[A]), seen(absent=[A])).known[LAYOUT.slot_index(A)]
+
+
 def _never_read(changed=(), third=(), sure=False):
     """B's face is one the classifier never reads: "no face" 0.6, taken as
     an unsure empty slot (not known, but read); ``sure``: read empty surely
