@@ -465,12 +465,29 @@ def _start(args) -> int:
             # game the scholar played), with a note
             sys.stderr.write(f"companion game: note: level {level} is not unlocked yet in this ledger: "
                              f"{players[0]}'s next level is {nxt} (played all the same)\n")
-    st = G.replay(evs)
+    # a deal with no move at all ends as it starts, with its record (Love/Candy
+    # 2.8 "No Valid Moves Stalemate"; Mindful 2.8 "Grid Stagnation"; Word 2.8
+    # "No Playable Moves", whose check needs the dictionary: docs/RULES.md
+    # 1.3, 4.5), as after any move (Zen Archives: its automatic reshuffle)
+    follow = []
+    with Ledger(args.ledger) as led:
+        from companion.session import GameSession
+        sess = GameSession(led, ev.game_id, t, _load_words if args.variant == "word" else None)
+        start_ev = next(e for e in sess.state.raw if e.id == ev.id)
+        pend = G.followups(sess.state, start_ev, sess.index)
+        if pend:
+            follow = sess.commit(pend)
+        evs = led.events(ev.game_id)
+        words = sess.words
+    st = G.replay(evs, words=words)
     if args.json:
         from companion.cli import print_json
-        print_json(G.state_json(evs))
+        print_json(G.state_json(evs, words=words))
     else:
         print(f"#{ev.id} game_started: {ev.game_id}: {G._start_text(st)}")
+        for e in follow:
+            entry = st.entries.get(e.id)
+            print(f"#{e.id} {e.type}: {entry.text if entry is not None else ''}")
         print(_summary(st))
     return 0
 

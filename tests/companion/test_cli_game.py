@@ -1104,3 +1104,37 @@ def test_cli_a_deal_naming_a_built_in_layout_on_other_slots_is_noted(tmp_path, c
     code, out, err = run(capsys, "game", "start", "--ledger", str(tmp_path / "t.db"), "--variant", "love", "--mode",
                          "sprint", "--deal", str(tmp_path / "t.json"), "--players", "Ann", "--t", 0)
     assert code == 0 and "note: deal" not in err
+
+
+def test_cli_a_deal_with_no_playable_move_ends_as_it_starts(tmp_path, capsys):
+    """Word 2.8 "No Playable Moves (Defeat Condition): Zero free matching
+    pairs or valid words remain on the board, and no reshuffle items are
+    available" (docs/RULES.md 4.5: a Lexicon Fan that no arrangement of the
+    tiles could help does not hold the game open).  Q and X alone: no pair,
+    no word, and no reshuffle of two different letters leaves either.  A
+    Word game dealt so stayed open (only the referee's `end` closed it),
+    while Love and Mindful games dealt stuck ended at once (docs/RULES.md
+    1.3), without the `game_ended` record the ledger keeps of every end."""
+    led = str(tmp_path / "w.db")
+    deal = write_deal(tmp_path / "w.json", "word", ["Q", "X"])
+    code, out, err = run(capsys, "game", "start", "--ledger", led, "--variant", "word", "--mode", "scholars-path",
+                         "--deal", deal, "--players", "Ann", "--t", 0)
+    assert code == 0, err
+    assert "#2 game_ended: game over: no-moves" in out and "game over (no-moves)" in out
+    assert [e.type for e in events(led)] == ["game_started", "game_ended"]
+    assert events(led)[-1].data["reason"] == "no-moves"
+    # Love 2.8 "No Valid Moves Stalemate": the end is written as a record too
+    led2 = str(tmp_path / "l.db")
+    deal2 = write_deal(tmp_path / "l.json", "love", ["hearts-1", "hearts-2"])
+    code, out, err = run(capsys, "game", "start", "--ledger", led2, "--variant", "love", "--mode", "sprint",
+                         "--deal", deal2, "--players", "Ann,Ben", "--t", 0)
+    assert code == 0, err
+    assert "#2 game_ended: game over: stalemate" in out
+    assert [e.type for e in events(led2)] == ["game_started", "game_ended"]
+    # a deal with a move starts as before, one event
+    led3 = str(tmp_path / "w3.db")
+    deal3 = write_deal(tmp_path / "w3.json", "word", ["Q", "Q"])
+    code, out, err = run(capsys, "game", "start", "--ledger", led3, "--variant", "word", "--mode", "scholars-path",
+                         "--deal", deal3, "--players", "Ann", "--t", 0)
+    assert code == 0 and "game over" not in out, err
+    assert [e.type for e in events(led3)] == ["game_started"]
