@@ -650,9 +650,13 @@ def _clock_text(obj: dict) -> str:
         # the Zen Focus tokens the players still hold
         left = max(0, int(opts.get("reshuffles", 0)) - int(obj["reshuffles"]))
         held = sum(int(p["tokens"] or 0) for p in obj["players"])
+        # a stagnation with reshuffles left: none could help (docs/RULES.md
+        # 3.2; "game over ... Zen Reshuffles left 2" said nothing of why)
+        why = ("; none could help: no arrangement of the tiles left leaves a match free"
+               if obj["ended"] and obj.get("end_reason") == "stalemate" and min(left, held) > 0 else "")
         parts.append(f"Zen Reshuffles left {min(left, held)} ({opts.get('difficulty', 'normal')}: "
                      f"{left} of the session's {opts.get('reshuffles', 0)}, {held} Zen Focus "
-                     f"token{'' if held == 1 else 's'} held)")
+                     f"token{'' if held == 1 else 's'} held{why})")
     timer = obj.get("timer")
     if timer:
         if timer["kind"] == "countdown" and not obj["ended"]:

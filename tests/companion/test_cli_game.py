@@ -1138,3 +1138,25 @@ def test_cli_a_deal_with_no_playable_move_ends_as_it_starts(tmp_path, capsys):
                          "--deal", deal3, "--players", "Ann", "--t", 0)
     assert code == 0 and "game over" not in out, err
     assert [e.type for e in events(led3)] == ["game_started"]
+
+
+def test_cli_show_says_why_a_mindful_game_ended_with_zen_reshuffles_left(tmp_path, capsys):
+    """Mindful 2.8 "Grid Stagnation (Exhaustion): No legal free matches
+    remain on the board and all Zen Reshuffle tokens have been used";
+    docs/RULES.md 3.2: a reshuffle no arrangement of the tiles left could
+    help (a Spring and a Plum: 2.1 Law 2, seasons match seasons only) is
+    not waited for.  `show` said "game over (stalemate) ... Zen Reshuffles
+    left 2" and nothing of why the two were not offered (a rules audit,
+    session 52)."""
+    deal = write_deal(tmp_path / "m.json", "mindful", ["bamboo-1"] * 2 + ["season-spring", "flower-plum"])
+    L = ("--ledger", str(tmp_path / "m.db"))
+    run(capsys, "game", "start", *L, "--variant", "mindful", "--mode", "zen-solitaire", "--players", "Ann",
+        "--deal", deal, "--t", 0)
+    code, out, _ = run(capsys, "game", "claim", *L, "--player", "Ann", "0,0,0", "4,0,0", "--t", 1)
+    # 100 + 2 x 500 unused tokens - 2 x 50 tiles left = 1,000
+    assert code == 0 and "game over (stalemate)" in out and "scores: Ann 1,000" in out
+    code, out, _ = run(capsys, "game", "show", *L)
+    assert out.splitlines()[-1] == (
+        "tiles left 2/4, free pairs 0, game over (stalemate), winner: none, Zen Reshuffles left 2 "
+        "(normal: 2 of the session's 2, 2 Zen Focus tokens held; none could help: no arrangement "
+        "of the tiles left leaves a match free)")
