@@ -91,6 +91,27 @@ def _command_parser(parser: argparse.ArgumentParser, args: argparse.Namespace) -
     return parser
 
 
+def _intermixed(parser: argparse.ArgumentParser, args: argparse.Namespace, extra: list[str]) -> list[str]:
+    """Files given after an option, where the command takes several
+    (``solve a.json --json b.json``, ``classify a.png --profile P b.png``):
+    argparse fills a ``nargs="+"`` positional from one run of words only and
+    leaves the later ones over; they are added to it, in order, as a shell's
+    usual options-anywhere reading gives them.  Returns what is still left
+    over (everything, when a word looks like an option or the command has no
+    such positional)."""
+    lists = [a for a in parser._actions
+             if not a.option_strings and a.nargs in ("+", "*") and isinstance(getattr(args, a.dest, None), list)]
+    if len(lists) != 1 or any(w.startswith("-") and len(w) > 1 and not _NEGATIVE_VALUE.match(w) for w in extra):
+        return extra
+    action = lists[0]
+    try:
+        values = [action.type(w) if callable(action.type) else w for w in extra]
+    except (TypeError, ValueError, argparse.ArgumentTypeError):
+        return extra
+    getattr(args, action.dest).extend(values)
+    return []
+
+
 def seed_value(text: str) -> int:
     """``--seed``: a whole number, 0 or more.  Python's ``random.Random``
     seeds with the absolute value of an integer, so ``-N`` would silently
@@ -154,6 +175,8 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         _say("companion: interrupted")
         return _exit(130, argv)
+    if extra:
+        extra = _intermixed(_command_parser(parser, args), args, extra)
     if extra:
         # as parse_args would refuse them, but in the sub-command's name
         # ("companion recognize: error: ..."), as its other usage errors are

@@ -49,7 +49,9 @@ def register(sub) -> None:
 
     p = sub.add_parser("classify", help="recognise photos of single tiles with an enrolled profile")
     p.add_argument("--profile", required=True, type=Path, help="profile from `companion enroll`")
-    p.add_argument("images", nargs="+", type=Path, metavar="IMAGE")
+    # (kept as typed, not as a Path: the JSON echoes each name as given,
+    # "./a.png" included, and an empty name is refused by name)
+    p.add_argument("images", nargs="+", metavar="IMAGE")
     p.add_argument("--model", type=Path, default=None, help="embedding .onnx (default: bundled)")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=cmd_classify)

@@ -784,3 +784,21 @@ def test_an_empty_file_name_is_refused_by_name_before_the_command_runs(tmp_path,
     code, out, err = run(capsys, *argv)
     assert (code, out, err) == (2, "", says + "\n")
     assert list(tmp_path.iterdir()) == []               # nothing written, no folder made
+
+
+def test_solve_takes_deals_after_its_options(tmp_path, capsys):
+    # `solve a.json --json b.json` (options anywhere, as most commands take
+    # them) was "unrecognized arguments: b.json" (a break-test, session 52);
+    # the deals keep their order, and a word like an option is still refused
+    paths = []
+    for seed in (1, 2):
+        code, out, _ = run(capsys, "deal", "--variant", "love", "--layout", "turtle", "--seed", str(seed), "--json")
+        paths.append(tmp_path / f"d{seed}.json")
+        paths[-1].write_text(out)
+    code, out, err = run(capsys, "solve", str(paths[0]), "--json", str(paths[1]))
+    assert code == 0 and err == ""
+    assert [json.loads(line)["deal"] for line in out.splitlines()] == [str(p) for p in paths]
+    with pytest.raises(SystemExit) as exc:
+        main(["solve", str(paths[0]), "--json", str(paths[1]), "--nope"])
+    assert exc.value.code == 2
+    assert capsys.readouterr().err == f"companion solve: error: unrecognized arguments: {paths[1]} --nope\n"

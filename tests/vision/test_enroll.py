@@ -1395,3 +1395,19 @@ def test_a_profile_whose_labels_were_saved_as_bytes_reads_them_as_text(enrolled,
     _, crops, profile = enrolled
     spoiled = _spoiled(profile, tmp_path / "bytes.npz", labels=np.array([s.encode() for s in LABELS]))
     assert Profile.load(spoiled).labels == list(LABELS)
+
+
+def test_classify_echoes_each_image_as_typed_and_takes_images_after_options(enrolled, capsys, monkeypatch):
+    # CONTRACT.md: `classify --profile PROFILE IMAGE... --json` prints one
+    # entry per image, "image" the path given; README: "given as typed".
+    # The images were read as Paths, which echoed "./tile 0.png" as
+    # "tile 0.png" and "a//b.png" as "a/b.png" (a break-test, session 52),
+    # and an image after an option was "unrecognized" (exit 2)
+    _, crops, profile = enrolled
+    monkeypatch.chdir(crops.parent)
+    typed = [f"./{crops.name}/tile 0.png", f"{crops.name}//tile 1.png"]
+    code = main(["classify", typed[0], "--profile", str(profile), typed[1], "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert code == 0 and [r["image"] for r in out] == typed
+    code = main(["classify", "--profile", str(profile), "", "--json"])
+    assert code == 2 and capsys.readouterr().err == "companion classify: IMAGE needs a file name, not an empty one\n"
