@@ -290,7 +290,7 @@ class Reading:
 
 
 def read_board(image_bgr: np.ndarray, variant: str, layout: Layout, camera=None, classifier=None, spec=None,
-               face_reader=None) -> Reading:
+               face_reader=None, prior_pose=None) -> Reading:
     """:func:`vision.reconstruct.recognize` keeping the classifier's scores
     and the slots' face signatures (the referee weighs them against each
     slot's history).
@@ -298,6 +298,9 @@ def read_board(image_bgr: np.ndarray, variant: str, layout: Layout, camera=None,
     Same stages, arguments and errors as ``recognize`` (pose, the focal
     search when the pose had to assume a focal length, projected slot faces,
     patches, classifier, :func:`vision.reconstruct.reconstruct`).
+    ``prior_pose``: the pose of the last frame read, whose markers count
+    where this frame misses them while the camera stood still
+    (:func:`vision.pose.estimate_pose`; :class:`PoseMemory`).
 
     Raises:
         MatNotFound: no mat in the picture.
@@ -306,13 +309,30 @@ def read_board(image_bgr: np.ndarray, variant: str, layout: Layout, camera=None,
     from vision import reconstruct as R
 
     settings = R.ReconstructSettings()
-    r = R.read_slots(image_bgr, variant, layout, camera, classifier, spec, settings, face_reader)
+    r = R.read_slots(image_bgr, variant, layout, camera, classifier, spec, settings, face_reader, prior_pose)
     pose, quads, patches, sc, fp, in_view = r.pose, r.quads, r.patches, r.scores, r.face_probs, r.in_view
     states = R.reconstruct(layout, variant, fp, sc.p_none, sc.p_occluded, in_view, settings)
     hidden = ~in_view | (np.asarray(sc.p_occluded) > settings.occluded_above)
     from vision.mat import MatSpec
     return Reading(R.Recognition(variant, layout, tuple(states), quads, pose), np.asarray(fp, np.float64),
                    np.asarray(sc.p_none, np.float64), slot_signatures(patches), hidden, spec or MatSpec.default())
+
+
+class PoseMemory:
+    """A ``recognize_fn`` for :class:`Referee`: :func:`read_board` on each
+    frame, given the pose of the last frame it read, whose markers count
+    where this frame misses them while the camera stands still
+    (:func:`vision.pose.estimate_pose`).  ``args`` and
+    ``kwargs`` are :func:`read_board`'s after the frame."""
+
+    def __init__(self, *args, **kwargs):
+        self.args, self.kwargs = args, kwargs
+        self.pose = None
+
+    def __call__(self, frame: np.ndarray) -> Reading:
+        r = read_board(frame, *self.args, prior_pose=self.pose, **self.kwargs)
+        self.pose = getattr(getattr(r, "recognition", r), "pose", None)
+        return r
 
 
 def slot_signatures(patches: np.ndarray, inner: float = 0.2) -> np.ndarray:
@@ -1364,7 +1384,15 @@ class Referee:
                           for f, g, c in zip(obs.faces, tr.state.faces, obs.confidence)], bool)
         ask = (tr.looks_changed(obs) | other) & up & np.asarray(obs.present, bool) & np.asarray(obs.known, bool) \
             & (self._z > 0) & ~behind
-        if int(ask.sum()) > self.settings.stand_max:
+        # after the camera moved every look changed, and the picture is
+        # judged all the same (:meth:`BoardTracker.rebase`): every raised
+        # tile read standing is asked, up to ``stand_behind_max`` (bench game
+        # 17100, Cupid's Citadel: the camera moved before the first move, and
+        # two layer-3 tiles read surely, one with the face it held, went to
+        # the referee as maybe gone, the faces below seen too high)
+        moved = self._last is not None and \
+            camera_shift(self._last.recognition.quads, rec.quads) > self.settings.camera_moved_px
+        if int(ask.sum()) > (self.settings.stand_behind_max if moved else self.settings.stand_max):
             ask[:] = False
         # and every tile behind taller ones, in each picture, lifted ones
         # too: the tracker keeps what they read standing, and a lifted one

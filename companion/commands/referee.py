@@ -344,7 +344,7 @@ def run_referee(args, source, on_event=None, on_start=None, require_output: bool
     from companion.jsontext import dumps
     from vision.faces import ProfileFaceReader, TileClassifier
     from companion.commands.vision_setup import load_camera, load_mat
-    from vision.referee import EvidenceWriter, Referee, RefereeSettings, read_board
+    from vision.referee import EvidenceWriter, PoseMemory, Referee, RefereeSettings
 
     if live is None:
         live = getattr(source, "kind", None) == "camera"
@@ -455,8 +455,8 @@ def run_referee(args, source, on_event=None, on_start=None, require_output: bool
             made_folders += missing_folders(str(made_evidence))
         evidence = EvidenceWriter(Path(evidence_dir), base) if evidence_dir else None
 
-        def recognize_fn(frame):
-            return read_board(frame, args.variant, layout, camera, classifier, spec, face_reader=reader)
+        # (each frame read with the last one's pose while the camera stands still)
+        recognize_fn = PoseMemory(args.variant, layout, camera, classifier, spec, face_reader=reader)
 
         kinds: dict[str, int] = {}     # events by type, for the summary line
 

@@ -2375,3 +2375,80 @@ def test_a_stacked_face_read_unsurely_then_another_surely_stands_where_the_prese
     assert (("lift", (q,)) not in [(e.type, e.slots) for e in ev]) == stays, [(e.type, e.slots) for e in ev]
     if stays:
         assert t.board.present[qi] and t.state.faces[qi] == "bamboo-2"
+
+
+@pytest.mark.parametrize("stand, stays", [(10.3, True), (3.0, True), (2.9, False), (None, False)])
+def test_a_stacked_tile_reading_its_face_stands_where_the_presence_model_finds_it_whatever_changed_its_look(
+        stand, stays):
+    # bench game 17100 (Cupid's Citadel): the camera moved before the first
+    # move, so every look changed; two layer-3 tiles read at 0.99 and 1.0,
+    # one of them the face it held, with no taller tile beside them, were
+    # taken for gone (the faces below seen too high) and went to the
+    # referee.  The presence model put a tile at their height at +10.3 and
+    # +13.2.  Here q (bamboo-2, on (0, 0, 0)) reads its own face with its
+    # look changed and no taller tile beside it changed
+    from dataclasses import replace
+    q = (0, 0, 1)
+    qi = TALL.slots.index(q)
+    t = BoardTracker(Board(TALL), TS)
+    t.observe(0, _tall())
+    t.observe(1, _tall())
+    o = _tall(changed=[q])
+    if stand is not None:
+        o = replace(o, stand=np.where(np.arange(len(TALL)) == qi, stand, np.nan))
+    ev = t.observe(5, o)
+    assert (("lift", (q,)) not in [(e.type, e.slots) for e in ev]) == stays, stand
+    assert t.board.present[qi] and (qi not in t.state.lifted) == stays
+
+
+@pytest.mark.parametrize("face, p, stand, stays", [
+    ("bamboo-7", 0.44, 4.5, True),     # another face, unsure: the tile stands, its face kept
+    ("bamboo-7", 0.44, None, False),   # none asked: the stack rule, as before
+    ("bamboo-7", 0.44, 2.0, False),    # under ``stand_sure``
+])
+def test_a_stacked_tile_misread_unsurely_stands_where_the_presence_model_finds_it(face, p, stand, stays):
+    # bench game 17403 (Word on the Sundae Mountain at 640 x 480): a layer-2
+    # E read "R" at 0.44 with log-odds +4.5, as the layer-3 tile in front of
+    # it was claimed; the stack rule took it for a third tile of the claim,
+    # and the claim went to the referee
+    from dataclasses import replace
+    q = (0, 0, 1)
+    qi = TALL.slots.index(q)
+    t = BoardTracker(Board(TALL), TS)
+    t.observe(0, _tall())
+    t.observe(1, _tall())
+    o = _tall_holding(face, p, changed=[q])
+    if stand is not None:
+        o = replace(o, stand=np.where(np.arange(len(TALL)) == qi, stand, np.nan))
+    ev = t.observe(5, o)
+    assert (("lift", (q,)) not in [(e.type, e.slots) for e in ev]) == stays, stand
+    if stays:
+        assert t.state.faces[qi] == "bamboo-2"
+
+
+@pytest.mark.parametrize("now, lifted", [(6.2, False), (3.5, False), (3.0, True), (2.9, True), (None, True)])
+def test_a_tile_behind_a_stack_whose_look_changed_stays_while_the_presence_model_reads_it_as_it_stood(
+        now, lifted):
+    # bench game 17400 (the Sundae Mountain at 640 x 480): a layer-2 tile
+    # behind the layer-4 one, read +6.3 while it stood, looked changed in
+    # the picture after that tile left (its wall had been in its window)
+    # and was charged a penalty, read +6.2.  At ``stand_sure`` (3.0) or
+    # more, within half ``stand_fall`` (3.5) of its standing median (6.6
+    # here), the look alone takes no tile off: 3.5 is 3.1 under it, 3.0 is
+    # 3.6 under it, 2.9 is under ``stand_sure``
+    from dataclasses import replace
+    lone = Layout("behind", ((0, 0, 0), (2, 0, 1), (2, 0, 2), (8, 0, 0), (2, 4, 0)))
+    b = (0, 0, 0)
+    bi = lone.slots.index(b)
+    _, reading = _behind_scene(lone, ["bamboo-4", "bamboo-3", "bamboo-5", "bamboo-4", "bamboo-6"], b,
+                               [(2, 0, 1)], seed=5)
+
+    def with_stand(o, v):
+        return o if v is None else replace(o, stand=np.where(np.arange(len(lone)) == bi, v, np.nan))
+
+    t = BoardTracker(Board(lone), TS)
+    t.observe(0, reading())
+    for k, v in enumerate([6.3, 6.6, 7.0]):
+        t.observe(1 + k, with_stand(reading(), v))
+    ev = t.observe(9, with_stand(reading(changed=[b]), now))
+    assert (("lift", (b,)) in [(e.type, e.slots) for e in ev]) == lifted, now
