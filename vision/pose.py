@@ -706,36 +706,80 @@ def small_picture_hint(image_bgr: np.ndarray) -> str:
 STILL_SHARE = 0.002     # marker corners within this share of the picture's diagonal: the camera stood still
 
 
-def _with_remembered(matches, prior: "MatPose", image_size, still_share: float = STILL_SHARE):
-    """``matches`` (list of (id, obj (4,3) mm, img (4,2) px)) with the markers
-    ``prior`` (an earlier frame's pose) rested on that were not read now,
-    where they were then, when the camera stood still: the corners of the
-    markers read in both lie, in the median, within ``still_share`` of the
-    picture's diagonal of where they were (1.6 px at 640 x 480, 2.9 px at
-    1280 x 720; corners read again in a still picture move by 0.2-1.0 px
-    at 640 x 480).  Otherwise ``matches`` as they are."""
-    k = len(prior.marker_ids)
-    if k == 0 or len(prior.object_points) != 4 * k:
-        return matches
-    was = {tuple(np.round(prior.object_points[4 * j], 3)): j for j in range(k)}
-    moves = []
-    for _, obj, img in matches:
-        j = was.get(tuple(np.round(obj[0], 3)))
-        if j is not None:
-            moves.extend(np.linalg.norm(img - prior.image_points[4 * j:4 * j + 4], axis=1).tolist())
-    if not moves or float(np.median(moves)) > still_share * math.hypot(*image_size):
-        return matches
-    now = {tuple(np.round(obj[0], 3)) for _, obj, _ in matches}
-    out = list(matches)
-    for key, j in was.items():
-        if key not in now:
-            out.append((int(prior.marker_ids[j]), prior.object_points[4 * j:4 * j + 4].copy(),
-                        prior.image_points[4 * j:4 * j + 4].copy()))
-    return out
+class MarkerMemory:
+    """The markers read in the last few frames of one camera (a video), for
+    :func:`estimate_pose`'s ``memory``: a marker this frame misses counts
+    where they read it, while the camera stands still.
+
+    A pose from the markers read alone shifts with the set read: at 640 x
+    480 the mat's small far markers are missed now and then (a hand over
+    one, blur, noise), and a pose from the near ones, nearly in a line,
+    tilts by a degree or more and moves the far slots' faces by a third of
+    a tile (bench game 17403, the Sundae Mountain: 10 far tiles read "no
+    face" 5 to 10 px off in such a frame, and were taken for gone).  A
+    marker is lent only when its last two reads lie within ``still_share``
+    of the picture's diagonal of each other: one misread
+    (bench game 15903, 1280 x 720: a marker beside a hand, read once, put
+    the focal length 7 % off, and lent on it took eight layer-3 tiles for
+    gone).  The camera stood still when the markers read now lie, in the
+    median, within ``still_share`` of the diagonal of their last reads (1.6
+    px at 640 x 480, 2.9 px at 1280 x 720; corners read again in a still
+    picture move by 0.2-1.0 px at 640 x 480); otherwise the memory is
+    cleared.
+
+    Args:
+        still_share: see above.
+        reads: how many reads of each marker are kept.
+    """
+
+    def __init__(self, still_share: float = STILL_SHARE, reads: int = 3):
+        self.still_share = still_share
+        self.reads = max(2, int(reads))
+        self.seen: dict = {}     # marker key -> its last reads, oldest first: [(id, obj (4,3), img (4,2)), ...]
+
+    @staticmethod
+    def _key(obj: np.ndarray) -> tuple:
+        return tuple(np.round(np.asarray(obj, np.float64)[0], 3))
+
+    def _still(self, matches, image_size) -> bool:
+        moves = []
+        for _, obj, img in matches:
+            old = self.seen.get(self._key(obj))
+            if old:
+                moves.extend(np.linalg.norm(np.asarray(img) - old[-1][2], axis=1).tolist())
+        return bool(moves) and float(np.median(moves)) <= self.still_share * math.hypot(*image_size)
+
+    def lend(self, matches, image_size) -> list:
+        """``matches`` (list of (id, obj (4,3) mm, img (4,2) px), as read)
+        with the markers missing from them whose last two reads lie at one
+        place, where the last read them, when the camera stood still;
+        ``matches`` as they are otherwise."""
+        if not self._still(matches, image_size):
+            return list(matches)
+        limit = self.still_share * math.hypot(*image_size)
+        now = {self._key(obj) for _, obj, _ in matches}
+        out = list(matches)
+        for key, reads in self.seen.items():
+            if key in now or len(reads) < 2:
+                continue
+            if float(np.median(np.linalg.norm(reads[-1][2] - reads[-2][2], axis=1))) <= limit:
+                i, obj, img = reads[-1]
+                out.append((i, obj.copy(), img.copy()))
+        return out
+
+    def update(self, matches, image_size) -> None:
+        """Keep the markers read in this frame (``matches`` as read);
+        forget every read kept before when the camera moved."""
+        if not self._still(matches, image_size):
+            self.seen = {}
+        for i, obj, img in matches:
+            reads = self.seen.setdefault(self._key(obj), [])
+            reads.append((int(i), np.array(obj, np.float64), np.array(img, np.float64)))
+            del reads[:-self.reads]
 
 
 def estimate_pose(image_bgr: np.ndarray, spec: MatSpec, camera: Camera | None = None,
-                  min_markers: int = MIN_MARKERS, prior: "MatPose | None" = None) -> MatPose:
+                  min_markers: int = MIN_MARKERS, memory: MarkerMemory | None = None) -> MatPose:
     """Find the mat in an image and the camera's pose relative to it.
 
     Works from whichever markers are visible (a hand or a stack over some of
@@ -749,21 +793,14 @@ def estimate_pose(image_bgr: np.ndarray, spec: MatSpec, camera: Camera | None = 
             (:meth:`Camera.guess` on the markers' homography, then a joint
             refinement of focal length and pose).
         min_markers: fewest consistent markers accepted.
-        prior: the pose of an earlier frame of the same camera (a video):
-            while the camera stood still, the markers it rested on that are
-            not read now count where they were then
-            (:func:`_with_remembered`).  A pose from the markers read alone
-            shifts with the set read: at 640 x 480 the mat's small far
-            markers are missed now and then (a hand over one, blur, noise),
-            and a pose from the near ones, nearly in a line, tilts by a
-            degree or more and moves the far slots' faces by a third of a
-            tile (bench game 17403, the Sundae Mountain: 10 far tiles read
-            "no face" 5 to 10 px off in such a frame, and were taken for
-            gone).
+        memory: the markers of the last frames of the same camera (a
+            video, :class:`MarkerMemory`): while the camera stands still, a
+            marker this image misses counts where they read it; the
+            markers read here are added to it.
 
     Returns:
-        The :class:`MatPose` (its markers those read, then those kept from
-        ``prior``).
+        The :class:`MatPose` (its markers those read, then those lent by
+        ``memory``).
 
     Raises:
         MatNotFound: fewer than ``min_markers`` consistent markers, an RMS
@@ -808,8 +845,10 @@ def estimate_pose(image_bgr: np.ndarray, spec: MatSpec, camera: Camera | None = 
             raise MatNotFound(f"only {found} of {total} mat markers found (need {need})")
         fit = "none of them fit" if not matches else f"only {len(matches)} of them fit"
         raise MatNotFound(f"{found} of {total} mat markers read, but {fit} one mat together (need {need})")
-    if prior is not None:
-        matches = _with_remembered(matches, prior, size)
+    if memory is not None:
+        read = matches
+        matches = memory.lend(read, size)
+        memory.update(read, size)
     obj = np.concatenate([m[1] for m in matches])
     img = np.concatenate([m[2] for m in matches])
     if cam is None:

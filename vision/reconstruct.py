@@ -1782,15 +1782,15 @@ class SlotReadings:
 
 def read_slots(image_bgr: np.ndarray, variant: str, layout: Layout, camera=None, classifier=None, spec=None,
                settings: ReconstructSettings = ReconstructSettings(), face_reader=None,
-               prior_pose=None) -> SlotReadings:
+               markers=None) -> SlotReadings:
     """The camera stages shared by :func:`recognize` and the referee
     (``vision.referee.read_board``): pose (with the focal search of
     :func:`focal_from_faces` when the pose had to assume a focal length),
     projected slot faces at their layer heights, patches, classifier, and
     optionally an enrolled profile's faces.  Arguments and errors as
-    :func:`recognize`; ``prior_pose``, an earlier video frame's pose, is
-    lends the markers it rested on that this frame misses while the camera
-    stood still (:func:`vision.pose.estimate_pose`)."""
+    :func:`recognize`; ``markers``, a :class:`vision.pose.MarkerMemory`,
+    lends the markers of a video's last frames that this one misses while
+    the camera stands still (:func:`vision.pose.estimate_pose`)."""
     from vision.crops import extract_raw, normalise
     from vision.faces import TileClassifier
     from vision.mat import MatSpec
@@ -1802,7 +1802,7 @@ def read_slots(image_bgr: np.ndarray, variant: str, layout: Layout, camera=None,
         raise BadInput(f"expected a (H, W, 3) uint8 BGR photo, not an array of shape {image_bgr.shape}")
     spec = spec or MatSpec.default()
     classifier = classifier or TileClassifier()
-    pose = estimate_pose(image_bgr, spec, camera, prior=prior_pose)
+    pose = estimate_pose(image_bgr, spec, camera, memory=markers)
     if settings.focal_search and getattr(pose.camera, "source", "") == "assumed":
         pose = focal_from_faces(image_bgr, variant, layout, spec, pose, classifier, settings)
     quads = np.asarray(project_slot_faces(layout.slots, spec, pose), np.float32)

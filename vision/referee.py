@@ -290,7 +290,7 @@ class Reading:
 
 
 def read_board(image_bgr: np.ndarray, variant: str, layout: Layout, camera=None, classifier=None, spec=None,
-               face_reader=None, prior_pose=None) -> Reading:
+               face_reader=None, markers=None) -> Reading:
     """:func:`vision.reconstruct.recognize` keeping the classifier's scores
     and the slots' face signatures (the referee weighs them against each
     slot's history).
@@ -298,9 +298,9 @@ def read_board(image_bgr: np.ndarray, variant: str, layout: Layout, camera=None,
     Same stages, arguments and errors as ``recognize`` (pose, the focal
     search when the pose had to assume a focal length, projected slot faces,
     patches, classifier, :func:`vision.reconstruct.reconstruct`).
-    ``prior_pose``: the pose of the last frame read, whose markers count
-    where this frame misses them while the camera stood still
-    (:func:`vision.pose.estimate_pose`; :class:`PoseMemory`).
+    ``markers``: a :class:`vision.pose.MarkerMemory` of the video's last
+    frames, whose markers count where this frame misses them while the
+    camera stands still (:class:`PoseMemory`).
 
     Raises:
         MatNotFound: no mat in the picture.
@@ -309,7 +309,7 @@ def read_board(image_bgr: np.ndarray, variant: str, layout: Layout, camera=None,
     from vision import reconstruct as R
 
     settings = R.ReconstructSettings()
-    r = R.read_slots(image_bgr, variant, layout, camera, classifier, spec, settings, face_reader, prior_pose)
+    r = R.read_slots(image_bgr, variant, layout, camera, classifier, spec, settings, face_reader, markers)
     pose, quads, patches, sc, fp, in_view = r.pose, r.quads, r.patches, r.scores, r.face_probs, r.in_view
     states = R.reconstruct(layout, variant, fp, sc.p_none, sc.p_occluded, in_view, settings)
     hidden = ~in_view | (np.asarray(sc.p_occluded) > settings.occluded_above)
@@ -320,19 +320,18 @@ def read_board(image_bgr: np.ndarray, variant: str, layout: Layout, camera=None,
 
 class PoseMemory:
     """A ``recognize_fn`` for :class:`Referee`: :func:`read_board` on each
-    frame, given the pose of the last frame it read, whose markers count
-    where this frame misses them while the camera stands still
-    (:func:`vision.pose.estimate_pose`).  ``args`` and
-    ``kwargs`` are :func:`read_board`'s after the frame."""
+    frame with one :class:`vision.pose.MarkerMemory` across them (a marker
+    a frame misses counts where the last frames read it, while the camera
+    stands still).  ``args`` and ``kwargs`` are :func:`read_board`'s after
+    the frame."""
 
     def __init__(self, *args, **kwargs):
+        from vision.pose import MarkerMemory
         self.args, self.kwargs = args, kwargs
-        self.pose = None
+        self.markers = MarkerMemory()
 
     def __call__(self, frame: np.ndarray) -> Reading:
-        r = read_board(frame, *self.args, prior_pose=self.pose, **self.kwargs)
-        self.pose = getattr(getattr(r, "recognition", r), "pose", None)
-        return r
+        return read_board(frame, *self.args, markers=self.markers, **self.kwargs)
 
 
 def slot_signatures(patches: np.ndarray, inner: float = 0.2) -> np.ndarray:
@@ -677,8 +676,10 @@ class Referee:
             self._pending = None
         return out
 
-    def finish(self) -> list[dict]:
-        """End of the source: a change waiting for its second reading is read
+    def finish(self, stopped: bool = False) -> list[dict]:
+        """End of the source (``stopped``: a live camera stopped by the
+        user, Ctrl+C, where a hand over the board at that moment says
+        nothing of the game's end): a change waiting for its second reading is read
         again on the last frame (when that comes at least half of
         ``confirm_s`` after the first; sooner, the first reading alone
         decides, :meth:`_first_reading_alone`, and so it does for a change
@@ -696,7 +697,7 @@ class Referee:
                 f"stands still on {k} frames or more")
         if self.tracker is None:
             return []
-        if self._refused_since is not None and self.status.state == "hand in view":
+        if self._refused_since is not None and self.status.state == "hand in view" and not stopped:
             since = self._last.index if self._last is not None else self._refused_since
             self.status.notes.append(
                 f"from frame {self._refused_since} to the end every still picture looked as if a hand lay over "

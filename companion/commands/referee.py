@@ -557,7 +557,7 @@ def run_referee(args, source, on_event=None, on_start=None, require_output: bool
                 # break-test's stop in the middle of a pair put back recorded
                 # an invalid claim and an item the whole run never wrote)
                 with deferred_sigint():
-                    ref.finish()
+                    ref.finish(stopped=stopped)
             if stopped:
                 ref.status.state = "stopped"
         except BaseException:

@@ -58,7 +58,7 @@ def fake_vision(monkeypatch):
         def __init__(self, *a, **k):
             pass
 
-    def read_board(frame, variant, layout, camera=None, classifier=None, spec=None, face_reader=None, prior_pose=None):
+    def read_board(frame, variant, layout, camera=None, classifier=None, spec=None, face_reader=None, markers=None):
         code = int(frame[0, 0, 0])
         scene = SCENES[code]
         return _recognition(layout, () if scene == "hand" else scene, scene == "hand")

@@ -481,6 +481,15 @@ def test_a_slot_hidden_for_long_over_several_still_moments_is_judged_around():
     assert ref.status.notes == ["from frame 11 to the end every still picture looked as if a hand lay over the "
                                 "board (slots hidden or changed), so nothing after frame 2 was judged: keep hands "
                                 "off the board at the end, and check the light on the mat"]
+    # a live camera stopped by the user (Ctrl+C) with a hand over the board
+    # then: no such note (a break-test, session 52: the demo stopped so told
+    # its players to keep hands off the board at the end)
+    ref, out = referee({1: recognition(), 5: recognition(occluded=[D]), 6: recognition(absent=[E, F], occluded=[D]),
+                        9: recognition(occluded=[A, B])}, light_step=0.0, guard_half_units=1)
+    for i, f in enumerate(frames):
+        ref.feed(i, f)
+    ref.finish(stopped=True)
+    assert ref.status.notes == []
 
 
 def test_a_hand_beside_the_board_is_a_change_outside_the_slots_box():
