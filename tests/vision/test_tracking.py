@@ -2280,6 +2280,23 @@ def test_merged_readings_keep_the_presence_log_odds_either_asked():
     assert merge_observations(a, b).stand is None
 
 
+def _lone_behind():
+    """The layout ``behind``: b (0, 0, 0), bamboo-4, behind the stack at
+    (2, 0, 1)-(2, 0, 2), and its pair-mate (8, 0, 0).  Returns ``(lone,
+    reading, with_stand)``: the layout, :func:`_behind_scene`'s reading, and
+    ``with_stand(o, v)``, ``o`` with the presence model's log-odds ``v`` at
+    b (``o`` itself for None)."""
+    from dataclasses import replace
+    lone = Layout("behind", ((0, 0, 0), (2, 0, 1), (2, 0, 2), (8, 0, 0), (2, 4, 0)))
+    bi = lone.slots.index((0, 0, 0))
+    _, reading = _behind_scene(lone, ["bamboo-4", "bamboo-3", "bamboo-5", "bamboo-4", "bamboo-6"], (0, 0, 0),
+                               [(2, 0, 1)], seed=5)
+
+    def with_stand(o, v):
+        return o if v is None else replace(o, stand=np.where(np.arange(len(lone)) == bi, v, np.nan))
+    return lone, reading, with_stand
+
+
 @pytest.mark.parametrize("kept, now, lifted", [
     ([7.1, 6.6, 7.8], -6.5, True),      # bench game 14201: sure of a tile, then sure of none
     ([7.1, 6.6, 7.8], -2.9, False),     # under ``stand_sure`` (3.0) of none: not enough
@@ -2297,16 +2314,8 @@ def test_a_tile_behind_a_stack_whose_presence_falls_has_left_though_its_look_bar
     # lone tile.  The presence model read +6.6 to +7.8 while it stood and
     # -6.5 to -7.8 once it had gone.  Here b's look is unchanged: the
     # presence model's fall alone lifts it, with its pair-mate
-    from dataclasses import replace
-    lone = Layout("behind", ((0, 0, 0), (2, 0, 1), (2, 0, 2), (8, 0, 0), (2, 4, 0)))
     b, mate = (0, 0, 0), (8, 0, 0)
-    bi = lone.slots.index(b)
-    sig, reading = _behind_scene(lone, ["bamboo-4", "bamboo-3", "bamboo-5", "bamboo-4", "bamboo-6"], b,
-                                 [(2, 0, 1)], seed=5)
-
-    def with_stand(o, v):
-        return o if v is None else replace(o, stand=np.where(np.arange(len(lone)) == bi, v, np.nan))
-
+    lone, reading, with_stand = _lone_behind()
     t = BoardTracker(Board(lone), TS)
     t.observe(0, reading())
     for k, v in enumerate(kept or [None, None]):
@@ -2325,15 +2334,8 @@ def test_a_tile_behind_a_stack_read_gone_by_its_presence_is_not_back_by_its_look
     # next picture (a touch), and its claim was lost.  While the model reads
     # ``-stand_sure`` or less there it stays off; read standing again, its
     # look takes it back as before
-    from dataclasses import replace
-    lone = Layout("behind", ((0, 0, 0), (2, 0, 1), (2, 0, 2), (8, 0, 0), (2, 4, 0)))
-    b, bi = (0, 0, 0), 0
-    _, reading = _behind_scene(lone, ["bamboo-4", "bamboo-3", "bamboo-5", "bamboo-4", "bamboo-6"], b,
-                               [(2, 0, 1)], seed=5)
-
-    def with_stand(o, v):
-        return replace(o, stand=np.where(np.arange(len(lone)) == bi, v, np.nan))
-
+    bi = 0
+    lone, reading, with_stand = _lone_behind()
     t = BoardTracker(Board(lone), TS)
     t.observe(0, reading())
     t.observe(1, with_stand(reading(), 7.1))
@@ -2436,16 +2438,8 @@ def test_a_tile_behind_a_stack_whose_look_changed_stays_while_the_presence_model
     # more, within half ``stand_fall`` (3.5) of its standing median (6.6
     # here), the look alone takes no tile off: 3.5 is 3.1 under it, 3.0 is
     # 3.6 under it, 2.9 is under ``stand_sure``
-    from dataclasses import replace
-    lone = Layout("behind", ((0, 0, 0), (2, 0, 1), (2, 0, 2), (8, 0, 0), (2, 4, 0)))
     b = (0, 0, 0)
-    bi = lone.slots.index(b)
-    _, reading = _behind_scene(lone, ["bamboo-4", "bamboo-3", "bamboo-5", "bamboo-4", "bamboo-6"], b,
-                               [(2, 0, 1)], seed=5)
-
-    def with_stand(o, v):
-        return o if v is None else replace(o, stand=np.where(np.arange(len(lone)) == bi, v, np.nan))
-
+    lone, reading, with_stand = _lone_behind()
     t = BoardTracker(Board(lone), TS)
     t.observe(0, reading())
     for k, v in enumerate([6.3, 6.6, 7.0]):
