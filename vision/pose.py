@@ -706,76 +706,122 @@ def small_picture_hint(image_bgr: np.ndarray) -> str:
 STILL_SHARE = 0.002     # marker corners within this share of the picture's diagonal: the camera stood still
 
 
+def _spread(matches) -> float:
+    """mm²: the area of the convex hull of the matches' marker corners on
+    the mat (``matches``: (id, obj (4,3) mm, img (4,2) px) each)."""
+    pts = np.concatenate([np.asarray(obj, np.float64)[:, :2] for _, obj, _ in matches]).astype(np.float32)
+    return float(cv2.contourArea(cv2.convexHull(pts))) if len(pts) >= 3 else 0.0
+
+
 class MarkerMemory:
-    """The markers read in the last few frames of one camera (a video), for
+    """The markers read in the last frames of one camera (a video), for
     :func:`estimate_pose`'s ``memory``: a marker this frame misses counts
-    where they read it, while the camera stands still.
+    where a kept frame read it, moved as the markers read in both moved.
 
     A pose from the markers read alone shifts with the set read: at 640 x
     480 the mat's small far markers are missed now and then (a hand over
     one, blur, noise), and a pose from the near ones, nearly in a line,
     tilts by a degree or more and moves the far slots' faces by a third of
     a tile (bench game 17403, the Sundae Mountain: 10 far tiles read "no
-    face" 5 to 10 px off in such a frame, and were taken for gone).  A
-    marker is lent only when its last two reads lie within ``still_share``
-    of the picture's diagonal of each other: one misread
-    (bench game 15903, 1280 x 720: a marker beside a hand, read once, put
-    the focal length 7 % off, and lent on it took eight layer-3 tiles for
-    gone).  The camera stood still when the markers read now lie, in the
-    median, within ``still_share`` of the diagonal of their last reads (1.6
-    px at 640 x 480, 2.9 px at 1280 x 720; corners read again in a still
-    picture move by 0.2-1.0 px at 640 x 480); otherwise the memory is
-    cleared.
+    face" 5 to 10 px off in such a frame, and were taken for gone).
+
+    What is lent, and when:
+
+    * only where the markers read span under ``spread_below`` of the mat's
+      area that they and the lent ones span (:func:`_spread`): a pose from
+      markers spread over the mat is well held (bench game 17403's read
+      markers spanned 15 % of the area with the far one; in bench game
+      17100, MP4 at 1280 x 720, one of 8 markers missed spanned 85-100 %,
+      and lent, it moved the focal length guessed from the markers by 2 %
+      and the slots' looks were taken for two tiles lifted);
+    * a marker two kept frames read within ``still_share`` of the picture's
+      diagonal of each other (bench game 15903: a marker beside a hand,
+      read once, put the focal length 7 % off);
+    * from the newest frame that read it, moved by the similarity
+      (``cv2.estimateAffinePartial2D``) that takes the markers read there
+      to where they are read now, when those moved, in the median, by at
+      most ``still_share`` of the diagonal (1.6 px at 640 x 480, 2.9 px at
+      1280 x 720: a camera shaken, not moved; corners read again in a still
+      picture move by 0.2-1.0 px at 640 x 480), and the similarity fits
+      them within half of that (a shaken camera's picture moves as one;
+      the fit leaves 0.2-0.6 px of the corners' noise at 640 x 480; bench
+      game 17103: markers lent where they had been, before a shake of a
+      pixel or two, invented a claim).
+
+    When the markers read move more than that from the newest kept frame,
+    the camera moved and the kept frames are forgotten.
 
     Args:
         still_share: see above.
-        reads: how many reads of each marker are kept.
+        frames: how many frames are kept.
+        spread_below: see above.
     """
 
-    def __init__(self, still_share: float = STILL_SHARE, reads: int = 3):
+    def __init__(self, still_share: float = STILL_SHARE, frames: int = 12, spread_below: float = 0.5):
         self.still_share = still_share
-        self.reads = max(2, int(reads))
-        self.seen: dict = {}     # marker key -> its last reads, oldest first: [(id, obj (4,3), img (4,2)), ...]
+        self.frames = max(2, int(frames))
+        self.spread_below = spread_below
+        self.kept: list[dict] = []     # oldest first: {marker key: (id, obj (4,3), img (4,2))} as read
 
     @staticmethod
     def _key(obj: np.ndarray) -> tuple:
         return tuple(np.round(np.asarray(obj, np.float64)[0], 3))
 
-    def _still(self, matches, image_size) -> bool:
-        moves = []
-        for _, obj, img in matches:
-            old = self.seen.get(self._key(obj))
-            if old:
-                moves.extend(np.linalg.norm(np.asarray(img) - old[-1][2], axis=1).tolist())
+    def _read(self, matches) -> dict:
+        return {self._key(obj): (int(i), np.asarray(obj, np.float64), np.asarray(img, np.float64))
+                for i, obj, img in matches}
+
+    @staticmethod
+    def _moves(then: dict, now: dict) -> list[float]:
+        return [float(d) for k in then.keys() & now.keys()
+                for d in np.linalg.norm(now[k][2] - then[k][2], axis=1)]
+
+    def _still(self, now: dict, image_size) -> bool:
+        moves = self._moves(self.kept[-1], now) if self.kept else []
         return bool(moves) and float(np.median(moves)) <= self.still_share * math.hypot(*image_size)
 
     def lend(self, matches, image_size) -> list:
         """``matches`` (list of (id, obj (4,3) mm, img (4,2) px), as read)
-        with the markers missing from them whose last two reads lie at one
-        place, where the last read them, when the camera stood still;
-        ``matches`` as they are otherwise."""
-        if not self._still(matches, image_size):
+        with the markers this class's rules lend; ``matches`` as they are
+        where none is."""
+        now = self._read(matches)
+        if not self._still(now, image_size):
             return list(matches)
         limit = self.still_share * math.hypot(*image_size)
-        now = {self._key(obj) for _, obj, _ in matches}
         out = list(matches)
-        for key, reads in self.seen.items():
-            if key in now or len(reads) < 2:
+        missing = {k for f in self.kept for k in f} - now.keys()
+        for key in missing:
+            reads = [f for f in reversed(self.kept) if key in f]
+            if len(reads) < 2 or float(np.median(np.linalg.norm(reads[0][key][2] - reads[1][key][2], axis=1))) > limit:
                 continue
-            if float(np.median(np.linalg.norm(reads[-1][2] - reads[-2][2], axis=1))) <= limit:
-                i, obj, img = reads[-1]
-                out.append((i, obj.copy(), img.copy()))
+            then = reads[0]
+            common = sorted(then.keys() & now.keys())
+            if len(common) < 2:
+                continue
+            src = np.concatenate([then[k][2] for k in common]).astype(np.float32)
+            dst = np.concatenate([now[k][2] for k in common]).astype(np.float32)
+            if float(np.median(np.linalg.norm(dst - src, axis=1))) > limit:
+                continue
+            m, _ = cv2.estimateAffinePartial2D(src, dst, method=cv2.LMEDS)
+            if m is None:
+                continue
+            fit = src @ m[:, :2].T + m[:, 2]
+            if float(np.median(np.linalg.norm(fit - dst, axis=1))) > 0.5 * limit:
+                continue
+            i, obj, img = then[key]
+            out.append((i, obj.copy(), img @ m[:, :2].T + m[:, 2]))
+        if len(out) > len(matches) and _spread(matches) >= self.spread_below * _spread(out):
+            return list(matches)
         return out
 
     def update(self, matches, image_size) -> None:
         """Keep the markers read in this frame (``matches`` as read);
-        forget every read kept before when the camera moved."""
-        if not self._still(matches, image_size):
-            self.seen = {}
-        for i, obj, img in matches:
-            reads = self.seen.setdefault(self._key(obj), [])
-            reads.append((int(i), np.array(obj, np.float64), np.array(img, np.float64)))
-            del reads[:-self.reads]
+        forget the frames kept before when the camera moved."""
+        now = self._read(matches)
+        if not self._still(now, image_size):
+            self.kept = []
+        self.kept.append(now)
+        del self.kept[:-self.frames]
 
 
 def estimate_pose(image_bgr: np.ndarray, spec: MatSpec, camera: Camera | None = None,
