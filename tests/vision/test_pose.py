@@ -604,7 +604,8 @@ def test_a_video_frame_missing_markers_counts_them_where_two_earlier_frames_read
     assert once.n_markers == len(near)               # read in one frame only: none lent yet
     memory = MarkerMemory()
     for _ in range(2):
-        assert estimate_pose(img, spec, memory=memory).n_markers == 12
+        full = estimate_pose(img, spec, memory=memory)
+        assert full.n_markers == 12
     kept = estimate_pose(part, spec, memory=memory)
     assert kept.n_markers == 12 and set(kept.marker_ids) == set(range(12))
     assert _face_error(spec, kept, rv, tv) < 1.0
@@ -613,6 +614,18 @@ def test_a_video_frame_missing_markers_counts_them_where_two_earlier_frames_read
     # the two frames that read them
     for _ in range(3):
         assert estimate_pose(part, spec, memory=memory).n_markers == 12
+    # a camera shaken by a pixel or two: the lent markers follow the shake
+    # of the markers read in both frames
+    shaken = cv2.warpAffine(part, np.float32([[1, 0, 2.0], [0, 1, -1.0]]), (part.shape[1], part.shape[0]),
+                            borderMode=cv2.BORDER_REPLICATE)
+    moved_by = estimate_pose(shaken, spec, memory=memory)
+    assert moved_by.n_markers == 12
+    far = [k for k, mid in enumerate(moved_by.marker_ids) if mid not in near]
+    was = {mid: k for k, mid in enumerate(full.marker_ids)}
+    for k in far:
+        j = was[moved_by.marker_ids[k]]
+        shift = moved_by.image_points[4 * k:4 * k + 4] - full.image_points[4 * j:4 * j + 4]
+        np.testing.assert_allclose(shift, [[2.0, -1.0]] * 4, atol=0.3)
     # the camera moved: the markers read now lie elsewhere, nothing is lent,
     # and the frames kept before are forgotten
     img2, rv2, tv2 = _view(spec, mat_png, 25, azimuth=-14.0)
