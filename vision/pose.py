@@ -706,6 +706,13 @@ def small_picture_hint(image_bgr: np.ndarray) -> str:
 STILL_SHARE = 0.002     # marker corners within this share of the picture's diagonal: the camera stood still
 
 
+def _spread(matches) -> float:
+    """mm²: the area of the convex hull of the matches' marker corners on
+    the mat (``matches``: (id, obj (4,3) mm, img (4,2) px) each)."""
+    pts = np.concatenate([np.asarray(obj, np.float64)[:, :2] for _, obj, _ in matches]).astype(np.float32)
+    return float(cv2.contourArea(cv2.convexHull(pts))) if len(pts) >= 3 else 0.0
+
+
 class MarkerMemory:
     """The markers read in the last frames of one camera (a video), for
     :func:`estimate_pose`'s ``memory``: a marker this frame misses counts
@@ -720,6 +727,14 @@ class MarkerMemory:
 
     What is lent, and when:
 
+    * only where the markers read span under ``spread_below`` of the mat's
+      area that they and the lent ones span (:func:`_spread`): a pose from
+      markers spread over the mat is well held, and every lent marker is a
+      little off (bench game 17403's read markers spanned 15 % of the area
+      with the far one; lent wherever one of 7-10 was missed, markers took
+      a claim from bench game 15600, on the Alphabet Tower at 1280 x 720,
+      its camera shaken by 1-2 px; bench game 16200, whose near markers
+      span 57 %, is read as before, two claims and the penalties wrong);
     * a marker two kept frames read within ``still_share`` of the picture's
       diagonal of each other (bench game 15903: a marker beside a hand,
       read once, put the focal length 7 % off);
@@ -730,11 +745,9 @@ class MarkerMemory:
       1280 x 720: a camera shaken, not moved; corners read again in a still
       picture move by 0.2-1.0 px at 640 x 480), and the similarity fits
       them within half of that (a shaken camera's picture moves as one;
-      the fit leaves 0.2-0.6 px of the corners' noise at 640 x 480).  Lent
-      where it had been, before a shake of a pixel or two, one marker of 8
-      moved the focal length guessed from the markers by 2 % (bench games
-      17100 and 17103, MP4 at 1280 x 720: a claim and an attempt
-      invented).
+      the fit leaves 0.2-0.6 px of the corners' noise at 640 x 480; bench
+      game 17103: markers lent where they had been, before a shake of a
+      pixel or two, invented a claim).
 
     When the markers read move more than that from the newest kept frame,
     the camera moved and the kept frames are forgotten.
@@ -742,11 +755,13 @@ class MarkerMemory:
     Args:
         still_share: see above.
         frames: how many frames are kept.
+        spread_below: see above.
     """
 
-    def __init__(self, still_share: float = STILL_SHARE, frames: int = 12):
+    def __init__(self, still_share: float = STILL_SHARE, frames: int = 12, spread_below: float = 0.5):
         self.still_share = still_share
         self.frames = max(2, int(frames))
+        self.spread_below = spread_below
         self.kept: list[dict] = []     # oldest first: {marker key: (id, obj (4,3), img (4,2))} as read
 
     @staticmethod
@@ -796,6 +811,8 @@ class MarkerMemory:
                 continue
             i, obj, img = then[key]
             out.append((i, obj.copy(), img @ m[:, :2].T + m[:, 2]))
+        if len(out) > len(matches) and _spread(matches) >= self.spread_below * _spread(out):
+            return list(matches)
         return out
 
     def update(self, matches, image_size) -> None:
