@@ -3,7 +3,7 @@
     python bench/bench_referee.py [--seed 7001] [--games 4] [--fps 30] [--size 1280x720]
                                   [--claims 6] [--work DIR] [--format jpg|mp4] [--keep]
                                   [--json OUT.json] [--time-lapse STEP] [--words N]
-                                  [--layout NAME]
+                                  [--layout NAME] [--tilt LO,HI]
 
 Game ``k`` (0-based) uses seed ``seed + k`` for its deal, script and
 rendering (:func:`companion.commands.demo.script_game`).  The referee was
@@ -14,7 +14,11 @@ default starts at 7501, never run before the figures reported with it.  Games cy
 :data:`GAMES`: the four tile sets on the three built-in layouts, two players
 each (Word Mahjong's Zen Archives with two scholars, docs/RULES.md 4.6);
 ``--layout`` plays every game on another built-in layout (taller stacks,
-other outlines).
+other outlines).  The camera is tilted from overhead by 10-25 degrees;
+``--tilt LO,HI`` draws the tilt in LO-HI degrees instead (``0,3``: an
+overhead rig, whose focal length the mat cannot tell, so that it is
+searched from the tiles' faces); such recordings need a ``--work`` of
+their own (folders are named by seed and layout only).
 
 Each game is a scripted recording (:mod:`vision.synth.recording`), 1280 x 720
 at 30 frames per second by default, written as JPEG frames in a folder (or an
@@ -95,17 +99,21 @@ GAMES = (("love", "turtle", "sprint"),
          ("word", "turtle", "zen-archives"))
 PLAYERS = ("Ada", "Bo")
 FRAME_TOLERANCE_S = 0.7
+#: the camera's tilt from overhead, degrees (``--tilt``)
+TILT_DEG = (10.0, 25.0)
 
 
 # --------------------------------------------------------------------------- games
 
 def render(folder: Path, variant: str, layout: Layout, faces, moves, seed: int, fps: float,
-           size: tuple[int, int], fmt: str) -> tuple[Path, dict]:
-    """Render the recording (JPEG folder or mp4) and return its path and truth."""
+           size: tuple[int, int], fmt: str, tilt_deg: tuple[float, float] = TILT_DEG) -> tuple[Path, dict]:
+    """Render the recording (JPEG folder or mp4) and return its path and
+    truth; the camera tilted from overhead by a random angle in
+    ``tilt_deg`` (degrees)."""
     from vision.synth.recording import write_recording
     from vision.synth.scene import SceneSpec
     rng = np.random.default_rng([seed, 1])
-    spec = SceneSpec(variant, layout, removed=(), faces=tuple(faces), tilt_deg=(10.0, 25.0), upright=1.0,
+    spec = SceneSpec(variant, layout, removed=(), faces=tuple(faces), tilt_deg=tilt_deg, upright=1.0,
                      fill=(0.8, 0.92), image_size=size)
     target = folder / "frames" if fmt == "jpg" else folder / "game.mp4"
     truth = write_recording(target, variant, layout, moves, rng, fps, spec=spec, quality=90)
@@ -258,6 +266,9 @@ def main(argv=None) -> int:
                          "between letters (Word 2.1 Rule 2: 'sequentially')")
     ap.add_argument("--work", type=Path, help="folder for recordings and outputs (default: a temporary one)")
     ap.add_argument("--format", choices=("jpg", "mp4"), default="jpg")
+    ap.add_argument("--tilt", default=None, metavar="LO,HI",
+                    help="the camera's tilt from overhead, degrees, drawn in LO-HI (default 10,25; 0,3 an "
+                         "overhead rig, where the focal length cannot be told from the mat)")
     ap.add_argument("--keep", action="store_true", help="keep recordings found in --work (no re-render)")
     ap.add_argument("--json", type=Path, help="also write the figures as JSON")
     ap.add_argument("--time-lapse", type=int, default=0, metavar="STEP",
@@ -270,6 +281,14 @@ def main(argv=None) -> int:
     if args.layout is not None and args.layout not in codex.BUILTIN_NAMES:
         ap.error(f"--layout: not a built-in layout: {args.layout} (one of {', '.join(codex.BUILTIN_NAMES)})")
     w, h = (int(v) for v in args.size.lower().split("x"))
+    tilt = TILT_DEG
+    if args.tilt is not None:
+        try:
+            tilt = tuple(float(v) for v in args.tilt.split(","))
+        except ValueError:
+            tilt = ()
+        if len(tilt) != 2 or not 0 <= tilt[0] <= tilt[1] <= 60:
+            ap.error(f"--tilt: expected LO,HI degrees with 0 <= LO <= HI <= 60, got {args.tilt}")
     work = args.work or Path(tempfile.mkdtemp(prefix="bench-referee-"))
     work.mkdir(parents=True, exist_ok=True)
     rows = []
@@ -298,7 +317,8 @@ def main(argv=None) -> int:
             truth = json.loads(truth_path.read_text())
             rendered = "cached"
         else:
-            target, truth = render(gdir, variant, layout, faces, moves, seed, args.fps, (w, h), args.format)
+            target, truth = render(gdir, variant, layout, faces, moves, seed, args.fps, (w, h), args.format,
+                                   tilt)
             truth_path.write_text(json.dumps(truth))
             rendered = f"rendered in {time.perf_counter() - t0:.0f} s"
         tol = FRAME_TOLERANCE_S * args.fps

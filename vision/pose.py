@@ -752,17 +752,38 @@ class MarkerMemory:
     When the markers read move more than that from the newest kept frame,
     the camera moved and the kept frames are forgotten.
 
+    Without a camera file it also holds one focal length for the video
+    (:meth:`focal_for`): a camera's focal length does not change when a
+    marker is missed, but the one fitted to a view of a plane swings with
+    the markers read.  Bench game 16200 (640 x 480, 24 degrees from
+    overhead, true focal length 476 px): 487-492 px from frames that read
+    markers 0, 4 and 6-10, 524-537 px from those that missed marker 0 (a
+    hand over it), and the view's tilt a degree off with it.
+
     Args:
         still_share: see above.
         frames: how many frames are kept.
         spread_below: see above.
+        focal_frames: how many frames' focal lengths are kept.
+        focal_spread: the focal length held is the median of those fitted
+            to frames whose markers span at least this share of the widest
+            span kept (:func:`_spread`).
+        focal_rms_ratio, focal_misfit_px, focal_misfit_share: see
+            :meth:`focal_for`.
     """
 
-    def __init__(self, still_share: float = STILL_SHARE, frames: int = 12, spread_below: float = 0.5):
+    def __init__(self, still_share: float = STILL_SHARE, frames: int = 12, spread_below: float = 0.5,
+                 focal_frames: int = 100, focal_spread: float = 0.9, focal_rms_ratio: float = 2.0,
+                 focal_misfit_px: float = 0.5, focal_misfit_share: float = 0.0006):
         self.still_share = still_share
         self.frames = max(2, int(frames))
         self.spread_below = spread_below
+        self.focal_frames = max(1, int(focal_frames))
+        self.focal_spread = focal_spread
+        self.focal_rms_ratio = focal_rms_ratio
+        self.focal_misfit_px, self.focal_misfit_share = focal_misfit_px, focal_misfit_share
         self.kept: list[dict] = []     # oldest first: {marker key: (id, obj (4,3), img (4,2))} as read
+        self.focals: list[tuple[float, float, float]] = []   # oldest first: (spread mm², focal px, RMS px)
 
     @staticmethod
     def _key(obj: np.ndarray) -> tuple:
@@ -815,6 +836,60 @@ class MarkerMemory:
             return list(matches)
         return out
 
+    def _held(self, camera: Camera) -> Camera:
+        """``camera`` with the focal length held (:meth:`focal_for`)."""
+        typical = float(np.median([r for _, _, r in self.focals]))
+        pool = [(s, f) for s, f, r in self.focals if r <= self.focal_rms_ratio * typical]
+        top = max(s for s, _ in pool)
+        K = camera.K.copy()
+        K[0, 0] = K[1, 1] = float(np.median([f for s, f in pool if s >= self.focal_spread * top]))
+        return Camera(K, camera.dist.copy(), camera.image_size, camera.source)
+
+    def focal_for(self, camera: Camera, obj: np.ndarray, img: np.ndarray, matches) -> Camera:
+        """The camera to solve this frame's pose with, and this frame's
+        focal length kept.
+
+        ``camera`` has the focal length fitted to this frame's markers
+        alone: ``obj`` (``(N, 3)`` mm, their corners on the mat), read at
+        ``img`` (``(N, 2)`` px), ``matches`` (id, obj, img each).  The
+        focal length held for the video is the median of those kept from
+        the frames whose markers span at least ``focal_spread`` of the
+        widest span (:func:`_spread`: markers spread over the mat hold the
+        focal length best), among the frames whose markers fit their own
+        pose within ``focal_rms_ratio`` times the median RMS error kept (a
+        marker read a few px off spoils the focal length fitted to it:
+        bench game 17102, 1280 x 720, true focal length 1098 px: 1110-1124
+        px from frames fitting within 0.08-0.2 px, but 1041 px from a frame
+        that also read a far marker half hidden, 1.9 px RMS).
+
+        Where the markers lie more than ``focal_misfit_share`` of the
+        picture's diagonal (at least ``focal_misfit_px``) further, RMS,
+        from the pose with the focal length held than from the one with
+        their own, the camera was zoomed or changed: the focal lengths kept
+        are forgotten, and ``camera`` is returned (bench game 16200: the
+        focal length held cost the frames that fitted 7 % more at most
+        0.15 px; a camera zoomed by 30 %, a 1280 x 960 view 25 degrees
+        from overhead, 2.2 px).  Principal point, distortion and
+        ``source`` are ``camera``'s."""
+        try:
+            own_rms = _solve(obj, img, camera)[2]
+        except MatNotFound:
+            return camera
+        self.focals.append((_spread(matches), float(camera.K[0, 0]), own_rms))
+        del self.focals[:-self.focal_frames]
+        held = self._held(camera)
+        if held.K[0, 0] == camera.K[0, 0]:
+            return held
+        try:
+            held_rms = _solve(obj, img, held)[2]
+        except MatNotFound:
+            held_rms = math.inf
+        w, h = camera.image_size
+        if held_rms - own_rms <= max(self.focal_misfit_px, self.focal_misfit_share * math.hypot(w, h)):
+            return held
+        self.focals = self.focals[-1:]
+        return camera
+
     def update(self, matches, image_size) -> None:
         """Keep the markers read in this frame (``matches`` as read);
         forget the frames kept before when the camera moved."""
@@ -843,7 +918,10 @@ def estimate_pose(image_bgr: np.ndarray, spec: MatSpec, camera: Camera | None = 
         memory: the markers of the last frames of the same camera (a
             video, :class:`MarkerMemory`): while the camera stands still, a
             marker this image misses counts where they read it; the
-            markers read here are added to it.
+            markers read here are added to it.  Without ``camera``, a
+            focal length estimated from the markers is the one it holds
+            for the video (:meth:`MarkerMemory.focal_for`; the frame's
+            own where the one held does not fit its markers).
 
     Returns:
         The :class:`MatPose` (its markers those read, then those lent by
@@ -906,6 +984,8 @@ def estimate_pose(image_bgr: np.ndarray, spec: MatSpec, camera: Camera | None = 
         if cam.source == "estimated":
             fit = _fit_focal(obj, img, cam, "estimated")
             cam = fit[0] if fit is not None else cam
+            if memory is not None:
+                cam = memory.focal_for(cam, obj, img, matches)
     hint = "" if cam.source in ("assumed", "estimated", "searched") else " (check the camera file)"
     try:
         rvec, tvec, rms = _solve(obj, img, cam)

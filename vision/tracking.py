@@ -1689,8 +1689,30 @@ class BoardTracker:
         if lifts and obs.patches is not None and st.ref is not None:
             held = self._shifted_blocked(obs)
             lifts = [i for i in lifts if not held[i]]
+        if lifts:
+            lifts = self._under_standing_cover(lifts)
         returns = [i for i in st.lifted if obs.known[i] and obs.present[i] and moved[i]]
         return lifts, returns
+
+    def _under_standing_cover(self, lifts: list[int]) -> list[int]:
+        """``lifts`` less the tiles a tile on a higher layer still covers
+        (on the board, not lifted, and not among ``lifts``): a covered tile
+        cannot leave from under its cover, so its slot reading empty is the
+        cover misread (bench game 17704, Love on the Turtle at 1280 x 720: a
+        standing layer-2 tile read "no tile" at its own height and its face
+        one layer down, and the layer-1 tile under it was taken for lifted
+        and charged).  A cover lifted in the same change lets its tile
+        go too."""
+        cov = self.board.geometry.covered_by
+        up = np.asarray(self.board.present, bool).copy()
+        if self.state.lifted:
+            up[self.state.lifted] = False
+        keep = set(lifts)
+        while True:
+            stay = {i for i in keep if any(up[j] and j not in keep for j in cov[i])}
+            if not stay:
+                return [i for i in lifts if i in keep]
+            keep -= stay
 
     def _shifted_blocked(self, obs: Observation) -> np.ndarray:
         """(N,) bool: blocked tiles standing on the tracker's board, read
@@ -2662,9 +2684,9 @@ class BoardTracker:
                              first: bool = False) -> list[int]:
         """The tiles on a higher layer than slot ``i`` that show in its
         window (``obs.front``; where not given, any within two tiles of it,
-        4 half-units either way), uncovered, reads gone in ``obs`` or
-        looks changed since the last observation (one lifted before and
-        still off does not count)
+        4 half-units either way), uncovered, whose look changed since the
+        last observation (where none is kept: that reads gone in ``obs``,
+        or moved; one lifted before and still off does not count)
         (``change_ncc``; bench game 11501: a look compared with the stored
         ones stayed "changed" for good where those were stale, and every
         tile behind it went unjudged): such a tile hides part of
@@ -2680,6 +2702,13 @@ class BoardTracker:
         if last is not None and obs.patches is not None and np.shape(obs.patches) == last.shape:
             p = np.asarray(obs.patches, np.float32)
             changed = lambda j: float(p[j] @ last[j]) < self.settings.change_ncc     # noqa: E731
+            # a tile in front read gone whose look has not changed since the
+            # last picture is misread, not gone: the window behind it shows
+            # what it showed (bench game 15600, the Alphabet Tower at 720p: a
+            # standing layer-4 tile read "no tile" at 0.77, its look 0.997
+            # like the last, and the layer-3 tile behind it, lifted for a
+            # claim in that picture, had its emptied look learnt as its own)
+            gone_now = np.zeros(len(gone_now), bool)
         else:
             changed = lambda j: bool(lifted[j] or (moved[j] and (st.has_ref is None or st.has_ref[j])))  # noqa: E731
         # only the tiles in its window (bench game 12401, Twin Hearts: a

@@ -633,3 +633,60 @@ def test_a_video_frame_missing_markers_counts_them_where_two_earlier_frames_read
     assert estimate_pose(part2, spec, memory=memory).n_markers == len(near)
     assert len(memory.kept) == 1
     assert estimate_pose(part2, spec, memory=memory).n_markers == len(near)
+
+
+def test_a_video_holds_one_focal_length_from_its_widest_spread_frames(spec):
+    # bench game 16200 (640 x 480, 24 degrees from overhead, true focal
+    # length 476 px): frames that read markers 0, 4 and 6-10 fitted 487-492
+    # px, those that missed marker 0 under a hand 524-537 px, and the view's
+    # tilt swung by a degree with it.  Without a camera file a video holds
+    # the median of the focal lengths fitted to the frames whose markers
+    # span the most of the mat, among those whose markers fit well
+    from vision.pose import MarkerMemory
+    size = (640, 480)
+    rv, tv = look_at_pose(CENTRE, 720.0, 24.0, yaw_deg=3.0, azimuth_deg=-10.0)
+    objs = {mid: obj for (_, mid), obj in spec.marker_object_points().items()}
+    rng = np.random.default_rng(5)
+
+    def frame(ids, f, true_f=476.0, off=None):
+        """A frame's markers as read, seen with focal length ``true_f``
+        (corners 0.15 px off at random; marker ``off`` 3 px off), and a
+        camera of focal length ``f`` as fitted to them alone."""
+        ms = []
+        for mid in sorted(ids):
+            img = project(objs[mid], camera_matrix(size, true_f), rv, tv) + rng.normal(0.0, 0.15, (4, 2))
+            ms.append((mid, objs[mid], img + ([3.0, -2.0] if mid == off else 0.0)))
+        cam = Camera(camera_matrix(size, f), np.zeros(5), size, "estimated")
+        return cam, np.concatenate([m[1] for m in ms]), np.concatenate([m[2] for m in ms]), ms
+
+    every, some = set(objs), set(objs) - {0, 11}
+    memory = MarkerMemory()
+    assert memory.focal_for(*frame(every, 489.0)).K[0, 0] == 489.0
+    assert memory.focal_for(*frame(every, 491.0)).K[0, 0] == 490.0        # the median of 489 and 491
+    held = memory.focal_for(*frame(some, 530.0))                          # markers 0 and 11 missed
+    assert held.K[0, 0] == 490.0 and held.source == "estimated"
+    assert np.array_equal(held.K[:, 2], camera_matrix(size, 530.0)[:, 2])
+    assert memory.focal_for(*frame(every, 487.0)).K[0, 0] == 489.0        # 487, 489, 491
+    # every marker read, but one of them 3 px off (half hidden): the focal
+    # length fitted to them (here 440 px) is not held
+    assert memory.focal_for(*frame(every, 440.0, off=1)).K[0, 0] == 489.0
+    assert len(memory.focals) == 5 and memory.focals[-1][2] > 2 * np.median([r for _, _, r in memory.focals])
+    # the camera zoomed by 30 %: the focal length held puts the markers far
+    # from where they are read, so the frame's own is used and the ones kept
+    # are forgotten
+    zoomed = memory.focal_for(*frame(every, 1.3 * 476.0, true_f=1.3 * 476.0))
+    assert zoomed.K[0, 0] == pytest.approx(1.3 * 476.0)
+    assert [f for _, f, _ in memory.focals] == [pytest.approx(1.3 * 476.0)]
+
+
+def test_a_zoomed_camera_gets_its_own_focal_length(spec, mat_png):
+    from vision.pose import MarkerMemory
+    img, rv, tv = _view(spec, mat_png, 25, azimuth=-20.0)
+    K2 = K.copy()
+    K2[0, 0] = K2[1, 1] = 1.3 * F
+    zoomed, rv2, tv2 = _view(spec, mat_png, 25, K=K2, azimuth=-20.0)
+    memory = MarkerMemory()
+    assert estimate_pose(img, spec, memory=memory).camera.K[0, 0] == pytest.approx(F, rel=0.01)
+    pose = estimate_pose(zoomed, spec, memory=memory)
+    assert pose.camera.K[0, 0] == pytest.approx(1.3 * F, rel=0.01)
+    assert _face_error(spec, pose, rv2, tv2, K=K2) < 1.0

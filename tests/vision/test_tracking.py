@@ -242,9 +242,27 @@ def test_free_tile_lifted_and_returned_is_a_touch():
 
 
 def test_covered_tile_penalty_names_the_cover():
+    # H lifted first, then G from under where it lay: G was covered when
+    # the turn began (a pick does not free the next)
     t = tracker()
-    ev = t.observe(3, obs(absent=[G]))
-    assert ev[1].type == "penalty" and ev[1].blocks[0]["covered_by"] == [list(H)]
+    assert types(t.observe(2, obs(absent=[H]))) == ["lift"]
+    ev = t.observe(3, obs(absent=[H, G]))
+    assert types(ev) == ["lift", "penalty"]
+    assert ev[0].slots == (G,) and ev[1].blocks[0]["covered_by"] == [list(H)]
+
+
+def test_a_covered_tile_does_not_leave_from_under_its_standing_cover():
+    # bench game 17704: a standing layer-2 tile read "no tile" at its own
+    # height and its face one layer down, and the layer-1 tile under it
+    # was taken for lifted and charged.  A tile cannot leave from under a
+    # cover that stands: its slot reading empty is the cover misread
+    t = tracker()
+    g, h = LAYOUT.slot_index(G), LAYOUT.slot_index(H)
+    assert t.changes(obs(absent=[G])) == (frozenset(), frozenset())
+    # the cover read gone with it: both leave (a stack cleared at once)
+    assert t.changes(obs(absent=[G, H])) == ({g, h}, frozenset())
+    assert t.observe(3, obs(absent=[G])) == []
+    assert t.state.lifted == [] and all(t.board.present)
 
 
 def test_returned_non_matching_pair_is_an_invalid_attempt():
@@ -2035,6 +2053,27 @@ def test_a_tile_behind_a_taller_stack_never_read_is_judged_by_its_look(front_lea
     assert types(ev)[:1] == ["lift"] and ev[0].slots == (b,)
     assert types(t.observe(9, reading()))[:1] == ["return"]
     assert not t.busy and t.board.present[lone.slots.index(b)]
+
+
+def test_a_tile_behind_a_stack_leaves_though_the_tile_in_front_is_misread_gone():
+    # bench game 15600 (the Alphabet Tower at 720p): a standing layer-4 tile
+    # read "no tile" at 0.77, its look as in the last picture (0.997), in
+    # the picture where the layer-3 tile behind it was lifted for a claim;
+    # counted as changed, it kept the tile behind unjudged, and that tile's
+    # emptied look was learnt as its own: the claim was never seen.  A tile
+    # in front whose look has not changed since the last picture is
+    # misread, not gone
+    t5 = (2, 0, 2)
+    lone = Layout("behind", ((0, 0, 0), (2, 0, 1), (2, 0, 2), (8, 0, 0), (2, 4, 0)))
+    b = (0, 0, 0)
+    _, reading = _behind_scene(lone, ["bamboo-1", "bamboo-3", "bamboo-4", "bamboo-4", "bamboo-6"], b,
+                               [(2, 0, 1)], seed=3)
+    t = BoardTracker(Board(lone), TS)
+    t.observe(0, reading())
+    t.observe(1, reading())
+    ev = t.observe(5, reading(absent=[b, t5], changed=[b]))
+    assert [(e.type, e.slots) for e in ev][:1] == [("lift", (b,))]
+    assert lone.slots.index(t5) not in t.state.lifted and t.board.present[lone.slots.index(t5)]
 
 
 @pytest.mark.parametrize("given_front", [True, False])
