@@ -784,6 +784,11 @@ class MarkerMemory:
         self.focal_misfit_px, self.focal_misfit_share = focal_misfit_px, focal_misfit_share
         self.kept: list[dict] = []     # oldest first: {marker key: (id, obj (4,3), img (4,2))} as read
         self.focals: list[tuple[float, float, float]] = []   # oldest first: (spread mm², focal px, RMS px)
+        self.searched: list[float] = []     # oldest first: focal lengths searched from the faces, px
+        #: the first frame shows the whole deal, every tile standing (the
+        #: referee's default; ``vision.reconstruct.read_slots`` searches its
+        #: focal length so)
+        self.whole_deal = False
 
     @staticmethod
     def _key(obj: np.ndarray) -> tuple:
@@ -889,6 +894,17 @@ class MarkerMemory:
             return held
         self.focals = self.focals[-1:]
         return camera
+
+    def hold_searched(self, f: float) -> float:
+        """Keep ``f``, the focal length (px) searched from one frame's faces
+        (a nearly overhead view, ``vision.reconstruct.focal_from_faces``),
+        and return the median of those kept (the last ``focal_frames``): each
+        frame's search is a noisy witness of the one focal length (bench
+        game 17803, 2 degrees from overhead, 945 px true: 900-966 px frame by
+        frame)."""
+        self.searched.append(float(f))
+        del self.searched[:-self.focal_frames]
+        return float(np.median(self.searched))
 
     def update(self, matches, image_size) -> None:
         """Keep the markers read in this frame (``matches`` as read);

@@ -322,13 +322,16 @@ class PoseMemory:
     """A ``recognize_fn`` for :class:`Referee`: :func:`read_board` on each
     frame with one :class:`vision.pose.MarkerMemory` across them (a marker
     a frame misses counts where the last frames read it, while the camera
-    stands still).  ``args`` and ``kwargs`` are :func:`read_board`'s after
-    the frame."""
+    stands still; one focal length held for the video).  ``args`` and
+    ``kwargs`` are :func:`read_board`'s after the frame; ``whole_deal``:
+    the first frame shows the whole deal (the referee's default), which
+    the focal length of a nearly overhead view is searched with."""
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args, whole_deal: bool = False, **kwargs):
         from vision.pose import MarkerMemory
         self.args, self.kwargs = args, kwargs
         self.markers = MarkerMemory()
+        self.markers.whole_deal = bool(whole_deal)
 
     def __call__(self, frame: np.ndarray) -> Reading:
         return read_board(frame, *self.args, markers=self.markers, **self.kwargs)

@@ -455,8 +455,9 @@ def run_referee(args, source, on_event=None, on_start=None, require_output: bool
             made_folders += missing_folders(str(made_evidence))
         evidence = EvidenceWriter(Path(evidence_dir), base) if evidence_dir else None
 
-        # (each frame read with the last one's pose while the camera stands still)
-        recognize_fn = PoseMemory(args.variant, layout, camera, classifier, spec, face_reader=reader)
+        # (the mat's markers and the focal length held across the frames: PoseMemory)
+        recognize_fn = PoseMemory(args.variant, layout, camera, classifier, spec, face_reader=reader,
+                                  whole_deal=not getattr(args, "start_as_found", False))
 
         kinds: dict[str, int] = {}     # events by type, for the summary line
 

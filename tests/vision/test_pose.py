@@ -690,3 +690,35 @@ def test_a_zoomed_camera_gets_its_own_focal_length(spec, mat_png):
     pose = estimate_pose(zoomed, spec, memory=memory)
     assert pose.camera.K[0, 0] == pytest.approx(1.3 * F, rel=0.01)
     assert _face_error(spec, pose, rv2, tv2, K=K2) < 1.0
+
+
+def test_a_video_seen_overhead_holds_the_median_of_the_focal_lengths_searched(spec, mat_png, monkeypatch):
+    # seen nearly overhead the mat cannot tell the focal length, and each
+    # frame's search from the faces is a noisy witness of it (bench game
+    # 17803, 2 degrees from overhead, 945 px true: 900-966 px frame by
+    # frame, 879 px on the deal with the usual prior of tops taken, 949 px
+    # with every top standing).  A video holds the median of those searched,
+    # the first frame searched as the whole deal where the referee starts
+    # from it
+    from companion.codex import builtin
+    from vision import reconstruct
+    from vision.pose import MarkerMemory
+    img, _, _ = _view(spec, mat_png, 1.0)
+    assert estimate_pose(img, spec).camera.source == "assumed"
+    searched, priors = iter([900.0, 960.0, 930.0, 990.0]), []
+
+    def search(image, variant, layout, spec_, pose, classifier, settings):
+        priors.append(settings.focal_art_top_prior)
+        return reconstruct.pose_with_focal(pose, next(searched), "searched")
+
+    monkeypatch.setattr(reconstruct, "focal_from_faces", search)
+    memory = MarkerMemory()
+    memory.whole_deal = True
+    got = [reconstruct.read_slots(img, "mindful", builtin("turtle"), markers=memory).pose.camera
+           for _ in range(3)]
+    assert [c.K[0, 0] for c in got] == [900.0, 930.0, 930.0]        # the medians of 900, 960, 930
+    assert all(c.source == "searched" for c in got)
+    deal = reconstruct.ReconstructSettings().focal_art_deal_prior
+    assert priors == [deal] + [reconstruct.ReconstructSettings().focal_art_top_prior] * 2
+    # a single photo (no memory) keeps its own search
+    assert reconstruct.read_slots(img, "mindful", builtin("turtle")).pose.camera.K[0, 0] == 990.0
