@@ -844,7 +844,8 @@ class MarkerMemory:
     def _held(self, camera: Camera) -> Camera:
         """``camera`` with the focal length held (:meth:`focal_for`)."""
         typical = float(np.median([r for _, _, r in self.focals]))
-        pool = [(s, f) for s, f, r in self.focals if r <= self.focal_rms_ratio * typical]
+        pool = [(s, f) for s, f, r in self.focals if r <= self.focal_rms_ratio * typical] \
+            or [(s, f) for s, f, _ in self.focals]
         top = max(s for s, _ in pool)
         K = camera.K.copy()
         K[0, 0] = K[1, 1] = float(np.median([f for s, f in pool if s >= self.focal_spread * top]))
@@ -880,6 +881,8 @@ class MarkerMemory:
             own_rms = _solve(obj, img, camera)[2]
         except MatNotFound:
             return camera
+        if not (math.isfinite(own_rms) and math.isfinite(float(camera.K[0, 0]))):
+            return camera
         self.focals.append((_spread(matches), float(camera.K[0, 0]), own_rms))
         del self.focals[:-self.focal_frames]
         held = self._held(camera)
@@ -902,9 +905,10 @@ class MarkerMemory:
         frame's search is a noisy witness of the one focal length (bench
         game 17803, 2 degrees from overhead, 945 px true: 900-966 px frame by
         frame)."""
-        self.searched.append(float(f))
-        del self.searched[:-self.focal_frames]
-        return float(np.median(self.searched))
+        if math.isfinite(f):
+            self.searched.append(float(f))
+            del self.searched[:-self.focal_frames]
+        return float(np.median(self.searched)) if self.searched else float(f)
 
     def update(self, matches, image_size) -> None:
         """Keep the markers read in this frame (``matches`` as read);
