@@ -3,7 +3,10 @@ live event stream.  GET only.
 
 * ``GET /api/state[?game=ID]``: the game (the latest by default) as
   :func:`companion.web.scoreboard.player_state` (CONTRACT.md: players,
-  scores, whose turn, last events, and more); 404 when there is none.
+  scores, whose turn, last events, and more).  Before the ledger's first
+  game the latest game is :func:`companion.web.scoreboard.waiting_state`
+  (200, ``game_id`` null, no players); a ``game`` the ledger does not hold
+  is 404.
 * ``GET /api/events[?game=ID][&last_id=N]``: Server-Sent Events, one
   ``ledger`` message per new ledger event; a reconnecting browser's
   ``Last-Event-ID`` header (or ``last_id``) replays what it missed; past
@@ -69,7 +72,12 @@ def _state_at():
 
 @bp.get("/state")
 def state():
-    evs = get_game(request.args.get("game"))
+    game = request.args.get("game")
+    if not game and get_db().latest_game_id() is None:
+        # (a script or a phone asking before the referee starts a game gets
+        # the same object, empty, rather than an error it must special-case)
+        return jsonify(scoreboard.waiting_state(now=time.time()))
+    evs = get_game(game)
     return jsonify(scoreboard.player_state(evs, now=time.time(), games=get_db().games()))
 
 

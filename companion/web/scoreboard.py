@@ -130,7 +130,8 @@ def player_state(events: Sequence, now: float | None = None, games: Sequence[dic
     * ``server_time`` (``now``, so that a page can run a Word timer; a
       running timer's ``elapsed`` and ``remaining`` are as of ``now``),
     * ``turns`` (a Solo Quest's turns used of its limit, :func:`turns_json`),
-    * ``games`` (the ledger's games, newest first).
+    * ``games`` (the ledger's games, newest first),
+    * ``waiting`` False (True only in :func:`waiting_state`, before any game).
 
     Raises:
         BadInput: no ``game_started`` event.
@@ -149,12 +150,27 @@ def player_state(events: Sequence, now: float | None = None, games: Sequence[dic
     for ev in out["last_events"]:
         ev["has_evidence"] = bool(ev.get("evidence")) and ev["type"] in EVIDENCE_TYPES
     out["last_id"] = max((e.id for e in st.raw), default=0)
+    out["waiting"] = False
     out["server_time"] = now
     _timer_now(out.get("timer"), now)
     out["turns"] = turns_json(st)
     out["games"] = [{"game_id": g["game_id"], "variant": g.get("variant"), "mode": g.get("mode"),
                      "players": g.get("players")} for g in reversed(list(games))]
     return out
+
+
+def waiting_state(now: float | None = None) -> dict:
+    """``GET /api/state`` before the ledger's first game: the keys of
+    :func:`player_state` that say "no game" (``game_id``, ``variant``,
+    ``mode``, ``layout``, ``turn``, ``winner`` and ``timer`` None; ``players``,
+    ``last_events``, ``needs_referee`` and ``games`` empty; ``last_id`` 0,
+    ``ended`` False), ``server_time`` ``now`` (seconds) and ``waiting``
+    True (CONTRACT.md: "the current game as JSON"; there is none yet)."""
+    return {"game_id": None, "waiting": True, "variant": None, "variant_title": None, "mode": None,
+            "mode_title": None, "layout": None, "layout_title": None, "players": [], "turn": None,
+            "tiles_left": 0, "tiles_total": 0, "last_events": [], "needs_referee": [], "ended": False,
+            "winner": None, "timer": None, "turns": None, "token_name": None, "hand_mode": False,
+            "word_mode": False, "last_id": 0, "server_time": now, "games": []}
 
 
 def turns_json(st: G.GameState) -> dict | None:

@@ -87,10 +87,18 @@ def test_qr_code_of_join_url(client, app):
 # --------------------------------------------------------------------------- /api/state
 
 
-def test_api_state_without_game_is_404_json(client):
+def test_api_state_before_the_first_game_is_the_empty_state(client, web_ledger):
+    # (session 54) it was 404 {"error": "no game yet ..."}: a script polling
+    # the scoreboard before the referee starts had to special-case an error
     rv = client.get("/api/state")
-    assert rv.status_code == 404
-    assert "no game yet" in rv.json["error"]
+    assert rv.status_code == 200
+    st = rv.json
+    assert st["waiting"] is True and st["game_id"] is None and st["turn"] is None
+    assert st["players"] == [] and st["last_events"] == [] and st["last_id"] == 0 and st["games"] == []
+    assert client.get("/api/state?game=g1").status_code == 404       # a named game is still looked up
+    start_mini(web_ledger)
+    st = client.get("/api/state").json
+    assert st["waiting"] is False and st["game_id"] == "g1" and len(st["players"]) == 2
 
 
 def test_api_state_values(client, mini_game):

@@ -185,16 +185,17 @@
     try {
       const q = game && !follow ? "?game=" + encodeURIComponent(game) : "";
       const res = await fetch(app.dataset.stateUrl + q, { headers: { Accept: "application/json" }, cache: "no-store" });
-      // no game yet (404 while following the latest game, none shown): the
-      // page waits for the first, which its stream brings; that is no
-      // trouble (the page said "not live" and that scores it had not
+      // no game yet (the state's "waiting", while following the latest
+      // game): the page waits for the first, which its stream brings; that
+      // is no trouble (the page said "not live" and that scores it had not
       // shown "may be out of date", and asked again and again)
-      const waiting = res.status === 404 && follow && !state;
-      trouble(res.ok || waiting ? "" : await problem(res));
-      if (!res.ok && !waiting) retryLater();
-      if (res.ok) {
+      trouble(res.ok ? "" : await problem(res));
+      if (!res.ok) retryLater();
+      const got = res.ok ? await res.json() : null;
+      if (got && got.waiting) retryWait = 3000;
+      if (got && !got.waiting) {
         retryWait = 3000;
-        state = await res.json();
+        state = got;
         game = state.game_id;
         render(state);
         const svg = await fetch(app.dataset.boardUrl + "?game=" + encodeURIComponent(game), { cache: "no-store" });
