@@ -178,15 +178,19 @@ def _look(target: np.ndarray, tilt: float, yaw: float, D: float) -> tuple[np.nda
     return R, -R @ C
 
 
-def sample_camera(rng: np.random.Generator, mat_size_mm, size=IMAGE_SIZE) -> Cam:
+def sample_camera(rng: np.random.Generator, mat_size_mm, size=IMAGE_SIZE,
+                  tilt_deg: tuple[float, float] = (0.0, 40.0), fill: tuple[float, float] = (0.6, 0.9)) -> Cam:
+    """A random camera looking at the mat centre, tilted ``tilt_deg`` (LO, HI
+    degrees from straight down), at the distance that makes the mat's
+    projected box span ``fill`` (LO, HI) of the frame."""
     W, H = size
     mw, mh = mat_size_mm
     hfov = math.radians(rng.uniform(50.0, 70.0))
     f = (W / 2) / math.tan(hfov / 2)
     K = np.array([[f, 0, W / 2], [0, f, H / 2], [0, 0, 1.0]])
-    tilt = math.radians(rng.uniform(0.0, 40.0))
+    tilt = math.radians(rng.uniform(*tilt_deg))
     yaw = math.radians(rng.uniform(-180.0, 180.0))
-    fill = rng.uniform(0.6, 0.9)
+    fill = rng.uniform(*fill)
     target = np.array([mw / 2, mh / 2, 0.0])
     corners = np.array([[0, 0, 0], [mw, 0, 0], [mw, mh, 0], [0, mh, 0]], np.float64)
     D = 1000.0
@@ -267,18 +271,34 @@ class AltTruth:
     edges: bool
 
 
+def sample_look(rng: np.random.Generator, n: int) -> dict:
+    """Exposure, blur, noise and JPEG settings, and a print gain per slot
+    (``n`` slots), for :func:`render`'s ``look``: the frames of one video
+    share them."""
+    return {"contrast": rng.uniform(0.75, 1.25), "bright": rng.uniform(-30, 30), "sigma": rng.uniform(0.0, 1.2),
+            "noise": rng.uniform(1.0, 6.0), "quality": int(rng.integers(60, 96)),
+            "gains": rng.uniform(0.97, 1.03, n), "noise_seed": int(rng.integers(2 ** 31))}
+
+
 def render(assets: Assets, variant: str, layout, faces: Sequence[str], present: Sequence[bool],
-           rng: np.random.Generator, size=IMAGE_SIZE, face_scale: float = 1.0) -> tuple[np.ndarray, AltTruth]:
+           rng: np.random.Generator, size=IMAGE_SIZE, face_scale: float = 1.0,
+           tilt_deg: tuple[float, float] = (0.0, 40.0), look: dict | None = None,
+           fill: tuple[float, float] = (0.6, 0.9)) -> tuple[np.ndarray, AltTruth]:
     """One photo of ``layout`` (slots already in mat grid coordinates) with the
     tiles where ``present`` is true, showing ``faces``.  ``face_scale`` below 1
     prints each face that much smaller, centred on a blank tile of the body
-    colour (stickers printed with a printer's "fit to page" shrink).
-    Returns (BGR image, truth)."""
+    colour (stickers printed with a printer's "fit to page" shrink); the
+    camera tilted ``tilt_deg`` (LO, HI degrees), the mat spanning ``fill``
+    of the frame.  ``look``
+    (:func:`sample_look`) fixes the exposure, blur, noise, JPEG and print
+    gains, else they are drawn from ``rng`` after the scene: with ``look``
+    and an ``rng`` seeded alike, boards with other tiles standing come out
+    as frames of one video.  Returns (BGR image, truth)."""
     W, H = size
     mw, mh = assets.mat["size_mm"]
     gx, gy = assets.grid_origin
     tw, th, tz = assets.tile_mm
-    cam = sample_camera(rng, (mw, mh), size)
+    cam = sample_camera(rng, (mw, mh), size, tilt_deg, fill)
     C = cam.centre
 
     # ---- table and mat
@@ -357,7 +377,7 @@ def render(assets: Assets, variant: str, layout, faces: Sequence[str], present: 
             face = cv2.rotate(face, cv2.ROTATE_180)
         # face px -> mm on the slot (face image spans the whole top face,
         # or face_scale of it about its centre on a blank top)
-        gain = top_factor * rng.uniform(0.97, 1.03)
+        gain = top_factor * (rng.uniform(0.97, 1.03) if look is None else float(look["gains"][i]))
         fx0, fy0 = X0 + tw * (1 - face_scale) / 2, Y0 + th * (1 - face_scale) / 2
         sx, sy = tw * face_scale / fw_px, th * face_scale / fh_px
         A = np.array([[sx, 0, fx0 + 0.5 * sx], [0, sy, fy0 + 0.5 * sy], [0, 0, 1.0]])
@@ -376,15 +396,21 @@ def render(assets: Assets, variant: str, layout, faces: Sequence[str], present: 
 
     # ---- photometric changes
     f = img.astype(np.float32)
-    contrast = rng.uniform(0.75, 1.25)
-    bright = rng.uniform(-30, 30)
+    if look is None:
+        contrast = rng.uniform(0.75, 1.25)
+        bright = rng.uniform(-30, 30)
+    else:
+        contrast, bright = look["contrast"], look["bright"]
     f = (f - 128.0) * contrast + 128.0 + bright
-    sigma = rng.uniform(0.0, 1.2)
+    sigma = rng.uniform(0.0, 1.2) if look is None else look["sigma"]
     if sigma > 0.05:
         f = cv2.GaussianBlur(f, (0, 0), sigma)
-    f += rng.normal(0, rng.uniform(1.0, 6.0), f.shape).astype(np.float32)
+    if look is None:
+        f += rng.normal(0, rng.uniform(1.0, 6.0), f.shape).astype(np.float32)
+    else:
+        f += np.random.default_rng(look["noise_seed"]).normal(0, look["noise"], f.shape).astype(np.float32)
     img = np.clip(f, 0, 255).astype(np.uint8)
-    q = int(rng.integers(60, 96))
+    q = int(rng.integers(60, 96)) if look is None else look["quality"]
     ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, q])
     img = cv2.imdecode(buf, cv2.IMREAD_COLOR)
 

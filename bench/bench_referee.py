@@ -3,7 +3,7 @@
     python bench/bench_referee.py [--seed 7001] [--games 4] [--fps 30] [--size 1280x720]
                                   [--claims 6] [--work DIR] [--format jpg|mp4] [--keep]
                                   [--json OUT.json] [--time-lapse STEP] [--words N]
-                                  [--layout NAME] [--tilt LO,HI]
+                                  [--layout NAME] [--tilt LO,HI] [--renderer synth|alt]
 
 Game ``k`` (0-based) uses seed ``seed + k`` for its deal, script and
 rendering (:func:`companion.commands.demo.script_game`).  The referee was
@@ -59,6 +59,12 @@ those words taken one letter at a time, the hand resting S seconds beside
 the board, in the picture, between letters (Rule 2's "sequentially";
 folders ``...-words3-rest1``).
 
+``--renderer alt`` draws the same scripted games with the independent
+renderer (``bench/altrender.py`` through ``bench/altrecording.py``: another
+camera model, lighting, tile bodies and exposure, hands drawn another way,
+never used to tune the referee), as the outside checks run it on videos it
+has never seen; folders ``...-alt``.
+
 ``--time-lapse STEP`` referees, instead of each recording, a time-lapse
 made from it: every STEP-th of its frames that show no hand (a blocked tile
 lifted and put back, a pair held off the board, are still on some of them),
@@ -106,12 +112,22 @@ TILT_DEG = (10.0, 25.0)
 # --------------------------------------------------------------------------- games
 
 def render(folder: Path, variant: str, layout: Layout, faces, moves, seed: int, fps: float,
-           size: tuple[int, int], fmt: str, tilt_deg: tuple[float, float] = TILT_DEG) -> tuple[Path, dict]:
+           size: tuple[int, int], fmt: str, tilt_deg: tuple[float, float] = TILT_DEG,
+           renderer: str = "synth") -> tuple[Path, dict]:
     """Render the recording (JPEG folder or mp4) and return its path and
     truth; the camera tilted from overhead by a random angle in
-    ``tilt_deg`` (degrees)."""
+    ``tilt_deg`` (degrees); ``renderer`` ``"alt"``: drawn by
+    ``bench/altrecording.py`` (the independent renderer)."""
     from vision.synth.recording import write_recording
     from vision.synth.scene import SceneSpec
+    if renderer == "alt":
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        import altrecording
+        import altrender
+        target = folder / "frames" if fmt == "jpg" else folder / "game.mp4"
+        truth = altrecording.write_alt_recording(target, altrender.Assets.load(), variant, layout, faces, moves,
+                                                 seed, fps, size, tilt_deg)
+        return target, truth
     rng = np.random.default_rng([seed, 1])
     spec = SceneSpec(variant, layout, removed=(), faces=tuple(faces), tilt_deg=tilt_deg, upright=1.0,
                      fill=(0.8, 0.92), image_size=size)
@@ -269,6 +285,9 @@ def main(argv=None) -> int:
     ap.add_argument("--tilt", default=None, metavar="LO,HI",
                     help="the camera's tilt from overhead, degrees, drawn in LO-HI (default 10,25; 0,3 an "
                          "overhead rig, where the focal length cannot be told from the mat)")
+    ap.add_argument("--renderer", choices=("synth", "alt"), default="synth",
+                    help="draw the games with vision.synth (default) or with the independent renderer "
+                         "(bench/altrender.py), never used to tune the referee")
     ap.add_argument("--keep", action="store_true", help="keep recordings found in --work (no re-render)")
     ap.add_argument("--json", type=Path, help="also write the figures as JSON")
     ap.add_argument("--time-lapse", type=int, default=0, metavar="STEP",
@@ -303,7 +322,8 @@ def main(argv=None) -> int:
         gdir = work / (f"game-{seed}-{variant}-{lay_name}" + (f"-words{args.words}" if args.words and variant == "word"
                                                                else "")
                        + (f"-rest{args.spell_rest:g}" if args.spell_rest > 0 and args.words and variant == "word"
-                          else ""))
+                          else "")
+                       + ("-alt" if args.renderer == "alt" else ""))
         gdir.mkdir(parents=True, exist_ok=True)
         words = args.words if variant == "word" else 0
         faces, moves = script_game(variant, layout, seed, args.claims, players=PLAYERS, words=words)
@@ -318,7 +338,7 @@ def main(argv=None) -> int:
             rendered = "cached"
         else:
             target, truth = render(gdir, variant, layout, faces, moves, seed, args.fps, (w, h), args.format,
-                                   tilt)
+                                   tilt, args.renderer)
             truth_path.write_text(json.dumps(truth))
             rendered = f"rendered in {time.perf_counter() - t0:.0f} s"
         tol = FRAME_TOLERANCE_S * args.fps
