@@ -2536,7 +2536,16 @@ class BoardTracker:
                     # below at 0.93, the look 0.35 like before, and the
                     # penalty went unseen)
                     or (moved[u] and st.reads[u] >= 1 and peak >= s.swap_sure
-                        and conf[u] >= s.face_confidence)):
+                        and conf[u] >= s.face_confidence)
+                    # and the other way round: a face read twice with
+                    # face_confidence, its slot's look changed, another face
+                    # read there with swap_sure (bench game 19200, the
+                    # independent renderer 1.6 degrees from overhead: a
+                    # 7 of Hearts read 0.92-0.94, lifted as a blocked tile,
+                    # its slot read the 6 of Hearts below at 0.98, the look
+                    # 0.48 like before, and the penalty went unseen)
+                    or (moved[u] and st.reads[u] >= 2 and peak >= s.face_confidence
+                        and conf[u] >= s.swap_sure)):
                 continue
             present[d], known[d], faces[d], conf[d] = True, True, faces[u], conf[u]
             present[u], known[u], faces[u] = False, True, None
