@@ -226,6 +226,10 @@ class OutputFiles:
         for p in reversed(missing):
             try:
                 os.mkdir(p)
+            except FileExistsError:
+                if p.is_dir():       # "new/..": there once new/ is made (a break-test, session 54)
+                    continue
+                raise BadInput(f"cannot write to {folder}: {p} is a file, not a folder") from None
             except OSError as exc:
                 what = self.what if folder == self.folder else "the folder"
                 # ("the folder of OUT.png" names the file: the folder that failed follows it)

@@ -95,7 +95,8 @@ def _pattern_hint(name: str) -> str:
 def _format_hint(data) -> str:
     """For a picture OpenCV cannot decode: a hint when its bytes name a
     format a phone saves and OpenCV does not read (an iPhone's HEIC, or
-    AVIF: an ISO ``ftyp`` box), else ""."""
+    AVIF: an ISO ``ftyp`` box) or a video (MP4, MOV, AVI, MKV, WebM),
+    else ""."""
     head = bytes(memoryview(data[:32]))
     if head[4:8] == b"ftyp" and head[8:12] in (b"heic", b"heix", b"hevc", b"heim", b"heis", b"mif1", b"msf1",
                                                 b"avif", b"avis"):
@@ -103,6 +104,10 @@ def _format_hint(data) -> str:
     if head[4:8] == b"ftyp" and head[8:12] in (b"isom", b"iso2", b"mp41", b"mp42", b"avc1", b"qt  ", b"M4V ",
                                                 b"3gp4", b"3gp5", b"3g2a", b"mmp4", b"dash"):
         return " (a video (MP4 or MOV): give photos, or frames saved from it as JPEG or PNG)"
+    if head[:4] == b"RIFF" and head[8:12] == b"AVI ":
+        return " (a video (AVI): give photos, or frames saved from it as JPEG or PNG)"
+    if head[:4] == b"\x1a\x45\xdf\xa3":          # EBML: Matroska and WebM (a break-test, session 54)
+        return " (a video (MKV or WebM): give photos, or frames saved from it as JPEG or PNG)"
     return ""
 
 

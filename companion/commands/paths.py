@@ -17,9 +17,15 @@ from companion.ledger import SQLITE_SIDECARS  # the files SQLite keeps beside a 
 
 
 def _same(a: Path, b: Path) -> bool:
+    """Whether ``a`` and ``b`` name one file: by ``os.path.samefile`` when
+    both exist, else by their resolved paths (``new/../video.avi`` names
+    ``video.avi`` once ``new/`` is made for it; a break-test, session 54,
+    wrote an events file over the video so)."""
     try:
-        return a.exists() and b.exists() and os.path.samefile(a, b)
-    except OSError:
+        if a.exists() and b.exists():
+            return os.path.samefile(a, b)
+        return b.exists() and a.resolve() == b.resolve()
+    except (OSError, RuntimeError):
         return False
 
 

@@ -886,6 +886,13 @@ def test_enroll_out_may_not_overwrite_an_input(tmp_path, capsys):
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "would overwrite" in err
     assert labels.read_text(encoding="utf-8") == "image,label\na.png,one\n"
+    # through a folder not made yet (a break-test, session 54: "new/.." was
+    # only there once new/ was made, after the check, and the CSV was lost)
+    sneaky = tmp_path / "new" / ".." / "labels.csv"
+    assert main(["enroll", "--crops", str(tmp_path / "crops"), "--labels", str(labels), "--out", str(sneaky)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "would overwrite" in err
+    assert labels.read_text(encoding="utf-8") == "image,label\na.png,one\n"
 
 
 def test_one_image_with_two_labels_is_refused(enrolled, capsys, tmp_path):

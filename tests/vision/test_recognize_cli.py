@@ -76,6 +76,10 @@ def test_empty_annotate_path_is_bad_usage(tmp_path, capsys):
     with pytest.raises(BadInput) as exc:
         write_whole("/proc/nope/x.png", b"png", create=True)
     assert str(exc.value) == "cannot create the folder of /proc/nope/x.png (/proc/nope): No such file or directory"
+    # "new/.." is there once new/ is made: the file is written (it was
+    # refused "File exists", a break-test, session 54)
+    write_whole(str(tmp_path / "new" / ".." / "o.png"), b"png", create=True)
+    assert (tmp_path / "o.png").read_bytes() == b"png" and (tmp_path / "new").is_dir()
 
 
 def test_annotate_refuses_the_files_read_a_folder_and_a_bad_extension(tmp_path, capsys):
@@ -91,6 +95,7 @@ def test_annotate_refuses_the_files_read_a_folder_and_a_bad_extension(tmp_path, 
             "--camera", str(camera), "--annotate"]
     for target, says in ((str(photo), "which is being read"),
                          (str(tmp_path / "." / "photo.png"), "which is being read"),
+                         (str(tmp_path / "new" / ".." / "photo.png"), "which is being read"),
                          (str(camera), "which is being read"),
                          (str(tmp_path), "it is a folder"),
                          (str(tmp_path / "board.txt"), "not an image extension"),
@@ -421,6 +426,21 @@ def test_a_heic_photo_is_named_as_one(tmp_path, capsys):
     assert code == 2 and out == ""
     assert err == (f"companion recognize: cannot read image {heic}: not an image file OpenCV can decode (a HEIC "
                    "or AVIF photo: export it as JPEG, or set the phone's camera to \"Most Compatible\")\n")
+
+
+def test_an_avi_or_mkv_video_is_named_as_a_video(tmp_path, capsys):
+    # a break-test, session 54: only MP4 and MOV were named; an AVI or an
+    # MKV was "a JPEG or PNG cut short, or another format?"
+    for name, kind in (("game.avi", "AVI"), ("game.mkv", "MKV or WebM")):
+        video = tmp_path / name
+        writer = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"MJPG"), 10, (64, 48))
+        for k in range(3):
+            writer.write(np.full((48, 64, 3), 40 * k, np.uint8))
+        writer.release()
+        code, out, err = run(["recognize", str(video), "--variant", "love", "--layout", "turtle", "--json"], capsys)
+        assert code == 2 and out == ""
+        assert err == (f"companion recognize: cannot read image {video}: not an image file OpenCV can decode (a "
+                       f"video ({kind}): give photos, or frames saved from it as JPEG or PNG)\n")
 
 
 def test_a_camera_file_that_fits_no_pose_is_named_in_the_message(tmp_path, capsys):
