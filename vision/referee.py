@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import json
 import math
+import tempfile
 from collections import deque
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -2288,11 +2289,18 @@ class EvidenceWriter:
     which the scoreboard resolves them against) when the files lie inside it,
     else absolute.
 
+    A file that cannot be written later (the folder deleted while the game
+    runs is made again first; a full disk) goes to ``on_error`` once, as
+    one line, and the game goes on, that event without the pictures that
+    failed (later events try again); without ``on_error`` it raises
+    :class:`BadInput`.
+
     Raises (on construction):
-        BadInput: the folder cannot be created.
+        BadInput: the folder cannot be created, or nothing can be written in
+        it.
     """
 
-    def __init__(self, folder: Path, base: Path | None = None) -> None:
+    def __init__(self, folder: Path, base: Path | None = None, on_error=None) -> None:
         self.folder = Path(folder)
         if self.folder.exists() and not self.folder.is_dir():
             raise BadInput(f"evidence folder {folder} is a file, not a folder")
@@ -2300,6 +2308,14 @@ class EvidenceWriter:
             self.folder.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise BadInput(f"cannot create evidence folder {folder}: {exc.strerror}") from None
+        try:
+            # written to before the game starts: a folder nothing can be
+            # written in failed at the first claim (a traceback, session 54)
+            tempfile.TemporaryDirectory(dir=self.folder, prefix=".probe-").cleanup()
+        except OSError as exc:
+            raise BadInput(f"cannot write in evidence folder {folder}: {exc.strerror or exc}") from None
+        self.on_error = on_error
+        self.failed = False
         self.base = Path(base).resolve() if base is not None else None
         # numbered on from the events already saved here: a second game
         # kept in the same ledger (or beside the same events file) adds its
@@ -2341,11 +2357,18 @@ class EvidenceWriter:
         missing when its frame is not known).
 
         Raises:
-            BadInput: a file cannot be written.
+            BadInput: a file cannot be written and there is no ``on_error``.
         """
+        d = self.folder
+        out: dict = {}
         try:
-            d = self._new_folder(ev)
-            out: dict = {}
+            try:
+                d = self._new_folder(ev)
+            except FileNotFoundError:
+                # the evidence folder was deleted while the game ran (another
+                # run's clean-up, a user): made again
+                self.folder.mkdir(parents=True, exist_ok=True)
+                d = self._new_folder(ev)
             if before is not None:
                 _write_image(d / "before.jpg", before.image)
                 out["before"] = self._name(d / "before.jpg")
@@ -2365,7 +2388,12 @@ class EvidenceWriter:
             (d / "event.json").write_text(json.dumps(ev.to_json(), indent=1))
             out["event"] = self._name(d / "event.json")
         except OSError as exc:
-            raise BadInput(f"cannot write evidence in {d}: {exc.strerror or exc}") from None
+            message = f"cannot write evidence in {d}: {exc.strerror or exc}"
+            if self.on_error is None:
+                raise BadInput(message) from None
+            if not self.failed:
+                self.on_error(message)
+            self.failed = True
         out["reason"] = ev.reason
         return out
 

@@ -46,7 +46,17 @@ import numpy as np  # noqa: E402
 from companion.errors import BadInput  # noqa: E402
 
 IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp"}
-FOLDER_FPS = 30.0        # frames per second assumed for a folder of frames
+#: frames per second assumed for a folder of frames (and a video declaring
+#: no usable rate).  A folder has no rate of its own, and the referee's
+#: timings count frames: read too fast, a tile held off the board for a
+#: second is never confirmed; read too slowly, a hand pausing over a tile
+#: may be judged as a still board.  Measured (session 54, bench games judged
+#: at a rate they were not taken at): frames taken at 10 a second read as
+#: 30, 0 of 9 ledgers right (16 of 16 at 10), as 15, 8 of 8 from
+#: vision.synth but 0 of 8 from the independent renderer; frames taken at
+#: 30 a second read as 10, 16 of 20 right, as 15, 15 of 16.  The slowest
+#: video rate loses least when it is wrong (it was 30 until then).
+FOLDER_FPS = 10.0
 MIN_FPS = 0.01           # the slowest frame rate given (a time-lapse of a frame every 100 s)
 PREFETCH = 4             # frames decoded ahead
 CUT_SHORT_FRAMES = 3     # a video is cut short when more than this many frames
@@ -223,8 +233,13 @@ class FrameSource:
         dropped: frames of a live camera skipped because the reader fell
             behind (:meth:`frames`); always 0 for a folder or a video file.
         damaged: the numbers of a video's frames that could not be decoded
-            and were read past (:func:`_next_video_frame`), once
-            :meth:`frames` has read them.
+            and were read past (:func:`_next_video_frame`), or of a folder's
+            frame files that could not be read (cut short, empty, not an
+            image: skipped, each keeping its number), once :meth:`frames`
+            has read them.
+        damaged_why: why the first of a folder's ``damaged`` frames could
+            not be read (``"frame_00200.jpg: the JPEG file is cut short
+            ..."``), else "".
     """
 
     kind: str
@@ -235,6 +250,7 @@ class FrameSource:
     fps_assumed: bool = False
     fps_declared: float = 0.0
     damaged: list[int] = field(default_factory=list)
+    damaged_why: str = ""
     _cap: "cv2.VideoCapture | None" = None
     _open: object = field(default=None, repr=False)
     dropped: int = 0
@@ -314,10 +330,23 @@ class FrameSource:
     def _decode(self) -> Iterator[tuple[int, np.ndarray]]:
         if self._files is not None:
             size = None
+            first_refusal = None
             for i, path in enumerate(self._files):
-                img = _decode_frame(path)
-                if img is None:
-                    raise BadInput(f"cannot read frame {path}: not an image OpenCV can decode")
+                try:
+                    img = _decode_frame(path)
+                    if img is None:
+                        raise BadInput(f"cannot read frame {path}: not an image OpenCV can decode")
+                except BadInput as exc:
+                    # one frame file cut short or damaged (a camera's write
+                    # interrupted) is skipped, as a video's damaged frame is,
+                    # and named in a note: it ended the whole game at that
+                    # frame (a break-test, session 54); a folder with no
+                    # readable frame at all still says why
+                    first_refusal = first_refusal or exc
+                    if not self.damaged:
+                        self.damaged_why = str(exc).removeprefix("cannot read frame ")
+                    self.damaged.append(i)
+                    continue
                 if size is None:
                     size = img.shape[:2]
                 elif img.shape[:2] != size:
@@ -330,6 +359,8 @@ class FrameSource:
                     raise BadInput(f"frame {path} is {img.shape[1]}x{img.shape[0]} px, {before}: a game's "
                                    "frames come from one camera at one size")
                 yield i, img
+            if size is None and first_refusal is not None:
+                raise first_refusal
             return
         cap = self._cap if self._cap is not None else self._open()
         self._cap = None
@@ -476,9 +507,9 @@ def declared_rate(own: float) -> float | None:
     a missing or nonsensical rate (0, NaN, a time base read as a rate).
 
     A time-lapse recorded as a video may declare 0.5 or 0.2 frames a
-    second: its rate counts (taken as 30 a second, a break-test's 0.5 fps
-    time-lapse of the demo lost all 11 events, the hands' timings counting
-    60 times too few seconds).
+    second: its rate counts (taken as 30 a second, as it then was, a
+    break-test's 0.5 fps time-lapse of the demo lost all 11 events, the
+    hands' timings counting 60 times too few seconds).
 
     Args:
         own: ``CAP_PROP_FPS`` as OpenCV reads it (frames per second).

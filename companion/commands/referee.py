@@ -200,15 +200,22 @@ def rate_note(source) -> str:
             "were taken at another rate")
 
 
-def damaged_note(damaged: list[int]) -> str:
+def damaged_note(damaged: list[int], why: str = "") -> str:
     """The note of a video some of whose frames could not be decoded and
-    were read past (:func:`vision.sources._next_video_frame`).
+    were read past (:func:`vision.sources._next_video_frame`), or of a
+    folder some of whose frame files could not be read (``why``: the
+    first one's name and reason).
 
     Args:
         damaged: their frame numbers (0-based, as the events' ``frame``).
+        why: a folder's first unreadable file and why, "" for a video.
     """
     first, last = damaged[0], damaged[-1]
     where = f"frame {first}" if len(damaged) == 1 else f"frames {first}-{last}"
+    if why:
+        return (f"{count(len(damaged), 'frame')} of the folder could not be read ({where}; the first, {why}) and "
+                f"{'was' if len(damaged) == 1 else 'were'} skipped; the frames after "
+                f"{'it' if len(damaged) == 1 else 'them'} were judged as usual")
     return (f"{count(len(damaged), 'frame')} of the video could not be decoded (damaged: {where}) and "
             f"{'was' if len(damaged) == 1 else 'were'} skipped; the frames after {'it' if len(damaged) == 1 else 'them'} "
             "were judged as usual")
@@ -453,7 +460,11 @@ def run_referee(args, source, on_event=None, on_start=None, require_output: bool
             made_evidence = Path(evidence_dir)      # removed again if the run fails before any evidence
             # and the folders on its way (--evidence new/game/evidence left new/game/ behind)
             made_folders += missing_folders(str(made_evidence))
-        evidence = EvidenceWriter(Path(evidence_dir), base) if evidence_dir else None
+        # (a picture that cannot be written later is a note, once: the
+        # game goes on; ``ref`` is made below, before any evidence is saved)
+        evidence = EvidenceWriter(Path(evidence_dir), base,
+                                  on_error=lambda m: ref.status.notes.append(
+                                      f"{m}: the game goes on; an event whose pictures cannot be written has none")) if evidence_dir else None
 
         # (the mat's markers and the focal length held across the frames: PoseMemory)
         recognize_fn = PoseMemory(args.variant, layout, camera, classifier, spec, face_reader=reader,
@@ -581,7 +592,7 @@ def run_referee(args, source, on_event=None, on_start=None, require_output: bool
             ref.status.notes.append(f"the referee fell behind the camera and skipped {source.dropped} of its {got} "
                                     "frames (it judges the newest): a lower resolution or frame rate keeps up")
         if getattr(source, "damaged", None):
-            ref.status.notes.append(damaged_note(source.damaged))
+            ref.status.notes.append(damaged_note(source.damaged, getattr(source, "damaged_why", "")))
         if ref.status.mat_seen and cut is None and not interrupted:
             # (else the command fails with its own line: exit 3, 2 or 130)
             status.notes(ref.status.notes, end=True)

@@ -999,6 +999,45 @@ def test_two_runs_writing_evidence_in_one_folder_at_once_number_apart(tmp_path):
     assert len(list((tmp_path / "ev").iterdir())) == 4
 
 
+def test_evidence_folder_deleted_or_unwritable_mid_game_is_a_note_not_a_crash(tmp_path, monkeypatch):
+    # a break-test, session 54: the evidence folder deleted while a game ran
+    # (or a disk that refused a file) raised UnboundLocalError from save(),
+    # a traceback that ended the game at its next claim
+    from pathlib import Path
+    from vision.referee import _Seen
+    from vision.tracking import TrackEvent
+    import shutil
+    trouble: list[str] = []
+    w = EvidenceWriter(tmp_path / "ev", on_error=trouble.append)
+    seen = _Seen(3, frame(1), recognition())
+    ev = TrackEvent("penalty", 33, (B,), ("hearts-2",), reason="2,0,0 is blocked")
+    shutil.rmtree(tmp_path / "ev")
+    got = w.save(ev, seen, seen)              # made again
+    assert Path(got["event"]).is_file() and trouble == []
+
+    def refuse(path, image):
+        raise OSError(28, "No space left on device")
+    monkeypatch.setattr("vision.referee._write_image", refuse)
+    got = w.save(ev, seen, seen)
+    assert got == {"reason": "2,0,0 is blocked"}
+    assert len(trouble) == 1 and "No space left on device" in trouble[0] and "-penalty-f33" in trouble[0]
+    w.save(ev, seen, seen)
+    assert len(trouble) == 1                  # said once
+    with pytest.raises(BadInput, match="cannot write evidence in .*No space left"):
+        EvidenceWriter(tmp_path / "ev2").save(ev, seen, seen)
+
+
+def test_an_evidence_folder_nothing_can_be_written_in_is_refused_before_the_game(tmp_path, monkeypatch):
+    import tempfile
+
+    class Refused:
+        def __init__(self, *a, **k):
+            raise PermissionError(13, "Permission denied")
+    monkeypatch.setattr(tempfile, "TemporaryDirectory", Refused)
+    with pytest.raises(BadInput, match="cannot write in evidence folder .*Permission denied"):
+        EvidenceWriter(tmp_path / "ev")
+
+
 def test_start_with_tiles_already_gone_uses_the_board_as_found():
     ref, out = referee({1: recognition(absent=[A, C]), 2: recognition(absent=[A, C, E, F]),
                         9: recognition(absent=[A, C], occluded=[E])}, start_as_found=True)
