@@ -57,7 +57,7 @@ def add_referee_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--ledger", metavar="FILE", help="append the game to this ledger (SQLite)")
     p.add_argument("--evidence", metavar="DIR",
                    help="folder for evidence frames (default: beside --ledger, else beside --events-out)")
-    p.add_argument("--fps", type=float, help="frames per second of the source (a folder: 30 unless given; for a "
+    p.add_argument("--fps", type=float, help="frames per second of the source (a folder: 10 unless given; for a "
                                              "video, replaces the rate its file declares)")
     p.add_argument("--quiet", action="store_true",
                    help="no live status line and no summary line (notes on the set-up are still printed)")
