@@ -25,6 +25,7 @@ the two cores.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import re
 import queue
@@ -240,6 +241,8 @@ class FrameSource:
         damaged_why: why the first of a folder's ``damaged`` frames could
             not be read (``"frame_00200.jpg: the JPEG file is cut short
             ..."``), else "".
+        fps_from: the name of the JSON file in a folder whose ``"fps"``
+            gave the rate (:func:`folder_rate`), else "".
     """
 
     kind: str
@@ -251,6 +254,7 @@ class FrameSource:
     fps_declared: float = 0.0
     damaged: list[int] = field(default_factory=list)
     damaged_why: str = ""
+    fps_from: str = ""
     _cap: "cv2.VideoCapture | None" = None
     _open: object = field(default=None, repr=False)
     dropped: int = 0
@@ -500,6 +504,39 @@ def _camera(index: int) -> FrameSource:
     return FrameSource("camera", str(index), None, fps if 1.0 <= fps <= 240.0 else 30.0, _cap=cap)
 
 
+#: JSON files beside the frames looked at for a rate, at most
+RATE_FILES_MAX = 8
+RATE_FILE_BYTES_MAX = 50_000_000
+
+
+def folder_rate(folder: Path) -> tuple[float, str] | None:
+    """The frame rate a folder of frames states for itself: a JSON file
+    directly in it (name order, at most :data:`RATE_FILES_MAX` looked at)
+    whose top level is an object with a number ``"fps"`` the referee can
+    count with (:func:`declared_rate`), as the recordings of
+    :func:`vision.synth.recording.write_recording` carry (``truth.json``
+    beside their frames).  Returns ``(fps, file name)``, or None; files
+    that cannot be read or parsed are passed over."""
+    try:
+        names = sorted(p for p in folder.iterdir() if p.suffix.lower() == ".json" and p.is_file()
+                       and not p.name.startswith("."))[:RATE_FILES_MAX]
+    except OSError:
+        return None
+    for p in names:
+        try:
+            if p.stat().st_size > RATE_FILE_BYTES_MAX:
+                continue
+            obj = json.loads(p.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        rate = obj.get("fps") if isinstance(obj, dict) else None
+        if isinstance(rate, (int, float)) and not isinstance(rate, bool):
+            usable = declared_rate(float(rate))
+            if usable is not None:
+                return usable, p.name
+    return None
+
+
 def declared_rate(own: float) -> float | None:
     """The frame rate a video's container declares, when it is one the
     referee can count with: :data:`MIN_FPS` (a time-lapse's frame every
@@ -590,6 +627,9 @@ def open_source(spec: str, fps: float | None = None) -> FrameSource:
                            + (f"; it holds {'a video' if len(videos) == 1 else 'videos'}: give the video file "
                               f"itself, e.g. {path / videos[0]}" if videos else "")
                            + (f"; its folder {inner} holds frames: give that folder" if inner and not videos else ""))
+        said = None if fps else folder_rate(path)
+        if said is not None:
+            return FrameSource("folder", spec, len(files), said[0], _files=files, fps_from=said[1])
         return FrameSource("folder", spec, len(files), float(fps or FOLDER_FPS), _files=files, fps_assumed=not fps)
     if not path.is_file():
         # a pipe would be read twice (the look at its first frame, then the

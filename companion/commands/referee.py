@@ -529,6 +529,11 @@ def run_referee(args, source, on_event=None, on_start=None, require_output: bool
             # frames: a folder taken at 10 a second read as 30 lost both
             # penalties of the demo and gave every claim to one player
             ref.status.notes.append(rate_note(source))
+        elif getattr(source, "fps_from", ""):
+            # a folder stating its own rate (a recording's truth.json): said,
+            # as the rate decides the referee's timings
+            ref.status.notes.append(f"the frames are taken as {source.fps:g} a second, as {source.fps_from} in the "
+                                    "folder says: give --fps if they were taken at another rate")
         status = StatusLine(sys.stderr, enabled=not getattr(args, "quiet", False), total=source.length)
         t0 = time.perf_counter()
         frames = 0

@@ -335,6 +335,15 @@ def test_a_folder_read_at_the_assumed_rate_earns_a_note(tmp_path, capsys, fake_v
     assert note not in capsys.readouterr().err
 
 
+def test_a_folder_stating_its_rate_is_read_at_it_and_says_so(tmp_path, capsys, fake_vision, layout_file):
+    frames = _recording(tmp_path / "frames", [(4, 12), (9, 4), (5, 12)])
+    (frames / "truth.json").write_text(json.dumps({"fps": 12.5}))
+    assert main(_args(frames, layout_file, "--events-out", str(tmp_path / "a.jsonl"), "--quiet")) == 0
+    assert capsys.readouterr().err.splitlines()[0] == (
+        "companion referee: note: the frames are taken as 12.5 a second, as truth.json in the folder says: give "
+        "--fps if they were taken at another rate")
+
+
 def test_set_up_advice_on_the_frame_the_game_starts_from_is_a_note(tmp_path, capsys, fake_vision, layout_file,
                                                                    monkeypatch):
     # session 23's break-test: a game refereed with another tile set's

@@ -103,6 +103,26 @@ def test_a_frame_larger_than_opencv_reads(tmp_path):
     assert src.damaged == [1] and "f_001.png: its header claims a picture larger" in src.damaged_why
 
 
+def test_a_folder_that_states_its_rate_is_taken_at_it(tmp_path):
+    # a recording written by vision.synth.recording.write_recording carries
+    # its rate in truth.json beside the frames (session 54: a folder without
+    # --fps is otherwise taken at FOLDER_FPS, and a wrong rate loses moves)
+    import json
+    folder = _frames(tmp_path / "frames", 3)
+    (folder / "a-notes.json").write_text("{not json")                  # passed over
+    (folder / "b-list.json").write_text("[1, 2]")                      # not an object
+    (folder / "c-flag.json").write_text(json.dumps({"fps": True}))     # not a number
+    (folder / "d-zero.json").write_text(json.dumps({"fps": 0}))        # no rate
+    src = open_source(str(folder))
+    assert src.fps == FOLDER_FPS and src.fps_assumed and src.fps_from == ""
+    (folder / "truth.json").write_text(json.dumps({"variant": "love", "fps": 25, "frames": 3}))
+    src = open_source(str(folder))
+    assert src.fps == 25.0 and not src.fps_assumed and src.fps_from == "truth.json"
+    assert [i for i, _ in src.frames(prefetch=0)] == [0, 1, 2]        # (a JSON is no frame)
+    given = open_source(str(folder), fps=12)
+    assert given.fps == 12.0 and given.fps_from == "" and not given.fps_assumed
+
+
 def _frames_one_cut_in_half(folder, suffix: str):
     """Three noise frames ``f_000..f_002`` + suffix, f_001 cut to half its
     bytes; returns ``(folder, f_001's whole bytes)``."""
