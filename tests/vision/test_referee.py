@@ -2077,3 +2077,48 @@ def test_an_emptied_slot_read_hidden_on_the_bare_mat_refuses_no_picture(monkeypa
         assert claims == [("claim", {A, C}), ("claim", {E, F})]
     else:
         assert claims == [("claim", {A, C})]
+
+
+@pytest.mark.parametrize("hidden_move_max, expected", [(2, []), (5, ["penalty"])])
+def test_an_arm_resting_across_word_tiles_is_no_word_lifted(monkeypatch, hidden_move_max, expected):
+    # bench games 19503 and 19703 (the independent renderer, Word): an arm
+    # reaching across the row nearest its player rested still over four and
+    # five tiles; they read hidden, their looks changed, and (a Word move
+    # may take five tiles) the move "explained" them as lifted: penalties
+    # for tiles never touched.  A, B (pinched), C and D read hidden under
+    # the arm here; with the old limit of five (the negative control) B's
+    # penalty comes back
+    from dataclasses import replace
+
+    def reading(looks, hidden=()):
+        r = _reading("word", TREE, looks)
+        tiles = list(r.recognition.tiles)
+        fp = r.face_probs.copy()
+        mask = np.zeros(len(LAYOUT), bool)
+        for s in hidden:
+            i = LAYOUT.slot_index(s)
+            tiles[i] = SlotState(s, True, None, 0.5, None, "occluded")
+            fp[i] = 0.01              # (an arm: no face, and not the bare mat)
+            mask[i] = True
+        return replace(r, recognition=Recognition("word", LAYOUT, tuple(tiles), r.recognition.quads), hidden=mask,
+                       face_probs=fp)
+
+    arm = [0] * 8
+    for s in (A, B, C, D):
+        arm[LAYOUT.slot_index(s)] = 1
+    scenes = {1: reading([0] * 8), 9: recognition(occluded=[A, B, C, D]), 3: reading(arm, hidden=[A, B, C, D])}
+    for r in scenes.values():
+        if not hasattr(r, "face_probs"):
+            object.__setattr__(r, "variant", "word")
+    # (the arm's change as the grey pictures of hand_reach missed it, and no
+    # bare mat under the hidden slots)
+    monkeypatch.setattr(Referee, "_hand_over", lambda self, frame, rec: np.zeros(len(LAYOUT), bool))
+    monkeypatch.setattr(Referee, "_mat_bare", lambda self, frame, rec, ask: np.zeros(len(LAYOUT), bool))
+    out = []
+    settings = RefereeSettings(motion=MotionSettings(size=(32, 18), settle_frames=3, jitter_px=0.0),
+                               confirm_s=0.1, hidden_move_max=hidden_move_max)
+    ref = Referee("word", LAYOUT, ["Ada", "Bo"], Script(scenes), emit=out.append, fps=10.0, settings=settings)
+    play(ref, [frame(1)] * 5 + hand_frames(9) + [frame(3)] * 6 + hand_frames(9) + [frame(1)] * 6)
+    assert [o["type"] for o in out if o["type"] == "penalty"] == expected
+    if not expected:
+        assert out == []
