@@ -785,12 +785,14 @@ def is_builtin(name: str) -> bool:
 
 
 def suggest(name: str, n: int = 3) -> list[str]:
-    """Up to ``n`` built-in ids closest to ``name`` (difflib ratio), best first."""
+    """Up to ``n`` built-in ids closest to ``name`` (difflib ratio at least
+    0.5, best first; "turtel" gives turtle, a name that resembles none, such
+    as "nope", gives nothing rather than a far guess)."""
     want = normalise_name(name)
     pool = {k: k for k in _CODEX}
     pool.update({normalise_name(v[0]): k for k, v in _CODEX.items()})
     out: list[str] = []
-    for m in difflib.get_close_matches(want, list(pool), n=2 * n, cutoff=0.4):
+    for m in difflib.get_close_matches(want, list(pool), n=2 * n, cutoff=0.5):
         if pool[m] not in out:
             out.append(pool[m])
     if not out:  # a word of the name, e.g. "pagoda"

@@ -113,9 +113,10 @@ class Deal:
         """
         if not isinstance(obj, dict):
             raise BadInput(f"{source}: a deal must be a JSON object, not {type(obj).__name__}")
-        variant = obj.get("variant")
+        given = obj.get("variant")
+        variant = given.lower() if isinstance(given, str) else given    # as the command line's --variant LOVE
         if not isinstance(variant, str) or variant not in VARIANTS:
-            shown = repr(variant) if isinstance(variant, str) else json.dumps(variant)[:80]    # (null, not None)
+            shown = repr(given) if isinstance(given, str) else json.dumps(given)[:80]    # (null, not None)
             raise BadInput(f"{source}: unknown variant {shown} (expected one of {', '.join(VARIANTS)})")
         name = obj.get("layout")
         if not isinstance(name, str) or not name:

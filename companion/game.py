@@ -290,7 +290,9 @@ def _option_applies(key: str, rules: Variant, mode: Mode) -> str:
         return "the Solo Quest modes of Love and Candy Mahjong only"
     if key == "countdown_seconds" and not (isinstance(rules, WordRules) and mode.kind == "timed"):
         return "Word Mahjong's timed mode only"
-    if key in ("target_seconds", "base_points", "level") and not isinstance(rules, WordRules):
+    if key in ("target_seconds", "base_points", "level", "limits") and not isinstance(rules, WordRules):
+        # (limits: Word 2.5's hints, reshuffles and undos; a break-test,
+        # session 55, limited a Mindful duel's hints and was given them)
         return "Word Mahjong only"
     if key == "level" and mode.kind != "campaign":
         return "Word Mahjong's Scholar's Path only: the campaign's levels"
@@ -337,6 +339,40 @@ def name_is_printable(name: str) -> bool:
     return any(not unicodedata.category(c).startswith(("Z", "C")) for c in name)
 
 
+#: the longest reason a referee's correction or void keeps (characters)
+REASON_MAX = 300
+
+
+def check_reason(reason) -> str:
+    """A referee's reason for a correction or a void, checked: text of at
+    most :data:`REASON_MAX` characters on one line that shows as itself
+    (no control, format, line-separator or private-use character, nor the
+    bytes of a command line that are not UTF-8); spaces round it dropped.
+    "" for none.  The reason is kept for good in the append-only ledger and
+    shown by ``game ledger``, the console and exports (a break-test, session
+    55: a newline in it forged a ledger line, and a byte that is not UTF-8
+    made every later CSV export fail).
+
+    Raises:
+        BadInput: not text, too long, or holding such a character.
+    """
+    if reason is None:
+        return ""
+    if not isinstance(reason, str):
+        raise BadInput(f"a reason must be text, not {type(reason).__name__}")
+    reason = reason.strip()
+    if len(reason) > REASON_MAX:
+        raise BadInput(f"the reason is {len(reason)} characters long: at most {REASON_MAX}")
+    for c in reason:
+        cat = unicodedata.category(c)
+        if cat == "Cs":
+            raise BadInput("the reason holds bytes that are not UTF-8 text")
+        if cat in ("Cc", "Cf", "Zl", "Zp", "Co", "Cn") and c not in "\u200c\u200d":
+            what = unicodedata.name(c, "") or "a control character"
+            raise BadInput(f"the reason holds {what} (U+{ord(c):04X}): give one line of plain text")
+    return reason
+
+
 def name_key(name: str) -> str:
     """A player's name as names are told apart: Unicode's compatibility
     form (NFKC: "Zoë" typed composed or as "e" and a combining diaeresis,
@@ -372,7 +408,9 @@ def new_setup(variant: str, mode: str, layout: Layout, faces: Sequence[str | Non
 
     Raises:
         BadInput: unknown variant/mode/face/option, wrong number of players
-        or faces, bad names, an empty or odd layout.
+        or faces, bad names (empty, over 40 characters, a comma, or in a new
+        game a semicolon, a leading '-' or an unprintable character), an
+        empty or odd layout.
     """
     rules = find_variant(variant)
     m = rules.mode(mode)
@@ -385,6 +423,10 @@ def new_setup(variant: str, mode: str, layout: Layout, faces: Sequence[str | Non
     for n in names:
         if not n or "," in n or len(n) > 40:
             raise BadInput(f"bad player name {_shown(n)}: 1-40 characters, no comma")
+        if new_game and ";" in n:
+            # `--players "Ada;Bo"` meant two players (a break-test, session 54)
+            raise BadInput(f"bad player name {_shown(n)}: no semicolon (names are separated by commas, "
+                           f"e.g. --players Ada,Bo)")
         if new_game and not name_is_printable(n):
             raise BadInput(f"bad player name {_shown(n)}: letters, digits, spaces and punctuation only "
                            f"(no control, zero-width or text-direction characters)")
@@ -1933,6 +1975,26 @@ def typed_face_conflicts(state: GameState, slots: Sequence, faces: Sequence[str 
     return out
 
 
+def faces_beyond_set(state: GameState, faces: Sequence[str | None] | None) -> list[str]:
+    """Faces given for one move (or one correction) more often than the
+    variant's set holds them at all, whatever the ledger records elsewhere:
+    ``["the set holds 1 copy of emotion-1, not 2"]`` (empty when none).
+    Over the record or not, no table shows them: a pair of Love's
+    "Unique single-copy bonus tiles" (Love 1.2 Component Inventory) was
+    typed over the record, and corrected, and paid +600 (a break-test,
+    session 55).
+
+    Raises:
+        BadInput: an unknown face.
+    """
+    out = []
+    for f, n in Counter(f for f in (faces or ()) if f is not None).items():
+        copies = state.tiles.face(f).copies
+        if n > copies:
+            out.append(f"the set holds {count(copies, 'copy', 'copies')} of {f}, not {n}")
+    return out
+
+
 def _parse_slots(state: GameState, slots: Sequence) -> list[int]:
     out = []
     for s in slots:
@@ -2720,7 +2782,8 @@ def resolve_correction(state: GameState, target: int, changes: Mapping | None = 
         ``faces`` to ids not in the variant's tile set, or of ``word`` to
         anything but letters (at most one per slot of the layout), a field
         replay does not read (``points`` among them) or slots not of the
-        layout (:func:`_check_correction_fields`).
+        layout (:func:`_check_correction_fields`), a ``reason`` that is not
+        one line of plain text (:func:`check_reason`).
     """
     known = {e.id: e for e in events} if events else {}
     if void and getattr(state, "status", {}).get(target) == "voided":
@@ -2774,6 +2837,9 @@ def resolve_correction(state: GameState, target: int, changes: Mapping | None = 
         for f in faces:
             if f is not None:
                 state.tiles.face(str(f))
+        beyond = faces_beyond_set(state, [None if f is None else str(f) for f in faces])
+        if beyond:
+            raise BadInput("; ".join(beyond) + ": no table shows that")
     if changes and changes.get("word") is not None:
         w = changes["word"]
         if not isinstance(w, str) or not w.isalpha() or not w.isascii() or len(w) > len(state.setup.layout):
@@ -2788,6 +2854,7 @@ def resolve_correction(state: GameState, target: int, changes: Mapping | None = 
         if all(_plain(now.get(k)) == _plain(v) for k, v in seen_as.items()):
             raise BadInput(f"nothing to change: event #{target} already has "
                            f"{'; '.join(state._change_words(k, v) for k, v in changes.items())}")
+    reason = check_reason(reason)
     data: dict = {"void": True} if void else {"changes": dict(changes or {})}
     if reason:
         data["reason"] = reason

@@ -592,8 +592,12 @@ class Ledger:
     # ------------------------------------------------------------------ reading
 
     def events(self, game_id: str | None = None, after_id: int = 0) -> list[Event]:
-        """Events in id order, of one game or all, with ids above ``after_id``."""
+        """Events in id order, of one game or all, with ids above ``after_id``
+        (none for a ``game_id`` that is not text SQLite can hold: a command
+        line's bytes that are not UTF-8, which no game id written is)."""
         after_id = max(-2 ** 63, min(int(after_id), 2 ** 63 - 1))     # (SQLite's integers are 64-bit)
+        if game_id is not None and not _utf8(game_id):
+            return []
         with self._lock:
             if game_id is None:
                 rows = self.conn.execute("SELECT id, game_id, type, data, ref, t FROM events "
@@ -772,3 +776,13 @@ def _status_text(st, e: Event) -> tuple[str, str]:
     if ent is not None and ent.status == "rejected":
         return "rejected", ent.text
     return st.status.get(e.id, "ok"), ent.text if ent is not None else brief(e, st.tiles)
+
+
+def _utf8(text: str) -> bool:
+    """Whether ``text`` encodes as UTF-8 (no lone surrogates: the bytes of a
+    command-line argument that are not UTF-8 arrive as such)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True

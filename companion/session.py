@@ -98,7 +98,8 @@ class GameSession:
             raise NoGame("the ledger holds no game yet: start one first")
         evs = ledger.events(gid)
         if not evs:
-            raise NoGame(f"no game {gid!r} in the ledger")
+            from companion.jsontext import name_text
+            raise NoGame(f"no game '{name_text(gid)}' in the ledger")
         self.game_id = gid
         self.t = t
         self.words = self.index = None
@@ -587,13 +588,21 @@ def check_typed_faces(state: G.GameState, slots: Sequence, faces: Sequence[str] 
     """Refuse faces a person typed that differ from the faces the ledger
     records for those tiles, unless ``over_record`` says the table shows
     otherwise (docs/RULES.md 1.4: given faces win over the record, so a typo
-    would score; :func:`companion.game.typed_face_conflicts`).
+    would score; :func:`companion.game.typed_face_conflicts`); over the
+    record too, a face typed more often than the set holds it
+    (:func:`companion.game.faces_beyond_set`).
 
     Raises:
         BadInput: such a face (one line naming the recorded faces), or a
         malformed slot or face list.
     """
-    if not faces or over_record:
+    if not faces:
+        return
+    if over_record:
+        # over the record, still no more copies of a face than the set holds
+        beyond = G.faces_beyond_set(state, list(faces))
+        if beyond:
+            raise BadInput("; ".join(beyond) + ": no table shows that, over the record or not")
         return
     conflicts = G.typed_face_conflicts(state, list(slots), list(faces))
     if conflicts:

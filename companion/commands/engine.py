@@ -34,7 +34,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser("free", help="free flags of a layout after removing slots")
     _layout_args(p)
-    p.add_argument("--removed", nargs="*", action="extend", default=[], metavar="x,y,z",
+    p.add_argument("--removed", nargs="+", action="extend", default=[], metavar="x,y,z",
                    help="slots removed (several after one --removed, or --removed repeated)")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=_free)

@@ -21,6 +21,7 @@ from __future__ import annotations
 import csv
 import io
 import os
+import sys
 import time
 from pathlib import Path
 
@@ -388,6 +389,12 @@ def cmd_enroll(args) -> int:
     except OSError as exc:
         raise BadInput(f"cannot write profile {args.out}: {exc.strerror or exc}") from None
     secs = time.perf_counter() - t0
+    if args.out.suffix.lower() in (".json", ".csv", ".txt", ".png", ".jpg", ".jpeg"):
+        # a break-test (session 54): --out prof/base.json wrote a NumPy
+        # archive under a name that promises text, without a word
+        print(f"companion enroll: note: {name_text(args.out)} holds a NumPy .npz archive (not "
+              f"{args.out.suffix.lstrip('.').upper()}), whatever its name; classify --profile reads it",
+              file=sys.stderr)
     if args.json:
         print_json({"profile": name_text(args.out), "images": len(images), "labels": profile.labels,
                     "seconds": round(secs, 3)})

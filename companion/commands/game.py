@@ -116,11 +116,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     q.add_argument("--slots", nargs="+", metavar="x,y,z", help="new slots")
     q.add_argument("--faces", help="new faces, comma-separated")
     q.add_argument("--word", help="new word")
-    q.add_argument("--reason", default="", help="why (kept in the ledger)")
+    q.add_argument("--reason", default="", help="why: one line of plain text, at most 300 characters (kept in the ledger)")
 
     q = cmd("void", _void, "referee: make an event not count (the original stays)")
     q.add_argument("event_id", type=int)
-    q.add_argument("--reason", default="", help="why (kept in the ledger)")
+    q.add_argument("--reason", default="", help="why: one line of plain text, at most 300 characters (kept in the ledger)")
 
     q = cmd("end", _end, "referee: end the game now (abandoned)")
     q.add_argument("--reason", default="abandoned", type=str.lower, choices=("abandoned", "no-moves", "time-up"))
@@ -314,7 +314,17 @@ def _kv(items) -> dict:
 
 
 def _faces(text: str | None) -> list[str] | None:
-    return None if not text else [f.strip() for f in text.split(",") if f.strip()]
+    """``--faces`` as a list of face ids (None when not given).
+
+    Raises:
+        BadInput: an empty item (``--faces ,`` was taken as no faces given).
+    """
+    if text is None:
+        return None
+    faces = [f.strip() for f in text.split(",")]
+    if not all(faces):
+        raise BadInput(f"bad --faces {text!r}: give face ids separated by commas, e.g. --faces hearts-1,hearts-1")
+    return faces
 
 
 # --------------------------------------------------------------------------- start
@@ -734,14 +744,18 @@ def _export(args) -> int:
         refuse_ledger_files("--out", args.out, args.ledger)
         from companion.commands.paths import check_can_write
         check_can_write("--out", args.out, plain_file=True)      # a missing folder is made when written
+    from companion.jsontext import _strict, name_text
     s = _Session(args)
     try:
+        # (text a strict reader accepts: a ledger written before session 55
+        # may hold a reason with bytes that are not UTF-8, kept as lone
+        # surrogates, which made every CSV export fail; they show as \xNN)
         if args.format == "csv":
             buf = io.StringIO(newline="")
             s.ledger.export_csv(s.game.game_id, buf)
-            text = buf.getvalue()
+            text = name_text(buf.getvalue())
         else:
-            text = json.dumps(s.ledger.export_json(s.game.game_id), indent=1) + "\n"
+            text = json.dumps(_strict(s.ledger.export_json(s.game.game_id)), indent=1) + "\n"
         if args.out:
             # through a temporary file renamed into place: a full disk leaves an
             # existing file as it was, and a pipe or a device is refused (a pipe

@@ -225,12 +225,13 @@ def parse_players(text: str) -> list[str]:
     """Names from ``--players`` (comma-separated, 1 to 4, distinct).
 
     Raises:
-        BadInput: empty names, repeated names, more than 4.
+        BadInput: empty names, a semicolon (``"Ada;Bo"`` meant two players),
+            repeated names, more than 4.
     """
     import unicodedata
     # composed (NFC), as the ledger keeps a new game's names (companion.game.name_key)
     names = [unicodedata.normalize("NFC", n.strip()) for n in str(text).split(",")]
-    if not names or any(not n for n in names):
+    if not names or any(not n for n in names) or any(";" in n for n in names):
         raise BadInput(f"bad --players {text!r}: expected names separated by commas, e.g. --players Ada,Bo")
     if len(set(names)) != len(names):
         raise BadInput(f"bad --players {text!r}: a name appears twice")

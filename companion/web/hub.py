@@ -68,6 +68,13 @@ KEEPALIVE = ": keep-alive\n\n"
 EVICTED = "event: evicted\ndata: {}\n\n"
 
 
+def reset_message(asked: int, newest: int) -> str:
+    """The SSE message that opens a stream asked to start after an id beyond
+    the ledger's newest ``newest`` (a break-test, session 54: a client kept
+    across a server restart on another ledger was clamped without a word)."""
+    return f"event: reset\ndata: {json.dumps({'asked': asked, 'newest': newest})}\n\n"
+
+
 class EventHub:
     """Watches one ledger file and feeds live streams.
 
@@ -306,13 +313,18 @@ class EventHub:
         when given), then new ones as they come, with keep-alive comments.
 
         ``after_id`` None starts at the newest event (no replay); an id beyond
-        the newest is taken as the newest.  ``limit_s`` ends the stream after
+        the newest is taken as the newest, and the stream says so first with
+        an ``event: reset`` message (data ``{"asked": after_id, "newest":
+        N}``): the client's id came from another ledger or a copy the server
+        no longer serves, so what it holds must be fetched again
+        (``/api/state``); the bundled pages do so on every (re)connection.  ``limit_s`` ends the stream after
         that many seconds (the browser reconnects with Last-Event-ID).
         ``slot`` (from :meth:`reserve`) is freed when the stream ends;
         without one the stream counts itself in :attr:`streams`.
         """
         self.start()
         last = self._last if after_id is None else min(max(0, int(after_id)), self._last)
+        ahead = after_id is not None and int(after_id) > last
         end = None if limit_s is None else time.monotonic() + limit_s
         if slot is None:
             with self._cond:
@@ -320,6 +332,8 @@ class EventHub:
             slot = StreamSlot(self, None)
         try:
             yield f"retry: {self.retry_ms}\n: connected\n\n"
+            if ahead:
+                yield reset_message(int(after_id), last)
             while True:
                 wait = self.keepalive
                 if end is not None:

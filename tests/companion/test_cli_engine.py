@@ -96,6 +96,16 @@ def test_free_refuses_bad_removals(capsys, row_layout, removed, message):
     assert code == 2 and message in one_line_error(err, "free")
 
 
+def test_free_refuses_removed_with_no_slot(capsys, row_layout):
+    # a script's empty variable, `--removed $SLOTS`, would otherwise print the
+    # whole board as if nothing were meant to be removed
+    with pytest.raises(SystemExit) as e:
+        main(["free", "--layout", row_layout, "--removed", "--json"])
+    err = capsys.readouterr().err
+    assert e.value.code == 2
+    assert "--removed: expected at least one argument" in one_line_error(err, "free")
+
+
 # ----------------------------------------------------------------- deal and solve
 
 

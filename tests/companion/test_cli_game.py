@@ -71,6 +71,106 @@ def test_cli_typed_faces_beyond_the_sets_copies_need_over_record(tmp_path, capsy
     assert code == 0 and "+600 instant bonus pair" in out
 
 
+def test_cli_over_the_record_still_holds_no_more_copies_than_the_set(tmp_path, capsys):
+    """Over the record (--over-record) the table's faces win over the deal's
+    record, but no table shows two of Love's "Unique single-copy bonus
+    tiles" (Love 1.2): a break-test (session 55) typed emotion-1 twice over
+    the record, and corrected a claim to it, and was paid +600.  Refused in
+    one line, nothing written; a face that differs from the record but
+    exists on the table is still taken."""
+    deal = tmp_path / "deal.json"
+    deal.write_text(json.dumps({"variant": "love", "layout": "row", "tiles": [
+        {"slot": [0, 0, 0], "face": "hearts-2"}, {"slot": [4, 0, 0], "face": "hearts-2"},
+        {"slot": [8, 0, 0], "face": "roses-3"}, {"slot": [12, 0, 0], "face": "roses-3"}]}))
+    led = str(tmp_path / "ledger.db")
+    L = ("--ledger", led)
+    assert run(capsys, "game", "start", *L, "--variant", "love", "--mode", "hand-builder", "--deal", deal,
+               "--players", "Ann,Ben", "--t", 0)[0] == 0
+    code, out, err = run(capsys, "game", "claim", *L, "--player", "Ann", "0,0,0", "4,0,0",
+                         "--faces", "emotion-1,emotion-1", "--over-record", "--t", 1)
+    assert code == 2 and out == ""
+    assert err == ("companion game: the set holds 1 copy of emotion-1, not 2: no table shows that, over the "
+                   "record or not\n")
+    assert [e.type for e in events(led)] == ["game_started"]
+    # over the record, faces the set holds: taken (4 copies of hearts-5)
+    code, out, err = run(capsys, "game", "claim", *L, "--player", "Ann", "0,0,0", "4,0,0",
+                         "--faces", "hearts-5,hearts-5", "--over-record", "--t", 1)
+    assert code == 0 and "+100 simple pair" in out, err
+    assert events(led)[-1].data["faces"] == ["hearts-5", "hearts-5"]
+    code, out, err = run(capsys, "game", "correct", "2", *L, "--set", 'faces=["emotion-1","emotion-1"]', "--t", 2)
+    assert code == 2 and err == "companion game: the set holds 1 copy of emotion-1, not 2: no table shows that\n"
+    assert [e.type for e in events(led)] == ["game_started", "claim"]
+
+
+def test_cli_a_reason_is_one_line_of_plain_text(love, capsys, tmp_path):
+    """A correction's or void's --reason is kept for good in the append-only
+    ledger and printed by `ledger` and `export`: a newline forged a ledger
+    line, and bytes that are not UTF-8 made every CSV export fail (a
+    break-test, session 55).  Refused in one line, nothing written."""
+    L = ("--ledger", love)
+    assert run(capsys, "game", "claim", *L, "--player", "Ann", "0,0,0", "4,0,0", "--t", 1)[0] == 0
+    before = len(events(love))
+    for reason, msg in [("x\n#99 claim: Bo claimed everything: +9,999", "a control character (U+000A)"),
+                        ("\x1b[31mred", "a control character (U+001B)"),
+                        ("\u202elive", "RIGHT-TO-LEFT OVERRIDE (U+202E)"),
+                        ("\udcff", "bytes that are not UTF-8 text"),
+                        ("x" * 301, "301 characters long: at most 300")]:
+        for action in ("void", "correct"):
+            extra = ("--set", "player=Ben") if action == "correct" else ()
+            code, out, err = run(capsys, "game", action, "2", *L, *extra, "--reason", reason, "--t", 2)
+            assert code == 2 and out == "" and err.count("\n") == 1 and msg in err, (action, reason, err)
+    assert len(events(love)) == before
+    code, out, _ = run(capsys, "game", "void", "2", *L, "--reason", "  Zoë saw it put back  ", "--t", 2)
+    assert code == 0 and events(love)[-1].data["reason"] == "Zoë saw it put back"
+
+
+def test_cli_export_of_a_reason_written_before_the_check_is_utf8(love, capsys, tmp_path):
+    # a ledger written before session 55 may hold such a reason: the export
+    # shows its bytes as \xNN, in text every strict reader takes
+    assert run(capsys, "game", "claim", "--ledger", love, "--player", "Ann", "0,0,0", "4,0,0", "--t", 1)[0] == 0
+    with Ledger(love) as led:
+        gid = led.latest_game_id()
+        led.append(gid, "correction", {"void": True, "reason": "bad\udcffbyte"}, 2, 3.0)
+    out_csv = tmp_path / "x.csv"
+    code, _, err = run(capsys, "game", "export", "--ledger", love, "--format", "csv", "--out", out_csv)
+    assert code == 0, err
+    assert "bad\\xffbyte" in out_csv.read_bytes().decode("utf-8")
+    code, out, _ = run(capsys, "game", "export", "--ledger", love, "--format", "json")
+    assert code == 0 and json.loads(out)["events"][-1]["data"]["reason"] == "bad\\xffbyte"
+
+
+def test_cli_a_game_id_that_is_not_utf8_is_no_game(love, capsys):
+    # the bytes of a command line that are not UTF-8 (Python's surrogates)
+    # were a traceback on every command but start (a break-test, session 55)
+    for action in ("show", "ledger", "pass"):
+        extra = ("--player", "Ann") if action == "pass" else ()
+        code, out, err = run(capsys, "game", action, "--ledger", love, "--game", "\udcff", *extra)
+        assert code == 2 and out == "" and err == f"companion game: {love}: no game '\\xff' in the ledger\n"
+
+
+@pytest.mark.parametrize("faces", [",", "", "hearts-5,", " , hearts-5"])
+def test_cli_faces_with_an_empty_item_are_refused(love, capsys, faces):
+    # `--faces ,` was taken as no faces given (a break-test, session 55)
+    code, out, err = run(capsys, "game", "claim", "--ledger", love, "--player", "Ann", "0,0,0", "4,0,0",
+                         "--faces", faces, "--t", 1)
+    assert code == 2 and out == ""
+    assert err == f"companion game: bad --faces {faces!r}: give face ids separated by commas, e.g. --faces " \
+                  "hearts-1,hearts-1\n"
+    assert [e.type for e in events(love)] == ["game_started"]
+
+
+def test_cli_limits_are_word_mahjong_s_only(tmp_path, capsys):
+    # Word 2.5's tools (hints, reshuffles, undos); a Mindful duel started
+    # with limits={"hints": 0} kept them and gave hints all the same
+    led = str(tmp_path / "m.db")
+    code, out, err = run(capsys, "game", "start", "--ledger", led, "--variant", "mindful", "--mode",
+                         "harmony-duels", "--players", "Ada,Bo", "--layout", "turtle", "--seed", 1, "--t", 0,
+                         "--option", 'limits={"hints":0}')
+    assert code == 2 and err == ("companion game: option limits does not apply to Mindful Mahjong: Harmony "
+                                 "Duels (Word Mahjong only)\n")
+    assert not (tmp_path / "m.db").exists()
+
+
 def test_cli_plays_a_love_sprint_to_the_end(love, capsys):
     L = ("--ledger", love)
     code, out, _ = run(capsys, "game", "claim", *L, "--player", "Ann", "0,0,0", "4,0,0", "--t", 1)

@@ -120,6 +120,7 @@ def test_bad_sources_exit_2_with_one_line(tmp_path, capsys, source, message):
 @pytest.mark.parametrize("extra, message", [
     (["--players", "Ada,Ada"], "a name appears twice"),
     (["--players", "A,B,C,D,E"], "at most 4 players"),
+    (["--players", "Ada;Bo"], "expected names separated by commas"),
     (["--mode", "zen-solitaire", "--variant", "mindful"], "Zen Solitaire (mindful) is for 1 player, got 2"),
     (["--mode", "nope"], "unknown mode 'nope'"),
 ])

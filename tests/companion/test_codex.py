@@ -125,6 +125,10 @@ def test_unknown_name_suggests():
     with pytest.raises(BadInput, match=r"^unknown layout 'gingerbread'; did you mean gingerbread-castle"):
         codex.builtin("gingerbread")
     assert not codex.is_builtin("nope")
+    # a name that resembles none gets no far guess (it gave twin-peaks, ratio 0.43)
+    assert codex.suggest("nope") == [] and codex.suggest("fortress") == []
+    with pytest.raises(BadInput, match=r"^unknown layout 'nope' \('companion layouts list' names them all\)$"):
+        codex.builtin("nope")
 
 
 def test_blueprint_notation():

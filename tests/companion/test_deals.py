@@ -87,6 +87,19 @@ def test_json_round_trip_matches_the_contract():
     assert back.layout.name == "pyramid" and back.layout.source == "x.json"
 
 
+def test_deal_json_variant_is_read_in_any_case_as_the_command_line_reads_it():
+    # `--variant LOVE` works on the command line; a deal file saying "LOVE"
+    # means the same set, and the deal carries the canonical lower-case name.
+    obj = random_deal("love", pyramid(), 3).to_json()
+    obj["variant"] = "LOVE"
+    back = Deal.from_json(obj, source="x.json")
+    assert back.variant == "love"
+    assert back.to_json()["variant"] == "love"
+    obj["variant"] = "Lovely"
+    with pytest.raises(BadInput, match="unknown variant 'Lovely'"):
+        Deal.from_json(obj, source="x.json")
+
+
 @pytest.mark.parametrize("obj, fault", [
     ([], "JSON object"),
     ({"variant": "chess", "layout": "t", "tiles": [{"slot": [0, 0, 0], "face": "A"}]}, "variant"),

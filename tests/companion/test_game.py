@@ -700,6 +700,17 @@ def test_a_correction_with_another_count_of_faces_than_tiles_is_refused(table_fa
     assert g.scores() == {"Ann": 10_700, "Ben": 10_000}
 
 
+def test_a_semicolon_in_a_name_is_refused_with_the_comma_hint():
+    # `--players "Ann;Ben"` meant two players: one player "Ann;Ben" is refused
+    # in a new game, and a ledger that holds such a name still replays.
+    from companion.layouts import Layout
+    layout = Layout("row", tuple(free_row(2)), "test")
+    with pytest.raises(BadInput, match="bad player name 'Ann;Ben': no semicolon .*--players Ada,Bo"):
+        G.new_setup("love", "solo-quest", layout, ["hearts-5", "hearts-5"], ["Ann;Ben"], 1)
+    s = G.new_setup("love", "solo-quest", layout, ["hearts-5", "hearts-5"], ["Ann;Ben"], 1, new_game=False)
+    assert s.players == ("Ann;Ben",)
+
+
 @pytest.mark.parametrize("name", ["\u200b\u200b", "\u202eevil", "Ann\tB", "Ann\nB", "\u200dAnn", "\u3164",
                                   "Ann\u034fB"])
 def test_names_that_do_not_show_as_themselves_are_refused(name):

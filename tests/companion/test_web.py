@@ -394,7 +394,9 @@ def test_a_last_event_id_in_full_width_digits_is_quoted_as_sent(client):
 def test_last_event_id_beyond_the_newest_is_clamped(client, mini_game):
     rv = client.get("/api/events", headers={"Last-Event-ID": "999"}, buffered=False)
     it = iter(rv.response)
-    next(it)
+    assert next(it).decode().startswith("retry: ")
+    # the client is told its id is from another ledger (the newest here is 1)
+    assert next(it).decode() == 'event: reset\ndata: {"asked": 999, "newest": 1}\n\n'
     mini_game.append("g1", "pass", {"player": "Ann"}, None, 1001.0)
     got = ""
     for _ in range(100):
@@ -403,6 +405,21 @@ def test_last_event_id_beyond_the_newest_is_clamped(client, mini_game):
             break
     rv.close()
     assert "id: 2\n" in got
+    assert "event: reset" not in got
+
+
+def test_a_last_event_id_at_the_newest_gets_no_reset(client, mini_game):
+    rv = client.get("/api/events", headers={"Last-Event-ID": "1"}, buffered=False)
+    it = iter(rv.response)
+    next(it)
+    mini_game.append("g1", "pass", {"player": "Ann"}, None, 1001.0)
+    got = ""
+    for _ in range(100):
+        got += next(it).decode()
+        if "event: ledger" in got:
+            break
+    rv.close()
+    assert got.startswith("id: 2\nevent: ledger") and "event: reset" not in got
 
 
 # --------------------------------------------------------------------------- GET only

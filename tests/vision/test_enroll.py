@@ -168,6 +168,22 @@ def test_csv_naming_missing_image_exits_2(enrolled, capsys, tmp_path):
     assert not (tmp_path / "p.npz").exists()
 
 
+def test_a_profile_named_json_is_written_with_a_note(enrolled, capsys, tmp_path):
+    # the profile is a NumPy archive whatever its name: a name that promises
+    # text gets a note on stderr, and the profile still classifies
+    root, crops, _ = enrolled
+    out = tmp_path / "base.json"
+    code, err = _run(["enroll", "--crops", str(crops), "--labels", str(root / "labels.csv"),
+                      "--out", str(out)], capsys)
+    assert code == 0 and out.read_bytes()[:2] == b"PK"          # a zip archive (.npz)
+    assert err == f"companion enroll: note: {out} holds a NumPy .npz archive (not JSON), whatever its name; " \
+                  "classify --profile reads it\n"
+    assert _classify(capsys, out, [crops / "tile 0.png"])[0]["label"] == LABELS[0]
+    code, err = _run(["enroll", "--crops", str(crops), "--labels", str(root / "labels.csv"),
+                      "--out", str(tmp_path / "p.npz")], capsys)
+    assert code == 0 and err == ""
+
+
 def test_empty_folder_exits_2(capsys, tmp_path):
     crops = tmp_path / "empty"
     crops.mkdir()
