@@ -193,6 +193,19 @@ class RefereeSettings:
             beside the board (:func:`hand_reach`: a hand held still over the
             tiles, whose fingers the classifier may read as "no face"); 0
             turns the test off.
+        hand_chroma_delta: the hand tests (:func:`hand_reach`,
+            :func:`beside_board_change`) count a px as changed where its
+            grey level changed by more than 15, or its colour (CIELAB a*, b*,
+            :func:`hand_signature`) by more than this many units; 0 reads grey
+            alone, as before session 55.  A hand is nearly the grey of a
+            wooden or pink table, never nearly its colour: bench game 19703
+            (the independent renderer), an arm over a pink table changed
+            the grey signature by a median 5.7 levels and its colour by
+            24, fingers held still over two tiles were taken for a pair
+            lifted, and a penalty was charged for a tile never touched.
+            Pictures 3 frames or more apart without a hand differ by at
+            most 4.5 units (10 bench games of both renderers, 20 pairs
+            each: ``bench/bench_hand_colour.py``).
         bare_mat: such a slot on layer 0 read empty is not under the hand
             where the bare mat shows there (:meth:`Referee._mat_bare`): the
             tile was lifted and is held beside the board, and the hand
@@ -241,6 +254,7 @@ class RefereeSettings:
     relaid_share: float = 0.8
     blip_s: float = 0.1
     hand_reach_share: float = 0.25
+    hand_chroma_delta: float = 10.0
     bare_mat: bool = True
     behind_stack_above: float = 0.5
     stand_max: int = 8
@@ -977,7 +991,7 @@ class Referee:
                     advice = ()
             self._start(run_start, obs, snapshot)
             if self._words is not None:
-                self._table_sig = frame_signature(frame, (160, 90), 1.5)
+                self._table_sig = self._signature(frame)
             self.status.notes.extend(f"{a} (frame {index})" for a in advice)
         else:
             moved = self._last is not None and \
@@ -1286,7 +1300,7 @@ class Referee:
         cup put down: no sign of a move going on).  Before session 34, a
         camera knocked once made every later picture "a hand beside the
         board"."""
-        sig = frame_signature(frame, (160, 90), 1.5)
+        sig = self._signature(frame)
         base = self._table_sig
         if base is None or base.shape != sig.shape or relearn:
             if self._beside is not None and self.tracker is not None and self.tracker.busy:
@@ -1302,13 +1316,14 @@ class Referee:
             return False
         limit = self.settings.hand_beside_share
         w, h = frame.shape[1], frame.shape[0]
-        if beside_board_change(base, sig, rec.quads, w, h) <= limit:
+        cd = self.settings.hand_chroma_delta
+        if beside_board_change(base, sig, rec.quads, w, h, chroma_delta=cd) <= limit:
             self._table_sig = sig
             self._beside = None
             return False
         prev = self._beside
         alike = prev is not None and prev[0].shape == sig.shape and \
-            beside_board_change(prev[0], sig, rec.quads, w, h) <= limit
+            beside_board_change(prev[0], sig, rec.quads, w, h, chroma_delta=cd) <= limit
         since = prev[1] if alike else self.status.frame
         if (self.status.frame - since) / self.fps >= self.settings.hand_beside_stuck_s:
             self._table_sig = sig
@@ -1318,10 +1333,10 @@ class Referee:
         return True
 
     def _signature(self, frame: np.ndarray) -> np.ndarray:
-        """The (90, 160) float32 signature the hand tests compare
-        (:func:`vision.tracking.frame_signature`), made once a frame."""
+        """The (90, 160, 3) float32 signature the hand tests compare
+        (:func:`hand_signature`), made once a frame."""
         if self._sig_of is None or self._sig_of[0] is not frame:
-            self._sig_of = (frame, frame_signature(frame, (160, 90), 1.5))
+            self._sig_of = (frame, hand_signature(frame, self.settings.hand_chroma_delta > 0))
         return self._sig_of[1]
 
     def _hand_over(self, frame: np.ndarray, rec) -> np.ndarray:
@@ -1347,15 +1362,15 @@ class Referee:
             return np.zeros(n, bool)
         before = follow_shake(clear[0], clear[1], rec.quads, frame.shape[1], frame.shape[0])
         out = hand_reach(before, sig, rec.quads, frame.shape[1], frame.shape[0],
-                         share=self.settings.hand_reach_share)
+                         share=self.settings.hand_reach_share, chroma_delta=self.settings.hand_chroma_delta)
         last = self._last
         if out.any() and last is not None and last.image is not None and last.image.shape == frame.shape \
                 and camera_shift(last.recognition.quads, rec.quads) <= self.settings.camera_moved_px:
-            prev = frame_signature(last.image, (160, 90), 1.5)
+            prev = hand_signature(last.image, self.settings.hand_chroma_delta > 0)
             prev = follow_shake(prev, np.asarray(last.recognition.quads, np.float64), rec.quads,
                                 frame.shape[1], frame.shape[0])
             out &= hand_reach(prev, sig, rec.quads, frame.shape[1], frame.shape[0],
-                              share=self.settings.hand_reach_share)
+                              share=self.settings.hand_reach_share, chroma_delta=self.settings.hand_chroma_delta)
         return out
 
     def _presence_logits(self, frame: np.ndarray, rec, idx: list[int]) -> np.ndarray | None:
@@ -1497,10 +1512,11 @@ class Referee:
             self._clear = (sig, np.array(rec.quads, np.float64))
             return
         before = follow_shake(clear[0], clear[1], rec.quads, w, h)
-        if beside_board_change(before, sig, rec.quads, w, h) > self.settings.hand_beside_share:
+        cd = self.settings.hand_chroma_delta
+        if beside_board_change(before, sig, rec.quads, w, h, chroma_delta=cd) > self.settings.hand_beside_share:
             return
         if self.settings.hand_reach_share and \
-                hand_reach(before, sig, rec.quads, w, h, share=self.settings.hand_reach_share).any():
+                hand_reach(before, sig, rec.quads, w, h, share=self.settings.hand_reach_share, chroma_delta=cd).any():
             return
         self._clear = (sig, np.array(rec.quads, np.float64))
 
@@ -2070,13 +2086,56 @@ def slot_brightness(image: np.ndarray, quads: np.ndarray, step: int = 4) -> np.n
     return out
 
 
+def hand_signature(frame: np.ndarray, colour: bool = True) -> np.ndarray:
+    """The signature the hand tests compare: :func:`vision.tracking.frame_signature`
+    at 160 x 90 px, blur sigma 1.5 px (grey, mean 128), and with ``colour``
+    the picture's CIELAB a* and b* at the same size and blur (OpenCV's
+    ``COLOR_BGR2LAB`` on float BGR in 0-1: a*, b* in their own units, about
+    -100 to 100; the light's brightness hardly moves them).
+
+    Args:
+        frame: (H, W, 3) uint8 BGR (or (H, W) grey: grey alone).
+
+    Returns:
+        (90, 160, 3) float32 (grey, a*, b*), or (90, 160) float32 without
+        ``colour``.
+    """
+    grey = frame_signature(frame, (160, 90), 1.5)
+    if not colour or frame.ndim != 3:
+        return grey
+    small = cv2.resize(frame, (160, 90), interpolation=cv2.INTER_AREA).astype(np.float32) * np.float32(1 / 255)
+    ab = cv2.GaussianBlur(cv2.cvtColor(small, cv2.COLOR_BGR2LAB)[..., 1:], (0, 0), 1.5)
+    return np.dstack([grey, ab])
+
+
+def signature_change(before: np.ndarray, after: np.ndarray, delta: float = 15.0,
+                     chroma_delta: float = 10.0) -> np.ndarray:
+    """(h, w) bool: the px of two :func:`hand_signature` s whose grey level
+    differs by more than ``delta``, or whose colour (a*, b*; Euclidean)
+    differs by more than ``chroma_delta`` (0: grey alone).  Signatures of
+    grey alone ((h, w)) compare their grey levels."""
+    b = np.asarray(before, np.float32)
+    a = np.asarray(after, np.float32)
+    if a.ndim == 2 or b.ndim == 2:
+        ga = a if a.ndim == 2 else a[..., 0]
+        gb = b if b.ndim == 2 else b[..., 0]
+        return np.abs(ga - gb) > delta
+    changed = np.abs(a[..., 0] - b[..., 0]) > delta
+    if chroma_delta > 0:
+        d = a[..., 1:] - b[..., 1:]
+        changed |= np.einsum("ijk,ijk->ij", d, d) > chroma_delta * chroma_delta
+    return changed
+
+
 def beside_board_change(before: np.ndarray, after: np.ndarray, quads: np.ndarray, width: int, height: int,
-                        delta: float = 15.0) -> float:
+                        delta: float = 15.0, chroma_delta: float = 10.0) -> float:
     """Share of the picture beside the board that changed between two
-    frame signatures (:func:`vision.tracking.frame_signature`, (h, w)
-    float32, mean 128): the px outside the slots' outline (their convex
-    hull) grown by one tile's size all round whose grey level differs by
-    more than ``delta``.  (Until session 34 the slots' upright box grown by
+    signatures (:func:`hand_signature`, (h, w, 3) float32; or
+    :func:`vision.tracking.frame_signature`, (h, w) float32, mean 128): the
+    px outside the slots' outline (their convex hull) grown by one tile's
+    size all round whose grey level differs by more than ``delta`` or whose
+    colour by more than ``chroma_delta`` (:func:`signature_change`; colour
+    since session 55).  (Until session 34 the slots' upright box grown by
     a tile: in a turned view that box takes in much of the mat beside the
     board, and a hand resting there read as no hand.)  ``delta`` 15 grey
     levels (30 before session 34): on the 6 letter-by-letter recordings
@@ -2093,7 +2152,7 @@ def beside_board_change(before: np.ndarray, after: np.ndarray, quads: np.ndarray
     Returns:
         0-1 (0 when nothing lies beside the board).
     """
-    h, w = after.shape
+    h, w = after.shape[:2]
     q = np.asarray(quads, np.float64).reshape(-1, 2)
     if len(q) == 0:
         return 0.0
@@ -2107,13 +2166,14 @@ def beside_board_change(before: np.ndarray, after: np.ndarray, quads: np.ndarray
     outside = board == 0
     if not outside.any():
         return 0.0
-    return float(np.mean(np.abs(after - before)[outside] > delta))
+    return float(np.mean(signature_change(before, after, delta, chroma_delta)[outside]))
 
 
 def follow_shake(before: np.ndarray, quads_before: np.ndarray, quads_after: np.ndarray, width: int,
                  height: int) -> np.ndarray:
-    """A frame signature (:func:`vision.tracking.frame_signature`, (h, w)
-    float32) of an earlier picture, moved as the slots moved in the picture
+    """A signature (:func:`vision.tracking.frame_signature`, (h, w)
+    float32, or :func:`hand_signature`, (h, w, 3)) of an earlier picture,
+    moved as the slots moved in the picture
     since: warped by the homography that takes the slots' projected corners
     then (``quads_before``, (N, 4, 2) px in the ``width`` x ``height`` px
     picture) to now (``quads_after``), least squares over all corners
@@ -2126,7 +2186,7 @@ def follow_shake(before: np.ndarray, quads_before: np.ndarray, quads_after: np.n
     b = np.asarray(quads_after, np.float64).reshape(-1, 2)
     if a.shape != b.shape or len(a) < 4 or float(np.max(np.abs(a - b))) < 0.25:
         return before
-    h, w = before.shape
+    h, w = before.shape[:2]
     scale = np.array([w / float(width), h / float(height)])
     H, _ = cv2.findHomography(a * scale, b * scale, 0)
     if H is None or not np.all(np.isfinite(H)):
@@ -2135,14 +2195,16 @@ def follow_shake(before: np.ndarray, quads_before: np.ndarray, quads_after: np.n
 
 
 def hand_reach(before: np.ndarray, after: np.ndarray, quads: np.ndarray, width: int, height: int,
-               delta: float = 15.0, share: float = 0.25, max_outside: float = 0.5) -> np.ndarray:
+               delta: float = 15.0, share: float = 0.25, max_outside: float = 0.5,
+               chroma_delta: float = 10.0) -> np.ndarray:
     """Slots that something reaching in from beside the board lies over: a
     hand held still over the tiles, its fingers read as "no face" rather
     than as hidden.
 
-    The px that changed between two frame signatures
-    (:func:`vision.tracking.frame_signature`, (h, w) float32) by more than
-    ``delta`` grey levels are split into 8-connected regions
+    The px that changed between two signatures (:func:`hand_signature`,
+    (h, w, 3) float32, or :func:`vision.tracking.frame_signature`, (h, w))
+    by more than ``delta`` grey levels or ``chroma_delta`` units of colour
+    (:func:`signature_change`) are split into 8-connected regions
     (``cv2.connectedComponents``); a region that reaches beyond the slots'
     outline grown by one tile (where :func:`beside_board_change` looks)
     came from beside the board, as an arm does; so does one that crosses
@@ -2175,7 +2237,7 @@ def hand_reach(before: np.ndarray, after: np.ndarray, quads: np.ndarray, width: 
     out = np.zeros(len(q), bool)
     if len(q) == 0 or before.shape != after.shape:
         return out
-    h, w = after.shape
+    h, w = after.shape[:2]
     sx, sy = w / float(width), h / float(height)
     tile = float(np.median(np.linalg.norm(q[:, 2] - q[:, 0], axis=1)))
     hull = cv2.convexHull(np.round(q.reshape(-1, 2) * (sx, sy) * 4).astype(np.int32))
@@ -2196,7 +2258,7 @@ def hand_reach(before: np.ndarray, after: np.ndarray, quads: np.ndarray, width: 
     edge &= cv2.distanceTransform((board == 0).astype(np.uint8), cv2.DIST_L2, cv2.DIST_MASK_PRECISE) >= 0.75 * r
     board = cv2.dilate(board, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1)))
     outside = board == 0
-    changed = np.abs(after.astype(np.float32) - before.astype(np.float32)) > delta
+    changed = signature_change(before, after, delta, chroma_delta)
     if not outside.any() or not changed.any() or float(np.mean(changed[outside])) > max_outside:
         return out
     n, labels = cv2.connectedComponents(changed.astype(np.uint8), connectivity=8)

@@ -666,7 +666,12 @@ class TrackerSettings:
             than the one the tile holds, for the tile below seen too high
             (bench game 16802: an 8 of Characters held as "6", read at
             about 0.5 behind a taller tile, read 8 at 0.98 with log-odds
-            +11.4 once that tile left, and was charged).
+            +11.4 once that tile left, and was charged), unless the face
+            held was read twice or more with ``swap_sure`` and the new one
+            is read so too where the look changed (session 55, bench game
+            19503: tiles are never swapped), and the face held is not that
+            of a taller tile in its window that has just left or changed
+            (bench game 14502).
         stand_fall: a tile behind taller tiles in front, judged by its look
             (:meth:`BoardTracker._behind_look`), has also left when the
             presence model reads it at ``-stand_sure`` log-odds or less,
@@ -2504,14 +2509,34 @@ class BoardTracker:
             if d < 0 or f is None or faces[u] in (None, f) or not present[u] or not read[u] \
                     or not board.present[u] or not board.present[d] or lifted[u] or refaced[u]:
                 continue            # (refaced: the face it had was a taller tile's, above)
-            if stand_at is not None and stand_at[u] >= s.stand_sure:
+            peak = st.peak[u, self._col[f]]
+            # a face read twice or more with swap_sure, its look changed,
+            # another read there with swap_sure: tiles are never swapped, so
+            # the tile below is seen too high whatever the presence model
+            # finds at this height (bench game 19503, the independent
+            # renderer: a layer-2 N read 9 times at up to 0.99 left in a
+            # word, the L below read at 0.96, the look 0.38 like before, the
+            # model +4.6 standing; the word was never seen and the next
+            # claim was joined to it)
+            swapped_surely = bool(moved[u]) and st.reads[u] >= 2 and peak >= s.swap_sure \
+                and conf[u] >= s.swap_sure
+            if swapped_surely and stand_at is not None and stand_at[u] >= s.stand_sure:
+                # unless the face held is that of a taller tile in its window
+                # that has just left or changed: read off that tile, surely,
+                # by a tilted camera, and the slot now shows its own (bench
+                # game 14502, Dragon's Tail at 640 x 480: a layer-1 bamboo-4
+                # held as the circles-3 beside it, read so surely, was taken
+                # off with that tile's claim)
+                swapped_surely = not any(st.faces[j] == f
+                                         for j in self._taller_changed_near(u, obs, lifted, moved))
+            if stand_at is not None and stand_at[u] >= s.stand_sure and not swapped_surely:
                 # the presence model finds a tile at its height: the face read
                 # is its own, not the one below seen too high; one it held,
                 # never read surely, gives way to it read plainly (bench game
                 # 16802: a layer-1 8 of Characters read "6" at 0.5 while a
                 # layer-2 tile in front stood, read 8 at 0.98 with log-odds
                 # +11.4 once it was claimed, was taken off and charged)
-                if st.peak[u, self._col[f]] < s.face_confidence and conf[u] >= s.behind_read \
+                if peak < s.face_confidence and conf[u] >= s.behind_read \
                         and self.copies_left(faces[u], u) > 0:
                     refaced[u] = True
                 continue
@@ -2526,7 +2551,6 @@ class BoardTracker:
                     and st.faces[d] in (None, faces[u])
                     and (st.faces[d] is not None or self.copies_left(faces[u], d) > 0)):
                 continue
-            peak = st.peak[u, self._col[f]]
             if not ((st.reads[u] >= s.swap_min_reads and peak >= s.swap_confidence
                      and conf[u] >= s.swap_confidence)
                     or (st.reads[u] >= 1 and peak >= s.swap_sure and conf[u] >= s.swap_sure)

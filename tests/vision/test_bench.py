@@ -118,3 +118,32 @@ def test_referee_bench_refuses_a_layout_it_does_not_know(capsys):
     line = capsys.readouterr().err.strip().splitlines()[-1]
     assert "--layout: not a built-in layout: no-such-layout (one of turtle, sprint-flat," in line
     assert "pagoda-of-peace" in line
+
+
+def test_hand_colour_bench_counts_an_arm_of_the_table_s_grey_only_by_colour(tmp_path, capsys):
+    # a recording of four pictures: the pink table (grey 162.0) twice, then an
+    # orange arm of the same grey (162.2) over part of it twice
+    import json
+
+    import cv2
+    import numpy as np
+
+    from bench.bench_hand_colour import main, measure
+    (tmp_path / "frames").mkdir()
+    table = np.zeros((180, 320, 3), np.uint8)
+    table[:] = (150, 150, 190)
+    arm = table.copy()
+    arm[0:90, 100:140] = (100, 150, 210)
+    frames = [table, table, table, table, arm, arm]
+    for k, img in enumerate(frames):
+        cv2.imwrite(str(tmp_path / "frames" / f"frame_{k:05d}.jpg"), img, [cv2.IMWRITE_JPEG_QUALITY, 95])
+    ft = [{"frame": k, "hand": k >= 4, "phase": "settled" if k < 4 else "move", "camera": 0, "present": "11"}
+          for k in range(len(frames))]
+    (tmp_path / "truth.json").write_text(json.dumps({"frame_truth": ft}))
+    import random
+    m = measure(tmp_path, pairs=3, hands=2, chroma_delta=10.0, rng=random.Random(0))
+    assert m["noise_colour"] < 2.0 and m["noise_grey"] < 2.0          # JPEG alone
+    assert m["grey_px"] == 0 and m["both_px"] > 2 * 700                 # the arm: 40 x 90 px, 20 x 45 of 160 x 90
+    assert main([str(tmp_path), "--pairs", "3", "--hands", "2"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].split()[:2] == ["recording", "noise"] and out[1].split()[0] == tmp_path.name[:44]

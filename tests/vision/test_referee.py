@@ -14,6 +14,7 @@ A and C are free, B is pinched by them, G is covered by H.
 
 import json
 
+import cv2
 import numpy as np
 import pytest
 
@@ -763,6 +764,59 @@ def test_hand_reach_marks_the_slots_under_an_arm_from_beside_the_board_not_a_lif
     edge = _painted(before, np.s_[0:30, 73:75], 60.0)   # sig x 73-74: face 4 spans x 70-74, face 5 x 75-79
     assert hand_reach(before, edge, quads, 1280, 720).tolist() == [False] * 4 + [True, False]
     assert hand_reach(before, edge, quads, 1280, 720, share=0.5).tolist() == [False] * 6
+
+
+def _table_with_arm(arm_bgr=(100, 150, 210)) -> tuple[np.ndarray, np.ndarray]:
+    """Two 1280 x 720 BGR pictures of a pink table (BGR 150, 150, 190: grey
+    0.114 x 150 + 0.587 x 150 + 0.299 x 190 = 162.0) with a row of ivory
+    faces (:func:`_face_row` at y 200), the second with an arm from the
+    picture's top edge down over faces 3 and 4 (x 520-599: signature x
+    65-74), BGR ``arm_bgr`` (100, 150, 210: grey 162.2, the table's)."""
+    table = np.zeros((720, 1280, 3), np.uint8)
+    table[:] = (150, 150, 190)
+    for q in _face_row(200):
+        cv2.fillConvexPoly(table, np.round(q).astype(np.int32), (215, 235, 240))
+    arm = table.copy()
+    arm[0:240, 520:600] = arm_bgr
+    return table, arm
+
+
+def test_hand_signature_sees_an_arm_of_the_table_s_grey_by_its_colour():
+    # bench game 19703 (the independent renderer): an arm over a pink table
+    # changed the grey signature by a median 5.7 levels, its colour by 24
+    from vision.referee import hand_signature, signature_change
+    table, arm = _table_with_arm()
+    before, after = hand_signature(table), hand_signature(arm)
+    assert before.shape == (90, 160, 3) and before.dtype == np.float32
+    assert hand_signature(table, colour=False).shape == (90, 160)
+    assert np.array_equal(hand_signature(table, colour=False), before[..., 0])
+    grey = np.abs(after[..., 0] - before[..., 0])
+    colour = np.linalg.norm(after[..., 1:] - before[..., 1:], axis=2)
+    # beside the board (signature rows 0-19; the faces lie at rows 25-29)
+    assert grey[0:20, 66:74].max() < 1.0                  # the same grey: 162.2 against 162.0
+    assert colour[0:20, 66:74].min() > 25.0               # a* 14.9 -> 16.8, b* 5.7 -> 35.3
+    assert not signature_change(before, after, chroma_delta=0.0)[0:20].any()
+    changed = signature_change(before, after)
+    assert changed[0:20, 66:74].all() and not changed[40:, :].any() and not changed[:, :60].any()
+    # grey signatures alone compare grey levels (the motion gate's kind)
+    assert not signature_change(before[..., 0], after[..., 0])[0:20].any()
+
+
+def test_hand_reach_and_the_hand_beside_test_read_colour_as_well_as_grey():
+    from vision.referee import beside_board_change, hand_reach, hand_signature
+    quads = _face_row(200)
+    table, arm = _table_with_arm()
+    before, after = hand_signature(table), hand_signature(arm)
+    assert hand_reach(before, after, quads, 1280, 720).tolist() == [False, False, False, True, True, False]
+    # grey alone (chroma_delta 0, as before session 55): the arm unseen
+    assert not hand_reach(before, after, quads, 1280, 720, chroma_delta=0.0).any()
+    assert beside_board_change(before, after, quads, 1280, 720) > 0.005
+    assert beside_board_change(before, after, quads, 1280, 720, chroma_delta=0.0) == 0.0
+    # a shadow of the table's own colour, 13 grey levels darker (BGR 138,
+    # 138, 175: a* 14.0, b* 5.4, under 1 unit from the table's) is no hand
+    _, shadow = _table_with_arm((138, 138, 175))
+    assert not hand_reach(before, hand_signature(shadow), quads, 1280, 720).any()
+    assert beside_board_change(before, hand_signature(shadow), quads, 1280, 720) == 0.0
 
 
 def test_hand_reach_counts_an_arm_from_beyond_the_picture_where_the_board_nears_its_edge():

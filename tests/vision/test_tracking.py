@@ -2418,6 +2418,80 @@ def test_a_stacked_face_read_unsurely_then_another_surely_stands_where_the_prese
         assert t.board.present[qi] and t.state.faces[qi] == "bamboo-2"
 
 
+@pytest.mark.parametrize("reads, stand, gone", [
+    (3, 4.6, True),       # read surely three times: the face below seen too high, whatever the model finds
+    (3, None, True),      # no model asked: as before
+    (1, 4.6, False),      # read surely once: the presence model's tile stands (bench game 16802's rule)
+])
+def test_a_face_read_surely_replaced_surely_where_the_look_changed_is_the_face_below_whatever_the_model_finds(
+        reads, stand, gone):
+    # bench game 19503 (Word, the independent renderer): a layer-2 N read
+    # nine times at up to 0.99 left in a word; its slot then read the L
+    # below at 0.96, the look 0.38 like before, and the presence model put
+    # a tile at its height at +4.6: the N was kept, the word never seen, and
+    # the next claim joined to it.  Tiles are never swapped.  Here q
+    # (bamboo-2 on bamboo-1) reads bamboo-1 at 0.98, its look 0.4 like
+    # before (changed, but over ``stack_ncc``, 0.35: the stack rule's look
+    # alone does not take it off)
+    from dataclasses import replace
+    q, below = (0, 0, 1), (0, 0, 0)
+    qi, bi = TALL.slots.index(q), TALL.slots.index(below)
+    t = BoardTracker(Board(TALL), TS)
+    for k in range(reads):
+        t.observe(k, _tall(own={q: 0.99}))
+    assert t.state.faces[qi] == "bamboo-2" and t.state.reads[qi] == reads
+    o = _tall_holding("bamboo-1", 0.98)
+    p = np.array(o.patches)
+    orth = np.random.default_rng(11).normal(size=p.shape[1]).astype(np.float32)
+    orth -= (orth @ p[qi]) * p[qi]
+    orth /= np.linalg.norm(orth)
+    p[qi] = 0.4 * p[qi] + np.sqrt(1 - 0.4 ** 2) * orth
+    o = replace(o, patches=p)
+    if stand is not None:
+        o = replace(o, stand=np.where(np.arange(len(TALL)) == qi, stand, np.nan))
+    ev = t.observe(9, o)
+    got = [(e.type, e.slots) for e in ev]
+    assert (("lift", (q,)) in got) == gone, got
+    if gone:
+        assert t.state.faces[bi] == "bamboo-1"          # the face read is the tile below's
+    else:
+        assert t.board.present[qi] and qi not in t.state.lifted
+
+
+def test_a_face_read_surely_off_a_taller_tile_that_left_gives_way_to_the_tile_s_own_where_the_model_finds_it():
+    # bench game 14502 (Dragon's Tail at 640 x 480): a layer-1 bamboo-4 held
+    # as the circles-3 of the taller tile beside it (a tilted camera saw that
+    # face in its window), read so at 0.95 or more; when that tile was
+    # claimed the slot read its own face surely, the presence model +3 or
+    # more: the rule above would take it for the face below and off it
+    # went with the claim.  The face held was the taller tile's.  Here q
+    # (bamboo-2) holds t5's bamboo-5, read at 0.99 three times; t5 leaves
+    from dataclasses import replace
+    q, t5 = (0, 0, 1), (2, 0, 2)
+    qi = TALL.slots.index(q)
+    held = _tall_holding("bamboo-5", 0.99)
+    fp = np.array(held.face_probs)
+    fp[qi] = 0.001
+    fp[qi, [f.id for f in TS.faces].index("bamboo-5")] = 0.99
+    held = replace(held, face_probs=fp)
+    t = BoardTracker(Board(TALL), TS)
+    for k in range(3):
+        t.observe(k, held)
+    assert t.state.faces[qi] == "bamboo-5" and t.state.reads[qi] == 3
+    assert t.state.peak[qi, t._col["bamboo-5"]] >= t.settings.swap_sure       # read surely
+    o = _tall(absent=[t5], changed=[t5], own={q: 0.98})
+    p = np.array(o.patches)
+    orth = np.random.default_rng(11).normal(size=p.shape[1]).astype(np.float32)
+    orth -= (orth @ p[qi]) * p[qi]
+    orth /= np.linalg.norm(orth)
+    p[qi] = 0.4 * p[qi] + np.sqrt(1 - 0.4 ** 2) * orth
+    o = replace(o, patches=p, stand=np.where(np.arange(len(TALL)) == qi, 4.6, np.nan))
+    ev = t.observe(9, o)
+    got = [(e.type, e.slots) for e in ev]
+    assert ("lift", (t5,)) in got and ("lift", (q,)) not in got, got
+    assert t.board.present[qi] and qi not in t.state.lifted
+
+
 @pytest.mark.parametrize("stand, stays", [(10.3, True), (3.0, True), (2.9, False), (None, False)])
 def test_a_stacked_tile_reading_its_face_stands_where_the_presence_model_finds_it_whatever_changed_its_look(
         stand, stays):
