@@ -391,18 +391,25 @@ def test_a_last_event_id_in_full_width_digits_is_quoted_as_sent(client):
     assert rv.json["error"] == "Last-Event-ID must be a whole number, got '\uff13\uff10'"
 
 
-def test_last_event_id_beyond_the_newest_is_clamped(client, mini_game):
-    rv = client.get("/api/events", headers={"Last-Event-ID": "999"}, buffered=False)
-    it = iter(rv.response)
-    assert next(it).decode().startswith("retry: ")
-    # the client is told its id is from another ledger (the newest here is 1)
-    assert next(it).decode() == 'event: reset\ndata: {"asked": 999, "newest": 1}\n\n'
+def _after_a_new_event(it, mini_game) -> str:
+    """What a stream (an iterator of its chunks) sends up to the first ledger
+    message once a new event is written to the mini game."""
     mini_game.append("g1", "pass", {"player": "Ann"}, None, 1001.0)
     got = ""
     for _ in range(100):
         got += next(it).decode()
         if "event: ledger" in got:
             break
+    return got
+
+
+def test_last_event_id_beyond_the_newest_is_clamped(client, mini_game):
+    rv = client.get("/api/events", headers={"Last-Event-ID": "999"}, buffered=False)
+    it = iter(rv.response)
+    assert next(it).decode().startswith("retry: ")
+    # the client is told its id is from another ledger (the newest here is 1)
+    assert next(it).decode() == 'event: reset\ndata: {"asked": 999, "newest": 1}\n\n'
+    got = _after_a_new_event(it, mini_game)
     rv.close()
     assert "id: 2\n" in got
     assert "event: reset" not in got
@@ -412,12 +419,7 @@ def test_a_last_event_id_at_the_newest_gets_no_reset(client, mini_game):
     rv = client.get("/api/events", headers={"Last-Event-ID": "1"}, buffered=False)
     it = iter(rv.response)
     next(it)
-    mini_game.append("g1", "pass", {"player": "Ann"}, None, 1001.0)
-    got = ""
-    for _ in range(100):
-        got += next(it).decode()
-        if "event: ledger" in got:
-            break
+    got = _after_a_new_event(it, mini_game)
     rv.close()
     assert got.startswith("id: 2\nevent: ledger") and "event: reset" not in got
 
