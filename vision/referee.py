@@ -2091,7 +2091,9 @@ def hand_signature(frame: np.ndarray, colour: bool = True) -> np.ndarray:
     at 160 x 90 px, blur sigma 1.5 px (grey, mean 128), and with ``colour``
     the picture's CIELAB a* and b* at the same size and blur (OpenCV's
     ``COLOR_BGR2LAB`` on float BGR in 0-1: a*, b* in their own units, about
-    -100 to 100; the light's brightness hardly moves them).
+    -100 to 100; the light's brightness hardly moves them).  1.7 ms a
+    1280 x 720 picture on the 2-core machine, against 0.5 ms for the grey
+    alone; made once a judged picture (session 55).
 
     Args:
         frame: (H, W, 3) uint8 BGR (or (H, W) grey: grey alone).
