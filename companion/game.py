@@ -339,6 +339,10 @@ def name_is_printable(name: str) -> bool:
     return any(not unicodedata.category(c).startswith(("Z", "C")) for c in name)
 
 
+#: characters a new player's name may not hold: typed between names, they
+#: meant two players (a semicolon; a full-width, ideographic or Arabic comma)
+NAME_SEPARATORS = ";\uff0c\u3001\uff1b\u060c"
+
 #: the longest reason a referee's correction or void keeps (characters)
 REASON_MAX = 300
 
@@ -409,7 +413,8 @@ def new_setup(variant: str, mode: str, layout: Layout, faces: Sequence[str | Non
     Raises:
         BadInput: unknown variant/mode/face/option, wrong number of players
         or faces, bad names (empty, over 40 characters, a comma, or in a new
-        game a semicolon, a leading '-' or an unprintable character), an
+        game a semicolon or another comma (:data:`NAME_SEPARATORS`), a
+        leading '-' or an unprintable character), an
         empty or odd layout.
     """
     rules = find_variant(variant)
@@ -423,10 +428,11 @@ def new_setup(variant: str, mode: str, layout: Layout, faces: Sequence[str | Non
     for n in names:
         if not n or "," in n or len(n) > 40:
             raise BadInput(f"bad player name {_shown(n)}: 1-40 characters, no comma")
-        if new_game and ";" in n:
-            # `--players "Ada;Bo"` meant two players (a break-test, session 54)
-            raise BadInput(f"bad player name {_shown(n)}: no semicolon (names are separated by commas, "
-                           f"e.g. --players Ada,Bo)")
+        if new_game and any(c in n for c in NAME_SEPARATORS):
+            # `--players "Ada;Bo"` meant two players (a break-test, session 54),
+            # so did "Ada，Bo" typed with a full-width comma (session 55)
+            raise BadInput(f"bad player name {_shown(n)}: no semicolon or other comma (names are separated "
+                           f"by commas, e.g. --players Ada,Bo)")
         if new_game and not name_is_printable(n):
             raise BadInput(f"bad player name {_shown(n)}: letters, digits, spaces and punctuation only "
                            f"(no control, zero-width or text-direction characters)")
@@ -2840,6 +2846,29 @@ def resolve_correction(state: GameState, target: int, changes: Mapping | None = 
         beyond = faces_beyond_set(state, [None if f is None else str(f) for f in faces])
         if beyond:
             raise BadInput("; ".join(beyond) + ": no table shows that")
+    if changes and ("slots" in changes or "faces" in changes):
+        # the faces the move ends up with (a face left null, or a tile newly
+        # named without one, takes the face the ledger records for it): no
+        # more copies than the set holds (a break-test, session 55: a claim
+        # corrected to emotion-2 + emotion-1, then its second tile to the
+        # one Emotion Glass 2 of the deal, was paid +600)
+        final = _faces_follow_slots(data_now, changes) if "slots" in changes and "faces" not in changes \
+            else changes
+        slots_final = changes.get("slots", data_now.get("slots"))
+        faces_final = final.get("faces") if "faces" in final else data_now.get("faces")
+        try:
+            idx = _parse_slots(state, slots_final) if isinstance(slots_final, (list, tuple)) else []
+        except (BadInput, TypeError, ValueError):
+            idx = []
+        if idx:
+            given = list(faces_final) if isinstance(faces_final, (list, tuple)) and \
+                len(faces_final) == len(idx) else [None] * len(idx)
+            resolved = [str(f) if f is not None else state.faces[i] for f, i in zip(given, idx)]
+            beyond = faces_beyond_set(state, resolved)
+            if beyond:
+                raise BadInput("; ".join(beyond) + ": no table shows that")
+    if changes and "reason" in changes and changes["reason"] is not None:
+        changes = {**changes, "reason": check_reason(changes["reason"])}
     if changes and changes.get("word") is not None:
         w = changes["word"]
         if not isinstance(w, str) or not w.isalpha() or not w.isascii() or len(w) > len(state.setup.layout):

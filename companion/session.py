@@ -431,6 +431,7 @@ class GameSession:
                                       "it left; settle the item with no move (or correct #" f"{prior})")
                 out = G.resolve_touch(self.state, player, slots[0], extra)
                 follow = [p for p in out.events if p.type == "penalty"]
+        reason = G.check_reason(reason)        # (kept for good, as a correction's)
         fix = G.Pending("correction", {"changes": {"resolved": True, "decision": decision},
                                        **({"reason": reason} if reason else {})}, ref=item_id)
         if item_id not in self.state.off_table:

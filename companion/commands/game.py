@@ -730,8 +730,23 @@ def _ledger_cmd(args) -> int:
         ref = f" ->#{e['ref']}" if e["ref"] is not None else ""
         t = "" if e["t"] is None else f" t={event_time(e['t'])}"
         flag = "" if e["status"] == "ok" else f" [{e['status']}]"
-        print(f"#{e['id']} {e['type']}{ref}{t}{flag}: {e['text']}")
+        print(f"#{e['id']} {e['type']}{ref}{t}{flag}: {_one_line(e['text'])}")
     return 0
+
+
+def _one_line(text: str) -> str:
+    """An event's text as one line that shows as itself: control, format
+    and line-separator characters (a reason an older ledger kept, before
+    :func:`companion.game.check_reason`: a newline forged a ledger line)
+    written as ``\\n`` or ``\\uXXXX``, bytes that are not UTF-8 as
+    ``\\xNN`` (:func:`companion.jsontext.name_text`)."""
+    import unicodedata
+    from companion.jsontext import name_text
+    text = name_text(str(text))
+    if all(unicodedata.category(c) not in ("Cc", "Cf", "Zl", "Zp") or c in "\u200c\u200d" for c in text):
+        return text
+    return "".join(c if unicodedata.category(c) not in ("Cc", "Cf", "Zl", "Zp") or c in "\u200c\u200d"
+                   else repr(c)[1:-1] if c in "\n\r\t" else f"\\u{ord(c):04x}" for c in text)
 
 
 def _export(args) -> int:

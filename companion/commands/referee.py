@@ -225,13 +225,15 @@ def parse_players(text: str) -> list[str]:
     """Names from ``--players`` (comma-separated, 1 to 4, distinct).
 
     Raises:
-        BadInput: empty names, a semicolon (``"Ada;Bo"`` meant two players),
+        BadInput: empty names, a semicolon or another comma
+            (:data:`companion.game.NAME_SEPARATORS`: ``"Ada;Bo"`` meant two players),
             repeated names, more than 4.
     """
     import unicodedata
     # composed (NFC), as the ledger keeps a new game's names (companion.game.name_key)
     names = [unicodedata.normalize("NFC", n.strip()) for n in str(text).split(",")]
-    if not names or any(not n for n in names) or any(";" in n for n in names):
+    from companion.game import NAME_SEPARATORS
+    if not names or any(not n for n in names) or any(c in n for n in names for c in NAME_SEPARATORS):
         raise BadInput(f"bad --players {text!r}: expected names separated by commas, e.g. --players Ada,Bo")
     if len(set(names)) != len(names):
         raise BadInput(f"bad --players {text!r}: a name appears twice")

@@ -26,6 +26,7 @@ from typing import Any, Mapping
 
 from flask import Flask, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException
+from werkzeug.routing import IntegerConverter, ValidationError
 
 from companion.errors import CompanionError
 
@@ -52,6 +53,18 @@ DEFAULTS: dict[str, Any] = {
 }
 
 
+class EventIdConverter(IntegerConverter):
+    """Werkzeug's ``int`` route converter for ids SQLite can hold: at most
+    19 digits, else no such page (404).  Python refuses to read a number of
+    over 4,300 digits (``int``'s limit), and ``/event/999...9`` was a 500 (a
+    break-test, session 55)."""
+
+    def to_python(self, value: str) -> int:
+        if len(value) > 19:
+            raise ValidationError()
+        return super().to_python(value)
+
+
 def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     """Build the scoreboard app.
 
@@ -76,6 +89,8 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
         os.makedirs(app.instance_path, exist_ok=True)
 
     from companion.web import api, board, db, evidence, referee, security
+    # (before the blueprints bind their routes' converters)
+    app.url_map.converters["int"] = EventIdConverter
     db.init_app(app)
     security.init_app(app)
     app.register_blueprint(board.bp)

@@ -72,7 +72,9 @@ def reset_message(asked: int, newest: int) -> str:
     """The SSE message that opens a stream asked to start after an id beyond
     the ledger's newest ``newest`` (a break-test, session 54: a client kept
     across a server restart on another ledger was clamped without a word)."""
-    return f"event: reset\ndata: {json.dumps({'asked': asked, 'newest': newest})}\n\n"
+    # (with the newest id: the browser's EventSource keeps it as its last
+    # event id, and a reconnection resumes from there, not from the stale one)
+    return f"id: {newest}\nevent: reset\ndata: {json.dumps({'asked': asked, 'newest': newest})}\n\n"
 
 
 class EventHub:
@@ -314,8 +316,8 @@ class EventHub:
 
         ``after_id`` None starts at the newest event (no replay); an id beyond
         the newest is taken as the newest, and the stream says so first with
-        an ``event: reset`` message (data ``{"asked": after_id, "newest":
-        N}``): the client's id came from another ledger or a copy the server
+        an ``event: reset`` message (``id: N``, data ``{"asked": after_id,
+        "newest": N}``): the client's id came from another ledger or a copy the server
         no longer serves, so what it holds must be fetched again
         (``/api/state``); the bundled pages do so on every (re)connection.  ``limit_s`` ends the stream after
         that many seconds (the browser reconnects with Last-Event-ID).

@@ -71,6 +71,18 @@ def test_cli_typed_faces_beyond_the_sets_copies_need_over_record(tmp_path, capsy
     assert code == 0 and "+600 instant bonus pair" in out
 
 
+def _love_hand_builder(tmp_path, capsys, faces) -> tuple[str, tuple]:
+    """A Love Hand Builder game of Ann and Ben on a row dealt ``faces``
+    (one tile every 4 half-units): the ledger's path and its ``--ledger``
+    arguments."""
+    deal = write_deal(tmp_path / "deal.json", "love", faces)
+    led = str(tmp_path / "ledger.db")
+    L = ("--ledger", led)
+    assert run(capsys, "game", "start", *L, "--variant", "love", "--mode", "hand-builder", "--deal", deal,
+               "--players", "Ann,Ben", "--t", 0)[0] == 0
+    return led, L
+
+
 def test_cli_over_the_record_still_holds_no_more_copies_than_the_set(tmp_path, capsys):
     """Over the record (--over-record) the table's faces win over the deal's
     record, but no table shows two of Love's "Unique single-copy bonus
@@ -78,14 +90,7 @@ def test_cli_over_the_record_still_holds_no_more_copies_than_the_set(tmp_path, c
     the record, and corrected a claim to it, and was paid +600.  Refused in
     one line, nothing written; a face that differs from the record but
     exists on the table is still taken."""
-    deal = tmp_path / "deal.json"
-    deal.write_text(json.dumps({"variant": "love", "layout": "row", "tiles": [
-        {"slot": [0, 0, 0], "face": "hearts-2"}, {"slot": [4, 0, 0], "face": "hearts-2"},
-        {"slot": [8, 0, 0], "face": "roses-3"}, {"slot": [12, 0, 0], "face": "roses-3"}]}))
-    led = str(tmp_path / "ledger.db")
-    L = ("--ledger", led)
-    assert run(capsys, "game", "start", *L, "--variant", "love", "--mode", "hand-builder", "--deal", deal,
-               "--players", "Ann,Ben", "--t", 0)[0] == 0
+    led, L = _love_hand_builder(tmp_path, capsys, ["hearts-2", "hearts-2", "roses-3", "roses-3"])
     code, out, err = run(capsys, "game", "claim", *L, "--player", "Ann", "0,0,0", "4,0,0",
                          "--faces", "emotion-1,emotion-1", "--over-record", "--t", 1)
     assert code == 2 and out == ""
@@ -100,6 +105,46 @@ def test_cli_over_the_record_still_holds_no_more_copies_than_the_set(tmp_path, c
     code, out, err = run(capsys, "game", "correct", "2", *L, "--set", 'faces=["emotion-1","emotion-1"]', "--t", 2)
     assert code == 2 and err == "companion game: the set holds 1 copy of emotion-1, not 2: no table shows that\n"
     assert [e.type for e in events(led)] == ["game_started", "claim"]
+
+
+def test_cli_a_correction_of_tiles_or_null_faces_counts_the_faces_the_move_ends_with(tmp_path, capsys):
+    # the copy check looked only at faces typed: a claim corrected to
+    # emotion-2 + emotion-1, then its second tile to the deal's one Emotion
+    # Glass 2 (its face taken from the record), or a face given as null (the
+    # recorded one), made a pair of a single-copy face, +600 (a break-test,
+    # session 55)
+    led, L = _love_hand_builder(tmp_path, capsys, ["hearts-2", "hearts-2", "emotion-2", "hearts-3", "hearts-3",
+                                                   "emotion-1"])
+    assert run(capsys, "game", "claim", *L, "--player", "Ann", "0,0,0", "4,0,0", "--t", 1)[0] == 0
+    code, _, err = run(capsys, "game", "correct", "2", *L, "--set", 'faces=["emotion-2","emotion-1"]', "--t", 2)
+    assert code == 0, err
+    n = len(events(led))
+    code, _, err = run(capsys, "game", "correct", "2", *L, "--set", "slots=[[0,0,0],[8,0,0]]", "--t", 3)
+    assert code == 2 and err.endswith("the set holds 1 copy of emotion-2, not 2: no table shows that\n")
+    code, _, err = run(capsys, "game", "correct", "2", *L, "--set", 'faces=[null,"emotion-2"]', "--t", 3)
+    assert code == 2 and err.endswith("the set holds 1 copy of emotion-2, not 2: no table shows that\n")
+    assert len(events(led)) == n
+    # null is the face the ledger records for that tile by now (4,0,0:
+    # emotion-1, since the first correction): emotion-1 given for the other
+    # tile is a second copy, while hearts-2 is not
+    code, _, err = run(capsys, "game", "correct", "2", *L, "--set", 'faces=["emotion-1",null]', "--t", 3)
+    assert code == 2 and err.endswith("the set holds 1 copy of emotion-1, not 2: no table shows that\n")
+    code, _, err = run(capsys, "game", "correct", "2", *L, "--set", 'faces=["hearts-2",null]', "--t", 3)
+    assert code == 0, err
+    assert events(led)[-1].data["changes"]["faces"] == ["hearts-2", None]
+
+
+def test_cli_ledger_shows_an_older_reason_on_one_line(love, capsys):
+    # a reason an older ledger kept with a newline forged a line of `ledger`
+    assert run(capsys, "game", "claim", "--ledger", love, "--player", "Ann", "0,0,0", "4,0,0", "--t", 1)[0] == 0
+    with Ledger(love) as led:
+        led.append(led.latest_game_id(), "correction", {"void": True, "reason": "x\n#99 claim: forged\ud800"},
+                   2, 3.0)
+    code, out, err = run(capsys, "game", "ledger", "--ledger", love)
+    assert code == 0, err
+    last = out.splitlines()[-1]
+    assert last.startswith("#3 correction") and last.endswith("(x\\n#99 claim: forged\\ud800)"), last
+    assert not any(line.startswith("#99") for line in out.splitlines())
 
 
 def test_cli_a_reason_is_one_line_of_plain_text(love, capsys, tmp_path):

@@ -705,8 +705,9 @@ def test_a_semicolon_in_a_name_is_refused_with_the_comma_hint():
     # in a new game, and a ledger that holds such a name still replays.
     from companion.layouts import Layout
     layout = Layout("row", tuple(free_row(2)), "test")
-    with pytest.raises(BadInput, match="bad player name 'Ann;Ben': no semicolon .*--players Ada,Bo"):
-        G.new_setup("love", "solo-quest", layout, ["hearts-5", "hearts-5"], ["Ann;Ben"], 1)
+    for name in ("Ann;Ben", "Ann\uff0cBen", "Ann\u3001Ben"):
+        with pytest.raises(BadInput, match="bad player name .*: no semicolon or other comma .*--players Ada,Bo"):
+            G.new_setup("love", "solo-quest", layout, ["hearts-5", "hearts-5"], [name], 1)
     s = G.new_setup("love", "solo-quest", layout, ["hearts-5", "hearts-5"], ["Ann;Ben"], 1, new_game=False)
     assert s.players == ("Ann;Ben",)
 

@@ -98,6 +98,22 @@ def test_open_items_and_settle(led):
     assert GameSession(led).state.entries[fix].text == f"referee settled item #{other.id} with no move"
 
 
+def test_a_settle_or_item_correction_reason_is_one_line_of_plain_text(led):
+    # the Settle form's reason and `correct ITEM --set reason=...` reached the
+    # ledger unchecked: a newline forged a ledger line (a break-test, session 55)
+    item = led.append("g1", "needs-referee", {"reason": "hand in view", "slots": [D, E]}, None, 1.0)
+    s = GameSession(led)
+    with pytest.raises(BadInput, match="a control character \\(U\\+000A\\)"):
+        s.settle(item.id, "none", reason="x\n#99 claim: Bo claimed everything")
+    with pytest.raises(BadInput, match="at most 300"):
+        s.settle(item.id, "none", reason="x" * 1000)
+    with pytest.raises(BadInput, match="RIGHT-TO-LEFT OVERRIDE"):        # (the command line's `correct`)
+        G.resolve_correction(s.state, item.id, {"reason": "\u202elive"}, False, "", s.state.raw)
+    assert len(led.events("g1")) == 2
+    res = s.settle(item.id, "none", reason="  seen on the video  ")
+    assert res.written[0].data["reason"] == "seen on the video"
+
+
 def test_rejected_items_must_be_voided(led):
     bad = led.append("g1", "claim", {"player": "Ann", "slots": [A, B], "faces": ["hearts-1", "hearts-1"]},
                      None, 1.0)

@@ -408,7 +408,7 @@ def test_last_event_id_beyond_the_newest_is_clamped(client, mini_game):
     it = iter(rv.response)
     assert next(it).decode().startswith("retry: ")
     # the client is told its id is from another ledger (the newest here is 1)
-    assert next(it).decode() == 'event: reset\ndata: {"asked": 999, "newest": 1}\n\n'
+    assert next(it).decode() == 'id: 1\nevent: reset\ndata: {"asked": 999, "newest": 1}\n\n'
     got = _after_a_new_event(it, mini_game)
     rv.close()
     assert "id: 2\n" in got
@@ -425,6 +425,22 @@ def test_a_last_event_id_at_the_newest_gets_no_reset(client, mini_game):
 
 
 # --------------------------------------------------------------------------- GET only
+
+
+def test_numbers_too_long_for_an_event_id_are_404_or_400_not_500(client, mini_game):
+    # Python refuses to read a number of over 4,300 digits: these were 500s
+    # (a break-test, session 55)
+    big = "9" * 5000
+    for url in (f"/event/{big}", f"/api/evidence/{big}", f"/evidence/{big}/before", "/event/" + "1" * 20):
+        assert client.get(url).status_code == 404, url
+    for url in (f"/api/board?at={big}", f"/api/board.svg?at={big}", f"/api/check?slot=0,0,0&at={big}",
+                f"/api/events?last_id={big}"):
+        rv = client.get(url)
+        assert rv.status_code == 400 and "a number of 5000 digits: no event id is that large" in rv.json["error"], url
+    rv = client.get("/api/events", headers={"Last-Event-ID": big})
+    assert rv.status_code == 400 and rv.json["error"] == ("Last-Event-ID is a number of 5000 digits: no event id "
+                                                          "is that large")
+    assert client.get("/event/1").status_code == 200
 
 
 def test_only_the_referee_blueprint_changes_anything(app):
