@@ -785,13 +785,17 @@ def is_builtin(name: str) -> bool:
 
 
 def suggest(name: str, n: int = 3) -> list[str]:
-    """Up to ``n`` built-in ids closest to ``name`` (difflib ratio at least
-    0.5, best first; "turtel" gives turtle, a name that resembles none, such
-    as "nope", gives nothing rather than a far guess)."""
+    """Up to ``n`` built-in ids closest to ``name``: those whose id or title
+    holds it whole (4 characters or more: "castle" gives
+    gingerbread-castle), then those of difflib ratio at least 0.5, best
+    first ("turtel" gives turtle; a name that resembles none, such as
+    "nope", gives nothing rather than a far guess)."""
     want = normalise_name(name)
     pool = {k: k for k in _CODEX}
     pool.update({normalise_name(v[0]): k for k, v in _CODEX.items()})
     out: list[str] = []
+    if len(want) >= 4:
+        out = sorted({k for m, k in pool.items() if want in m and m != want}, key=lambda k: (len(k), k))
     for m in difflib.get_close_matches(want, list(pool), n=2 * n, cutoff=0.5):
         if pool[m] not in out:
             out.append(pool[m])

@@ -177,9 +177,24 @@ def _check_ledger_fresh() -> None:
 _ACTION_LOCK = threading.Lock()
 
 
+def _check_text() -> None:
+    """Every field of the posted form is text: a byte that is not UTF-8
+    (``%FF`` in a hand-made post) reaches the form as U+FFFD, which was
+    recorded as typed (a player's name, a reason).
+
+    Raises:
+        BadInput: naming the first such field.
+    """
+    for name, value in request.form.items(multi=True):
+        if "\ufffd" in value or "\ufffd" in name:
+            raise BadInput(f"the form's field {curbed(repr(name.replace(chr(0xFFFD), '?')))} is not UTF-8 text: "
+                           "send it again from the console")
+
+
 def _act(fn: Callable[[], Result]):
     try:
         with _ACTION_LOCK:
+            _check_text()
             _check_fresh()
             result = fn()
         return _answer(result)
@@ -232,8 +247,19 @@ def _faces(text: str, tiles: TileSet | None = None) -> list[str] | None:
     console itself shows (``3 Stemmed Rose``, ``Cupid's Wings``) is taken
     for its id (a break-test: both were refused as "unknown face", the
     first with "did you mean 'roses-3'?"); anything else goes on as typed,
-    for the engine to refuse naming it (:meth:`companion.tiles.TileSet.face`)."""
-    items = [f.strip() for f in text.split(",") if f.strip()]
+    for the engine to refuse naming it (:meth:`companion.tiles.TileSet.face`).
+    A blank field is no faces (None).
+
+    Raises:
+        BadInput: an empty item between commas (``roses-3,,roses-3``), as
+            ``game --faces`` refuses it: it was dropped, and a claim typed
+            with a slip named fewer faces than the player meant.
+    """
+    if not text.strip():
+        return None
+    items = [f.strip() for f in text.split(",")]
+    if not all(items):
+        raise BadInput(f"faces: give face ids separated by commas, e.g. hearts-1,hearts-1 (got {curbed(repr(text))})")
     if tiles is not None:
         known = {_fold(k): f.id for f in tiles.faces for k in (f.id, f.name)}
         items = [known.get(_fold(f), f) for f in items]
@@ -413,6 +439,7 @@ def start():
         return Result([ev], f"{ev.game_id} started: {variant} {mode} on {layout.name}, seed {seed}")
     try:
         with _ACTION_LOCK:          # (two Start taps at once must not both take the next game id)
+            _check_text()
             _check_ledger_fresh()
             res = go()
     except CompanionError as exc:
@@ -466,10 +493,7 @@ def correct():
             else:
                 changes["slots"] = sl
         if _field("faces", required=False):
-            faces = _faces(_field("faces"), s.state.tiles)
-            if faces is None:           # ",,,": no face named (it recorded faces=None, clearing them)
-                raise BadInput("faces: give face ids separated by commas, e.g. hearts-1,hearts-1")
-            changes["faces"] = faces
+            changes["faces"] = _faces(_field("faces"), s.state.tiles)     # (",,," refused: it cleared them)
         if _field("word", required=False):
             changes["word"] = _field("word")
         return s.correct(_event_id(), changes, _field("reason", required=False))

@@ -122,6 +122,11 @@ def test_lookup_by_title_or_id(spec):
 def test_unknown_name_suggests():
     assert codex.suggest("cupid citadel")[0] == "cupids-citadel"
     assert codex.suggest("turtel")[0] == "turtle"
+    # a word of a name, given whole, names that layout first (difflib put
+    # turtle before gingerbread-castle for "castle")
+    assert codex.suggest("castle")[0] == "gingerbread-castle"
+    assert codex.suggest("Palace")[0] == "imperial-palace"
+    assert codex.suggest("peak") == ["twin-peaks"]
     with pytest.raises(BadInput, match=r"^unknown layout 'gingerbread'; did you mean gingerbread-castle"):
         codex.builtin("gingerbread")
     assert not codex.is_builtin("nope")

@@ -706,7 +706,20 @@ def test_console_refusals_in_plain_words(client, referee, mini_game):
     # a Faces field of only commas once recorded faces=None (clearing them)
     rv = referee.post("/referee/correct", {"game": "g1", "event_id": str(claim), "faces": ",,,"})
     assert rv.status_code == 400 and rv.json["error"] == ("faces: give face ids separated by commas, "
-                                                          "e.g. hearts-1,hearts-1")
+                                                          "e.g. hearts-1,hearts-1 (got ',,,')")
+    # an empty item between two faces was dropped: a claim typed with a slip
+    # named one face (``game --faces`` refuses it)
+    rv = referee.post("/referee/move", {"game": "g1", "kind": "claim", "player": "Ann",
+                                        "slots": slots_text(A, C), "faces": "hearts-1,,hearts-1"})
+    assert rv.status_code == 400 and rv.json["error"].startswith("faces: give face ids separated by commas")
+    # a byte that is not UTF-8 (a hand-made multipart post) reached the form
+    # as U+FFFD and was recorded as typed
+    body = b"".join(b'--XX\r\nContent-Disposition: form-data; name="%s"\r\n\r\n%s\r\n' % kv
+                    for kv in ((b"mode", b"love:sprint"), (b"layout", b"turtle"), (b"players", b"A\xff, B"))) + b"--XX--\r\n"
+    rv = client.post("/referee/start", data=body, content_type="multipart/form-data; boundary=XX",
+                     headers={"X-CSRF-Token": referee.token()})
+    assert rv.status_code == 400 and rv.json["error"] == ("the form's field 'players' is not UTF-8 text: "
+                                                          "send it again from the console")
     # a form of a game the ledger does not hold: not "the game has changed"
     rv = referee.post("/referee/move", {"game": "nosuch", "kind": "pass", "player": "Ann", "after": "3"})
     assert rv.status_code == 400 and rv.json["error"] == "no game 'nosuch' in this ledger"
