@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import io
 import os
 import re
 import sys
@@ -112,6 +113,15 @@ def _intermixed(parser: argparse.ArgumentParser, args: argparse.Namespace, extra
     return []
 
 
+def word_arg(text: str) -> str:
+    """An option's word (a variant, a mode, a format ...) as the parser
+    compares it with its choices: NFKC-folded (a full-width ``ＬＯＶＥ``),
+    without spaces at its ends (``--variant ' love'`` was refused where
+    ``--layout 'turtle '`` was taken), and without case."""
+    import unicodedata
+    return unicodedata.normalize("NFKC", text).strip().casefold()
+
+
 def seed_value(text: str) -> int:
     """``--seed``: a whole number, 0 or more.  Python's ``random.Random``
     seeds with the absolute value of an integer, so ``-N`` would silently
@@ -152,15 +162,63 @@ def print_json(obj) -> None:
         text = dumps(obj)
     except ValueError as exc:
         raise BadInput(f"cannot write the JSON output: {exc}") from None
+    if isinstance(sys.stdout, _ClosedStdout):
+        raise BadInput("standard output is closed, so the JSON has nowhere to go: run the command with stdout "
+                       "open, or redirected to a file")
     sys.stdout.write(text + "\n")
+
+
+#: the name an error writing to stdout carries (:class:`_NamedStdout`)
+STDOUT_NAME = "<standard output>"
+
+
+class _NamedStdout:
+    """Stdout, whose write errors name it: an ``OSError`` from a write or a
+    flush without a file name gets :data:`STDOUT_NAME`, so that ``companion
+    ... > /dev/full`` says "cannot write to standard output: No space left
+    on device", not the reason alone (a break-test, session 56).  Anything
+    else is the stream's own."""
+
+    def __init__(self, stream) -> None:
+        self._stream = stream
+
+    def _named(self, call, *a):
+        try:
+            return call(*a)
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            if exc.filename is None:
+                exc.filename = STDOUT_NAME
+            raise
+
+    def write(self, text: str) -> int:
+        return self._named(self._stream.write, text)
+
+    def flush(self) -> None:
+        return self._named(self._stream.flush)
+
+    def __getattr__(self, name: str):
+        return getattr(self._stream, name)
+
+
+class _ClosedStdout(io.StringIO):
+    """Stands in for a closed stdout (``companion ... >&-``): what a command
+    prints goes nowhere, and :func:`print_json` refuses (a break-test,
+    session 56: ``recognize --json >&-`` exited 0 with its JSON gone).
+    Plain lines are lost quietly: a command's files are its output there."""
+
+    def write(self, text: str) -> int:
+        return len(text)
 
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the console script; returns (and exits with) the exit code."""
     import os
-    for name in ("stdout", "stderr"):      # a closed stream (`companion ... >&-`): nowhere to write, no traceback
-        if getattr(sys, name) is None:
-            setattr(sys, name, open(os.devnull, "w", encoding="utf-8"))
+    if sys.stderr is None:      # a closed stream (`companion ... 2>&-`): nowhere to write, no traceback
+        sys.stderr = open(os.devnull, "w", encoding="utf-8")
+    if sys.stdout is None:
+        sys.stdout = _ClosedStdout()
     if sys.stdout is sys.__stdout__ and getattr(sys.stdout, "errors", None) == "strict":
         # (a UTF-8 locale other than C's): a file name that is not UTF-8,
         # printed in plain text, would raise UnicodeEncodeError; write such
@@ -169,6 +227,8 @@ def main(argv: list[str] | None = None) -> int:
             sys.stdout.reconfigure(errors="backslashreplace")
         except (AttributeError, ValueError):
             pass
+    if not isinstance(sys.stdout, (_NamedStdout, _ClosedStdout)):
+        sys.stdout = _NamedStdout(sys.stdout)
     try:
         parser = build_parser()          # (imports every command's module: a Ctrl+C lands here first)
         args, extra = parser.parse_known_args(argv)
@@ -186,6 +246,7 @@ def main(argv: list[str] | None = None) -> int:
         if empty:
             raise BadInput(empty)
         code = args.func(args)
+        sys.stdout.flush()              # what the command printed, written now: a failure is named here
     except CompanionError as exc:
         _say(f"companion {args.command}: {_one_line(exc)}")
         code = exc.exit_code
@@ -197,6 +258,8 @@ def main(argv: list[str] | None = None) -> int:
         _stdout_to_devnull()
         code = 0
     except OSError as exc:
+        if exc.filename == STDOUT_NAME:
+            _stdout_to_devnull()        # (the interpreter's last flush must not fail again)
         _say(f"companion {args.command}: {_one_line(os_error_text(exc))}")
         code = 2
     except ImportError as exc:
@@ -293,6 +356,8 @@ def os_error_text(exc: OSError) -> str:
     directory"``, without Python's ``[Errno 2]`` and quotes (the last resort
     for an OSError a command did not turn into its own message)."""
     reason = exc.strerror or "the operating system refused it"
+    if exc.filename == STDOUT_NAME:
+        return f"cannot write to standard output: {reason}"
     if exc.filename is not None:
         name = os.fsdecode(exc.filename) if isinstance(exc.filename, bytes) else str(exc.filename)
         return f"cannot read or write {name}: {reason}"

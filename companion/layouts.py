@@ -766,8 +766,9 @@ def normalise_name(name: str) -> str:
     is not a letter or a digit dropped (spaces, hyphens, underscores,
     apostrophes, brackets, dots ...): ``"Cupid's Citadel"``,
     ``"cupids-citadel"`` and ``"cupidscitadel"`` all give
-    ``"cupidscitadel"``."""
-    return "".join(ch for ch in name.casefold() if ch.isalnum())
+    ``"cupidscitadel"``; a full-width ``"ＴＵＲＴＬＥ"`` is NFKC-folded to
+    ``"turtle"``."""
+    return "".join(ch for ch in unicodedata.normalize("NFKC", name).casefold() if ch.isalnum())
 
 
 def without_the(folded: str) -> str:

@@ -249,6 +249,11 @@ class MatSpec:
             if _quad_area_mm2(quad) < MIN_MARKER_AREA_MM2:
                 raise BadInput(f"mat.json: markers[{k}].corners_mm enclose {_quad_area_mm2(quad):g} mm^2: a marker's "
                                f"four corners must span a square of at least {MIN_MARKER_AREA_MM2:g} mm^2")
+            if _signed_area_mm2(quad) < 0:
+                # (read so, every marker seen gave a pose from below the mat:
+                # "mirrored image?", exit 3, blaming the photo; a break-test)
+                raise BadInput(f"mat.json: markers[{k}].corners_mm {show(c)} run anticlockwise: give a marker's "
+                               "corners as printed, top-left, top-right, bottom-right, bottom-left")
             side = min(math.dist(quad[i], quad[(i + 1) % 4]) for i in range(4))
             if side < MIN_MARKER_SIDE_MM:
                 raise BadInput(f"mat.json: markers[{k}].corners_mm have a side of {side:g} mm: a printed marker's "
@@ -311,9 +316,17 @@ def _overlap_mm2(quad, rect) -> float:
 def _quad_area_mm2(quad) -> float:
     """Area enclosed by four corners in order, mm^2 (the shoelace formula;
     a self-crossing order counts its two lobes against each other)."""
+    return abs(_signed_area_mm2(quad))
+
+
+def _signed_area_mm2(quad) -> float:
+    """The shoelace sum of four corners in order, halved, mm^2: positive
+    where they run clockwise as the sheet is seen (x right, y down), as an
+    ArUco marker's corners do (top-left, top-right, bottom-right,
+    bottom-left: OpenCV's ``detectMarkers``)."""
     xs = [p[0] for p in quad]
     ys = [p[1] for p in quad]
-    return abs(sum(xs[i] * ys[(i + 1) % 4] - xs[(i + 1) % 4] * ys[i] for i in range(4))) / 2.0
+    return sum(xs[i] * ys[(i + 1) % 4] - xs[(i + 1) % 4] * ys[i] for i in range(4)) / 2.0
 
 
 def _is_number(v) -> bool:

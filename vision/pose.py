@@ -43,6 +43,18 @@ PLAUSIBLE_DIAGONAL_FOV_DEG = (10.0, 140.0)
 #: of its diagonal (:func:`max_reprojection_px`)
 MAX_REPROJECTION_PX = 6.0
 MAX_REPROJECTION_SHARE = 0.004
+#: a camera file the mat's markers fit worse than this (RMS px), or than
+#: this share of the picture's diagonal where that is more, is suspect: it
+#: is refused where guessed intrinsics fit the same markers
+#: :data:`CAMERA_FILE_MISFIT_RATIO` times better (:func:`estimate_pose`)
+CAMERA_FILE_MISFIT_PX = 2.5
+CAMERA_FILE_MISFIT_SHARE = 0.001
+#: how many times better guessed intrinsics must fit the markers than a
+#: suspect camera file's for the file to be refused.  A true file fits at
+#: least as well as the guess (it models the lens's distortion, the guess
+#: none); a break-test's files for another lens (k1 of -0.4 to +0.5, the
+#: demo picture) fitted 2.6-5.9 px where the guess fitted 0.4 px
+CAMERA_FILE_MISFIT_RATIO = 3.0
 _DIST_LENGTHS = (4, 5, 8, 12, 14)
 
 
@@ -615,39 +627,58 @@ def _fit_focal(obj: np.ndarray, img: np.ndarray, cam: Camera, source: str):
     return Camera(K2, np.zeros(5), cam.image_size, source), r, t, float(rms)
 
 
-def _refuse_camera_that_does_not_fit(obj: np.ndarray, img: np.ndarray, size: tuple[int, int], camera: Camera,
-                                     rms: float) -> None:
-    """The markers found do not fit together under the calibrated ``camera``
-    (RMS ``rms`` px): if they fit well under guessed intrinsics (half of
-    :func:`max_reprojection_px` or better), the mat is there and the camera
-    file is wrong for this picture (intrinsics for another camera, or for
-    another resolution under this one's ``image_size``): say so.  Returns
-    when the guess does not fit either (the mat is then not believed).
-
-    Args:
-        obj: ``(N, 3)`` marker corners, mat mm; img: ``(N, 2)`` their image px.
-        size: ``(w, h)`` of the picture, px.
-
-    Raises:
-        BadInput: the camera file does not fit the picture.
-    """
+def _guessed_rms(obj: np.ndarray, img: np.ndarray, size: tuple[int, int]) -> float | None:
+    """RMS reprojection error (px) of marker corners ``obj`` ``(N, 3)`` mm
+    seen at ``img`` ``(N, 2)`` px under intrinsics guessed from them
+    (:meth:`Camera.guess`, the focal length fitted), None where no pose
+    fits."""
     H, _ = cv2.findHomography(obj[:, :2], img, 0)
     if H is None:
-        return
+        return None
     guess = Camera.guess(size, H)
     try:
         fit = _fit_focal(obj, img, guess, guess.source) if guess.source == "estimated" else None
-        g_rms = fit[3] if fit is not None else _solve(obj, img, guess)[2]
+        return fit[3] if fit is not None else _solve(obj, img, guess)[2]
     except MatNotFound:
+        return None
+
+
+def _refuse_camera_that_does_not_fit(obj: np.ndarray, img: np.ndarray, size: tuple[int, int], camera: Camera,
+                                     rms: float | None, kept: tuple[int, int] | None = None,
+                                     ratio: float = 1.0) -> None:
+    """The markers do not fit together under the calibrated ``camera``
+    (RMS ``rms`` px; or, ``kept`` = ``(k, n)``, only ``k`` of the ``n``
+    markers that fit one plane in the picture fit one mat under it): if
+    they fit well under guessed intrinsics (half of
+    :func:`max_reprojection_px` or better, and ``ratio`` times better than
+    ``rms``), the mat is there and the camera file is wrong for this
+    picture (intrinsics for another camera or lens, or for another
+    resolution under this one's ``image_size``): say so.  Returns when the
+    guess does not fit either (the mat is then not believed, or the file
+    kept).
+
+    Args:
+        obj: ``(N, 3)`` marker corners, mat mm; img: ``(N, 2)`` their image
+            px (with ``kept``: those of the ``n`` markers).
+        size: ``(w, h)`` of the picture, px.
+
+    Raises:
+        CameraMisfit: the camera file does not fit the picture.
+    """
+    g_rms = _guessed_rms(obj, img, size)
+    if g_rms is None or not g_rms <= max_reprojection_px(size) / 2:
         return
-    if not g_rms <= max_reprojection_px(size) / 2:
+    if rms is not None and not g_rms * ratio <= rms:
         return
     w0, h0 = camera.image_size
     scaled = "" if (w0, h0) == size else f" (written for {w0}x{h0} images, scaled to {size[0]}x{size[1]})"
+    how = (f"the markers lie {rms:.1f} px RMS from where they should (without the file {g_rms:.1f} px)"
+           if kept is None else f"only {kept[0]} of the {kept[1]} markers read fit one mat together (without "
+           f"the file all {kept[1]} do, {g_rms:.1f} px RMS)")
     raise CameraMisfit(f"{camera.named} does not fit this picture: the mat is found, but with its intrinsics"
-                   f"{scaled} the markers lie {rms:.1f} px RMS from where they should (without the file "
-                   f"{g_rms:.1f} px); was it calibrated for another camera, or at another resolution than its "
-                   "image_size? Calibrate again, or leave out --camera")
+                       f"{scaled} {how}; was it calibrated for another camera "
+                       "or lens, or at another resolution than its image_size? Calibrate again, or leave out "
+                       "--camera")
 
 
 def mirror_hint(image_bgr: np.ndarray, spec: MatSpec, camera: Camera | None = None,
@@ -984,7 +1015,15 @@ def estimate_pose(image_bgr: np.ndarray, spec: MatSpec, camera: Camera | None = 
         from vision.markers import nearer_mat
         other_mat = other_mat or nearer_mat([m[0] for m in matches], np.stack([m[2] for m in matches]),
                                             {m[0]: m[1] for m in matches}, size)[1]
+    calibrated = camera is not None and cam.source == "calibrated"
+    plain = _reject_outliers(matches, None, size) if calibrated else []
     matches = _reject_outliers(matches, cam, size)
+    if len(plain) >= need and len(plain) - len(matches) >= max(2, len(plain) // 4):
+        # markers that fit one plane as seen, which the file's distortion
+        # breaks apart (a break-test's k1 of 3.5 to 8 kept 1-3 of 9-12)
+        _refuse_camera_that_does_not_fit(np.concatenate([m[1] for m in plain]),
+                                         np.concatenate([m[2] for m in plain]), size, camera, None,
+                                         kept=(len(matches), len(plain)))
     if len(matches) < need:
         if len(matches) == found:
             raise MatNotFound(f"only {found} of {total} mat markers found (need {need})")
@@ -1012,9 +1051,12 @@ def estimate_pose(image_bgr: np.ndarray, spec: MatSpec, camera: Camera | None = 
     except MatNotFound as exc:
         raise MatNotFound(f"{exc}{hint}") from None
     if not rms <= max_reprojection_px(size):
-        if camera is not None and cam.source == "calibrated":
+        if calibrated:
             _refuse_camera_that_does_not_fit(obj, img, size, camera, rms)
         raise MatNotFound(f"mat markers inconsistent: reprojection error {rms:.1f} px{hint}")
+    if calibrated and rms > max(CAMERA_FILE_MISFIT_PX, CAMERA_FILE_MISFIT_SHARE * math.hypot(*size)):
+        # fitting, but poorly, where guessed intrinsics fit the markers far better
+        _refuse_camera_that_does_not_fit(obj, img, size, camera, rms, ratio=CAMERA_FILE_MISFIT_RATIO)
     return MatPose(rvec, tvec, cam, rms, len(matches), tuple(m[0] for m in matches), obj, img, other_mat)
 
 

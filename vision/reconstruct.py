@@ -87,10 +87,6 @@ UNSEEN_CONFIDENCE = 0.5  # confidence reported for a slot whose face is hidden
 #: right and 156 are right or have every wrong reading marked (0.6: 3.8 % of
 #: the slots, 147 photos; 0.8: 7.9 %, 162; 0.9: 13.3 %, 169).
 UNSURE_BELOW = 0.7
-#: advice on a camera file the mat's markers fit worse than this (RMS px),
-#: or than this share of the picture's diagonal where that is more
-CAMERA_FILE_MISFIT_PX = 2.5
-CAMERA_FILE_MISFIT_SHARE = 0.001
 #: a camera file whose focal length differs from the markers' own
 #: (:func:`vision.pose.markers_focal_px`) by more than this share is advised
 #: on: the markers of a planar mat fit a wrong focal length well (a
@@ -2443,6 +2439,22 @@ def doubt_near_cover(layout: Layout, states, covered: list[int], reach: int = FO
             if i in near and not t.present and t.seen == "empty" else t for i, t in enumerate(states)]
 
 
+def missing_mat_hint(image_bgr: np.ndarray, spec, camera=None) -> str:
+    """What a picture whose mat was not found looks like, for the one-line
+    error of a command (``"; ..."``, or ``""``): mirrored
+    (:func:`vision.pose.mirror_hint`), small
+    (:func:`vision.pose.small_picture_hint`), very dark or mostly white
+    (:func:`exposure_hint`), or the ChArUco calibration board
+    (:func:`vision.calibration.board_hint`), the first that holds.  The
+    size comes before the light: a break-test's 1 x 1 px black picture was
+    called very dark, a 1 x 20000 px strip too.  One more marker search or
+    two (a few ms at 720p): not for every frame of a stream."""
+    from vision.calibration import board_hint
+    from vision.pose import mirror_hint, small_picture_hint
+    return (mirror_hint(image_bgr, spec, camera) or small_picture_hint(image_bgr) or exposure_hint(image_bgr)
+            or board_hint(image_bgr))
+
+
 def exposure_hint(image_bgr: np.ndarray) -> str:
     """For a picture whose mat was not found: ``"; the picture is very dark
     ..."`` or ``"; the picture is mostly white ..."`` (:func:`exposure` on
@@ -2489,8 +2501,8 @@ def photo_advice(layout: Layout, states, spec, pose, stray: int = 0, looks_like=
       focal length had to be guessed, the focal search left 100 slots wrong,
       the true intrinsics 44 (models/HISTORY.md, "Session 8").
     * A camera file (``--camera``) the markers fit poorly: an RMS
-      reprojection error over :data:`CAMERA_FILE_MISFIT_PX` px (or
-      :data:`CAMERA_FILE_MISFIT_SHARE` of the picture's diagonal where that
+      reprojection error over :data:`vision.pose.CAMERA_FILE_MISFIT_PX` px (or
+      :data:`vision.pose.CAMERA_FILE_MISFIT_SHARE` of the picture's diagonal where that
       is more).  The demo's first frame fits its own camera's file with
       0.4 px; a newcomer's file from another camera (focal length 933 px
       against 1224) fitted with 4.7 px, under the level at which the mat is
@@ -2547,7 +2559,8 @@ def photo_advice(layout: Layout, states, spec, pose, stray: int = 0, looks_like=
     Returns:
         Zero or more sentences.
     """
-    from vision.pose import (FOCAL_CHECK_MIN_MARKERS, FOCAL_CHECK_MIN_TILT_DEG, markers_focal_px,
+    from vision.pose import (CAMERA_FILE_MISFIT_PX, CAMERA_FILE_MISFIT_SHARE, FOCAL_CHECK_MIN_MARKERS,
+                             FOCAL_CHECK_MIN_TILT_DEG, markers_focal_px,
                              project_slot_faces)
     from vision.presence import window_quads
 

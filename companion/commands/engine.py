@@ -12,7 +12,7 @@ import sys
 import time
 from pathlib import Path
 
-from companion.cli import seed_value
+from companion.cli import seed_value, word_arg
 from companion.errors import BadInput
 from companion.layouts import MAT_HALF_UNITS, Slot, check_layout
 from companion.tiles import VARIANTS
@@ -40,7 +40,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=_free)
 
     p = sub.add_parser("deal", help="a seeded deal of a variant's tiles on a layout")
-    p.add_argument("--variant", required=True, type=str.lower, choices=VARIANTS)
+    p.add_argument("--variant", required=True, type=word_arg, choices=VARIANTS)
     _layout_args(p)
     p.add_argument("--seed", required=True, type=seed_value)
     p.add_argument("--solvable", action="store_true", help="guarantee a winnable deal (the deal `game start --seed N` plays: without --random it deals the --solvable one)")

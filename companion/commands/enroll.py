@@ -25,6 +25,7 @@ import sys
 import time
 from pathlib import Path
 
+from companion.cli import word_arg
 from companion.commands.images import file_too_large, read_image
 from companion.commands.paths import check_can_write, make_parent_folder, refuse_overwriting_inputs
 from companion.errors import BadInput
@@ -41,7 +42,7 @@ def register(sub) -> None:
     p.add_argument("--sheet", type=Path, nargs="+", metavar="PHOTO",
                    help="instead of --crops/--labels: 1-2 photos of the enrolment sheet "
                         "(see print-enrollment-sheet) laid on the mat")
-    p.add_argument("--variant", type=str.lower, help="the sheet's variant (with --sheet)")
+    p.add_argument("--variant", type=word_arg, help="the sheet's variant (with --sheet)")
     p.add_argument("--camera", type=Path, default=None, help="camera JSON (with --sheet)")
     p.add_argument("--out", required=True, help="profile file to write (.npz)")
     p.add_argument("--model", type=Path, default=None, help="embedding .onnx (default: bundled)")
@@ -59,7 +60,7 @@ def register(sub) -> None:
 
     p = sub.add_parser("print-enrollment-sheet",
                        help="where to lay one tile of each face on the mat for `enroll --sheet`")
-    p.add_argument("--variant", required=True, type=str.lower, help="love, candy, mindful or word")
+    p.add_argument("--variant", required=True, type=word_arg, help="love, candy, mindful or word")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=cmd_sheet)
 
@@ -472,9 +473,10 @@ def _sheet_images(args) -> tuple[list, list[str]]:
             images += sheet_crops(img, spec, len(faces), camera)
         except MatNotFound as exc:
             # as recognize and find-mat: a mirrored picture (a phone's
-            # front camera) is said to look mirrored
-            from vision.pose import mirror_hint
-            raise MatNotFound(f"{path}: {exc}{mirror_hint(img, spec, camera)}") from None
+            # front camera) is said to look mirrored, a small one small,
+            # the calibration board the board (a break-test, session 56)
+            from vision.reconstruct import missing_mat_hint
+            raise MatNotFound(f"{path}: {exc}{missing_mat_hint(img, spec, camera)}") from None
         except BadInput as exc:
             raise BadInput(f"{path}: {exc}") from None
         labels += faces

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from companion import jsontext
 from companion import game as G
-from companion.cli import seed_value
+from companion.cli import seed_value, word_arg
 from companion.errors import BadInput, IllegalMove
 from companion.session import check_typed_faces
 from companion.layouts import Layout, Slot
@@ -55,8 +55,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     q = cmd("start", _start, "start a game", game=False)
     q.add_argument("--game", help="game id (default: game-N)")
-    q.add_argument("--variant", required=True, type=str.lower, choices=VARIANTS)
-    q.add_argument("--mode", required=True, type=str.lower, help="; ".join(
+    q.add_argument("--variant", required=True, type=word_arg, choices=VARIANTS)
+    q.add_argument("--mode", required=True, type=word_arg, help="; ".join(
         f"{v}: {', '.join(m.id for m in find_variant(v).modes)}" for v in VARIANTS))
     q.add_argument("--players", required=True, help="names in seat order, comma-separated")
     src = q.add_mutually_exclusive_group(required=True)
@@ -94,7 +94,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     cmd("pass", _pass, "end the turn", player=True)
 
     q = cmd("meld", _meld, "lay a pong or chow from the rack (Hand Builder)", player=True)
-    q.add_argument("--kind", required=True, type=str.lower, choices=("pong", "chow"))
+    q.add_argument("--kind", required=True, type=word_arg, choices=("pong", "chow"))
     q.add_argument("--faces", required=True, help="three face ids, comma-separated")
 
     q = cmd("steal", _steal, "\"Passion Pong!\" / \"Sugar Pong!\": steal the tile just claimed", player=True)
@@ -123,14 +123,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     q.add_argument("--reason", default="", help="why: one line of plain text, at most 300 characters (kept in the ledger)")
 
     q = cmd("end", _end, "referee: end the game now (abandoned)")
-    q.add_argument("--reason", default="abandoned", type=str.lower, choices=("abandoned", "no-moves", "time-up"))
+    q.add_argument("--reason", default="abandoned", type=word_arg, choices=("abandoned", "no-moves", "time-up"))
     cmd("tick", _tick, "Word Sprint: end the game if the countdown has run out by --t")
     cmd("show", _show, "the game's state", t=False)
     cmd("ledger", _ledger_cmd, "every event of the game", t=False)
     # (no --json: the export's form is --format; a break-test's --json was
     # taken and ignored)
     q = cmd("export", _export, "export a game's ledger", t=False, json=False)
-    q.add_argument("--format", required=True, type=str.lower, choices=("csv", "json"))
+    q.add_argument("--format", required=True, type=word_arg, choices=("csv", "json"))
     q.add_argument("--out", help="file to write (default: stdout)")
     q = cmd("campaign", _campaign, "Scholar's Path progress of a player", player=True, game=False, t=False)
     cmd("games", _games, "list the games in a ledger", game=False, t=False)

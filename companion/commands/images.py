@@ -40,6 +40,9 @@ def read_image(path: str | os.PathLike):
     if p.is_dir():
         raise BadInput(f"cannot read image {path}: it is a folder; give the image files (e.g. {p}/*.png)")
     if not p.exists():
+        if p.is_symlink():          # (a link to nothing, or a loop of links: "no such file" misled)
+            raise BadInput(f"cannot read image {path}: a link to no file (its target is missing, or links "
+                           "loop)")
         raise BadInput(f"cannot read image {path}: no such file{_pattern_hint(str(path))}")
     if not p.is_file():
         raise BadInput(f"cannot read image {path}: not a regular file (a pipe or a device)")
@@ -108,6 +111,8 @@ def _format_hint(data) -> str:
         return " (a video (AVI): give photos, or frames saved from it as JPEG or PNG)"
     if head[:4] == b"\x1a\x45\xdf\xa3":          # EBML: Matroska and WebM (a break-test, session 54)
         return " (a video (MKV or WebM): give photos, or frames saved from it as JPEG or PNG)"
+    if head[:5] == b"%PDF-":                    # (print-mat's own PDF, given as the photo: session 56)
+        return " (a PDF document: give a photo, or export the page as PNG or JPEG)"
     return ""
 
 

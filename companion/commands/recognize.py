@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from companion.cli import word_arg
 from companion.commands.images import read_image
 from companion.commands.paths import refuse_overwriting_inputs
 from companion.errors import BadInput
@@ -22,7 +23,7 @@ from companion.tiles import VARIANTS
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("recognize", help="read the board (present tiles, faces, free flags) from one photo")
     p.add_argument("image", metavar="IMAGE", help="photo of the mat (any format OpenCV reads)")
-    p.add_argument("--variant", required=True, type=str.lower, choices=VARIANTS, help="tile set on the table")
+    p.add_argument("--variant", required=True, type=word_arg, choices=VARIANTS, help="tile set on the table")
     p.add_argument("--layout", required=True, help="built-in name or a .layout/.map/.json path")
     p.add_argument("--map-name", help="map to read from a GNOME .map file holding several")
     p.add_argument("--camera", metavar="FILE", help="camera JSON (companion calibrate); guessed when absent")
@@ -60,11 +61,8 @@ def _recognize(args) -> int:
         rec = recognize(image, args.variant, layout, camera=camera, classifier=classifier, spec=spec,
                         face_reader=reader)
     except MatNotFound as exc:
-        from vision.calibration import board_hint
-        from vision.pose import mirror_hint, small_picture_hint
-        from vision.reconstruct import exposure_hint
-        hint = (mirror_hint(image, spec, camera) or exposure_hint(image) or board_hint(image)
-                or small_picture_hint(image))
+        from vision.reconstruct import missing_mat_hint
+        hint = missing_mat_hint(image, spec, camera)
         if not hint:
             raise
         raise MatNotFound(f"{exc}{hint}") from None

@@ -27,6 +27,7 @@ import threading
 import time
 from pathlib import Path
 
+from companion.cli import word_arg
 from companion.commands.paths import (check_writable, make_parent_folder, missing_folders, refuse_ledger_files,
                                       refuse_overwriting_inputs, remove_if_empty, remove_new_ledger)
 from companion.errors import BadInput, Interrupted, WrongTileSet
@@ -43,13 +44,13 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def add_referee_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--variant", required=True, type=str.lower, choices=VARIANTS, help="tile set on the table")
+    p.add_argument("--variant", required=True, type=word_arg, choices=VARIANTS, help="tile set on the table")
     p.add_argument("--layout", required=True, help="built-in name or a .layout/.map/.json path")
     p.add_argument("--map-name", help="map to read from a GNOME .map file holding several")
     p.add_argument("--players", required=True, help="names in seat order, comma-separated (first starts)")
     p.add_argument("--camera", metavar="FILE", help="camera JSON from 'companion calibrate'")
     p.add_argument("--mat", metavar="MAT.json", help="mat spec (companion print-mat); the standard mat when absent")
-    p.add_argument("--mode", type=str.lower, help="game mode (default: love/candy sprint, mindful harmony-duels "
+    p.add_argument("--mode", type=word_arg, help="game mode (default: love/candy sprint, mindful harmony-duels "
                                   "(zen-solitaire for one player), word zen-archives)")
     p.add_argument("--tiles", metavar="PROFILE",
                    help="enrolled tile profile (companion enroll): faces are read with it")
@@ -641,17 +642,16 @@ def run_referee(args, source, on_event=None, on_start=None, require_output: bool
 
 
 def _mirror_hint(frame, spec, camera) -> str:
-    """``vision.pose.mirror_hint`` (or ``vision.reconstruct.exposure_hint``)
-    for the last frame read (or ""), so that a recording whose mat is never
-    found says when it looks mirrored (a phone's front camera or a video
-    call; a break-test's mirrored recording got only "the mat was not
-    found"), very dark or mostly white, or small (``vision.pose.small_picture_hint``)."""
+    """``vision.reconstruct.missing_mat_hint`` for the last frame read (or
+    ""), so that a recording whose mat is never found says when it looks
+    mirrored (a phone's front camera or a video call; a break-test's
+    mirrored recording got only "the mat was not found"), small, very dark
+    or mostly white, or shows the calibration board."""
     if frame is None:
         return ""
-    from vision.pose import mirror_hint, small_picture_hint
-    from vision.reconstruct import exposure_hint
+    from vision.reconstruct import missing_mat_hint
     try:
-        return mirror_hint(frame, spec, camera) or exposure_hint(frame) or small_picture_hint(frame)
+        return missing_mat_hint(frame, spec, camera)
     except Exception:       # a hint, never a failure of its own
         return ""
 

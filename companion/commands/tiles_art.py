@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from companion.cli import word_arg
 from companion.errors import BadInput
 from companion.tiles import VARIANTS, tileset
 
@@ -24,7 +25,7 @@ def register(sub) -> None:
         help="write a variant's tile faces (PNGs, tiles.json) and printable A4 sheets",
         description=__doc__.splitlines()[0],
     )
-    p.add_argument("--variant", required=True, metavar="V", type=str.lower, help=f"one of {', '.join(VARIANTS)}")
+    p.add_argument("--variant", required=True, metavar="V", type=word_arg, help=f"one of {', '.join(VARIANTS)}")
     p.add_argument("--out", required=True, metavar="DIR", help="output folder (created if missing)")
     p.add_argument("--px-per-mm", type=float, default=10.0, metavar="P",
                    help="resolution of the face PNGs, 10..100 px/mm (default 10)")

@@ -333,11 +333,8 @@ def _find_mat(args: argparse.Namespace) -> int:
     try:
         pose = estimate_pose(img, spec, camera)
     except MatNotFound as exc:
-        from vision.calibration import board_hint
-        from vision.pose import mirror_hint, small_picture_hint
-        from vision.reconstruct import exposure_hint
-        hint = (mirror_hint(img, spec, camera) or exposure_hint(img) or board_hint(img)
-                or small_picture_hint(img))
+        from vision.reconstruct import missing_mat_hint
+        hint = missing_mat_hint(img, spec, camera)
         if not hint:
             raise
         raise MatNotFound(f"{exc}{hint}") from None

@@ -291,10 +291,11 @@ def test_a_seed_is_written_in_ascii_digits(text, capsys):
 def test_a_closed_stdout_is_no_traceback(monkeypatch, capsys):
     # `companion layouts show turtle --json >&-`: Python starts with sys.stdout None
     import sys
+    # (and JSON written nowhere is refused: session 56)
     monkeypatch.setattr(sys, "stdout", None)
-    assert main(["layouts", "show", "turtle", "--json"]) == 0
-    assert sys.stdout.name == "/dev/null"        # main pointed it there
-    sys.stdout.close()
+    assert main(["layouts", "list"]) == 0
+    assert main(["layouts", "show", "turtle", "--json"]) == 2
+    assert capsys.readouterr().err.startswith("companion layouts: standard output is closed, so the JSON has nowhere")
 
 
 
@@ -812,3 +813,47 @@ def test_solve_takes_deals_after_its_options(tmp_path, capsys):
         main(["solve", str(paths[0]), "--json", str(paths[1]), "--nope"])
     assert exc.value.code == 2
     assert capsys.readouterr().err == f"companion solve: error: unrecognized arguments: {paths[1]} --nope\n"
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full (Linux) to fill stdout")
+def test_an_output_the_disk_refuses_names_standard_output():
+    # a break-test, session 56: "> /dev/full" gave "companion layouts: No
+    # space left on device", not saying which write failed
+    import subprocess
+    import sys
+    with open("/dev/full", "w") as full:
+        for argv in (["layouts", "list"], ["layouts", "show", "turtle", "--json"]):
+            run = subprocess.run([sys.executable, "-m", "companion", *argv], stdout=full, stderr=subprocess.PIPE,
+                                 text=True, timeout=120)
+            assert run.returncode == 2, argv
+            assert run.stderr == (f"companion layouts: cannot write to standard output: No space left on "
+                                  "device\n"), run.stderr
+
+
+def test_json_for_a_closed_stdout_is_refused_and_plain_lines_are_not():
+    # a break-test, session 56: "recognize --json >&-" exited 0, its JSON lost
+    import subprocess
+    import sys
+
+    def closed(*argv):
+        return subprocess.run([sys.executable, "-m", "companion", *argv], stderr=subprocess.PIPE, text=True,
+                              timeout=120, preexec_fn=lambda: os.close(1))
+    run = closed("layouts", "show", "turtle", "--json")
+    assert run.returncode == 2 and run.stderr == (
+        "companion layouts: standard output is closed, so the JSON has nowhere to go: run the command with "
+        "stdout open, or redirected to a file\n")
+    run = closed("layouts", "list")          # a listing nobody reads: lost quietly, as before
+    assert run.returncode == 0 and run.stderr == ""
+
+
+def test_a_variant_with_spaces_or_full_width_letters_is_the_variant(capsys):
+    # a break-test, session 56: "--variant ' love'" was an invalid choice
+    # while "--layout 'turtle '" was taken; a full-width layout name was
+    # unknown, with no suggestion
+    code, out, _ = run(capsys, "deal", "--variant", " LOVE ", "--layout", "ＴＵＲＴＬＥ", "--seed", "3", "--json")
+    assert code == 0
+    code2, out2, _ = run(capsys, "deal", "--variant", "love", "--layout", "turtle", "--seed", "3", "--json")
+    assert code2 == 0 and out == out2 and json.loads(out)["variant"] == "love"
+    with pytest.raises(SystemExit) as exc:
+        main(["deal", "--variant", "lo ve", "--layout", "turtle", "--json"])
+    assert exc.value.code == 2 and "invalid choice: 'lo ve'" in capsys.readouterr().err

@@ -97,6 +97,10 @@ def _spoil(path, value):
     (_spoil(["markers", 0, "corners_mm"], [[0, 0], [4, 0], [4, 4], [0, 4]]), "enclose 16 mm"),
     # a 1000 x 0.03 mm sliver has 30 mm^2 but no printable side
     (_spoil(["markers", 0, "corners_mm"], [[0, 0], [1000, 0], [1000, 0.03], [0, 0.03]]), "a side of 0.03 mm"),
+    # corners anticlockwise (a file written by another tool): every pose would
+    # come out from below the mat, blamed on the photo ("mirrored image?")
+    (_spoil(["markers", 0, "corners_mm"], [[7, 43], [43, 43], [43, 7], [7, 7]]),
+     r"markers\[0\].corners_mm .* run anticlockwise: give a marker's corners as printed, top-left"),
     # one marker can never give a pose (it needs two seen): refused when read
     (_spoil(["markers"], MatSpec.default().to_json()["markers"][:1]), "needs at least 2 markers"),
     # a grid or a marker off the sheet, and sizes no mat has

@@ -228,6 +228,20 @@ def test_a_photo_too_small_for_the_markers_is_named_as_small(tmp_path, capsys):
         assert err.endswith(": no mat markers found in the image (0 of 12); the picture is only 160 x 90 px, where "
                             "the mat's markers may be too small to read: give the photo at its full size, as taken "
                             "(not a thumbnail or a preview)\n"), err
+    # a 1 x 1 px black or white picture is small before it is dark or
+    # white (a break-test, session 56, was told "very dark"); so is a
+    # 1 x 2000 px strip; and an enrolment sheet says so too
+    for name, picture in (("dot.png", np.zeros((1, 1, 3), np.uint8)), ("white.png", np.full((1, 1, 3), 255, np.uint8)),
+                          ("strip.png", np.zeros((2000, 1, 3), np.uint8))):
+        cv2.imwrite(str(tmp_path / name), picture)
+        h, w = picture.shape[:2]
+        for argv in (["recognize", str(tmp_path / name), "--variant", "love", "--layout", "turtle", "--json"],
+                     ["enroll", "--sheet", str(tmp_path / name), "--variant", "love", "--out",
+                      str(tmp_path / "p.npz")]):
+            code, out, err = run(argv, capsys)
+            assert code == 3 and len(err.strip().splitlines()) == 1, err
+            assert f"; the picture is only {w} x {h} px, where the mat's markers may be too small" in err, err
+            assert "dark" not in err and "white" not in err.replace("white.png", "")
     # a picture of ordinary size without the mat is not called small
     other = tmp_path / "table.png"
     cv2.imwrite(str(other), np.full((480, 640, 3), 120, np.uint8))
@@ -430,6 +444,26 @@ def test_a_heic_photo_is_named_as_one(tmp_path, capsys):
                    "or AVIF photo: export it as JPEG, or set the phone's camera to \"Most Compatible\")\n")
 
 
+def test_a_pdf_or_a_link_to_nothing_is_named_as_such(tmp_path, capsys):
+    # a break-test, session 56: print-mat's own PDF was "a JPEG or PNG cut
+    # short", and a looping link "no such file"
+    from vision.mat import image_pdf
+    pdf = tmp_path / "mat.pdf"
+    pdf.write_bytes(image_pdf(np.full((40, 30), 255, np.uint8), (30.0, 40.0)))
+    loop = tmp_path / "a.jpg"
+    loop.symlink_to(tmp_path / "b.jpg")
+    (tmp_path / "b.jpg").symlink_to(loop)
+    gone = tmp_path / "gone.png"
+    gone.symlink_to(tmp_path / "moved.png")
+    for path, why in ((pdf, "not an image file OpenCV can decode (a PDF document: give a photo, or export the page "
+                            "as PNG or JPEG)"),
+                      (loop, "a link to no file (its target is missing, or links loop)"),
+                      (gone, "a link to no file (its target is missing, or links loop)"),
+                      (tmp_path / "moved.png", "no such file")):
+        code, out, err = run(["recognize", str(path), "--variant", "love", "--layout", "turtle", "--json"], capsys)
+        assert code == 2 and out == "" and err == f"companion recognize: cannot read image {path}: {why}\n"
+
+
 def test_an_avi_or_mkv_video_is_named_as_a_video(tmp_path, capsys):
     # a break-test, session 54: only MP4 and MOV were named; an AVI or an
     # MKV was "a JPEG or PNG cut short, or another format?"
@@ -467,6 +501,33 @@ def test_a_camera_file_that_fits_no_pose_is_named_in_the_message(tmp_path, capsy
     code, out, err = read_with_focal(150.0)
     assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
     assert f"the camera file {cam} does not fit this picture: the mat is found" in err
+
+    # a file for another lens, fitting "poorly" but under the level at which
+    # the mat is not believed, was taken (a break-test, session 56: k1 of
+    # -0.4 to +0.5, exit 0 and 12 to 32 slots wrong): refused where the
+    # markers fit guessed intrinsics three times better, or where the
+    # file's distortion breaks apart markers that fit one plane as seen
+    true = scene.truth.camera.to_json()
+
+    def read_with(**change):
+        cam.write_text(json.dumps({k: change.get(k, true[k]) for k in ("camera_matrix", "dist_coeffs",
+                                                                        "image_size")}))
+        return run(["recognize", str(photo), "--variant", "word", "--layout", "sprint-2layer",
+                    "--camera", str(cam), "--json"], capsys)
+
+    code, out, err = read_with()
+    assert code == 0, err                                                  # its own camera
+    for dist in ([0.3, 0, 0, 0, 0], [-0.3, 0, 0, 0, 0], [0.5, 0, 0, 0, 0]):
+        code, out, err = read_with(dist_coeffs=dist)
+        assert code == 2 and out == "" and len(err.strip().splitlines()) == 1, (dist, err)
+        assert f"the camera file {cam} does not fit this picture: the mat is found" in err
+        assert ("the markers lie 2.7 px RMS from where they should (without the file 0.3 px)" in err
+                if dist[0] == 0.3 else "px RMS from where they should (without the file 0.3 px)" in err
+                if dist[0] < 0 else "only 6 of the 8 markers read fit one mat together (without the file all 8 "
+                "do, 0.3 px RMS)" in err), err
+    f = true["camera_matrix"][0][0]
+    code, out, err = read_with(camera_matrix=[[0.8 * f, 0, 640], [0, 0.8 * f, 360], [0, 0, 1]])
+    assert code == 2 and "does not fit this picture" in err, err
     # a 5 px focal length is no lens at all (179 degrees of view): refused as
     # bad input before the photo is read
     code, out, err = read_with_focal(5.0)
