@@ -48,7 +48,7 @@ import cv2
 import numpy as np
 
 from companion.errors import BadInput
-from companion.tiles import CHINESE_NUMERALS, Face, tileset
+from companion.tiles import CHINESE_NUMERALS, VARIANTS, Face, tileset
 
 FACE_MM: tuple[int, int] = (30, 40)
 """Face size in mm, (width, height)."""
@@ -1658,6 +1658,19 @@ def write_tile_set(variant: str, out_dir: Path, px_per_mm: float = DEFAULT_PX_PE
         files.write("tiles.json", (json.dumps(doc, indent=2) + "\n").encode())
         written = _write_sheet_files(files, "sheets/", variant, dpi) if sheets else {"pages": [], "pdf": None}
     return doc, written
+
+
+def other_sets_files(variant: str, out_dir: Path) -> int:
+    """How many files in ``out_dir`` :func:`write_tile_set` writes for
+    another variant and not for ``variant`` (an earlier ``print-tiles``
+    into the same folder): its face PNGs and sheets, for a note (a
+    break-test, session 56: Love's 42 faces and sheets lay beside Word's
+    ``tiles.json``).  Nothing is removed: the folder is the user's."""
+    out_dir = Path(out_dir)
+    ours = {t["image"] for t in tiles_document(variant)["tiles"]} | set(_sheet_names(variant, "sheets/"))
+    theirs = {name for other in VARIANTS if other != variant
+              for name in [t["image"] for t in tiles_document(other)["tiles"]] + _sheet_names(other, "sheets/")}
+    return sum(1 for name in theirs - ours if (out_dir / name).is_file())
 
 
 def _check_dpi(dpi) -> None:

@@ -36,7 +36,7 @@ def register(sub) -> None:
 
 def _print_tiles(args: argparse.Namespace) -> int:
     from companion.cli import print_json
-    from vision.art import write_tile_set
+    from vision.art import other_sets_files, write_tile_set
 
     tileset(args.variant)  # BadInput for an unknown variant, before touching the disk
     if not args.out.strip():           # (Path("") would be the current folder)
@@ -47,6 +47,13 @@ def _print_tiles(args: argparse.Namespace) -> int:
     if not 10 <= args.px_per_mm <= 100:      # (the library's own range starts at 0.5: the line named that)
         raise BadInput(f"--px-per-mm must lie in 10..100 (tile images at 10 px/mm or more), got {args.px_per_mm:.12g}")
     doc, sheets = write_tile_set(args.variant, args.out, args.px_per_mm, sheets=not args.no_sheets, dpi=args.dpi)
+    others = other_sets_files(args.variant, args.out)
+    if others:
+        import sys
+        from companion.wording import count
+        print(f"companion print-tiles: note: {args.out} also holds {count(others, 'file')} of another tile set "
+              "(faces or sheets of an earlier print-tiles), which its tiles.json does not list: print each set "
+              "into a folder of its own, or remove them", file=sys.stderr)
     print_json({
         "variant": args.variant,
         "out": str(args.out),

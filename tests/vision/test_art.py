@@ -240,6 +240,21 @@ def test_print_tiles_empty_out_exits_2(run_cli):
     assert code == 2 and out == "" and "--out needs a folder name" in err
 
 
+def test_print_tiles_into_another_sets_folder_notes_its_files(run_cli, tmp_path):
+    # a break-test, session 56: Word's tiles.json over Love's faces left 42
+    # Love PNGs beside it without a word; they are the user's, so kept
+    out = tmp_path / "set"
+    code, _, err = run_cli("print-tiles", "--variant", "love", "--out", str(out), "--no-sheets")
+    assert code == 0 and err == ""
+    code, _, err = run_cli("print-tiles", "--variant", "love", "--out", str(out), "--no-sheets")
+    assert code == 0 and err == ""                                  # the same set again: nothing to say
+    code, _, err = run_cli("print-tiles", "--variant", "word", "--out", str(out), "--no-sheets")
+    assert code == 0 and err == (f"companion print-tiles: note: {out} also holds 42 files of another tile set "
+                                 "(faces or sheets of an earlier print-tiles), which its tiles.json does not list: "
+                                 "print each set into a folder of its own, or remove them\n")
+    assert (out / "roses-1.png").is_file() and json.loads((out / "tiles.json").read_text())["variant"] == "word"
+
+
 @pytest.mark.parametrize("extra", [["--px-per-mm", "5"], ["--dpi", "20"], ["--px-per-mm", "x"]])
 def test_print_tiles_bad_numbers_exit_2(run_cli, tmp_path, extra):
     code, out, err = run_cli("print-tiles", "--variant", "love", "--out", str(tmp_path / "o"), *extra)
