@@ -1685,6 +1685,7 @@ class BoardTracker:
             moved = moved | mark[1]        # (:meth:`_correct`: the tile below seen too high)
         if obs.patches is not None and st.has_ref is not None:
             seen_before = st.has_ref            # a tile never seen standing is never seen leaving
+            moved = moved | self._emptied_in_part(obs)
         else:
             seen_before = np.ones(len(moved), bool)
         lifts = [i for i in range(len(self.board.layout.slots))
@@ -1698,6 +1699,29 @@ class BoardTracker:
             lifts = self._under_standing_cover(lifts)
         returns = [i for i in st.lifted if obs.known[i] and obs.present[i] and moved[i]]
         return lifts, returns
+
+    def _emptied_in_part(self, obs: Observation) -> np.ndarray:
+        """(N,) bool: slots read standing in the last observation and empty
+        now whose look changed only in part (under ``new_appearance_ncc``,
+        not under ``change_ncc``) while "no face here" rose ``none_rise``
+        or more since then: the tile left, as :meth:`_behind_look` judges a
+        tile behind a stack.  A pale face in a small picture leaves its slot
+        looking much as the empty mat cell does (bench game 18601, Candy at
+        640 x 480, tiles 22 px wide: a vanilla wind read "no face" at 0.26
+        while it stood, 0.63 once lifted, its look still correlating 0.89;
+        its lift went unseen and its partner was paired with the next
+        attempt's tile)."""
+        st = self.state
+        n = len(self.board.layout.slots)
+        if obs.p_none is None or st.pn_last is None or st.ref is None or st.last_seen is None:
+            return np.zeros(n, bool)
+        s = self.settings
+        pn = np.asarray(obs.p_none, np.float64)
+        rose = pn >= st.pn_last + s.none_rise               # (False where NaN)
+        read_empty = np.asarray(obs.known, bool) & ~np.asarray(obs.present, bool)
+        behind = np.zeros(n, bool) if obs.behind is None else np.asarray(obs.behind, bool)
+        return (st.last_seen == 1) & read_empty & rose & ~behind & st.has_ref \
+            & (self._ref_ncc(obs) < s.new_appearance_ncc)
 
     def _under_standing_cover(self, lifts: list[int]) -> list[int]:
         """``lifts`` less the tiles a tile on a higher layer still covers
@@ -2337,7 +2361,7 @@ class BoardTracker:
         if st.lifted:
             lifted[st.lifted] = True
         standing = self._standing_top(lifted_cover=True)
-        moved = self._moved(obs)
+        moved = self._moved(obs) | self._emptied_in_part(obs)
         overruled = np.zeros(n, bool)       # a stacked tile's look kept, but the classifier says it left
         refaced = np.zeros(n, bool)         # its face was a taller tile's seen in its window: learnt afresh
         # tiles behind taller ones that the classifier reads all the same

@@ -1849,6 +1849,39 @@ def test_a_stacked_tile_read_gone_over_a_face_read_clearly_is_lifted(below_read,
     assert ([e.slots for e in ev if e.type == "lift"] == [(H,)]) == lifted, ev
 
 
+@pytest.mark.parametrize("pn_now, look, lifted", [(0.63, 0.89, True),     # bench game 18601
+                                                    (0.34, 0.89, False),    # "no face" rose too little
+                                                    (0.63, 0.93, False)])   # the look hardly changed
+def test_a_pale_face_read_gone_is_lifted_though_its_look_changed_only_in_part(pn_now, look, lifted):
+    # bench game 18601 (Candy at 640 x 480, tiles 22 px wide): a vanilla
+    # wind, read "no face" at 0.26 and its own face at 0.2 while it stood,
+    # was claimed with its partner: its slot read empty ("no face" 0.63),
+    # its look still correlating 0.89 with the standing one (a pale face
+    # looks much as the empty mat cell does).  The lift went unseen, and the
+    # partner was paired with the next attempt's tile.  Here F (bamboo-3)
+    # is that face, claimed with E
+    from dataclasses import replace
+    f = LAYOUT.slot_index(F)
+
+    def seen(absent=(), pn_f=0.26, own_f=0.2, look_f=1.0):
+        o = _with_probs(obs(absent=absent), pn_at=pn_f, own_at=own_f, slot=F, changed=[E] if E in absent else ())
+        conf = np.array(o.confidence)
+        conf[f] = pn_f if F in absent else own_f
+        faces = list(o.faces)
+        faces[f] = None if F in absent else "bamboo-3"
+        sig = np.asarray(o.patches)
+        return replace(o, confidence=conf, faces=faces, patches=sig if look_f >= 1 else _mixed(sig, F, look_f))
+
+    t = BoardTracker(Board(LAYOUT), TS)
+    for fr in (0, 1, 2):
+        t.observe(fr, seen())
+    ev = t.observe(9, seen(absent=[E, F], pn_f=pn_now, own_f=0.05, look_f=look))
+    ev += t.observe(12, seen(absent=[E, F], pn_f=pn_now, own_f=0.05, look_f=look))
+    claims = [e for e in ev if e.type == "claim"]
+    assert bool(claims and set(claims[0].slots) == {E, F}) == lifted, ev
+    assert (f in t.state.lifted or not t.board.present[f]) == lifted
+
+
 TALL = Layout("tall-beside", ((0, 0, 0), (0, 0, 1), (2, 0, 0), (2, 0, 1), (2, 0, 2), (8, 0, 0)))
 TALL_FACES = ["bamboo-1", "bamboo-2", "bamboo-3", "bamboo-4", "bamboo-5", "bamboo-5"]
 
