@@ -162,10 +162,22 @@ def print_json(obj) -> None:
         text = dumps(obj)
     except ValueError as exc:
         raise BadInput(f"cannot write the JSON output: {exc}") from None
-    if isinstance(sys.stdout, _ClosedStdout):
-        raise BadInput("standard output is closed, so the JSON has nowhere to go: run the command with stdout "
-                       "open, or redirected to a file")
+    check_stdout_open("the JSON")
     sys.stdout.write(text + "\n")
+
+
+def check_stdout_open(what: str) -> None:
+    """Refuse a command's output (``what``: "the JSON", "the export") before
+    it is written to a closed stdout (``companion ... >&-``, where it would
+    be lost with exit 0).
+
+    Raises:
+        BadInput: stdout is closed.
+    """
+    from companion.errors import BadInput
+    if isinstance(sys.stdout, _ClosedStdout):
+        raise BadInput(f"standard output is closed, so {what} has nowhere to go: run the command with stdout "
+                       "open, or redirected to a file")
 
 
 #: the name an error writing to stdout carries (:class:`_NamedStdout`)
@@ -208,12 +220,27 @@ class _ClosedStdout(io.StringIO):
     session 56: ``recognize --json >&-`` exited 0 with its JSON gone).
     Plain lines are lost quietly: a command's files are its output there."""
 
+    #: what is written here is lost (:func:`companion.web.serve.print_announcement`
+    #: writes the referee's PIN to stderr instead)
+    lost = True
+
     def write(self, text: str) -> int:
         return len(text)
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of the console script; returns (and exits with) the exit code."""
+    """Entry point of the console script; returns (and exits with) the exit code.
+    Called with ``argv`` (in-process), it leaves ``sys.stdout`` as it found it."""
+    if argv is None:
+        return _main(argv)
+    before = sys.stdout
+    try:
+        return _main(argv)
+    finally:
+        sys.stdout = before
+
+
+def _main(argv: list[str] | None) -> int:
     import os
     if sys.stderr is None:      # a closed stream (`companion ... 2>&-`): nowhere to write, no traceback
         sys.stderr = open(os.devnull, "w", encoding="utf-8")

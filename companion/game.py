@@ -475,8 +475,9 @@ def new_setup(variant: str, mode: str, layout: Layout, faces: Sequence[str | Non
                 raise BadInput(f"option {key} does not apply to {rules.title}: {m.title} ({where})")
     if rules.name == "mindful" and "difficulty" in given:
         diff = given["difficulty"]
-        if isinstance(diff, str) and diff.lower() in MindfulRules.reshuffles_by_difficulty:
-            diff = given["difficulty"] = diff.lower()     # as --mode and --variant: any case
+        folded = unicodedata.normalize("NFKC", diff).strip().casefold() if isinstance(diff, str) else diff
+        if folded in MindfulRules.reshuffles_by_difficulty:
+            diff = given["difficulty"] = folded     # as --mode and --variant: any case, end spaces, full width
         if diff not in MindfulRules.reshuffles_by_difficulty:
             raise BadInput(f"unknown difficulty {diff!r} (expected one of "
                            f"{', '.join(MindfulRules.reshuffles_by_difficulty)})")

@@ -759,6 +759,9 @@ def _export(args) -> int:
         refuse_ledger_files("--out", args.out, args.ledger)
         from companion.commands.paths import check_can_write
         check_can_write("--out", args.out, plain_file=True)      # a missing folder is made when written
+    else:
+        from companion.cli import check_stdout_open
+        check_stdout_open("the export")
     from companion.jsontext import _strict, name_text
     s = _Session(args)
     try:

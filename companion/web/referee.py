@@ -178,17 +178,21 @@ _ACTION_LOCK = threading.Lock()
 
 
 def _check_text() -> None:
-    """Every field of the posted form is text: a byte that is not UTF-8
-    (``%FF`` in a hand-made post) reaches the form as U+FFFD, which was
-    recorded as typed (a player's name, a reason).
+    """No field of the posted form holds U+FFFD, the replacement character:
+    a byte that is not UTF-8 in a multipart post reaches the form as one
+    (Werkzeug decodes multipart fields with ``errors="replace"``), and was
+    recorded as typed (a player's name, a reason).  One pasted as such is
+    refused too: it marks text already lost in an earlier decoding, never a
+    name or a reason as meant.  (A urlencoded post keeps such a byte as the
+    three characters ``%FF``, which cannot be told from typed text.)
 
     Raises:
         BadInput: naming the first such field.
     """
     for name, value in request.form.items(multi=True):
         if "\ufffd" in value or "\ufffd" in name:
-            raise BadInput(f"the form's field {curbed(repr(name.replace(chr(0xFFFD), '?')))} is not UTF-8 text: "
-                           "send it again from the console")
+            raise BadInput(f"the form's field {curbed(repr(name.replace(chr(0xFFFD), '?')))} holds U+FFFD, the mark "
+                           "of bytes that were not UTF-8 text: type it again")
 
 
 def _act(fn: Callable[[], Result]):

@@ -90,8 +90,11 @@ def _read_only_reason(value) -> str:
 
 
 def print_announcement(app: Flask, url: str, host: str, out: IO[str] | None = None) -> None:
-    """Print the join address, its QR code and the referee PIN."""
-    out = out or sys.stdout
+    """Print the join address, its QR code and the referee PIN (on stderr
+    where stdout is closed: ``serve >&-`` had lost the PIN, and the console
+    could not be opened)."""
+    if out is None:
+        out = sys.stderr if getattr(sys.stdout, "lost", False) else sys.stdout
     lines = ["", "Companion scoreboard", f"  players, open: {url}   (or scan the code below)"]
     if host in ("127.0.0.1", "localhost", "::1"):
         lines.append("  (listening on this computer only: phones cannot reach it; use --host 0.0.0.0)")

@@ -288,14 +288,20 @@ def test_a_seed_is_written_in_ascii_digits(text, capsys):
     assert e.value.code == 2 and "expected a whole number" in capsys.readouterr().err
 
 
-def test_a_closed_stdout_is_no_traceback(monkeypatch, capsys):
+def test_a_closed_stdout_is_no_traceback(monkeypatch, capsys, tmp_path):
     # `companion layouts show turtle --json >&-`: Python starts with sys.stdout None
     import sys
-    # (and JSON written nowhere is refused: session 56)
+    # (and JSON or an export written nowhere is refused: session 56)
+    ledger = str(tmp_path / "g.db")
+    assert main(["game", "start", "--ledger", ledger, "--variant", "love", "--mode", "sprint", "--layout",
+                 "sprint-flat", "--players", "A,B", "--seed", "1"]) == 0
     monkeypatch.setattr(sys, "stdout", None)
     assert main(["layouts", "list"]) == 0
     assert main(["layouts", "show", "turtle", "--json"]) == 2
     assert capsys.readouterr().err.startswith("companion layouts: standard output is closed, so the JSON has nowhere")
+    assert main(["game", "export", "--ledger", ledger, "--format", "csv"]) == 2
+    assert capsys.readouterr().err.startswith("companion game: standard output is closed, so the export has nowhere")
+    assert main(["game", "export", "--ledger", ledger, "--format", "csv", "--out", str(tmp_path / "g.csv")]) == 0
 
 
 

@@ -1119,6 +1119,11 @@ def test_setup_errors():
         G.start_data("love", "sprint", lay, ["bamboo-1"] * 2, ["Ann"])
     with pytest.raises(BadInput, match="unknown difficulty"):
         G.start_data("mindful", "zen-solitaire", lay, ["bamboo-1"] * 2, ["Ann"], options={"difficulty": "x"})
+    # a difficulty with spaces at its ends or full-width letters is the
+    # difficulty, as --variant and --mode are (a break-test, session 56)
+    for typed in (" Hard ", "ＨＡＲＤ"):
+        data = G.start_data("mindful", "zen-solitaire", lay, ["bamboo-1"] * 2, ["Ann"], options={"difficulty": typed})
+        assert data["options"]["difficulty"] == "hard" and data["options"]["reshuffles"] == 1
     with pytest.raises(BadInput, match="no game_started"):
         G.replay([])
     for limits, words in (([1, 2], "must be an object"), ({"hint": 1}, "unknown tool 'hint'"),

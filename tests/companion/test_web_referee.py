@@ -718,8 +718,8 @@ def test_console_refusals_in_plain_words(client, referee, mini_game):
                     for kv in ((b"mode", b"love:sprint"), (b"layout", b"turtle"), (b"players", b"A\xff, B"))) + b"--XX--\r\n"
     rv = client.post("/referee/start", data=body, content_type="multipart/form-data; boundary=XX",
                      headers={"X-CSRF-Token": referee.token()})
-    assert rv.status_code == 400 and rv.json["error"] == ("the form's field 'players' is not UTF-8 text: "
-                                                          "send it again from the console")
+    assert rv.status_code == 400 and rv.json["error"] == ("the form's field 'players' holds U+FFFD, the mark of "
+                                                          "bytes that were not UTF-8 text: type it again")
     # a form of a game the ledger does not hold: not "the game has changed"
     rv = referee.post("/referee/move", {"game": "nosuch", "kind": "pass", "player": "Ann", "after": "3"})
     assert rv.status_code == 400 and rv.json["error"] == "no game 'nosuch' in this ledger"

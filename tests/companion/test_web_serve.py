@@ -91,6 +91,17 @@ def test_announcement_shows_url_qr_and_pin(tmp_path):
     assert qr_text("http://x/").count("\n") > 10
 
 
+def test_the_pin_goes_to_stderr_where_stdout_is_closed(tmp_path, monkeypatch, capsys):
+    # a break-test, session 56: "serve >&-" served with its PIN lost, so the
+    # referee console could not be opened and nothing said so
+    import sys
+    from companion.cli import _ClosedStdout
+    app = create_app({"LEDGER": str(tmp_path / "l.db"), "REFEREE_PIN": "424242"})
+    monkeypatch.setattr(sys, "stdout", _ClosedStdout())
+    print_announcement(app, "http://192.0.2.1:8000/", "0.0.0.0")
+    assert "PIN 424242" in capsys.readouterr().err
+
+
 def test_served_over_real_http_with_a_live_stream(tmp_path):
     path = tmp_path / "l.db"
     with Ledger(path) as led:

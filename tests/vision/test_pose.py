@@ -722,3 +722,41 @@ def test_a_video_seen_overhead_holds_the_median_of_the_focal_lengths_searched(sp
     assert priors == [deal] + [reconstruct.ReconstructSettings().focal_art_top_prior] * 2
     # a single photo (no memory) keeps its own search
     assert reconstruct.read_slots(img, "mindful", builtin("turtle")).pose.camera.K[0, 0] == 990.0
+
+
+def _wide_lens_markers(monkeypatch, k1, k2, f=648.6, distance=3512.0, tilt=13.8, pan=(-41.65, -28.27)):
+    """The mat's marker corners as a strong barrel lens (1280 x 720, ``f``
+    px, ``k1``, ``k2``) sees them, the mat far off in the picture's lower
+    left (a break-test's lens, session 56), with 0.3 px of noise: returned
+    by the marker search in place of reading a picture.  Returns the true
+    camera and how many markers are in view."""
+    import vision.pose as vp
+    from vision.mat import MatSpec
+    spec = MatSpec.default()
+    K = np.array([[f, 0, 639.5], [0, f, 359.5], [0, 0, 1.0]])
+    dist = np.array([k1, k2, 0, 0, 0])
+    cam = Camera.from_json({"camera_matrix": K.tolist(), "dist_coeffs": dist.tolist(), "image_size": [1280, 720]})
+    w, h = spec.size_mm
+    R = cv2.Rodrigues(np.radians([pan[1], pan[0], 0]))[0] @ cv2.Rodrigues(np.radians([tilt, 0, 0]))[0]
+    t = -R @ np.array([w / 2, h / 2, -distance])
+    rng = np.random.default_rng(0)
+    seen = []
+    for mk in spec.markers:
+        obj = np.c_[np.array(mk.corners_mm, float), np.zeros(4)]
+        img = cv2.projectPoints(obj, cv2.Rodrigues(R)[0], t, K, dist)[0].reshape(-1, 2) + rng.normal(0, 0.3, (4, 2))
+        if ((img > 0) & (img < [1280, 720])).all():
+            seen.append((mk.id, obj, img))
+    monkeypatch.setattr(vp, "_correspondences", lambda gray, spec: list(seen))
+    return cam, spec, len(seen)
+
+
+def test_a_true_camera_file_for_a_strong_wide_lens_keeps_every_marker(monkeypatch):
+    # a break-test, session 56: OpenCV's undistortion, far from the centre of
+    # a strong barrel lens, does not converge (corners 26-450 px off), so the
+    # true file threw 3 of 12 good markers out, and the new check then
+    # refused the file as "for another lens"; projected forwards, as the
+    # pose is fitted, the file maps all 12 onto the mat
+    cam, spec, n = _wide_lens_markers(monkeypatch, -0.546, 0.136)
+    picture = np.zeros((720, 1280, 3), np.uint8)
+    pose = estimate_pose(picture, spec, cam)
+    assert n == 12 and pose.n_markers == 12 and pose.reprojection_px < 0.6
