@@ -1710,18 +1710,24 @@ class BoardTracker:
         640 x 480, tiles 22 px wide: a vanilla wind read "no face" at 0.26
         while it stood, 0.63 once lifted, its look still correlating 0.89;
         its lift went unseen and its partner was paired with the next
-        attempt's tile)."""
+        attempt's tile).  Not in a picture in which ``shifted_min`` or more
+        standing top tiles look changed so (a camera bumped: bench game
+        10702, 18 to 40 of them, read empty as well; a move changes one or
+        two)."""
         st = self.state
         n = len(self.board.layout.slots)
         if obs.p_none is None or st.pn_last is None or st.ref is None or st.last_seen is None:
             return np.zeros(n, bool)
         s = self.settings
+        ncc = self._ref_ncc(obs)
+        part = (ncc >= s.change_ncc) & (ncc < s.new_appearance_ncc)
+        if int((part & self._standing_top() & st.has_ref).sum()) >= s.shifted_min:
+            return np.zeros(n, bool)
         pn = np.asarray(obs.p_none, np.float64)
         rose = pn >= st.pn_last + s.none_rise               # (False where NaN)
         read_empty = np.asarray(obs.known, bool) & ~np.asarray(obs.present, bool)
         behind = np.zeros(n, bool) if obs.behind is None else np.asarray(obs.behind, bool)
-        return (st.last_seen == 1) & read_empty & rose & ~behind & st.has_ref \
-            & (self._ref_ncc(obs) < s.new_appearance_ncc)
+        return (st.last_seen == 1) & read_empty & rose & ~behind & st.has_ref & part
 
     def _under_standing_cover(self, lifts: list[int]) -> list[int]:
         """``lifts`` less the tiles a tile on a higher layer still covers

@@ -1849,10 +1849,12 @@ def test_a_stacked_tile_read_gone_over_a_face_read_clearly_is_lifted(below_read,
     assert ([e.slots for e in ev if e.type == "lift"] == [(H,)]) == lifted, ev
 
 
-@pytest.mark.parametrize("pn_now, look, lifted", [(0.63, 0.89, True),     # bench game 18601
-                                                    (0.34, 0.89, False),    # "no face" rose too little
-                                                    (0.63, 0.93, False)])   # the look hardly changed
-def test_a_pale_face_read_gone_is_lifted_though_its_look_changed_only_in_part(pn_now, look, lifted):
+@pytest.mark.parametrize("pn_now, look, shifted, lifted", [
+    (0.63, 0.89, False, True),      # bench game 18601
+    (0.34, 0.89, False, False),     # "no face" rose too little
+    (0.63, 0.93, False, False),     # the look hardly changed
+    (0.63, 0.89, True, False)])     # every look changed in part: the camera moved (bench game 10702)
+def test_a_pale_face_read_gone_is_lifted_though_its_look_changed_only_in_part(pn_now, look, shifted, lifted):
     # bench game 18601 (Candy at 640 x 480, tiles 22 px wide): a vanilla
     # wind, read "no face" at 0.26 and its own face at 0.2 while it stood,
     # was claimed with its partner: its slot read empty ("no face" 0.63),
@@ -1870,9 +1872,15 @@ def test_a_pale_face_read_gone_is_lifted_though_its_look_changed_only_in_part(pn
         faces = list(o.faces)
         faces[f] = None if F in absent else "bamboo-3"
         sig = np.asarray(o.patches)
-        return replace(o, confidence=conf, faces=faces, patches=sig if look_f >= 1 else _mixed(sig, F, look_f))
+        if look_f < 1:
+            sig = _mixed(sig, F, look_f)
+            for other in (A, C, D) if shifted else ():
+                sig = _mixed(sig, other, 0.85)
+        return replace(o, confidence=conf, faces=faces, patches=sig)
 
-    t = BoardTracker(Board(LAYOUT), TS)
+    # (the layout's 7 top tiles: 3 others changing in part with F stand for
+    # the 8 of a full board, ``shifted_min``)
+    t = BoardTracker(Board(LAYOUT), TS, settings=TrackerSettings(shifted_min=4))
     for fr in (0, 1, 2):
         t.observe(fr, seen())
     ev = t.observe(9, seen(absent=[E, F], pn_f=pn_now, own_f=0.05, look_f=look))
