@@ -59,6 +59,23 @@ class _Parser(argparse.ArgumentParser):
         _say(f"{self.prog}: error: {curbed(message)}")
         raise SystemExit(2)
 
+    def _print_message(self, message: str, file=None) -> None:
+        """``--help`` and ``--version`` on stdout: argparse drops a write
+        that fails (``> /dev/full``) and exits 0; here it is one line and
+        exit 2, as every command's output (a break-test, session 56)."""
+        if not message:
+            return
+        file = file or sys.stderr
+        try:
+            file.write(message)
+            file.flush()
+        except OSError as exc:
+            if file is sys.stderr:
+                return
+            _stdout_to_devnull()
+            _say(f"{self.prog}: cannot write to standard output: {exc.strerror or exc}")
+            raise SystemExit(2) from None
+
 
 def _version() -> str:
     """The installed package's version (``pyproject.toml``), or "unknown" in a

@@ -834,12 +834,13 @@ def test_an_output_the_disk_refuses_names_standard_output():
     import subprocess
     import sys
     with open("/dev/full", "w") as full:
-        for argv in (["layouts", "list"], ["layouts", "show", "turtle", "--json"]):
+        for argv in (["layouts", "list"], ["layouts", "show", "turtle", "--json"], ["layouts", "--help"],
+                     ["--version"]):
             run = subprocess.run([sys.executable, "-m", "companion", *argv], stdout=full, stderr=subprocess.PIPE,
                                  text=True, timeout=120)
-            assert run.returncode == 2, argv
-            assert run.stderr == (f"companion layouts: cannot write to standard output: No space left on "
-                                  "device\n"), run.stderr
+            assert run.returncode == 2, argv           # (--help and --version exited 0, their text lost)
+            prog = "companion" if argv == ["--version"] else "companion layouts"
+            assert run.stderr == f"{prog}: cannot write to standard output: No space left on device\n", run.stderr
 
 
 def test_json_for_a_closed_stdout_is_refused_and_plain_lines_are_not():
