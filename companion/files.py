@@ -28,6 +28,20 @@ from companion.errors import BadInput
 MAX_INPUT_BYTES = 64 * 2**20
 
 
+def not_a_folder(path: str | os.PathLike) -> str:
+    """``"is a file, not a folder"`` for an existing ``path`` that is no
+    folder, naming what it is instead where it is no file: ``"is a device,
+    not a folder"`` (``--evidence /dev/null`` was called a file: a
+    break-test, session 56), a pipe, a socket, or a link to nothing."""
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        return "is a link to nothing, not a folder"
+    kind = ("a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "a pipe" if stat.S_ISFIFO(mode)
+            else "a socket" if stat.S_ISSOCK(mode) else "a file")
+    return f"is {kind}, not a folder"
+
+
 def check_input_file(path: str | os.PathLike, what: str, limit: int = MAX_INPUT_BYTES) -> None:
     """Refuse ``path`` before reading it when it is not a regular file or is
     larger than ``limit`` bytes.  A missing file or a folder is left to the
@@ -217,7 +231,7 @@ class OutputFiles:
         missing = []
         for p in (folder, *folder.parents):
             if os.path.lexists(p) and not p.is_dir():
-                raise BadInput(f"cannot write to {folder}: {p} is a file, not a folder")
+                raise BadInput(f"cannot write to {folder}: {p} {not_a_folder(p)}")
             if p.is_dir():
                 break
             missing.append(p)
@@ -229,7 +243,7 @@ class OutputFiles:
             except FileExistsError:
                 if p.is_dir():       # "new/..": there once new/ is made (a break-test, session 54)
                     continue
-                raise BadInput(f"cannot write to {folder}: {p} is a file, not a folder") from None
+                raise BadInput(f"cannot write to {folder}: {p} {not_a_folder(p)}") from None
             except OSError as exc:
                 what = self.what if folder == self.folder else "the folder"
                 # ("the folder of OUT.png" names the file: the folder that failed follows it)

@@ -43,6 +43,7 @@ import numpy as np
 
 from companion import game as G
 from companion.errors import BadInput, CameraMisfit, CompanionError, MatNotFound, WrongTileSet
+from companion.files import not_a_folder
 from companion.ledger import LedgerLost, StaleGame
 from companion.wording import count
 from companion.layouts import Layout
@@ -2381,7 +2382,7 @@ class EvidenceWriter:
     def __init__(self, folder: Path, base: Path | None = None, on_error=None) -> None:
         self.folder = Path(folder)
         if self.folder.exists() and not self.folder.is_dir():
-            raise BadInput(f"evidence folder {folder} is a file, not a folder")
+            raise BadInput(f"evidence folder {folder} {not_a_folder(folder)}")
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
         except OSError as exc:

@@ -13,6 +13,7 @@ import os
 from pathlib import Path
 
 from companion.errors import BadInput
+from companion.files import not_a_folder
 from companion.ledger import SQLITE_SIDECARS  # the files SQLite keeps beside a ledger
 
 
@@ -164,7 +165,7 @@ def check_writable(option: str, out: str, plain_file: bool = False) -> None:
     refuse_folder_name(option, out)
     parent = Path(out).parent
     if not parent.is_dir():
-        what = "is a file, not a folder" if parent.exists() else "does not exist"
+        what = not_a_folder(parent) if parent.exists() else "does not exist"
         raise BadInput(f"cannot write {option} {out}: the folder {parent} {what}")
     if plain_file and os.path.exists(out) and not os.path.isdir(out) and not os.path.isfile(out):
         raise BadInput(f"cannot write {option} {out}: it is not a plain file (a pipe or a device); "
@@ -220,6 +221,6 @@ def _nearest_folder(folder: Path, message: str) -> Path:
     for p in (folder, *folder.parents):
         if p.exists():
             if not p.is_dir():
-                raise BadInput(f"{message}: {p} is a file, not a folder")
+                raise BadInput(f"{message}: {p} {not_a_folder(p)}")
             break
     return p

@@ -13,6 +13,8 @@ A and C are free, B is pinched by them, G is covered by H.
 """
 
 import json
+import os
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -1035,6 +1037,10 @@ def test_evidence_files_and_paths(tmp_path):
     (tmp_path / "f0.jpg").write_bytes(b"x")
     with pytest.raises(BadInput, match="is a file, not a folder"):
         EvidenceWriter(tmp_path / "f0.jpg")
+    # a device is named as one (a break-test, session 56: /dev/null was "a file")
+    if os.path.exists("/dev/null"):
+        with pytest.raises(BadInput, match="^evidence folder /dev/null is a device, not a folder$"):
+            EvidenceWriter(Path("/dev/null"))
 
 
 def test_two_runs_writing_evidence_in_one_folder_at_once_number_apart(tmp_path):
