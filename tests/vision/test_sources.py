@@ -383,6 +383,16 @@ def test_an_mp4_without_its_index_is_named_as_one(tmp_path, capfd):
         open_source(str(cut))
     assert str(err.value) == (f"cannot open video {cut}: not a video file OpenCV can read (an MP4 without its index, "
                               "the moov box: a recording stopped before its file was finished, or a copy cut short)")
+    # its index there but its end cut off (a break-test, session 56: a file
+    # short of its last 2000 bytes got no hint)
+    short = tmp_path / "short.mp4"
+    short.write_bytes(box(b"ftyp", b"isom\0\0\2\0isomiso2mp41") + box(b"mdat", bytes(5000))
+                      + struct.pack(">I4s", 4000, b"moov") + bytes(1992))
+    with pytest.raises(BadInput) as err:
+        open_source(str(short))
+    assert str(err.value) == (f"cannot open video {short}: not a video file OpenCV can read (an MP4 whose index, "
+                              "the moov box at its end, is cut short: a copy or a download that stopped before the "
+                              "end)")
     heic = tmp_path / "photo.heic"
     heic.write_bytes(box(b"ftyp", b"heic\0\0\0\0mif1heic") + box(b"meta", bytes(40)) + box(b"mdat", bytes(400)))
     with pytest.raises(BadInput, match=r"not a video file OpenCV can read \(a HEIC or AVIF photo, not a video"):
