@@ -2168,6 +2168,9 @@ LOW_PARALLAX = 0.075
 #: photos whose median face is under 25 px were entirely right 35 % of the
 #: time, against 52 % at 25-40 px and 63 % above.
 LOW_FACE_PX = 24.0
+#: the contract's tile, mm (width, height, thickness): ../shared/CONTRACT.md,
+#: "Physical standard"; a mat file may give another (``tile_mm``)
+STANDARD_TILE_MM = (30.0, 40.0, 20.0)
 #: a read with fewer tiles present than this share of the layout's slots is
 #: checked for tiles standing where the layout has no slot
 #: (:func:`stray_tiles`: a wrong ``--layout``), and so is one with slots read
@@ -2517,6 +2520,11 @@ def photo_advice(layout: Layout, states, spec, pose, stray: int = 0, looks_like=
       confirm.
     * ``stray`` (:func:`stray_tiles`) of :data:`STRAY_MIN` or more: tiles
       stand where the layout has no slot, a wrong ``--layout``.
+    * A mat file whose ``tile_mm`` is not :data:`STANDARD_TILE_MM`, on a
+      board that reads poorly (slots read hidden with nothing in front,
+      tiles off the slots, or no tile for sure): first, since every other
+      advice follows from it where the file's tiles are not those on the
+      table.
     * Most faces read unsurely: at least 6 faces shown and more than
       half of them under :data:`UNSURE_BELOW`.  A photo read with its own
       tile set and layout has few (a bench photo of Love Mahjong read as
@@ -2624,7 +2632,8 @@ def photo_advice(layout: Layout, states, spec, pose, stray: int = 0, looks_like=
     if stray >= STRAY_MIN:
         out.append(f"faces found on {stray} mat cells where layout {layout.name!r} has no slot: check --layout "
                    "(and --mat)")
-    if states and not any(t.present and t.confidence >= UNSURE_BELOW for t in states) and exposed is None:
+    no_sure = bool(states) and not any(t.present and t.confidence >= UNSURE_BELOW for t in states)
+    if no_sure and exposed is None:
         gw, gh = spec.grid_size_mm
         out.append(f"no tile found for sure on the slots of layout {layout.name!r}: if tiles stand on the mat, "
                    f"check --layout (and --mat), and that the mat was printed at 100 % (a printer's \"fit to "
@@ -2669,4 +2678,15 @@ def photo_advice(layout: Layout, states, spec, pose, stray: int = 0, looks_like=
         else:
             out.append(f"most faces read unsurely ({unsure} of {len(shown)}): check that --variant names the "
                        "tile set on the table and --layout the layout, and that the photo is sharp and evenly lit")
+    mostly_unsure = len(shown) >= 6 and unsure > len(shown) / 2
+    tile = tuple(float(v) for v in getattr(spec, "tile_mm", STANDARD_TILE_MM))
+    if tile != STANDARD_TILE_MM and exposed is None and (covered or stray >= STRAY_MIN or no_sure or mostly_unsure):
+        # a hand-made mat file whose tiles are not those on the table: every
+        # slot's window falls off its tile (a break-test, session 56: tile_mm
+        # 28 x 38 for the standard tiles read 17 of 144 standing, with advice
+        # that blamed a hand)
+        out.insert(0, f"the mat file gives tiles of {tile[0]:g} x {tile[1]:g} x {tile[2]:g} mm, not the standard "
+                      f"{STANDARD_TILE_MM[0]:g} x {STANDARD_TILE_MM[1]:g} x {STANDARD_TILE_MM[2]:g} mm, and the board "
+                      "reads poorly: check its tile_mm against a tile on the table, and that the mat was printed "
+                      "from that file")
     return tuple(out)

@@ -2349,7 +2349,10 @@ class BoardTracker:
           face, when its face is not known yet (the first frame) or is that
           face, and its slot looks as it did (a tile of the same face may lie
           below a removed one) or, for a lifted tile, no longer looks as it
-          did when it left (it is back).
+          did when it left (it is back).  Where the upper face is not known
+          yet and a taller tile nearby reads that face surely
+          (:meth:`_shown_by_taller`), the reading may be that tile's: the
+          upper tile is left unread instead.
         """
         st = self.state
         present = np.array(obs.present, bool)
@@ -2631,6 +2634,11 @@ class BoardTracker:
                 continue        # still lifted (looks as when it left) / really gone (looks changed)
             if not (st.faces[u] == faces[d] or (st.faces[u] is None and not st.initialised)):
                 continue
+            if st.faces[u] is None and self._shown_by_taller(d, u, faces, present, conf):
+                # the face of a taller tile in front, not the upper one's:
+                # the upper tile is not read (its window may be hidden too)
+                known[u], faces[d] = False, None
+                continue
             if lifted[u] and st.faces[d] == faces[d]:
                 # the tile below, seen while the lifted one was off, bears
                 # that face itself: its own face, no sign of the lifted
@@ -2660,6 +2668,29 @@ class BoardTracker:
         self._too_high = (id(out), too)
         self._refaced = (id(out), refaced)
         return out
+
+    def _shown_by_taller(self, d: int, u: int, faces: Sequence[str | None], present: np.ndarray,
+                         conf: np.ndarray) -> bool:
+        """Whether the face read at slot ``d`` (under slot ``u``) is read
+        too, with ``face_confidence``, at another standing, uncovered tile
+        taller than ``d`` within 4 half-units of it in x and y: a steep view
+        shows that tile in ``d``'s window, so the reading need not be ``u``'s
+        face seen too low (bench game 20302, the Turtle of Longevity 30-45
+        degrees from overhead: a layer-3 8 of Circles, read at 0.94, showed
+        in the window of the layer-1 tile behind it, under a layer-2 6 of
+        Circles that read "no face"; the 6 was taken for an 8, and its claim
+        went to the referee).  ``faces``, ``present``, ``conf``: the
+        observation's, length N."""
+        slots = self.board.layout.slots
+        sd, face = slots[d], faces[d]
+        board = self.board
+        for j, sj in enumerate(slots):
+            if j in (d, u) or faces[j] != face or not present[j] or not board.present[j] \
+                    or board.n_cover[j] or float(conf[j]) < self.settings.face_confidence:
+                continue
+            if sj.z > sd.z and abs(sj.x - sd.x) <= 4 and abs(sj.y - sd.y) <= 4:
+                return True
+        return False
 
     def _behind_look(self, obs: Observation, lifted: np.ndarray, moved: np.ndarray,
                      decided: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -65,7 +65,28 @@ def read_image(path: str | os.PathLike):
     if img is None or img.size == 0:
         hint = _format_hint(data) or " (a JPEG or PNG cut short, or another format?)"
         raise BadInput(f"cannot read image {path}: not an image file OpenCV can decode{hint}")
+    if _wholly_transparent(data):
+        raise BadInput(f"cannot read image {path}: the picture is wholly transparent (its alpha channel is 0 "
+                       "everywhere), so nothing in it shows; give the photo as the camera took it")
     return img
+
+
+def _wholly_transparent(data) -> bool:
+    """Whether ``data`` (the file's bytes, (n,) uint8) is a PNG with an alpha
+    channel (IHDR colour type 4 or 6, PNG specification section 11.2.2) that
+    is 0 at every pixel: OpenCV's colour decode drops the alpha channel and
+    returns the colours under it, which an image viewer never shows (a
+    break-test, session 56: such a picture was read as opaque)."""
+    import cv2
+
+    head = bytes(memoryview(data[:26]))
+    if len(head) < 26 or head[:8] != b"\x89PNG\r\n\x1a\n" or head[12:16] != b"IHDR" or head[25] not in (4, 6):
+        return False
+    try:
+        full = cv2.imdecode(data, cv2.IMREAD_UNCHANGED)
+    except cv2.error:
+        return False
+    return full is not None and full.ndim == 3 and full.shape[2] in (2, 4) and not full[..., -1].any()
 
 
 def file_too_large(path: str | os.PathLike) -> bool:

@@ -1232,6 +1232,35 @@ def test_the_claim_that_ends_the_game_can_still_be_declared(table_factory):
     assert g.scores() == {"Ann": 12_100 + 1_200 + 5_000 + 1_400, "Ben": 10_000 - 1_400}
 
 
+def test_melds_laid_after_a_stalemate_count_and_may_change_the_winner(table_factory):
+    # Love 2.8: at a "No Valid Moves Stalemate ... The player with the
+    # highest accumulated Crystal Harmony tokens wins"; 2.7 records "At the
+    # end of a match ... Honor Set Bonuses: Extra points added for completed
+    # ... Pongs": sets completed on a rack count at the end, laid before it
+    # or after (RULES.md 2.2, "Melds after the end").  Ann: two Cupid pairs
+    # 2 x 400 and a chained turn +200; Ben: hearts 1 (200), 2 and 3 (100
+    # each), two chained turns +400; letters 4 and 5 are left, unmatched
+    faces = ["cupid-arrow", "cupid-arrow", "cupid-bow", "cupid-bow", "hearts-1", "hearts-1", "hearts-2",
+             "hearts-2", "hearts-3", "hearts-3", "letters-4", "letters-5"]
+    g = table_factory("love", "hand-builder", ["Ann", "Ben"], free_row(12), faces)
+    g.claim("Ann", 0, 1)
+    g.claim("Ann", 2, 3)
+    g.simple("pass", "Ann")
+    for a in (4, 6, 8):
+        g.claim("Ben", a, a + 1)
+    st = g.json()
+    assert st["ended"] and st["end_reason"] == "stalemate" and st["winner"] == "Ann"
+    assert g.scores() == {"Ann": 11_000, "Ben": 10_800}
+    g.simple("meld", "Ben", kind="chow", faces=["hearts-1", "hearts-2", "hearts-3"])      # +300
+    st = g.json()
+    assert st["ended"] and st["end_reason"] == "stalemate" and st["winner"] == "Ben"
+    assert g.scores() == {"Ann": 11_000, "Ben": 11_100}
+    with pytest.raises(IllegalMove, match="the game has ended"):
+        G.resolve_simple(g.state, "pass", "Ann")
+    g.undo()
+    assert g.json()["winner"] == "Ann"
+
+
 def test_a_declaration_follows_the_declarers_claim_or_steal(table_factory):
     # Phase 3: "Match Valid: Place the matched pair into your display rack.
     # Check if the claim completes a 14-tile hand. If so, call 'Love

@@ -464,6 +464,46 @@ def test_a_pdf_or_a_link_to_nothing_is_named_as_such(tmp_path, capsys):
         assert code == 2 and out == "" and err == f"companion recognize: cannot read image {path}: {why}\n"
 
 
+def test_a_wholly_transparent_png_is_refused_and_a_partly_transparent_one_read(tmp_path, capsys):
+    # a break-test, session 56: OpenCV's colour decode drops the alpha
+    # channel, so a picture no viewer shows was read from the colours under
+    # it.  Grey with alpha (colour type 4) and RGBA (6); one opaque pixel
+    # makes it a picture
+    clear = np.zeros((48, 64, 4), np.uint8)
+    clear[..., :3] = 200
+    rgba = tmp_path / "rgba.png"
+    cv2.imwrite(str(rgba), clear)
+    grey = tmp_path / "grey-alpha.png"
+    grey.write_bytes(_png_grey_alpha(np.full((4, 8), 128, np.uint8), np.zeros((4, 8), np.uint8)))
+    assert cv2.imread(str(grey), cv2.IMREAD_UNCHANGED).shape == (4, 8, 4)
+    for path in (rgba, grey):
+        code, out, err = run(["recognize", str(path), "--variant", "love", "--layout", "turtle", "--json"], capsys)
+        assert code == 2 and out == ""
+        assert err == (f"companion recognize: cannot read image {path}: the picture is wholly transparent (its "
+                       "alpha channel is 0 everywhere), so nothing in it shows; give the photo as the camera "
+                       "took it\n")
+    clear[0, 0, 3] = 255
+    cv2.imwrite(str(rgba), clear)
+    code, out, err = run(["recognize", str(rgba), "--variant", "love", "--layout", "turtle", "--json"], capsys)
+    assert code == 3 and "no mat markers found" in err
+
+
+def _png_grey_alpha(grey: np.ndarray, alpha: np.ndarray) -> bytes:
+    """A PNG of colour type 4 (grey and alpha, 8 bits), which OpenCV cannot
+    write: PNG specification sections 5.3, 11.2.2 and 12.8 (one filter
+    byte 0 a row)."""
+    import struct
+    import zlib
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    h, w = grey.shape
+    rows = b"".join(b"\x00" + np.stack([grey[y], alpha[y]], axis=1).tobytes() for y in range(h))
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 4, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b""))
+
+
 def test_an_avi_or_mkv_video_is_named_as_a_video(tmp_path, capsys):
     # a break-test, session 54: only MP4 and MOV were named; an AVI or an
     # MKV was "a JPEG or PNG cut short, or another format?"

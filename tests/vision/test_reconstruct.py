@@ -878,6 +878,24 @@ def test_straight_down_photo_advises_tilting_the_camera(turtle_photos):
         "only 3 mat markers seen: keep hands and tiles off the markers for a surer pose",)
 
 
+def test_a_mat_file_whose_tiles_are_not_on_the_table_is_named_first(turtle_photos):
+    # a break-test, session 56: a hand-made mat.json giving tiles of 28 x 38
+    # mm for the standard tiles on the table read a photo with most slots
+    # off their tiles, and the advice blamed a hand.  The same file's tiles
+    # at the standard size, or the standard file, give no such advice
+    import dataclasses
+
+    from vision.mat import MatSpec
+    from vision.reconstruct import recognize
+    scene, rec = turtle_photos[25.0]
+    small = dataclasses.replace(MatSpec.default(), tile_mm=(28.0, 38.0, 20.0))
+    wrong = recognize(scene.image, "mindful", rec.layout, spec=small)
+    assert wrong.advice[0] == ("the mat file gives tiles of 28 x 38 x 20 mm, not the standard 30 x 40 x 20 mm, "
+                               "and the board reads poorly: check its tile_mm against a tile on the table, and "
+                               "that the mat was printed from that file")
+    assert rec.advice == () and not any("tile_mm" in a for a in rec.advice)
+
+
 def test_a_camera_file_the_markers_fit_poorly_is_advised_on(turtle_photos):
     import dataclasses
 

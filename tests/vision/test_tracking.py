@@ -1382,6 +1382,36 @@ def test_a_lower_face_read_under_an_empty_upper_slot_is_the_upper_tile():
     assert t.board.n_present == len(LAYOUT) and t.state.faces[LAYOUT.slot_index(H)] == "dragon-red"
 
 
+@pytest.mark.parametrize("front_face, front_conf, h_face", [
+    ("circles-8", 0.94, None),              # the taller tile in front shows its own face there
+    ("circles-8", 0.6, "circles-8"),        # read too unsurely to tell
+    ("bamboo-5", 0.94, "circles-8"),        # another face: G's reading is H's
+])
+def test_a_lower_face_that_a_taller_tile_in_front_reads_is_not_the_upper_tiles(front_face, front_conf, h_face):
+    # bench game 20302, the Turtle of Longevity 30-45 degrees from overhead:
+    # a layer-3 8 of Circles in front showed in the window of the layer-1
+    # tile behind it, under a layer-2 6 of Circles that read "no face" in
+    # the first picture; the 8 was taken for the upper tile's face, seen too
+    # low, and its claim with its true partner went to the referee as
+    # "8 of Circles does not match 6 of Circles".  Here T (4,8,1), on S
+    # (4,8,0), stands in front of G under H
+    s, tt = (4, 8, 0), (4, 8, 1)
+    lay = Layout("hand-made, a stack in front", LAYOUT.slots + (s, tt))
+    n = len(lay)
+    present = np.ones(n, bool)
+    present[lay.slot_index(H)] = False
+    faces = [None] * n
+    faces[lay.slot_index(G)] = "circles-8"
+    faces[lay.slot_index(tt)] = front_face
+    conf = np.full(n, 0.99)
+    conf[lay.slot_index(G)] = 0.88
+    conf[lay.slot_index(tt)] = front_conf
+    t = BoardTracker(Board(lay), TS)
+    assert t.observe(0, Observation(present, np.ones(n, bool), faces, conf)) == []
+    assert t.board.n_present == n
+    assert t.state.faces[lay.slot_index(H)] == h_face
+
+
 def _read_g_as(o, face, changed=()):
     """``o`` with face probabilities and signatures (:func:`_with_probs`),
     G's slot read as ``face`` at 0.95 (G is covered by H in the layout)."""
