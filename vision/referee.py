@@ -990,7 +990,7 @@ class Referee:
                     raise
                 except CompanionError:
                     advice = ()
-            self._start(run_start, obs, snapshot)
+            self._start(run_start, self._first_fronts(obs, rec), snapshot)
             if self._words is not None:
                 self._table_sig = self._signature(frame)
             self.status.notes.extend(f"{a} (frame {index})" for a in advice)
@@ -1169,6 +1169,35 @@ class Referee:
         if evidence:
             out["evidence"] = evidence
         return [self._output(out, frame)]
+
+    def _first_fronts(self, obs: Observation, rec) -> Observation:
+        """The first judged picture's ``obs`` with ``front``
+        (:class:`vision.tracking.Observation`) for each slot under another:
+        the taller tiles, not read empty, that show in its window from the
+        camera (:func:`vision.reconstruct.occluders_in_view`), bar the tile
+        right above it.  The tracker takes a face read one layer low, under
+        a slot read empty, for the upper tile's, unless one of these reads
+        it too (bench game 20302).  ``obs`` as given where the reading has
+        no pose or already carries ``front``."""
+        from vision.reconstruct import occluders_in_view
+        pose = getattr(getattr(rec, "recognition", rec), "pose", None)
+        spec = getattr(rec, "spec", None)
+        if pose is None or spec is None or obs.front is not None:
+            return obs
+        slots = self.layout.slots
+        at = {(s.x, s.y, s.z): i for i, s in enumerate(slots)}
+        lower = [i for i, s in enumerate(slots) if (s.x, s.y, s.z + 1) in at]
+        up = ~(np.asarray(obs.known, bool) & ~np.asarray(obs.present, bool))
+        occ = [j for j in range(len(slots)) if up[j]]
+        if not lower or not occ:
+            return obs
+        shows = occluders_in_view([slots[d] for d in lower], [slots[j] for j in occ], pose.camera_centre_mm, spec)
+        front: list = [None] * len(slots)
+        for d, ks in zip(lower, shows):
+            s = slots[d]
+            above = at[(s.x, s.y, s.z + 1)]
+            front[d] = tuple(occ[k] for k in ks if occ[k] != above and slots[occ[k]].z > s.z)
+        return replace(obs, front=tuple(front))
 
     def _unseen_behind_stacks(self, obs: Observation, rec, frame: np.ndarray | None = None) -> Observation:
         """``obs`` with the empty readings of standing tiles whose face the

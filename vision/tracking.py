@@ -434,6 +434,9 @@ class Observation:
             camera (:func:`vision.reconstruct.occluders_in_view`); None for
             the others (and all None when not given: taller tiles within
             two tiles count, :meth:`BoardTracker._taller_near_changed`).
+            In the first observation, the same for each slot under another
+            (bar that one): a face read there may be theirs
+            (:meth:`BoardTracker._shown_by_taller`).
         held: optional (N,) bool, slots the caller leaves as they were (the
             camera referee's slots under a hand reaching in from beside the
             board, read hidden, in a picture it judges all the same): not
@@ -2350,9 +2353,9 @@ class BoardTracker:
           face, and its slot looks as it did (a tile of the same face may lie
           below a removed one) or, for a lifted tile, no longer looks as it
           did when it left (it is back).  Where the upper face is not known
-          yet and a taller tile nearby reads that face surely
-          (:meth:`_shown_by_taller`), the reading may be that tile's: the
-          upper tile is left unread instead.
+          yet and a taller tile in the lower slot's window reads that face
+          surely (:meth:`_shown_by_taller`), the reading may be that tile's:
+          the upper tile is left unread instead.
         """
         st = self.state
         present = np.array(obs.present, bool)
@@ -2634,7 +2637,7 @@ class BoardTracker:
                 continue        # still lifted (looks as when it left) / really gone (looks changed)
             if not (st.faces[u] == faces[d] or (st.faces[u] is None and not st.initialised)):
                 continue
-            if st.faces[u] is None and self._shown_by_taller(d, u, faces, present, conf):
+            if st.faces[u] is None and self._shown_by_taller(d, u, faces, present, conf, obs.front):
                 # the face of a taller tile in front, not the upper one's:
                 # the upper tile is not read (its window may be hidden too)
                 known[u], faces[d] = False, None
@@ -2670,25 +2673,31 @@ class BoardTracker:
         return out
 
     def _shown_by_taller(self, d: int, u: int, faces: Sequence[str | None], present: np.ndarray,
-                         conf: np.ndarray) -> bool:
+                         conf: np.ndarray, front: Sequence | None) -> bool:
         """Whether the face read at slot ``d`` (under slot ``u``) is read
-        too, with ``face_confidence``, at another standing, uncovered tile
-        taller than ``d`` within 4 half-units of it in x and y: a steep view
-        shows that tile in ``d``'s window, so the reading need not be ``u``'s
-        face seen too low (bench game 20302, the Turtle of Longevity 30-45
-        degrees from overhead: a layer-3 8 of Circles, read at 0.94, showed
-        in the window of the layer-1 tile behind it, under a layer-2 6 of
-        Circles that read "no face"; the 6 was taken for an 8, and its claim
-        went to the referee).  ``faces``, ``present``, ``conf``: the
+        too, with ``face_confidence``, at a standing, uncovered tile taller
+        than ``d`` that shows in ``d``'s window from the camera (``front[d]``,
+        :attr:`Observation.front`; False where the caller gave none): a
+        steep view shows that tile there, so the reading need not be
+        ``u``'s face seen too low (bench game 20302, the Turtle of Longevity
+        30-45 degrees from overhead: a layer-3 8 of Circles, read at 0.94,
+        showed in the window of the layer-1 tile behind it, under a layer-2
+        6 of Circles that read "no face"; the 6 was taken for an 8, and its
+        claim went to the referee).  Only the tiles in the window: the
+        top tile of the Turtle, beside such a slot and out of its window,
+        bore the same letter in bench game 17803 and its partner's face
+        would have been lost.  ``faces``, ``present``, ``conf``: the
         observation's, length N."""
+        shows = None if front is None else front[d]
+        if not shows:
+            return False
         slots = self.board.layout.slots
-        sd, face = slots[d], faces[d]
         board = self.board
-        for j, sj in enumerate(slots):
-            if j in (d, u) or faces[j] != face or not present[j] or not board.present[j] \
+        for j in shows:
+            if j in (d, u) or faces[j] != faces[d] or not present[j] or not board.present[j] \
                     or board.n_cover[j] or float(conf[j]) < self.settings.face_confidence:
                 continue
-            if sj.z > sd.z and abs(sj.x - sd.x) <= 4 and abs(sj.y - sd.y) <= 4:
+            if slots[j].z > slots[d].z:
                 return True
         return False
 

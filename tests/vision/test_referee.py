@@ -2182,3 +2182,37 @@ def test_an_arm_resting_across_word_tiles_is_no_word_lifted(monkeypatch, hidden_
     assert [o["type"] for o in out if o["type"] == "penalty"] == expected
     if not expected:
         assert out == []
+
+
+def test_the_first_picture_names_the_taller_tiles_in_each_lower_slots_window():
+    # bench game 20302 (the Turtle of Longevity 30-45 degrees from overhead):
+    # a face read one layer low in the first picture was taken for the
+    # upper tile's, where it was a taller tile's in front; the tracker is
+    # told which taller tiles show in each lower slot's window
+    # (vision.tracking.BoardTracker._shown_by_taller), here from a camera low
+    # in front of the board, and from one overhead
+    from types import SimpleNamespace
+    from vision.mat import MatSpec
+    from vision.tracking import Observation
+    G, H, S, T = (4, 4, 0), (4, 4, 1), (4, 8, 0), (4, 8, 1)
+    layout = Layout("a stack behind a stack", (G, H, S, T))
+    ref = Referee("mindful", layout, ["Ada"], Script({}), fps=10.0)
+    spec = MatSpec.default()
+    gx, gy = spec.grid_origin_mm
+    o = Observation(np.array([True, False, True, True]), np.ones(4, bool), ["circles-8", None, None, "circles-8"],
+                    np.full(4, 0.9))
+
+    def fronts(camera):
+        rec = SimpleNamespace(recognition=SimpleNamespace(pose=SimpleNamespace(
+            camera_centre_mm=np.array(camera, np.float64))), spec=spec)
+        return ref._first_fronts(o, rec).front
+
+    low = fronts([gx + 75, gy + 1000, -350.0])          # 1 m in front, 35 cm up
+    assert low == ((3,), None, (), None)             # T shows in G's window (H, right above, left out)
+    assert fronts([gx + 75, gy + 100, -900.0]) == ((), None, (), None)     # from overhead, nothing
+    # read empty, T hides nothing
+    gone = Observation(np.array([True, False, True, False]), np.ones(4, bool), ["circles-8", None, None, None],
+                       np.full(4, 0.9))
+    rec = SimpleNamespace(recognition=SimpleNamespace(pose=SimpleNamespace(
+        camera_centre_mm=np.array([gx + 75, gy + 1000, -350.0]))), spec=spec)
+    assert ref._first_fronts(gone, rec).front == ((), None, (), None)

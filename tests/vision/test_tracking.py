@@ -1382,19 +1382,22 @@ def test_a_lower_face_read_under_an_empty_upper_slot_is_the_upper_tile():
     assert t.board.n_present == len(LAYOUT) and t.state.faces[LAYOUT.slot_index(H)] == "dragon-red"
 
 
-@pytest.mark.parametrize("front_face, front_conf, h_face", [
-    ("circles-8", 0.94, None),              # the taller tile in front shows its own face there
-    ("circles-8", 0.6, "circles-8"),        # read too unsurely to tell
-    ("bamboo-5", 0.94, "circles-8"),        # another face: G's reading is H's
+@pytest.mark.parametrize("front_face, front_conf, in_window, h_face", [
+    ("circles-8", 0.94, True, None),          # the taller tile in G's window shows its own face there
+    ("circles-8", 0.94, False, "circles-8"),  # out of G's window (bench game 17803: the Turtle's top tile)
+    ("circles-8", 0.6, True, "circles-8"),    # read too unsurely to tell
+    ("bamboo-5", 0.94, True, "circles-8"),    # another face: G's reading is H's
 ])
-def test_a_lower_face_that_a_taller_tile_in_front_reads_is_not_the_upper_tiles(front_face, front_conf, h_face):
+def test_a_lower_face_that_a_taller_tile_in_its_window_reads_is_not_the_upper_tiles(front_face, front_conf,
+                                                                                      in_window, h_face):
     # bench game 20302, the Turtle of Longevity 30-45 degrees from overhead:
     # a layer-3 8 of Circles in front showed in the window of the layer-1
     # tile behind it, under a layer-2 6 of Circles that read "no face" in
     # the first picture; the 8 was taken for the upper tile's face, seen too
     # low, and its claim with its true partner went to the referee as
     # "8 of Circles does not match 6 of Circles".  Here T (4,8,1), on S
-    # (4,8,0), stands in front of G under H
+    # (4,8,0), stands in front of G under H; the caller (the referee) names
+    # the taller tiles in G's window (``front``)
     s, tt = (4, 8, 0), (4, 8, 1)
     lay = Layout("hand-made, a stack in front", LAYOUT.slots + (s, tt))
     n = len(lay)
@@ -1406,10 +1409,17 @@ def test_a_lower_face_that_a_taller_tile_in_front_reads_is_not_the_upper_tiles(f
     conf = np.full(n, 0.99)
     conf[lay.slot_index(G)] = 0.88
     conf[lay.slot_index(tt)] = front_conf
+    front = [None] * n
+    front[lay.slot_index(G)] = (lay.slot_index(tt),) if in_window else ()
+    first = Observation(present, np.ones(n, bool), faces, conf, front=tuple(front))
     t = BoardTracker(Board(lay), TS)
-    assert t.observe(0, Observation(present, np.ones(n, bool), faces, conf)) == []
+    assert t.observe(0, first) == []
     assert t.board.n_present == n
     assert t.state.faces[lay.slot_index(H)] == h_face
+    # without ``front`` (a caller with no camera) the reading is H's, as before
+    t = BoardTracker(Board(lay), TS)
+    t.observe(0, Observation(present, np.ones(n, bool), faces, conf))
+    assert t.state.faces[lay.slot_index(H)] == "circles-8"
 
 
 def _read_g_as(o, face, changed=()):
