@@ -452,6 +452,12 @@ class Referee:
         emit: called with each output event dict (the contract's JSONL lines).
         evidence: an :class:`EvidenceWriter` or None.
         fps: frames per second of the source (event time ``t`` = frame / fps).
+        frame_number: ``frame_number(index) -> int``, the number an output
+            line gives the frame fed as ``index`` (identity by default): a
+            video timed by its timestamps is fed at its average rate, and
+            its lines name each frame's number in the file
+            (:meth:`vision.sources.FrameSource.file_frame`); ``t`` stays the
+            time.
         settings: thresholds.
         advise: ``advise(frame) -> sentences`` or None: called once, before the
             game is recorded (a :class:`~companion.errors.WrongTileSet` it raises
@@ -496,6 +502,7 @@ class Referee:
     settings: RefereeSettings = field(default_factory=RefereeSettings)
     advise: Callable | None = None
     history: Callable | None = None
+    frame_number: Callable[[int], int] | None = None
 
     def __post_init__(self) -> None:
         self.tiles = tileset(self.variant)
@@ -2058,6 +2065,8 @@ class Referee:
     def _output(self, out: dict, frame: int) -> dict:
         """Stamp an output line with its time, show it on the status line and emit it."""
         out["t"] = round(frame / self.fps, 3) if self.fps else None
+        if self.frame_number is not None and isinstance(out.get("frame"), int):
+            out["frame"] = int(self.frame_number(out["frame"]))
         self.status.last_event = _status_text(out)
         self.status.events += 1
         self.emit(out)
@@ -2408,7 +2417,9 @@ class EvidenceWriter:
         it.
     """
 
-    def __init__(self, folder: Path, base: Path | None = None, on_error=None) -> None:
+    def __init__(self, folder: Path, base: Path | None = None, on_error=None,
+                 frame_number: Callable[[int], int] | None = None) -> None:
+        self.frame_number = frame_number     # (as :class:`Referee`'s: the frame's number in the file)
         self.folder = Path(folder)
         if self.folder.exists() and not self.folder.is_dir():
             raise BadInput(f"evidence folder {folder} {not_a_folder(folder)}")
@@ -2469,6 +2480,8 @@ class EvidenceWriter:
         """
         d = self.folder
         out: dict = {}
+        number = self.frame_number or (lambda i: i)
+        ev = replace(ev, frame=int(number(ev.frame)))
         try:
             try:
                 d = self._new_folder(ev)
@@ -2491,7 +2504,7 @@ class EvidenceWriter:
                 (d / "slots.json").write_text(json.dumps(
                     {"slots": [list(t.slot) for t in rec.tiles],
                      "quads": np.round(np.asarray(rec.quads, np.float64), 1).tolist(),
-                     "frame": shown.index}))
+                     "frame": int(number(shown.index))}))
                 out["slots"] = self._name(d / "slots.json")
             (d / "event.json").write_text(json.dumps(ev.to_json(), indent=1))
             out["event"] = self._name(d / "event.json")

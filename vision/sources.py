@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import os
 import re
 import queue
@@ -77,6 +78,10 @@ class CameraLost(BadInput):
 
 CAMERA_RETRIES = 5       # failed reads in a row before a camera counts as lost
 DAMAGED_RUN = 300        # a video's frames that fail to decode in a row, at most, read past as damaged
+#: a video whose slowest and fastest stretches (10th and 90th percentiles of
+#: the gaps between frames) differ by more than this factor has a variable
+#: frame rate, and a note says so (:class:`_FrameClock`)
+VARIABLE_RATE = 1.5
 
 
 def cut_short(read: int, declared: int | None) -> bool:
@@ -243,6 +248,15 @@ class FrameSource:
             ..."``), else "".
         fps_from: the name of the JSON file in a folder whose ``"fps"``
             gave the rate (:func:`folder_rate`), else "".
+        timed: a video's frames are numbered by their timestamps at
+            :attr:`fps` (:meth:`_decode`): its own rate, not ``--fps``, and
+            one its container declares with a frame count.
+        rates: ``(slowest, fastest)`` frames per second between a timed
+            video's frames, where they differ by more than
+            :data:`VARIABLE_RATE` (a phone's variable frame rate), once
+            :meth:`frames` has read them; else None.
+        skipped: frames of a timed video left out because they came faster
+            than :attr:`fps` (two in one frame's time).
     """
 
     kind: str
@@ -258,6 +272,16 @@ class FrameSource:
     _cap: "cv2.VideoCapture | None" = None
     _open: object = field(default=None, repr=False)
     dropped: int = 0
+    timed: bool = False
+    rates: tuple[float, float] | None = None
+    skipped: int = 0
+    _file_of: dict = field(default_factory=dict, repr=False)
+
+    def file_frame(self, index: int) -> int:
+        """The number in the file (0-based, in decoding order) of the frame
+        yielded as ``index``: the same but for a timed video whose frames
+        do not come at one rate (:meth:`_decode`)."""
+        return self._file_of.get(index, index)
 
     def frames(self, prefetch: int = PREFETCH) -> Iterator[tuple[int, np.ndarray]]:
         """Yield ``(index, frame)`` with frames as ``(H, W, 3)`` uint8 BGR,
@@ -369,6 +393,7 @@ class FrameSource:
         cap = self._cap if self._cap is not None else self._open()
         self._cap = None
         i = 0
+        clock = _FrameClock(self.fps) if self.timed else None
         try:
             while True:
                 if self.kind == "video":
@@ -380,10 +405,16 @@ class FrameSource:
                     img = _read_frame(cap, CAMERA_RETRIES if self.kind == "camera" else 1)
                 if img is None:
                     break
-                yield i, img
+                index = i if clock is None else clock.index(i, float(cap.get(cv2.CAP_PROP_POS_MSEC) or 0.0))
+                if index is not None:
+                    if index != i:
+                        self._file_of[index] = i
+                    yield index, img
                 i += 1
         finally:
             cap.release()
+            if clock is not None:
+                self.skipped, self.rates = clock.skipped, clock.rates()
         if self.kind == "camera":
             # (a camera's game ends with Ctrl+C: an end of its frames is a
             # camera lost, not a game over; it was judged as a normal end)
@@ -392,6 +423,66 @@ class FrameSource:
         if self.kind == "video" and cut_short(i, self.length):
             raise VideoCutShort(f"video {self.name} is cut short: it ended after {i} of the "
                                 f"{self.length} frames its container declares")
+
+
+class _FrameClock:
+    """Numbers a video's frames by their timestamps at its average rate
+    ``fps``: frame ``k`` is the one shown ``k / fps`` seconds after the
+    first, as FFmpeg's constant-rate output would number it (``-fps_mode
+    cfr``).  A phone records at a variable rate (slower in dim light), and
+    the referee's timings count frames at one rate: a break-test's video, 30
+    s at 5 frames a second then 30 s at 30, read frame by frame at its
+    average of 14.8, lost a penalty and an attempt, and every later claim
+    went to the other player (session 57).  Numbered by time, a slow stretch
+    leaves numbers out (as frames a live camera dropped) and a fast one
+    gives two frames one number (the second is left out).  Timestamps that
+    do not rise (a stream without them) number the frames one after the
+    other from there on.  At a constant rate the numbers are the frames'
+    own."""
+
+    def __init__(self, fps: float) -> None:
+        self.fps = float(fps)
+        self.first: float | None = None
+        self.base = 0
+        self.last_ms: float | None = None
+        self.last = -1
+        self.plain = False           # timestamps gave out: one after the other
+        self.skipped = 0
+        self.slow = math.inf         # the longest and shortest gaps between frames, ms
+        self.fast = 0.0
+        self.gaps: list[float] = []
+
+    def index(self, read: int, ms: float) -> int | None:
+        """The number of the frame read as the file's ``read``-th (damaged
+        frames counted), shown at ``ms`` milliseconds; None for a frame to
+        leave out."""
+        if not self.plain and self.last_ms is not None and not ms > self.last_ms:
+            self.plain = True
+        if self.plain or self.first is None:
+            if self.first is None:
+                self.first, self.base = ms, read     # (frames before it damaged: it keeps its number)
+            k = self.last + 1 if self.last >= 0 else read
+        else:
+            self.gaps.append(ms - self.last_ms)
+            k = self.base + int(round((ms - self.first) * self.fps / 1000.0))
+            if k <= self.last:
+                self.skipped += 1
+                self.last_ms = ms
+                return None
+        self.last_ms = ms
+        self.last = k
+        return k
+
+    def rates(self) -> tuple[float, float] | None:
+        """``(slowest, fastest)`` frames per second between frames (the
+        10th and 90th percentiles of the gaps), where they differ by more
+        than :data:`VARIABLE_RATE`; else None."""
+        if len(self.gaps) < 10:
+            return None
+        long_, short = np.percentile(self.gaps, [90, 10])
+        if short <= 0 or long_ / short <= VARIABLE_RATE:
+            return None
+        return 1000.0 / long_, 1000.0 / short
 
 
 def _next_video_frame(cap, at: int, declared: int | None) -> tuple[np.ndarray | None, int]:
@@ -677,5 +768,6 @@ def open_source(spec: str, fps: float | None = None) -> FrameSource:
     # container) has no rate of its own either: FFmpeg gives 25, a guess (a
     # break-test's raw 10 fps stream was judged at 25, silently: its two
     # penalties and its attempt lost, every claim given to one player)
+    assumed = not fps and (usable is None or n <= 0)
     return FrameSource("video", spec, n if n > 0 else None, rate, _open=opener,
-                       fps_assumed=not fps and (usable is None or n <= 0), fps_declared=own if own == own else 0.0)
+                       fps_assumed=assumed, fps_declared=own if own == own else 0.0, timed=not fps and not assumed)

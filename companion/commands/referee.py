@@ -468,7 +468,8 @@ def run_referee(args, source, on_event=None, on_start=None, require_output: bool
         # game goes on; ``ref`` is made below, before any evidence is saved)
         evidence = EvidenceWriter(Path(evidence_dir), base,
                                   on_error=lambda m: ref.status.notes.append(
-                                      f"{m}: the game goes on; an event whose pictures cannot be written has none")) if evidence_dir else None
+                                      f"{m}: the game goes on; an event whose pictures cannot be written has none"),
+                                  frame_number=getattr(source, "file_frame", None)) if evidence_dir else None
 
         # (the mat's markers and the focal length held across the frames: PoseMemory)
         recognize_fn = PoseMemory(args.variant, layout, camera, classifier, spec, face_reader=reader,
@@ -527,7 +528,8 @@ def run_referee(args, source, on_event=None, on_start=None, require_output: bool
 
         settings = RefereeSettings(start_as_found=bool(getattr(args, "start_as_found", False)))
         ref = Referee(args.variant, layout, players, recognize_fn, mode=args.mode, append=append, emit=emit,
-                      evidence=evidence, fps=source.fps, advise=advise, settings=settings, history=history)
+                      evidence=evidence, fps=source.fps, advise=advise, settings=settings, history=history,
+                      frame_number=getattr(source, "file_frame", None))
         if getattr(source, "fps_assumed", False):
             # the referee's timings (hands away, a move's confirmation) count
             # frames: a folder taken at 10 a second read as 30 lost both
@@ -602,6 +604,13 @@ def run_referee(args, source, on_event=None, on_start=None, require_output: bool
                                     "frames (it judges the newest): a lower resolution or frame rate keeps up")
         if getattr(source, "damaged", None):
             ref.status.notes.append(damaged_note(source.damaged, getattr(source, "damaged_why", "")))
+        if getattr(source, "rates", None):
+            slow, fast = source.rates
+            ref.status.notes.append(
+                f"the video's frames come at a varying rate (about {slow:.3g} to {fast:.3g} a second, as phones "
+                f"record): they are timed by their timestamps at its average of {source.fps:.4g} a second"
+                + (f", {source.skipped} frames that came faster than that left out" if source.skipped else "")
+                + "; each event names its frame's number in the file")
         if ref.status.mat_seen and cut is None and not interrupted:
             # (else the command fails with its own line: exit 3, 2 or 130)
             status.notes(ref.status.notes, end=True)

@@ -2216,3 +2216,23 @@ def test_the_first_picture_names_the_taller_tiles_in_each_lower_slots_window():
     rec = SimpleNamespace(recognition=SimpleNamespace(pose=SimpleNamespace(
         camera_centre_mm=np.array([gx + 75, gy + 1000, -350.0]))), spec=spec)
     assert ref._first_fronts(gone, rec).front == ((), None, (), None)
+
+
+def test_an_output_line_names_the_frames_number_in_the_file_and_its_time(tmp_path):
+    # a video timed by its timestamps is fed at its average rate (vision.
+    # sources._FrameClock); its lines name the frame's own number in the
+    # file (the contract's "0-based index of the frame") and its time, and
+    # the evidence folder, its event.json and slots.json do the same
+    import json as _json
+    from vision.referee import EvidenceWriter
+    from vision.tracking import TrackEvent
+    got = []
+    ref = Referee("love", LAYOUT, ["Ada", "Bo"], Script({}), emit=got.append, fps=14.78,
+                  frame_number=lambda i: {50: 17}.get(i, i))
+    out = ref._output({"type": "penalty", "frame": 50, "player": "Ada", "slot": [0, 0, 0]}, 50)
+    assert got == [out] and out["frame"] == 17 and out["t"] == round(50 / 14.78, 3)
+    ev = EvidenceWriter(tmp_path / "ev", frame_number=lambda i: {50: 17}.get(i, i))
+    saved = ev.save(TrackEvent("penalty", 50, ((0, 0, 0),), ("hearts-1",)), None, None)
+    (folder,) = list((tmp_path / "ev").iterdir())
+    assert folder.name == "0001-penalty-f17"
+    assert _json.loads((folder / "event.json").read_text())["frame"] == 17 and saved["event"].endswith("event.json")

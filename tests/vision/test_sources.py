@@ -625,3 +625,73 @@ def test_a_video_file_is_read_whole_however_slow_the_reader():
         got.append(index)
         time.sleep(0.002)
     assert got == list(range(30)) and src.dropped == 0
+
+
+def test_a_frame_clock_numbers_frames_by_their_timestamps():
+    # a phone's variable frame rate (session 57, a break-test: 30 s at 5
+    # frames a second then 30 s at 30, read frame by frame at the average,
+    # gave every later claim to the other player).  At an average of 10 a
+    # second: a frame every 200 ms leaves every other number out, frames
+    # 33 ms apart that land on a number already given are left out
+    from vision.sources import _FrameClock
+    clock = _FrameClock(10.0)
+    got = [clock.index(read, ms) for read, ms in enumerate([40.0, 240.0, 440.0, 640.0, 673.3, 706.7, 740.0,
+                                                             773.3, 806.7, 840.0, 873.3, 906.7, 940.0])]
+    assert got == [0, 2, 4, 6, None, 7, None, None, 8, None, None, 9, None]
+    assert clock.skipped == 6 and clock.rates() == pytest.approx((5.0, 30.0), rel=0.01)
+    # at one rate every frame keeps its own number, and no variable rate is said
+    steady = _FrameClock(30.0)
+    assert [steady.index(i, 1000.0 * i / 30.0) for i in range(40)] == list(range(40))
+    assert steady.skipped == 0 and steady.rates() is None
+    # timestamps that stop rising (a stream without them): one after the other from there
+    flat = _FrameClock(10.0)
+    assert [flat.index(i, ms) for i, ms in enumerate([0.0, 100.0, 100.0, 100.0, 0.0])] == [0, 1, 2, 3, 4]
+
+
+def test_a_video_at_a_variable_rate_is_timed_by_its_timestamps(tmp_path):
+    # 20 frames 200 ms apart, then 60 frames about 33 ms apart (5, then
+    # about 30 a second): the frame given as number k is the one the file
+    # shows k / average-rate seconds in (its timestamp as OpenCV decodes
+    # it), file_frame(k) is its number in the file, and frames that come
+    # faster than the average are left out
+    import shutil
+    import subprocess
+    if shutil.which("ffmpeg") is None:
+        pytest.skip("ffmpeg is not installed: it makes the variable-rate video this test reads")
+    frames = tmp_path / "f"
+    frames.mkdir()
+    times = [0.2 * k for k in range(20)] + [4.0 + k / 30.0 for k in range(60)]
+    listing = []
+    for k, t in enumerate(times):
+        cv2.imwrite(str(frames / f"{k:03d}.png"), np.full((64, 96, 3), 3 * k, np.uint8))
+        listing.append(f"file '{frames / f'{k:03d}.png'}'\nduration "
+                       f"{(times[k + 1] - t) if k + 1 < len(times) else 1 / 30:.6f}")
+    (tmp_path / "list.txt").write_text("\n".join(listing) + "\n")
+    video = tmp_path / "vfr.mp4"
+    subprocess.run(["ffmpeg", "-hide_banner", "-loglevel", "error", "-f", "concat", "-safe", "0", "-i",
+                    str(tmp_path / "list.txt"), "-fps_mode", "vfr", "-enc_time_base", "1/1000", "-c:v", "mpeg4",
+                    "-q:v", "2", str(video)], check=True)
+    cap = cv2.VideoCapture(str(video))
+    decoded = []
+    while True:
+        ok, img = cap.read()
+        if not ok:
+            break
+        decoded.append((cap.get(cv2.CAP_PROP_POS_MSEC) / 1000.0, img))
+    cap.release()
+    assert len(decoded) == 80
+    src = open_source(str(video))
+    assert src.timed and src.length == 80
+    got = list(src.frames(prefetch=0))
+    rate = src.fps
+    for k, img in got:
+        n = src.file_frame(k)
+        shown, own = decoded[n]
+        assert np.array_equal(img, own)                                         # the file's frame n
+        assert abs(shown - decoded[0][0] - k / rate) <= 0.5 / rate + 1e-6        # shown k / rate seconds in
+    assert [src.file_frame(k) for k, _ in got[:3]] == [0, 1, 2] and [k for k, _ in got[:3]] != [0, 1, 2]
+    assert src.rates is not None and src.rates[0] == pytest.approx(5.0, rel=0.05) and src.rates[1] > 20
+    assert src.skipped == 80 - len(got) > 0
+    # given --fps, the frames are counted at that rate, one after the other
+    plain = open_source(str(video), fps=12.0)
+    assert not plain.timed and [k for k, _ in plain.frames(prefetch=0)] == list(range(80))
