@@ -12,6 +12,7 @@ import importlib
 import io
 import os
 import re
+import sqlite3
 import sys
 
 from companion.commands.images import MAX_IMAGE_PIXELS
@@ -294,6 +295,19 @@ def _main(argv: list[str] | None) -> int:
     except CompanionError as exc:
         _say(f"companion {args.command}: {_one_line(exc)}")
         code = exc.exit_code
+    except sqlite3.DatabaseError as exc:
+        # a ledger damaged past what opening it finds (a bad page, a cut
+        # copy): every game action gave a traceback (a break-test, session
+        # 57), where serve refuses such a file in one line
+        ledger = getattr(args, "ledger", None)
+        what = f"ledger {ledger}" if ledger else "the ledger"
+        code = getattr(exc, "sqlite_errorcode", None)
+        if isinstance(exc, sqlite3.OperationalError) and code not in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB):
+            _say(f"companion {args.command}: cannot use {what}: {_one_line(exc)}")
+        else:
+            _say(f"companion {args.command}: cannot use {what}: SQLite finds it damaged ({_one_line(exc)}); use a "
+                 "copy made before the damage (sqlite3's .recover command saves what is left)")
+        code = 2
     except BrokenPipeError:
         # the reader of stdout went away (``companion ... | head``): it has
         # what it wanted, so stop quietly; stdout goes to /dev/null so the

@@ -71,6 +71,7 @@ import copy
 import json
 import math
 import random
+import re
 import unicodedata
 from collections import Counter
 from dataclasses import dataclass, field
@@ -383,8 +384,16 @@ def name_key(name: str) -> str:
     full-width "Ａｄａ" and "Ada" alike) with case folded (Unicode Standard
     Annex #15; Python's ``str.casefold``).  A break-test (session 49): two
     names that both showed as "Zoë" started one game as two players, and
-    "unknown player 'Zoë' (players: Zoë, ...)" refused the other spelling."""
-    return unicodedata.normalize("NFKC", name).casefold()
+    "unknown player 'Zoë' (players: Zoë, ...)" refused the other spelling.
+    Variation selectors (U+FE00-U+FE0F) are left out: a phone types the
+    heart ❤ with U+FE0F after it, a laptop without, and they showed alike
+    as two players (a break-test, session 57)."""
+    return _VARIATION_SELECTORS.sub("", unicodedata.normalize("NFKC", name)).casefold()
+
+
+#: Unicode's variation selectors (a character's text or emoji look):
+#: default-ignorable, so two names differing only by them look the same
+_VARIATION_SELECTORS = re.compile("[\ufe00-\ufe0f]")
 
 
 def _shown(name: str, limit: int = 48) -> str:

@@ -153,7 +153,9 @@ def _open(path, create: bool) -> sqlite3.Connection:
         conn.execute("PRAGMA busy_timeout=10000")
         return mode
 
-    conn, mode = _connect(str(path), path, setup)
+    # (an absolute name: SQLite reads a name starting "file:" as a URI, so
+    # --ledger file:club.db wrote club.db; a break-test, session 57)
+    conn, mode = _connect(str(path) if str(path) == ":memory:" else os.path.abspath(path), path, setup)
     if str(mode).lower() != "wal" and str(path) != ":memory:":
         conn.close()
         raise BadInput(f"ledger {path}: cannot switch to WAL mode (got {mode})")
@@ -208,7 +210,7 @@ def _file_version(p: Path) -> int:
     that follows says why)."""
     from urllib.parse import quote
     try:
-        conn = sqlite3.connect("file:" + quote(str(p.resolve())) + "?mode=ro", uri=True)
+        conn = sqlite3.connect("file:" + quote(os.fsencode(p.resolve())) + "?mode=ro", uri=True)
     except sqlite3.Error:
         return 0
     try:
@@ -260,7 +262,7 @@ def _open_read_only(p: Path) -> sqlite3.Connection:
         BadInput: as above, or the file cannot be read or is not a ledger.
     """
     from urllib.parse import quote
-    uri = "file:" + quote(str(p.resolve()))
+    uri = "file:" + quote(os.fsencode(p.resolve()))       # (bytes: a name that is not UTF-8 too)
     wal, shm = Path(str(p) + "-wal"), Path(str(p) + "-shm")
     folder_ok = os.access(p.parent, os.W_OK)
     if folder_ok or shm.exists():
@@ -446,11 +448,41 @@ def _data_of(text: str) -> dict:
         data = json.loads(text)
     except (ValueError, RecursionError):
         data = None
+    if isinstance(data, dict) and _depth(data) > MAX_DATA_DEPTH:
+        data = None     # (written again as JSON, it overflowed Python's recursion: a break-test, session 57)
     return data if isinstance(data, dict) else {UNREADABLE_DATA: str(text)[:200]}
 
 
+#: the deepest nesting of lists and objects an event's ``data`` may hold; the
+#: companion's own events hold 4 at most, SQLite's ``json_valid`` admits 1000
+MAX_DATA_DEPTH = 32
+
+
+def _depth(value) -> int:
+    """How deeply ``value`` (parsed JSON) nests lists and objects (1 for a
+    flat one), counted without recursion."""
+    deepest, todo = 0, [(value, 1)]
+    while todo:
+        v, d = todo.pop()
+        if isinstance(v, (dict, list)):
+            deepest = max(deepest, d)
+            if d <= MAX_DATA_DEPTH:
+                todo.extend((w, d + 1) for w in (v.values() if isinstance(v, dict) else v))
+    return deepest
+
+
+def _time_of(value) -> float | None:
+    """An event's ``t`` column as seconds, or None: the schema types it REAL
+    without a CHECK, so a row another program wrote may hold text (an ISO
+    date) or a blob, which broke every read of the game and the scoreboard
+    (a break-test, session 57); such a time is taken as not known."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value) if math.isfinite(value) else None
+
+
 def _row(r: tuple) -> Event:
-    return Event(r[0], r[1], r[2], _data_of(r[3]), r[4], r[5])
+    return Event(r[0], r[1], r[2], _data_of(r[3]), r[4], _time_of(r[5]))
 
 
 class Ledger:
@@ -660,7 +692,7 @@ class Ledger:
             d: dict[str, Any] = _data_of(start) if start else {}
             out.append({"game_id": gid, "started": first, "events": n, "variant": d.get("variant"),
                         "mode": d.get("mode"), "layout": d.get("layout"), "players": d.get("players"),
-                        "t": t})
+                        "t": _time_of(t)})
         return out
 
     def game_count(self) -> int:

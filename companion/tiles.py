@@ -56,6 +56,13 @@ class Face:
         return self.match == other.match
 
 
+def _fold(text: str) -> str:
+    """A face as typed, for looking it up: NFKC (a full-width letter), one
+    space between words, a typographic apostrophe as ``'``, no case."""
+    import unicodedata
+    return " ".join(unicodedata.normalize("NFKC", str(text)).replace("\u2019", "'").split()).casefold()
+
+
 @dataclass(frozen=True)
 class TileSet:
     """The 144-tile set of one variant.
@@ -96,6 +103,18 @@ class TileSet:
         close = difflib.get_close_matches(str(face_id), list(self.by_id), n=1, cutoff=0.75)
         hint = f" (did you mean {close[0]!r}?)" if close else ""
         raise BadInput(f"unknown face {face_id!r} for variant {self.variant!r}{hint}") from None
+
+    def typed_id(self, text: str) -> str:
+        """The id of the face typed as ``text``: its id or the name the
+        scoreboard shows (``3 Stemmed Rose``, ``Cupid's Wings``), in any
+        case, NFKC-folded, spaces and a typographic apostrophe as typed
+        anywhere; ``text`` itself where it names no face (for
+        :meth:`face` to refuse, naming it)."""
+        known = self.__dict__.get("_typed")
+        if known is None:
+            known = {_fold(k): f.id for f in self.faces for k in (f.id, f.name)}
+            object.__setattr__(self, "_typed", known)
+        return known.get(_fold(text), text)
 
     def matches(self, a: str, b: str) -> bool:
         """True when faces ``a`` and ``b`` (ids) match under this variant's relation."""

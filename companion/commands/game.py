@@ -25,7 +25,7 @@ from pathlib import Path
 from companion import jsontext
 from companion import game as G
 from companion.cli import seed_value, word_arg
-from companion.errors import BadInput, IllegalMove
+from companion.errors import BadInput, IllegalMove, Interrupted
 from companion.session import check_typed_faces
 from companion.layouts import Layout, Slot
 from companion.tiles import VARIANTS
@@ -265,12 +265,23 @@ def _run(args, fn, need_words: bool = False, tick: bool = True, target: int | st
     before = s.game.state
     if target == "undo":
         target = G.undo_target(before)
+    from companion.commands.referee import deferred_sigint
     try:
         if tick:
             s.tick()
         outcome = fn(s)
         if outcome is not None:
-            s.commit(outcome.events)
+            # a Ctrl+C while the move is written and printed waits for the
+            # end: one just after the write said only "interrupted", and a
+            # re-run of undo took back a second move (a break-test, session 57)
+            with deferred_sigint():
+                s.commit(outcome.events)
+    except KeyboardInterrupt:
+        s.close()
+        if s.written:
+            raise Interrupted(f"interrupted after event {', '.join(f'#{e.id}' for e in s.written)} was recorded: "
+                              "it stands (companion game show --ledger ... shows the game)") from None
+        raise
     except BadInput as exc:
         if s.written:
             # refused after the countdown's end was written (a move past a
@@ -313,8 +324,13 @@ def _kv(items) -> dict:
     return out
 
 
-def _faces(text: str | None) -> list[str] | None:
-    """``--faces`` as a list of face ids (None when not given).
+def _faces(text: str | None, tiles=None) -> list[str] | None:
+    """``--faces`` as a list of face ids (None when not given); with the
+    game's ``tiles`` (:class:`companion.tiles.TileSet`), a face typed in
+    another case or by its name is taken for its id, as the console takes
+    it (:meth:`companion.tiles.TileSet.typed_id`; a break-test, session 57:
+    ``SEASON-AUTUMN`` was "unknown face", where the README says the
+    console's any-case faces are as ``game --faces``).
 
     Raises:
         BadInput: an empty item (``--faces ,`` was taken as no faces given).
@@ -324,7 +340,7 @@ def _faces(text: str | None) -> list[str] | None:
     faces = [f.strip() for f in text.split(",")]
     if not all(faces):
         raise BadInput(f"bad --faces {text!r}: give face ids separated by commas, e.g. --faces hearts-1,hearts-1")
-    return faces
+    return faces if tiles is None else [tiles.typed_id(f) for f in faces]
 
 
 # --------------------------------------------------------------------------- start
@@ -507,7 +523,7 @@ def _start(args) -> int:
 
 def _claim(args) -> int:
     def go(s):
-        faces = _faces(args.faces)
+        faces = _faces(args.faces, s.game.state.tiles)
         check_typed_faces(s.game.state, args.slots, faces, args.over_record)
         return G.resolve_claim(s.game.state, args.player, args.slots, faces)
     return _run(args, go, need_words=True)
@@ -521,7 +537,7 @@ def _word(args) -> int:
     def go(s):
         if s.game.words is None:
             raise BadInput("words are played in Word Mahjong only")
-        faces = _faces(args.faces)
+        faces = _faces(args.faces, s.game.state.tiles)
         check_typed_faces(s.game.state, args.slots, faces, args.over_record)
         return G.resolve_word(s.game.state, args.player, args.slots, args.word, s.game.words, faces)
     return _run(args, go, need_words=True)
@@ -533,7 +549,7 @@ def _pass(args) -> int:
 
 def _meld(args) -> int:
     return _run(args, lambda s: G.resolve_simple(s.game.state, "meld", args.player, kind=args.kind,
-                                                 faces=_faces(args.faces) or []))
+                                                 faces=_faces(args.faces, s.game.state.tiles) or []))
 
 
 def _steal(args) -> int:
@@ -575,9 +591,11 @@ def _correct(args) -> int:
         changes["faces"] = _faces(args.faces)
     if args.word is not None:           # (--word "": refused as no word, not as nothing to change)
         changes["word"] = args.word
-    return _run(args, lambda s: G.resolve_correction(s.game.state, args.event_id, changes, False, args.reason,
-                                                     s.game.events), need_words=True, tick=False,
-                target=args.event_id)
+    def go(s):
+        if "faces" in changes:
+            changes["faces"] = _faces(args.faces, s.game.state.tiles)
+        return G.resolve_correction(s.game.state, args.event_id, changes, False, args.reason, s.game.events)
+    return _run(args, go, need_words=True, tick=False, target=args.event_id)
 
 
 def _void(args) -> int:
@@ -749,6 +767,22 @@ def _one_line(text: str) -> str:
                    else repr(c)[1:-1] if c in "\n\r\t" else f"\\u{ord(c):04x}" for c in text)
 
 
+def _sqlite_file(path: str) -> bool:
+    """Whether ``path`` is a file that starts as an SQLite database does
+    (the 16-byte header ``SQLite format 3\\0``, https://sqlite.org/fileformat.html
+    section 1.3), or SQLite's ``-wal`` or ``-journal`` file beside one."""
+    if not os.path.isfile(path):        # (a pipe is never opened: it would wait for a writer)
+        return False
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(16)
+    except OSError:
+        return False
+    if head == b"SQLite format 3\x00":
+        return True
+    return path.endswith(("-wal", "-journal", "-shm")) and os.path.isfile(path[: path.rindex("-")])
+
+
 def _export(args) -> int:
     if args.out is not None:
         from companion.commands.paths import refuse_ledger_files
@@ -757,6 +791,12 @@ def _export(args) -> int:
         if Path(args.out).is_dir():
             raise BadInput(f"cannot write {args.out}: it is a folder; give a file name such as game.csv")
         refuse_ledger_files("--out", args.out, args.ledger)
+        if _sqlite_file(args.out):
+            # (another ledger, or any database: one mistyped name replaced a
+            # whole recorded ledger with the export's text; a break-test,
+            # session 57)
+            raise BadInput(f"--out {args.out} is an SQLite database (another ledger?): an export never writes over "
+                           "one; give another file name")
         from companion.commands.paths import check_can_write
         check_can_write("--out", args.out, plain_file=True)      # a missing folder is made when written
     else:

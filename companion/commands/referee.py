@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import errno
 import os
 import signal
 import sqlite3
@@ -402,6 +403,14 @@ def run_referee(args, source, on_event=None, on_start=None, require_output: bool
             made_folders += missing_folders(args.events_out)
             make_parent_folder("--events-out", args.events_out)
             check_writable("--events-out", args.events_out, plain_file=True)
+            earlier = Path(args.events_out)
+            if earlier.is_file() and earlier.stat().st_size > 0 and not os.access(earlier.parent, os.W_OK):
+                # (its earlier game's events would be written over: the file
+                # is kept aside by a new name, which this folder cannot take;
+                # a break-test, session 57, lost a game's events so, exit 0)
+                raise BadInput(f"--events-out {args.events_out} holds an earlier game's events, which are kept aside "
+                               f"as {earlier.name}.~1~ before a new game is written, but its folder cannot be "
+                               "written: move that file, or give another --events-out")
 
         def events_file():
             """The events file, written from its start when the first event of
@@ -411,7 +420,8 @@ def run_referee(args, source, on_event=None, on_start=None, require_output: bool
                 backup = keep_earlier_events(args.events_out)
                 if backup is not None:
                     kept_as.append(backup.name)
-                opened.append(open(args.events_out, "w", encoding="utf-8"))
+                # unbuffered: a write that fails is undone to the last whole line (``emit``)
+                opened.append(open(args.events_out, "wb", buffering=0))
             return opened[0]
         if ledger is not None:
             base = Path(args.ledger).resolve().parent
@@ -486,8 +496,25 @@ def run_referee(args, source, on_event=None, on_start=None, require_output: bool
                     raise BadInput(f"cannot write a {obj.get('type', 'referee')} event to {args.events_out}: "
                                    f"{exc}") from None
                 f = events_file()
-                f.write(line + "\n")
-                f.flush()
+                at = f.tell()
+                try:
+                    rest = memoryview((line + "\n").encode("utf-8"))
+                    while rest:
+                        n = f.write(rest)
+                        if not n:
+                            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+                        rest = rest[n:]
+                except OSError as exc:
+                    # the file ends on a whole line (a break-test, session 57:
+                    # a full disk left half an event's JSON, and the line
+                    # named no file)
+                    try:
+                        os.ftruncate(f.fileno(), at)
+                        f.seek(at)
+                    except OSError:
+                        pass
+                    raise BadInput(f"cannot write to --events-out {args.events_out}: {exc.strerror or exc} (the "
+                                   "events written before stay whole)") from None
             if on_event is not None:
                 on_event(obj)
 

@@ -239,12 +239,6 @@ def _over_record() -> bool:
     return _field("over_record", required=False) in ("1", "on", "true", "yes")
 
 
-def _fold(text: str) -> str:
-    """A face as typed, for looking it up: NFKC (a full-width letter), one
-    space between words, a typographic apostrophe as ``'``, no case."""
-    return " ".join(unicodedata.normalize("NFKC", text).replace("\u2019", "'").split()).casefold()
-
-
 def _faces(text: str, tiles: TileSet | None = None) -> list[str] | None:
     """A form's faces, separated by commas, as face ids.  With the game's
     ``tiles``, a face typed in another case (``Roses-3``) or by the name the
@@ -265,8 +259,7 @@ def _faces(text: str, tiles: TileSet | None = None) -> list[str] | None:
     if not all(items):
         raise BadInput(f"faces: give face ids separated by commas, e.g. hearts-1,hearts-1 (got {curbed(repr(text))})")
     if tiles is not None:
-        known = {_fold(k): f.id for f in tiles.faces for k in (f.id, f.name)}
-        items = [known.get(_fold(f), f) for f in items]
+        items = [tiles.typed_id(f) for f in items]
     return items or None
 
 

@@ -1305,3 +1305,124 @@ def test_cli_show_says_why_a_mindful_game_ended_with_zen_reshuffles_left(tmp_pat
         "tiles left 2/4, free pairs 0, game over (stalemate), winner: none, Zen Reshuffles left 2 "
         "(normal: 2 of the session's 2, 2 Zen Focus tokens held; none could help: no arrangement "
         "of the tiles left leaves a match free)")
+
+
+# ------------------------------------------------------------- a break-test of the ledger (session 57)
+
+
+def test_a_damaged_ledger_is_one_line_not_a_traceback(love, capsys):
+    # one page of random bytes (a bad sector, a cut copy): every game action
+    # gave sqlite3.DatabaseError's traceback, where serve refuses the file
+    with open(love, "r+b") as fh:
+        fh.seek(3 * 4096)
+        fh.write(b"\xa5" * 4096)
+    for argv in (["show"], ["games"], ["claim", "--player", "Ann", "0,0,0", "4,0,0"], ["export", "--format", "csv"]):
+        code, out, err = run(capsys, "game", *argv, "--ledger", love)
+        assert code == 2 and out == "" and err == (
+            f"companion game: cannot use ledger {love}: SQLite finds it damaged (database disk image is malformed); "
+            "use a copy made before the damage (sqlite3's .recover command saves what is left)\n"), argv
+
+
+def test_a_ledger_named_file_colon_is_that_file_not_an_sqlite_address(tmp_path, capsys, monkeypatch):
+    # SQLite read "file:club.db" as a URI: start wrote club.db, and every
+    # later command found no ledger at file:club.db
+    monkeypatch.chdir(tmp_path)
+    faces = ["hearts-5"] * 2 + ["roses-9"] * 2
+    deal = write_deal(tmp_path / "deal.json", "love", faces)
+    code, out, err = run(capsys, "game", "start", "--ledger", "file:club.db", "--variant", "love", "--mode",
+                         "sprint", "--deal", deal, "--players", "Ann,Ben", "--t", 0)
+    assert code == 0, err
+    assert (tmp_path / "file:club.db").is_file() and not (tmp_path / "club.db").exists()
+    code, out, err = run(capsys, "game", "show", "--ledger", "file:club.db")
+    assert code == 0 and "tiles left 4/4" in out
+
+
+def test_a_ledger_in_a_folder_whose_name_is_not_utf8_opens(tmp_path, capsys):
+    # a Latin-1 folder name (an old USB stick): start recorded the game and
+    # then failed with UnicodeEncodeError's traceback, as did every later read
+    import os
+    folder = os.path.join(os.fsencode(tmp_path), b"club\xe9")
+    os.mkdir(folder)
+    led = os.fsdecode(os.path.join(folder, b"league.db"))
+    deal = write_deal(tmp_path / "deal.json", "love", ["hearts-5"] * 2)
+    assert run(capsys, "game", "start", "--ledger", led, "--variant", "love", "--mode", "sprint", "--deal", deal,
+               "--players", "Ann,Ben", "--t", 0)[0] == 0
+    code, out, err = run(capsys, "game", "show", "--ledger", led)
+    assert code == 0 and "tiles left 2/2" in out, err
+
+
+def test_rows_another_program_wrote_with_a_text_time_or_deep_data_are_read(love, capsys):
+    # a row whose t is an ISO date broke every read and the scoreboard
+    # (TypeError); one nested 600 deep broke export --format json
+    # (RecursionError); the first is read with no time, the second as a row
+    # whose data cannot be read (a referee item, as for any such row)
+    import sqlite3
+    with sqlite3.connect(love) as conn:
+        conn.execute("INSERT INTO events (game_id, type, data, t) VALUES ('game-1', 'pass', '{\"player\": \"Ann\"}', "
+                     "'2026-12-01 20:15')")
+        conn.execute("INSERT INTO events (game_id, type, data, t) VALUES ('game-1', 'pass', ?, 1.0)",
+                     ('{"player": "Ben", "note": ' + "[" * 600 + "]" * 600 + "}",))
+    code, out, err = run(capsys, "game", "show", "--ledger", love)
+    assert code == 0 and "needs the referee: #3 pass #3 does not fit the board: its data is not a JSON object" in out
+    code, out, err = run(capsys, "game", "export", "--ledger", love, "--format", "json")
+    exported = json.loads(out)["events"]
+    assert code == 0 and [e["t"] for e in exported[1:]] == [None, 1.0]
+    assert code == 0 and run(capsys, "game", "pass", "--ledger", love, "--player", "Ben")[0] == 0
+
+
+def test_an_export_never_writes_over_an_sqlite_database(love, tmp_path, capsys):
+    # --out monday.db (a slip of the tab key) replaced a whole recorded
+    # ledger with the export's text
+    other = tmp_path / "monday.db"
+    with Ledger(other) as led:
+        led.append(None, "game_started", {"note": "another ledger"}, None, 0.0)
+    before = other.read_bytes()
+    code, out, err = run(capsys, "game", "export", "--ledger", love, "--format", "json", "--out", other)
+    assert code == 2 and out == "" and err == (f"companion game: --out {other} is an SQLite database (another "
+                                               "ledger?): an export never writes over one; give another file name\n")
+    assert other.read_bytes() == before
+
+
+def test_faces_are_typed_in_any_case_or_by_name_as_in_the_console(love, capsys):
+    # README: the console takes faces "in any case ... as game --faces";
+    # game --faces refused SEASON-AUTUMN as an unknown face
+    code, out, err = run(capsys, "game", "claim", "--ledger", love, "--player", "Ann", "0,0,0", "4,0,0",
+                         "--faces", "HEARTS-5, 5 Crystal Hearts")
+    assert code == 0, err
+    assert events(love)[-1].data["faces"] == ["hearts-5", "hearts-5"]
+
+
+def test_names_that_differ_only_by_a_variation_selector_are_one_name(tmp_path, capsys):
+    # a phone types the heart with U+FE0F after it, a laptop without: two
+    # players who look the same, and a name that could not be typed the
+    # other way
+    deal = write_deal(tmp_path / "deal.json", "love", ["hearts-5"] * 2)
+    led = str(tmp_path / "h.db")
+    code, out, err = run(capsys, "game", "start", "--ledger", led, "--variant", "love", "--mode", "sprint",
+                         "--deal", deal, "--players", "\u2764,\u2764\ufe0f", "--t", 0)
+    assert code == 2 and "player names must differ" in err
+    assert run(capsys, "game", "start", "--ledger", led, "--variant", "love", "--mode", "sprint", "--deal", deal,
+               "--players", "\u2764\ufe0f,Bo", "--t", 0)[0] == 0
+    code, out, err = run(capsys, "game", "claim", "--ledger", led, "--player", "\u2764", "0,0,0", "4,0,0")
+    assert code == 0, err
+
+
+def test_a_ctrl_c_just_after_a_move_is_written_says_it_stands(love, capsys, monkeypatch):
+    # a Ctrl+C landing right after the write said only "interrupted", and a
+    # re-run of undo took back a second move; the Ctrl+C now waits for the
+    # write's end, and the line names the event recorded
+    import os
+    import signal
+    from companion import ledger as L
+    orig = L.Ledger.append
+
+    def append(self, *a, **k):
+        ev = orig(self, *a, **k)
+        os.kill(os.getpid(), signal.SIGINT)
+        return ev
+    monkeypatch.setattr(L.Ledger, "append", append)
+    code, out, err = run(capsys, "game", "pass", "--ledger", love, "--player", "Ann")
+    assert code == 130 and out == ""
+    assert err == ("companion game: interrupted after event #2 was recorded: it stands (companion game show "
+                   "--ledger ... shows the game)\n")
+    assert [e.type for e in events(love)] == ["game_started", "pass"]

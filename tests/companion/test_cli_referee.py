@@ -198,15 +198,47 @@ def test_referee_a_folder_into_events_ledger_and_evidence(tmp_path, capsys, fake
         assert capsys.readouterr().err.splitlines()[-1].endswith(
             f"; scores: Ada 10,100, Bo 10,000; the earlier events file was kept as events.jsonl.~{k}~")
     assert (events.parent / "events.jsonl.~1~").read_text() == first
-    # in a folder that takes no new name, the file is written over, as before
-    # (the rename failed after frames had been judged)
+    # in a folder that takes no new name, the earlier game's events cannot
+    # be kept aside: refused before any work, the file untouched (it was
+    # written over with exit 0, a break-test, session 57)
     import companion.commands.referee as R
     real = os.access
     monkeypatch.setattr(R.os, "access", lambda p, mode, *a, **kw: False if Path(p) == events.parent
                         and mode & os.W_OK else real(p, mode, *a, **kw))
-    assert main(_args(frames, layout_file, "--events-out", str(events), "--fps", "10")) == 0
-    assert not capsys.readouterr().err.splitlines()[-1].endswith("~3~")
-    assert not (events.parent / "events.jsonl.~3~").exists()
+    kept = events.read_text()
+    assert main(_args(frames, layout_file, "--events-out", str(events), "--fps", "10")) == 2
+    assert capsys.readouterr().err == (
+        f"companion referee: --events-out {events} holds an earlier game's events, which are kept aside as "
+        "events.jsonl.~1~ before a new game is written, but its folder cannot be written: move that file, or give "
+        "another --events-out\n")
+    assert events.read_text() == kept and not (events.parent / "events.jsonl.~3~").exists()
+
+
+def test_a_full_disk_leaves_the_events_file_on_a_whole_line_and_names_it(tmp_path, capsys, fake_vision,
+                                                                         layout_file):
+    # a break-test, session 57: on a full disk the events file ended in half
+    # a JSON line, and the line said only "No space left on device".  Here
+    # the process may not grow a file past 400 bytes (RLIMIT_FSIZE: the
+    # write fails with EFBIG); the first event fits, the second does not
+    import resource
+    import signal
+    frames = _recording(tmp_path / "frames", [(1, 6), (9, 4), (2, 12), (9, 4), (1, 12), (9, 4), (3, 12)])
+    events = tmp_path / "events.jsonl"
+    limit = resource.getrlimit(resource.RLIMIT_FSIZE)
+    old = signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    try:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (400, limit[1]))
+        code = main(_args(frames, layout_file, "--events-out", str(events), "--fps", "10", "--quiet",
+                          "--evidence", str(tmp_path / "ev")))
+    finally:
+        resource.setrlimit(resource.RLIMIT_FSIZE, limit)
+        signal.signal(signal.SIGXFSZ, old)
+    err = capsys.readouterr().err.splitlines()
+    assert code == 2 and err[-1] == (f"companion referee: cannot write to --events-out {events}: File too large (the "
+                                     "events written before stay whole)")
+    text = events.read_text()
+    assert text.endswith("\n") and len(text) <= 400
+    assert [json.loads(x)["type"] for x in text.splitlines()] == ["penalty"]
 
 
 def _act_at_the_last_move(tmp_path, monkeypatch, act):

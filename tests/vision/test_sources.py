@@ -695,3 +695,23 @@ def test_a_video_at_a_variable_rate_is_timed_by_its_timestamps(tmp_path):
     # given --fps, the frames are counted at that rate, one after the other
     plain = open_source(str(video), fps=12.0)
     assert not plain.timed and [k for k, _ in plain.frames(prefetch=0)] == list(range(80))
+
+
+def test_frame_names_that_are_no_files_keep_their_numbers_as_frames_not_read(tmp_path):
+    # a break-test, session 57: a link to no file (a sync client's
+    # placeholder), a folder and a pipe named as frames were left out of
+    # the listing, so every later frame's number, and every later event's
+    # frame, was 3 too low, with no note; now each keeps its number as a
+    # frame that cannot be read (named in the note), and a pipe is never
+    # opened (it would wait for ever)
+    import os
+    folder = _frames(tmp_path / "f", n=7)
+    (folder / "f_002.png").unlink()
+    (folder / "f_002.png").symlink_to(tmp_path / "gone.png")
+    (folder / "f_003.png").unlink()
+    (folder / "f_003.png").mkdir()
+    (folder / "f_004.png").unlink()
+    os.mkfifo(folder / "f_004.png")
+    src = open_source(str(folder))
+    assert [i for i, _ in src.frames(prefetch=0)] == [0, 1, 5, 6]
+    assert src.damaged == [2, 3, 4] and src.damaged_why == f"{folder / 'f_002.png'}: a link to no file"
