@@ -257,6 +257,10 @@ class FrameSource:
             :meth:`frames` has read them; else None.
         skipped: frames of a timed video left out because they came faster
             than :attr:`fps` (two in one frame's time).
+        pixel_aspect: a video's pixel width over height (its sample aspect
+            ratio, as the container gives it), 1.0 for square pixels: each
+            frame is stretched to square pixels as a player shows it
+            (:func:`square_pixels`).
     """
 
     kind: str
@@ -273,6 +277,7 @@ class FrameSource:
     _open: object = field(default=None, repr=False)
     dropped: int = 0
     timed: bool = False
+    pixel_aspect: float = 1.0
     rates: tuple[float, float] | None = None
     skipped: int = 0
     _file_of: dict = field(default_factory=dict, repr=False)
@@ -409,6 +414,8 @@ class FrameSource:
                     img = _read_frame(cap, CAMERA_RETRIES if self.kind == "camera" else 1)
                 if img is None:
                     break
+                if self.pixel_aspect != 1.0:
+                    img = square_pixels(img, self.pixel_aspect)
                 index = i if clock is None else clock.index(i, float(cap.get(cv2.CAP_PROP_POS_MSEC) or 0.0))
                 if index is not None:
                     if index != i:
@@ -427,6 +434,31 @@ class FrameSource:
         if self.kind == "video" and cut_short(i, self.length):
             raise VideoCutShort(f"video {self.name} is cut short: it ended after {i} of the "
                                 f"{self.length} frames its container declares")
+
+
+def square_pixels(img: np.ndarray, aspect: float) -> np.ndarray:
+    """``img`` ``(H, W, 3)`` uint8 with pixels ``aspect`` times as wide as
+    tall (an anamorphic video's sample aspect ratio) stretched to square
+    ones, as a player shows it: widened where ``aspect`` > 1, made taller
+    where < 1, so no pixel is lost (OpenCV's decoder gives the stored
+    pixels: a break-test's video stored at 480 x 360 and shown at 640 x 360
+    was read squeezed, and gave no event at all; session 57)."""
+    h, w = img.shape[:2]
+    size = (int(round(w * aspect)), h) if aspect > 1.0 else (w, int(round(h / aspect)))
+    return cv2.resize(img, size, interpolation=cv2.INTER_LINEAR)
+
+
+def _pixel_aspect(cap) -> float:
+    """The opened video's sample aspect ratio (pixel width over height),
+    1.0 where it gives none or one outside 1/4 to 4."""
+    try:
+        num = float(cap.get(cv2.CAP_PROP_SAR_NUM) or 0.0)
+        den = float(cap.get(cv2.CAP_PROP_SAR_DEN) or 0.0)
+    except cv2.error:
+        return 1.0
+    if num <= 0 or den <= 0 or not 0.25 <= num / den <= 4.0 or abs(num / den - 1.0) < 0.01:
+        return 1.0
+    return num / den
 
 
 class _FrameClock:
@@ -760,6 +792,7 @@ def open_source(spec: str, fps: float | None = None) -> FrameSource:
         # (a damaged first frame is read past, as in the game: frames() sees it again)
         ok = opened and not too_large and _next_video_frame(cap, 0, n if n > 0 else None)[0] is not None
         own = float(cap.get(cv2.CAP_PROP_FPS) or 0.0) if opened else 0.0
+        aspect = _pixel_aspect(cap) if opened else 1.0
         cap.release()
     if not opened:
         raise BadInput(f"cannot open video {spec}: not a video file OpenCV can read" + _video_hint(path))
@@ -778,4 +811,5 @@ def open_source(spec: str, fps: float | None = None) -> FrameSource:
     # penalties and its attempt lost, every claim given to one player)
     assumed = not fps and (usable is None or n <= 0)
     return FrameSource("video", spec, n if n > 0 else None, rate, _open=opener,
-                       fps_assumed=assumed, fps_declared=own if own == own else 0.0, timed=not fps and not assumed)
+                       fps_assumed=assumed, fps_declared=own if own == own else 0.0, timed=not fps and not assumed,
+                       pixel_aspect=aspect)

@@ -715,3 +715,28 @@ def test_frame_names_that_are_no_files_keep_their_numbers_as_frames_not_read(tmp
     src = open_source(str(folder))
     assert [i for i, _ in src.frames(prefetch=0)] == [0, 1, 5, 6]
     assert src.damaged == [2, 3, 4] and src.damaged_why == f"{folder / 'f_002.png'}: a link to no file"
+
+
+def test_a_video_with_pixels_not_square_is_read_as_a_player_shows_it(tmp_path):
+    # a break-test, session 57: a video stored at 480 x 360 with a sample
+    # aspect ratio of 4:3 (every player shows it at 640 x 360) was read
+    # squeezed, and gave no event at all
+    import shutil
+    import subprocess
+    from vision.sources import square_pixels
+    tall = square_pixels(np.zeros((30, 40, 3), np.uint8), 0.5)
+    assert tall.shape == (60, 40, 3) and square_pixels(np.zeros((30, 40, 3), np.uint8), 4 / 3).shape == (30, 53, 3)
+    if shutil.which("ffmpeg") is None:
+        pytest.skip("ffmpeg is not installed: it makes the anamorphic video this test reads")
+    still = tmp_path / "still.png"
+    picture = np.zeros((360, 480, 3), np.uint8)
+    picture[:, 240:] = 200                          # the right half bright: it stays the right half
+    cv2.imwrite(str(still), picture)
+    video = tmp_path / "anamorphic.mp4"
+    subprocess.run(["ffmpeg", "-hide_banner", "-loglevel", "error", "-loop", "1", "-i", str(still), "-frames:v", "5",
+                    "-vf", "setsar=4/3", "-c:v", "mpeg4", "-q:v", "2", str(video)], check=True)
+    src = open_source(str(video))
+    assert src.pixel_aspect == pytest.approx(4 / 3)
+    frames = [img for _, img in src.frames(prefetch=0)]
+    assert len(frames) == 5 and frames[0].shape == (360, 640, 3)
+    assert frames[0][:, :300].mean() < 30 and frames[0][:, 340:].mean() > 170
