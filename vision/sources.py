@@ -431,9 +431,94 @@ class FrameSource:
             # camera lost, not a game over; it was judged as a normal end)
             raise CameraLost(f"camera {self.name} stopped giving frames after {i} "
                              f"{'frame' if i == 1 else 'frames'} (unplugged, or taken by another program?)")
-        if self.kind == "video" and cut_short(i, self.length):
+        if self.kind == "video" and cut_short(i, self.length) and container_whole(Path(self.name)) is not True:
+            # (a file whose container is whole ends where it ends: its count
+            # is an estimate from an audio track running longer (MKV, TS),
+            # or counts frames an edit list hides (an MP4 trimmed with
+            # ``ffmpeg -ss ... -c copy``): exit 2 "cut short" for whole files,
+            # a break-test, session 57)
             raise VideoCutShort(f"video {self.name} is cut short: it ended after {i} of the "
                                 f"{self.length} frames its container declares")
+
+
+def container_whole(path: Path) -> bool | None:
+    """Whether a video file's container says the file is whole: the
+    top-level boxes of an MP4 or MOV (ISO/IEC 14496-12, 4.2), the RIFF
+    chunks of an AVI, or the Segment of a Matroska or WebM file (RFC 9559,
+    4-6) end exactly at (or, for a Segment, before) the file's end.  False
+    where one runs past it (the file was cut), None where the container
+    does not tell (an MPEG-TS, a Segment or box of unknown size) or the
+    file cannot be read."""
+    import struct
+    try:
+        size = path.stat().st_size
+        with open(path, "rb") as fh:
+            head = fh.read(12)
+            if len(head) < 12:
+                return None
+            if head[:4] == b"\x1a\x45\xdf\xa3":
+                return _matroska_whole(fh, size)
+            if head[:4] == b"RIFF":
+                pos = 0
+                while pos + 8 <= size:
+                    fh.seek(pos)
+                    tag, n = struct.unpack("<4sI", fh.read(8))
+                    if tag not in (b"RIFF", b"LIST", b"JUNK"):
+                        return None
+                    pos += 8 + n + (n & 1)
+                return pos <= size + 1          # (a last odd chunk's pad byte may be missing)
+            if head[4:8] in (b"ftyp", b"moov", b"mdat", b"free", b"wide", b"skip"):
+                pos = 0
+                while pos + 8 <= size:
+                    fh.seek(pos)
+                    n, kind = struct.unpack(">I4s", fh.read(8))
+                    if n == 1:
+                        n = struct.unpack(">Q", fh.read(8))[0]
+                    elif n == 0:
+                        return None             # (a box to the file's end: nothing to check it by)
+                    if n < 8:
+                        return False
+                    pos += n
+                return pos == size
+    except (OSError, struct.error):
+        return None
+    return None
+
+
+def _ebml_number(fh, keep_marker: bool) -> int | None:
+    """One EBML variable-size integer read from ``fh`` (RFC 8794, 4): an
+    element ID (``keep_marker``) or a data size; None for a size of all
+    ones (unknown) or a malformed one."""
+    first = fh.read(1)
+    if not first:
+        return None
+    b = first[0]
+    length = next((k for k in range(8) if b & (0x80 >> k)), None)
+    if length is None:
+        return None
+    rest = fh.read(length)
+    if len(rest) < length:
+        return None
+    value = b if keep_marker else b & (0xFF >> (length + 1))
+    for c in rest:
+        value = (value << 8) | c
+    if not keep_marker and value == (1 << (7 * (length + 1))) - 1:
+        return None
+    return value
+
+
+def _matroska_whole(fh, size: int) -> bool | None:
+    """:func:`container_whole` for a Matroska or WebM file ``fh``."""
+    fh.seek(0)
+    for want in (0x1A45DFA3, 0x18538067):          # the EBML header, then the Segment
+        ident = _ebml_number(fh, True)
+        n = _ebml_number(fh, False)
+        if ident != want or n is None:
+            return None
+        if ident == 0x18538067:
+            return fh.tell() + n <= size
+        fh.seek(n, 1)
+    return None
 
 
 def square_pixels(img: np.ndarray, aspect: float) -> np.ndarray:

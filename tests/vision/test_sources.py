@@ -740,3 +740,61 @@ def test_a_video_with_pixels_not_square_is_read_as_a_player_shows_it(tmp_path):
     frames = [img for _, img in src.frames(prefetch=0)]
     assert len(frames) == 5 and frames[0].shape == (360, 640, 3)
     assert frames[0][:, :300].mean() < 30 and frames[0][:, 340:].mean() > 170
+
+
+def test_a_videos_container_tells_whether_the_file_is_whole(tmp_path):
+    # the frame count a container declares is an estimate in some files (an
+    # MKV or TS whose audio runs longer) or counts frames an edit list hides
+    # (an MP4 trimmed with ffmpeg -c copy): such whole files were "cut
+    # short", exit 2 (a break-test, session 57).  Their boxes, chunks or
+    # Segment say whether the file is whole
+    from vision.sources import container_whole
+    avi = _noise_video(tmp_path / "clip.avi", n=20)
+    cut = tmp_path / "cut.avi"
+    cut.write_bytes(avi.read_bytes()[: avi.stat().st_size // 2])
+    assert container_whole(avi) is True and container_whole(cut) is False
+    mp4 = tmp_path / "clip.mp4"
+    writer = cv2.VideoWriter(str(mp4), cv2.VideoWriter_fourcc(*"mp4v"), 10.0, (64, 48))
+    if writer.isOpened():
+        for k in range(20):
+            writer.write(np.full((48, 64, 3), 10 * k, np.uint8))
+        writer.release()
+        half = tmp_path / "half.mp4"
+        half.write_bytes(mp4.read_bytes()[: mp4.stat().st_size - 100])
+        assert container_whole(mp4) is True and container_whole(half) is False
+    # Matroska: an EBML header of 4 bytes of data, then a Segment of 6 (RFC 9559)
+    mkv = tmp_path / "clip.mkv"
+    header = b"\x1a\x45\xdf\xa3\x84" + b"\x42\x86\x81\x01"
+    mkv.write_bytes(header + b"\x18\x53\x80\x67\x86" + b"\x00" * 6)
+    assert container_whole(mkv) is True
+    mkv.write_bytes(header + b"\x18\x53\x80\x67\x86" + b"\x00" * 3)            # cut inside the Segment
+    assert container_whole(mkv) is False
+    mkv.write_bytes(header + b"\x18\x53\x80\x67\xff" + b"\x00" * 3)            # a Segment of unknown size
+    assert container_whole(mkv) is None
+    ts = tmp_path / "clip.ts"
+    ts.write_bytes(b"\x47" + bytes(187) * 1)
+    assert container_whole(ts) is None
+
+
+def test_a_whole_mp4_trimmed_without_reencoding_is_not_cut_short(tmp_path):
+    # ffmpeg -ss 1 -c copy keeps the frames before the cut and hides them
+    # with an edit list: OpenCV's count holds them, its reading does not
+    import shutil
+    import subprocess
+    if shutil.which("ffmpeg") is None:
+        pytest.skip("ffmpeg is not installed: it trims the video this test reads")
+    encoders = subprocess.run(["ffmpeg", "-hide_banner", "-encoders"], capture_output=True, text=True).stdout
+    if "libx264" not in encoders:
+        pytest.skip("ffmpeg has no libx264: the H.264 video this test trims cannot be made")
+    from vision.sources import cut_short
+    whole = _noise_video(tmp_path / "clip.avi", n=100, fps=10.0)
+    mp4 = tmp_path / "clip.mp4"
+    subprocess.run(["ffmpeg", "-hide_banner", "-loglevel", "error", "-i", str(whole), "-c:v", "libx264",
+                    "-preset", "ultrafast", "-bf", "2", "-g", "100", str(mp4)], check=True)
+    trimmed = tmp_path / "trimmed.mp4"
+    subprocess.run(["ffmpeg", "-hide_banner", "-loglevel", "error", "-ss", "4", "-i", str(mp4), "-c", "copy",
+                    str(trimmed)], check=True)
+    src = open_source(str(trimmed))
+    got = list(src.frames(prefetch=0))          # no VideoCutShort
+    assert cut_short(len(got), src.length), (len(got), src.length)      # (the count holds the hidden frames)
+    assert 0 < len(got) < 100
