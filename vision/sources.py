@@ -815,6 +815,13 @@ def open_source(spec: str, fps: float | None = None) -> FrameSource:
         return src
     path = Path(spec)
     if not path.exists():
+        if spec == "-":
+            raise BadInput("source - (standard input) is not read: give a video file, a folder of frames or a "
+                           "camera index")
+        if re.fullmatch(r"-[0-9]+", spec):
+            raise BadInput(f"source {spec} is no camera: camera indices are 0 or more (0 is the first camera)")
+        if spec.lower().startswith("file://") and Path(spec[7:]).exists():
+            raise BadInput(f"source {spec} is a file: address: give the file's path itself, {spec[7:]}")
         if "://" in spec:
             raise BadInput(f"source {spec} is a network address: streams are not read directly; record the "
                            "stream to a video file first, or give a camera index")

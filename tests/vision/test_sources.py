@@ -798,3 +798,16 @@ def test_a_whole_mp4_trimmed_without_reencoding_is_not_cut_short(tmp_path):
     got = list(src.frames(prefetch=0))          # no VideoCutShort
     assert cut_short(len(got), src.length), (len(got), src.length)      # (the count holds the hidden frames)
     assert 0 < len(got) < 100
+
+
+def test_standard_input_a_negative_camera_and_a_file_address_are_named(tmp_path):
+    # a break-test, session 57: each was "does not exist", or "a network address"
+    video = _noise_video(tmp_path / "clip.avi", n=5)
+    for spec, says in (("-", "source - (standard input) is not read: give a video file, a folder of frames or a "
+                             "camera index"),
+                       ("-1", "source -1 is no camera: camera indices are 0 or more (0 is the first camera)"),
+                       (f"file://{video}", f"source file://{video} is a file: address: give the file's path itself, "
+                                           f"{video}")):
+        with pytest.raises(BadInput) as exc:
+            open_source(spec)
+        assert str(exc.value) == says
