@@ -591,8 +591,9 @@ def _correct(args) -> int:
         changes["faces"] = _faces(args.faces)
     if args.word is not None:           # (--word "": refused as no word, not as nothing to change)
         changes["word"] = args.word
+
     def go(s):
-        if "faces" in changes:
+        if args.faces:
             changes["faces"] = _faces(args.faces, s.game.state.tiles)
         return G.resolve_correction(s.game.state, args.event_id, changes, False, args.reason, s.game.events)
     return _run(args, go, need_words=True, tick=False, target=args.event_id)
