@@ -146,7 +146,7 @@ def _open(path, create: bool) -> sqlite3.Connection:
         return _open_read_only(p)
     def setup(conn):
         if existing:
-            _refuse_other_tables(conn, path)
+            _refuse_other_tables(conn, path, create)
         mode = conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
         conn.execute("PRAGMA synchronous=FULL")
         conn.execute("PRAGMA foreign_keys=ON")
@@ -365,14 +365,23 @@ def _look_at_file(p: Path, create: bool) -> bool:
     return True
 
 
-def _refuse_other_tables(conn: sqlite3.Connection, path) -> None:
+def _refuse_other_tables(conn: sqlite3.Connection, path, create: bool = True) -> None:
     """Refuse an existing SQLite database that is not a ledger (tables, but no
     ``events`` table of the ledger's columns), before anything is written to it.
+    Without ``create``, a database without an ``events`` table is refused
+    too, whatever it holds (no tables, views only): a command that only
+    reads had switched another program's file to WAL mode and written the
+    ledger's schema into it (a break-test, session 57).
 
     Raises:
         BadInput: as above.
     """
     tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+    if not create and "events" not in tables:
+        held = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type IN ('table', 'view')")]
+        raise BadInput(f"not a companion ledger: {path} is an SQLite database "
+                       + (f"holding {', '.join(sorted(held))}, but no events" if held else "with nothing in it")
+                       + " ('companion game start' makes a ledger)")
     if not tables:
         return
     cols = [r[1] for r in conn.execute("PRAGMA table_info(events)")]

@@ -1426,3 +1426,20 @@ def test_a_ctrl_c_just_after_a_move_is_written_says_it_stands(love, capsys, monk
     assert err == ("companion game: interrupted after event #2 was recorded: it stands (companion game show "
                    "--ledger ... shows the game)\n")
     assert [e.type for e in events(love)] == ["game_started", "pass"]
+
+
+def test_a_command_that_reads_leaves_another_programs_database_untouched(tmp_path, capsys):
+    # `game show` on another program's SQLite file (a view, no table) said
+    # "the ledger holds no game yet", having switched the file to WAL mode
+    # and written the ledger's table and triggers into it
+    import sqlite3
+    other = tmp_path / "prefs.db"
+    with sqlite3.connect(other) as conn:
+        conn.execute("CREATE VIEW settings AS SELECT 1 AS dark_mode")
+    conn.close()
+    before = other.read_bytes()
+    code, out, err = run(capsys, "game", "show", "--ledger", other)
+    assert code == 2 and out == "" and err == (f"companion game: not a companion ledger: {other} is an SQLite "
+                                               "database holding settings, but no events ('companion game start' "
+                                               "makes a ledger)\n")
+    assert other.read_bytes() == before and sorted(p.name for p in tmp_path.iterdir()) == ["prefs.db"]
