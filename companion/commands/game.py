@@ -785,6 +785,8 @@ def _sqlite_file(path: str) -> bool:
 
 
 def _export(args) -> int:
+    if args.out == "-":
+        args.out = None         # (the usual name for standard output: a file named "-" was written)
     if args.out is not None:
         from companion.commands.paths import refuse_ledger_files
         if not args.out.strip():

@@ -1443,3 +1443,10 @@ def test_a_command_that_reads_leaves_another_programs_database_untouched(tmp_pat
                                                "database holding settings, but no events ('companion game start' "
                                                "makes a ledger)\n")
     assert other.read_bytes() == before and sorted(p.name for p in tmp_path.iterdir()) == ["prefs.db"]
+
+
+def test_an_export_to_dash_goes_to_standard_output(love, tmp_path, capsys, monkeypatch):
+    # "-" is the usual name for standard output; a file named "-" was written
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run(capsys, "game", "export", "--ledger", love, "--format", "json", "--out", "-")
+    assert code == 0 and json.loads(out)["game_id"] == "game-1" and not (tmp_path / "-").exists()
