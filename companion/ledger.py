@@ -368,8 +368,8 @@ def _look_at_file(p: Path, create: bool) -> bool:
 def _refuse_other_tables(conn: sqlite3.Connection, path, create: bool = True) -> None:
     """Refuse an existing SQLite database that is not a ledger (tables, but no
     ``events`` table of the ledger's columns), before anything is written to it.
-    Without ``create``, a database without an ``events`` table is refused
-    too, whatever it holds (no tables, views only): a command that only
+    Without ``create``, a database without tables is refused too (nothing
+    in it, or views only): a command that only
     reads had switched another program's file to WAL mode and written the
     ledger's schema into it (a break-test, session 57).
 
@@ -377,10 +377,10 @@ def _refuse_other_tables(conn: sqlite3.Connection, path, create: bool = True) ->
         BadInput: as above.
     """
     tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
-    if not create and "events" not in tables:
-        held = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type IN ('table', 'view')")]
+    if not create and not tables:
+        views = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'view'")]
         raise BadInput(f"not a companion ledger: {path} is an SQLite database "
-                       + (f"holding {', '.join(sorted(held))}, but no events" if held else "with nothing in it")
+                       + (f"holding {', '.join(sorted(views))}, but no events" if views else "with nothing in it")
                        + " ('companion game start' makes a ledger)")
     if not tables:
         return

@@ -1000,7 +1000,7 @@ class Referee:
             self._start(run_start, self._first_fronts(obs, rec), snapshot)
             if self._words is not None:
                 self._table_sig = self._signature(frame)
-            self.status.notes.extend(f"{a} (frame {index})" for a in advice)
+            self.status.notes.extend(f"{a} (frame {self._file_frame(index)})" for a in advice)
         else:
             moved = self._last is not None and \
                 camera_shift(self._last.recognition.quads, rec.quads) > self.settings.camera_moved_px
@@ -1138,7 +1138,8 @@ class Referee:
         if self._ended_elsewhere is not None:
             return []
         if self._relaid_as_told(moved):
-            self.status.notes.append(f"the tiles were re-laid as the reshuffle on the ledger has them (frame {frame})")
+            self.status.notes.append(f"the tiles were re-laid as the reshuffle on the ledger has them (frame "
+                                     f"{self._file_frame(frame)})")
             return []
         player = self._player()
         ev = TrackEvent("reshuffle", frame, tuple(slots), tuple(faces),
@@ -1633,7 +1634,8 @@ class Referee:
             sure_empty = int(empty.sum())
             if sure_empty >= st.start_note_empty:
                 self.status.notes.append(
-                    f"{sure_empty} slots read empty in the first still picture (frame {index}), but the game is "
+                    f"{sure_empty} slots read empty in the first still picture (frame {self._file_frame(index)}), "
+                    "but the game is "
                     "refereed from its whole deal: if it was already under way, run again with --start-as-found")
         faces_by_slot = {}
         for i, s in enumerate(self.layout.slots):
@@ -2062,11 +2064,16 @@ class Referee:
             self._stale_raises = False
         return out
 
+    def _file_frame(self, index: int) -> int:
+        """The number a line or note gives the frame fed as ``index``
+        (:attr:`frame_number`)."""
+        return int(self.frame_number(index)) if self.frame_number is not None else index
+
     def _output(self, out: dict, frame: int) -> dict:
         """Stamp an output line with its time, show it on the status line and emit it."""
         out["t"] = round(frame / self.fps, 3) if self.fps else None
-        if self.frame_number is not None and isinstance(out.get("frame"), int):
-            out["frame"] = int(self.frame_number(out["frame"]))
+        if isinstance(out.get("frame"), int):
+            out["frame"] = self._file_frame(out["frame"])
         self.status.last_event = _status_text(out)
         self.status.events += 1
         self.emit(out)

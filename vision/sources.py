@@ -443,12 +443,15 @@ class FrameSource:
 
 def container_whole(path: Path) -> bool | None:
     """Whether a video file's container says the file is whole: the
-    top-level boxes of an MP4 or MOV (ISO/IEC 14496-12, 4.2), the RIFF
-    chunks of an AVI, or the Segment of a Matroska or WebM file (RFC 9559,
-    4-6) end exactly at (or, for a Segment, before) the file's end.  False
-    where one runs past it (the file was cut), None where the container
-    does not tell (an MPEG-TS, a Segment or box of unknown size) or the
-    file cannot be read."""
+    top-level boxes of an MP4 or MOV (ISO/IEC 14496-12, 4.2), the chunks of
+    an AVI's RIFF lists, or the top-level elements of a Matroska or WebM
+    Segment (RFC 9559, 4-6), followed one after the other, end exactly at
+    the file's end (a Segment's at its own end), and the file does not end
+    in zeros.  False where one runs past it or the chain breaks (the file
+    was cut, or holds something else past the cut), None where the
+    container does not tell (an MPEG-TS, an element of unknown size, a
+    file ending in zeros: a copy whose space was taken before its bytes
+    came) or the file cannot be read."""
     import struct
     try:
         size = path.stat().st_size
@@ -456,17 +459,13 @@ def container_whole(path: Path) -> bool | None:
             head = fh.read(12)
             if len(head) < 12:
                 return None
+            fh.seek(max(0, size - 64))
+            if not any(fh.read(64)):
+                return None                     # (a file padded with zeros to its size: a break-test, session 57)
             if head[:4] == b"\x1a\x45\xdf\xa3":
                 return _matroska_whole(fh, size)
             if head[:4] == b"RIFF":
-                pos = 0
-                while pos + 8 <= size:
-                    fh.seek(pos)
-                    tag, n = struct.unpack("<4sI", fh.read(8))
-                    if tag not in (b"RIFF", b"LIST", b"JUNK"):
-                        return None
-                    pos += 8 + n + (n & 1)
-                return pos <= size + 1          # (a last odd chunk's pad byte may be missing)
+                return _riff_whole(fh, size)
             if head[4:8] in (b"ftyp", b"moov", b"mdat", b"free", b"wide", b"skip"):
                 pos = 0
                 while pos + 8 <= size:
@@ -476,13 +475,45 @@ def container_whole(path: Path) -> bool | None:
                         n = struct.unpack(">Q", fh.read(8))[0]
                     elif n == 0:
                         return None             # (a box to the file's end: nothing to check it by)
-                    if n < 8:
+                    if n < 8 or not _fourcc(kind):
                         return False
                     pos += n
                 return pos == size
     except (OSError, struct.error):
         return None
     return None
+
+
+def _fourcc(code: bytes) -> bool:
+    """A box's or chunk's four-character code: printable ASCII (a cut
+    file's zeros or another file's bytes are not)."""
+    return len(code) == 4 and all(32 <= c < 127 for c in code)
+
+
+def _riff_whole(fh, size: int) -> bool | None:
+    """:func:`container_whole` for an AVI ``fh``: each RIFF (``AVI `` and
+    OpenDML's ``AVIX``) and the chunks inside it, one after the other."""
+    import struct
+    pos = 0
+    while pos + 12 <= size:
+        fh.seek(pos)
+        tag, n, form = struct.unpack("<4sI4s", fh.read(12))
+        if tag != b"RIFF" or not _fourcc(form):
+            return False
+        end = pos + 8 + n
+        if end > size + 1:
+            return False
+        inner = pos + 12
+        while inner + 8 <= end:
+            fh.seek(inner)
+            ctag, m = struct.unpack("<4sI", fh.read(8))
+            if not _fourcc(ctag):
+                return False
+            inner += 8 + m + (m & 1)
+        if inner > end + 1:
+            return False
+        pos = end + (n & 1)
+    return pos >= size
 
 
 def _ebml_number(fh, keep_marker: bool) -> int | None:
@@ -507,18 +538,43 @@ def _ebml_number(fh, keep_marker: bool) -> int | None:
     return value
 
 
+#: the elements a Matroska Segment holds at its top level (RFC 9559, 5.1):
+#: SeekHead, Info, Tracks, Cluster, Cues, Attachments, Chapters, Tags, and
+#: EBML's Void and CRC-32
+MATROSKA_TOP = frozenset({0x114D9B74, 0x1549A966, 0x1654AE6B, 0x1F43B675, 0x1C53BB6B, 0x1941A469, 0x1043A770,
+                          0x1254C367, 0xEC, 0xBF})
+
+
 def _matroska_whole(fh, size: int) -> bool | None:
-    """:func:`container_whole` for a Matroska or WebM file ``fh``."""
+    """:func:`container_whole` for a Matroska or WebM file ``fh``: the
+    EBML header, then the Segment's top-level elements one after the
+    other to its end."""
     fh.seek(0)
-    for want in (0x1A45DFA3, 0x18538067):          # the EBML header, then the Segment
+    ident = _ebml_number(fh, True)
+    n = _ebml_number(fh, False)
+    if ident != 0x1A45DFA3 or n is None:
+        return None
+    fh.seek(n, 1)
+    if _ebml_number(fh, True) != 0x18538067:
+        return None
+    n = _ebml_number(fh, False)
+    if n is None:
+        return None                 # (a Segment of unknown size: a live recording)
+    start = fh.tell()
+    end = start + n
+    if end > size:
+        return False
+    pos = start
+    while pos < end:
+        fh.seek(pos)
         ident = _ebml_number(fh, True)
-        n = _ebml_number(fh, False)
-        if ident != want or n is None:
-            return None
-        if ident == 0x18538067:
-            return fh.tell() + n <= size
-        fh.seek(n, 1)
-    return None
+        m = _ebml_number(fh, False)
+        if ident not in MATROSKA_TOP:
+            return False
+        if m is None:
+            return None             # (an element of unknown size: a live recording's Cluster)
+        pos = fh.tell() + m
+    return pos == end
 
 
 def square_pixels(img: np.ndarray, aspect: float) -> np.ndarray:

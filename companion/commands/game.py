@@ -14,6 +14,7 @@ wall clock (``time.time()``), the only clock read in the game path.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import io
 import json
 import math
@@ -267,21 +268,29 @@ def _run(args, fn, need_words: bool = False, tick: bool = True, target: int | st
         target = G.undo_target(before)
     from companion.commands.referee import deferred_sigint
     try:
+        with contextlib.ExitStack() as held:
+            return _run_in(s, fn, tick, target, before, lambda: held.enter_context(deferred_sigint()))
+    except KeyboardInterrupt:
+        s.close()
+        if s.written:
+            # a Ctrl+C while the move was written and printed waited for the
+            # end: one just after the write said only "interrupted", and a
+            # re-run of undo took back a second move (a break-test, session 57)
+            raise Interrupted(f"interrupted after event {', '.join(f'#{e.id}' for e in s.written)} was recorded: "
+                              "it stands (companion game show --ledger ... shows the game)") from None
+        raise
+
+
+def _run_in(s, fn, tick: bool, target, before, hold) -> int:
+    """:func:`_run`'s work on the session ``s``; ``hold()`` holds a Ctrl+C
+    from the move's writing on until the command's end."""
+    try:
         if tick:
             s.tick()
         outcome = fn(s)
         if outcome is not None:
-            # a Ctrl+C while the move is written and printed waits for the
-            # end: one just after the write said only "interrupted", and a
-            # re-run of undo took back a second move (a break-test, session 57)
-            with deferred_sigint():
-                s.commit(outcome.events)
-    except KeyboardInterrupt:
-        s.close()
-        if s.written:
-            raise Interrupted(f"interrupted after event {', '.join(f'#{e.id}' for e in s.written)} was recorded: "
-                              "it stands (companion game show --ledger ... shows the game)") from None
-        raise
+            hold()
+            s.commit(outcome.events)
     except BadInput as exc:
         if s.written:
             # refused after the countdown's end was written (a move past a
