@@ -337,7 +337,8 @@ def name_is_printable(name: str) -> bool:
             continue
         if cat in ("Cc", "Cf", "Zl", "Zp", "Co", "Cs", "Cn"):
             return False
-    return any(not unicodedata.category(c).startswith(("Z", "C")) for c in name)
+    return any(not unicodedata.category(c).startswith(("Z", "C")) and not _VARIATION_SELECTORS.match(c)
+               for c in name)
 
 
 #: characters a new player's name may not hold: typed between names, they
@@ -385,7 +386,7 @@ def name_key(name: str) -> str:
     Annex #15; Python's ``str.casefold``).  A break-test (session 49): two
     names that both showed as "Zoë" started one game as two players, and
     "unknown player 'Zoë' (players: Zoë, ...)" refused the other spelling.
-    Variation selectors (U+FE00-U+FE0F) are left out: a phone types the
+    Variation selectors (U+FE00-U+FE0F, U+E0100-U+E01EF) are left out: a phone types the
     heart ❤ with U+FE0F after it, a laptop without, and they showed alike
     as two players (a break-test, session 57)."""
     return _VARIATION_SELECTORS.sub("", unicodedata.normalize("NFKC", name)).casefold()
@@ -393,7 +394,7 @@ def name_key(name: str) -> str:
 
 #: Unicode's variation selectors (a character's text or emoji look):
 #: default-ignorable, so two names differing only by them look the same
-_VARIATION_SELECTORS = re.compile("[\ufe00-\ufe0f]")
+_VARIATION_SELECTORS = re.compile("[\ufe00-\ufe0f\U000e0100-\U000e01ef]")
 
 
 def _shown(name: str, limit: int = 48) -> str:

@@ -842,6 +842,20 @@ def frame_order_key(name: str) -> tuple:
     return parts, name
 
 
+def _file_url_path(spec: str) -> str | None:
+    """The local path a ``file:`` URL names (RFC 8089: ``file:///p``,
+    ``file://localhost/p``, ``%20`` for a space), or None for anything
+    else."""
+    from urllib.parse import unquote, urlsplit
+    try:
+        url = urlsplit(spec)
+    except ValueError:
+        return None
+    if url.scheme.lower() != "file" or url.netloc.lower() not in ("", "localhost") or not url.path:
+        return None
+    return unquote(url.path)
+
+
 def open_source(spec: str, fps: float | None = None) -> FrameSource:
     """Open a folder of frames, a video file or a camera index.
 
@@ -876,8 +890,9 @@ def open_source(spec: str, fps: float | None = None) -> FrameSource:
                            "camera index")
         if re.fullmatch(r"-[0-9]+", spec):
             raise BadInput(f"source {spec} is no camera: camera indices are 0 or more (0 is the first camera)")
-        if spec.lower().startswith("file://") and Path(spec[7:]).exists():
-            raise BadInput(f"source {spec} is a file: address: give the file's path itself, {spec[7:]}")
+        local = _file_url_path(spec)
+        if local is not None and Path(local).exists():
+            raise BadInput(f"source {spec} is a file: address: give the file's path itself, {local}")
         if "://" in spec:
             raise BadInput(f"source {spec} is a network address: streams are not read directly; record the "
                            "stream to a video file first, or give a camera index")

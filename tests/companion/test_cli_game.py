@@ -1405,6 +1405,13 @@ def test_names_that_differ_only_by_a_variation_selector_are_one_name(tmp_path, c
                "--players", "\u2764\ufe0f,Bo", "--t", 0)[0] == 0
     code, out, err = run(capsys, "game", "claim", "--ledger", led, "--player", "\u2764", "0,0,0", "4,0,0")
     assert code == 0, err
+    # the supplementary selectors too, and a name of selectors alone shows nothing
+    code, out, err = run(capsys, "game", "start", "--ledger", led, "--variant", "love", "--mode", "sprint",
+                         "--deal", deal, "--players", "Ada\U000e0100,Ada", "--t", 0)
+    assert code == 2 and "player names must differ" in err
+    code, out, err = run(capsys, "game", "start", "--ledger", led, "--variant", "love", "--mode", "sprint",
+                         "--deal", deal, "--players", "\ufe0f,Bo", "--t", 0)
+    assert code == 2 and "bad player name" in err
 
 
 def test_a_ctrl_c_just_after_a_move_is_written_says_it_stands(love, capsys, monkeypatch):

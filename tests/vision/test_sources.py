@@ -821,7 +821,10 @@ def test_standard_input_a_negative_camera_and_a_file_address_are_named(tmp_path)
                              "camera index"),
                        ("-1", "source -1 is no camera: camera indices are 0 or more (0 is the first camera)"),
                        (f"file://{video}", f"source file://{video} is a file: address: give the file's path itself, "
-                                           f"{video}")):
+                                           f"{video}"),
+                       (f"FILE://localhost{str(video).replace('clip', '%63lip')}",
+                        f"source FILE://localhost{str(video).replace('clip', '%63lip')} is a file: address: give the "
+                        f"file's path itself, {video}")):
         with pytest.raises(BadInput) as exc:
             open_source(spec)
         assert str(exc.value) == says
