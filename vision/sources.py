@@ -449,9 +449,11 @@ def container_whole(path: Path) -> bool | None:
     the file's end (a Segment's at its own end), and the file does not end
     in zeros.  False where one runs past it or the chain breaks (the file
     was cut, or holds something else past the cut), None where the
-    container does not tell (an MPEG-TS, an element of unknown size, a
-    file ending in zeros: a copy whose space was taken before its bytes
-    came) or the file cannot be read."""
+    container does not tell (an element of unknown size, a file ending in
+    zeros: a copy whose space was taken before its bytes came) or the file
+    cannot be read.  An MPEG transport stream, which has no sizes, is
+    whole where it is a whole number of packets still in step at its end
+    (:func:`_transport_whole`)."""
     import struct
     try:
         size = path.stat().st_size
@@ -479,9 +481,28 @@ def container_whole(path: Path) -> bool | None:
                         return False
                     pos += n
                 return pos == size
+            for packet, sync in ((188, 0), (192, 4)):       # MPEG-TS, and M2TS's timestamped packets
+                if head[sync] == 0x47:
+                    return _transport_whole(fh, size, packet, sync)
     except (OSError, struct.error):
         return None
     return None
+
+
+def _transport_whole(fh, size: int, packet: int, sync: int) -> bool | None:
+    """:func:`container_whole` for an MPEG transport stream ``fh`` of
+    ``packet``-byte packets whose sync byte (0x47, ISO/IEC 13818-1, 2.4.3.2)
+    lies at ``sync``: whole where the file is a whole number of packets and
+    its first and last ten packets start in step; None where the first do
+    not (another format), False where the last do not (a copy stopped in
+    the middle of a packet, or other bytes past a cut)."""
+    def in_step(start: int) -> bool:
+        fh.seek(start)
+        block = fh.read(10 * packet)
+        return len(block) == 10 * packet and all(block[k * packet + sync] == 0x47 for k in range(10))
+    if size < 20 * packet or not in_step(0):
+        return None
+    return size % packet == 0 and in_step(size - 10 * packet)
 
 
 def _fourcc(code: bytes) -> bool:

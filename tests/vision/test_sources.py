@@ -785,8 +785,18 @@ def test_a_videos_container_tells_whether_the_file_is_whole(tmp_path):
     assert container_whole(padded) is None
     padded.write_bytes(data[:k] + bytes(np.random.default_rng(1).integers(0, 256, len(data) - k, np.uint8)))
     assert container_whole(padded) is False
+    # an MPEG-TS has no sizes: whole where it is a whole number of 188-byte
+    # packets whose sync bytes (0x47) are still in step at its end
     ts = tmp_path / "clip.ts"
-    ts.write_bytes(b"\x47" + bytes(187) * 1)
+    rng = np.random.default_rng(2)
+    packets = b"".join(b"\x47" + bytes(rng.integers(0, 256, 187, np.uint8)) for _ in range(40))
+    ts.write_bytes(packets)
+    assert container_whole(ts) is True
+    ts.write_bytes(packets[:-100])                                    # stopped inside a packet
+    assert container_whole(ts) is False
+    ts.write_bytes(packets[: 188 * 25] + bytes(rng.integers(1, 71, 188 * 15, np.uint8)))   # other bytes past a cut
+    assert container_whole(ts) is False
+    ts.write_bytes(b"\x47" + bytes(187))                               # too short to tell
     assert container_whole(ts) is None
 
 
