@@ -137,6 +137,8 @@ def _open(path, create: bool) -> sqlite3.Connection:
         # a file this process already holds a connection to was looked at
         # when that one was opened (and must not be opened outside SQLite)
         existing = True if key is not None and key in _HELD else _look_at_file(p, create)
+    if existing and str(path) != ":memory:":
+        _refuse_foreign_wal(p)
     if existing and read_only_why(p, version=False) is not None:     # (under _HELD_LOCK: no version read)
         return _open_read_only(p)
     if existing and _file_version(p) > LEDGER_VERSION:
@@ -160,6 +162,62 @@ def _open(path, create: bool) -> sqlite3.Connection:
         conn.close()
         raise BadInput(f"ledger {path}: cannot switch to WAL mode (got {mode})")
     return conn
+
+
+#: how many of the main file's newest events :func:`_refuse_foreign_wal` looks for through the WAL
+WAL_CHECK_ROWS = 50
+
+
+def _refuse_foreign_wal(p: Path) -> None:
+    """Refuse a ledger whose ``-wal`` beside it belongs to another
+    database, before SQLite replays it into the file: a WAL does not name
+    its database, so one left by another ledger's crash and copied beside
+    this one replaced this one's events when it was opened (the first
+    command that read it folded them in for good; a break-test, session
+    57).  A ledger only grows, so its own WAL shows every event the main
+    file holds, as the file holds it; the newest :data:`WAL_CHECK_ROWS`
+    are compared.  Only where the ``-wal`` holds frames and no ``-shm``
+    is there: then no program has the ledger open, and the main file may
+    be read alone (``immutable``, SQLite "URI filenames", 3.1).  The look
+    through the WAL leaves a ``-shm`` beside it, as any reader does.
+
+    Raises:
+        BadInput: the ``-wal`` shows this file's events otherwise, or not at all.
+    """
+    from urllib.parse import quote
+    wal, shm = Path(str(p) + "-wal"), Path(str(p) + "-shm")
+    try:
+        if not wal.is_file() or wal.stat().st_size == 0 or os.path.lexists(shm) \
+                or not os.access(p.parent, os.W_OK):
+            return
+    except OSError:
+        return
+    uri = "file:" + quote(os.fsencode(p.resolve()))
+    query = "SELECT id, game_id, type, data, ref, t FROM events ORDER BY id DESC LIMIT ?"
+    try:
+        alone = sqlite3.connect(uri + "?mode=ro&immutable=1", uri=True)
+        try:
+            mine = alone.execute(query, (WAL_CHECK_ROWS,)).fetchall()
+        finally:
+            alone.close()
+    except sqlite3.Error:
+        return                  # (no events table in the file alone, or not readable: the opening says why)
+    if not mine:
+        return
+    try:
+        through = sqlite3.connect(uri + "?mode=ro", uri=True)
+        try:
+            ids = [r[0] for r in mine]
+            seen = through.execute(f"SELECT id, game_id, type, data, ref, t FROM events WHERE id IN "
+                                   f"({','.join('?' * len(ids))}) ORDER BY id DESC", ids).fetchall()
+        finally:
+            through.close()
+    except sqlite3.Error:
+        seen = []
+    if seen != mine:
+        raise BadInput(f"cannot open ledger {p}: the {wal.name} beside it does not hold its events (another "
+                       f"database's, left by a crash and copied or restored beside it?), and SQLite would write "
+                       f"it into the ledger: move {wal.name} away (keep it for the database it came from)")
 
 
 def writable(p: str | Path) -> bool:

@@ -1457,3 +1457,46 @@ def test_an_export_to_dash_goes_to_standard_output(love, tmp_path, capsys, monke
     monkeypatch.chdir(tmp_path)
     code, out, err = run(capsys, "game", "export", "--ledger", love, "--format", "json", "--out", "-")
     assert code == 0 and json.loads(out)["game_id"] == "game-1" and not (tmp_path / "-").exists()
+
+
+def _crash_with_an_event_in_the_wal(path):
+    """Another process writes one event to ``path`` and dies before the WAL
+    is folded into the file (a crash or power cut while a referee or the
+    scoreboard had it open)."""
+    import subprocess
+    import sys
+    code = ("import os, sqlite3, sys; c = sqlite3.connect(sys.argv[1], isolation_level=None); "
+            "c.execute('PRAGMA wal_autocheckpoint=0'); "
+            "c.execute(\"INSERT INTO events (game_id, type, data, t) VALUES ('game-1', 'pass', "
+            "'{\\\"player\\\": \\\"Ann\\\"}', 9.0)\"); os._exit(0)")
+    subprocess.run([sys.executable, "-c", code, str(path)], check=True)
+
+
+def test_another_ledgers_wal_beside_a_ledger_is_refused_before_it_replaces_its_events(love, tmp_path, capsys):
+    # a break-test, session 57: a -wal left by another ledger's crash,
+    # copied beside this one (files archived or restored), was replayed
+    # into it by SQLite: `game games` showed the other's events, exit 0,
+    # and folded them into the file for good.  A ledger only grows, so its
+    # own WAL shows every event its file holds
+    import shutil
+    other = tmp_path / "other.db"
+    deal = write_deal(tmp_path / "deal2.json", "love", ["roses-9"] * 2)
+    assert run(capsys, "game", "start", "--ledger", other, "--variant", "love", "--mode", "sprint", "--deal", deal,
+               "--players", "Cy,Di", "--t", 0)[0] == 0
+    assert run(capsys, "game", "pass", "--ledger", love, "--player", "Ann", "--t", 1)[0] == 0
+    _crash_with_an_event_in_the_wal(other)
+    mine = tmp_path / "ledger.db"
+    shutil.copy(str(other) + "-wal", str(mine) + "-wal")
+    before = mine.read_bytes()
+    code, out, err = run(capsys, "game", "games", "--ledger", mine)
+    assert code == 2 and out == "" and err == (
+        f"companion game: cannot open ledger {mine}: the ledger.db-wal beside it does not hold its events (another "
+        "database's, left by a crash and copied or restored beside it?), and SQLite would write it into the ledger: "
+        "move ledger.db-wal away (keep it for the database it came from)\n")
+    assert mine.read_bytes() == before
+    # its own WAL, left by a crash (its -shm lost in a copy), is read: the event it holds counts
+    for side in ("-wal", "-shm"):
+        (tmp_path / f"ledger.db{side}").unlink()
+    _crash_with_an_event_in_the_wal(mine)
+    (tmp_path / "ledger.db-shm").unlink()
+    assert [e.type for e in events(mine)] == ["game_started", "pass", "pass"]
