@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from companion.errors import BadInput
-from companion.game import UNREADABLE_DATA, Event, brief, replay, state_json
+from companion.game import UNREADABLE_DATA, Event, brief, name_key, replay, state_json
 
 __all__ = ["Event", "Ledger", "get_db", "init_db"]
 
@@ -141,11 +141,11 @@ def _open(path, create: bool) -> sqlite3.Connection:
         _refuse_foreign_wal(p)
     if existing and read_only_why(p, version=False) is not None:     # (under _HELD_LOCK: no version read)
         return _open_read_only(p)
-    if existing and _file_version(p) > LEDGER_VERSION:
+    if existing and (version := _file_version(p)) > LEDGER_VERSION:
         # a later companion's ledger is opened read-only: the WAL switch and
         # this companion's schema (an index or trigger it no longer has)
         # would otherwise be written into it
-        return _open_read_only(p)
+        return _open_read_only(p, later=version)
     def setup(conn):
         if existing:
             _refuse_other_tables(conn, path, create)
@@ -302,10 +302,11 @@ def ledger_version(p: str | Path) -> int | None:
 READ_ONLY_MODES = ("ro", "immutable")
 
 
-def _open_read_only(p: Path) -> sqlite3.Connection:
+def _open_read_only(p: Path, later: int | None = None) -> sqlite3.Connection:
     """A read-only connection to the ledger ``p``, whose file or folder this
     process may not write (an archive on a read-only mount, a CD, another
-    user's file).
+    user's file), or whose ``user_version`` ``later`` is above
+    :data:`LEDGER_VERSION` (a later companion's ledger: read, never written).
 
     A WAL database needs its ``-shm`` file even to be read.  Where that can
     be made or is there, SQLite opens the file ``mode=ro`` and reads its WAL
@@ -334,6 +335,11 @@ def _open_read_only(p: Path) -> sqlite3.Connection:
     def setup(conn):
         _refuse_other_tables(conn, p)
         if not conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'events'").fetchone():
+            if later is not None:
+                # (an SQLite file marked with a later version but no events
+                # table was called "cannot be written": session 58)
+                raise BadInput(f"not a companion ledger: {p} is an SQLite database marked version {later} "
+                               f"(this companion writes version {LEDGER_VERSION}) that holds no events")
             raise BadInput(f"cannot open ledger {p}: it cannot be written, and holds no ledger yet")
         conn.execute("PRAGMA busy_timeout=10000")
 
@@ -656,9 +662,17 @@ class Ledger:
                 try:
                     if not game_id:
                         game_id = self.new_game_id()
-                    elif type == "game_started" and conn.execute(
-                            "SELECT 1 FROM events WHERE game_id = ? LIMIT 1", (game_id,)).fetchone():
-                        raise BadInput(f"game {game_id!r} already exists in {self.path}")
+                    elif type == "game_started":
+                        if conn.execute("SELECT 1 FROM events WHERE game_id = ? LIMIT 1", (game_id,)).fetchone():
+                            raise BadInput(f"game {game_id!r} already exists in {self.path}")
+                        # ids told apart as names are: "friday" finds "Friday"
+                        # (:meth:`find_game_id`), so the two may not both be
+                        # games (a session-58 mend: "FRIDAY" started a second game)
+                        like = [r[0] for r in conn.execute("SELECT DISTINCT game_id FROM events")
+                                if name_key(r[0]) == name_key(game_id)]
+                        if like:
+                            raise BadInput(f"game {like[0]!r} already exists in {self.path} (ids that differ only "
+                                           f"in case or width are one game): give another id")
                     if after is not None:
                         newest = conn.execute("SELECT MAX(id) FROM events WHERE game_id = ?",
                                               (game_id,)).fetchone()[0] or 0
@@ -773,6 +787,19 @@ class Ledger:
             r = self.conn.execute("SELECT game_id FROM events WHERE type = 'game_started' "
                                   "ORDER BY id DESC LIMIT 1").fetchone()
         return None if r is None else r[0]
+
+    def find_game_id(self, game_id: str) -> str | None:
+        """The id of the ledger's game ``game_id`` names: that id where a game
+        has it, else the one game whose id is the same name folded as
+        players' names are (:func:`companion.game.name_key`: case, width,
+        composed or decomposed letters), else None (none, or several such
+        games in a ledger from before ids were folded)."""
+        with self._lock:
+            ids = [r[0] for r in self.conn.execute("SELECT DISTINCT game_id FROM events")]
+        if game_id in ids:
+            return game_id
+        like = [g for g in ids if name_key(g) == name_key(game_id)]
+        return like[0] if len(like) == 1 else None
 
     def new_game_id(self) -> str:
         """A game id not used yet: ``game-N``."""

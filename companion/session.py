@@ -97,6 +97,11 @@ class GameSession:
         if gid is None:
             raise NoGame("the ledger holds no game yet: start one first")
         evs = ledger.events(gid)
+        if not evs and game_id is not None and hasattr(ledger, "find_game_id"):
+            # "friday" for the game "Friday" (ids are folded as names are)
+            found = ledger.find_game_id(gid)
+            if found is not None:
+                gid, evs = found, ledger.events(found)
         if not evs:
             from companion.jsontext import name_text
             raise NoGame(f"no game '{name_text(gid)}' in the ledger")

@@ -3,6 +3,8 @@ on the mini game of webgame.py; scores from Love Mahjong 2.5 / 2.7."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from companion import game as G
@@ -142,6 +144,35 @@ def test_start_game_deals_the_whole_set(tmp_path):
         with pytest.raises(BadInput, match="already exists"):
             start_game(led, "candy", "sprint", builtin("turtle"), ["Ann"], 9, game_id="game-1")
     assert deal_faces("love", builtin("turtle"), 3) == deal_faces("love", builtin("turtle"), 3)
+
+
+def test_game_ids_are_told_apart_as_names_are(tmp_path):
+    # "FRIDAY" started a second game beside "Friday", and "--game friday"
+    # found neither; ids are now folded as players' names are (case, width)
+    with Ledger(tmp_path / "n.db") as led:
+        start_game(led, "love", "sprint", builtin("turtle"), ["Ann", "Ben"], 1, game_id="Friday")
+        for other in ("FRIDAY", "friday", "\uff26riday"):          # (a full-width F)
+            with pytest.raises(BadInput, match=r"game 'Friday' already exists in .* \(ids that differ only in "
+                                               r"case or width are one game\): give another id"):
+                start_game(led, "love", "sprint", builtin("turtle"), ["Ann", "Ben"], 2, game_id=other)
+        assert GameSession(led, "friday").game_id == "Friday"
+        assert led.find_game_id("FRIDAY") == "Friday" and led.find_game_id("Saturday") is None
+        with pytest.raises(BadInput, match="no game 'Saturday'"):
+            GameSession(led, "Saturday")
+        assert start_game(led, "love", "sprint", builtin("turtle"), ["Ann", "Ben"], 2, game_id="Fri").game_id == "Fri"
+
+
+def test_a_ledger_holding_ids_that_fold_alike_finds_each_by_its_own_id(tmp_path):
+    # a ledger written before ids were folded may hold "Friday" and "FRIDAY":
+    # each is found by its exact id, and a third spelling by neither
+    with Ledger(tmp_path / "n.db") as led:
+        a = start_game(led, "love", "sprint", builtin("turtle"), ["Ann", "Ben"], 1, game_id="Friday")
+        led.conn.execute("INSERT INTO events (game_id, type, data, ref, t) VALUES (?, ?, ?, NULL, NULL)",
+                         ("FRIDAY", "game_started", json.dumps(a.data)))
+        assert GameSession(led, "FRIDAY").game_id == "FRIDAY" and GameSession(led, "Friday").game_id == "Friday"
+        assert led.find_game_id("friday") is None
+        with pytest.raises(BadInput, match="no game 'friday'"):
+            GameSession(led, "friday")
 
 
 def test_a_move_judged_on_a_board_another_writer_changed_is_not_written(tmp_path):
