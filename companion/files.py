@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import secrets
+from glob import escape as glob_escape
 import stat
 from pathlib import Path
 
@@ -167,25 +168,36 @@ class OutputFiles:
         self._in_place: dict[str, bytes] = {}        # contents of the files written in place at the end
 
     def __enter__(self) -> "OutputFiles":
+        from companion.stopping import stop_signals
+        # SIGTERM and SIGHUP (a closed terminal) clean up as Ctrl+C does:
+        # they had left the folder made and every hidden temporary file
+        # (a break-test, session 58)
+        self._stops = stop_signals()
+        self._stops.__enter__()
         try:
             self._make_folder(self.folder)
             for name in self.names:
                 self._reserve(name)
         except BaseException:
             self._discard()
+            self._stops.__exit__(None, None, None)
             raise
         return self
 
     def __exit__(self, kind, exc, tb) -> bool:
-        if kind is not None:
-            self._discard()
-            return False
         try:
-            self._commit()
-        except BaseException:
-            self._discard()
-            raise
-        return False
+            if kind is not None:
+                self._discard()
+                return False
+            try:
+                self._commit()
+            except BaseException:
+                self._discard()
+                raise
+            self._sweep_stale()
+            return False
+        finally:
+            self._stops.__exit__(None, None, None)
 
     def path(self, name: str) -> Path:
         """Where ``name`` ends up (``folder / name``)."""
@@ -315,6 +327,30 @@ class OutputFiles:
                 raise BadInput(f"cannot write {self.path(name)}: {exc.strerror or exc}") from None
             self._temps[name] = (target, None)
         self._discard(folders=False)
+
+    #: a temporary file this old (seconds) beside a file of the set is an
+    #: earlier run's, killed outright (SIGKILL, a power cut): removed once
+    #: the set is written (a run writing the same folder now has younger ones)
+    STALE_TEMP_S = 3600.0
+
+    def _sweep_stale(self) -> None:
+        import time
+        now = time.time()
+        for name in self._written:
+            target = Path(os.path.realpath(self.path(name)))
+            try:
+                stale = list(target.parent.glob(f".{glob_escape(target.name)}.*.tmp"))
+            except OSError:
+                continue
+            for temp in stale:
+                rest = temp.name[len(target.name) + 2:-4]
+                if len(rest) != 8 or any(c not in "0123456789abcdef" for c in rest):
+                    continue            # (only names this class makes: ".NAME.<8 hex>.tmp")
+                try:
+                    if now - os.lstat(temp).st_mtime > self.STALE_TEMP_S:
+                        os.unlink(temp)
+                except OSError:
+                    pass
 
     def _discard(self, folders: bool = True) -> None:
         for target, temp in self._temps.values():

@@ -1542,7 +1542,10 @@ def _render(variant: str, face_id: str, ppm: float) -> np.ndarray:
     if ppm <= 5.0:
         master = _draw_small_master(variant, face_id)
     else:
-        master = _draw(variant, face_id, max(_MIN_DRAW_PX_PER_MM, 2.0 * ppm))
+        # (drawn at twice the scale and shrunk, for smooth edges; over 25
+        # px/mm, where a pixel is 0.04 mm, at the scale itself: at 100 px/mm
+        # the master and the caches of its borders took gigabytes)
+        master = _draw(variant, face_id, max(_MIN_DRAW_PX_PER_MM, 2.0 * ppm if ppm <= 25.0 else ppm))
     return cv2.resize(master, size, interpolation=cv2.INTER_AREA)
 
 
@@ -1579,7 +1582,12 @@ def render_face(variant: str, face_id: str, px_per_mm: float = DEFAULT_PX_PER_MM
 # Files: face PNGs, tiles.json (CONTRACT.md), printable A4 sheets.
 
 A4_MM = (210.0, 297.0)
-SHEET_GRID = (6, 6)        # tiles per row, rows per page: 36 a page, 4 pages a set
+#: the papers the sheets are laid out for (mm, portrait): ISO A4 and US Letter
+PAPERS_MM = {"a4": A4_MM, "letter": (215.9, 279.4)}
+SHEET_GRID = (6, 6)        # tiles per row, rows per page on A4: 36 a page, 4 pages a set
+#: tiles per row and rows per page on each paper (Letter is 17.6 mm shorter:
+#: 30 a page, 5 pages a set)
+SHEET_GRIDS = {"a4": SHEET_GRID, "letter": (6, 5)}
 SHEET_GUTTER_MM = 2.0      # gap between neighbouring tiles, so that cuts have slack
 _SHEET_ORIGIN_MM = (10.0, 27.0)
 _TITLES = {"love": "Love Mahjong", "candy": "Candy Mahjong", "mindful": "Mindful Mahjong",
@@ -1628,7 +1636,7 @@ def write_tiles(variant: str, out_dir: Path, px_per_mm: float = DEFAULT_PX_PER_M
 
 
 def write_tile_set(variant: str, out_dir: Path, px_per_mm: float = DEFAULT_PX_PER_MM, *,
-                   sheets: bool = True, dpi: int = 300) -> tuple[dict, dict]:
+                   sheets: bool = True, dpi: int = 300, paper: str = "a4") -> tuple[dict, dict]:
     """Write what :func:`write_tiles` writes, all files together or none
     (:class:`companion.files.OutputFiles`: the arguments and every target
     are checked before any art is drawn, and a failure leaves ``out_dir`` as
@@ -1651,12 +1659,21 @@ def write_tile_set(variant: str, out_dir: Path, px_per_mm: float = DEFAULT_PX_PE
         raise BadInput(f"tile images must be at 10 px/mm or more (CONTRACT.md), got {px_per_mm!r}")
     if sheets:
         _check_dpi(dpi)
-    names = [t["image"] for t in doc["tiles"]] + ["tiles.json"] + (_sheet_names(variant, "sheets/") if sheets else [])
+        _check_paper(paper)
+    names = [t["image"] for t in doc["tiles"]] + ["tiles.json"] + (
+        _sheet_names(variant, "sheets/", paper) if sheets else [])
     with OutputFiles(out_dir, names) as files:      # every file checked before the art is drawn
+        # (faces over 20 px/mm are drawn uncached: at 100 px/mm the cache
+        # held every 36 MB face, 3.7 GB in all; a break-test, session 58)
+        draw = _render_cached if ppm <= 20.0 else _render
         for t in doc["tiles"]:
-            files.write(t["image"], png_with_px_per_mm(_png_bytes(_render_cached(variant, t["id"], ppm)), ppm))
+            files.write(t["image"], png_with_px_per_mm(_png_bytes(draw(variant, t["id"], ppm)), ppm))
         files.write("tiles.json", (json.dumps(doc, indent=2) + "\n").encode())
-        written = _write_sheet_files(files, "sheets/", variant, dpi) if sheets else {"pages": [], "pdf": None}
+        written = (_write_sheet_files(files, "sheets/", variant, dpi, paper) if sheets
+                   else {"pages": [], "pdf": None})
+    if ppm > 20.0:
+        _blank.cache_clear()            # (borders at that scale: tens of MB each)
+        _shading.cache_clear()
     return doc, written
 
 
@@ -1667,9 +1684,11 @@ def other_sets_files(variant: str, out_dir: Path) -> int:
     break-test, session 56: Love's 42 faces and sheets lay beside Word's
     ``tiles.json``).  Nothing is removed: the folder is the user's."""
     out_dir = Path(out_dir)
-    ours = {t["image"] for t in tiles_document(variant)["tiles"]} | set(_sheet_names(variant, "sheets/"))
+    ours = {t["image"] for t in tiles_document(variant)["tiles"]} | {
+        n for paper in PAPERS_MM for n in _sheet_names(variant, "sheets/", paper)}
     theirs = {name for other in VARIANTS if other != variant
-              for name in [t["image"] for t in tiles_document(other)["tiles"]] + _sheet_names(other, "sheets/")}
+              for name in [t["image"] for t in tiles_document(other)["tiles"]]
+              + [n for paper in PAPERS_MM for n in _sheet_names(other, "sheets/", paper)]}
     return sum(1 for name in theirs - ours if (out_dir / name).is_file())
 
 
@@ -1678,40 +1697,56 @@ def _check_dpi(dpi) -> None:
         raise BadInput(f"dpi must be an integer in 72..600, got {dpi!r}")
 
 
-def sheet_pages(variant: str, dpi: int = 300) -> list[np.ndarray]:
-    """Printable A4 pages (portrait) holding every tile of the set, all 144 copies.
+def _check_paper(paper) -> str:
+    if paper not in PAPERS_MM:
+        raise BadInput(f"unknown paper {paper!r} (expected {' or '.join(PAPERS_MM)})")
+    return paper
 
-    Each page: 6 x 6 faces at true size (30 x 40 mm) with 2 mm gutters, crop marks
-    in the margins on every tile edge, the game's name and "sheet k of n", and a
-    50 mm scale bar to check that the print is at 100 %.
+
+def sheet_pages(variant: str, dpi: int = 300, paper: str = "a4") -> list[np.ndarray]:
+    """Printable pages (portrait) holding every tile of the set, all 144 copies.
+
+    Each page: 6 x 6 faces (A4; 6 x 5 on US Letter) at true size (30 x 40 mm)
+    with 2 mm gutters, crop marks in the margins on every tile edge, the
+    game's name and "sheet k of n", and a 50 mm scale bar to check that the
+    print is at 100 %; everything at least 5.5 mm inside the paper's edge
+    (printers leave 3-5 mm unprinted).
+
+    Args:
+        paper: ``"a4"`` (210 x 297 mm) or ``"letter"`` (215.9 x 279.4 mm).
 
     Returns:
-        uint8 BGR arrays of shape ``(round(297 * dpi / 25.4), round(210 * dpi / 25.4), 3)``.
+        uint8 BGR arrays of shape ``(round(h * dpi / 25.4), round(w * dpi / 25.4), 3)``
+        for the paper's ``(w, h)`` in mm.
 
     Raises:
-        BadInput: unknown variant or dpi outside 72..600.
+        BadInput: unknown variant or paper, or dpi outside 72..600.
     """
     tiles = tileset(variant).tiles()
     _check_dpi(dpi)
+    page_w, page_h = PAPERS_MM[_check_paper(paper)]
     ppm = dpi / 25.4
-    cols, rows = SHEET_GRID
+    cols, rows = SHEET_GRIDS[paper]
     per_page = cols * rows
     n_pages = -(-len(tiles) // per_page)
     faces = {fid: _render(variant, fid, ppm) for fid in dict.fromkeys(tiles)}
     pal = _PALETTES[variant]
     ink = (40, 40, 40)
-    x0, y0 = _SHEET_ORIGIN_MM
     W, H = FACE_MM
     g = SHEET_GUTTER_MM
+    x0 = (page_w - (cols * (W + g) - g)) / 2          # (10 mm on A4)
+    y0 = _SHEET_ORIGIN_MM[1]
+    right = page_w - x0
+    paper_name = "A4" if paper == "a4" else "US Letter"
     pages = []
     for p in range(n_pages):
-        pen = _Pen(ppm, (255, 255, 255), A4_MM)
-        pen.text(f"{_TITLES[variant]}  -  tile faces", (x0, 9.0, 150.0, 15.5), pal["ink"], "sans", 700,
+        pen = _Pen(ppm, (255, 255, 255), PAPERS_MM[paper])
+        pen.text(f"{_TITLES[variant]}  -  tile faces", (x0, 9.0, right - 50.0, 15.5), pal["ink"], "sans", 700,
                  halign="left", tight=False)
-        pen.text(f"sheet {p + 1} of {n_pages}", (150.0, 9.0, 200.0, 15.5), pal["ink"], "sans", 600,
+        pen.text(f"sheet {p + 1} of {n_pages}", (right - 50.0, 9.0, right, 15.5), pal["ink"], "sans", 600,
                  halign="right", tight=False)
-        pen.text("Print on A4 at 100% (actual size, no fit-to-page). Cut along the marks: each face is 30 x 40 mm.",
-                 (x0, 17.0, 200.0, 21.0), ink, "sans", 400, halign="left", tight=False)
+        pen.text(f"Print on {paper_name} at 100% (actual size, no fit-to-page). Cut along the marks: each face "
+                 "is 30 x 40 mm.", (x0, 17.0, right, 21.0), ink, "sans", 400, halign="left", tight=False)
         chunk = tiles[p * per_page:(p + 1) * per_page]
         used_rows = -(-len(chunk) // cols)
         for k, fid in enumerate(chunk):
@@ -1728,16 +1763,18 @@ def sheet_pages(variant: str, dpi: int = 300) -> list[np.ndarray]:
             pen.line((x, top - 5.0), (x, top - 1.2), ink, 0.15)
             pen.line((x, bottom + 1.2), (x, bottom + 5.0), ink, 0.15)
         for y in ys:
-            pen.line((x0 - 6.0, y), (x0 - 1.2, y), ink, 0.15)
-            pen.line((xs[-1] + 1.2, y), (xs[-1] + 6.0, y), ink, 0.15)
+            # (in the 10 mm margin, 5.5 mm from the edge: they reached 3.8 mm
+            # from it, where printers print nothing; a break-test, session 58)
+            pen.line((x0 - 4.5, y), (x0 - 1.2, y), ink, 0.15)
+            pen.line((xs[-1] + 1.2, y), (xs[-1] + 4.5, y), ink, 0.15)
         # 50 mm scale bar
-        by = 289.0
+        by = page_h - 8.0
         pen.line((x0, by), (x0 + 50.0, by), ink, 0.3)
         for k in range(6):
             pen.line((x0 + 10.0 * k, by - (1.6 if k % 5 == 0 else 0.9)), (x0 + 10.0 * k, by), ink, 0.25)
         pen.text("50 mm", (x0 + 52.0, by - 2.6, x0 + 70.0, by + 0.6), ink, "sans", 500, halign="left",
                  tight=False)
-        pen.text(f"{variant}  {p + 1}/{n_pages}", (150.0, by - 2.6, 200.0, by + 0.6), ink, "sans", 500,
+        pen.text(f"{variant}  {p + 1}/{n_pages}", (right - 50.0, by - 2.6, right, by + 0.6), ink, "sans", 500,
                  halign="right", tight=False)
         pages.append(pen.img)
     return pages
@@ -1824,13 +1861,14 @@ def _pdf_from_pngs(pngs: list[bytes], page_mm: tuple[float, float], title: str) 
     return bytes(out)
 
 
-def write_sheets(variant: str, out_dir: Path, dpi: int = 300) -> dict:
-    """Write the A4 sheets of :func:`sheet_pages` under ``out_dir/sheets/``,
+def write_sheets(variant: str, out_dir: Path, dpi: int = 300, paper: str = "a4") -> dict:
+    """Write the sheets of :func:`sheet_pages` under ``out_dir/sheets/``,
     all together or none.
 
-    Files: ``<variant>-a4-<k>.png`` (one per page, dpi recorded in a pHYs chunk)
-    and ``<variant>-a4.pdf`` (all pages in one lossless PDF, written with numpy,
-    OpenCV and zlib only).
+    Files: ``<variant>-<paper>-<k>.png`` (one per page, dpi recorded in a
+    pHYs chunk) and ``<variant>-<paper>.pdf`` (all pages in one lossless PDF,
+    written with numpy, OpenCV and zlib only); ``paper`` is ``"a4"`` or
+    ``"letter"``.
 
     Returns:
         ``{"pages": [png paths], "pdf": pdf path}`` (paths as str).
@@ -1842,30 +1880,32 @@ def write_sheets(variant: str, out_dir: Path, dpi: int = 300) -> dict:
 
     tileset(variant)
     _check_dpi(dpi)
+    _check_paper(paper)
     with OutputFiles(out_dir) as files:
-        written = _write_sheet_files(files, "sheets/", variant, dpi)
+        written = _write_sheet_files(files, "sheets/", variant, dpi, paper)
     return written
 
 
-def _sheet_names(variant: str, folder: str) -> list[str]:
+def _sheet_names(variant: str, folder: str, paper: str = "a4") -> list[str]:
     """The files of :func:`write_sheets` under ``folder`` (``"sheets/"``):
     the pages' PNGs, then the PDF."""
-    cols, rows = SHEET_GRID
+    cols, rows = SHEET_GRIDS[paper]
     n_pages = -(-len(tileset(variant).tiles()) // (cols * rows))
-    return [f"{folder}{variant}-a4-{k}.png" for k in range(1, n_pages + 1)] + [f"{folder}{variant}-a4.pdf"]
+    return ([f"{folder}{variant}-{paper}-{k}.png" for k in range(1, n_pages + 1)]
+            + [f"{folder}{variant}-{paper}.pdf"])
 
 
-def _write_sheet_files(files, folder: str, variant: str, dpi: int) -> dict:
+def _write_sheet_files(files, folder: str, variant: str, dpi: int, paper: str = "a4") -> dict:
     """Give ``files`` (:class:`companion.files.OutputFiles`) the sheets of
     :func:`write_sheets` under ``folder`` (``"sheets/"``); returns their
     paths as :func:`write_sheets` does."""
-    for name in _sheet_names(variant, folder):      # checked before the pages are drawn
+    names = _sheet_names(variant, folder, paper)
+    for name in names:      # checked before the pages are drawn
         files.reserve(name)
-    pdf_name = f"{folder}{variant}-a4.pdf"
     paths, pngs = [], []
-    for k, page in enumerate(sheet_pages(variant, dpi), start=1):
+    for name, page in zip(names, sheet_pages(variant, dpi, paper)):
         png = _png_with_dpi(_png_bytes(page), dpi)
-        paths.append(str(files.write(f"{folder}{variant}-a4-{k}.png", png)))
+        paths.append(str(files.write(name, png)))
         pngs.append(png)
-    pdf = files.write(pdf_name, _pdf_from_pngs(pngs, A4_MM, f"{_TITLES[variant]} tile faces"))
+    pdf = files.write(names[-1], _pdf_from_pngs(pngs, PAPERS_MM[paper], f"{_TITLES[variant]} tile faces"))
     return {"pages": paths, "pdf": str(pdf)}

@@ -997,8 +997,16 @@ def sheet_slots(n_faces: int, grid_tiles: tuple[int, int] = (18, 8)) -> list[tup
     return out
 
 
+#: the least median width (px, the face's shorter side) of the faces in an
+#: enrolment-sheet photo (:func:`sheet_crops`); profiles from generated sheet
+#: photos read a board's faces 87-97 % right at 26-46 px, 16-55 % at 14-15 px
+#: (a break-test, session 58)
+MIN_SHEET_FACE_PX = 20.0
+
+
 def sheet_crops(image_bgr: np.ndarray, spec, n_faces: int, camera=None,
-                size_hw: tuple[int, int] = (160, 120), refuse_empty: bool = True) -> list[np.ndarray]:
+                size_hw: tuple[int, int] = (160, 120), refuse_empty: bool = True,
+                margin: float = 0.0) -> list[np.ndarray]:
     """Cut the tiles of an enrolment-sheet photo out with the mat's pose.
 
     Args:
@@ -1011,12 +1019,16 @@ def sheet_crops(image_bgr: np.ndarray, spec, n_faces: int, camera=None,
         refuse_empty: refuse a photo where a cell shows the bare mat
             (:func:`bare_cells`): that face would be enrolled from a
             picture of paper.
+        margin: room round each face, a fraction of its size on every side
+            (windows for :func:`aligned_sheet_crops`).
     Returns:
-        n_faces (h, w, 3) uint8 BGR crops in sheet order.
+        n_faces ``(h', w', 3)`` uint8 BGR crops in sheet order, ``h' =
+        round(h (1 + 2 margin))`` and likewise ``w'``.
     Raises:
         MatNotFound: the mat is not in the photo (vision.pose.estimate_pose).
         BadInput: a cell's face lies partly or wholly outside the picture,
-            or a cell shows the bare mat (``refuse_empty``).
+            the faces are under :data:`MIN_SHEET_FACE_PX` wide, or a cell
+            shows the bare mat (``refuse_empty``).
     """
     from vision.crops import CropSettings, extract_raw
     from vision.pose import estimate_pose, project_slot_faces
@@ -1037,6 +1049,16 @@ def sheet_crops(image_bgr: np.ndarray, spec, n_faces: int, camera=None,
         more = f" and {len(outside) - 4} more" if len(outside) > 4 else ""
         raise BadInput(f"{len(outside)} of the sheet's {n_faces} cells lie partly or wholly outside the picture, "
                        f"e.g. column, row {cells}{more}: keep the whole sheet in view")
+    # faces this small enrol templates of a few pixels blown up: a sheet
+    # photo with faces 15 px wide made a profile that read 16 % of a board's
+    # faces right, one with 26 px 87 % (a break-test, session 58)
+    sides = np.stack([np.linalg.norm(quads[:, 1] - quads[:, 0], axis=1),
+                      np.linalg.norm(quads[:, 3] - quads[:, 0], axis=1)], axis=1).min(axis=1)
+    small = float(np.median(sides))
+    if small < MIN_SHEET_FACE_PX:
+        raise BadInput(f"the tiles' faces are only {small:.0f} px wide in the picture (at least "
+                       f"{MIN_SHEET_FACE_PX:g} px needed, 30 or more reads best): bring the camera closer to the "
+                       "sheet, or take a larger picture")
     if refuse_empty:
         empty = np.flatnonzero(bare_cells(image_bgr, slots, quads, spec, pose))
         if len(empty):
@@ -1044,8 +1066,68 @@ def sheet_crops(image_bgr: np.ndarray, spec, n_faces: int, camera=None,
             more = f" and {len(empty) - 4} more" if len(empty) > 4 else ""
             raise BadInput(f"{len(empty)} of the sheet's {n_faces} cells show the bare mat, e.g. column, row "
                            f"{cells}{more}: lay one tile of each face where print-enrollment-sheet shows")
-    raw = extract_raw(image_bgr, quads, CropSettings(height=size_hw[0], width=size_hw[1], margin=0.0))
+    h, w = (int(round(size_hw[0] * (1 + 2 * margin))), int(round(size_hw[1] * (1 + 2 * margin))))
+    raw = extract_raw(image_bgr, quads, CropSettings(height=h, width=w, margin=margin))
     return [np.ascontiguousarray(r) for r in raw]
+
+
+#: room round each face (a fraction of its size on every side) in which a
+#: second sheet photo's tile is found (:func:`aligned_sheet_crops`): tiles
+#: laid by hand lie a few millimetres off their cells (the generator: up to
+#: 3 mm and 4 degrees), 0.15 of a face is 4.5-6 mm
+SHEET_ALIGN_MARGIN = 0.15
+#: two sheet photos whose cells match each other under this (median
+#: normalised correlation, :func:`aligned_sheet_crops`) do not show the same
+#: tiles in the same cells.  Generated photos (session 58): one set's two
+#: photos 0.78-0.88; the second photo's tiles shuffled 0.28-0.29, or all one
+#: cell on (a sheet laid from the wrong cell) 0.48; Love against Mindful
+#: 0.49.  Candy against Love (alike in body and border) 0.73 is not caught.
+SHEET_PAIR_MATCH_BELOW = 0.6
+
+
+def aligned_sheet_crops(first: list[np.ndarray], second: list[np.ndarray],
+                        size_hw: tuple[int, int] = (160, 120)) -> tuple[list[np.ndarray], list[np.ndarray], float]:
+    """The crops of two photos of one enrolment sheet, each tile of the
+    second photo cut where it matches the first's.
+
+    Tiles laid by hand lie a few millimetres off their cells, so a cell's
+    crop holds its tile shifted, and differently in each photo; averaged as
+    they were, the two photos' face templates blurred, and a profile from two
+    photos read a board's faces worse than from either alone (a break-test,
+    session 58: love 87-89 % -> 85.5 %, candy 86-93 % -> 82 %).  Now each
+    tile of the second photo is found in its window (both turns: a tile may
+    lie either way round) by OpenCV's normalised cross-correlation
+    (``cv2.matchTemplate``, ``TM_CCOEFF_NORMED``) with the first photo's
+    crop, and cut there: on 7 pairs of generated sheet photos two photos
+    then read 1-4 points better than the first alone (0.91-0.98).
+
+    Args:
+        first, second: windows of :func:`sheet_crops` with ``margin``
+            :data:`SHEET_ALIGN_MARGIN`, in sheet order, one per cell.
+        size_hw: the crops' size (the faces' size in the windows).
+
+    Returns:
+        ``(first crops, second crops, median match)``: ``(h, w, 3)`` uint8
+        crops, the first photo's centred in its windows; the median over
+        the cells of the best match, in [-1, 1].
+    """
+    import cv2
+
+    h, w = size_hw
+    out1, out2, scores = [], [], []
+    for a, b in zip(first, second):
+        y0, x0 = (a.shape[0] - h) // 2, (a.shape[1] - w) // 2
+        centre = np.ascontiguousarray(a[y0:y0 + h, x0:x0 + w])
+        best = None
+        for turn in (b, b[::-1, ::-1]):
+            turn = np.ascontiguousarray(turn)
+            _, score, _, (x, y) = cv2.minMaxLoc(cv2.matchTemplate(turn, centre, cv2.TM_CCOEFF_NORMED))
+            if best is None or score > best[0]:
+                best = (score, np.ascontiguousarray(turn[y:y + h, x:x + w]))
+        out1.append(centre)
+        out2.append(best[1])
+        scores.append(best[0])
+    return out1, out2, float(np.median(scores)) if scores else 1.0
 
 
 #: a sheet cell whose photo correlates above this with the printed mat seen

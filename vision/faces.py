@@ -343,6 +343,25 @@ class ProfileFaceReader:
             # (a Love profile read as Mindful: its four seasons are Mindful faces too)
             raise BadInput(f"profile {profile_path}: only {named} of its {len(self.profile.labels)} labels name "
                            f"{variant} faces; was it enrolled for another tile set?")
+        #: the profile's labels that name no face of ``variant`` (their tiles
+        #: are never read: :meth:`unnamed_note`)
+        self.unnamed = [label for label in self.profile.labels if not profile_label_to_face(label, variant)]
+        self.path = profile_path
+
+    def unnamed_note(self) -> str | None:
+        """A note naming the profile's labels that name no face of the
+        variant, or None: a typo in a label (``heart-1``) left every such
+        tile read as another face, unsure, with no word (a break-test,
+        session 58)."""
+        if not self.unnamed:
+            return None
+        from companion.jsontext import name_text
+        from companion.wording import count
+        shown = ", ".join(repr(x) for x in self.unnamed[:4]) + (", ..." if len(self.unnamed) > 4 else "")
+        return (f"{count(len(self.unnamed), 'label')} of the profile {name_text(self.path)} ({shown}) "
+                f"{'names' if len(self.unnamed) == 1 else 'name'} no {self.variant} face: tiles enrolled under "
+                f"{'it' if len(self.unnamed) == 1 else 'them'} are never read (enrol them again under the face ids "
+                f"of tiles.json)")
 
     def face_probs(self, image_bgr: np.ndarray, quads: np.ndarray) -> np.ndarray:
         """``(N, K)`` face probabilities (tile-set order) for the ``(N, 4, 2)``

@@ -35,6 +35,8 @@ DEFAULT_DICTIONARY = "DICT_4X4_50"
 DEFAULT_PX_PER_MM = 5.0
 A2_MM = (594.0, 420.0)
 A4_MM = (210.0, 297.0)
+#: papers the mat is tiled on (mm, portrait): ISO A4 and US Letter
+PAPERS_MM = {"a4": A4_MM, "letter": (215.9, 279.4)}
 
 _GRID_INK = 70  # grey level of cell outlines and ticks
 _LABEL_INK = 150  # grey level of the faint cell labels
@@ -568,14 +570,21 @@ class A4Tiling:
 
 
 def a4_tiling(size_mm: tuple[float, float], margin_mm: float = 10.0, min_overlap_mm: float = 10.0) -> A4Tiling:
-    """The fewest A4 pages (portrait or landscape) that print a mat of
-    ``size_mm`` inside a ``margin_mm`` margin with neighbours overlapping by
-    at least ``min_overlap_mm``; the pages are spread evenly over the mat, so
-    the overlaps are usually larger (the default mat: 55 mm across, 134 mm
-    down)."""
+    """:func:`page_tiling` on A4 paper."""
+    return page_tiling(size_mm, A4_MM, margin_mm, min_overlap_mm)
+
+
+def page_tiling(size_mm: tuple[float, float], paper_mm: tuple[float, float] = A4_MM, margin_mm: float = 10.0,
+                min_overlap_mm: float = 10.0) -> A4Tiling:
+    """The fewest pages of ``paper_mm`` (w, h; portrait or landscape) that
+    print a mat of ``size_mm`` inside a ``margin_mm`` margin with neighbours
+    overlapping by at least ``min_overlap_mm``; the pages are spread evenly
+    over the mat, so the overlaps are usually larger (the default mat on A4:
+    8 pages overlapping 55 mm across, 134 mm down; on US Letter: 8 pages, 63
+    and 99 mm)."""
     w_mm, h_mm = size_mm
     best = None
-    for pw, ph in (A4_MM, A4_MM[::-1]):
+    for pw, ph in (tuple(paper_mm), tuple(paper_mm)[::-1]):
         uw, uh = pw - 2 * margin_mm, ph - 2 * margin_mm
         nx = max(1, math.ceil((w_mm - min_overlap_mm) / (uw - min_overlap_mm)))
         ny = max(1, math.ceil((h_mm - min_overlap_mm) / (uh - min_overlap_mm)))
@@ -588,6 +597,17 @@ def a4_tiling(size_mm: tuple[float, float], margin_mm: float = 10.0, min_overlap
     return A4Tiling(nx, ny, (pw, ph), (tw, th), (ox, oy))
 
 
+def marker_edge_mm(spec: "MatSpec") -> float:
+    """The least distance (mm) from a marker to the mat's edge: printed on
+    one sheet of the mat's size, a printer that leaves more than this
+    unprinted clips a marker (the default A2 mat: 4 mm, its side markers 5
+    and 11; a break-test, session 58, found them clipped and 1.1 mm off
+    with a 5 mm margin)."""
+    w, h = spec.size_mm
+    return float(min(min(c[:, 0].min(), c[:, 1].min(), w - c[:, 0].max(), h - c[:, 1].max())
+                     for c in (m.corners for m in spec.markers)))
+
+
 def render_mat_pdf(spec: MatSpec, image: np.ndarray | None = None, paper: str = "full",
                    margin_mm: float = 10.0, overlap_mm: float = 10.0) -> bytes:
     """A PDF that prints the mat at its physical size.
@@ -596,11 +616,13 @@ def render_mat_pdf(spec: MatSpec, image: np.ndarray | None = None, paper: str = 
         spec: the mat.
         image: :func:`render_mat` output (rendered when None).
         paper: ``"full"`` one page of ``spec.size_mm`` (A2 for the default
-            mat), or ``"a4"``: tiled A4 pages (portrait or landscape, whichever
-            needs fewer), each printing a part of the mat inside a
-            ``margin_mm`` margin, neighbours overlapping by at least
-            ``overlap_mm`` (:func:`a4_tiling`) so the sheets can be trimmed
-            on one side and taped on the grid lines.
+            mat), or ``"a4"`` or ``"letter"``: tiled A4 or US Letter pages
+            (portrait or landscape, whichever needs fewer), each printing a
+            part of the mat inside a ``margin_mm`` margin, neighbours
+            overlapping by at least ``overlap_mm`` (:func:`page_tiling`) so
+            the sheets can be trimmed on one side and taped on the grid
+            lines; each page's footer (which part it holds) lies 7 mm from
+            the paper's edge, inside what printers print.
 
     Returns:
         The PDF file's bytes (one shared greyscale Flate image, PDF 1.4).
@@ -616,8 +638,8 @@ def render_mat_pdf(spec: MatSpec, image: np.ndarray | None = None, paper: str = 
     pages: list[tuple[float, float, bytes]] = []  # (page w mm, page h mm, content)
     if paper == "full":
         return image_pdf(gray, spec.size_mm)
-    if paper == "a4":
-        tiling = a4_tiling(spec.size_mm, margin_mm, overlap_mm)
+    if paper in PAPERS_MM:
+        tiling = page_tiling(spec.size_mm, PAPERS_MM[paper], margin_mm, overlap_mm)
         nx, ny = tiling.nx, tiling.ny
         pw, ph = tiling.page_mm
         tw, th = tiling.part_mm
@@ -635,10 +657,12 @@ def render_mat_pdf(spec: MatSpec, image: np.ndarray | None = None, paper: str = 
                     f"q {m * k:.3f} {(ph - m - th) * k:.3f} {tw * k:.3f} {th * k:.3f} re W n\n"
                     f"{w_mm * k:.3f} 0 0 {h_mm * k:.3f} {tx:.3f} {ty:.3f} cm /Im0 Do Q\n"
                     f"q 0.6 G 0.3 w {m * k:.3f} {(ph - m - th) * k:.3f} {tw * k:.3f} {th * k:.3f} re S Q\n"
-                    f"BT /F1 6 Tf {m * k:.3f} {max(3.0, m - 6) * k:.3f} Td ({label}) Tj ET\n").encode()
+                    # (the footer 7 mm up: at 4 mm it lay where printers
+                    # print nothing; a break-test, session 58)
+                    f"BT /F1 6 Tf {m * k:.3f} {max(3.0, m - 3.0) * k:.3f} Td ({label}) Tj ET\n").encode()
                 pages.append((pw, ph, content))
     else:
-        raise BadInput(f"unknown paper {paper!r} (expected 'full' or 'a4')")
+        raise BadInput(f"unknown paper {paper!r} (expected 'full', 'a4' or 'letter')")
     return _pdf(gray, pages)
 
 

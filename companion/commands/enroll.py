@@ -42,7 +42,8 @@ def register(sub) -> None:
     p.add_argument("--sheet", type=Path, nargs="+", metavar="PHOTO",
                    help="instead of --crops/--labels: 1-2 photos of the enrolment sheet "
                         "(see print-enrollment-sheet) laid on the mat")
-    p.add_argument("--variant", type=word_arg, help="the sheet's variant (with --sheet)")
+    p.add_argument("--variant", type=word_arg, help="the sheet's variant (with --sheet); with --crops, every "
+                                                     "label must then name one of its faces")
     p.add_argument("--camera", type=Path, default=None, help="camera JSON (with --sheet)")
     p.add_argument("--out", required=True, help="profile file to write (.npz)")
     p.add_argument("--model", type=Path, default=None, help="embedding .onnx (default: bundled)")
@@ -365,10 +366,15 @@ def cmd_enroll(args) -> int:
             raise BadInput("give either --sheet PHOTO... --variant V or --crops DIR --labels CSV")
         refuse_overwriting_inputs("--out", str(args.out),
                                   [str(p) for p in args.sheet] + [getattr(args, "camera", None)])
+        refuse_writing_over_other_files(args.out)
         images, labels = _sheet_images(args)
     else:
         if not args.crops or not args.labels:
             raise BadInput("enroll needs --crops DIR and --labels CSV (or --sheet PHOTO... --variant V)")
+        if args.camera is not None:
+            # (it was taken and ignored, a missing file too: a break-test, session 58)
+            raise BadInput("--camera goes with --sheet (the mat's photo); photos of single tiles in --crops "
+                           "need none")
         crops: Path = args.crops
         if crops.exists() and not crops.is_dir():
             raise BadInput(f"--crops {crops} is a file: give the folder that holds the crops")
@@ -378,7 +384,10 @@ def cmd_enroll(args) -> int:
         paths = [Path(img) if Path(img).is_absolute() else crops / img for img, _ in rows]
         refuse_paths_elsewhere(crops, args.labels, [img for img, _ in rows], paths)
         refuse_overwriting_inputs("--out", str(args.out), [str(args.labels), *map(str, paths)])
+        refuse_writing_over_other_files(args.out)
         refuse_two_labels(args.labels, paths, [lab for _, lab in rows])
+        if args.variant:
+            refuse_labels_off_variant(args.labels, [lab for _, lab in rows], args.variant)
         images = [read_tile_photo(p) for p in paths]
         for p, img in zip(paths, images):
             refuse_flat(p, img)
@@ -403,6 +412,71 @@ def cmd_enroll(args) -> int:
         print(f"enrolled {count(len(profile.labels), 'label')} from {count(len(images), 'image')} into "
               f"{args.out} in {secs:.1f}s")
     return 0
+
+
+def refuse_labels_off_variant(csv_path: Path, labels: list[str], variant: str) -> None:
+    """With ``--variant`` and ``--crops``, refuse labels that name no face
+    of that tile set (:func:`vision.faces.profile_label_to_face`: a face id
+    in any case, ``variant/face-id``, Mindful's standard names): a typo such
+    as ``heart-1`` for ``hearts-1`` was enrolled, and every hearts tile then
+    read as another face with no word (a break-test, session 58).
+
+    Raises:
+        BadInput: one line naming the first such labels and the set's face ids.
+    """
+    from companion.tiles import tileset
+    from vision.faces import profile_label_to_face
+
+    faces = [f.id for f in tileset(variant).faces]
+    off = list(dict.fromkeys(lab for lab in labels if profile_label_to_face(lab, variant) is None))
+    if off:
+        shown = ", ".join(repr(x) for x in off[:4]) + (", ..." if len(off) > 4 else "")
+        raise BadInput(f"{name_text(csv_path)}: {count(len(off), 'label')} ({shown}) name no {variant} face "
+                       f"(its faces: {', '.join(faces[:3])} ... {faces[-1]}; `companion print-tiles --variant "
+                       f"{variant}` lists them in tiles.json): correct them, or leave out --variant to enrol "
+                       "labels of your own")
+
+
+#: what a file's first bytes say it is, for :func:`refuse_writing_over_other_files`
+_FILE_KINDS = ((b"SQLite format 3\x00", "an SQLite database (a game ledger?)"), (b"\xff\xd8\xff", "a JPEG picture"),
+               (b"\x89PNG\r\n\x1a\n", "a PNG picture"), (b"%PDF", "a PDF"), (b"PK\x03\x04", "a zip archive"))
+
+
+def refuse_writing_over_other_files(out: Path) -> None:
+    """Refuse ``--out`` where it names a file that holds something other
+    than a tile profile: enrolling again writes over an older profile, and
+    over an empty file, but never over anything else (a break-test, session
+    58: ``--out club.db`` replaced a game's ledger, and ``--out photo.jpg``
+    a photo, with exit 0).  Read without loading it: a profile whose
+    arrays are damaged is still a profile, and is written over.
+
+    Raises:
+        BadInput: one line naming the file and what it holds.
+    """
+    import json
+    import zipfile
+    import zlib
+
+    import numpy as np
+
+    from vision.enroll import PROFILE_FORMAT
+    try:
+        if not out.is_file() or out.stat().st_size == 0:
+            return
+        with open(out, "rb") as fh:
+            head = fh.read(16)
+    except OSError:
+        return              # (the write that follows names what is wrong)
+    try:
+        with np.load(out, allow_pickle=False) as z:
+            if json.loads(str(z["meta"])).get("format") == PROFILE_FORMAT:
+                return
+    except (OSError, ValueError, EOFError, KeyError, AttributeError, TypeError, RecursionError,
+            zipfile.BadZipFile, zlib.error):
+        pass
+    what = next((kind for magic, kind in _FILE_KINDS if head.startswith(magic)), "a file that is not a tile profile")
+    raise BadInput(f"--out {name_text(out)} already holds {what}: enroll writes over an older tile profile only; "
+                   "give another name, or move that file away first")
 
 
 def cmd_classify(args) -> int:
@@ -464,13 +538,16 @@ def _sheet_images(args) -> tuple[list, list[str]]:
         if same:
             raise BadInput(f"--sheet {args.sheet[0]} and {args.sheet[1]} are the same photo; give two photos "
                            "of the sheet, or one")
-    images, labels = [], []
+    import numpy as np
+
+    from vision.enroll import SHEET_ALIGN_MARGIN, SHEET_PAIR_MATCH_BELOW, aligned_sheet_crops
+    windows = []
     spec = MatSpec.default()
     for path in args.sheet:
         img = read_image(path)
         # each line names the photo: of two, the one to take again
         try:
-            images += sheet_crops(img, spec, len(faces), camera)
+            windows.append(sheet_crops(img, spec, len(faces), camera, margin=SHEET_ALIGN_MARGIN))
         except MatNotFound as exc:
             # as recognize and find-mat: a mirrored picture (a phone's
             # front camera) is said to look mirrored, a small one small,
@@ -479,8 +556,18 @@ def _sheet_images(args) -> tuple[list, list[str]]:
             raise MatNotFound(f"{path}: {exc}{missing_mat_hint(img, spec, camera)}") from None
         except BadInput as exc:
             raise BadInput(f"{path}: {exc}") from None
-        labels += faces
-    return images, labels
+    if len(windows) == 1:
+        h, w = windows[0][0].shape[:2]
+        y0, x0 = (h - 160) // 2, (w - 120) // 2
+        return [np.ascontiguousarray(c[y0:y0 + 160, x0:x0 + 120]) for c in windows[0]], list(faces)
+    first, second, match = aligned_sheet_crops(windows[0], windows[1])
+    if match < SHEET_PAIR_MATCH_BELOW:
+        # (two photos of different sets, or of the sheet laid out twice
+        # otherwise, were averaged face by face: a break-test, session 58)
+        raise BadInput(f"--sheet {args.sheet[0]} and {args.sheet[1]} do not show the same tiles in their cells "
+                       f"(they match at {match:.2f}, photos of one sheet at 0.8 or more): give two photos of one "
+                       "sheet laid out as print-enrollment-sheet shows, or one")
+    return first + second, faces + faces
 
 
 def cmd_sheet(args) -> int:
@@ -496,7 +583,9 @@ def cmd_sheet(args) -> int:
             for f, s in zip(faces, slots)]})
         return 0
     print(f"Enrolment sheet, {args.variant}: lay one tile of each face face up on the mat's grid, "
-          f"top of the face towards the markers 0-4 edge (upside down is fine too).")
+          f"top of the face towards the mat's top edge, the long edge away from its printed caption and "
+          f"50 mm scale bar (with that edge away from you the cells' labels read upright; a face upside down "
+          f"is fine too).")
     print("Cells are counted from 1 at the grid's top-left cell (column, row); the mat prints "
           "each cell's half-unit slot x,y.")
     row = None

@@ -266,7 +266,7 @@ def _run(args, fn, need_words: bool = False, tick: bool = True, target: int | st
     before = s.game.state
     if target == "undo":
         target = G.undo_target(before)
-    from companion.commands.referee import deferred_sigint
+    from companion.stopping import deferred_sigint
     try:
         with contextlib.ExitStack() as held:
             return _run_in(s, fn, tick, target, before, lambda: held.enter_context(deferred_sigint()))

@@ -11,6 +11,7 @@ stderr, no JSON).
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from companion.cli import word_arg
@@ -55,6 +56,8 @@ def _recognize(args) -> int:
     from vision.faces import ProfileFaceReader, TileClassifier
     classifier = TileClassifier()
     reader = ProfileFaceReader(args.tiles, args.variant) if args.tiles else None
+    if reader is not None and reader.unnamed_note():
+        print(f"companion recognize: note: {reader.unnamed_note()}", file=sys.stderr)
     from vision.reconstruct import recognize
     from companion.errors import MatNotFound
     try:

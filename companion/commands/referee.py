@@ -18,13 +18,10 @@ the events written are the first ones the whole run writes.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import errno
 import os
-import signal
 import sqlite3
 import sys
-import threading
 import time
 from pathlib import Path
 
@@ -33,6 +30,7 @@ from companion.commands.paths import (check_writable, make_parent_folder, missin
                                       refuse_overwriting_inputs, remove_if_empty, remove_new_ledger)
 from companion.errors import BadInput, Interrupted, WrongTileSet
 from companion.ledger import LedgerLost, file_key
+from companion.stopping import deferred_sigint, stop_signals
 from companion.wording import count
 from companion.tiles import VARIANTS
 
@@ -112,70 +110,6 @@ def interrupted_line(done: dict, source, events_out: str | None, ledger: str | N
         return f"interrupted after {at}, before any event was found"
     return (f"interrupted after {at}: the {count(done['events'], 'event')} found so far "
             f"{'is' if done['events'] == 1 else 'are'} written to {' and '.join(kept)}{aside}")
-
-
-#: signals that stop the referee as Ctrl+C does: a service manager's stop
-#: (SIGTERM) and a closed terminal (SIGHUP) judge what was seen, as Ctrl+C
-#: does, where they had killed the process with no line (a break-test,
-#: session 50; the events file and ledger were still consistent)
-STOP_SIGNALS = tuple(getattr(signal, n) for n in ("SIGTERM", "SIGHUP") if hasattr(signal, n))
-
-
-def _stop(signum, frame):
-    raise KeyboardInterrupt
-
-
-@contextlib.contextmanager
-def stop_signals():
-    """Within the block, SIGTERM and SIGHUP raise :class:`KeyboardInterrupt`
-    as Ctrl+C does (only in the main thread, and only over the signals'
-    default handlers)."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    ours = [n for n in STOP_SIGNALS if signal.getsignal(n) is signal.SIG_DFL]
-    for n in ours:
-        signal.signal(n, _stop)
-    try:
-        yield
-    finally:
-        for n in ours:
-            signal.signal(n, signal.SIG_DFL)
-
-
-@contextlib.contextmanager
-def deferred_sigint():
-    """Hold a Ctrl+C (SIGINT), or a stop signal taken as one
-    (:func:`stop_signals`), that comes during the block until it ends,
-    then raise :class:`KeyboardInterrupt` as it would have been raised.
-
-    Judging a frame writes each event to the ledger and then to the events
-    file: a Ctrl+C between the two left the ledger with an event the events
-    file and the closing line ("the 1 event found so far") did not have (a
-    break-test's stop while SQLite wrote a penalty).  A frame takes
-    milliseconds, so the stop is not felt later.  Only in the main thread
-    and only over Python's own handler (a SIGINT ignored, or handled by
-    someone else, is left so).  An exception leaving the block is not
-    replaced by the held Ctrl+C."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    mine = [n for n, h in [(signal.SIGINT, signal.default_int_handler)] + [(n, _stop) for n in STOP_SIGNALS]
-            if signal.getsignal(n) is h]
-    if not mine:
-        yield
-        return
-    held: list[int] = []
-    before = {n: signal.getsignal(n) for n in mine}
-    for n in mine:
-        signal.signal(n, lambda signum, frame: held.append(signum))
-    try:
-        yield
-    finally:
-        for n, h in before.items():
-            signal.signal(n, h)
-    if held:
-        raise KeyboardInterrupt
 
 
 def rate_note(source) -> str:
@@ -373,6 +307,8 @@ def run_referee(args, source, on_event=None, on_start=None, require_output: bool
     spec = load_mat(args.mat) if getattr(args, "mat", None) else load_mat(None)
     classifier = TileClassifier()
     reader = ProfileFaceReader(args.tiles, args.variant) if getattr(args, "tiles", None) else None
+    if reader is not None and reader.unnamed_note():
+        print(f"companion referee: note: {reader.unnamed_note()}", file=sys.stderr)
 
     if require_output and not (args.events_out or "").strip() and not (getattr(args, "ledger", None) or "").strip():
         raise BadInput("nothing would be kept: give --events-out FILE.jsonl (one JSON line per event) "

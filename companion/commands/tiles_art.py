@@ -1,11 +1,12 @@
-"""``companion print-tiles``: the tile art of a variant as files.
+"""companion print-tiles: the tile art of a variant as files.
 
-    companion print-tiles --variant V --out DIR [--px-per-mm P] [--dpi D] [--no-sheets]
+    companion print-tiles --variant V --out DIR [--px-per-mm P] [--dpi D] [--paper a4|letter] [--no-sheets]
 
 Writes one PNG per distinct face and ``tiles.json`` into DIR (CONTRACT.md,
-"Files"), plus printable A4 sheets (``DIR/sheets/<V>-a4-<k>.png`` and one PDF)
-holding all 144 tiles with crop marks, so that a group can print, cut and stick
-them on blank tiles.  Prints one JSON summary line on stdout.
+"Files"), plus printable sheets (``DIR/sheets/<V>-<paper>-<k>.png`` and one
+PDF; A4, or US Letter with ``--paper letter``) holding all 144 tiles with crop
+marks, so that a group can print, cut and stick them on blank tiles.  Prints
+one JSON summary line on stdout.
 """
 
 from __future__ import annotations
@@ -22,15 +23,17 @@ def register(sub) -> None:
     """Add the ``print-tiles`` sub-command to the CLI's sub-parser action."""
     p = sub.add_parser(
         "print-tiles",
-        help="write a variant's tile faces (PNGs, tiles.json) and printable A4 sheets",
+        help="write a variant's tile faces (PNGs, tiles.json) and printable A4 or Letter sheets",
         description=__doc__.splitlines()[0],
     )
     p.add_argument("--variant", required=True, metavar="V", type=word_arg, help=f"one of {', '.join(VARIANTS)}")
     p.add_argument("--out", required=True, metavar="DIR", help="output folder (created if missing)")
     p.add_argument("--px-per-mm", type=float, default=10.0, metavar="P",
                    help="resolution of the face PNGs, 10..100 px/mm (default 10)")
-    p.add_argument("--dpi", type=int, default=300, metavar="D", help="resolution of the A4 sheets (default 300)")
-    p.add_argument("--no-sheets", action="store_true", help="skip the printable A4 sheets")
+    p.add_argument("--dpi", type=int, default=300, metavar="D", help="resolution of the sheets (default 300)")
+    p.add_argument("--paper", default="a4", metavar="PAPER", type=word_arg,
+                   help="paper of the sheets: a4 (6 x 6 tiles a page, 4 pages) or letter (US Letter, 6 x 5, 5 pages)")
+    p.add_argument("--no-sheets", action="store_true", help="skip the printable sheets")
     p.set_defaults(func=_print_tiles)
 
 
@@ -39,6 +42,9 @@ def _print_tiles(args: argparse.Namespace) -> int:
     from vision.art import other_sets_files, write_tile_set
 
     tileset(args.variant)  # BadInput for an unknown variant, before touching the disk
+    from vision.art import PAPERS_MM
+    if args.paper not in PAPERS_MM:
+        raise BadInput(f"unknown paper {args.paper!r}: give a4 or letter")
     if not args.out.strip():           # (Path("") would be the current folder)
         raise BadInput("--out needs a folder name, e.g. --out tiles/")
     args.out = Path(args.out)
@@ -46,7 +52,8 @@ def _print_tiles(args: argparse.Namespace) -> int:
         raise BadInput(f"--dpi must lie in 72..600, got {args.dpi}")
     if not 10 <= args.px_per_mm <= 100:      # (the library's own range starts at 0.5: the line named that)
         raise BadInput(f"--px-per-mm must lie in 10..100 (tile images at 10 px/mm or more), got {args.px_per_mm:.12g}")
-    doc, sheets = write_tile_set(args.variant, args.out, args.px_per_mm, sheets=not args.no_sheets, dpi=args.dpi)
+    doc, sheets = write_tile_set(args.variant, args.out, args.px_per_mm, sheets=not args.no_sheets, dpi=args.dpi,
+                                 paper=args.paper)
     others = other_sets_files(args.variant, args.out)
     if others:
         import sys

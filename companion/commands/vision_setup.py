@@ -165,7 +165,7 @@ def _print_mat(args: argparse.Namespace) -> int:
         raise BadInput(f"--px-per-mm must be between 4 and 12, got {p:.12g}")
     spec = MatSpec.default(px_per_mm=p)
     out = _out_dir(args.out)
-    names = [spec.image, "mat.json", "mat.pdf", "mat-a4.pdf"]
+    names = [spec.image, "mat.json", "mat.pdf", "mat-a4.pdf", "mat-letter.pdf"]
     with OutputFiles(out, names, what="the --out folder") as files:     # checked before the work, written together
         img = render_mat(spec)
         files.write(spec.image, _png(img, spec.px_per_mm))
@@ -173,22 +173,30 @@ def _print_mat(args: argparse.Namespace) -> int:
         files.write("mat.pdf", render_mat_pdf(spec, img, paper="full"))
         a4 = render_mat_pdf(spec, img, paper="a4")
         files.write("mat-a4.pdf", a4)
-    n_a4 = a4.count(b"/Type /Page ")
-    from vision.mat import a4_tiling
-    over = a4_tiling(spec.size_mm).overlap_mm
+        letter = render_mat_pdf(spec, img, paper="letter")
+        files.write("mat-letter.pdf", letter)
+    from vision.mat import PAPERS_MM, marker_edge_mm, page_tiling
+    over = {k: page_tiling(spec.size_mm, PAPERS_MM[k]).overlap_mm for k in PAPERS_MM}
     w, h = spec.size_mm
+    edge = marker_edge_mm(spec)
     name = jsontext.name_text          # (bytes of a name that are not UTF-8 as \xNN, in text as in JSON)
     info = {"mat_png": name(out / spec.image), "mat_json": name(out / "mat.json"), "mat_pdf": name(out / "mat.pdf"),
-            "mat_a4_pdf": name(out / "mat-a4.pdf"), "size_mm": [w, h], "px_per_mm": p,
-            "image_px": list(spec.image_size_px), "a4_pages": n_a4}
+            "mat_a4_pdf": name(out / "mat-a4.pdf"), "mat_letter_pdf": name(out / "mat-letter.pdf"),
+            "size_mm": [w, h], "px_per_mm": p, "image_px": list(spec.image_size_px),
+            "a4_pages": a4.count(b"/Type /Page "), "letter_pages": letter.count(b"/Type /Page "),
+            "marker_edge_mm": round(edge, 3)}
     if args.json:
         print_json(info)
     else:
         sys.stdout.write(
             f"wrote {info['mat_png']} ({spec.image_size_px[0]} x {spec.image_size_px[1]} px at {p:g} px/mm) "
             f"and {info['mat_json']}\n"
-            f"physical size {w:g} x {h:g} mm (A2 landscape): print {info['mat_pdf']} at 100% on A2, "
-            f"or {info['mat_a4_pdf']} ({n_a4} A4 pages overlapping {over[0]:.0f} mm across and {over[1]:.0f} mm down) "
+            f"physical size {w:g} x {h:g} mm (A2 landscape): print {info['mat_pdf']} at 100% on A2 without "
+            f"borders (markers lie {edge:g} mm from its edge: a printer that leaves a margin clips them; "
+            f"never fit-to-page, which shrinks the grid),\n"
+            f"or {info['mat_a4_pdf']} ({info['a4_pages']} A4 pages overlapping {over['a4'][0]:.0f} mm across and "
+            f"{over['a4'][1]:.0f} mm down) or {info['mat_letter_pdf']} ({info['letter_pages']} US Letter pages, "
+            f"{over['letter'][0]:.0f} and {over['letter'][1]:.0f} mm) at 100% "
             f"and tape them together, lining up the grid\n"
             f"check the 50 mm scale bar and that the grid measures "
             f"{spec.grid_size_mm[0]:g} x {spec.grid_size_mm[1]:g} mm\n")
@@ -356,14 +364,14 @@ def _find_mat(args: argparse.Namespace) -> int:
 
 def register(sub) -> None:
     """Add ``print-mat``, ``print-board``, ``calibrate`` and ``find-mat``."""
-    p = sub.add_parser("print-mat", help="write the printable mat (mat.png, mat.json, mat.pdf, mat-a4.pdf)")
+    p = sub.add_parser("print-mat", help="write the printable mat (mat.png, mat.json, mat.pdf, mat-a4.pdf, mat-letter.pdf)")
     p.add_argument("--out", required=True, metavar="DIR", help="folder to write into (created if needed)")
     p.add_argument("--px-per-mm", type=float, default=5.0, metavar="P", help="mat.png resolution, 4-12 (default 5)")
     p.add_argument("--json", action="store_true", help="print what was written as JSON")
     p.set_defaults(func=_print_mat)
 
     p = sub.add_parser("print-board", help="write the ChArUco calibration board (PNG, PDF, JSON)")
-    p.add_argument("--out", required=True, metavar="DIR")
+    p.add_argument("--out", required=True, metavar="DIR", help="folder to write into (created if needed)")
     p.set_defaults(func=_print_board)
 
     p = sub.add_parser("calibrate", help="calibrate the camera from photos of the ChArUco board")

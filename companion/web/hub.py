@@ -61,7 +61,12 @@ def sse_message(event, tiles=None) -> str:
     return f"id: {event.id}\nevent: ledger\ndata: {json.dumps(obj, separators=(',', ':'))}\n\n"
 
 
-KEEPALIVE = ": keep-alive\n\n"
+#: the message an idle stream sends every ``keepalive`` seconds: a comment
+#: (what proxies need to keep the connection) and an ``alive`` event, which
+#: pages can hear (the EventSource API drops comments): a page that hears
+#: nothing for two of them knows its stream is dead (a host asleep or
+#: frozen left a phone saying "live" over old scores; a break-test, session 58)
+KEEPALIVE = ": keep-alive\nevent: alive\ndata: {}\n\n"
 #: the last message of a stream ended for a newer one from the same address
 #: (:meth:`EventHub.reserve`): the page offers to reconnect instead of
 #: reconnecting by itself

@@ -312,7 +312,17 @@ def _console_data(game: str | None, all_rows: bool = False) -> dict:
 @bp.get("/")
 def console():
     if not is_referee():
-        return render_template("referee/login.html")
+        # a lock-out in force is said on the form, before a PIN is typed
+        # (the page looked unlocked until the right PIN was refused; a
+        # break-test, session 58)
+        verdict = limiter().check(client_address())
+        locked = None
+        if not verdict.allowed:
+            minutes = max(1, round(verdict.retry_after / 60))
+            who = "from this device" if verdict.scope == "client" else "on this server"
+            locked = (f"PIN entry is locked after too many wrong PINs {who}: try again in {minutes} "
+                      f"minute{'s' if minutes != 1 else ''}.")
+        return render_template("referee/login.html", locked=locked)
     data = _console_data(request.args.get("game"), _all_rows())
     return render_template("referee/console.html", variants=_variants(), layouts=codex.entries(),
                            decisions=DECISIONS, end_reasons=END_REASONS, seed=secrets.randbelow(10**6),

@@ -374,7 +374,7 @@ def test_events_stream_sends_new_events_and_keepalive(client, app, mini_game):
     timer.join()
     other.close()
     assert "id: 2\nevent: ledger" in got
-    assert ": keep-alive\n\n" in got
+    assert ": keep-alive\nevent: alive\ndata: {}\n\n" in got
 
 
 @pytest.mark.parametrize("value", ["abc", "-3", "1_0", "\uff11", "0x10"])

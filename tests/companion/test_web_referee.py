@@ -83,6 +83,19 @@ def test_wrong_pins_beyond_the_limit_lock_the_client_out(client, referee):
     assert rv.status_code == 429 and "Try again in 5 minutes" in rv.json["error"]
 
 
+def test_the_pin_form_says_when_pin_entry_is_locked_and_spaces_inside_a_pin_count_for_nothing(client, referee):
+    # a break-test (session 58): during a lock-out the form looked unlocked
+    # until the right PIN was refused, and "123 456" (six digits as read
+    # aloud) was a wrong try
+    assert referee.login(PIN[:3] + " " + PIN[3:]).status_code == 303
+    client.post("/referee/logout", data={"csrf_token": referee.token()})
+    assert "PIN entry is locked" not in client.get("/referee/").get_data(as_text=True)
+    for _ in range(5):
+        referee.login("111111")
+    html = client.get("/referee/").get_data(as_text=True)
+    assert "PIN entry is locked after too many wrong PINs from this device: try again in 5 minutes." in html
+
+
 def test_other_clients_are_not_locked_by_one(app, referee):
     for _ in range(5):
         referee.login("111111")
@@ -1027,7 +1040,7 @@ def test_the_console_lets_the_keyboard_skip_the_board_and_names_each_row_s_butto
     assert '<a class="skip" href="#ledger">Skip to the ledger</a>' in html
     assert f'Void<span class="vh"> event #{eid}</span></button>' in html
     assert f'<summary>Correct<span class="vh"> event #{eid}</span></summary>' in html
-    assert f'evidence &amp; reason<span class="vh"> of event #{eid}</span></a>' in html
+    assert f'evidence &amp; reason<span class="vh"> of event #{eid} (opens in a new tab)</span></a>' in html
     assert f'Record correction<span class="vh"> of event #{eid}</span>' in html
-    assert f'evidence<span class="vh"> for item #{item.id}</span></a>' in html
+    assert f'evidence<span class="vh"> for item #{item.id} (opens in a new tab)</span></a>' in html
     assert f'Settle<span class="vh"> item #{item.id}</span></button>' in html

@@ -174,6 +174,32 @@ def test_sheet_pages_reject_bad_dpi():
         art.sheet_pages("love", 10)
     with pytest.raises(BadInput):
         art.sheet_pages("nope", 300)
+    with pytest.raises(BadInput, match="unknown paper 'legal'"):
+        art.sheet_pages("love", 300, "legal")
+
+
+def test_letter_sheets_hold_all_144_tiles_at_true_size_inside_the_printable_area():
+    # Letter is 17.6 mm shorter than A4: 6 x 5 tiles a page, 5 pages, the
+    # grid centred across (12.95 mm margins) and the scale bar 8 mm up
+    dpi = 100
+    ppm = dpi / 25.4
+    pages = art.sheet_pages("word", dpi, "letter")
+    assert len(pages) == 5
+    assert all(p.shape == (round(279.4 * ppm), round(215.9 * ppm), 3) for p in pages)
+    tiles = tileset("word").tiles()
+    x0, y0 = (215.9 - 190.0) / 2, art._SHEET_ORIGIN_MM[1]
+    for k in (0, 29, 30, 143):
+        page, slot = divmod(k, 30)
+        r, c = divmod(slot, 6)
+        px, py = round((x0 + c * 32.0) * ppm), round((y0 + r * 42.0) * ppm)
+        face = art.render_face("word", tiles[k], ppm)
+        h, w = face.shape[:2]
+        assert np.array_equal(pages[page][py:py + h, px:px + w], face), k
+    # nothing printed within 5 mm of the paper's edge (printers leave 3-5 mm)
+    edge = round(5 * ppm)
+    for page in pages + art.sheet_pages("word", dpi, "a4"):
+        ink = page.min(axis=2) < 250
+        assert not ink[:edge].any() and not ink[-edge:].any() and not ink[:, :edge].any() and not ink[:, -edge:].any()
 
 
 def test_write_sheets_png_dpi_and_pdf(tmp_path):
@@ -342,6 +368,43 @@ def test_output_files_keep_permissions_follow_links_and_leave_no_temporaries(tmp
             raise KeyboardInterrupt
     assert (tmp_path / "new.txt").read_bytes() == b"x"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["link.json", "new.txt", "real.json"]
+
+
+def test_output_files_take_sigterm_as_ctrl_c_and_sweep_old_temporaries(tmp_path):
+    # a break-test (session 58): `kill` (SIGTERM) or a closed terminal
+    # (SIGHUP) during print-tiles left the folder it made and 48 hidden
+    # temporaries, which later runs never removed
+    import os
+    import signal
+    import time
+
+    from companion.files import OutputFiles
+    if signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL:
+        pytest.skip("SIGTERM is handled by the test runner here")
+    out = tmp_path / "new" / "set"
+    with pytest.raises(KeyboardInterrupt):
+        with OutputFiles(out, ["a.png", "tiles.json"]) as files:
+            files.write("a.png", b"x")
+            assert signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(1)                       # (the handler runs before this ends)
+    assert not (tmp_path / "new").exists()      # the folders it made, and its temporaries, removed
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
+    # an earlier run killed outright (SIGKILL) left temporaries: an hour old,
+    # they go once the set is written; younger ones (a run writing now) and
+    # other hidden files stay
+    tmp_path.joinpath("a.png").write_bytes(b"old")
+    old, young, other = (tmp_path / ".a.png.0a1b2c3d.tmp", tmp_path / ".a.png.99999999.tmp",
+                         tmp_path / ".a.png.notmine.tmp")
+    for p in (old, young, other):
+        p.write_bytes(b"half")
+    hour_ago = time.time() - OutputFiles.STALE_TEMP_S - 60
+    os.utime(old, (hour_ago, hour_ago))
+    os.utime(other, (hour_ago, hour_ago))
+    with OutputFiles(tmp_path, ["a.png"]) as files:
+        files.write("a.png", b"new")
+    assert tmp_path.joinpath("a.png").read_bytes() == b"new"
+    assert not old.exists() and young.exists() and other.exists()
 
 
 def _png_px_per_mm(path) -> float | None:

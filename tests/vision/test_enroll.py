@@ -1434,3 +1434,117 @@ def test_classify_echoes_each_image_as_typed_and_takes_images_after_options(enro
     assert code == 0 and [r["image"] for r in out] == typed
     code = main(["classify", "--profile", str(profile), "", "--json"])
     assert code == 2 and capsys.readouterr().err == "companion classify: IMAGE needs a file name, not an empty one\n"
+
+
+def test_a_sheet_photo_whose_faces_are_too_small_is_refused(capsys, tmp_path):
+    """A sheet photo with faces about 15 px wide made a profile that read 16 %
+    of a board's faces right, with exit 0 (a break-test, session 58): under
+    20 px it is refused, naming the size; the same photo larger enrols."""
+    spec, mat, photo, quads = _sheet_photo(27)
+    sides = np.linalg.norm(quads[:, 1] - quads[:, 0], axis=1)          # the faces' width in the photo
+    path = tmp_path / "sheet.png"
+    out = tmp_path / "p.npz"
+    scale = 15.0 / float(np.median(sides))
+    small = cv2.resize(photo, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+    cv2.imwrite(str(path), small)
+    code, err = _run(["enroll", "--sheet", str(path), "--variant", "word", "--out", str(out)], capsys)
+    assert code == 2 and err == (
+        f"companion enroll: {path}: the tiles' faces are only 15 px wide in the picture (at least 20 px needed, "
+        "30 or more reads best): bring the camera closer to the sheet, or take a larger picture\n")
+    assert not out.exists()
+    scale = 24.0 / float(np.median(sides))
+    cv2.imwrite(str(path), cv2.resize(photo, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA))
+    assert main(["enroll", "--sheet", str(path), "--variant", "word", "--out", str(out)]) == 0
+
+
+def test_enroll_writes_over_an_older_profile_only(enrolled, capsys, tmp_path):
+    """``--out club.db`` replaced a game's ledger, and ``--out photo.jpg`` a
+    photo, with exit 0 (a break-test, session 58): a file holding anything
+    but a tile profile is refused and kept; an older profile, or an empty
+    file, is written over."""
+    root, crops, profile = enrolled
+    args = ["enroll", "--crops", str(crops), "--labels", str(root / "labels.csv"), "--out"]
+    from companion.ledger import Ledger
+    ledger = tmp_path / "club.db"
+    with Ledger(ledger) as led:
+        led.append("g", "pass", {"player": "Ann"}, None, 1.0)
+    photo = tmp_path / "photo.jpg"
+    cv2.imwrite(str(photo), _tile(1))
+    text = tmp_path / "notes.txt"
+    text.write_text("keep me\n")
+    for path, what in ((ledger, "an SQLite database (a game ledger?)"), (photo, "a JPEG picture"),
+                       (text, "a file that is not a tile profile")):
+        before = path.read_bytes()
+        code, err = _run(args + [str(path)], capsys)
+        assert code == 2 and err == (f"companion enroll: --out {path} already holds {what}: enroll writes over an "
+                                     "older tile profile only; give another name, or move that file away first\n")
+        assert path.read_bytes() == before
+    again = tmp_path / "again.npz"
+    again.write_bytes(profile.read_bytes())
+    empty = tmp_path / "empty.npz"
+    empty.write_bytes(b"")
+    for path in (again, empty):
+        assert main(args + [str(path)]) == 0
+        from vision.enroll import Profile
+        assert Profile.load(path).labels
+
+
+def test_enroll_crops_checks_labels_against_a_variant_and_refuses_a_camera(capsys, tmp_path):
+    """With ``--crops``, ``--variant`` was taken and ignored, so a label typo
+    (``heart-1`` for ``hearts-1``) was enrolled and its tiles never read,
+    and ``--camera`` was ignored, a missing file too (a break-test, session
+    58)."""
+    crops = tmp_path / "crops"
+    crops.mkdir()
+    for k in range(3):
+        cv2.imwrite(str(crops / f"{k}.png"), _tile(k))
+    labels = tmp_path / "labels.csv"
+    labels.write_text("image,label\n0.png,hearts-1\n1.png,heart-2\n2.png,love/roses-3\n", encoding="utf-8")
+    out = tmp_path / "p.npz"
+    base = ["enroll", "--crops", str(crops), "--labels", str(labels), "--out", str(out)]
+    code, err = _run(base + ["--variant", "love"], capsys)
+    assert code == 2 and err.startswith(f"companion enroll: {labels}: 1 label ('heart-2') name no love face "
+                                        "(its faces: hearts-1, hearts-2, hearts-3 ... passion-4;")
+    code, err = _run(base + ["--camera", str(tmp_path / "nope.json")], capsys)
+    assert code == 2 and err == ("companion enroll: --camera goes with --sheet (the mat's photo); photos of single "
+                                 "tiles in --crops need none\n")
+    assert not out.exists()
+    assert main(base) == 0                             # labels of one's own, without --variant
+    from vision.faces import ProfileFaceReader
+    reader = ProfileFaceReader(out, "love")
+    assert reader.unnamed == ["heart-2"]
+    assert reader.unnamed_note() == (f"1 label of the profile {out} ('heart-2') names no love face: tiles enrolled "
+                                     "under it are never read (enrol them again under the face ids of tiles.json)")
+
+
+def test_a_second_sheet_photo_is_cut_where_its_tiles_lie():
+    """Tiles laid by hand lie off their cells, differently in each photo:
+    the two photos' crops, averaged as cut, blurred the face templates, and
+    two photos read boards worse than one (a break-test, session 58).  The
+    second photo's tile is found in its window, either way round."""
+    from vision.enroll import aligned_sheet_crops
+    rng = np.random.default_rng(3)
+    first, second, shifts = [], [], [(0, 0), (7, -5), (-9, 4), (12, 11)]
+    for k, (dy, dx) in enumerate(shifts):
+        window = np.full((208, 156, 3), (200, 210, 205), np.uint8)       # the 160 x 120 face, 0.15 round it
+        window += rng.integers(0, 6, window.shape, dtype=np.uint8)
+        face = cv2.resize(cv2.GaussianBlur(rng.integers(0, 255, (40, 30, 3), dtype=np.uint8), (5, 5), 0),
+                          (120, 160), interpolation=cv2.INTER_CUBIC)       # a face of its own
+        a = window.copy()
+        a[24:184, 18:138] = face
+        b = window.copy()
+        b[24 + dy:184 + dy, 18 + dx:138 + dx] = face
+        if k == 2:
+            b = np.ascontiguousarray(b[::-1, ::-1])                     # laid the other way round
+        first.append(a)
+        second.append(b)
+    c1, c2, match = aligned_sheet_crops(first, second)
+    assert match > 0.99
+    for k in range(len(shifts)):
+        assert c1[k].shape == c2[k].shape == (160, 120, 3)
+        assert np.abs(c1[k].astype(int) - c2[k].astype(int)).max() <= 5, k
+    # the second photo's tiles one cell on: they do not match the first's
+    # (the CLI refuses such a pair, naming both photos)
+    _, _, match = aligned_sheet_crops(first, second[1:] + second[:1])
+    from vision.enroll import SHEET_PAIR_MATCH_BELOW
+    assert match < SHEET_PAIR_MATCH_BELOW

@@ -225,8 +225,32 @@ def test_pdf_prints_at_physical_size(spec, mat_png):
     assert t.overlap_mm == (pytest.approx(55.333, abs=0.001), pytest.approx(134.0))
     assert t.origin_mm(1, 3, spec.size_mm) == (pytest.approx(404.0), pytest.approx(143.0))
     assert tiled.count(b"pages overlap 55 mm across, 134 mm down: line up the grid") == 8
-    with pytest.raises(BadInput):
-        render_mat_pdf(spec, mat_png, paper="letter")
+    # each footer 7 mm up from the paper's edge, inside the 10 mm margin
+    # (at 4 mm it lay where printers print nothing: a break-test, session 58)
+    assert tiled.count(b"BT /F1 6 Tf 28.346 19.843 Td") == 8
+    with pytest.raises(BadInput, match="unknown paper 'legal'"):
+        render_mat_pdf(spec, mat_png, paper="legal")
+
+
+def test_the_mat_tiles_on_us_letter(spec, mat_png):
+    # Letter is 215.9 x 279.4 mm: A4 pages printed on it lost the bottom
+    # markers 6-10 and every footer (a break-test, session 58)
+    from vision.mat import PAPERS_MM, page_tiling
+    t = page_tiling(spec.size_mm, PAPERS_MM["letter"])
+    # 195.9 x 259.4 mm printed a page (10 mm margins), 4 x 2 portrait pages
+    # starting at x 0, 132.7, 265.4, 398.1 and y 0, 160.6 mm
+    assert (t.nx, t.ny) == (4, 2) and t.part_mm == (pytest.approx(195.9), pytest.approx(259.4))
+    assert t.overlap_mm == (pytest.approx(195.9 - 398.1 / 3, abs=1e-6), pytest.approx(259.4 - 160.6))
+    assert t.origin_mm(1, 3, spec.size_mm) == (pytest.approx(398.1), pytest.approx(160.6))
+    letter = render_mat_pdf(spec, mat_png, paper="letter")
+    boxes = re.findall(rb"/MediaBox \[0 0 ([\d.]+) ([\d.]+)\]", letter)
+    assert [(float(w), float(h)) for w, h in boxes] == [(612.0, 792.0)] * 8
+    assert letter.count(b"pages overlap 63 mm across, 99 mm down: line up the grid") == 8
+
+
+def test_marker_edge_of_the_default_mat(spec):
+    from vision.mat import marker_edge_mm
+    assert marker_edge_mm(spec) == 4.0           # markers 5 and 11 at x 4..22 and 572..590 of 594 mm
 
 
 # --------------------------------------------------------------------------- print-mat
@@ -236,6 +260,9 @@ def test_print_mat_writes_png_json_and_pdfs(tmp_path, capsys):
     assert main(["print-mat", "--out", str(out), "--px-per-mm", "4"]) == 0
     text = capsys.readouterr().out
     assert "594 x 420 mm" in text
+    # the A2 sheet's markers lie 4 mm from its edge: said, with the tiled pages
+    assert "at 100% on A2 without borders (markers lie 4 mm from its edge" in text
+    assert "mat-letter.pdf (8 US Letter pages, 63 and 99 mm)" in text
     spec = MatSpec.from_json(json.loads((out / "mat.json").read_text()))
     assert spec == MatSpec.default(px_per_mm=4)
     img = cv2.imread(str(out / "mat.png"))
@@ -247,6 +274,8 @@ def test_print_mat_json_output(tmp_path, capsys):
     assert main(["print-mat", "--out", str(tmp_path), "--json"]) == 0
     info = json.loads(capsys.readouterr().out)
     assert info["size_mm"] == [594, 420] and info["px_per_mm"] == 5 and info["a4_pages"] == 8
+    assert info["letter_pages"] == 8 and info["marker_edge_mm"] == 4.0
+    assert info["mat_letter_pdf"] == str(tmp_path / "mat-letter.pdf")
 
 
 def test_print_mat_and_board_into_a_folder_whose_name_is_not_utf8(tmp_path, capsys):
@@ -291,7 +320,7 @@ def _snapshot(folder):
 
 
 @pytest.mark.parametrize("command, names", [
-    ("print-mat", ["mat.png", "mat.json", "mat.pdf", "mat-a4.pdf"]),
+    ("print-mat", ["mat.png", "mat.json", "mat.pdf", "mat-a4.pdf", "mat-letter.pdf"]),
     ("print-board", ["charuco_board.png", "charuco_board.json", "charuco_board.pdf"]),
 ])
 def test_print_mat_and_board_write_all_their_files_or_none(tmp_path, capsys, command, names):

@@ -241,13 +241,34 @@
   }
 
   let stream = null, retryMs = 5000;
+  // an open stream silent past two keep-alives is dead (a host asleep or
+  // frozen): say so, and connect again (a break-test, session 58: the page
+  // said "live" over scores 45 s old)
+  const watch = C.watchStream(() => stream, app.dataset.keepaliveS, (quiet) => {
+    if (paused || !stream) return;
+    stream.close();
+    stream = null;
+    trouble("No word from the scoreboard for " + quiet + " s: is its computer asleep, or off the network?");
+    connect();
+  });
+  // a stream that cannot reconnect for 6 s (the server stopped or crashed):
+  // the state is asked for, whose failure says the scores may be out of
+  // date (the page said only "reconnecting" for as long as it was down)
+  let downTimer = null;
   function connect() {
     const params = new URLSearchParams({ last_id: String(lastId) });
     const es = new EventSource(app.dataset.eventsUrl + "?" + params);
     stream = es;
-    es.onopen = () => { retryMs = 5000; setLive(true, "live"); refresh(); };
+    es.onopen = () => { retryMs = 5000; watch.heard(); setLive(true, "live"); refresh(); };
+    es.addEventListener("alive", () => watch.heard());
     es.onerror = () => {
-      setLive(false, "reconnecting\u2026");
+      if (!$("trouble").textContent) setLive(false, "reconnecting\u2026");
+      if (!downTimer) {
+        downTimer = setTimeout(() => {
+          downTimer = null;
+          if (stream === es && es.readyState !== EventSource.OPEN) refresh();
+        }, 6000);
+      }
       if (es.readyState === EventSource.CLOSED) {
         // the server refused the stream (busy, or its ledger unreadable):
         // browsers give up on such a stream, so try again later, and say why
@@ -278,6 +299,7 @@
       box.hidden = false;
     });
     es.addEventListener("ledger", (m) => {
+      watch.heard();
       const ev = JSON.parse(m.data);
       lastId = ev.id;
       if (follow && ev.type === "game_started") game = ev.game_id;

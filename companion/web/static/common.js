@@ -20,6 +20,25 @@ window.Companion = (function () {
 
   function key(slot) { return slot.join(","); }
 
+  /* A watchdog over a page's live stream: the server sends an "alive"
+     event every keepalive seconds on an idle stream, so an open stream
+     that brings nothing for two of them (and 5 s more) is dead, though the
+     browser still calls it open (a host asleep or frozen, a network gone
+     quiet under a half-open connection).  heard() is called on every
+     message; onStale(seconds) once such a silence is found, at most every
+     2 s while getStream() gives an open stream. */
+  function watchStream(getStream, keepaliveS, onStale) {
+    let lastHeard = Date.now();
+    const staleMs = (2 * (Number(keepaliveS) || 15) + 5) * 1000;
+    setInterval(() => {
+      const es = getStream();
+      if (!es || es.readyState !== EventSource.OPEN) { lastHeard = Date.now(); return; }
+      const quiet = Date.now() - lastHeard;
+      if (quiet > staleMs) { lastHeard = Date.now(); onStale(Math.round(quiet / 1000)); }
+    }, 2000);
+    return { heard() { lastHeard = Date.now(); } };
+  }
+
   function clearMarks(root) {
     root.querySelectorAll(".sel, .cover, .pinch").forEach((n) => n.classList.remove("sel", "cover", "pinch"));
   }
@@ -57,7 +76,8 @@ window.Companion = (function () {
     box.replaceChildren(...parts);
     // with the bigger tiles the answer can lie below the screen: bring it up
     const rect = box.getBoundingClientRect();
-    if (rect.bottom > window.innerHeight || rect.top < 0) box.scrollIntoView({ block: "nearest", behavior: "smooth" });
+    if (rect.bottom > window.innerHeight || rect.top < 0) box.scrollIntoView({ block: "nearest",
+      behavior: window.matchMedia("(prefers-reduced-motion: reduce)").matches ? "auto" : "smooth" });
   }
 
   async function check(url, params, box, roots) {
@@ -144,5 +164,5 @@ window.Companion = (function () {
     };
   }
 
-  return { el, key, renderCheck, mark, check, bindBoard, clock, timerView, oneAtATime };
+  return { el, key, renderCheck, mark, check, bindBoard, clock, timerView, oneAtATime, watchStream };
 })();

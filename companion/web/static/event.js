@@ -51,10 +51,20 @@
       stamp(lastId, false);
     }
   });
-  let retryMs = 5000;
+  let retryMs = 5000, stream = null;
+  // a stream silent past two keep-alives is dead (a host asleep): "not live", and connect again
+  const watch = C.watchStream(() => stream, root.dataset.keepaliveS, () => {
+    stream.close();
+    following = false;
+    setLive(false, "not live");
+    stamp(lastId, false);
+    connect();
+  });
   function connect() {
     const es = new EventSource(root.dataset.eventsUrl + "?" + new URLSearchParams({ game: root.dataset.game, last_id: String(lastId) }));
-    es.onopen = () => { retryMs = 5000; following = true; setLive(true, "live"); redraw(); };
+    stream = es;
+    es.onopen = () => { retryMs = 5000; following = true; watch.heard(); setLive(true, "live"); redraw(); };
+    es.addEventListener("alive", () => watch.heard());
     es.onerror = () => {
       following = false;
       setLive(false, "not live");
@@ -62,11 +72,13 @@
       if (es.readyState === EventSource.CLOSED) { setTimeout(connect, retryMs); retryMs = Math.min(retryMs * 2, 60000); }
     };
     es.addEventListener("ledger", (m) => {
+      watch.heard();
       try { lastId = Math.max(lastId, JSON.parse(m.data).id); } catch (err) { /* keep the last */ }
       redraw();
     });
     es.addEventListener("evicted", () => {        // newer pages from this address took its place
       es.close();
+      stream = null;
       following = false;
       setLive(false, "not live");
       stamp(lastId, false);
