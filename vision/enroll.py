@@ -440,6 +440,14 @@ def _checked_arrays(path: Path, labels: list[str], arrays: dict) -> tuple[np.nda
     for name, a in (("prototypes", protos), ("samples", samples)):
         if not np.isfinite(a).all():
             raise bad(f"its {name} hold NaN or infinite values")
+    norms = np.linalg.norm(protos.astype(np.float64), axis=2)
+    off = np.abs(norms - 1.0) > 0.01
+    if off.any():
+        # (prototypes are unit vectors: scaled by 1e30 in a hand-edited
+        # file, every picture read at confidence 1.0; a break-test, session 58)
+        c = int(np.argwhere(off)[0][0])
+        raise bad(f"its prototype of {labels[c][:40]!r} has length {float(norms[off][0]):.4g}, not 1 (prototypes "
+                  "are unit vectors)")
     return protos, samples, sample_label.astype(np.int32)
 
 

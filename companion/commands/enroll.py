@@ -89,6 +89,10 @@ def read_tile_photo(path: Path):
         BadInput: unreadable (:func:`companion.commands.images.read_image`),
             or smaller than :data:`MIN_TILE_PX` on a side.
     """
+    if not os.path.lexists(path):
+        hint = case_hint(Path(path))
+        if hint:
+            raise BadInput(f"cannot read image {path}: no such file{hint}")
     img = read_image(path)
     h, w = img.shape[:2]
     if min(h, w) < MIN_TILE_PX:
@@ -197,11 +201,20 @@ def read_labels_csv(path: Path) -> list[tuple[str, str]]:
                            "image,label and a line per photo (e.g. hearts-1.jpg,hearts-1)")
         raise BadInput(f"labels CSV {path} needs a header row with columns image,label; "
                        f"got {','.join(header)}{_separator_hint(header)}")
+    for name in ("image", "label"):
+        if cols.count(name) > 1:
+            # (the first was read and the other dropped: a break-test, session 58)
+            raise BadInput(f"labels CSV {path}: its header names the column {name} {cols.count(name)} times "
+                           f"({','.join(header)}): keep one")
     ii, li = cols.index("image"), cols.index("label")
     rows = []
     for rec in reader:
         n = reader.line_num              # (the file's line, blank lines and quoted line breaks counted)
         if not rec or all(not c.strip() for c in rec):
+            continue
+        if [c.strip().lower() for c in rec] == cols:
+            # two CSVs joined, each with its header: the second header was
+            # read as a photo named "image" (a break-test, session 58)
             continue
         if len(rec) <= max(ii, li):
             raise BadInput(f"{path} line {n}: expected columns image,label")
@@ -265,6 +278,43 @@ def _separator_hint(header: list[str]) -> str:
         cells = [c.strip().lower() for c in header[0].split(sep)]
         if "image" in cells and "label" in cells:
             return f" (its cells are separated by {name}: save it with commas)"
+    return ""
+
+
+def image_path(crops: Path, name: str) -> Path:
+    """The photo a labels CSV's row names: ``crops / name`` (or ``name``
+    where absolute), else the same name as a file system that keeps other
+    forms would hold it: Unicode's composed or decomposed form (``é`` in a
+    CSV, its file unzipped from a Mac decomposed) or Windows' ``\\`` between
+    folders (a CSV written on Windows).  A break-test (session 58) found both
+    refused as "no such file".  A name that differs by case is not taken
+    (two files may differ so); :func:`case_hint` names it."""
+    import unicodedata
+    path = Path(name) if Path(name).is_absolute() else crops / name
+    if os.path.lexists(path):
+        return path
+    tries = [name.replace("\\", "/")] if "\\" in name and os.sep == "/" else []
+    for base in [name] + tries:
+        for form in ("NFC", "NFD"):
+            other = unicodedata.normalize(form, base)
+            cand = Path(other) if Path(other).is_absolute() else crops / other
+            if other != name and os.path.lexists(cand):
+                return cand
+    return path
+
+
+def case_hint(path: Path) -> str:
+    """``"; there is NAME: ..."`` where the folder of the missing ``path``
+    holds a file of that name in other case (``Upper.JPG`` for
+    ``upper.jpg``), else ``""``."""
+    try:
+        want = path.name.casefold()
+        with os.scandir(path.parent) as entries:
+            for entry in entries:
+                if entry.name.casefold() == want:
+                    return f"; there is {entry.name}: names are told apart by case here"
+    except OSError:
+        pass
     return ""
 
 
@@ -381,7 +431,7 @@ def cmd_enroll(args) -> int:
         if not crops.is_dir():
             raise BadInput(f"crops folder not found: {crops}")
         rows = read_labels_csv(args.labels)
-        paths = [Path(img) if Path(img).is_absolute() else crops / img for img, _ in rows]
+        paths = [image_path(crops, img) for img, _ in rows]
         refuse_paths_elsewhere(crops, args.labels, [img for img, _ in rows], paths)
         refuse_overwriting_inputs("--out", str(args.out), [str(args.labels), *map(str, paths)])
         refuse_writing_over_other_files(args.out)

@@ -1548,3 +1548,48 @@ def test_a_second_sheet_photo_is_cut_where_its_tiles_lie():
     _, _, match = aligned_sheet_crops(first, second[1:] + second[:1])
     from vision.enroll import SHEET_PAIR_MATCH_BELOW
     assert match < SHEET_PAIR_MATCH_BELOW
+
+
+def test_labels_csv_names_found_as_the_file_system_holds_them(capsys, tmp_path):
+    """A break-test (session 58): a CSV naming ``é.jpg`` composed while the
+    file, unzipped from a Mac, is decomposed; ``sub\\x.jpg`` from a Windows
+    CSV; ``upper.jpg`` for ``Upper.JPG``: each was "no such file".  The
+    first two are the file; the third is named, not taken (two files may
+    differ by case)."""
+    import unicodedata
+    crops = tmp_path / "crops"
+    (crops / "sub").mkdir(parents=True)
+    cv2.imwrite(str(crops / unicodedata.normalize("NFD", "é.png")), _tile(0))
+    cv2.imwrite(str(crops / "sub" / "x.png"), _tile(1))
+    cv2.imwrite(str(crops / "Upper.PNG"), _tile(2))
+    labels = tmp_path / "labels.csv"
+    labels.write_text("image,label\n" + unicodedata.normalize("NFC", "é.png") + ",a\nsub\\x.png,b\n",
+                      encoding="utf-8")
+    out = tmp_path / "p.npz"
+    assert main(["enroll", "--crops", str(crops), "--labels", str(labels), "--out", str(out)]) == 0
+    labels.write_text("image,label\nupper.png,c\n", encoding="utf-8")
+    code, err = _run(["enroll", "--crops", str(crops), "--labels", str(labels), "--out", str(out)], capsys)
+    assert code == 2 and err == (f"companion enroll: cannot read image {crops / 'upper.png'}: no such file; there is "
+                                 "Upper.PNG: names are told apart by case here\n")
+
+
+def test_labels_csv_header_named_twice_is_refused_and_a_repeated_header_row_skipped(tmp_path):
+    from companion.commands.enroll import read_labels_csv
+    path = tmp_path / "labels.csv"
+    path.write_text("image,label,label\na.png,one,two\n", encoding="utf-8")
+    with pytest.raises(BadInput, match=r"its header names the column label 2 times \(image,label,label\): keep one"):
+        read_labels_csv(path)
+    path.write_text("image,label\na.png,one\nImage, Label\nb.png,two\n", encoding="utf-8")     # two CSVs joined
+    assert read_labels_csv(path) == [("a.png", "one"), ("b.png", "two")]
+
+
+def test_a_profile_whose_prototypes_are_not_unit_vectors_is_refused(enrolled, tmp_path):
+    # scaled by 1e30 by hand, every picture read at confidence 1.0 (a break-test, session 58)
+    from vision.enroll import Profile
+    _, _, profile = enrolled
+    with np.load(profile) as z:
+        protos = z["prototypes"]
+    bad = _spoiled(profile, tmp_path / "big.npz", prototypes=protos.astype(np.float64) * 1e30)
+    with pytest.raises(BadInput, match=r"corrupt tile profile: .*big.npz \(its prototype of .* has length 1e\+30, "
+                                       r"not 1 \(prototypes are unit vectors\)\)"):
+        Profile.load(bad)
