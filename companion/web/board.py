@@ -43,8 +43,13 @@ def index():
     svg = scoreboard.board_svg(scoreboard.state_at(evs), title="Board now") if evs else ""
     last = led.events()[-1:] if not evs else []
     last_id = state["last_id"] if state else (last[0].id if last else 0)
+    # a page kept on an older game's link says so when a newer game runs (a
+    # break-test, session 58: a phone stayed on the ended game unawares)
+    latest = led.latest_game_id()
+    newer = latest if request.args.get("game") and latest and latest != gid else None
     return render_template("board/index.html", state=state, board_svg=svg, last_id=last_id,
-                           follow=not request.args.get("game"), game=gid or "", join_url=join_address())
+                           follow=not request.args.get("game"), game=gid or "", join_url=join_address(),
+                           newer=newer)
 
 
 @bp.get("/event/<int:event_id>")

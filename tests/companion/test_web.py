@@ -917,3 +917,16 @@ def test_a_solo_quests_turns_are_in_the_state(client, web_ledger):
     res = GameSession(web_ledger, "g1").claim("Zed", [A, B2])         # two free tiles that do not match
     assert [e.type for e in res.written] == ["invalid"]                   # an invalid attempt is a turn too
     assert client.get("/api/state").get_json()["turns"] == {"used": 1, "limit": 4, "left": 3}
+
+
+def test_an_older_games_page_says_a_newer_game_has_started(client, mini_game):
+    # a phone kept on an ended game's link stayed there with no word of the
+    # game being played (a break-test, session 58)
+    html = client.get("/?game=g1").get_data(as_text=True)
+    assert '<p id="newer" class="newer card" role="status" hidden>' in html
+    data = dict(mini_game.events("g1")[0].data)
+    mini_game.append("g2", "game_started", data, None, 10.0)
+    html = client.get("/?game=g1").get_data(as_text=True)
+    assert ('<p id="newer" class="newer card" role="status">A newer game, <bdi id="newer-id">g2</bdi>, has started '
+            'since this one: <a href="/">follow the latest game</a>.</p>') in html
+    assert 'id="newer" class="newer card" role="status" hidden' in client.get("/").get_data(as_text=True)

@@ -226,7 +226,7 @@ def test_the_keyboard_skips_the_console_s_board_and_each_row_s_buttons_name_thei
     _shot(page, artifacts, "console-skip-to-the-ledger.png")
     page.keyboard.press("Enter")
     page.keyboard.press("Tab")                                      # the newest row: its evidence, its Void
-    assert page.evaluate("document.activeElement.textContent.trim()") == f"evidence & reason of event #{claim}"
+    assert page.evaluate("document.activeElement.textContent.trim()") == f"evidence & reason of event #{claim} (opens in a new tab)"
     page.keyboard.press("Tab")
     assert page.evaluate("document.activeElement.textContent.trim()") == f"Void event #{claim}"
     page.focus("#move-zoom")
@@ -236,7 +236,7 @@ def test_the_keyboard_skips_the_console_s_board_and_each_row_s_buttons_name_thei
     assert page.evaluate("document.activeElement.name") == "kind"          # the move form's first field
     assert page.get_by_role("button", name=f"Void event #{claim}").count() == 1
     assert page.locator("summary", has_text=f"Correct event #{claim}").count() == 1
-    assert page.get_by_role("link", name=f"evidence & reason of event #{claim}").count() == 1
+    assert page.get_by_role("link", name=f"evidence & reason of event #{claim} (opens in a new tab)").count() == 1
     width = page.evaluate("document.documentElement.scrollWidth")
     assert width <= 360, width
     assert errors == []

@@ -303,6 +303,11 @@
       const ev = JSON.parse(m.data);
       lastId = ev.id;
       if (follow && ev.type === "game_started") game = ev.game_id;
+      else if (ev.type === "game_started" && ev.game_id !== game) {
+        // a page kept on an older game's link: say a newer one has started
+        $("newer-id").textContent = ev.game_id;
+        $("newer").hidden = false;
+      }
       if (!game || ev.game_id === game) refresh();
     });
     window.companionStream = es;
