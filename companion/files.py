@@ -179,7 +179,7 @@ class OutputFiles:
             for name in self.names:
                 self._reserve(name)
         except BaseException:
-            self._discard()
+            self._discard_held()
             self._stops.__exit__(None, None, None)
             raise
         return self
@@ -187,17 +187,29 @@ class OutputFiles:
     def __exit__(self, kind, exc, tb) -> bool:
         try:
             if kind is not None:
-                self._discard()
+                self._discard_held()
                 return False
             try:
                 self._commit()
             except BaseException:
-                self._discard()
+                self._discard_held()
                 raise
             self._sweep_stale()
             return False
         finally:
             self._stops.__exit__(None, None, None)
+
+    def _discard(self, folders: bool = True) -> None:
+        self._remove(folders)
+
+    def _discard_held(self) -> None:
+        """:meth:`_discard` with stop signals and Ctrl+C held until it is
+        done: a second signal during the clean-up (systemd's SIGTERM then
+        SIGHUP) stopped it half way, leaving the temporaries (a break-test,
+        session 58); the held signal is raised after, as the first was."""
+        from companion.stopping import deferred_sigint
+        with deferred_sigint():
+            self._remove(True)
 
     def path(self, name: str) -> Path:
         """Where ``name`` ends up (``folder / name``)."""
@@ -352,7 +364,7 @@ class OutputFiles:
                 except OSError:
                     pass
 
-    def _discard(self, folders: bool = True) -> None:
+    def _remove(self, folders: bool = True) -> None:
         for target, temp in self._temps.values():
             if temp is not None:
                 try:

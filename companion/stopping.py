@@ -22,7 +22,19 @@ import threading
 STOP_SIGNALS = tuple(getattr(signal, n) for n in ("SIGTERM", "SIGHUP") if hasattr(signal, n))
 
 
+#: a stop signal was taken (a KeyboardInterrupt raised) in the current
+#: :func:`stop_signals` block: later ones are let go, since the command is
+#: already stopping (systemd sends SIGTERM then SIGHUP; a second interrupt
+#: cut the clean-up of the first short, leaving temporaries behind, a
+#: break-test, session 58)
+_stopping = False
+
+
 def _stop(signum, frame):
+    global _stopping
+    if _stopping:
+        return
+    _stopping = True
     raise KeyboardInterrupt
 
 
@@ -34,7 +46,10 @@ def stop_signals():
     if threading.current_thread() is not threading.main_thread():
         yield
         return
+    global _stopping
     ours = [n for n in STOP_SIGNALS if signal.getsignal(n) is signal.SIG_DFL]
+    if ours:
+        _stopping = False
     for n in ours:
         signal.signal(n, _stop)
     try:

@@ -212,9 +212,11 @@ def read_labels_csv(path: Path) -> list[tuple[str, str]]:
         n = reader.line_num              # (the file's line, blank lines and quoted line breaks counted)
         if not rec or all(not c.strip() for c in rec):
             continue
-        if [c.strip().lower() for c in rec] == cols:
-            # two CSVs joined, each with its header: the second header was
-            # read as a photo named "image" (a break-test, session 58)
+        if [c.strip().lstrip("\ufeff").strip().lower() for c in rec] == cols or _excel_separator_line(
+                [c.lstrip("\ufeff") for c in rec]):
+            # two CSVs joined, each with its header (and Excel's byte order
+            # mark and "sep=," line): the second header was read as a photo
+            # named "image" (a break-test, session 58)
             continue
         if len(rec) <= max(ii, li):
             raise BadInput(f"{path} line {n}: expected columns image,label")
@@ -481,7 +483,8 @@ def refuse_labels_off_variant(csv_path: Path, labels: list[str], variant: str) -
     off = list(dict.fromkeys(lab for lab in labels if profile_label_to_face(lab, variant) is None))
     if off:
         shown = ", ".join(repr(x) for x in off[:4]) + (", ..." if len(off) > 4 else "")
-        raise BadInput(f"{name_text(csv_path)}: {count(len(off), 'label')} ({shown}) name no {variant} face "
+        raise BadInput(f"{name_text(csv_path)}: {count(len(off), 'label')} ({shown}) "
+                       f"{'names' if len(off) == 1 else 'name'} no {variant} face "
                        f"(its faces: {', '.join(faces[:3])} ... {faces[-1]}; `companion print-tiles --variant "
                        f"{variant}` lists them in tiles.json): correct them, or leave out --variant to enrol "
                        "labels of your own")
@@ -514,16 +517,20 @@ def refuse_writing_over_other_files(out: Path) -> None:
         if not out.is_file() or out.stat().st_size == 0:
             return
         with open(out, "rb") as fh:
-            head = fh.read(16)
+            head = fh.read(40)
     except OSError:
         return              # (the write that follows names what is wrong)
     try:
-        with np.load(out, allow_pickle=False) as z:
+        # (a handle of our own: np.load leaves a file it opened itself open
+        # when it is no zip)
+        with open(out, "rb") as fh, np.load(fh, allow_pickle=False) as z:
             if json.loads(str(z["meta"])).get("format") == PROFILE_FORMAT:
                 return
     except (OSError, ValueError, EOFError, KeyError, AttributeError, TypeError, RecursionError,
             zipfile.BadZipFile, zlib.error):
         pass
+    if head.startswith(b"PK\x03\x04") and head[30:38] == b"meta.npy":
+        return              # (a profile cut short or damaged: its first array is its meta, as save writes it)
     what = next((kind for magic, kind in _FILE_KINDS if head.startswith(magic)), "a file that is not a tile profile")
     raise BadInput(f"--out {name_text(out)} already holds {what}: enroll writes over an older tile profile only; "
                    "give another name, or move that file away first")

@@ -26,7 +26,7 @@ import time
 
 from flask import Blueprint, Response, abort, jsonify, request
 
-from companion.web.db import get_db, get_game, get_hub, shown_game_id
+from companion.web.db import game_arg, get_db, get_game, get_hub, shown_game_id
 from companion.web.hub import SlotResponse
 from companion.web.security import client_address
 from companion.web import scoreboard
@@ -65,7 +65,7 @@ def _header(name: str) -> str | None:
 
 
 def _state_at():
-    evs = get_game(request.args.get("game"))
+    evs = get_game(game_arg())
     at = _int_arg("at", request.args.get("at"))
     if at is not None:
         newest = get_db().last_id()
@@ -76,7 +76,7 @@ def _state_at():
 
 @bp.get("/state")
 def state():
-    game = request.args.get("game")
+    game = game_arg()
     if not game and get_db().latest_game_id() is None:
         # (a script or a phone asking before the referee starts a game gets
         # the same object, empty, rather than an error it must special-case)
@@ -116,7 +116,7 @@ def events():
     get_db()                  # 503 when the ledger cannot be read, or went back to an older copy
     last = _header("Last-Event-ID") or request.args.get("last_id")
     after = _int_arg("Last-Event-ID", last.strip() if last else None)
-    game = request.args.get("game") or None
+    game = game_arg()
     if game is not None and not any(g["game_id"] == game for g in get_db().games()):
         # as /api/state: a stream of a game the ledger does not hold would
         # stay silent for ever (a mistyped link); the latest game's stream

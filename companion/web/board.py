@@ -22,7 +22,7 @@ from flask import Blueprint, Response, abort, current_app, render_template, requ
 
 from companion.errors import CompanionError
 from companion.web import scoreboard
-from companion.web.db import get_db, shown_game_id
+from companion.web.db import game_arg, get_db, shown_game_id
 from companion.web.serve import qr_svg
 
 bp = Blueprint("board", __name__)
@@ -35,9 +35,10 @@ def join_address() -> str:
 @bp.get("/")
 def index():
     led = get_db()
-    gid = request.args.get("game") or led.latest_game_id()
+    asked = game_arg()
+    gid = asked or led.latest_game_id()
     evs = led.events(gid) if gid else []
-    if request.args.get("game") and not evs:
+    if asked and not evs:
         abort(404, description=f"no game {shown_game_id(gid)} in the ledger")
     state = scoreboard.player_state(evs, now=time.time(), games=led.games()) if evs else None
     svg = scoreboard.board_svg(scoreboard.state_at(evs), title="Board now") if evs else ""
@@ -46,9 +47,9 @@ def index():
     # a page kept on an older game's link says so when a newer game runs (a
     # break-test, session 58: a phone stayed on the ended game unawares)
     latest = led.latest_game_id()
-    newer = latest if request.args.get("game") and latest and latest != gid else None
+    newer = latest if asked and latest and latest != gid else None
     return render_template("board/index.html", state=state, board_svg=svg, last_id=last_id,
-                           follow=not request.args.get("game"), game=gid or "", join_url=join_address(),
+                           follow=not asked, game=gid or "", join_url=join_address(),
                            newer=newer)
 
 

@@ -147,6 +147,19 @@ def shown_game_id(game_id: str) -> str:
     return repr(cut) + (f" ({len(game_id)} characters)" if len(game_id) > len(cut) else "")
 
 
+def game_arg() -> str | None:
+    """The request's ``game`` argument as the ledger spells it: the game of
+    that id, else the one game whose id it names folded as players' names
+    are (:meth:`companion.ledger.Ledger.find_game_id`: ``friday`` is the
+    game ``Friday``, as on the command line; a break-test, session 58),
+    else the argument as given (None where it is absent or empty)."""
+    from flask import request
+    raw = request.args.get("game") or None
+    if raw is None:
+        return None
+    return get_db().find_game_id(raw) or raw
+
+
 def get_game(game_id: str | None = None) -> list:
     """The events of a game (the latest game when ``game_id`` is None or empty);
     aborts with 404 when there is no such game."""

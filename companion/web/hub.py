@@ -341,8 +341,17 @@ class EventHub:
             yield f"retry: {self.retry_ms}\n: connected\n\n"
             if ahead:
                 yield reset_message(int(after_id), last)
+            sent = time.monotonic()          # when this stream last sent anything
             while True:
-                wait = self.keepalive
+                # a keep-alive is due keepalive seconds after the stream's
+                # last message, whatever other games' events came meanwhile
+                # (a stream of one game that saw only another's sent none,
+                # and its page took it for dead; a break-test, session 58)
+                wait = self.keepalive - (time.monotonic() - sent)
+                if wait <= 0:
+                    yield KEEPALIVE
+                    sent = time.monotonic()
+                    continue
                 if end is not None:
                     wait = min(wait, end - time.monotonic())
                     if wait <= 0:
@@ -357,8 +366,7 @@ class EventHub:
                         yield EVICTED
                     return
                 if not got:
-                    yield KEEPALIVE
-                    continue
+                    continue            # (the keep-alive, due now, goes at the loop's top)
                 chunk = []
                 for e in got:
                     last = e.id
@@ -366,6 +374,7 @@ class EventHub:
                         chunk.append(sse_message(e, self.tiles_of(e.game_id)))
                 if chunk:
                     yield "".join(chunk)
+                    sent = time.monotonic()
         finally:
             slot.release()
 

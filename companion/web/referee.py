@@ -47,7 +47,7 @@ from companion.session import DECISIONS, END_REASONS, GameSession, Result, clock
 from companion.tiles import VARIANTS, TileSet, tileset
 from companion.variants import find_variant
 from companion.web import scoreboard
-from companion.web.db import get_db, notify, shown_game_id
+from companion.web.db import game_arg, get_db, notify, shown_game_id
 from companion.web.security import (client_address, csrf_ok, is_referee, limiter, log_in, log_out,
                                     pin_matches, require)
 
@@ -323,7 +323,7 @@ def console():
             locked = (f"PIN entry is locked after too many wrong PINs {who}: try again in {minutes} "
                       f"minute{'s' if minutes != 1 else ''}.")
         return render_template("referee/login.html", locked=locked)
-    data = _console_data(request.args.get("game"), _all_rows())
+    data = _console_data(game_arg(), _all_rows())
     return render_template("referee/console.html", variants=_variants(), layouts=codex.entries(),
                            decisions=DECISIONS, end_reasons=END_REASONS, seed=secrets.randbelow(10**6),
                            faces=_face_list(data["state"]), **data)
@@ -365,7 +365,7 @@ def panel():
     # the settle forms' decisions too: without them a refreshed panel offered
     # none, and a form sent without one settled the item "none"
     return render_template("referee/_live.html", decisions=DECISIONS,
-                           **_console_data(request.args.get("game"), _all_rows()))
+                           **_console_data(game_arg(), _all_rows()))
 
 
 def _variants() -> list[dict]:
@@ -604,7 +604,7 @@ def end():
 
 def _export_game() -> str:
     led = get_db()
-    gid = request.args.get("game") or led.latest_game_id()
+    gid = game_arg() or led.latest_game_id()
     if not gid:
         raise BadInput("the ledger holds no game yet")
     return gid

@@ -784,3 +784,19 @@ def test_large_text_keeps_the_player_cards_on_the_screen(served, phone, artifact
     for box in page.eval_on_selector_all(".player, .player .flag, .qr", "els => els.map(e => e.getBoundingClientRect().right)"):
         assert box <= width + 0.5
     _shot(page, artifacts, "large-text.png")
+
+
+def test_the_console_fits_a_phone_at_200_percent_zoom(served, phone, artifacts):
+    # at 200 % zoom (180 CSS px) and larger text the Export buttons were 16
+    # px wider than the screen (a break-test, session 58)
+    srv, path = served
+    page = phone.new_page()
+    page.set_viewport_size({"width": 180, "height": 640})
+    page.goto(srv.url + "referee/")
+    page.fill("#pin", "123 456")                                   # (spaces inside a PIN are left out)
+    page.click("button[type=submit]")
+    page.wait_for_selector("text=Start a game", timeout=10_000)
+    page.evaluate("document.documentElement.style.fontSize = '30px'")        # 24 px text at the page's 125 %
+    page.wait_for_timeout(300)
+    assert page.evaluate("document.documentElement.scrollWidth") <= 180
+    _shot(page, artifacts, "console-180px.png")

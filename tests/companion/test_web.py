@@ -11,6 +11,7 @@ import re
 from pathlib import Path
 import os
 import threading
+import time
 
 import pytest
 
@@ -930,3 +931,49 @@ def test_an_older_games_page_says_a_newer_game_has_started(client, mini_game):
     assert ('<p id="newer" class="newer card" role="status">A newer game, <bdi id="newer-id">g2</bdi>, has started '
             'since this one: <a href="/">follow the latest game</a>.</p>') in html
     assert 'id="newer" class="newer card" role="status" hidden' in client.get("/").get_data(as_text=True)
+
+
+def test_a_stream_of_one_game_keeps_alive_while_another_game_plays(client, app, mini_game):
+    # a break-test (session 58): a stream of one game that saw only another
+    # game's events sent no keep-alive, and its page took it for dead every
+    # 36 s, reconnecting until its own scoreboard page was paused
+    start_mini(mini_game, gid="g2", players=("Cy", "Di"))
+    rv = client.get("/api/events?game=g1", buffered=False)       # keep-alive every 0.2 s (conftest)
+    it = iter(rv.response)
+    assert next(it).decode().startswith("retry:")
+    other = Ledger(app.config["LEDGER"])
+    stop = threading.Event()
+
+    def play():                                                  # g2 writes every 0.05 s
+        while not stop.wait(0.05):
+            other.append("g2", "pass", {"player": "Cy"}, None, 1001.0)
+    writer = threading.Thread(target=play)
+    writer.start()
+    got, times = [], []
+
+    def read():                                                  # (in a thread: a silent stream never yields)
+        t0 = time.monotonic()
+        while not any("event: alive" in g for g in got):
+            got.append(next(it).decode())
+        times.append(time.monotonic() - t0)
+    reader = threading.Thread(target=read, daemon=True)
+    try:
+        reader.start()
+        reader.join(3.0)
+    finally:
+        stop.set()
+        writer.join()
+        other.close()
+    assert times and times[0] < 1.0, "no keep-alive within 3 s"
+    rv.close()
+    assert "event: ledger" not in "".join(got)                  # (g2's events are not this stream's)
+
+
+def test_a_game_is_found_by_its_id_in_any_case_as_on_the_command_line(client, mini_game):
+    # `companion game --game friday` finds "Friday"; the pages answered 404
+    # (a break-test, session 58)
+    start_mini(mini_game, gid="Friday", players=("Cy", "Di"))
+    assert client.get("/api/state?game=friday").json["game_id"] == "Friday"
+    assert client.get("/?game=FRIDAY").status_code == 200
+    assert client.get("/api/board.svg?game=friday").status_code == 200
+    assert client.get("/api/state?game=saturday").status_code == 404

@@ -94,6 +94,7 @@ def test_the_pin_form_says_when_pin_entry_is_locked_and_spaces_inside_a_pin_coun
         referee.login("111111")
     html = client.get("/referee/").get_data(as_text=True)
     assert "PIN entry is locked after too many wrong PINs from this device: try again in 5 minutes." in html
+    assert 'maxlength="16" disabled>' in html and 'class="button primary" disabled>Unlock' in html
 
 
 def test_other_clients_are_not_locked_by_one(app, referee):

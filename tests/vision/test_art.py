@@ -390,6 +390,17 @@ def test_output_files_take_sigterm_as_ctrl_c_and_sweep_old_temporaries(tmp_path)
             time.sleep(1)                       # (the handler runs before this ends)
     assert not (tmp_path / "new").exists()      # the folders it made, and its temporaries, removed
     assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
+    # systemd sends SIGTERM then SIGHUP: the second, coming during the
+    # clean-up, cut it short and left the temporaries; once one stop signal
+    # is taken the next are let go
+    from companion.stopping import _stop, stop_signals
+    with stop_signals():
+        with pytest.raises(KeyboardInterrupt):
+            _stop(signal.SIGTERM, None)
+        assert _stop(signal.SIGHUP, None) is None
+    with stop_signals():                        # a new block takes a stop again
+        with pytest.raises(KeyboardInterrupt):
+            _stop(signal.SIGTERM, None)
     # an earlier run killed outright (SIGKILL) left temporaries: an hour old,
     # they go once the set is written; younger ones (a run writing now) and
     # other hidden files stay

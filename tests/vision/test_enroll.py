@@ -1483,7 +1483,9 @@ def test_enroll_writes_over_an_older_profile_only(enrolled, capsys, tmp_path):
     again.write_bytes(profile.read_bytes())
     empty = tmp_path / "empty.npz"
     empty.write_bytes(b"")
-    for path in (again, empty):
+    cut = tmp_path / "cut.npz"                          # a profile cut short: still a profile, written over
+    cut.write_bytes(profile.read_bytes()[:300])
+    for path in (again, empty, cut):
         assert main(args + [str(path)]) == 0
         from vision.enroll import Profile
         assert Profile.load(path).labels
@@ -1503,7 +1505,7 @@ def test_enroll_crops_checks_labels_against_a_variant_and_refuses_a_camera(capsy
     out = tmp_path / "p.npz"
     base = ["enroll", "--crops", str(crops), "--labels", str(labels), "--out", str(out)]
     code, err = _run(base + ["--variant", "love"], capsys)
-    assert code == 2 and err.startswith(f"companion enroll: {labels}: 1 label ('heart-2') name no love face "
+    assert code == 2 and err.startswith(f"companion enroll: {labels}: 1 label ('heart-2') names no love face "
                                         "(its faces: hearts-1, hearts-2, hearts-3 ... passion-4;")
     code, err = _run(base + ["--camera", str(tmp_path / "nope.json")], capsys)
     assert code == 2 and err == ("companion enroll: --camera goes with --sheet (the mat's photo); photos of single "
@@ -1580,6 +1582,9 @@ def test_labels_csv_header_named_twice_is_refused_and_a_repeated_header_row_skip
     with pytest.raises(BadInput, match=r"its header names the column label 2 times \(image,label,label\): keep one"):
         read_labels_csv(path)
     path.write_text("image,label\na.png,one\nImage, Label\nb.png,two\n", encoding="utf-8")     # two CSVs joined
+    assert read_labels_csv(path) == [("a.png", "one"), ("b.png", "two")]
+    excel = "\ufeffsep=,\nimage,label\n"                     # Excel's byte order mark and separator line
+    path.write_text(excel + "a.png,one\n" + excel + "b.png,two\n", encoding="utf-8")
     assert read_labels_csv(path) == [("a.png", "one"), ("b.png", "two")]
 
 
