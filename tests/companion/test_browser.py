@@ -800,3 +800,52 @@ def test_the_console_fits_a_phone_at_200_percent_zoom(served, phone, artifacts):
     page.wait_for_timeout(300)
     assert page.evaluate("document.documentElement.scrollWidth") <= 180
     _shot(page, artifacts, "console-180px.png")
+
+
+def test_the_console_says_when_its_stream_went_silent_and_when_it_is_back(tmp_path, phone):
+    # as the phone pages: a host asleep or frozen left the console over an
+    # old panel with no word (session 58)
+    import threading
+
+    from companion.web.serve import start_server
+    path = tmp_path / "ledger.db"
+    with Ledger(path) as led:
+        start_mini(led)
+    srv = start_server({"LEDGER": str(path), "REFEREE_PIN": "123456", "SSE_KEEPALIVE_S": 1.0}, "127.0.0.1", 0)
+    try:
+        page = phone.new_page()
+        page.goto(srv.url + "referee/")
+        page.fill("#pin", "123456")
+        page.click("button[type=submit]")
+        page.wait_for_selector("text=Start a game", timeout=10_000)
+        page.wait_for_timeout(2500)
+        hub = srv.app.extensions["companion.hub"]
+        thaw = threading.Event()
+        real = hub.stream
+
+        def frozen(*args, **kwargs):
+            thaw.wait(60)
+            yield from real(*args, **kwargs)
+        hub.keepalive = 3600.0
+        hub.stream = frozen
+        said = ""
+        for _ in range(200):                           # up to 20 s
+            said = page.text_content("body")
+            if "No word from the scoreboard for" in said:
+                break
+            page.wait_for_timeout(100)
+        assert "No word from the scoreboard for" in said and "may be out of date" in said
+        with Ledger(path) as led:                      # a move while the console hears nothing
+            led.append("g1", "pass", {"player": "Ann"}, None, time.time())
+        hub.keepalive = 1.0
+        hub.stream = real
+        thaw.set()
+        for _ in range(200):
+            said = page.text_content("body")
+            if "Connected to the scoreboard again" in said:
+                break
+            page.wait_for_timeout(100)
+        assert "Connected to the scoreboard again: the console is up to date." in said
+        page.wait_for_selector("#ledger >> text=Ann passes", timeout=10_000)     # the move made meanwhile
+    finally:
+        srv.stop()

@@ -335,7 +335,19 @@
     sync();
   }
 
-  let retryMs = 5000;
+  let retryMs = 5000, stream = null, silent = false;
+  // an open stream silent past two keep-alives is dead (the host asleep or
+  // frozen): the console says so and connects again, and the new stream's
+  // opening fetches the panel afresh (a break-test, session 58, found the
+  // phone pages "live" over old scores; the console had no word either)
+  const watch = C.watchStream(() => stream, box.dataset.keepaliveS, (quiet) => {
+    if (!stream) return;
+    stream.close();
+    silent = true;
+    say("error", "No word from the scoreboard for " + quiet + " s: is its computer asleep, or off the " +
+        "network? The console below may be out of date; connecting again.");
+    connect();
+  });
   function connect() {
     // from the ledger's newest event the page has shown, so that events
     // written while the stream was down are replayed (without it, a stream
@@ -344,8 +356,16 @@
     const st = document.getElementById("panel-state");
     const since = st && st.dataset.ledgerLast ? "?" + new URLSearchParams({ last_id: st.dataset.ledgerLast }) : "";
     const es = new EventSource(box.dataset.eventsUrl + since);
+    stream = es;
     let opened = false;
-    es.onopen = () => { retryMs = 5000; if (opened) refreshPanel(); opened = true; };
+    es.onopen = () => {
+      retryMs = 5000;
+      watch.heard();
+      if (opened || silent) refreshPanel();
+      if (silent) { silent = false; say("ok", "Connected to the scoreboard again: the console is up to date."); }
+      opened = true;
+    };
+    es.addEventListener("alive", () => watch.heard());
     es.onerror = () => {
       if (es.readyState === EventSource.CLOSED) {
         // refused (too many live pages, or the ledger unreadable): browsers
@@ -355,12 +375,13 @@
         retryMs = Math.min(retryMs * 2, 60000);
       }
     };
-    es.addEventListener("ledger", () => refreshPanel());
+    es.addEventListener("ledger", () => { watch.heard(); refreshPanel(); });
     es.addEventListener("evicted", () => {
       // newer pages from this address took this one's place: it stops
       // following rather than take another page's place in turn, and offers
       // to follow again at a tap (the oldest other page then gives way)
       es.close();
+      stream = null;
       const again = C.el("button", { type: "button", class: "reconnect", text: "Follow live again" });
       again.addEventListener("click", (e) => {
         e.stopPropagation();
