@@ -327,6 +327,11 @@ class Profile:
             try:
                 z = np.load(fh, allow_pickle=False)
             except (OSError, ValueError, EOFError, zipfile.BadZipFile, zlib.error):
+                fh.seek(0)
+                if fh.read(16) == b"SQLite format 3\x00":
+                    # (a game's ledger given as the profile; a newcomer's test, session 58)
+                    raise BadInput(f"not a tile profile: {path} is an SQLite database (a game ledger?); give the "
+                                   ".npz file companion enroll wrote") from None
                 raise BadInput(f"not a tile profile: {path} (not an .npz file numpy can open, "
                                "or a damaged one)") from None
             if not isinstance(z, np.lib.npyio.NpzFile):           # a bare .npy array, whatever its name

@@ -2651,8 +2651,10 @@ def photo_advice(layout: Layout, states, spec, pose, stray: int = 0, looks_like=
         out.insert(0, f"{covered} slots read hidden with no taller tile in front of them (a hand over the board, "
                       "glare or blur?), and the slots near them may read empty: take the photo again with hands "
                       "away, sharp and evenly lit")
-    if stray >= STRAY_MIN and covered:
-        # the layout off the board explains those slots first
+    if stray >= STRAY_MIN:
+        # a wrong layout explains the rest first (hidden slots, small or
+        # unsure faces: it came after "tiles only 23 px wide", where the
+        # README says it comes first; a newcomer's test, session 58)
         out.insert(0, out.pop(next(k for k, a in enumerate(out) if a.startswith("faces found on "))))
     if getattr(pose, "other_mat", False):
         out.insert(0, "a second mat is in the picture (a marker read twice): the one nearer the centre was read; "

@@ -758,7 +758,10 @@ def _ledger_cmd(args) -> int:
         ref = f" ->#{e['ref']}" if e["ref"] is not None else ""
         t = "" if e["t"] is None else f" t={event_time(e['t'])}"
         flag = "" if e["status"] == "ok" else f" [{e['status']}]"
-        print(f"#{e['id']} {e['type']}{ref}{t}{flag}: {_one_line(e['text'])}")
+        text = _one_line(e["text"])
+        if text.startswith(f"{e['status']}: "):
+            text = text[len(e["status"]) + 2:]      # ("[rejected]: rejected: ..." said it twice)
+        print(f"#{e['id']} {e['type']}{ref}{t}{flag}: {text}")
     return 0
 
 

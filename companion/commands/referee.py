@@ -178,6 +178,17 @@ def parse_players(text: str) -> list[str]:
     return names
 
 
+#: a game refereed from its deal whose first picture reads this share of the
+#: layout's slots surely empty, with faces on mat cells the layout does not
+#: use (:func:`vision.reconstruct.stray_tiles`), is another layout's board:
+#: the demo read as Cupid's Citadel: 106 of 144 slots surely empty and faces
+#: on 22 such cells; as KMahjongg's ``default.layout`` (the same Turtle one
+#: tile to the left): 23 and 5 (session 58; both had been refereed into
+#: penalties no one earned); the demo read with its own layout starts with
+#: none empty
+WRONG_LAYOUT_EMPTY_SHARE = 0.15
+
+
 def load_layout(name: str, map_name: str | None = None):
     """A layout by built-in name or file path (``companion.layout_files`` when
     present, else the built-in codex only).
@@ -454,6 +465,8 @@ def run_referee(args, source, on_event=None, on_start=None, require_output: bool
             if on_event is not None:
                 on_event(obj)
 
+        settings = RefereeSettings(start_as_found=bool(getattr(args, "start_as_found", False)))
+
         def advise(frame):
             """``recognize``'s reading of the frame the game starts from, with its
             set-up advice (``advice``); a board whose faces look like another
@@ -482,6 +495,22 @@ def run_referee(args, source, on_event=None, on_start=None, require_output: bool
                 raise WrongTileSet(
                     f"no tile stands for sure on the slots of layout {layout.name!r} in the picture the game "
                     "would start from: check --layout (and --mat); nothing was recorded")
+            if tiles and not settings.start_as_found:
+                # a game refereed from its deal has a tile on every slot: many
+                # slots read surely empty, and faces on mat cells the layout
+                # does not use, are another layout's board (a newcomer's test,
+                # session 58: the demo refereed as Cupid's Citadel charged 6
+                # penalties no one earned, with exit 0)
+                from vision.reconstruct import STRAY_MIN, stray_tiles
+                empty = sum(1 for t in tiles if not t.present and t.confidence >= UNSURE_BELOW)
+                if empty >= WRONG_LAYOUT_EMPTY_SHARE * len(tiles) and getattr(rec, "pose", None) is not None:
+                    stray = stray_tiles(frame, args.variant, layout, spec, rec.pose, classifier)
+                    if stray >= STRAY_MIN:
+                        raise WrongTileSet(
+                            f"{empty} of the {len(tiles)} slots of layout {layout.name!r} read empty in the picture "
+                            f"the game would start from, and faces stand on {stray} mat cells where it has no slot: "
+                            "the tiles are laid out another way; check --layout (and --mat), or give "
+                            "--start-as-found for a game already under way; nothing was recorded")
             if getattr(rec, "looks_like", None) is not None:
                 raise WrongTileSet(
                     f"the tiles look like {find_variant(rec.looks_like).title} tiles, not "
@@ -489,7 +518,6 @@ def run_referee(args, source, on_event=None, on_start=None, require_output: bool
                     f"(--variant {rec.looks_like}?); nothing was recorded")
             return rec           # its advice, and its reading of the board (--start-as-found)
 
-        settings = RefereeSettings(start_as_found=bool(getattr(args, "start_as_found", False)))
         ref = Referee(args.variant, layout, players, recognize_fn, mode=args.mode, append=append, emit=emit,
                       evidence=evidence, fps=source.fps, advise=advise, settings=settings, history=history,
                       frame_number=getattr(source, "file_frame", None))

@@ -1500,3 +1500,19 @@ def test_another_ledgers_wal_beside_a_ledger_is_refused_before_it_replaces_its_e
     _crash_with_an_event_in_the_wal(mine)
     (tmp_path / "ledger.db-shm").unlink()
     assert [e.type for e in events(mine)] == ["game_started", "pass", "pass"]
+
+
+def test_ledger_says_a_rejected_event_s_status_once(tmp_path, capsys):
+    # "#12 claim t=... [rejected]: rejected: Ada claimed ..." (a newcomer's test, session 58)
+    import sqlite3
+    db = tmp_path / "l.db"
+    code, _, _ = run(capsys, "game", "start", "--ledger", str(db), "--variant", "love", "--mode", "sprint",
+                     "--players", "Ada,Bo", "--layout", "turtle", "--seed", "1")
+    assert code == 0
+    with sqlite3.connect(db) as conn:
+        conn.execute("INSERT INTO events (game_id, type, data, ref, t) VALUES ('game-1', 'claim', ?, NULL, 5)",
+                     (json.dumps({"player": "Ada", "slots": [[0, 0, 0], [2, 0, 0]]}),))
+    code, out, _ = run(capsys, "game", "ledger", "--ledger", str(db))
+    assert code == 0
+    assert out.splitlines()[-1] == ("#2 claim t=5.00s [rejected]: Ada claimed 0,0,0 2,0,0: slot 0,0,0 is not in "
+                                    "layout 'turtle'")

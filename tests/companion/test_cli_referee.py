@@ -1530,6 +1530,32 @@ def test_no_tile_on_the_layout_s_slots_stops_the_run_before_anything_is_recorded
     assert not events.exists() and list(tmp_path.glob("game.sqlite*")) == []
 
 
+def test_a_board_laid_out_another_way_stops_the_run_before_anything_is_recorded(tmp_path, capsys, fake_vision,
+                                                                                 layout_file, monkeypatch):
+    # a newcomer's test (session 58): the demo refereed as Cupid's Citadel
+    # (106 of its 144 slots empty, faces on 22 cells it does not use)
+    # recorded 6 penalties no one earned, exit 0; with --start-as-found (a
+    # game under way, its claimed tiles perhaps laid aside on the mat) it runs
+    import types
+    import vision.reconstruct
+    board = [types.SimpleNamespace(present=True, confidence=0.95)] * 5 + \
+        [types.SimpleNamespace(present=False, confidence=0.9)] * 3
+    monkeypatch.setattr(vision.reconstruct, "recognize", lambda *a, **k: types.SimpleNamespace(
+        advice=(), tiles=board, looks_like=None, pose=object()))
+    monkeypatch.setattr(vision.reconstruct, "stray_tiles", lambda *a, **k: 4)
+    frames = _recording(tmp_path / "frames", [(1, 6), (9, 4), (2, 12)])
+    events, ledger = tmp_path / "events.jsonl", tmp_path / "game.sqlite"
+    assert main(_args(frames, layout_file, "--events-out", str(events), "--ledger", str(ledger), "--fps", "10")) == 2
+    assert capsys.readouterr().err.strip().splitlines() == [
+        "companion referee: 3 of the 8 slots of layout 'mini' read empty in the picture the game would start from, "
+        "and faces stand on 4 mat cells where it has no slot: the tiles are laid out another way; check --layout "
+        "(and --mat), or give --start-as-found for a game already under way; nothing was recorded"]
+    assert not events.exists() and list(tmp_path.glob("game.sqlite*")) == []
+    assert main(_args(frames, layout_file, "--events-out", str(events), "--fps", "10", "--start-as-found")) == 0
+    monkeypatch.setattr(vision.reconstruct, "stray_tiles", lambda *a, **k: 2)       # under STRAY_MIN: refereed
+    assert main(_args(frames, layout_file, "--events-out", str(events), "--fps", "10")) == 0
+
+
 def test_no_tile_read_for_sure_on_faces_too_small_says_so_not_check_the_layout(tmp_path, capsys, fake_vision,
                                                                                  layout_file, monkeypatch):
     # a break-test's 160 x 90 video (tiles about 10 px wide) was told to check --layout

@@ -1598,3 +1598,15 @@ def test_a_profile_whose_prototypes_are_not_unit_vectors_is_refused(enrolled, tm
     with pytest.raises(BadInput, match=r"corrupt tile profile: .*big.npz \(its prototype of .* has length 1e\+30, "
                                        r"not 1 \(prototypes are unit vectors\)\)"):
         Profile.load(bad)
+
+
+def test_a_ledger_given_as_the_profile_is_named_as_one(tmp_path, capsys):
+    from companion.ledger import Ledger
+    ledger = tmp_path / "club.db"
+    with Ledger(ledger) as led:
+        led.append("g", "pass", {"player": "Ann"}, None, 1.0)
+    photo = tmp_path / "t.png"
+    cv2.imwrite(str(photo), _tile(0))
+    code, err = _run(["classify", "--profile", str(ledger), str(photo)], capsys)
+    assert code == 2 and err == (f"companion classify: not a tile profile: {ledger} is an SQLite database (a game "
+                                 "ledger?); give the .npz file companion enroll wrote\n")
