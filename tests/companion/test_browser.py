@@ -14,6 +14,7 @@ with a time limit, and skips with the reason when that fails.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import subprocess
@@ -712,48 +713,73 @@ def test_console_offers_the_tile_a_lone_tile_may_have_left_with_and_settles_the_
     assert errors == []
 
 
-def test_a_stream_gone_silent_turns_the_page_off_and_it_follows_again_when_heard(tmp_path, phone, artifacts):
-    # a break-test (session 58): a host frozen or asleep left the phone saying
-    # "live" over scores 45 s old (the keep-alives were comments, which pages
-    # never hear).  Idle streams now send an "alive" event too, and a page
-    # that hears nothing for two of them (and 5 s) says so and reconnects
-    import threading
-
+@contextlib.contextmanager
+def _quick_keepalive_server(tmp_path):
+    """The mini game served with a keep-alive every second (pages take a
+    stream silent for 7 s as dead)."""
     from companion.web.serve import start_server
     path = tmp_path / "ledger.db"
     with Ledger(path) as led:
         start_mini(led)
     srv = start_server({"LEDGER": str(path), "REFEREE_PIN": "123456", "SSE_KEEPALIVE_S": 1.0}, "127.0.0.1", 0)
     try:
+        yield srv, path
+    finally:
+        srv.stop()
+
+
+@contextlib.contextmanager
+def _frozen_streams(srv):
+    """Within the block the server's open stream and any new one say
+    nothing (a host asleep or frozen); on leaving, they go on."""
+    import threading
+    hub = srv.app.extensions["companion.hub"]
+    thaw = threading.Event()
+    real = hub.stream
+
+    def frozen(*args, **kwargs):
+        thaw.wait(60)
+        yield from real(*args, **kwargs)
+    hub.keepalive = 3600.0
+    hub.stream = frozen
+    try:
+        yield
+    finally:
+        hub.keepalive = 1.0
+        hub.stream = real
+        thaw.set()
+
+
+def _text_comes(page, selector: str, text: str, seconds: float = 20.0) -> str:
+    """The text of ``selector`` once it holds ``text`` (polled: the pages'
+    CSP bars wait_for_function's eval), or as it stands after ``seconds``."""
+    said = ""
+    for _ in range(int(seconds * 10)):
+        said = page.text_content(selector) or ""
+        if text in said:
+            break
+        page.wait_for_timeout(100)
+    return said
+
+
+def test_a_stream_gone_silent_turns_the_page_off_and_it_follows_again_when_heard(tmp_path, phone, artifacts):
+    # a break-test (session 58): a host frozen or asleep left the phone saying
+    # "live" over scores 45 s old (the keep-alives were comments, which pages
+    # never hear).  Idle streams now send an "alive" event too, and a page
+    # that hears nothing for two of them (and 5 s) says so and reconnects
+    with _quick_keepalive_server(tmp_path) as (srv, path):
         page = phone.new_page()
         page.goto(srv.url)
         page.wait_for_selector("#live.on", timeout=10_000)
         page.wait_for_timeout(2500)                    # "alive" heard: still live past the keep-alive
         assert page.inner_text("#live .live-text") == "live"
-        hub = srv.app.extensions["companion.hub"]
-        thaw = threading.Event()
-        real = hub.stream
-
-        def frozen(*args, **kwargs):                   # the open stream and any new one say nothing
-            thaw.wait(60)
-            yield from real(*args, **kwargs)
-        hub.keepalive = 3600.0
-        hub.stream = frozen
-        for _ in range(200):                           # up to 20 s (the page's CSP bars wait_for_function's eval)
-            if "No word from the scoreboard" in page.text_content("#trouble"):
-                break
-            page.wait_for_timeout(100)
-        assert "No word from the scoreboard for" in page.text_content("#trouble")
-        assert page.inner_text("#live .live-text") == "not live"
-        assert "may be out of date" in page.inner_text("#trouble")
-        _shot(page, artifacts, "stream-silent.png")
-        hub.keepalive = 1.0
-        hub.stream = real
-        thaw.set()
+        with _frozen_streams(srv):
+            assert "No word from the scoreboard for" in _text_comes(page, "#trouble", "No word from the scoreboard")
+            assert page.inner_text("#live .live-text") == "not live"
+            assert "may be out of date" in page.inner_text("#trouble")
+            _shot(page, artifacts, "stream-silent.png")
         page.wait_for_selector("#live.on", timeout=20_000)
         page.wait_for_selector("#trouble", state="hidden", timeout=10_000)
-    finally:
-        srv.stop()
 
 
 def test_a_stopped_server_turns_the_page_off_within_seconds(served, phone):
@@ -805,47 +831,18 @@ def test_the_console_fits_a_phone_at_200_percent_zoom(served, phone, artifacts):
 def test_the_console_says_when_its_stream_went_silent_and_when_it_is_back(tmp_path, phone):
     # as the phone pages: a host asleep or frozen left the console over an
     # old panel with no word (session 58)
-    import threading
-
-    from companion.web.serve import start_server
-    path = tmp_path / "ledger.db"
-    with Ledger(path) as led:
-        start_mini(led)
-    srv = start_server({"LEDGER": str(path), "REFEREE_PIN": "123456", "SSE_KEEPALIVE_S": 1.0}, "127.0.0.1", 0)
-    try:
+    with _quick_keepalive_server(tmp_path) as (srv, path):
         page = phone.new_page()
         page.goto(srv.url + "referee/")
         page.fill("#pin", "123456")
         page.click("button[type=submit]")
         page.wait_for_selector("text=Start a game", timeout=10_000)
         page.wait_for_timeout(2500)
-        hub = srv.app.extensions["companion.hub"]
-        thaw = threading.Event()
-        real = hub.stream
-
-        def frozen(*args, **kwargs):
-            thaw.wait(60)
-            yield from real(*args, **kwargs)
-        hub.keepalive = 3600.0
-        hub.stream = frozen
-        said = ""
-        for _ in range(200):                           # up to 20 s
-            said = page.text_content("body")
-            if "No word from the scoreboard for" in said:
-                break
-            page.wait_for_timeout(100)
-        assert "No word from the scoreboard for" in said and "may be out of date" in said
-        with Ledger(path) as led:                      # a move while the console hears nothing
-            led.append("g1", "pass", {"player": "Ann"}, None, time.time())
-        hub.keepalive = 1.0
-        hub.stream = real
-        thaw.set()
-        for _ in range(200):
-            said = page.text_content("body")
-            if "Connected to the scoreboard again" in said:
-                break
-            page.wait_for_timeout(100)
+        with _frozen_streams(srv):
+            said = _text_comes(page, "body", "No word from the scoreboard for")
+            assert "No word from the scoreboard for" in said and "may be out of date" in said
+            with Ledger(path) as led:                  # a move while the console hears nothing
+                led.append("g1", "pass", {"player": "Ann"}, None, time.time())
+        said = _text_comes(page, "body", "Connected to the scoreboard again")
         assert "Connected to the scoreboard again: the console is up to date." in said
         page.wait_for_selector("#ledger >> text=Ann passes", timeout=10_000)     # the move made meanwhile
-    finally:
-        srv.stop()
