@@ -1516,3 +1516,33 @@ def test_ledger_says_a_rejected_event_s_status_once(tmp_path, capsys):
     assert code == 0
     assert out.splitlines()[-1] == ("#2 claim t=5.00s [rejected]: Ada claimed 0,0,0 2,0,0: slot 0,0,0 is not in "
                                     "layout 'turtle'")
+
+
+def test_the_readme_s_game_by_hand_runs_as_it_says(tmp_path):
+    """The README's "Referee a game by hand" commands, run as written (all
+    but `serve`): each exits 0 but the blocked touch (exit 2, its penalty
+    recorded), and the scores come out as its comments say."""
+    import re
+    import shlex
+    import subprocess
+    import sys
+    from pathlib import Path
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    block = readme.split("**Referee a game by hand**", 1)[1].split("```sh\n", 1)[1].split("```", 1)[0]
+    lines = [re.sub(r"\s+#.*$", "", ln).strip() for ln in block.splitlines() if ln.startswith("companion ")]
+    assert len(lines) == 8 and lines[-1].startswith("companion serve")
+    outs = []
+    for line in lines[:-1]:
+        argv, target = shlex.split(line), None
+        if ">" in argv:
+            argv, target = argv[:argv.index(">")], argv[argv.index(">") + 1]
+        done = subprocess.run([sys.executable, "-m", "companion", *argv[1:]], cwd=tmp_path, capture_output=True,
+                              text=True)
+        assert done.returncode == (2 if argv[2:3] == ["touch"] else 0), (line, done.stderr)
+        if target:
+            (tmp_path / target).write_text(done.stdout, encoding="utf-8")
+        outs.append(done.stdout + done.stderr)
+    assert "+300 season pair" in outs[3] and "turn: Ada" in outs[3]
+    assert "-100 blocked tile touched" in outs[4] and "(recorded as event #3)" in outs[4]
+    assert "the referee undid event #3" in outs[5]
+    assert "Ada: 10,300" in outs[6]
