@@ -375,8 +375,11 @@ class _Legend:
                 _centre_text(img, "?", q.mean(axis=0), sh * 0.45, UNKNOWN_COLOUR)
             elif kind == "unsure":
                 _badge(img, q.mean(axis=0), sh * 0.45, UNSURE_COLOUR)
-            else:                          # a small stack: two offset outlines
+            else:                          # a small stack: two offset outlines, within the swatch
                 d = max(2.0, sw * 0.2)
+                q = q.copy()
+                q[1:3, 0] -= d             # (its back outline reached into the text: a newcomer's look, session 58)
+                q[[0, 1], 1] += d
                 back = q + np.array([d, -d])
                 cv2.polylines(img, [_fx(back)], True, (110, 110, 110), 1, cv2.LINE_AA, shift=_SHIFT)
                 cv2.fillConvexPoly(img, _fx(q), (235, 235, 235), cv2.LINE_AA, shift=_SHIFT)
