@@ -158,13 +158,21 @@ def test_sheet_pages_hold_all_144_tiles_at_true_size():
     pages = art.sheet_pages("mindful", dpi)
     assert len(pages) == 4  # 36 tiles a page
     assert all(p.shape == (round(297 * ppm), round(210 * ppm), 3) and p.dtype == np.uint8 for p in pages)
-    tiles = tileset("mindful").tiles()
-    x0, y0 = art._SHEET_ORIGIN_MM
-    for k in (0, 7, 35, 36, 100, 143):  # first, middle and last slots of several pages
-        page, slot = divmod(k, 36)
+    # first, middle and last slots of several pages
+    _assert_faces_placed(pages, "mindful", ppm, art._SHEET_ORIGIN_MM, 36, (0, 7, 35, 36, 100, 143))
+
+
+def _assert_faces_placed(pages, variant, ppm, origin_mm, per_page, ks) -> None:
+    """Tile ``k`` of the set (for each of ``ks``) lies on its sheet page at
+    true size: 6 a row from ``origin_mm`` (x, y), 32 x 42 mm apart (30 x 40
+    mm faces, 2 mm gutters), ``per_page`` a page, pixels equal to its face."""
+    tiles = tileset(variant).tiles()
+    x0, y0 = origin_mm
+    for k in ks:
+        page, slot = divmod(k, per_page)
         r, c = divmod(slot, 6)
         px, py = round((x0 + c * 32.0) * ppm), round((y0 + r * 42.0) * ppm)
-        face = art.render_face("mindful", tiles[k], ppm)
+        face = art.render_face(variant, tiles[k], ppm)
         h, w = face.shape[:2]
         assert np.array_equal(pages[page][py:py + h, px:px + w], face), k
 
@@ -186,15 +194,7 @@ def test_letter_sheets_hold_all_144_tiles_at_true_size_inside_the_printable_area
     pages = art.sheet_pages("word", dpi, "letter")
     assert len(pages) == 5
     assert all(p.shape == (round(279.4 * ppm), round(215.9 * ppm), 3) for p in pages)
-    tiles = tileset("word").tiles()
-    x0, y0 = (215.9 - 190.0) / 2, art._SHEET_ORIGIN_MM[1]
-    for k in (0, 29, 30, 143):
-        page, slot = divmod(k, 30)
-        r, c = divmod(slot, 6)
-        px, py = round((x0 + c * 32.0) * ppm), round((y0 + r * 42.0) * ppm)
-        face = art.render_face("word", tiles[k], ppm)
-        h, w = face.shape[:2]
-        assert np.array_equal(pages[page][py:py + h, px:px + w], face), k
+    _assert_faces_placed(pages, "word", ppm, ((215.9 - 190.0) / 2, art._SHEET_ORIGIN_MM[1]), 30, (0, 29, 30, 143))
     # nothing printed within 5 mm of the paper's edge (printers leave 3-5 mm)
     edge = round(5 * ppm)
     for page in pages + art.sheet_pages("word", dpi, "a4"):
