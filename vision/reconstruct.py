@@ -2030,6 +2030,11 @@ def recognize(image_bgr: np.ndarray, variant: str, layout: Layout, camera=None,
         # (slots read hidden with nothing in front: a hand, or a layout one
         # tile off the board, whose edge slots then fall beside the tiles)
         stray = stray_tiles(image_bgr, variant, layout, spec, pose, classifier)
+    elif empty_side(layout, states):
+        # (a board a tile or more off the layout leaves one side's edge slots
+        # bare and stands beside the other side: only the cells next to it
+        # are read)
+        stray = stray_tiles(image_bgr, variant, layout, spec, pose, classifier, near=STRAY_NEAR)
     asked: list[str | None] = []
 
     def looks_like() -> str | None:
@@ -2182,6 +2187,17 @@ STANDARD_TILE_MM = (30.0, 40.0, 20.0)
 STRAY_CHECK_BELOW = 0.4
 #: this many faces read on cells without a slot earn the advice
 STRAY_MIN = 3
+#: where one side of the layout reads bare (:func:`empty_side`), the cells
+#: within this many half-tile units of its slots are read for faces
+#: (:func:`stray_tiles`' ``near``).  Development photos 1000-1063 (session
+#: 59), each also read with its layout moved a tile left, right, up or down
+#: (64 such reads fit the mat): the cells next to the layout held as many
+#: faces as all its free cells in 63 of the 64 (3 or more in 20 against 21;
+#: each of the 20 has a bare side), for 30 to 123 windows against 126 to
+#: 216 (about 0.05 ms a window); read with their own layout, no photo showed
+#: a face there.  16 of the 64 photos read with their own layout have a
+#: bare side, and pay for the look.
+STRAY_NEAR = 1
 #: a focal length estimated from a view tilted less than this (degrees) is
 #: advised against as guessed (see :func:`photo_advice`)
 FOCAL_ADVICE_TILT_DEG = 6.0
@@ -2240,8 +2256,44 @@ def slots_to_check(states, geometry: Geometry, below: float = UNSURE_BELOW) -> l
     return sorted(marked)
 
 
+def empty_side(layout: Layout, states) -> bool:
+    """Whether one side of the board reads bare: every layer-0 slot on the
+    layout's left (or right, top, bottom) edge, at least two of them, read
+    without a tile.
+
+    A slot is on the left edge when no slot of the layout stands two
+    half-units to its left within a tile's height (the pinch neighbour of
+    ../shared/CONTRACT.md, "Free"); likewise for the other sides.  A board
+    read with a layout a tile or more off it (a wrong ``--layout`` or
+    ``--mat``) shows this; so does a game whose edge tiles have all gone
+    (16 of 64 development photos, session 59), which then pays for the look
+    of :func:`stray_tiles` with ``near``.
+
+    Args:
+        layout: the layout read.
+        states: one :class:`SlotState` per slot, in layout order.
+
+    Returns:
+        True when some side's edge slots all read empty.
+    """
+    at: dict[tuple[int, int], list[int]] = {}
+    for s in layout.slots:
+        at.setdefault((s.x, s.y), []).append(s.z)
+
+    def has(x: int, y: int, dx: int, dy: int) -> bool:
+        if dx:
+            return any((x + dx, y + d) in at for d in (-1, 0, 1))
+        return any((x + d, y + dy) in at for d in (-1, 0, 1))
+
+    for dx, dy in ((-2, 0), (2, 0), (0, -2), (0, 2)):
+        edge = [i for i, s in enumerate(layout.slots) if s.z == 0 and not has(s.x, s.y, dx, dy)]
+        if len(edge) >= 2 and not any(states[i].present for i in edge):
+            return True
+    return False
+
+
 def stray_tiles(image_bgr: np.ndarray, variant: str, layout: Layout, spec, pose, classifier,
-                max_windows: int = 256) -> int:
+                max_windows: int = 256, near: int | None = None) -> int:
     """How many tiles seem to stand where ``layout`` has no slot.
 
     Windows at the positions of the mat's half-tile grid
@@ -2262,6 +2314,9 @@ def stray_tiles(image_bgr: np.ndarray, variant: str, layout: Layout, spec, pose,
         classifier: ``vision.faces.TileClassifier``.
         max_windows: at most this many windows are read (a layout leaves up
             to about 240; about 12 ms for those).
+        near: when given, only the windows within this many half-tile units
+            of a slot's footprint (where a board a tile off its layout
+            stands; :data:`STRAY_NEAR`).
 
     Returns:
         The number of windows read as holding a face.
@@ -2274,7 +2329,8 @@ def stray_tiles(image_bgr: np.ndarray, variant: str, layout: Layout, spec, pose,
     for s in layout.slots:
         foot[max(0, s.y):s.y + 2, max(0, s.x):s.x + 2] = True
     spots = [(x, y, 0) for y in range(MAT_HALF_UNITS[1] - 1) for x in range(MAT_HALF_UNITS[0] - 1)
-             if not foot[y:y + 2, x:x + 2].any()]
+             if not foot[y:y + 2, x:x + 2].any()
+             and (near is None or foot[max(0, y - near):y + 2 + near, max(0, x - near):x + 2 + near].any())]
     if not spots:
         return 0
     order = _spread_order(len(spots))[:max_windows]

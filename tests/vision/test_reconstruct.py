@@ -1032,6 +1032,50 @@ def test_a_layout_one_tile_off_the_board_is_advised_on_before_a_hand():
     assert not any("has no slot" in a for a in recognize(scene.image, "love", turtle).advice)
 
 
+def test_a_side_reads_bare_when_all_its_edge_slots_on_the_mat_read_empty():
+    from companion.layouts import Layout, Slot
+    from vision.reconstruct import SlotState, empty_side
+
+    # three tiles by two, one raised over the left column's seam
+    layout = Layout("block", ((0, 0, 0), (2, 0, 0), (4, 0, 0), (0, 2, 0), (2, 2, 0), (4, 2, 0), (0, 1, 1)))
+
+    def read(*gone):
+        return [SlotState(s, Slot(*s) not in gone, None, 0.9, None, "empty") for s in layout.slots]
+
+    assert not empty_side(layout, read())
+    # the left column gone, the raised tile standing: a bare side (raised slots do not count)
+    assert empty_side(layout, read((0, 0, 0), (0, 2, 0)))
+    # one of its two tiles left: not bare; the top row gone: bare
+    assert not empty_side(layout, read((0, 0, 0)))
+    assert empty_side(layout, read((0, 0, 0), (2, 0, 0), (4, 0, 0)))
+    # a side of one slot is no sign: a single tile's row
+    single = Layout("single", ((0, 0, 0), (2, 0, 0)))
+    assert not empty_side(single, [SlotState(s, i == 1, None, 0.9, None, "empty")
+                                   for i, s in enumerate(single.slots)])
+
+
+def test_a_full_board_a_tile_off_its_layout_is_advised_on_by_its_bare_side():
+    # Sprint 2-layer moved a tile right on the mat: 108 of 144 slots read
+    # present (past the check of every free cell), its left edge slots read
+    # bare, and the board's right column stands beside the layout
+    from companion import codex
+    from companion.layouts import Layout, Slot
+    from vision.reconstruct import STRAY_CHECK_BELOW, STRAY_MIN, empty_side, recognize
+    from vision.synth import SceneSpec, render_scene
+
+    board = codex.builtin("sprint-2layer")
+    off = Layout("sprint-off", tuple(Slot(s.x + 2, s.y, s.z) for s in board.slots))
+    scene = render_scene(SceneSpec("candy", board, n_removed=30, tilt_deg=(15, 30)), np.random.default_rng(1))
+    rec = recognize(scene.image, "candy", off)
+    assert sum(t.present for t in rec.tiles) >= STRAY_CHECK_BELOW * len(off.slots)
+    assert empty_side(off, rec.tiles)
+    assert rec.advice[0].startswith("faces found on ") and rec.advice[0].endswith(
+        " mat cells where layout 'sprint-off' has no slot: check --layout (and --mat)")
+    assert int(rec.advice[0].split()[3]) >= STRAY_MIN
+    assert not any("hand" in a for a in rec.advice)
+    assert not any("has no slot" in a for a in recognize(scene.image, "candy", board).advice)
+
+
 def test_a_tilted_camera_looking_straight_down_on_some_stacks_is_advised_to_tilt_further():
     # tilted 13 degrees, the camera still looks straight down on part of the
     # Turtle: "nearly overhead" would be wrong, "tilt further" is the advice
