@@ -171,23 +171,28 @@ def calibrate(images: list[np.ndarray], names: list[str] | None = None,
     size = None
     # one photo at a time: only its corners are kept (20 views of a 48 MP
     # phone held 3 GB when all were read first)
+    first = None
     for name, item in zip(names, images):
         im = _picture(item)
+        obj, img = detect_charuco(im, board)
+        here = (im.shape[1], im.shape[0])
+        del im
+        if len(obj) < MIN_CORNERS or _collinear(obj):
+            # (a picture without the board is left out whatever its size: one
+            # of another size sorted first had the good views refused as
+            # differing from it, a break-test, session 59)
+            unusable.append(name)
+            continue
         if size is None:
-            size = (im.shape[1], im.shape[0])
-        elif (im.shape[1], im.shape[0]) != size:
-            # name the first picture of another size than the first one's (a
+            size, first = here, name
+        elif here != size:
+            # name the first view of another size than the first view's (a
             # break-test was told only the two sizes)
-            (w0, h0), (wk, hk) = size, (im.shape[1], im.shape[0])
+            (w0, h0), (wk, hk) = size, here
             why = ("the camera turned a quarter turn between them: take every view with the camera held the same "
                    "way" if abs(wk / hk * w0 / h0 - 1) <= 0.01 and (wk > hk) != (w0 > h0)
                    else "calibrate one camera at one resolution")
-            raise BadInput(f"images differ in size: {name} is {wk}x{hk}, {names[0]} {w0}x{h0} ({why})")
-        obj, img = detect_charuco(im, board)
-        del im
-        if len(obj) < MIN_CORNERS or _collinear(obj):
-            unusable.append(name)
-            continue
+            raise BadInput(f"images differ in size: {name} is {wk}x{hk}, {first} {w0}x{h0} ({why})")
         used.append(name)
         objs.append(obj)
         imgs.append(img)

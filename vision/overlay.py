@@ -102,11 +102,17 @@ def _hatch(img: np.ndarray, mask: np.ndarray, colour, spacing: int, alpha: float
     """Cross-hatch (both diagonals, lines ``width`` px every ``spacing`` px)
     ``img`` where ``mask`` is set; lines blend ``alpha`` of ``colour`` so
     the face stays readable under them."""
-    h, w = mask.shape
-    yy, xx = np.mgrid[0:h, 0:w]
+    ys, xs = np.nonzero(np.asarray(mask).any(axis=1))[0], np.nonzero(np.asarray(mask).any(axis=0))[0]
+    if not len(ys):
+        return
+    # (only the box round the mask: over a whole 48-megapixel photo the
+    # grids cost 8 s and 1.6 GB, a break-test, session 59)
+    y0, y1, x0, x1 = int(ys[0]), int(ys[-1]) + 1, int(xs[0]), int(xs[-1]) + 1
+    yy, xx = np.ogrid[y0:y1, x0:x1]
     lines = ((xx + yy) % spacing < width) | ((xx - yy) % spacing < width)
-    sel = (mask > 0) & lines
-    img[sel] = (img[sel] * (1 - alpha) + np.asarray(colour, np.float64) * alpha).astype(np.uint8)
+    sel = (mask[y0:y1, x0:x1] > 0) & lines
+    box = img[y0:y1, x0:x1]
+    box[sel] = (box[sel] * (1 - alpha) + np.asarray(colour, np.float64) * alpha).astype(np.uint8)
 
 
 MIN_SHORT_SIDE_PX = 720

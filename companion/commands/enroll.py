@@ -26,7 +26,7 @@ import time
 from pathlib import Path
 
 from companion.cli import word_arg
-from companion.commands.images import file_too_large, read_image
+from companion.commands.images import expand_patterns, file_too_large, read_image
 from companion.commands.paths import check_can_write, make_parent_folder, refuse_overwriting_inputs
 from companion.errors import BadInput
 from companion.jsontext import name_text
@@ -542,6 +542,7 @@ def cmd_classify(args) -> int:
     from vision.enroll import NOISE_BELOW, Profile, classify, neighbour_correlation
 
     profile = Profile.load(args.profile)
+    args.images = expand_patterns(args.images)       # (a shell that passed a pattern on as typed)
     images = [read_tile_photo(p) for p in args.images]
     results = classify(images, profile, _embedder(args.model))
     # (a file name whose bytes are not UTF-8 is shown with them as \xNN: name_text)

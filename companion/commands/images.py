@@ -56,8 +56,10 @@ def read_image(path: str | os.PathLike):
         raise BadInput(f"cannot read image {path}: {exc.strerror or exc}") from None
     except MemoryError:
         raise BadInput(f"cannot read image {path}: not enough memory to read it") from None
+    if not data.size:
+        raise BadInput(f"cannot read image {path}: the file is empty (0 bytes); copy the photo again")
     try:
-        img = imdecode_quiet(data) if data.size else None
+        img = imdecode_quiet(data)
     except ValueError as exc:
         raise BadInput(f"cannot read image {path}: {exc}") from None
     except MemoryError:
@@ -110,10 +112,53 @@ def _head(path: Path) -> bytes:
 def _pattern_hint(name: str) -> str:
     """For a missing picture whose name holds ``*``, ``?`` or ``[``: the
     shell passes a pattern that matched no file on as it stands
-    (``photos/*.JPG`` where the files end in ``.jpg``), so say so; else ""."""
+    (``photos/*.JPG`` where the files end in ``.jpg``), so say so; a pattern
+    that does match files was not expanded by the shell (Windows' cmd and
+    PowerShell pass it on as typed), so say that; else ""."""
     if any(c in name for c in "*?["):
+        found = _glob(name)
+        if found:
+            return (f" (a pattern the shell did not expand, as Windows' cmd and PowerShell do not: it matches "
+                    f"{len(found)} file{'s' if len(found) != 1 else ''}, e.g. {found[0]}; name one file)")
         return " (a pattern that matched no file: check the folder and the name's case, e.g. .jpg or .JPG)"
     return ""
+
+
+def _glob(pattern: str) -> list[str]:
+    """The files ``pattern`` matches, sorted (Python's ``glob``, as a POSIX
+    shell expands it: names starting with a dot only when the pattern's
+    part does)."""
+    import glob
+
+    try:
+        return sorted(p for p in glob.glob(pattern) if os.path.isfile(p))
+    except (OSError, ValueError):
+        return []
+
+
+def expand_patterns(paths: list[str]) -> list[str]:
+    """The picture names a command was given, with each name that is no file
+    but a pattern (``*``, ``?``, ``[...]``) replaced by the files it matches,
+    sorted: Windows' cmd and PowerShell pass ``photos\\*.jpg`` on as typed,
+    where a POSIX shell expands it.  A pattern that matches nothing stays, so
+    the reader names it (:func:`read_image`, "a pattern that matched no
+    file").
+
+    Args:
+        paths: the names as given, in order.
+
+    Returns:
+        The names, each pattern expanded in place.
+    """
+    out: list[str] = []
+    for p in paths:
+        if any(c in str(p) for c in "*?[") and not os.path.exists(p):
+            found = _glob(str(p))
+            if found:
+                out.extend(found)
+                continue
+        out.append(p)
+    return out
 
 
 def _format_hint(data) -> str:

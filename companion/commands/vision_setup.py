@@ -20,7 +20,7 @@ from pathlib import Path
 
 from companion import jsontext
 from companion.cli import print_json
-from companion.commands.images import file_too_large, read_image
+from companion.commands.images import expand_patterns, file_too_large, read_image
 from companion.commands.paths import check_can_write, refuse_overwriting_inputs
 from companion.errors import BadInput
 from companion.files import OutputFiles, check_input_file
@@ -272,6 +272,7 @@ def _calibrate(args: argparse.Namespace) -> int:
 
     if not str(args.out).strip():
         raise BadInput("--out needs a file name, e.g. --out camera.json")
+    args.images = expand_patterns(args.images)       # (a shell that passed a pattern on as typed)
     refuse_overwriting_inputs("--out", str(args.out), [str(p) for p in args.images])
     # before the work (calibration takes a while); a missing folder is made
     # when the file is written, as for every output

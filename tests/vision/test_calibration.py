@@ -146,6 +146,18 @@ def test_images_of_different_sizes_are_bad_input(page):
                               "quarter turn between them: take every view with the camera held the same way)")
 
 
+def test_a_picture_without_the_board_is_left_out_whatever_its_size(page):
+    # a stray picture of another size sorted first (a break-test's selfie
+    # before six good views) had the good views refused as differing from it
+    views = _views(page, POSES[:6])
+    stray = np.full((240, 320, 3), 128, np.uint8)
+    left_out: list[str] = []
+    cam, rms, n = calibrate([stray] + views, ["selfie.jpg"] + [f"view{i}.jpg" for i in range(len(views))],
+                            left_out=left_out)
+    assert left_out == ["selfie.jpg"] and n == len(views)
+    assert tuple(cam.image_size) == (views[0].shape[1], views[0].shape[0])
+
+
 def test_calibration_targets_in_the_repo_match_the_code():
     folder = REPO / "calibration"
     meta = json.loads((folder / "charuco_board.json").read_text())
@@ -348,6 +360,29 @@ def test_a_pattern_that_matched_no_file_is_named_as_such(tmp_path, capsys):
                                        ".JPG)\n")
     assert main(["calibrate", str(tmp_path / "view1.jpg"), "--out", str(tmp_path / "cam.json")]) == 2
     assert capsys.readouterr().err.endswith("view1.jpg: no such file\n")
+
+
+def test_a_pattern_the_shell_passed_on_as_typed_is_expanded(page, tmp_path, capsys):
+    # Windows' cmd and PowerShell pass "views\\*.jpg" on unexpanded: the line
+    # said the pattern matched no file, where it matched every view
+    _write(_views(page, POSES[:6]), tmp_path)
+    out = tmp_path / "camera.json"
+    assert main(["calibrate", str(tmp_path / "*.png"), "--out", str(out), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["views"] == 6 and out.exists()
+    # one picture asked for: the line says what the pattern matches
+    assert main(["find-mat", str(tmp_path / "view*.png")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.endswith(
+        "no such file (a pattern the shell did not expand, as Windows' cmd and PowerShell do not: it matches 6 "
+        f"files, e.g. {tmp_path / 'view0.png'}; name one file)\n")
+
+
+def test_an_empty_picture_file_is_named_as_empty(tmp_path, capsys):
+    empty = tmp_path / "IMG_0001.jpg"
+    empty.write_bytes(b"")
+    assert main(["find-mat", str(empty)]) == 2
+    assert capsys.readouterr().err == (f"companion find-mat: cannot read image {empty}: the file is empty (0 bytes); "
+                                       "copy the photo again\n")
 
 
 def test_calibrate_names_a_view_that_fits_the_others_poorly(page, tmp_path, capsys):
