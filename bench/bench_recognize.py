@@ -58,7 +58,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from companion.errors import MatNotFound  # noqa: E402
+from companion.errors import BadInput, MatNotFound  # noqa: E402
 from companion.layouts import check_layout, shifted_to_origin  # noqa: E402
 from companion.rules import Geometry  # noqa: E402
 from companion.tiles import VARIANTS  # noqa: E402
@@ -208,15 +208,31 @@ def save_photo(folder: Path, k: int, variant: str, layout, scene) -> None:
     every slot's true tile and face, also the faces no camera could see,
     where ``recognize --json`` answers null) and
     ``photo-K-camera.json`` (the true intrinsics, the contract's camera
-    JSON)."""
+    JSON).  A layout the bench moved on the mat (:func:`shifted_to_origin`:
+    its slots are not the built-in's) is written as ``photo-K-layout.json``
+    (the contract's layout JSON), and ``layout`` names that file: the truth
+    then has the slots ``recognize --layout`` gives (a break-test, session
+    59, read the bench's Pagoda of Peace, built a row higher than the
+    built-in, with the built-in's name)."""
     import json
 
     import cv2
+
+    from companion import codex
     folder.mkdir(parents=True, exist_ok=True)
     cv2.imwrite(str(folder / f"photo-{k}.png"), scene.image)
     truth = scene.truth
+    name = layout.name
+    try:
+        moved = tuple(codex.builtin(layout.name).slots) != tuple(layout.slots)
+    except BadInput:            # (a layout file given with --layouts: its slots as read)
+        moved = False
+    if moved:
+        path = folder / f"photo-{k}-layout.json"
+        path.write_text(json.dumps({"name": layout.name, "slots": [list(s) for s in layout.slots]}) + "\n")
+        name = str(path)
     (folder / f"photo-{k}.json").write_text(json.dumps(
-        {"variant": variant, "layout": layout.name, "truth": truth.recognize_json()}) + "\n")
+        {"variant": variant, "layout": name, "truth": truth.recognize_json()}) + "\n")
     cam = truth.camera
     (folder / f"photo-{k}-camera.json").write_text(json.dumps(
         {"camera_matrix": cam.K.tolist(), "dist_coeffs": cam.dist.tolist(),

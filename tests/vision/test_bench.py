@@ -93,6 +93,29 @@ def test_bench_layouts_from_specs_are_shifted_and_unbuildable_ones_skipped(tmp_p
     assert [l.name for l in bench_layouts()] == [l.name for l in bench_layouts(None)]
 
 
+def test_saved_photos_name_the_slots_the_bench_used(tmp_path, capsys):
+    # the bench builds Pagoda of Peace a row higher than the built-in: its
+    # saved truth named the built-in, whose slots are elsewhere
+    import json
+
+    from bench.bench_recognize import save_photo
+    from companion import codex
+    from companion.cli import main
+
+    layouts = {l.name: l for l in bench_layouts()}
+    for k, name in ((0, "turtle"), (1, "pagoda-of-peace")):
+        variant, layout, scene = bench_photo(k, [layouts[name]])
+        save_photo(tmp_path, k, variant, layout, scene)
+    assert json.loads((tmp_path / "photo-0.json").read_text())["layout"] == "turtle"
+    assert not (tmp_path / "photo-0-layout.json").exists()
+    saved = json.loads((tmp_path / "photo-1.json").read_text())
+    assert saved["layout"] == str(tmp_path / "photo-1-layout.json")
+    assert main(["layouts", "show", saved["layout"], "--json"]) == 0
+    slots = [tuple(s) for s in json.loads(capsys.readouterr().out)["slots"]]
+    assert slots == [tuple(s) for s in layouts["pagoda-of-peace"].slots] != list(codex.builtin("pagoda-of-peace").slots)
+    assert [tuple(t["slot"]) for t in saved["truth"]["tiles"]] == slots
+
+
 def test_time_lapse_keeps_every_nth_frame_without_a_hand(tmp_path):
     from bench.bench_referee import time_lapse
     frames = tmp_path / "frames"
