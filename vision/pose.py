@@ -391,6 +391,21 @@ def focal_from_homographies(Hs, cx: float, cy: float) -> float | None:
         ``f`` in px, or None when ``1/f^2`` comes out non-positive (views
         straight on, or no homography).
     """
+    a, b = _zhang_rows(Hs, cx, cy)
+    den = float(a @ a)
+    if den <= 0:
+        return None
+    inv_f2 = -float(a @ b) / den
+    if not inv_f2 > 0:
+        return None
+    return 1.0 / math.sqrt(inv_f2)
+
+
+def _zhang_rows(Hs, cx: float, cy: float) -> tuple[np.ndarray, np.ndarray]:
+    """Zhang's two constraints of each homography as ``a * (1 / f^2) + b =
+    0`` (:func:`focal_from_homographies`): ``(a, b)``, each ``(2 n,)``
+    float64, every homography scaled to unit norm after moving the
+    principal point to the origin."""
     T = np.array([[1, 0, -cx], [0, 1, -cy], [0, 0, 1]], np.float64)
     a_rows, b_rows = [], []
     for H in Hs:
@@ -399,14 +414,57 @@ def focal_from_homographies(Hs, cx: float, cy: float) -> float | None:
         (h11, h12), (h21, h22), (h31, h32) = Hc[0, :2], Hc[1, :2], Hc[2, :2]
         a_rows += [h11 * h12 + h21 * h22, h11 ** 2 + h21 ** 2 - h12 ** 2 - h22 ** 2]
         b_rows += [h31 * h32, h31 ** 2 - h32 ** 2]
-    a, b = np.array(a_rows, np.float64), np.array(b_rows, np.float64)
-    den = float(a @ a)
-    if den <= 0:
+    return np.array(a_rows, np.float64), np.array(b_rows, np.float64)
+
+
+#: :func:`centred_camera_misfit` above this: the markers fit no camera
+#: centred on the picture with a lens that keeps lines straight.
+#: Development photos 1000-1199 (session 59) tilted 10 degrees or more (153
+#: of 199): median 0.012, at most 0.23 (one photo; the next 0.11); crops of
+#: photos 1000-1079 that keep the mat, their centre moved 10 % of the
+#: diagonal or more: over 0.3 in 22 of 26 (a break-test's crop of a
+#: photo's right 900 px, read with 7 confident mistakes: 0.79, but seen
+#: 9.9 degrees from overhead; a phone's screenshot of a photo: 0.41).  A
+#: barrel lens without a camera file shows too: k1 of -0.15 0.15, of -0.3
+#: 0.33 (two tiles misread).
+CENTRED_MISFIT_MAX = 0.3
+
+
+def centred_camera_misfit(pose: "MatPose") -> float | None:
+    """How badly the mat's markers fit a camera whose principal point is the
+    picture's centre: the relative residual of Zhang's two constraints
+    (:func:`focal_from_homographies`) on the markers' plane-to-image
+    homography, ``|a x + b| / |b|`` at the least-squares ``x = 1 / f^2``.
+
+    With square pixels and no skew one homography gives two equations for
+    one unknown focal length, and they agree when the principal point is
+    where it is assumed.  A cropped photo, or a screenshot of one, moves the
+    camera's centre off the picture's, and the two disagree; so do views
+    nearly straight down (their equations hold little), so call it only
+    for views tilted 10 degrees or more (Z. Zhang, "A flexible new
+    technique for camera calibration", IEEE TPAMI 22(11), 2000, section
+    2.3).
+
+    Args:
+        pose: a :class:`MatPose` with its marker corners (``object_points``,
+            ``image_points``) and its camera's ``image_size``.
+
+    Returns:
+        The residual (0 for a perfect fit; see :data:`CENTRED_MISFIT_MAX`),
+        or None without 4 corners or a homography.
+    """
+    obj, img = pose.object_points, pose.image_points
+    if len(obj) < 4:
         return None
-    inv_f2 = -float(a @ b) / den
-    if not inv_f2 > 0:
+    H, _ = cv2.findHomography(np.asarray(obj[:, :2], np.float64), np.asarray(img, np.float64), 0)
+    if H is None:
         return None
-    return 1.0 / math.sqrt(inv_f2)
+    w, h = pose.camera.image_size
+    a, b = _zhang_rows([H], (w - 1) / 2, (h - 1) / 2)
+    if not float(a @ a) > 0 or not float(b @ b) > 0:
+        return None
+    x = -float(a @ b) / float(a @ a)
+    return float(np.linalg.norm(a * x + b) / np.linalg.norm(b))
 
 
 def markers_focal_px(pose: "MatPose") -> float | None:

@@ -2590,6 +2590,12 @@ def photo_advice(layout: Layout, states, spec, pose, stray: int = 0, looks_like=
       blurred or dark (none of development photos 1000-1199 read with
       their own set and layout has this advice).  Not said when the faces
       are small in the picture (that advice comes first and explains it).
+    * Markers that fit no camera centred on the picture
+      (:func:`vision.pose.centred_camera_misfit` over
+      :data:`vision.pose.CENTRED_MISFIT_MAX`, without a calibrated camera,
+      tilted 10 degrees or more): a cropped photo or a screenshot, whose
+      heights are projected with a camera centred in the wrong place, or a
+      lens that bends lines; before the hand, which such a read suggests.
     * A second mat in the picture (``pose.other_mat``: a marker id read
       twice; :func:`vision.markers.nearer_mat` read the one nearer the
       centre): the next table's mat may have been read instead.
@@ -2623,9 +2629,9 @@ def photo_advice(layout: Layout, states, spec, pose, stray: int = 0, looks_like=
     Returns:
         Zero or more sentences.
     """
-    from vision.pose import (CAMERA_FILE_MISFIT_PX, CAMERA_FILE_MISFIT_SHARE, FOCAL_CHECK_MIN_MARKERS,
-                             FOCAL_CHECK_MIN_TILT_DEG, markers_focal_px,
-                             project_slot_faces)
+    from vision.pose import (CAMERA_FILE_MISFIT_PX, CAMERA_FILE_MISFIT_SHARE, CENTRED_MISFIT_MAX,
+                             FOCAL_CHECK_MIN_MARKERS, FOCAL_CHECK_MIN_TILT_DEG, centred_camera_misfit,
+                             markers_focal_px, project_slot_faces)
     from vision.presence import window_quads
 
     out = []
@@ -2707,6 +2713,14 @@ def photo_advice(layout: Layout, states, spec, pose, stray: int = 0, looks_like=
         out.insert(0, f"{covered} slots read hidden with no taller tile in front of them (a hand over the board, "
                       "glare or blur?), and the slots near them may read empty: take the photo again with hands "
                       "away, sharp and evenly lit")
+    misfit = centred_camera_misfit(pose) if source != "calibrated" and pose.tilt_deg >= 10 else None
+    if misfit is not None and misfit > CENTRED_MISFIT_MAX:
+        # (before the hand: a break-test's screenshot of a photo was told of
+        # a hand over the board, and a crop of one of nothing)
+        out.insert(0, "the mat's markers fit no camera centred on the picture (a cropped photo, a screenshot, "
+                      "or a strong wide-angle lens?), so stack heights rest on a wrong guess of the camera: give "
+                      "the camera's whole photo, or calibrate the camera once (companion calibrate) and pass "
+                      "--camera")
     if stray >= STRAY_MIN:
         # a wrong layout explains the rest first (hidden slots, small or
         # unsure faces: it came after "tiles only 23 px wide", where the

@@ -1076,6 +1076,33 @@ def test_a_full_board_a_tile_off_its_layout_is_advised_on_by_its_bare_side():
     assert not any("has no slot" in a for a in recognize(scene.image, "candy", board).advice)
 
 
+def test_a_cropped_photo_is_advised_on_as_fitting_no_camera_centred_on_it():
+    # a photo cut to the mat's right edge keeps every marker, but the camera
+    # it assumes (centred on the picture) projects heights wrongly; a
+    # break-test's crops and screenshots read with confident mistakes and
+    # no word, or with advice on a hand
+    from companion import codex
+    from vision.mat import MatSpec
+    from vision.pose import CENTRED_MISFIT_MAX, centred_camera_misfit, estimate_pose
+    from vision.reconstruct import recognize
+    from vision.synth import SceneSpec, render_scene
+
+    layout = codex.builtin("sprint-2layer")
+    scene = render_scene(SceneSpec("love", layout, n_removed=20, tilt_deg=(20, 30)), np.random.default_rng(1))
+    whole = estimate_pose(scene.image, MatSpec.default())
+    right = int(whole.image_points[:, 0].max()) + 10
+    cropped = np.ascontiguousarray(scene.image[:, :right])
+    assert cropped.shape[1] < 0.7 * scene.image.shape[1]
+    assert centred_camera_misfit(whole) < 0.05 < CENTRED_MISFIT_MAX < centred_camera_misfit(
+        estimate_pose(cropped, MatSpec.default()))
+    advice = recognize(cropped, "love", layout).advice
+    assert advice[0] == ("the mat's markers fit no camera centred on the picture (a cropped photo, a screenshot, "
+                         "or a strong wide-angle lens?), so stack heights rest on a wrong guess of the camera: "
+                         "give the camera's whole photo, or calibrate the camera once (companion calibrate) and "
+                         "pass --camera")
+    assert not any("centred" in a for a in recognize(scene.image, "love", layout).advice)
+
+
 def test_a_tilted_camera_looking_straight_down_on_some_stacks_is_advised_to_tilt_further():
     # tilted 13 degrees, the camera still looks straight down on part of the
     # Turtle: "nearly overhead" would be wrong, "tilt further" is the advice
