@@ -2779,6 +2779,23 @@ def _check_correction_fields(state: GameState, target: int, etype: str, data_now
             wordrules.spell(wordrules.normalize(merged["word"]), [wordrules.WILD] * len(merged["slots"]))
         except IllegalMove as exc:
             raise BadInput(str(exc)) from None
+    if new_type == "undo" and isinstance(changes.get("player"), str):
+        # an undo said to be a player's must be one a player may ask for
+        # (:func:`resolve_undo`): their own move, and not a penalty or a
+        # hint.  A correction made the referee's undo of Ada's claim Bo's,
+        # and it counted, where `game undo --player Bo` is refused (a docs
+        # audit, session 59)
+        # (the undone event is voided, so only among the raw events)
+        undo = next((e for e in state.raw if e.id == target), None)
+        undone = next((e for e in state.raw if undo is not None and e.id == undo.ref), None)
+        who = state.player(changes["player"]).name
+        owner = undone.data.get("player") if undone is not None else None
+        if isinstance(owner, str) and name_key(owner) != name_key(who):
+            raise BadInput(f"{who} cannot have taken back {owner}'s move (#{undone.id} {undone.type}): "
+                           "a player takes back only their own; the referee's undo has no player")
+        if undone is not None and undone.type in ("penalty", "hint"):
+            raise BadInput(f"{who} cannot have taken back their own {undone.type} (#{undone.id}): only the "
+                           "referee can; the referee's undo has no player")
     if "decision" in changes and changes["decision"] not in DECISIONS:
         raise BadInput(f"decision must be one of {', '.join(DECISIONS)}, not {_shown(str(changes['decision']), 40)}")
     if "resolved" in changes and not isinstance(changes["resolved"], bool):

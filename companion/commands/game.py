@@ -123,8 +123,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     q.add_argument("event_id", type=int)
     q.add_argument("--reason", default="", help="why: one line of plain text, at most 300 characters (kept in the ledger)")
 
-    q = cmd("end", _end, "referee: end the game now (abandoned)")
-    q.add_argument("--reason", default="abandoned", type=word_arg, choices=("abandoned", "no-moves", "time-up"))
+    q = cmd("end", _end, "referee: end the game now (--reason abandoned, no-moves or time-up)")
+    # (required, as the console's End asks for its reason: without one the
+    # game ended as abandoned, with no end scoring and no winner, where the
+    # board may have had no moves left; a docs audit, session 59)
+    q.add_argument("--reason", required=True, type=word_arg, choices=("abandoned", "no-moves", "time-up"),
+                   help="abandoned: no end scoring, no winner; no-moves: the board has no move left (refused "
+                        "while one remains); time-up: a Word Sprint's clock ran out")
     cmd("tick", _tick, "Word Sprint: end the game if the countdown has run out by --t")
     cmd("show", _show, "the game's state", t=False)
     cmd("ledger", _ledger_cmd, "every event of the game", t=False)

@@ -354,6 +354,36 @@ def test_cli_corrections_undo_and_exports(love, capsys, tmp_path):
     assert "game-1: love sprint on row" in out
 
 
+def test_a_corrected_undo_is_one_the_player_named_may_ask_for(love, capsys, tmp_path):
+    # the referee's undo of Ann's claim corrected to Ben's made "Ben undid
+    # event #2" count, where `game undo --player Ben` is refused: a player
+    # takes back only their own move, never a penalty (docs/RULES.md 1.4)
+    L = ("--ledger", love)
+    assert run(capsys, "game", "claim", *L, "--player", "Ann", "0,0,0", "4,0,0", "--t", 1)[0] == 0
+    assert run(capsys, "game", "undo", *L, "--t", 2)[0] == 0                             # event #3
+    code, out, err = run(capsys, "game", "correct", *L, "3", "--player", "ben")
+    assert (code, out) == (2, "")
+    assert err == ("companion game: Ben cannot have taken back Ann's move (#2 claim): a player takes back only "
+                   "their own; the referee's undo has no player\n")
+    code, out, err = run(capsys, "game", "correct", *L, "3", "--player", "Ann", "--reason", "Ann asked")
+    assert code == 0 and "referee corrected event #3" in out
+    assert [e.type for e in events(love)][-1] == "correction"
+    # a penalty: not even its own player's to take back
+    deal = tmp_path / "stack.json"
+    deal.write_text(json.dumps({"variant": "love", "layout": "stack", "tiles": [
+        {"slot": [0, 0, 0], "face": "hearts-5"}, {"slot": [0, 0, 1], "face": "hearts-5"},
+        {"slot": [4, 0, 0], "face": "roses-9"}, {"slot": [8, 0, 0], "face": "roses-9"}]}))
+    S = ("--ledger", str(tmp_path / "stack.db"))
+    assert run(capsys, "game", "start", *S, "--variant", "love", "--mode", "sprint", "--deal", deal,
+               "--players", "Ann,Ben", "--t", 0)[0] == 0
+    assert run(capsys, "game", "touch", *S, "--player", "Ann", "0,0,0")[0] == 2           # #2 penalty
+    assert run(capsys, "game", "undo", *S)[0] == 0                                        # #3
+    code, out, err = run(capsys, "game", "correct", *S, "3", "--player", "Ann")
+    assert (code, out) == (2, "")
+    assert err == ("companion game: Ann cannot have taken back their own penalty (#2): only the referee can; the "
+                   "referee's undo has no player\n")
+
+
 def test_cli_export_never_overwrites_the_ledger(love, capsys, tmp_path):
     # --out naming the ledger itself (or a link to it) is refused before
     # anything is written: the append-only ledger stays a working ledger
@@ -859,6 +889,12 @@ def test_cli_choices_are_not_case_sensitive(love, capsys):
     code, lower, _ = run(capsys, "game", "export", *L, "--format", "csv")
     code2, upper, _ = run(capsys, "game", "export", *L, "--format", "CSV")
     assert code == code2 == 0 and upper == lower and lower.startswith("id,game_id,type,player,")
+    # `end` asks for its reason, as the console's End does: without one the
+    # game ended as abandoned (no end scoring, no winner), nothing said
+    with pytest.raises(SystemExit) as e:
+        main(["game", "end", *L])
+    assert e.value.code == 2 and "the following arguments are required: --reason" in capsys.readouterr().err
+    assert [ev.type for ev in events(love)] == ["game_started"]
     code, out, _ = run(capsys, "game", "end", *L, "--reason", "Abandoned", "--t", 1)
     assert code == 0 and "game over (abandoned)" in out
     with pytest.raises(SystemExit) as e:
