@@ -685,7 +685,9 @@ def _clock_text(obj: dict) -> str:
     parts = []
     opts, res = obj["options"], obj["result"] or {}
     if obj["mode"] == "solo-quest":
-        parts.append(f"turns {obj['turns_used']} of {opts.get('turn_limit')}")
+        used, limit = obj["turns_used"], opts.get("turn_limit")
+        left = f" ({max(0, int(limit) - int(used))} left)" if isinstance(limit, int) and not obj.get("ended") else ""
+        parts.append(f"turns {used} of {limit}{left}")      # (as the console says it)
         if "stars" in res:
             parts.append(count(res["stars"], "star"))
     if obj["variant"] == "mindful":

@@ -977,7 +977,7 @@ def test_cli_show_says_what_decides_the_end_and_the_rating(tmp_path, capsys):
         "--deal", solo, "--turn-limit", 3, "--t", 0)
     run(capsys, "game", "claim", *L, "--player", "Ann", "0,0,0", "4,0,0", "--t", 1)
     code, out, _ = run(capsys, "game", "show", *L)
-    assert code == 0 and out.splitlines()[-1] == "tiles left 2/4, free pairs 1, turn: Ann, turns 1 of 3"
+    assert code == 0 and out.splitlines()[-1] == "tiles left 2/4, free pairs 1, turn: Ann, turns 1 of 3 (2 left)"
     run(capsys, "game", "claim", *L, "--player", "Ann", "8,0,0", "12,0,0", "--t", 2)
     code, out, _ = run(capsys, "game", "show", *L)
     assert out.splitlines()[-1] == ("tiles left 0/4, free pairs 0, game over (cleared), winner: Ann, "
