@@ -2173,6 +2173,11 @@ LOW_PARALLAX = 0.075
 #: photos whose median face is under 25 px were entirely right 35 % of the
 #: time, against 52 % at 25-40 px and 63 % above.
 LOW_FACE_PX = 24.0
+#: the margin round a face (a share of its size on every side) that the
+#: face classifier's window holds (``vision.crops``' context margin, 10 %):
+#: a face whose window runs off the picture is read as hidden
+#: (:func:`photo_advice` counts it with the slots outside the picture)
+EDGE_WINDOW_MARGIN = 0.1
 #: the contract's tile, mm (width, height, thickness): ../shared/CONTRACT.md,
 #: "Physical standard"; a mat file may give another (``tile_mm``)
 STANDARD_TILE_MM = (30.0, 40.0, 20.0)
@@ -2702,9 +2707,19 @@ def photo_advice(layout: Layout, states, spec, pose, stray: int = 0, looks_like=
                    f"page\" shrinks it: its grid must measure {gw:g} x {gh:g} mm)")
     w, h = getattr(pose.camera, "image_size", (0, 0))
     if faces_px is not None and w and h:
-        q = faces_px
-        outside = int((~((q[..., 0] >= 0) & (q[..., 0] <= w - 1) & (q[..., 1] >= 0)
-                         & (q[..., 1] <= h - 1)).all(axis=1)).sum())
+        q = np.asarray(faces_px, np.float64)
+
+        def beyond(quads):
+            return ~((quads[..., 0] >= 0) & (quads[..., 0] <= w - 1) & (quads[..., 1] >= 0)
+                     & (quads[..., 1] <= h - 1)).all(axis=1)
+        # a face whose window (the face and a margin round it) runs off the
+        # picture is read as hidden too: counted with those outside, so the
+        # number matches the overlay's unseen faces along the edge (a
+        # break-test's zoomed photo: 2 said, 5 drawn)
+        centre = q.mean(axis=1, keepdims=True)
+        window = centre + (q - centre) * (1 + 2 * EDGE_WINDOW_MARGIN)
+        hidden = np.array([t.seen == "occluded" for t in states], bool) if len(states) == len(q) else False
+        outside = int((beyond(q) | (hidden & beyond(window))).sum())
         if outside:
             out.append(f"{outside} slot{'s' if outside > 1 else ''} of the layout lie{'' if outside > 1 else 's'} "
                        "partly or wholly outside the picture (reported as standing, face unseen): keep the "

@@ -1103,6 +1103,30 @@ def test_a_cropped_photo_is_advised_on_as_fitting_no_camera_centred_on_it():
     assert not any("centred" in a for a in recognize(scene.image, "love", layout).advice)
 
 
+def test_slots_off_the_picture_are_counted_as_the_overlay_draws_them():
+    # a photo cut through the front row: faces whose window (face and
+    # margin) runs off the picture read hidden too, and the advice counted
+    # only the faces themselves (a break-test's zoomed photo: 2 said, 5 drawn)
+    from companion import codex
+    from vision.mat import MatSpec
+    from vision.pose import estimate_pose, project_slot_faces
+    from vision.reconstruct import recognize
+    from vision.synth import SceneSpec, render_scene
+
+    layout = codex.builtin("sprint-flat")          # no stacks: nothing else hides a face
+    scene = render_scene(SceneSpec("love", layout, n_removed=10, tilt_deg=(15, 25)), np.random.default_rng(3))
+    q = project_slot_faces(layout.slots, MatSpec.default(), estimate_pose(scene.image, MatSpec.default()))
+    low = int(np.argmax(q[..., 1].max(axis=1)))
+    cut = int(q[low, :, 1].max() - 0.3 * (q[low, :, 1].max() - q[low, :, 1].min()))
+    rec = recognize(np.ascontiguousarray(scene.image[:cut]), "love", layout)
+    q = project_slot_faces(layout.slots, MatSpec.default(), rec.pose)
+    hidden = [t for t in rec.tiles if t.seen == "occluded"]
+    assert len(hidden) == 9 > int((q[..., 1].max(axis=1) > cut - 1).sum()) == 8
+    assert all(t.present and t.face is None and t.confidence <= 0.5 for t in hidden)
+    assert rec.advice[-1] == ("9 slots of the layout lie partly or wholly outside the picture (reported as "
+                              "standing, face unseen): keep the whole board in view")
+
+
 def test_a_tilted_camera_looking_straight_down_on_some_stacks_is_advised_to_tilt_further():
     # tilted 13 degrees, the camera still looks straight down on part of the
     # Turtle: "nearly overhead" would be wrong, "tilt further" is the advice
