@@ -2018,6 +2018,11 @@ def recognize(image_bgr: np.ndarray, variant: str, layout: Layout, camera=None,
                          face_check=face_check if face_reader is None else None,
                          blank_read=blank_read if blanker is not None or masked_reader is not None else None,
                          only_free_left=True)
+    if len(layout.slots) and median_face_px(r.quads) < UNREADABLE_FACE_PX:
+        # (faces a few pixels wide: no reading is sure, whatever the models
+        # say; a break-test's 320 x 180 thumbnail read 26 slots wrong, 17 of
+        # them at 0.7 or more)
+        states = [replace(t, confidence=min(t.confidence, UNREADABLE_CONFIDENCE)) for t in states]
     shown = [t for t in states if t.seen == "face"]
     # (most faces unsure: another tile set's, the advice below says; its
     # faces read as hidden are no sign of a hand)
@@ -2173,6 +2178,24 @@ LOW_PARALLAX = 0.075
 #: photos whose median face is under 25 px were entirely right 35 % of the
 #: time, against 52 % at 25-40 px and 63 % above.
 LOW_FACE_PX = 24.0
+#: faces narrower than this (median, px) cannot be read: every reading's
+#: confidence is capped at :data:`UNREADABLE_CONFIDENCE`, so each face is
+#: marked unsure, and the advice says so first.  The narrowest faces of the
+#: bench's 200 photos are 14.2 px wide (median of the photo's slots, photo
+#: 88; the next 16.9; session 59); the enrolment sheet refuses faces under
+#: 20 px (``vision.enroll``).
+UNREADABLE_FACE_PX = 12.0
+UNREADABLE_CONFIDENCE = 0.5
+
+
+def median_face_px(quads) -> float:
+    """The median width (px) of the projected top faces ``quads``
+    ``(N, 4, 2)``, corners in OpenCV's order (top-left, top-right, ...); inf
+    for none."""
+    q = np.asarray(quads, np.float64).reshape(-1, 4, 2)
+    if not len(q):
+        return math.inf
+    return float(np.median(np.linalg.norm(q[:, 1] - q[:, 0], axis=1)))
 #: the margin round a face (a share of its size on every side) that the
 #: face classifier's window holds (``vision.crops``' context margin, 10 %):
 #: a face whose window runs off the picture is read as hidden
@@ -2642,9 +2665,12 @@ def photo_advice(layout: Layout, states, spec, pose, stray: int = 0, looks_like=
     out = []
     faces_px = project_slot_faces(layout.slots, spec, pose) if len(layout.slots) else None
     if faces_px is not None:
-        q = faces_px
-        face_px = float(np.median(np.linalg.norm(q[:, 1] - q[:, 0], axis=1)))
-        if face_px < LOW_FACE_PX:
+        face_px = median_face_px(faces_px)
+        if face_px < UNREADABLE_FACE_PX:
+            out.append(f"tiles only {int(face_px)} px wide in the picture, too small to read (every reading is "
+                       f"marked unsure): bring the camera closer or raise its resolution so the mat fills the "
+                       f"frame (faces read surest at {LOW_FACE_PX:.0f} px or more)")
+        elif face_px < LOW_FACE_PX:
             out.append(f"tiles only {int(face_px)} px wide in the picture: bring the camera closer or raise its "
                        f"resolution so the mat fills the frame (faces read surest at {LOW_FACE_PX:.0f} px or more)")
     # raised slots where the question "is the top tile still there?" arises:
@@ -2700,7 +2726,7 @@ def photo_advice(layout: Layout, states, spec, pose, stray: int = 0, looks_like=
         out.append(f"faces found on {stray} mat cells where layout {layout.name!r} has no slot: check --layout "
                    "(and --mat)")
     no_sure = bool(states) and not any(t.present and t.confidence >= UNSURE_BELOW for t in states)
-    if no_sure and exposed is None:
+    if no_sure and exposed is None and not any("too small to read" in a for a in out):
         gw, gh = spec.grid_size_mm
         out.append(f"no tile found for sure on the slots of layout {layout.name!r}: if tiles stand on the mat, "
                    f"check --layout (and --mat), and that the mat was printed at 100 % (a printer's \"fit to "
@@ -2728,7 +2754,9 @@ def photo_advice(layout: Layout, states, spec, pose, stray: int = 0, looks_like=
         out.insert(0, f"{covered} slots read hidden with no taller tile in front of them (a hand over the board, "
                       "glare or blur?), and the slots near them may read empty: take the photo again with hands "
                       "away, sharp and evenly lit")
-    misfit = centred_camera_misfit(pose) if source != "calibrated" and pose.tilt_deg >= 10 else None
+    misfit = (centred_camera_misfit(pose) if source != "calibrated" and pose.tilt_deg >= 10
+              and pose.n_markers >= 4 and not any(a.startswith("tiles only") and "too small" in a for a in out)
+              else None)
     if misfit is not None and misfit > CENTRED_MISFIT_MAX:
         # (before the hand: a break-test's screenshot of a photo was told of
         # a hand over the board, and a crop of one of nothing)
@@ -2750,6 +2778,9 @@ def photo_advice(layout: Layout, states, spec, pose, stray: int = 0, looks_like=
     elif exposed == "bright":
         out.insert(0, "the photo is over-exposed (most of the board white): less light on the table, or a "
                    "shorter exposure")
+    tiny = next((k for k, a in enumerate(out) if a.startswith("tiles only") and "too small" in a), None)
+    if tiny is not None:            # (nothing else read in the picture can be trusted)
+        out.insert(0, out.pop(tiny))
     if colourless:
         out.append(NO_COLOUR_ADVICE + ": faces are read by their colours as well as their shapes, so take it "
                    "in colour")

@@ -1127,6 +1127,29 @@ def test_slots_off_the_picture_are_counted_as_the_overlay_draws_them():
                               "standing, face unseen): keep the whole board in view")
 
 
+def test_faces_too_small_to_read_are_all_marked_unsure():
+    # a 320 x 180 thumbnail: faces 5 px wide read 26 slots wrong, 17 of them
+    # at 0.7 or more, with advice on the markers first
+    import cv2
+    from companion import codex
+    from vision.reconstruct import UNREADABLE_CONFIDENCE, recognize, unsure_slots
+    from vision.synth import SceneSpec, render_scene
+
+    layout = codex.builtin("turtle")
+    scene = render_scene(SceneSpec("love", layout, n_removed=40, tilt_deg=(15, 25)), np.random.default_rng(2))
+    thumb = cv2.resize(scene.image, (480, 270), interpolation=cv2.INTER_AREA)
+    rec = recognize(thumb, "love", layout)
+    assert rec.advice[0].startswith("tiles only ") and " px wide in the picture, too small to read (every " \
+        "reading is marked unsure)" in rec.advice[0]
+    assert int(rec.advice[0].split()[2]) < 12
+    assert not any("no tile found for sure" in a or "centred" in a for a in rec.advice)
+    assert max(t.confidence for t in rec.tiles) <= UNREADABLE_CONFIDENCE
+    shown = [i for i, t in enumerate(rec.tiles) if t.seen == "face"]
+    assert shown and set(shown) <= set(unsure_slots(rec.tiles))
+    # the photo itself: read as before
+    assert max(t.confidence for t in recognize(scene.image, "love", layout).tiles) > 0.9
+
+
 def test_a_tilted_camera_looking_straight_down_on_some_stacks_is_advised_to_tilt_further():
     # tilted 13 degrees, the camera still looks straight down on part of the
     # Turtle: "nearly overhead" would be wrong, "tilt further" is the advice
