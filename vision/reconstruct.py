@@ -2754,6 +2754,12 @@ def photo_advice(layout: Layout, states, spec, pose, stray: int = 0, looks_like=
         out.insert(0, f"{covered} slots read hidden with no taller tile in front of them (a hand over the board, "
                       "glare or blur?), and the slots near them may read empty: take the photo again with hands "
                       "away, sharp and evenly lit")
+        guessed = next((k for k, a in enumerate(out) if a.startswith("focal length guessed")), None)
+        if guessed is not None:
+            # (what stands in front of a slot follows the camera: with its
+            # focal length guessed, the guess explains such slots first; a
+            # break-test's upright phone photo was told of a hand first)
+            out.insert(0, out.pop(guessed))
     misfit = (centred_camera_misfit(pose) if source != "calibrated" and pose.tilt_deg >= 10
               and pose.n_markers >= 4 and not any(a.startswith("tiles only") and "too small" in a for a in out)
               else None)

@@ -987,6 +987,11 @@ def test_a_wrong_tile_set_or_an_empty_read_is_advised_to_check_the_options(turtl
     cleared = [dataclasses.replace(t, present=False, face=None, free=None, seen="empty") for t in overhead.tiles]
     advice = photo_advice(overhead.layout, cleared, MatSpec.default(), overhead.pose)
     assert [a.split(" ")[0] for a in advice] == ["focal", "no"]
+    # slots read hidden with nothing in front, the focal length guessed: the
+    # guess comes first (what stands in front follows the camera; a
+    # break-test's upright phone photo was told of a hand first)
+    advice = photo_advice(overhead.layout, cleared, MatSpec.default(), overhead.pose, covered=13)
+    assert [a.split(" ")[0] for a in advice] == ["focal", "13", "no"]
 
 
 def test_tiles_where_the_layout_has_no_slot_are_advised_on():
