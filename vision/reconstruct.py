@@ -2030,11 +2030,13 @@ def recognize(image_bgr: np.ndarray, variant: str, layout: Layout, camera=None,
         if sum(t.confidence < UNSURE_BELOW for t in shown) <= len(shown) / 2 else []
     if len(covered) >= FOREIGN_COVER_MIN:
         states = doubt_near_cover(layout, states, covered)
-    stray = 0
+    stray, offset = 0, None
     if sum(t.present for t in states) < STRAY_CHECK_BELOW * len(states) or len(covered) >= FOREIGN_COVER_MIN:
         # (slots read hidden with nothing in front: a hand, or a layout one
         # tile off the board, whose edge slots then fall beside the tiles)
         stray = stray_tiles(image_bgr, variant, layout, spec, pose, classifier)
+        if face_reader is None:
+            offset = half_tile_offset(image_bgr, variant, layout, spec, pose, classifier)
     elif empty_side(layout, states):
         # (a board a tile or more off the layout leaves one side's edge slots
         # bare and stands beside the other side: only the cells next to it
@@ -2054,7 +2056,8 @@ def recognize(image_bgr: np.ndarray, variant: str, layout: Layout, camera=None,
         return asked[-1]
 
     advice = photo_advice(layout, states, spec, pose, stray, looks_like, is_colourless(image_bgr),
-                          exposure(image_bgr, quads), len(covered) if len(covered) >= FOREIGN_COVER_MIN else 0)
+                          exposure(image_bgr, quads), len(covered) if len(covered) >= FOREIGN_COVER_MIN else 0,
+                          offset=offset)
     return Recognition(variant, layout, tuple(states), quads, pose, advice, asked[-1] if asked else None)
 
 
@@ -2374,6 +2377,75 @@ def stray_tiles(image_bgr: np.ndarray, variant: str, layout: Layout, spec, pose,
     return int(((pf >= 0.9) & (sc.face_probs.max(axis=1) >= 0.8 * pf)).sum())
 
 
+#: half-tile moves of the whole layout tried by :func:`half_tile_offset`
+#: (half-units: x right, y towards the players) and how the advice names them
+HALF_TILE_MOVES = {(-1, 0): "left or right", (1, 0): "left or right",
+                   (0, -1): "up or down the mat", (0, 1): "up or down the mat"}
+#: (a layout's rows repeat every tile, so a board half a tile to the left
+#: also reads at the slots moved half a tile right: 5 of 25 development
+#: reads found the other way; the advice names the axis only)
+#: :func:`half_tile_offset`: a move is advised on when it reads at least
+#: this many sure faces, and at least :data:`OFFSET_RATIO` times those read
+#: on the layout's own slots
+OFFSET_MIN_FACES = 8
+OFFSET_RATIO = 2.0
+
+
+def half_tile_offset(image_bgr: np.ndarray, variant: str, layout: Layout, spec, pose, classifier,
+                     max_slots: int = 64) -> tuple[tuple[int, int], int, int] | None:
+    """Whether the board stands half a tile off ``layout``'s slots.
+
+    The layout's top slots (those no slot of it covers), at most
+    ``max_slots`` of them (a fixed, seeded spread), are read by the face
+    classifier where they are and with the whole layout moved half a tile
+    each way (:data:`HALF_TILE_MOVES`), each at its own layer's height; a
+    window counts as a sure face as in :func:`stray_tiles`.  A board laid a
+    half-unit off the layout (the mat prints every half-unit cell, so a row
+    begun one cell too high is an easy slip) shows its faces at one of the
+    moves and between faces at the slots themselves: a break-test's full
+    Pagoda of Peace a row higher read 28 of 144 slots standing, and only
+    the small faces were advised on.
+
+    Args:
+        image_bgr: ``(H, W, 3)`` uint8 BGR photo.
+        variant: the tile set.
+        layout: the layout read.
+        spec: ``vision.mat.MatSpec``; pose: ``vision.pose.MatPose``.
+        classifier: ``vision.faces.TileClassifier``.
+        max_slots: at most this many slots are read at each place.
+
+    Returns:
+        ``((dx, dy), faces_moved, faces_in_place)`` for the move that reads
+        the most sure faces, when it reads :data:`OFFSET_MIN_FACES` or more
+        and :data:`OFFSET_RATIO` times those in place; else None.
+    """
+    from vision.crops import extract_patches
+    from vision.pose import project_slot_faces
+
+    g = geometry_of(layout)
+    tops = [s for s, above in zip(layout.slots, g.covered_by) if not above]
+    if not tops:
+        return None
+    tops = [tops[k] for k in _spread_order(len(tops))[:max_slots]]
+    h, w = image_bgr.shape[:2]
+
+    def sure(dx: int, dy: int) -> int:
+        quads = np.asarray(project_slot_faces([(s.x + dx, s.y + dy, s.z) for s in tops], spec, pose), np.float32)
+        inside = ((quads[..., 0] >= 0) & (quads[..., 0] <= w - 1) & (quads[..., 1] >= 0)
+                  & (quads[..., 1] <= h - 1)).all(axis=1)
+        if not inside.any():
+            return 0
+        sc = classifier.scores(extract_patches(image_bgr, quads[inside], classifier.crop), variant)
+        pf = sc.face_probs.sum(axis=1)
+        return int(((pf >= 0.9) & (sc.face_probs.max(axis=1) >= 0.8 * pf)).sum())
+
+    here = sure(0, 0)
+    best, n = max(((move, sure(*move)) for move in HALF_TILE_MOVES), key=lambda m: m[1])
+    if n >= OFFSET_MIN_FACES and n >= OFFSET_RATIO * here:
+        return best, n, here
+    return None
+
+
 @functools.lru_cache(maxsize=8)
 def _spread_order(n: int) -> np.ndarray:
     """A fixed order of ``n`` items (seeded permutation), so a sample of the
@@ -2565,7 +2637,8 @@ def exposure_hint(image_bgr: np.ndarray) -> str:
 
 
 def photo_advice(layout: Layout, states, spec, pose, stray: int = 0, looks_like=None,
-                 colourless: bool = False, exposed: str | None = None, covered: int = 0) -> tuple[str, ...]:
+                 colourless: bool = False, exposed: str | None = None, covered: int = 0,
+                 offset: tuple[tuple[int, int], int, int] | None = None) -> tuple[str, ...]:
     """What would make a retake of this photo surer, as sentences for the player.
 
     * Stacks seen with almost no parallax: raised slots whose top is not
@@ -2602,6 +2675,9 @@ def photo_advice(layout: Layout, states, spec, pose, stray: int = 0, looks_like=
     * Slots whose face lies partly or wholly outside the picture: they are
       reported standing with the face unseen, which the picture cannot
       confirm.
+    * ``offset`` (:func:`half_tile_offset`): the board stands half a tile
+      off the layout's slots (looked for on the reads that look for
+      ``stray``).
     * ``stray`` (:func:`stray_tiles`) of :data:`STRAY_MIN` or more: tiles
       stand where the layout has no slot, a wrong ``--layout``.
     * A mat file whose ``tile_mm`` is not :data:`STANDARD_TILE_MM`, on a
@@ -2649,6 +2725,10 @@ def photo_advice(layout: Layout, states, spec, pose, stray: int = 0, looks_like=
         colourless: the picture holds no colour (:func:`is_colourless`).
         covered: slots something lies over (:func:`foreign_cover`), 0 when
             too few to tell.
+        offset: :func:`half_tile_offset`'s answer, or None: the board
+            stands half a tile off the layout's slots; said before the
+            rest but a wrong layout (``stray``), and instead of "no tile
+            found for sure", which it explains.
         exposed: ``"dark"`` or ``"bright"`` (:func:`exposure`): said first;
             a dark picture is not called colourless (its channels differ by
             little because it is dark), nor its faces' unsureness blamed on
@@ -2726,7 +2806,7 @@ def photo_advice(layout: Layout, states, spec, pose, stray: int = 0, looks_like=
         out.append(f"faces found on {stray} mat cells where layout {layout.name!r} has no slot: check --layout "
                    "(and --mat)")
     no_sure = bool(states) and not any(t.present and t.confidence >= UNSURE_BELOW for t in states)
-    if no_sure and exposed is None and not any("too small to read" in a for a in out):
+    if no_sure and exposed is None and offset is None and not any("too small to read" in a for a in out):
         gw, gh = spec.grid_size_mm
         out.append(f"no tile found for sure on the slots of layout {layout.name!r}: if tiles stand on the mat, "
                    f"check --layout (and --mat), and that the mat was printed at 100 % (a printer's \"fit to "
@@ -2770,6 +2850,12 @@ def photo_advice(layout: Layout, states, spec, pose, stray: int = 0, looks_like=
                       "or a strong wide-angle lens?), so stack heights rest on a wrong guess of the camera: give "
                       "the camera's whole photo, or calibrate the camera once (companion calibrate) and pass "
                       "--camera")
+    if offset is not None:
+        (move, moved, here) = offset
+        out.insert(0, f"the tiles stand half a tile off the slots of layout {layout.name!r} (faces on {moved} "
+                      f"slots moved half a tile {HALF_TILE_MOVES[tuple(move)]}, on {here} where they are): lay "
+                      f"the board on the mat's cells as `companion layouts show {layout.name}` draws it, or check "
+                      "--layout")
     if stray >= STRAY_MIN:
         # a wrong layout explains the rest first (hidden slots, small or
         # unsure faces: it came after "tiles only 23 px wide", where the

@@ -484,6 +484,12 @@ def run_referee(args, source, on_event=None, on_start=None, require_output: bool
                     "their shapes (on grey pictures about one in eight is misread), so record in colour; "
                     "nothing was recorded")
             tiles = getattr(rec, "tiles", None)
+            offset = next((str(a) for a in getattr(rec, "advice", ())
+                           if str(a).startswith("the tiles stand half a tile off")), None)
+            if offset is not None:
+                # every slot's reading falls between two tiles: a game
+                # refereed so would be scored on a board nobody laid
+                raise WrongTileSet(f"in the picture the game would start from, {offset}; nothing was recorded")
             if tiles and not any(t.present and t.confidence >= UNSURE_BELOW for t in tiles):
                 # a game starts from its deal: a picture with no tile surely on
                 # the layout's slots is another layout's (or another mat's),

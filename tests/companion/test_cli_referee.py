@@ -1573,6 +1573,25 @@ def test_no_tile_read_for_sure_on_faces_too_small_says_so_not_check_the_layout(t
         "surest at 24 px or more); nothing was recorded"]
 
 
+def test_a_board_half_a_tile_off_the_layout_stops_the_run_before_anything_is_recorded(
+        tmp_path, capsys, fake_vision, layout_file, monkeypatch):
+    # every slot's reading falls between two tiles: refereed, the game would
+    # be scored on a board nobody laid
+    import types
+    import vision.reconstruct
+    advice = ("the tiles stand half a tile off the slots of layout 'mini' (faces on 6 slots moved half a tile left "
+              "or right, on 0 where they are): lay the board on the mat's cells as `companion layouts show mini` "
+              "draws it, or check --layout")
+    monkeypatch.setattr(vision.reconstruct, "recognize", lambda *a, **k: types.SimpleNamespace(
+        advice=(advice,), tiles=[types.SimpleNamespace(present=True, confidence=0.4)] * 8, looks_like=None))
+    frames = _recording(tmp_path / "frames", [(1, 6), (9, 4), (2, 12)])
+    events, ledger = tmp_path / "e.jsonl", tmp_path / "game.sqlite"
+    assert main(_args(frames, layout_file, "--events-out", str(events), "--ledger", str(ledger), "--fps", "10")) == 2
+    assert capsys.readouterr().err.strip().splitlines() == [
+        f"companion referee: in the picture the game would start from, {advice}; nothing was recorded"]
+    assert not events.exists() and list(tmp_path.glob("game.sqlite*")) == []
+
+
 def test_evidence_paths_in_an_events_file_resolve_from_its_folder(tmp_path, capsys, fake_vision, layout_file):
     # --events-out out/e.jsonl --evidence shots/ev (no ledger): the paths were
     # relative to shots/, so read from out/ they named nothing; now they are

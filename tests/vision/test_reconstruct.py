@@ -1155,6 +1155,34 @@ def test_faces_too_small_to_read_are_all_marked_unsure():
     assert max(t.confidence for t in recognize(scene.image, "love", layout).tiles) > 0.9
 
 
+def test_a_board_half_a_tile_off_its_layout_is_advised_on():
+    # the mat prints every half-unit cell, so a board begun one cell off is
+    # an easy slip: a break-test's full Pagoda of Peace a row higher read 28
+    # of 144 slots standing, with advice on the faces' size only
+    from companion import codex
+    from companion.layouts import Layout, Slot
+    from vision.faces import TileClassifier
+    from vision.mat import MatSpec
+    from vision.reconstruct import OFFSET_MIN_FACES, half_tile_offset, recognize
+    from vision.synth import SceneSpec, render_scene
+
+    board = codex.builtin("twin-hearts")
+    off = Layout("hearts-off", tuple(Slot(s.x + 1, s.y, s.z) for s in board.slots))
+    scene = render_scene(SceneSpec("word", board, n_removed=20, tilt_deg=(15, 30)), np.random.default_rng(0))
+    rec = recognize(scene.image, "word", off)
+    assert rec.advice[0].startswith("the tiles stand half a tile off the slots of layout 'hearts-off' (faces on ")
+    assert rec.advice[0].endswith(" slots moved half a tile left or right, on 0 where they are): lay the board on "
+                                  "the mat's cells as `companion layouts show hearts-off` draws it, or check "
+                                  "--layout")
+    assert not any(a.startswith("no tile found for sure") for a in rec.advice)      # (explained)
+    move, moved, here = half_tile_offset(scene.image, "word", off, MatSpec.default(), rec.pose, TileClassifier())
+    assert move in ((-1, 0), (1, 0)) and moved >= OFFSET_MIN_FACES and here == 0
+    # read with its own layout: its faces stand where its slots are
+    right = recognize(scene.image, "word", board)
+    assert half_tile_offset(scene.image, "word", board, MatSpec.default(), right.pose, TileClassifier()) is None
+    assert not any("half a tile" in a for a in right.advice)
+
+
 def test_a_tilted_camera_looking_straight_down_on_some_stacks_is_advised_to_tilt_further():
     # tilted 13 degrees, the camera still looks straight down on part of the
     # Turtle: "nearly overhead" would be wrong, "tilt further" is the advice
