@@ -502,7 +502,20 @@ def init_db(conn: sqlite3.Connection) -> int:
 
 class LedgerLost(BadInput):
     """The ledger file a running writer holds was deleted or replaced under
-    it (what it writes would go to a file no longer there)."""
+    it (what it writes would go to a file no longer there), or can no longer
+    be written (locked by another program for long, read-only, a full disk):
+    a camera referee stops on it rather than judge on a board its ledger
+    does not hold."""
+
+
+class LedgerUnwritable(BadInput):
+    """SQLite refused a write (:meth:`Ledger.append`): a read-only file or
+    folder, a full disk, or ``busy``: the ledger locked by another writer
+    past the connection's busy timeout.  Nothing was written."""
+
+    def __init__(self, message: str, busy: bool = False) -> None:
+        super().__init__(message)
+        self.busy = busy
 
 
 class StaleGame(BadInput):
@@ -697,9 +710,10 @@ class Ledger:
                 # long by another writer: nothing was written
                 if "readonly" in str(exc).replace("-", "").replace(" ", ""):
                     why = read_only_why(self.path) or "its file or its folder cannot be written"
-                    raise BadInput(f"cannot write to the ledger {self.path}: it can only be read here ({why}); "
-                                   "nothing was written") from None
-                raise BadInput(f"cannot write to the ledger {self.path}: {disk_trouble(exc) or exc}") from None
+                    raise LedgerUnwritable(f"cannot write to the ledger {self.path}: it can only be read here "
+                                           f"({why}); nothing was written") from None
+                raise LedgerUnwritable(f"cannot write to the ledger {self.path}: {disk_trouble(exc) or exc}",
+                                       busy="locked" in str(exc) or "busy" in str(exc)) from None
         return Event(eid, game_id, type, json.loads(text), None if ref is None else int(ref), t)
 
     # ------------------------------------------------------------------ reading

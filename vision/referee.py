@@ -995,6 +995,8 @@ class Referee:
                     advice = tuple(got)
                 except WrongTileSet:
                     raise
+                except LedgerLost:       # (the ledger can take no more: the run stops)
+                    raise
                 except CompanionError:
                     advice = ()
             self._start(run_start, self._first_fronts(obs, rec), snapshot)
@@ -1160,6 +1162,8 @@ class Referee:
             self._write([G.Pending("reshuffle", data)], frame)
             out = {"type": "reshuffle", "frame": frame, "player": player, "slots": [list(s) for s in slots],
                    "faces": faces, "reason": None}
+        except LedgerLost:       # (the ledger can take no more: the run stops)
+            raise
         except CompanionError as exc:
             out = self._needs(frame, slots, faces,
                               f"{count(len(slots), 'standing tile')} show other faces with no tile gone (re-laid, "
@@ -1172,6 +1176,8 @@ class Referee:
                 try:
                     self._write([G.Pending(FACES_SEEN, {"slots": [s for s, _ in seen], "faces": [f for _, f in seen],
                                                          "source": "camera", "frame": frame})], frame)
+                except LedgerLost:       # (the ledger can take no more: the run stops)
+                    raise
                 except CompanionError:
                     pass
         if evidence:
@@ -1678,6 +1684,8 @@ class Referee:
             try:
                 self._write([G.Pending(FACES_SEEN, {"slots": slots, "faces": faces, "source": "camera",
                                                      "frame": index})], index)
+            except LedgerLost:       # (the ledger can take no more: the run stops)
+                raise
             except CompanionError:
                 pass       # refused by the rules: the ledger stays as it was
 
@@ -1958,6 +1966,8 @@ class Referee:
             slots = [list(self.layout.slots[i]) for i in sorted(idx, key=lambda k: self.layout.slots[k].z)]
             try:
                 self._write([G.Pending("tiles_back", {"slots": slots, "item": item, "frame": frame})], frame)
+            except LedgerLost:       # (the ledger can take no more: the run stops)
+                raise
             except CompanionError:
                 pass
 
@@ -2056,6 +2066,8 @@ class Referee:
                     out["likely_pair_with"] = extra["likely_pair_with"]
         except _Rejudge:
             raise
+        except LedgerLost:       # (the ledger can take no more: the run stops)
+            raise
         except CompanionError as exc:
             # the rules refuse what the camera saw: a referee must look at it
             self._stale_raises = False
@@ -2088,6 +2100,8 @@ class Referee:
         data = {"player": player, "slots": slots, "faces": list(faces), "reason": reason, **(extra or {})}
         try:
             self._write([G.Pending(NEEDS_REFEREE, data)], frame)
+        except LedgerLost:       # (the ledger can take no more: the run stops)
+            raise
         except CompanionError:
             pass
         return out

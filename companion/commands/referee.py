@@ -29,7 +29,7 @@ from companion.cli import word_arg
 from companion.commands.paths import (check_writable, make_parent_folder, missing_folders, refuse_ledger_files,
                                       refuse_overwriting_inputs, remove_if_empty, remove_new_ledger)
 from companion.errors import BadInput, Interrupted, WrongTileSet
-from companion.ledger import LedgerLost, file_key
+from companion.ledger import LedgerLost, LedgerUnwritable, file_key
 from companion.stopping import deferred_sigint, stop_signals
 from companion.wording import count
 from companion.tiles import VARIANTS
@@ -187,6 +187,10 @@ def parse_players(text: str) -> list[str]:
 #: penalties no one earned); the demo read with its own layout starts with
 #: none empty
 WRONG_LAYOUT_EMPTY_SHARE = 0.15
+#: seconds the referee waits, past SQLite's own busy timeout, for a ledger
+#: another program holds locked before it stops the run
+#: (:class:`companion.ledger.LedgerLost`)
+LEDGER_LOCK_WAIT_S = 60.0
 
 
 def load_layout(name: str, map_name: str | None = None):
@@ -373,7 +377,7 @@ def run_referee(args, source, on_event=None, on_start=None, require_output: bool
         if ledger is not None:
             base = Path(args.ledger).resolve().parent
 
-            def to_ledger(type_, data, ref, t, after=None):
+            def to_ledger(type_, data, ref_id, t, after=None):
                 """Write one event to this run's game; its start picks the
                 game's id in the same transaction (:meth:`companion.ledger.Ledger.append`
                 with no id), so two referees starting games on one ledger
@@ -383,13 +387,34 @@ def run_referee(args, source, on_event=None, on_start=None, require_output: bool
                 when the console wrote since; the referee reads the game
                 again)."""
                 nonlocal game_id
-                if type_ == "game_started" and game_id is None:
-                    ev = ledger.append(None, type_, data, ref, t)
-                    game_id = ev.game_id
-                    if on_start is not None:
-                        on_start(game_id)
-                    return ev
-                return ledger.append(game_id, type_, data, ref, t, after=after)
+                deadline = None
+                while True:
+                    try:
+                        if type_ == "game_started" and game_id is None:
+                            ev = ledger.append(None, type_, data, ref_id, t)
+                            game_id = ev.game_id
+                            if on_start is not None:
+                                on_start(game_id)
+                            return ev
+                        return ledger.append(game_id, type_, data, ref_id, t, after=after)
+                    except LedgerUnwritable as exc:
+                        # locked by another program (an SQLite browser with
+                        # edits not saved): wait for it; one that stays
+                        # locked, or cannot be written at all, stops the
+                        # run, since a move the ledger missed makes every
+                        # later one judged on the wrong board (a break-test,
+                        # session 59: the claim became a referee item "refused
+                        # by the rules", the next move an unearned penalty)
+                        now = time.monotonic()
+                        deadline = deadline if deadline is not None else now + LEDGER_LOCK_WAIT_S
+                        if exc.busy and now < deadline:
+                            time.sleep(1.0)
+                            continue
+                        at = f"frame {ref.status.frame}" if type_ != "game_started" else "the start"
+                        kept = " (the events file keeps what was found)" if args.events_out else ""
+                        raise LedgerLost(f"{exc}{' for over ' + str(int(LEDGER_LOCK_WAIT_S)) + ' s' if exc.busy else ''}"
+                                         f": the referee stopped at {at}, since a move the ledger misses would "
+                                         f"have every later one judged on the wrong board{kept}") from None
 
             def game_history(after_id=0):
                 """The game's events as the ledger holds them, those after

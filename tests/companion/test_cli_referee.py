@@ -327,6 +327,50 @@ def test_a_ledger_deleted_while_the_referee_runs_stops_it_with_one_line(tmp_path
     assert [json.loads(x)["type"] for x in events.read_text().splitlines()] == ["penalty"]
 
 
+def test_a_ledger_locked_by_another_program_is_waited_for_then_stops_the_run(tmp_path, capsys, fake_vision,
+                                                                             layout_file, monkeypatch):
+    # a break-test held the ledger locked for 15 s (an SQLite browser with
+    # edits not saved): the claim became a referee item "refused by the
+    # rules: ... database is locked", and the next move, judged on a board
+    # the ledger did not hold, an unearned penalty
+    import companion.commands.referee as cmd
+    from companion.ledger import LedgerUnwritable
+    frames = _recording(tmp_path / "frames", [(1, 6), (9, 4), (2, 12), (9, 4), (1, 12), (9, 4), (3, 12)])
+    real = Ledger.append
+    calls = {"n": 0, "locked": 2}
+
+    def locked(self, game_id, type_, *a, **k):
+        if type_ == "claim" and calls["locked"]:
+            calls["locked"] -= 1
+            calls["n"] += 1
+            raise LedgerUnwritable(f"cannot write to the ledger {self.path}: database is locked", busy=True)
+        return real(self, game_id, type_, *a, **k)
+
+    monkeypatch.setattr(Ledger, "append", locked)
+    monkeypatch.setattr(cmd, "LEDGER_LOCK_WAIT_S", 10.0)
+    ledger, events = tmp_path / "a.sqlite", tmp_path / "a.jsonl"
+    assert main(_args(frames, layout_file, "--ledger", str(ledger), "--events-out", str(events), "--fps", "10")) == 0
+    assert calls["n"] == 2                      # refused twice, written the third time
+    with Ledger(ledger) as led:
+        assert [e.type for e in led.events()] == ["game_started", "penalty", "claim"]
+    assert [json.loads(x)["type"] for x in events.read_text().splitlines()] == ["penalty", "claim"]
+    # locked for longer than the wait: the run stops with one line, the
+    # events file keeping what was found
+    calls["locked"] = 10 ** 6
+    monkeypatch.setattr(cmd, "LEDGER_LOCK_WAIT_S", 0.0)
+    ledger, events = tmp_path / "b.sqlite", tmp_path / "b.jsonl"
+    capsys.readouterr()
+    assert main(_args(frames, layout_file, "--ledger", str(ledger), "--events-out", str(events), "--fps", "10")) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith(f"companion referee: cannot write to the ledger {ledger}: database is "
+                                               "locked for over 0 s: the referee stopped at frame ")
+    assert err[0].endswith(", since a move the ledger misses would have every later one judged on the wrong "
+                           "board (the events file keeps what was found)")
+    assert [json.loads(x)["type"] for x in events.read_text().splitlines()] == ["penalty"]
+    with Ledger(ledger) as led:
+        assert [e.type for e in led.events()] == ["game_started", "penalty"]
+
+
 def test_a_game_already_under_way_earns_a_note_and_start_as_found_reads_it(tmp_path, capsys, fake_vision,
                                                                            layout_file):
     # a break-test started the referee on a game 10 tiles in: the empty slots
