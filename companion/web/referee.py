@@ -285,6 +285,11 @@ def _console_data(game: str | None, all_rows: bool = False) -> dict:
     data = {"game": gid, "state": None, "items": [], "caps": {}, "undo": None, "rows": [], "games": led.games(),
             "last_id": 0, "ledger_last": led.last_id(), "older": 0, "all_rows": all_rows, "ledger_rows": LEDGER_ROWS,
             "unknown_game": None, "board_svg": "", "clock": None}
+    # a console kept on an older game says when a newer one runs, as the
+    # phone page does (a break-test, session 59: the console stayed on
+    # game-1, "Nothing to settle", while game-2 waited for the referee)
+    latest = led.latest_game_id()
+    data["newer"] = latest if latest and gid and latest != gid else None
     known = bool(gid) and bool(led.events(gid))
     if game and not known:
         data["unknown_game"] = shown_game_id(game)

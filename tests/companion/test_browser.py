@@ -846,3 +846,37 @@ def test_the_console_says_when_its_stream_went_silent_and_when_it_is_back(tmp_pa
         said = _text_comes(page, "body", "Connected to the scoreboard again")
         assert "Connected to the scoreboard again: the console is up to date." in said
         page.wait_for_selector("#ledger >> text=Ann passes", timeout=10_000)     # the move made meanwhile
+
+
+def test_a_stopped_server_is_said_on_the_console_within_seconds(served, phone):
+    # a break-test (session 59): the phone said "not live" 6 s after the
+    # server stopped; the console said nothing for 95 s
+    srv, path = served
+    page, errors = _console(phone, srv)
+    page.wait_for_timeout(1000)
+    srv.stop()
+    said = _text_comes(page, "#toast", "The scoreboard does not answer", seconds=20)
+    assert ("\u2717 The scoreboard does not answer: is it still running, and on the network? The console below "
+            "may be out of date; it keeps trying.") in said
+    assert errors == []
+
+
+def test_the_console_says_when_a_newer_game_starts(served, phone):
+    # a break-test (session 59): the console stayed on game g1, "Nothing to
+    # settle", while the phones showed a newer game waiting for the referee
+    srv, path = served
+    page, errors = _console(phone, srv)
+    assert page.locator("#newer").is_hidden()
+    with Ledger(path) as led:
+        start_mini(led, gid="friday-2")
+    said = _text_comes(page, "#newer", "friday-2")
+    assert said == "A newer game, friday-2, has started since this one: open it in the console."
+    assert page.locator("#newer").is_visible()
+    assert page.get_attribute("#newer-link", "href").endswith("/referee/?game=friday-2")
+    # opened on the older game afterwards: said as the page is drawn
+    page.goto(srv.url + "referee/?game=g1")
+    assert page.locator("#newer").is_visible() and page.inner_text("#newer-id") == "friday-2"
+    page.click("#newer-link")
+    page.wait_for_selector("text=friday-2 (shown)", timeout=10_000)
+    assert page.locator("#newer").is_hidden()
+    assert errors == []

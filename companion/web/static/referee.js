@@ -335,7 +335,7 @@
     sync();
   }
 
-  let retryMs = 5000, stream = null, silent = false;
+  let retryMs = 5000, stream = null, silent = false, downTimer = null;
   // an open stream silent past two keep-alives is dead (the host asleep or
   // frozen): the console says so and connects again, and the new stream's
   // opening fetches the panel afresh (a break-test, session 58, found the
@@ -367,6 +367,20 @@
     };
     es.addEventListener("alive", () => watch.heard());
     es.onerror = () => {
+      // a stream that cannot reconnect for 6 s: the server stopped, crashed
+      // or is off the network; said, and the console says so again when it
+      // answers (a break-test, session 59: the phone said "not live" in 6 s,
+      // the console nothing in 95 s)
+      if (!downTimer) {
+        downTimer = setTimeout(() => {
+          downTimer = null;
+          if (stream && stream.readyState !== EventSource.OPEN && !silent) {
+            silent = true;
+            say("error", "The scoreboard does not answer: is it still running, and on the network? The " +
+                "console below may be out of date; it keeps trying.");
+          }
+        }, 6000);
+      }
       if (es.readyState === EventSource.CLOSED) {
         // refused (too many live pages, or the ledger unreadable): browsers
         // give up on such a stream, so the console tries again later
@@ -375,7 +389,22 @@
         retryMs = Math.min(retryMs * 2, 60000);
       }
     };
-    es.addEventListener("ledger", () => { watch.heard(); refreshPanel(); });
+    es.addEventListener("ledger", (m) => {
+      watch.heard();
+      let ev = null;
+      try { ev = JSON.parse(m.data); } catch (err) { ev = null; }
+      if (ev && ev.type === "game_started" && ev.game_id !== box.dataset.game) {
+        // a newer game started (the console stays on its own: its forms
+        // name it): said, with a link to the newer one
+        const note = document.getElementById("newer");
+        if (note) {
+          document.getElementById("newer-id").textContent = ev.game_id;
+          document.getElementById("newer-link").href = note.dataset.consoleUrl + "?" + new URLSearchParams({ game: ev.game_id });
+          note.hidden = false;
+        }
+      }
+      refreshPanel();
+    });
     es.addEventListener("evicted", () => {
       // newer pages from this address took this one's place: it stops
       // following rather than take another page's place in turn, and offers
