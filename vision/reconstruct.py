@@ -2037,11 +2037,10 @@ def recognize(image_bgr: np.ndarray, variant: str, layout: Layout, camera=None,
         stray = stray_tiles(image_bgr, variant, layout, spec, pose, classifier)
         if face_reader is None:
             offset = half_tile_offset(image_bgr, variant, layout, spec, pose, classifier)
-    elif empty_side(layout, states):
+    elif face_reader is None:
         # (a board a tile or more off the layout leaves one side's edge slots
-        # bare and stands beside the other side: only the cells next to it
-        # are read)
-        stray = stray_tiles(image_bgr, variant, layout, spec, pose, classifier, near=STRAY_NEAR)
+        # bare and stands past the opposite side: only those cells are read)
+        stray = far_side_tiles(image_bgr, variant, layout, states, spec, pose, classifier)
     asked: list[str | None] = []
 
     def looks_like() -> str | None:
@@ -2218,17 +2217,6 @@ STANDARD_TILE_MM = (30.0, 40.0, 20.0)
 STRAY_CHECK_BELOW = 0.4
 #: this many faces read on cells without a slot earn the advice
 STRAY_MIN = 3
-#: where one side of the layout reads bare (:func:`empty_side`), the cells
-#: within this many half-tile units of its slots are read for faces
-#: (:func:`stray_tiles`' ``near``).  Development photos 1000-1063 (session
-#: 59), each also read with its layout moved a tile left, right, up or down
-#: (64 such reads fit the mat): the cells next to the layout held as many
-#: faces as all its free cells in 63 of the 64 (3 or more in 20 against 21;
-#: each of the 20 has a bare side), for 30 to 123 windows against 126 to
-#: 216 (about 0.05 ms a window); read with their own layout, no photo showed
-#: a face there.  16 of the 64 photos read with their own layout have a
-#: bare side, and pay for the look.
-STRAY_NEAR = 1
 #: a focal length estimated from a view tilted less than this (degrees) is
 #: advised against as guessed (see :func:`photo_advice`)
 FOCAL_ADVICE_TILT_DEG = 6.0
@@ -2287,44 +2275,113 @@ def slots_to_check(states, geometry: Geometry, below: float = UNSURE_BELOW) -> l
     return sorted(marked)
 
 
-def empty_side(layout: Layout, states) -> bool:
-    """Whether one side of the board reads bare: every layer-0 slot on the
-    layout's left (or right, top, bottom) edge, at least two of them, read
-    without a tile.
+def _edge_slots(layout: Layout, dx: int, dy: int) -> list[int]:
+    """Indices of the layout's layer-0 slots on its edge towards ``(dx,
+    dy)`` (two half-units one way): no slot of the layout stands there
+    within a tile's width (the pinch neighbour of ../shared/CONTRACT.md,
+    "Free", for a left or right edge)."""
+    at = {(s.x, s.y) for s in layout.slots}
 
-    A slot is on the left edge when no slot of the layout stands two
-    half-units to its left within a tile's height (the pinch neighbour of
-    ../shared/CONTRACT.md, "Free"); likewise for the other sides.  A board
-    read with a layout a tile or more off it (a wrong ``--layout`` or
-    ``--mat``) shows this; so does a game whose edge tiles have all gone
-    (16 of 64 development photos, session 59), which then pays for the look
-    of :func:`stray_tiles` with ``near``.
+    def has(x: int, y: int) -> bool:
+        if dx:
+            return any((x + dx, y + d) in at for d in (-1, 0, 1))
+        return any((x + d, y + dy) in at for d in (-1, 0, 1))
+
+    return [i for i, s in enumerate(layout.slots) if s.z == 0 and not has(s.x, s.y)]
+
+
+#: the four sides of a layout, as steps of one tile (half-units)
+SIDES = ((-2, 0), (2, 0), (0, -2), (0, 2))
+
+
+def bare_sides(layout: Layout, states) -> list[tuple[int, int]]:
+    """The sides of the board that read bare: every layer-0 slot on the
+    layout's left (or right, top, bottom) edge (:func:`_edge_slots`), at
+    least two of them, read without a tile.
+
+    A board read with a layout a tile or more off it (a wrong ``--layout``
+    or ``--mat``) shows this on the side it moved away from; so does a game
+    whose edge tiles have all gone (16 of 64 development photos, session
+    59), which then pays for the look of :func:`far_side_tiles`.
 
     Args:
         layout: the layout read.
         states: one :class:`SlotState` per slot, in layout order.
 
     Returns:
-        True when some side's edge slots all read empty.
+        The bare sides as one-tile steps ``(dx, dy)`` of :data:`SIDES`.
     """
-    at: dict[tuple[int, int], list[int]] = {}
-    for s in layout.slots:
-        at.setdefault((s.x, s.y), []).append(s.z)
-
-    def has(x: int, y: int, dx: int, dy: int) -> bool:
-        if dx:
-            return any((x + dx, y + d) in at for d in (-1, 0, 1))
-        return any((x + d, y + dy) in at for d in (-1, 0, 1))
-
-    for dx, dy in ((-2, 0), (2, 0), (0, -2), (0, 2)):
-        edge = [i for i, s in enumerate(layout.slots) if s.z == 0 and not has(s.x, s.y, dx, dy)]
+    out = []
+    for dx, dy in SIDES:
+        edge = _edge_slots(layout, dx, dy)
         if len(edge) >= 2 and not any(states[i].present for i in edge):
-            return True
-    return False
+            out.append((dx, dy))
+    return out
+
+
+def empty_side(layout: Layout, states) -> bool:
+    """Whether some side of the board reads bare (:func:`bare_sides`)."""
+    return bool(bare_sides(layout, states))
+
+
+def far_side_tiles(image_bgr: np.ndarray, variant: str, layout: Layout, states, spec, pose, classifier) -> int:
+    """Faces standing one tile beyond the side opposite a bare side
+    (:func:`bare_sides`), where a board laid a tile off its layout has its
+    far edge: for each bare side, the cells one tile past each slot of the
+    opposite edge (those no slot of the layout overlaps) are read by the
+    face classifier at the height of a tile on the mat, a window counting
+    as in :func:`stray_tiles`; the most faces over the bare sides.
+
+    Only those cells: claimed tiles set aside on the mat beside a board
+    whose side was cleared (the room a Turtle leaves) stood on cells beside
+    the board and made the advice say "check --layout" on 5 of 14 boards
+    read right (a break-test, session 59, of a first form that read every
+    cell next to the layout).
+
+    Args:
+        image_bgr: ``(H, W, 3)`` uint8 BGR photo.
+        variant: the tile set; layout: the layout read; states: its
+            :class:`SlotState` per slot.
+        spec: ``vision.mat.MatSpec``; pose: ``vision.pose.MatPose``.
+        classifier: ``vision.faces.TileClassifier``.
+
+    Returns:
+        The number of such cells read as holding a face (0 without a bare
+        side).
+    """
+    from companion.layouts import MAT_HALF_UNITS
+    from vision.crops import extract_patches
+    from vision.pose import project_slot_faces
+
+    sides = bare_sides(layout, states)
+    if not sides:
+        return 0
+    foot = np.zeros((MAT_HALF_UNITS[1] + 4, MAT_HALF_UNITS[0] + 4), bool)
+    for sl in layout.slots:
+        foot[max(0, sl.y):sl.y + 2, max(0, sl.x):sl.x + 2] = True
+    h, w = image_bgr.shape[:2]
+    best = 0
+    for dx, dy in sides:
+        spots = []
+        for i in _edge_slots(layout, -dx, -dy):
+            x, y = layout.slots[i].x - dx, layout.slots[i].y - dy
+            if 0 <= x <= MAT_HALF_UNITS[0] - 2 and 0 <= y <= MAT_HALF_UNITS[1] - 2 and not foot[y:y + 2, x:x + 2].any():
+                spots.append((x, y, 0))
+        if len(spots) < STRAY_MIN:
+            continue
+        quads = np.asarray(project_slot_faces(spots, spec, pose), np.float32)
+        inside = ((quads[..., 0] >= 0) & (quads[..., 0] <= w - 1) & (quads[..., 1] >= 0)
+                  & (quads[..., 1] <= h - 1)).all(axis=1)
+        if not inside.any():
+            continue
+        sc = classifier.scores(extract_patches(image_bgr, quads[inside], classifier.crop), variant)
+        pf = sc.face_probs.sum(axis=1)
+        best = max(best, int(((pf >= 0.9) & (sc.face_probs.max(axis=1) >= 0.8 * pf)).sum()))
+    return best
 
 
 def stray_tiles(image_bgr: np.ndarray, variant: str, layout: Layout, spec, pose, classifier,
-                max_windows: int = 256, near: int | None = None) -> int:
+                max_windows: int = 256) -> int:
     """How many tiles seem to stand where ``layout`` has no slot.
 
     Windows at the positions of the mat's half-tile grid
@@ -2345,9 +2402,6 @@ def stray_tiles(image_bgr: np.ndarray, variant: str, layout: Layout, spec, pose,
         classifier: ``vision.faces.TileClassifier``.
         max_windows: at most this many windows are read (a layout leaves up
             to about 240; about 12 ms for those).
-        near: when given, only the windows within this many half-tile units
-            of a slot's footprint (where a board a tile off its layout
-            stands; :data:`STRAY_NEAR`).
 
     Returns:
         The number of windows read as holding a face.
@@ -2360,8 +2414,7 @@ def stray_tiles(image_bgr: np.ndarray, variant: str, layout: Layout, spec, pose,
     for s in layout.slots:
         foot[max(0, s.y):s.y + 2, max(0, s.x):s.x + 2] = True
     spots = [(x, y, 0) for y in range(MAT_HALF_UNITS[1] - 1) for x in range(MAT_HALF_UNITS[0] - 1)
-             if not foot[y:y + 2, x:x + 2].any()
-             and (near is None or foot[max(0, y - near):y + 2 + near, max(0, x - near):x + 2 + near].any())]
+             if not foot[y:y + 2, x:x + 2].any()]
     if not spots:
         return 0
     order = _spread_order(len(spots))[:max_windows]
@@ -2697,7 +2750,8 @@ def photo_advice(layout: Layout, states, spec, pose, stray: int = 0, looks_like=
     * Markers that fit no camera centred on the picture
       (:func:`vision.pose.centred_camera_misfit` over
       :data:`vision.pose.CENTRED_MISFIT_MAX`, without a calibrated camera,
-      tilted 10 degrees or more): a cropped photo or a screenshot, whose
+      tilted 15 degrees or more, on 6 markers or more): a
+      cropped photo or a screenshot, whose
       heights are projected with a camera centred in the wrong place, or a
       lens that bends lines; before the hand, which such a read suggests.
     * A second mat in the picture (``pose.other_mat``: a marker id read
@@ -2738,8 +2792,9 @@ def photo_advice(layout: Layout, states, spec, pose, stray: int = 0, looks_like=
         Zero or more sentences.
     """
     from vision.pose import (CAMERA_FILE_MISFIT_PX, CAMERA_FILE_MISFIT_SHARE, CENTRED_MISFIT_MAX,
-                             FOCAL_CHECK_MIN_MARKERS, FOCAL_CHECK_MIN_TILT_DEG, centred_camera_misfit,
-                             markers_focal_px, project_slot_faces)
+                             CENTRED_MISFIT_MIN_MARKERS, CENTRED_MISFIT_MIN_TILT_DEG, FOCAL_CHECK_MIN_MARKERS,
+                             FOCAL_CHECK_MIN_TILT_DEG, centred_camera_misfit, markers_focal_px,
+                             project_slot_faces)
     from vision.presence import window_quads
 
     out = []
@@ -2840,8 +2895,8 @@ def photo_advice(layout: Layout, states, spec, pose, stray: int = 0, looks_like=
             # focal length guessed, the guess explains such slots first; a
             # break-test's upright phone photo was told of a hand first)
             out.insert(0, out.pop(guessed))
-    misfit = (centred_camera_misfit(pose) if source != "calibrated" and pose.tilt_deg >= 10
-              and pose.n_markers >= 4 and not any(a.startswith("tiles only") and "too small" in a for a in out)
+    misfit = (centred_camera_misfit(pose) if source != "calibrated" and pose.tilt_deg >= CENTRED_MISFIT_MIN_TILT_DEG
+              and pose.n_markers >= CENTRED_MISFIT_MIN_MARKERS and not any("too small to read" in a for a in out)
               else None)
     if misfit is not None and misfit > CENTRED_MISFIT_MAX:
         # (before the hand: a break-test's screenshot of a photo was told of

@@ -19,6 +19,7 @@ import io
 import json
 import math
 import os
+import shlex
 import sys
 import time
 from pathlib import Path
@@ -64,7 +65,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     src.add_argument("--layout", help="built-in name or a .layout/.map/.json path")
     src.add_argument("--deal", help="a deal JSON file (as printed by 'companion deal --json')")
     q.add_argument("--map-name", help="map to read from a GNOME .map file holding several")
-    q.add_argument("--seed", type=seed_value, help="deal seed (required with --layout): the tiles of `companion deal --seed N --solvable` (with --random, of `deal --seed N`); with --deal, only the seed the game's Zen Reshuffles draw from")
+    q.add_argument("--seed", type=seed_value, help="deal seed (with --layout; left out, one is picked and said on stderr): the tiles of `companion deal --seed N --solvable` (with --random, of `deal --seed N`); with --deal, only the seed the game's Zen Reshuffles draw from")
     q.add_argument("--random", action="store_true", help="a plain random deal, not a solvable one")
     q.add_argument("--difficulty", help="Mindful: easy, normal, hard or expert (Zen Reshuffles 3/2/1/0)")
     q.add_argument("--turn-limit", type=int, help="Solo Quest turn limit")
@@ -454,7 +455,15 @@ def _start(args) -> int:
         seed = args.seed      # (the game's seed all the same: Zen Reshuffles draw from it)
     else:
         if args.seed is None:
-            raise BadInput("--seed is required with --layout")
+            # a club wants a new deal, not a number to think of: one is picked
+            # and said, so the deal can be shown (a newcomer's test, session
+            # 59, was refused "--seed is required"); the engine itself stays
+            # seeded
+            import secrets
+            args.seed = secrets.randbelow(1_000_000)
+            sys.stderr.write(f"companion game: note: no --seed given: dealt with seed {args.seed} (`companion "
+                             f"deal --variant {args.variant} --layout {shlex.quote(str(args.layout))} --seed "
+                             f"{args.seed}{'' if args.random else ' --solvable'}` shows which face is where)\n")
         from companion.layout_files import load_layout
         from companion import deals
         layout = load_layout(args.layout, args.map_name)

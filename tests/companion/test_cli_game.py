@@ -884,6 +884,24 @@ def test_cli_a_move_without_game_names_the_game_it_went_to_once_the_ledger_holds
     assert code == 0 and out.splitlines()[-1].startswith("scores: Ann 10,000 | Ben 10,000; turn: Ann")
 
 
+def test_a_game_started_without_a_seed_is_dealt_with_one_picked_and_said(tmp_path, capsys):
+    # a club wants a new deal, not a number to think of (a newcomer's test,
+    # session 59, was refused "--seed is required with --layout")
+    import re
+    led = str(tmp_path / "club.db")
+    code, out, err = run(capsys, "game", "start", "--ledger", led, "--variant", "love", "--mode", "sprint",
+                         "--layout", "sprint-2layer", "--players", "Ada,Bo", "--t", 0)
+    assert code == 0 and "#1 game_started" in out
+    m = re.fullmatch(r"companion game: note: no --seed given: dealt with seed (\d+) \(`companion deal --variant "
+                     r"love --layout sprint-2layer --seed \1 --solvable` shows which face is where\)\n", err)
+    assert m, err
+    code, deal_out, _ = run(capsys, "deal", "--variant", "love", "--layout", "sprint-2layer", "--seed", m.group(1),
+                            "--solvable", "--json")
+    started = events(led)[0].data
+    assert [t["face"] for t in json.loads(deal_out)["tiles"]] == list(started["faces"])
+    assert started["seed"] == int(m.group(1))
+
+
 def test_cli_choices_are_not_case_sensitive(love, capsys):
     L = ("--ledger", love)
     code, lower, _ = run(capsys, "game", "export", *L, "--format", "csv")
