@@ -1074,9 +1074,11 @@ def test_a_full_board_a_tile_off_its_layout_is_advised_on_by_its_bare_side():
     rec = recognize(scene.image, "candy", off)
     assert sum(t.present for t in rec.tiles) >= STRAY_CHECK_BELOW * len(off.slots)
     assert empty_side(off, rec.tiles)
-    assert rec.advice[0].startswith("faces found on ") and rec.advice[0].endswith(
-        " mat cells where layout 'sprint-off' has no slot: check --layout (and --mat)")
-    assert int(rec.advice[0].split()[3]) >= STRAY_MIN
+    (said,) = [a for a in rec.advice if "has no slot" in a]
+    assert said.startswith("faces on ") and said.endswith(
+        " mat cells just past the left edge of layout 'sprint-off', where it has no slot, while its right edge "
+        "reads bare: tiles set aside there, or is the board a tile off the layout? (check --layout and --mat)")
+    assert int(said.split()[2]) >= STRAY_MIN
     assert not any("hand" in a for a in rec.advice)
     assert not any("has no slot" in a for a in recognize(scene.image, "candy", board).advice)
 
@@ -1133,8 +1135,8 @@ def test_slots_off_the_picture_are_counted_as_the_overlay_draws_them():
 
 
 def test_faces_too_small_to_read_are_all_marked_unsure():
-    # a 320 x 180 thumbnail: faces 5 px wide read 26 slots wrong, 17 of them
-    # at 0.7 or more, with advice on the markers first
+    # a 256 x 144 thumbnail (a break-test's, 320 x 180 with faces 5 px wide,
+    # read 26 slots wrong, 17 of them at 0.7 or more, advice on the markers first)
     import cv2
     from companion import codex
     from vision.reconstruct import UNREADABLE_CONFIDENCE, recognize, unsure_slots
@@ -1142,11 +1144,11 @@ def test_faces_too_small_to_read_are_all_marked_unsure():
 
     layout = codex.builtin("turtle")
     scene = render_scene(SceneSpec("love", layout, n_removed=40, tilt_deg=(15, 25)), np.random.default_rng(2))
-    thumb = cv2.resize(scene.image, (480, 270), interpolation=cv2.INTER_AREA)
+    thumb = cv2.resize(scene.image, (256, 144), interpolation=cv2.INTER_AREA)
     rec = recognize(thumb, "love", layout)
     assert rec.advice[0].startswith("tiles only ") and " px wide in the picture, too small to read (every " \
         "reading is marked unsure)" in rec.advice[0]
-    assert int(rec.advice[0].split()[2]) < 12
+    assert int(rec.advice[0].split()[2]) < 7
     assert not any("no tile found for sure" in a or "centred" in a for a in rec.advice)
     assert max(t.confidence for t in rec.tiles) <= UNREADABLE_CONFIDENCE
     shown = [i for i, t in enumerate(rec.tiles) if t.seen == "face"]
