@@ -2923,11 +2923,20 @@ def photo_advice(layout: Layout, states, spec, pose, stray: int = 0, looks_like=
                       "the camera's whole photo, or calibrate the camera once (companion calibrate) and pass "
                       "--camera")
     if offset is not None:
+        import shlex
         (move, moved, here) = offset
+        source = getattr(layout, "source", "builtin")
+        if source == "builtin":
+            show = f"companion layouts show {layout.name}"
+        else:       # (a file: `layouts show default` named no layout; a map of several needs its name)
+            several = str(source).lower().endswith(".map") or str(source).lower().endswith("boards.json")
+            named = f" --map-name {shlex.quote(layout.name)}" if several else ""
+            show = f"companion layouts show {shlex.quote(str(source))}{named}"
+        # (the slots it reads hidden are its own doing: no word of a hand)
+        out = [a for a in out if " slots read hidden with no taller tile in front" not in a]
         out.insert(0, f"the tiles stand half a tile off the slots of layout {layout.name!r} (faces on {moved} "
                       f"slots moved half a tile {HALF_TILE_MOVES[tuple(move)]}, on {here} where they are): lay "
-                      f"the board on the mat's cells as `companion layouts show {layout.name}` draws it, or check "
-                      "--layout")
+                      f"the board on the mat's cells as `{show}` draws it, or check --layout")
     if stray >= STRAY_MIN:
         # a wrong layout explains the rest first (hidden slots, small or
         # unsure faces: it came after "tiles only 23 px wide", where the
