@@ -37,6 +37,12 @@ def read_image(path: str | os.PathLike):
     import numpy as np
 
     p = Path(path)
+    if not p.exists() and _is_pattern(str(path)):
+        # a pattern the shell passed on as typed (Windows' cmd, PowerShell)
+        # that names one file is that file, as a POSIX shell would give it
+        found = _glob(str(path))
+        if len(found) == 1:
+            p = Path(found[0])
     if p.is_dir():
         raise BadInput(f"cannot read image {path}: it is a folder; give the image files (e.g. {p}/*.png)")
     if not p.exists():
@@ -110,12 +116,12 @@ def _head(path: Path) -> bytes:
 
 
 def _pattern_hint(name: str) -> str:
-    """For a missing picture whose name holds ``*``, ``?`` or ``[``: the
+    """For a missing picture whose name holds ``*`` or ``?``: the
     shell passes a pattern that matched no file on as it stands
     (``photos/*.JPG`` where the files end in ``.jpg``), so say so; a pattern
     that does match files was not expanded by the shell (Windows' cmd and
     PowerShell pass it on as typed), so say that; else ""."""
-    if any(c in name for c in "*?["):
+    if _is_pattern(name):
         found = _glob(name)
         if found:
             return (f" (a pattern the shell did not expand, as Windows' cmd and PowerShell do not: it matches "
@@ -124,21 +130,29 @@ def _pattern_hint(name: str) -> str:
     return ""
 
 
+def _is_pattern(name: str) -> bool:
+    """Whether a name is a pattern: it holds ``*`` or ``?``.  Brackets alone
+    are taken as part of a name (phones and cameras write ``IMG [1].jpg``,
+    folders ``views [2024]``; a break-test's folder with brackets matched
+    nothing as a pattern)."""
+    return any(c in str(name) for c in "*?")
+
+
 def _glob(pattern: str) -> list[str]:
     """The files ``pattern`` matches, sorted (Python's ``glob``, as a POSIX
     shell expands it: names starting with a dot only when the pattern's
-    part does)."""
+    part does), its brackets taken literally (:func:`_is_pattern`)."""
     import glob
 
     try:
-        return sorted(p for p in glob.glob(pattern) if os.path.isfile(p))
+        return sorted(p for p in glob.glob(str(pattern).replace("[", "[[]")) if os.path.isfile(p))
     except (OSError, ValueError):
         return []
 
 
 def expand_patterns(paths: list[str]) -> list[str]:
     """The picture names a command was given, with each name that is no file
-    but a pattern (``*``, ``?``, ``[...]``) replaced by the files it matches,
+    but a pattern (``*`` or ``?``; :func:`_is_pattern`) replaced by the files it matches,
     sorted: Windows' cmd and PowerShell pass ``photos\\*.jpg`` on as typed,
     where a POSIX shell expands it.  A pattern that matches nothing stays, so
     the reader names it (:func:`read_image`, "a pattern that matched no
@@ -152,7 +166,7 @@ def expand_patterns(paths: list[str]) -> list[str]:
     """
     out: list[str] = []
     for p in paths:
-        if any(c in str(p) for c in "*?[") and not os.path.exists(p):
+        if _is_pattern(str(p)) and not os.path.exists(p):
             found = _glob(str(p))
             if found:
                 out.extend(found)

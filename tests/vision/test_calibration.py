@@ -375,6 +375,18 @@ def test_a_pattern_the_shell_passed_on_as_typed_is_expanded(page, tmp_path, caps
     assert err.count("\n") == 1 and err.endswith(
         "no such file (a pattern the shell did not expand, as Windows' cmd and PowerShell do not: it matches 6 "
         f"files, e.g. {tmp_path / 'view0.png'}; name one file)\n")
+    # one file matched: that file, as a POSIX shell would give it
+    assert main(["find-mat", str(tmp_path / "view0.*")]) != 2
+    capsys.readouterr()
+    # brackets are part of a name (phones write "IMG [1].jpg"), not a pattern
+    folder = tmp_path / "views [2024]"
+    folder.mkdir()
+    _write(_views(page, POSES[:6]), folder)
+    assert main(["calibrate", str(folder / "*.png"), "--out", str(out), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["views"] == 6
+    (tmp_path / "IMG_1.png").write_bytes((tmp_path / "view0.png").read_bytes())
+    assert main(["find-mat", str(tmp_path / "IMG_[1].png")]) == 2
+    assert capsys.readouterr().err.endswith("IMG_[1].png: no such file\n")
 
 
 def test_an_empty_picture_file_is_named_as_empty(tmp_path, capsys):
