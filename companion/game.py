@@ -2793,9 +2793,23 @@ def _check_correction_fields(state: GameState, target: int, etype: str, data_now
         if isinstance(owner, str) and name_key(owner) != name_key(who):
             raise BadInput(f"{who} cannot have taken back {owner}'s move (#{undone.id} {undone.type}): "
                            "a player takes back only their own; the referee's undo has no player")
-        if undone is not None and undone.type in ("penalty", "hint"):
-            raise BadInput(f"{who} cannot have taken back their own {undone.type} (#{undone.id}): only the "
-                           "referee can; the referee's undo has no player")
+        if undone is not None:
+            # the moves a player may not take back (:func:`resolve_undo`,
+            # docs/RULES.md 1.4): a penalty, a hint, a binding touch, an
+            # invalid attempt (outside Word), a declaration, a steal, a
+            # Mindful Zen Reshuffle
+            word = isinstance(state.rules, WordRules)
+            barred = {"penalty": "penalty", "hint": "hint", "declare": "declaration",
+                      "steal": f"\"{state.rules.steal_call}\"" if getattr(state.rules, "steal_call", None) else "steal"}
+            if undone.type == "touch" and state.touch_binds:
+                barred["touch"] = "touch (the touched tile must be chosen)"
+            if undone.type == "invalid" and not word:
+                barred["invalid"] = "invalid attempt"
+            if undone.type == "reshuffle" and isinstance(state.rules, MindfulRules):
+                barred["reshuffle"] = "Zen Reshuffle"
+            if undone.type in barred:
+                raise BadInput(f"{who} cannot have taken back their own {barred[undone.type]} (#{undone.id}): only "
+                               "the referee can; the referee's undo has no player")
     if "decision" in changes and changes["decision"] not in DECISIONS:
         raise BadInput(f"decision must be one of {', '.join(DECISIONS)}, not {_shown(str(changes['decision']), 40)}")
     if "resolved" in changes and not isinstance(changes["resolved"], bool):

@@ -368,6 +368,13 @@ def test_a_corrected_undo_is_one_the_player_named_may_ask_for(love, capsys, tmp_
     code, out, err = run(capsys, "game", "correct", *L, "3", "--player", "Ann", "--reason", "Ann asked")
     assert code == 0 and "referee corrected event #3" in out
     assert [e.type for e in events(love)][-1] == "correction"
+    # an invalid attempt: it ended the turn, so not its player's to take back
+    assert run(capsys, "game", "claim", *L, "--player", "Ann", "0,0,0", "8,0,0", "--t", 3)[0] == 0       # #5
+    assert [e.type for e in events(love)][-1] == "invalid"
+    assert run(capsys, "game", "undo", *L, "--t", 4)[0] == 0                                             # #6
+    code, out, err = run(capsys, "game", "correct", *L, "6", "--player", "Ann")
+    assert (code, err) == (2, "companion game: Ann cannot have taken back their own invalid attempt (#5): only the "
+                              "referee can; the referee's undo has no player\n")
     # a penalty: not even its own player's to take back
     deal = tmp_path / "stack.json"
     deal.write_text(json.dumps({"variant": "love", "layout": "stack", "tiles": [
