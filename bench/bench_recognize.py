@@ -209,7 +209,8 @@ def save_photo(folder: Path, k: int, variant: str, layout, scene) -> None:
     where ``recognize --json`` answers null) and
     ``photo-K-camera.json`` (the true intrinsics, the contract's camera
     JSON).  A layout the bench moved on the mat (:func:`shifted_to_origin`:
-    its slots are not the built-in's) is written as ``photo-K-layout.json``
+    its slots are not the built-in's), or one read from a file, is written
+    as ``photo-K-layout.json``
     (the contract's layout JSON), and ``layout`` names that file: the truth
     then has the slots ``recognize --layout`` gives (a break-test, session
     59, read the bench's Pagoda of Peace, built a row higher than the
@@ -225,8 +226,8 @@ def save_photo(folder: Path, k: int, variant: str, layout, scene) -> None:
     name = layout.name
     try:
         moved = tuple(codex.builtin(layout.name).slots) != tuple(layout.slots)
-    except BadInput:            # (a layout file given with --layouts: its slots as read)
-        moved = False
+    except BadInput:            # (a layout file given with --layouts: its name is no --layout, and
+        moved = True            # the bench may have moved its slots; a break-test, session 59)
     if moved:
         path = folder / f"photo-{k}-layout.json"
         path.write_text(json.dumps({"name": layout.name, "slots": [list(s) for s in layout.slots]}) + "\n")

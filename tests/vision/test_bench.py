@@ -114,6 +114,13 @@ def test_saved_photos_name_the_slots_the_bench_used(tmp_path, capsys):
     slots = [tuple(s) for s in json.loads(capsys.readouterr().out)["slots"]]
     assert slots == [tuple(s) for s in layouts["pagoda-of-peace"].slots] != list(codex.builtin("pagoda-of-peace").slots)
     assert [tuple(t["slot"]) for t in saved["truth"]["tiles"]] == slots
+    # a layout file given with --layouts: its name is no --layout, so its slots are saved too
+    path = tmp_path / "mine.json"
+    path.write_text(json.dumps({"name": "mine", "slots": [[2 * i, 0, 0] for i in range(8)]}))
+    (mine,) = layouts_from_specs([str(path)])
+    variant, layout, scene = bench_photo(2, [mine])
+    save_photo(tmp_path, 2, variant, layout, scene)
+    assert json.loads((tmp_path / "photo-2.json").read_text())["layout"] == str(tmp_path / "photo-2-layout.json")
 
 
 def test_time_lapse_keeps_every_nth_frame_without_a_hand(tmp_path):
