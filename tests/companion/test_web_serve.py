@@ -390,3 +390,25 @@ def test_ctrl_c_ends_serve_at_once_with_a_live_stream_open(tmp_path):
             proc.kill()
     assert proc.returncode == 0 and err == ""
     assert took < 3.0, took
+
+
+def test_a_phone_gone_from_the_network_is_noticed_by_the_socket():
+    # a break-test (session 59): 99 phones dropped off the Wi-Fi held their
+    # live streams' places for 15.5 minutes (the kernel retried the
+    # keep-alives written into dead connections), so new phones were refused
+    import socket
+    from companion.web.serve import DEAD_PEER_OPTIONS, bind_socket
+    if not hasattr(socket, "TCP_USER_TIMEOUT"):
+        pytest.skip("TCP_USER_TIMEOUT is a Linux socket option; this system has not got it")
+    listener = bind_socket("127.0.0.1", 0)
+    try:
+        listener.listen()
+        client = socket.create_connection(listener.getsockname()[:2])
+        accepted, _ = listener.accept()
+        with client, accepted:        # what the server's connections inherit
+            assert accepted.getsockopt(socket.IPPROTO_TCP, socket.TCP_USER_TIMEOUT) == 45_000
+            assert accepted.getsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE) == 1
+            assert accepted.getsockopt(socket.IPPROTO_TCP, socket.TCP_KEEPIDLE) == 30
+    finally:
+        listener.close()
+    assert len(DEAD_PEER_OPTIONS) == 5
