@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import time
 
-from flask import Blueprint, Response, abort, jsonify, request
+from flask import Blueprint, Response, abort, current_app, jsonify, request
 
 from companion.web.db import game_arg, get_db, get_game, get_hub, shown_game_id
 from companion.web.hub import SlotResponse
@@ -82,7 +82,36 @@ def state():
         # the same object, empty, rather than an error it must special-case)
         return jsonify(scoreboard.waiting_state(now=time.time()))
     evs = get_game(game)
-    return jsonify(scoreboard.player_state(evs, now=time.time(), games=get_db().games()))
+    return jsonify(scoreboard.state_now(_state_base(evs), now=time.time(), games=get_db().games()))
+
+
+#: games whose replayed state the server keeps (:func:`_state_base`)
+STATE_CACHE_GAMES = 8
+
+
+def _state_base(evs) -> dict:
+    """:func:`companion.web.scoreboard.player_state_base` of a game's events,
+    kept while they stay the same (the ledger only grows: a correction is a
+    new event): every phone asks for the state on every event, and with 40
+    phones each request's replay took the server to 1.3 s a state (a
+    break-test, session 59)."""
+    import collections
+    import threading
+    ext = current_app.extensions
+    cache = ext.setdefault("companion.state_cache", collections.OrderedDict())
+    lock = ext.setdefault("companion.state_cache_lock", threading.Lock())
+    key = (evs[0].game_id if evs else None, tuple(e.id for e in evs))
+    with lock:
+        base = cache.get(key)
+        if base is not None:
+            cache.move_to_end(key)
+            return base
+    base = scoreboard.player_state_base(evs)
+    with lock:
+        cache[key] = base
+        while len(cache) > STATE_CACHE_GAMES:
+            cache.popitem(last=False)
+    return base
 
 
 @bp.get("/games")
