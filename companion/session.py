@@ -525,7 +525,8 @@ def clock_refusal(state: G.GameState, t: float | None, typed: bool | None) -> st
     game whose clock scores (:func:`companion.game.clock_problem`), in the
     words of the shell that asks: ``typed`` True or False for the command
     line (``--t`` given or not), None for the console (the wall clock).
-    None when it may."""
+    None when it may.  (A game abandoned is ended whatever the clock:
+    :func:`abandon_time`.)"""
     problem = G.clock_problem(state, t)
     gid = state.game_id
     if problem == "own":
@@ -535,9 +536,32 @@ def clock_refusal(state: G.GameState, t: float | None, typed: bool | None) -> st
     if problem == "wall":
         return f"game {gid} keeps the wall clock (it started without --t): leave out --t"
     if problem == "backwards":
-        when = f"--t {t:g}" if typed else "this computer's clock"
-        return f"{when} comes before game {gid}'s last event (t={state.t_last:g}): a Word game's clock only runs forward"
+        when = (f"this computer's clock ({_clock_text(t)})" if not typed
+                else f"--t {t:.0f} ({_clock_text(t)})" if t >= G.WALL_CLOCK_FROM else f"--t {t:g}")
+        return (f"{when} comes before game {gid}'s last event ({_clock_text(state.t_last)}): a Word game's clock "
+                "only runs forward; set the clock right, or end the game as abandoned (companion game end "
+                "--reason abandoned, or the console's End)")
     return None
+
+
+def _clock_text(t: float) -> str:
+    """A time as a person reads it: local ISO 8601 for a wall-clock time
+    (the clock set back an hour was told ``t=1.79651e+09``, a break-test,
+    session 59), seconds otherwise."""
+    if t is not None and t >= G.WALL_CLOCK_FROM:
+        import datetime
+        return datetime.datetime.fromtimestamp(t).astimezone().isoformat(timespec="seconds")
+    return f"t={t:g}"
+
+
+def abandon_time(state: G.GameState, t: float | None) -> float | None:
+    """The time a game is ended as abandoned at: ``t``, or the game's last
+    event's time where ``t`` comes before it (a host's clock set back froze
+    a Word game, which then could not even be ended; nothing is scored at
+    an abandoned end, so its time changes nothing)."""
+    if G.clock_problem(state, t) == "backwards":
+        return state.t_last
+    return t
 
 
 def _slot(s) -> tuple[int, int, int]:

@@ -185,7 +185,9 @@ class _Session:
         """
         if not hasattr(args, "t"):
             return
-        from companion.session import clock_refusal
+        from companion.session import abandon_time, clock_refusal
+        if getattr(args, "func", None) is _end and getattr(args, "reason", None) == "abandoned":
+            self.game.t = abandon_time(self.game.state, self.game.t)
         why = clock_refusal(self.game.state, self.game.t, args.t is not None)
         if why:
             raise BadInput(why)

@@ -43,7 +43,7 @@ from companion.cli import curbed
 from companion import game as G
 from companion.errors import BadInput, CompanionError
 from companion.layouts import Slot
-from companion.session import DECISIONS, END_REASONS, GameSession, Result, clock_refusal, start_game
+from companion.session import DECISIONS, END_REASONS, GameSession, Result, abandon_time, clock_refusal, start_game
 from companion.tiles import VARIANTS, TileSet, tileset
 from companion.variants import find_variant
 from companion.web import scoreboard
@@ -89,9 +89,11 @@ def _words_loader() -> Callable:
     return load
 
 
-def _session(game: str | None = None) -> GameSession:
+def _session(game: str | None = None, abandoning: bool = False) -> GameSession:
     s = GameSession(get_db(), game or request.form.get("game") or None, t=time.time(),
                     words_loader=_words_loader())
+    if abandoning:                  # (ended whatever the clock: session.abandon_time)
+        s.t = abandon_time(s.state, s.t)
     # a Word game on its own clock (started with --t): the console's wall
     # clock would end a Word Sprint at once, or time years
     why = clock_refusal(s.state, s.t, None)
@@ -600,7 +602,7 @@ def end():
         reason = _field("reason", required=False)
         if not reason:
             raise BadInput(f"choose why the game ends ({', '.join(END_REASONS)}): nothing was recorded")
-        return _session().end(reason)
+        return _session(abandoning=reason == "abandoned").end(reason)
     return _act(go)
 
 

@@ -461,9 +461,7 @@ def test_cli_start_from_a_builtin_layout(tmp_path, capsys):
     assert st["tiles_left"] == 144 and st["options"]["reshuffles"] == 3 and st["free_pairs_left"] > 0
     code, out, err = run(capsys, "game", "hint", "--ledger", led, "--player", "Ann", "--t", 1)
     assert code == 0 and "match" in out
-    code, out, err = run(capsys, "game", "start", "--ledger", led, "--variant", "love", "--mode", "sprint",
-                         "--layout", "turtle", "--players", "Ann")
-    assert code == 2 and "--seed is required" in err
+    # (without --seed one is picked and said: test_a_game_started_without_a_seed_is_dealt_with_one_picked_and_said)
     # a Sprint on the 5-layer turtle is played, with a note (docs/RULES.md 2.6)
     code, out, err = run(capsys, "game", "start", "--ledger", str(tmp_path / "s.db"), "--variant", "love",
                          "--mode", "sprint", "--layout", "turtle", "--seed", 1, "--players", "Ann")
@@ -870,6 +868,21 @@ def test_cli_a_word_game_keeps_the_clock_it_started_with(tmp_path, capsys):
                "--deal", deal, "--players", "Sam")[0] == 0
     code, out, err = run(capsys, "game", "claim", "--ledger", led2, "--player", "Sam", "8,0,0", "12,0,0", "--t", 5)
     assert code == 2 and "keeps the wall clock (it started without --t): leave out --t" in err
+    # the host's clock set back an hour (a break-test, session 59): every
+    # command was refused, the game's time shown as t=1.79651e+09, and even
+    # an abandoned end was refused; the times now read as times, and the
+    # game can be ended as abandoned, at its last event's time
+    import time as _time
+    now = _time.time()
+    assert run(capsys, "game", "claim", "--ledger", led2, "--player", "Sam", "8,0,0", "12,0,0")[0] == 0
+    last = events(led2)[-1].t
+    code, out, err = run(capsys, "game", "pass", "--ledger", led2, "--player", "Sam", "--t", now - 3600)
+    assert code == 2 and " comes before game game-1's last event (" in err and "e+09" not in err
+    assert err.endswith("a Word game's clock only runs forward; set the clock right, or end the game as abandoned "
+                        "(companion game end --reason abandoned, or the console's End)\n")
+    code, out, err = run(capsys, "game", "end", "--ledger", led2, "--reason", "abandoned", "--t", now - 3600)
+    assert code == 0 and "game over (abandoned)" in out, err
+    assert events(led2)[-1].type == "game_ended" and events(led2)[-1].t == last
 
 
 def test_cli_a_move_without_game_names_the_game_it_went_to_once_the_ledger_holds_two(love, capsys, tmp_path):
