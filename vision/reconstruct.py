@@ -2353,8 +2353,6 @@ def far_side_tiles(image_bgr: np.ndarray, variant: str, layout: Layout, states, 
         the bare sides, and that bare side (``(0, None)`` without one).
     """
     from companion.layouts import MAT_HALF_UNITS
-    from vision.crops import extract_patches
-    from vision.pose import project_slot_faces
 
     sides = bare_sides(layout, states)
     if not sides:
@@ -2362,7 +2360,6 @@ def far_side_tiles(image_bgr: np.ndarray, variant: str, layout: Layout, states, 
     foot = np.zeros((MAT_HALF_UNITS[1] + 4, MAT_HALF_UNITS[0] + 4), bool)
     for sl in layout.slots:
         foot[max(0, sl.y):sl.y + 2, max(0, sl.x):sl.x + 2] = True
-    h, w = image_bgr.shape[:2]
     best, bare = 0, None
     for dx, dy in sides:
         spots = []
@@ -2372,14 +2369,7 @@ def far_side_tiles(image_bgr: np.ndarray, variant: str, layout: Layout, states, 
                 spots.append((x, y, 0))
         if len(spots) < STRAY_MIN:
             continue
-        quads = np.asarray(project_slot_faces(spots, spec, pose), np.float32)
-        inside = ((quads[..., 0] >= 0) & (quads[..., 0] <= w - 1) & (quads[..., 1] >= 0)
-                  & (quads[..., 1] <= h - 1)).all(axis=1)
-        if not inside.any():
-            continue
-        sc = classifier.scores(extract_patches(image_bgr, quads[inside], classifier.crop), variant)
-        pf = sc.face_probs.sum(axis=1)
-        n = int(((pf >= 0.9) & (sc.face_probs.max(axis=1) >= 0.8 * pf)).sum())
+        n = sure_faces(image_bgr, variant, spots, spec, pose, classifier)
         if n > best:
             best, bare = n, (dx, dy)
     return best, bare
@@ -2412,8 +2402,6 @@ def stray_tiles(image_bgr: np.ndarray, variant: str, layout: Layout, spec, pose,
         The number of windows read as holding a face.
     """
     from companion.layouts import MAT_HALF_UNITS
-    from vision.crops import extract_patches
-    from vision.pose import project_slot_faces
 
     foot = np.zeros((MAT_HALF_UNITS[1] + 4, MAT_HALF_UNITS[0] + 4), bool)   # half-units any slot covers
     for s in layout.slots:
@@ -2423,7 +2411,27 @@ def stray_tiles(image_bgr: np.ndarray, variant: str, layout: Layout, spec, pose,
     if not spots:
         return 0
     order = _spread_order(len(spots))[:max_windows]
-    spots = [spots[k] for k in order]
+    return sure_faces(image_bgr, variant, [spots[k] for k in order], spec, pose, classifier)
+
+
+def sure_faces(image_bgr: np.ndarray, variant: str, spots, spec, pose, classifier) -> int:
+    """How many of the windows at ``spots`` (``(x, y, z)`` slots, each at its
+    own layer's height) that lie wholly inside the picture the face
+    classifier reads as a face surely: face probabilities summing to 0.9 or
+    more, one face holding 80 % of that (:func:`stray_tiles`,
+    :func:`far_side_tiles`, :func:`half_tile_offset`).
+
+    Args:
+        image_bgr: ``(H, W, 3)`` uint8 BGR photo; variant: the tile set.
+        spots: slots, in half-units and layers.
+        spec: ``vision.mat.MatSpec``; pose: ``vision.pose.MatPose``.
+        classifier: ``vision.faces.TileClassifier``.
+    """
+    from vision.crops import extract_patches
+    from vision.pose import project_slot_faces
+
+    if not len(spots):
+        return 0
     quads = np.asarray(project_slot_faces(spots, spec, pose), np.float32)
     h, w = image_bgr.shape[:2]
     inside = ((quads[..., 0] >= 0) & (quads[..., 0] <= w - 1) & (quads[..., 1] >= 0)
@@ -2477,8 +2485,6 @@ def half_tile_offset(image_bgr: np.ndarray, variant: str, layout: Layout, spec, 
         the most sure faces, when it reads :data:`OFFSET_MIN_FACES` or more
         and :data:`OFFSET_RATIO` times those in place; else None.
     """
-    from vision.crops import extract_patches
-    from vision.pose import project_slot_faces
 
     g = geometry_of(layout)
     tops = [s for s, above in zip(layout.slots, g.covered_by) if not above]
@@ -2488,14 +2494,7 @@ def half_tile_offset(image_bgr: np.ndarray, variant: str, layout: Layout, spec, 
     h, w = image_bgr.shape[:2]
 
     def sure(dx: int, dy: int) -> int:
-        quads = np.asarray(project_slot_faces([(s.x + dx, s.y + dy, s.z) for s in tops], spec, pose), np.float32)
-        inside = ((quads[..., 0] >= 0) & (quads[..., 0] <= w - 1) & (quads[..., 1] >= 0)
-                  & (quads[..., 1] <= h - 1)).all(axis=1)
-        if not inside.any():
-            return 0
-        sc = classifier.scores(extract_patches(image_bgr, quads[inside], classifier.crop), variant)
-        pf = sc.face_probs.sum(axis=1)
-        return int(((pf >= 0.9) & (sc.face_probs.max(axis=1) >= 0.8 * pf)).sum())
+        return sure_faces(image_bgr, variant, [(s.x + dx, s.y + dy, s.z) for s in tops], spec, pose, classifier)
 
     here = sure(0, 0)
     best, n = max(((move, sure(*move)) for move in HALF_TILE_MOVES), key=lambda m: m[1])
