@@ -484,6 +484,11 @@ class Referee:
             :meth:`companion.ledger.Ledger.append`), so a move is never
             written on a game that changed in between.  None: the referee's
             own events are the game (a ledger only it writes).
+        resume: the ledger events of a game to go on refereeing (a run
+            stopped or crashed, its game kept in the ledger), or None to
+            start a new game: no ``game_started`` is written; the game's
+            board, scores and turn are the ledger's; the first judged
+            picture is set against the ledger's board (:meth:`_resume`).
 
     Raises (on construction):
         BadInput: unknown variant or mode, or a mode that does not take this
@@ -503,6 +508,7 @@ class Referee:
     advise: Callable | None = None
     history: Callable | None = None
     frame_number: Callable[[int], int] | None = None
+    resume: Sequence | None = None
 
     def __post_init__(self) -> None:
         self.tiles = tileset(self.variant)
@@ -560,6 +566,7 @@ class Referee:
         self._fed: deque[int] = deque(maxlen=FED_KEPT)   # the indices of the frames fed, newest last
         self._relaid_first: tuple | None = None   # (run start, index, {slot: face}) of tiles first seen re-laid
         self._newest = 0                          # id of the newest ledger event the game was read with
+        self._t_offset = 0.0                      # seconds added to this source's times (a game resumed)
         self._stale_raises = False                # a stale write raises _Rejudge (a tracker event is judged)
         self._disowned: set[tuple[int, str]] = set()   # (slot, face) readings the referee voided on the ledger
         self._ended_elsewhere: int | None = None  # frame at which another ended the game on the ledger
@@ -1612,6 +1619,9 @@ class Referee:
         st = self.settings
         self.tracker = BoardTracker(Board(self.layout), self.tiles, settings=st.tracker, words=self._words)
         self.tracker.observe(index, obs)
+        if self.resume is not None:
+            self._resume(index)
+            return
         gone = [i for i in range(len(self.layout)) if not self.tracker.board.present[i]]
         if st.start_as_found and snapshot is not None and len(gone) % 2:
             alt = [i for i, t in enumerate(getattr(snapshot, "tiles", ())) if not t.present]
@@ -1656,6 +1666,48 @@ class Referee:
             self._needs(index, [self.layout.slots[i] for i in gone], [],
                         f"{count(len(gone), 'slot')} looked empty at the start (an odd number): check the layout", None)
 
+    def _resume(self, index: int) -> None:
+        """Go on with the ledger's game (:attr:`resume`) from the first
+        judged picture, whose reading the tracker holds: tiles the ledger
+        has gone that the picture shows are taken off the tracker's board
+        (the ledger's game is the one refereed); tiles the ledger has
+        standing that the picture shows gone left the table while no
+        camera referee ran, so a referee item names them, off the table
+        (docs/RULES.md 1.5): the referee settles the move that took them.
+        A crashed run's game could only be started again, its scores lost
+        (a break-test, session 59)."""
+        events = list(self.resume)
+        self.state = G.replay(events)
+        self.events = events
+        self._newest = max((int(e.id) for e in events), default=0)
+        # the game's times go on from its last event's (a Word game's clock
+        # only runs forward), this source's time 0 falling there
+        self._t_offset = float(self.state.t_last or 0.0)
+        led = self.state
+        where = {s: j for j, s in enumerate(led.layout.slots)}
+        board = self.tracker.board
+
+        def standing(s) -> bool:
+            j = where.get(s)
+            return j is not None and bool(led.board.present[j])
+
+        gone = [i for i, s in enumerate(self.layout.slots) if standing(s) and not board.present[i]]
+        extra = [i for i, s in enumerate(self.layout.slots) if board.present[i] and not standing(s)]
+        for i in sorted(extra, key=lambda i: -self.layout.slots[i].z):       # upper layers first
+            board.remove(i)
+        self.status.notes.append(
+            f"went on with game {led.game_id} as the ledger holds it (event #{self._newest}), from frame "
+            f"{self._file_frame(index)}" + (f"; {count(len(gone), 'tile')} it has standing read gone, a referee "
+                                            "item" if gone else ""))
+        if gone:
+            slots = [self.layout.slots[i] for i in sorted(gone, key=lambda i: self.layout.slots[i].z)]
+            out = self._needs(index, slots, [],
+                              f"{count(len(gone), 'tile')} left the table while the camera referee was not "
+                              f"running: settle the move that took {'them' if len(gone) > 1 else 'it'}",
+                              {"off_table": [list(sl) for sl in slots]})
+            out["off_table"] = [list(sl) for sl in slots]
+            self._output(out, index)
+
     def _record_faces(self, index: int) -> None:
         """Write a ``faces_seen`` ledger event for the standing, uncovered
         tiles whose face the tracker now reads surely (its vote's peak probability at
@@ -1690,7 +1742,7 @@ class Referee:
                 pass       # refused by the rules: the ledger stays as it was
 
     def _write(self, pendings, index: int) -> list:
-        t = index / self.fps if self.fps else None
+        t = index / self.fps + self._t_offset if self.fps else None
         if self.state is None:
             ev = self._append(pendings[0].type, pendings[0].data, pendings[0].ref, t)
             self.state = G.replay([ev])
@@ -2083,7 +2135,7 @@ class Referee:
 
     def _output(self, out: dict, frame: int) -> dict:
         """Stamp an output line with its time, show it on the status line and emit it."""
-        out["t"] = round(frame / self.fps, 3) if self.fps else None
+        out["t"] = round(frame / self.fps + self._t_offset, 3) if self.fps else None
         if isinstance(out.get("frame"), int):
             out["frame"] = self._file_frame(out["frame"])
         self.status.last_event = _status_text(out)

@@ -64,6 +64,9 @@ def add_referee_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--start-as-found", action="store_true",
                    help="the game is already under way: slots read empty in the first still picture were "
                         "emptied before it (default: the source starts from the whole deal)")
+    p.add_argument("--resume", metavar="GAME",
+                   help="go on refereeing game GAME of --ledger (a run stopped or crashed): its board, scores "
+                        "and turn are the ledger's; tiles gone from the table meanwhile become a referee item")
 
 
 def _referee(args) -> int:
@@ -333,6 +336,8 @@ def run_referee(args, source, on_event=None, on_start=None, require_output: bool
     append = None
     history = None
     game_id = None
+    resumed: list | None = None       # --resume: the game's events
+    resumed_mode = None
     evidence_dir = getattr(args, "evidence", None)
     base = None
     opened: list = []         # the events file, once this run writes to it
@@ -342,14 +347,23 @@ def run_referee(args, source, on_event=None, on_start=None, require_output: bool
     kept = False              # the run ended normally: the events file is written even without events
     made_folders: list[Path] = []     # folders made for the outputs: removed again, when empty, if the run fails
     try:
+        if getattr(args, "resume", None) is not None and not args.ledger:
+            raise BadInput("--resume names a game of --ledger: give --ledger FILE")
         if args.ledger:       # first: a file that is no ledger is refused before the events file is emptied
             from companion.ledger import Ledger
             made_folders += missing_folders(args.ledger)
             make_parent_folder("--ledger", args.ledger)
             if not os.path.lexists(args.ledger):
+                if getattr(args, "resume", None) is not None:
+                    raise BadInput(f"--resume {args.resume}: there is no ledger {args.ledger}")
                 made_ledger = Path(args.ledger)
             ledger = Ledger(args.ledger)
             ledger_key = file_key(args.ledger)
+            if getattr(args, "resume", None) is not None:
+                resumed = _game_to_resume(ledger, args, layout, players)
+                game_id = resumed[0].game_id
+                resumed_mode = resumed[0].data.get("mode")
+                players = list(resumed[0].data.get("players") or players)     # (as the game spells them)
         if args.events_out:
             made_folders += missing_folders(args.events_out)
             make_parent_folder("--events-out", args.events_out)
@@ -490,7 +504,9 @@ def run_referee(args, source, on_event=None, on_start=None, require_output: bool
             if on_event is not None:
                 on_event(obj)
 
-        settings = RefereeSettings(start_as_found=bool(getattr(args, "start_as_found", False)))
+        # (a game resumed is one under way: its picture is not its deal)
+        settings = RefereeSettings(start_as_found=bool(getattr(args, "start_as_found", False)) or bool(resumed))
+        mode = resumed_mode if resumed else args.mode
 
         def advise(frame):
             """``recognize``'s reading of the frame the game starts from, with its
@@ -549,9 +565,9 @@ def run_referee(args, source, on_event=None, on_start=None, require_output: bool
                     f"(--variant {rec.looks_like}?); nothing was recorded")
             return rec           # its advice, and its reading of the board (--start-as-found)
 
-        ref = Referee(args.variant, layout, players, recognize_fn, mode=args.mode, append=append, emit=emit,
+        ref = Referee(args.variant, layout, players, recognize_fn, mode=mode, append=append, emit=emit,
                       evidence=evidence, fps=source.fps, advise=advise, settings=settings, history=history,
-                      frame_number=getattr(source, "file_frame", None))
+                      frame_number=getattr(source, "file_frame", None), resume=resumed)
         if getattr(source, "fps_assumed", False):
             # the referee's timings (hands away, a move's confirmation) count
             # frames: a folder taken at 10 a second read as 30 lost both
@@ -685,6 +701,40 @@ def _mirror_hint(frame, spec, camera) -> str:
         return missing_mat_hint(frame, spec, camera)
     except Exception:       # a hint, never a failure of its own
         return ""
+
+
+def _game_to_resume(ledger, args, layout, players) -> list:
+    """The events of the game ``--resume`` names, checked against the run's
+    options: the game is in the ledger, not ended, of ``--variant``, for
+    ``--players`` (names as ``--player`` finds them), on slots of
+    ``--layout`` (a game started as found holds some of them).
+
+    Raises:
+        BadInput: any of these does not hold (one line naming it).
+    """
+    from companion import game as G
+    gid = ledger.find_game_id(args.resume)
+    if gid is None:
+        raise BadInput(f"--resume {args.resume}: no such game in {args.ledger} (companion game games --ledger "
+                       f"{args.ledger} lists them)")
+    events = ledger.events(gid)
+    st = G.replay(events)
+    if st.ended:
+        raise BadInput(f"--resume {gid}: the game has ended ({st.end_reason}); start a new one, or void its end "
+                       "in the console first")
+    if st.setup.variant != args.variant:
+        raise BadInput(f"--resume {gid}: the game is {st.setup.variant}, not {args.variant}: give --variant "
+                       f"{st.setup.variant}")
+    theirs = [G.name_key(n) for n in st.setup.players]
+    if [G.name_key(n) for n in players] != theirs:
+        raise BadInput(f"--resume {gid}: its players are {','.join(st.setup.players)}, in that order: give --players "
+                       f"{','.join(st.setup.players)}")
+    if not set(st.layout.slots) <= set(layout.slots):
+        raise BadInput(f"--resume {gid}: its slots are not those of --layout {args.layout}: give the layout it was "
+                       "started on")
+    if args.mode is not None and args.mode != st.setup.mode:
+        raise BadInput(f"--resume {gid}: the game's mode is {st.setup.mode}, not {args.mode}")
+    return events
 
 
 def _moves_recorded(ledger, game_id: str | None) -> bool:

@@ -1656,3 +1656,77 @@ def test_evidence_paths_in_an_events_file_resolve_from_its_folder(tmp_path, caps
     assert claim["evidence"]["before"] == "ev/0001-claim-f16/before.jpg"
     assert (out / claim["evidence"]["before"]).stat().st_size > 0
 
+
+
+def test_a_game_stopped_midway_is_resumed_from_the_ledger(tmp_path, capsys, fake_vision, layout_file):
+    # a break-test (session 59): a referee killed mid-game could only start a
+    # new game (--start-as-found), both players back at 10,000
+    ledger, events = tmp_path / "club.db", tmp_path / "e.jsonl"
+    first = _recording(tmp_path / "first", [(1, 6), (9, 4), (2, 12), (9, 4), (1, 12)])
+    assert main(_args(first, layout_file, "--ledger", str(ledger), "--events-out", str(events), "--fps", "10",
+                      "--quiet")) == 0
+    with Ledger(ledger) as led:
+        assert [e.type for e in led.events()] == ["game_started", "penalty"]
+    capsys.readouterr()
+    # the rest of the game, from a picture of the board as the ledger holds it
+    rest = _recording(tmp_path / "rest", [(1, 12), (9, 4), (3, 12)])
+    code = main(["referee", str(rest), "--variant", "love", "--layout", str(layout_file), "--players", "ada,BO",
+                 "--ledger", str(ledger), "--events-out", str(tmp_path / "e2.jsonl"), "--fps", "10", "--quiet",
+                 "--resume", "GAME-1"])
+    assert code == 0
+    assert capsys.readouterr().err.splitlines() == [
+        "companion referee: note: went on with game game-1 as the ledger holds it (event #2), from frame 0"]
+    with Ledger(ledger) as led:
+        evs = led.events()
+        assert [(e.game_id, e.type) for e in evs] == [("game-1", "game_started"), ("game-1", "penalty"),
+                                                     ("game-1", "claim")]
+        assert evs[2].t > evs[1].t                 # the game's times go on
+    st = G.replay(evs)
+    assert st.score(st.player("Ada")) == 10_000 - 100 + 200 and st.players[0].name == "Ada"
+    # tiles gone while no referee ran: an item names them, off the table
+    capsys.readouterr()
+    ledger2 = tmp_path / "club2.db"
+    assert main(_args(first, layout_file, "--ledger", str(ledger2), "--events-out", str(events), "--fps", "10",
+                      "--quiet")) == 0
+    later = _recording(tmp_path / "later", [(3, 12), (9, 4), (3, 12)])
+    assert main(_args(later, layout_file, "--ledger", str(ledger2), "--events-out", str(tmp_path / "e3.jsonl"),
+                      "--fps", "10", "--quiet", "--resume", "game-1")) == 0
+    assert capsys.readouterr().err.splitlines()[0] == (
+        "companion referee: note: went on with game game-1 as the ledger holds it (event #2), from frame 0; 2 tiles "
+        "it has standing read gone, a referee item")
+    lines = [json.loads(x) for x in (tmp_path / "e3.jsonl").read_text().splitlines()]
+    assert lines[0]["type"] == "needs_referee" and lines[0]["reason"] == (
+        "2 tiles left the table while the camera referee was not running: settle the move that took them")
+    assert sorted(map(tuple, lines[0]["off_table"])) == [A, C]
+    with Ledger(ledger2) as led:
+        evs = led.events()
+    st = G.replay(evs)
+    assert not st.board.present[0] and not st.board.present[2]          # off the ledger's board too
+    assert [n["id"] for n in G.state_json(evs)["needs_referee"]] == [3]
+
+
+def test_resume_refuses_a_game_it_cannot_go_on_with(tmp_path, capsys, fake_vision, layout_file):
+    ledger = tmp_path / "club.db"
+    frames = _recording(tmp_path / "f", [(1, 6), (9, 4), (2, 12)])
+    base = ["referee", str(frames), "--variant", "love", "--layout", str(layout_file), "--fps", "10",
+            "--events-out", str(tmp_path / "e.jsonl")]
+
+    def refused(*extra) -> str:
+        capsys.readouterr()
+        assert main(base + list(extra)) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1
+        return err.removeprefix("companion referee: ").strip()
+
+    assert refused("--players", "Ada,Bo", "--resume", "game-1") == "--resume names a game of --ledger: give --ledger FILE"
+    assert refused("--players", "Ada,Bo", "--ledger", str(ledger), "--resume", "game-1") == \
+        f"--resume game-1: there is no ledger {ledger}"
+    assert main(base + ["--players", "Ada,Bo", "--ledger", str(ledger), "--quiet"]) == 0
+    assert refused("--players", "Ada,Bo", "--ledger", str(ledger), "--resume", "game-7").startswith(
+        f"--resume game-7: no such game in {ledger}")
+    assert refused("--players", "Bo,Ada", "--ledger", str(ledger), "--resume", "game-1") == (
+        "--resume game-1: its players are Ada,Bo, in that order: give --players Ada,Bo")
+    with Ledger(ledger) as led:
+        led.append("game-1", "game_ended", {"reason": "abandoned", "by": "referee"}, None, 99.0)
+    assert refused("--players", "Ada,Bo", "--ledger", str(ledger), "--resume", "game-1") == (
+        "--resume game-1: the game has ended (abandoned); start a new one, or void its end in the console first")
