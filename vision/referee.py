@@ -439,6 +439,12 @@ class _Seen:
     recognition: object
 
 
+#: a slot's reading in the picture a resumed game goes on from
+#: (:meth:`Referee._resume`) counts when ``recognize`` reads it this surely
+#: (its ``unsure`` mark lies under it)
+RESUME_SURE = 0.7
+
+
 @dataclass
 class Referee:
     """Referees one game from a stream of frames.
@@ -1620,7 +1626,7 @@ class Referee:
         self.tracker = BoardTracker(Board(self.layout), self.tiles, settings=st.tracker, words=self._words)
         self.tracker.observe(index, obs)
         if self.resume is not None:
-            self._resume(index)
+            self._resume(index, snapshot)
             return
         gone = [i for i in range(len(self.layout)) if not self.tracker.board.present[i]]
         if st.start_as_found and snapshot is not None and len(gone) % 2:
@@ -1666,14 +1672,29 @@ class Referee:
             self._needs(index, [self.layout.slots[i] for i in gone], [],
                         f"{count(len(gone), 'slot')} looked empty at the start (an odd number): check the layout", None)
 
-    def _resume(self, index: int) -> None:
+    def _resume(self, index: int, snapshot=None) -> None:
         """Go on with the ledger's game (:attr:`resume`) from the first
-        judged picture, whose reading the tracker holds: tiles the ledger
-        has gone that the picture shows are taken off the tracker's board
-        (the ledger's game is the one refereed); tiles the ledger has
-        standing that the picture shows gone left the table while no
-        camera referee ran, so a referee item names them, off the table
-        (docs/RULES.md 1.5): the referee settles the move that took them.
+        judged picture, set against the ledger's board.
+
+        Which tiles stand is read as ``recognize`` reads the picture
+        (``snapshot``: the presence model, which the tracker's single
+        reading lacks; a break-test kept upper tiles taken meanwhile as
+        standing, and read a tile they uncovered as gone), and the
+        tracker's board is made the ledger's but for what the picture shows
+        surely otherwise:
+
+        * tiles the ledger has standing that read surely gone left the
+          table while no camera referee ran: a referee item names them, off
+          the table (docs/RULES.md 1.5), a pair of them one player's pair
+          move (``pair_move``: where every pair move passes the turn, the
+          ledger passes it);
+        * tiles of an open item's ``off_table`` that read surely standing
+          were put back meanwhile: a ``tiles_back`` event takes them in;
+        * the faces read surely must be the game's: where most of them (6
+          or more compared) differ, the table is another game's, and the
+          run stops before anything is written
+          (:class:`~companion.errors.WrongTileSet`).
+
         A crashed run's game could only be started again, its scores lost
         (a break-test, session 59)."""
         events = list(self.resume)
@@ -1683,29 +1704,73 @@ class Referee:
         # the game's times go on from its last event's (a Word game's clock
         # only runs forward), this source's time 0 falling there
         self._t_offset = float(self.state.t_last or 0.0)
-        led = self.state
+        led, tr, st = self.state, self.tracker, self.settings
         where = {s: j for j, s in enumerate(led.layout.slots)}
-        board = self.tracker.board
+        board = tr.board
+        snap = getattr(snapshot, "tiles", None)
+        snap = snap if snap is not None and len(snap) == len(self.layout) else None
 
-        def standing(s) -> bool:
-            j = where.get(s)
+        def reads(i: int) -> bool | None:
+            """Whether slot ``i`` surely holds a tile in the picture, None when unsure."""
+            if snap is not None:
+                t = snap[i]
+                return bool(t.present) if t.confidence >= RESUME_SURE else None
+            return bool(board.present[i])
+
+        def standing(i: int) -> bool:
+            j = where.get(self.layout.slots[i])
             return j is not None and bool(led.board.present[j])
 
-        gone = [i for i, s in enumerate(self.layout.slots) if standing(s) and not board.present[i]]
-        extra = [i for i, s in enumerate(self.layout.slots) if board.present[i] and not standing(s)]
-        for i in sorted(extra, key=lambda i: -self.layout.slots[i].z):       # upper layers first
-            board.remove(i)
-        self.status.notes.append(
-            f"went on with game {led.game_id} as the ledger holds it (event #{self._newest}), from frame "
-            f"{self._file_frame(index)}" + (f"; {count(len(gone), 'tile')} it has standing read gone, a referee "
-                                            "item" if gone else ""))
+        compared = differ = 0
+        for i, s in enumerate(self.layout.slots):
+            j = where.get(s)
+            f = tr.state.faces[i]
+            if j is None or not standing(i) or f is None or tr.state.face_conf[i] < st.start_face_confidence:
+                continue
+            known = led.faces[j]
+            if known is None:
+                continue
+            compared += 1
+            differ += known != f
+        if compared >= 6 and differ > compared / 2:
+            from companion.errors import WrongTileSet
+            raise WrongTileSet(f"the tiles on the table are not game {led.game_id}'s: {differ} of the {compared} "
+                               "faces read surely differ from the ledger's: check --resume (companion game games "
+                               "lists the games); nothing was recorded")
+        open_items = {}
+        for item, (idx, _) in led.off_table.items():
+            if item not in led.off_table_closed:
+                for j in idx:
+                    open_items[led.layout.slots[j]] = item
+        gone = [i for i in range(len(self.layout)) if standing(i) and reads(i) is False]
+        back: dict[int, list[int]] = {}
+        for i, s in enumerate(self.layout.slots):
+            if not standing(i) and reads(i) is True and s in open_items and not led.board.present[where[s]]:
+                back.setdefault(open_items[s], []).append(i)
+        keep = {i for idx in back.values() for i in idx}
+        want = [standing(i) and i not in gone or i in keep for i in range(len(self.layout))]
+        for i in sorted(range(len(self.layout)), key=lambda i: self.layout.slots[i].z):       # lower layers first
+            if want[i] and not board.present[i]:
+                board.restore(i)
+        for i in sorted(range(len(self.layout)), key=lambda i: -self.layout.slots[i].z):      # upper layers first
+            if not want[i] and board.present[i]:
+                board.remove(i)
+        said = [f"{count(len(gone), 'tile')} it has standing read gone, a referee item"] if gone else []
+        said += [f"{count(len(keep), 'tile')} of open items put back, taken in"] if keep else []
+        self.status.notes.append(f"went on with game {led.game_id} as the ledger holds it (event #{self._newest}), "
+                                 f"from frame {self._file_frame(index)}" + ("; " + "; ".join(said) if said else ""))
+        for item, idx in back.items():
+            slots = [list(self.layout.slots[i]) for i in sorted(idx, key=lambda k: self.layout.slots[k].z)]
+            self._write([G.Pending("tiles_back", {"slots": slots, "item": item, "frame": index})], index)
         if gone:
             slots = [self.layout.slots[i] for i in sorted(gone, key=lambda i: self.layout.slots[i].z)]
+            extra = {"off_table": [list(sl) for sl in slots]}
+            if len(gone) == 2:
+                extra["pair_move"] = True
             out = self._needs(index, slots, [],
                               f"{count(len(gone), 'tile')} left the table while the camera referee was not "
-                              f"running: settle the move that took {'them' if len(gone) > 1 else 'it'}",
-                              {"off_table": [list(sl) for sl in slots]})
-            out["off_table"] = [list(sl) for sl in slots]
+                              f"running: settle the move that took {'them' if len(gone) > 1 else 'it'}", extra)
+            out.update({k: v for k, v in extra.items()})
             self._output(out, index)
 
     def _record_faces(self, index: int) -> None:

@@ -336,6 +336,7 @@ def run_referee(args, source, on_event=None, on_start=None, require_output: bool
     append = None
     history = None
     game_id = None
+    ledger_stuck = False              # a write the ledger refused stopped the run (LedgerLost)
     resumed: list | None = None       # --resume: the game's events
     resumed_mode = None
     evidence_dir = getattr(args, "evidence", None)
@@ -400,7 +401,7 @@ def run_referee(args, source, on_event=None, on_start=None, require_output: bool
                 the newest event's id the move was judged on (StaleGame
                 when the console wrote since; the referee reads the game
                 again)."""
-                nonlocal game_id
+                nonlocal game_id, ledger_stuck
                 deadline = None
                 while True:
                     try:
@@ -424,8 +425,9 @@ def run_referee(args, source, on_event=None, on_start=None, require_output: bool
                         if exc.busy and now < deadline:
                             time.sleep(1.0)
                             continue
+                        ledger_stuck = True
                         at = f"frame {ref.status.frame}" if type_ != "game_started" else "the start"
-                        kept = " (the events file keeps what was found)" if args.events_out else ""
+                        kept = " (the events file keeps what was found)" if opened else ""
                         raise LedgerLost(f"{exc}{' for over ' + str(int(LEDGER_LOCK_WAIT_S)) + ' s' if exc.busy else ''}"
                                          f": the referee stopped at {at}, since a move the ledger misses would "
                                          f"have every later one judged on the wrong board{kept}") from None
@@ -669,7 +671,11 @@ def run_referee(args, source, on_event=None, on_start=None, require_output: bool
         if not kept and made_evidence is not None:
             remove_if_empty(made_evidence)   # a failed run leaves no empty evidence folder behind
         if ledger is not None:
-            empty = not kept and made_ledger is not None and not _moves_recorded(ledger, game_id)
+            # (a ledger another program holds locked is its too: never removed
+            # under it, and its evidence stays with it; a break-test, session
+            # 59, had a new ledger deleted while a lock held it)
+            empty = not kept and made_ledger is not None and not ledger_stuck \
+                and not _moves_recorded(ledger, game_id)
             ledger.close()
             if empty:
                 remove_new_ledger(made_ledger)   # a failed run leaves no empty ledger behind
@@ -730,8 +736,9 @@ def _game_to_resume(ledger, args, layout, players) -> list:
         raise BadInput(f"--resume {gid}: its players are {','.join(st.setup.players)}, in that order: give --players "
                        f"{','.join(st.setup.players)}")
     if not set(st.layout.slots) <= set(layout.slots):
+        name = st.layout.name.removesuffix(" (as found)")
         raise BadInput(f"--resume {gid}: its slots are not those of --layout {args.layout}: give the layout it was "
-                       "started on")
+                       f"started on ({name})")
     if args.mode is not None and args.mode != st.setup.mode:
         raise BadInput(f"--resume {gid}: the game's mode is {st.setup.mode}, not {args.mode}")
     return events

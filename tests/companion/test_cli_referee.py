@@ -369,6 +369,17 @@ def test_a_ledger_locked_by_another_program_is_waited_for_then_stops_the_run(tmp
     assert [json.loads(x)["type"] for x in events.read_text().splitlines()] == ["penalty"]
     with Ledger(ledger) as led:
         assert [e.type for e in led.events()] == ["game_started", "penalty"]
+    # locked before the first move of a new ledger: the ledger (another
+    # program's too, then) stays, and no events file is said to keep anything
+    calls["locked"] = 0
+    monkeypatch.setattr(Ledger, "append", lambda self, g, t_, *a, **k: (_ for _ in ()).throw(
+        LedgerUnwritable(f"cannot write to the ledger {self.path}: database is locked", busy=True))
+        if t_ == "penalty" else real(self, g, t_, *a, **k))
+    ledger, events = tmp_path / "c.sqlite", tmp_path / "c.jsonl"
+    assert main(_args(frames, layout_file, "--ledger", str(ledger), "--events-out", str(events), "--fps", "10")) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].endswith("would have every later one judged on the wrong board")
+    assert ledger.exists() and not events.exists()
 
 
 def test_a_game_already_under_way_earns_a_note_and_start_as_found_reads_it(tmp_path, capsys, fake_vision,
@@ -1697,7 +1708,7 @@ def test_a_game_stopped_midway_is_resumed_from_the_ledger(tmp_path, capsys, fake
     lines = [json.loads(x) for x in (tmp_path / "e3.jsonl").read_text().splitlines()]
     assert lines[0]["type"] == "needs_referee" and lines[0]["reason"] == (
         "2 tiles left the table while the camera referee was not running: settle the move that took them")
-    assert sorted(map(tuple, lines[0]["off_table"])) == [A, C]
+    assert sorted(map(tuple, lines[0]["off_table"])) == [A, C] and lines[0]["pair_move"] is True
     with Ledger(ledger2) as led:
         evs = led.events()
     st = G.replay(evs)
@@ -1730,3 +1741,13 @@ def test_resume_refuses_a_game_it_cannot_go_on_with(tmp_path, capsys, fake_visio
         led.append("game-1", "game_ended", {"reason": "abandoned", "by": "referee"}, None, 99.0)
     assert refused("--players", "Ada,Bo", "--ledger", str(ledger), "--resume", "game-1") == (
         "--resume game-1: the game has ended (abandoned); start a new one, or void its end in the console first")
+    # another game of the same players on the same layout: its faces are not the table's
+    deal = tmp_path / "other.json"
+    deal.write_text(json.dumps({"variant": "love", "layout": "mini", "tiles": [
+        {"slot": list(s), "face": f} for s, f in zip(SLOTS, ["roses-3", "roses-3", "cupid-arrow", "cupid-arrow",
+                                                             "hearts-1", "hearts-2", "hearts-1", "hearts-2"])]}))
+    assert main(["game", "start", "--ledger", str(ledger), "--variant", "love", "--mode", "sprint", "--deal",
+                 str(deal), "--players", "Ada,Bo"]) == 0
+    assert refused("--players", "Ada,Bo", "--ledger", str(ledger), "--resume", "game-2") == (
+        "the tiles on the table are not game game-2's: 7 of the 7 faces read surely differ from the ledger's: check "
+        "--resume (companion game games lists the games); nothing was recorded")

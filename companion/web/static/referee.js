@@ -393,7 +393,7 @@
       watch.heard();
       let ev = null;
       try { ev = JSON.parse(m.data); } catch (err) { ev = null; }
-      if (ev && ev.type === "game_started" && ev.game_id !== box.dataset.game) {
+      if (ev && ev.type === "game_started" && box.dataset.game && ev.game_id !== box.dataset.game) {
         // a newer game started (the console stays on its own: its forms
         // name it): said, with a link to the newer one
         const note = document.getElementById("newer");
